@@ -1,0 +1,62 @@
+// Result<T>: a small expected-like type. The library reports failures as
+// values; only the CLI edge turns them into messages and exit codes.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace small {
+
+// What went wrong, and where. `line`/`column` are 1-based; 0 means unknown.
+struct Error {
+    enum class Kind { Invalid, System, Usage };
+    Kind kind = Kind::Invalid;
+    std::string message;
+    std::string file;
+    unsigned line = 0;
+    unsigned column = 0;
+
+    static Error make(Kind kind, std::string msg) {
+        Error e;
+        e.kind = kind;
+        e.message = std::move(msg);
+        return e;
+    }
+    static Error invalid(std::string msg) { return make(Kind::Invalid, std::move(msg)); }
+    static Error system(std::string msg) { return make(Kind::System, std::move(msg)); }
+    static Error usage(std::string msg) { return make(Kind::Usage, std::move(msg)); }
+
+    // "file:line:column: message" (parts that are unknown are left out).
+    std::string describe() const;
+};
+
+template <typename T>
+class Result {
+public:
+    Result(T value) : data_(std::move(value)) {}
+    Result(Error error) : data_(std::move(error)) {}
+
+    bool ok() const { return data_.index() == 0; }
+    explicit operator bool() const { return ok(); }
+
+    T& value() & { return std::get<0>(data_); }
+    const T& value() const& { return std::get<0>(data_); }
+    T&& value() && { return std::get<0>(std::move(data_)); }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
+
+    const Error& error() const { return std::get<1>(data_); }
+
+private:
+    std::variant<T, Error> data_;
+};
+
+// For operations that produce nothing but may fail.
+struct Unit {};
+using Status = Result<Unit>;
+inline Status ok_status() { return Unit{}; }
+
+}  // namespace small
