@@ -1,0 +1,36 @@
+// Reading YAML into the document model (DECISIONS D2): YAML 1.2 core
+// schema, no timestamp type, duplicate keys rejected, aliases resolved,
+// every node positioned. Parsing is done by libfyaml's event API.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "small/document.hpp"
+#include "small/result.hpp"
+
+namespace small {
+
+// How a plain (unquoted, untagged) scalar resolves under the core schema.
+struct PlainScalar {
+    NodeKind kind = NodeKind::String;  // Null, Bool, Int, Float or String
+    bool boolean = false;
+    std::int64_t integer = 0;
+    double real = 0.0;
+};
+PlainScalar resolve_plain_scalar(std::string_view text);
+
+struct YamlLimits {
+    std::size_t max_depth = 256;              // nesting of collections
+    std::size_t max_expanded_nodes = 50'000'000;  // guards alias bombs
+};
+
+// Parses the first YAML document in `bytes`. `file` only labels errors,
+// which carry line and column. An empty document (no content, comments
+// only) yields an empty Document (root() invalid); the caller decides
+// whether that is acceptable.
+Result<Document> parse_yaml(std::string bytes, const std::string& file,
+                            const YamlLimits& limits = {});
+
+}  // namespace small

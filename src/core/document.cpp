@@ -1,0 +1,247 @@
+#include "small/document.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+namespace small {
+
+const char* kind_name(NodeKind kind) {
+    switch (kind) {
+        case NodeKind::Null: return "null";
+        case NodeKind::Bool: return "boolean";
+        case NodeKind::Int: return "integer";
+        case NodeKind::Float: return "number";
+        case NodeKind::String: return "string";
+        case NodeKind::Sequence: return "list";
+        case NodeKind::Mapping: return "mapping";
+    }
+    return "unknown";
+}
+
+NodeKind NodeRef::kind() const { return valid() ? doc_->node(index_).kind : NodeKind::Null; }
+Mark NodeRef::mark() const { return valid() ? doc_->node(index_).mark : Mark{}; }
+
+bool NodeRef::as_bool() const { return is_bool() && doc_->node(index_).boolean; }
+
+std::int64_t NodeRef::as_int() const {
+    if (is_int()) return doc_->node(index_).integer;
+    if (is_float()) {
+        const double v = doc_->node(index_).real;
+        // Out-of-range or NaN conversions are undefined behaviour; clamp.
+        if (!(v > -9.2e18 && v < 9.2e18)) return 0;
+        return static_cast<std::int64_t>(v);
+    }
+    return 0;
+}
+
+double NodeRef::as_double() const {
+    if (is_float()) return doc_->node(index_).real;
+    if (is_int()) return static_cast<double>(doc_->node(index_).integer);
+    return 0.0;
+}
+
+std::string_view NodeRef::as_string() const {
+    return is_string() ? doc_->text(doc_->node(index_)) : std::string_view();
+}
+
+std::string_view NodeRef::scalar_text() const {
+    if (!valid() || is_sequence() || is_mapping()) return {};
+    return doc_->text(doc_->node(index_));
+}
+
+std::size_t NodeRef::size() const {
+    if (!valid()) return 0;
+    const auto& n = doc_->node(index_);
+    if (n.kind == NodeKind::Sequence) return n.children.count;
+    if (n.kind == NodeKind::Mapping) return n.children.count / 2;
+    return 0;
+}
+
+NodeRef NodeRef::item(std::size_t i) const {
+    if (!is_sequence() || i >= size()) return {};
+    return {doc_, doc_->child(doc_->node(index_).children.first + static_cast<std::uint32_t>(i))};
+}
+
+NodeRef NodeRef::key_node(std::size_t i) const {
+    if (!is_mapping() || i >= size()) return {};
+    return {doc_, doc_->child(doc_->node(index_).children.first + static_cast<std::uint32_t>(2 * i))};
+}
+
+std::string_view NodeRef::key(std::size_t i) const { return key_node(i).scalar_text(); }
+
+NodeRef NodeRef::value(std::size_t i) const {
+    if (!is_mapping() || i >= size()) return {};
+    return {doc_, doc_->child(doc_->node(index_).children.first + static_cast<std::uint32_t>(2 * i + 1))};
+}
+
+NodeRef NodeRef::find(std::string_view k) const {
+    const std::size_t n = size();
+    if (!is_mapping()) return {};
+    for (std::size_t i = 0; i < n; ++i) {
+        if (key(i) == k) return value(i);
+    }
+    return {};
+}
+
+void DocumentBuilder::set_source(std::string source, std::size_t expected_nodes) {
+    doc_.source_ = std::move(source);
+    doc_.nodes_.reserve(expected_nodes);
+    doc_.child_index_.reserve(expected_nodes);
+}
+
+bool DocumentBuilder::in_source(std::string_view text) const {
+    const char* begin = doc_.source_.data();
+    return !text.empty() && text.data() >= begin && text.data() + text.size() <= begin + doc_.source_.size();
+}
+
+std::uint32_t DocumentBuilder::add_scalar(NodeKind kind, Mark m, std::string_view text) {
+    Document::Node n;
+    n.kind = kind;
+    n.mark = m;
+    if (text.size() >= (1u << 31) || doc_.text_.size() + text.size() > UINT32_MAX) {
+        throw std::length_error("document too large");
+    }
+    n.text_size = static_cast<std::uint32_t>(text.size());
+    if (in_source(text)) {
+        n.in_source = 1;
+        n.text_offset = static_cast<std::uint32_t>(text.data() - doc_.source_.data());
+    } else {
+        n.text_offset = static_cast<std::uint32_t>(doc_.text_.size());
+        doc_.text_.append(text);
+    }
+    doc_.nodes_.push_back(n);
+    const auto index = static_cast<std::uint32_t>(doc_.nodes_.size() - 1);
+    attach(index);
+    return index;
+}
+
+std::uint32_t DocumentBuilder::add_null(Mark m, std::string_view text) {
+    return add_scalar(NodeKind::Null, m, text);
+}
+
+std::uint32_t DocumentBuilder::add_bool(bool v, Mark m, std::string_view text) {
+    const auto i = add_scalar(NodeKind::Bool, m, text);
+    doc_.nodes_[i].boolean = v;
+    return i;
+}
+
+std::uint32_t DocumentBuilder::add_int(std::int64_t v, Mark m, std::string_view text) {
+    const auto i = add_scalar(NodeKind::Int, m, text);
+    doc_.nodes_[i].integer = v;
+    return i;
+}
+
+std::uint32_t DocumentBuilder::add_float(double v, Mark m, std::string_view text) {
+    const auto i = add_scalar(NodeKind::Float, m, text);
+    doc_.nodes_[i].real = v;
+    return i;
+}
+
+std::uint32_t DocumentBuilder::add_string(std::string_view v, Mark m) {
+    return add_scalar(NodeKind::String, m, v);
+}
+
+void DocumentBuilder::attach(std::uint32_t index) {
+    if (!stack_.empty()) {
+        pending_.push_back(index);
+    } else if (!have_root_) {
+        doc_.root_ = index;
+        have_root_ = true;
+    }
+}
+
+std::uint32_t DocumentBuilder::begin_sequence(Mark m) {
+    Document::Node n;
+    n.kind = NodeKind::Sequence;
+    n.mark = m;
+    doc_.nodes_.push_back(n);
+    const auto index = static_cast<std::uint32_t>(doc_.nodes_.size() - 1);
+    attach(index);
+    stack_.push_back({index, pending_.size()});
+    return index;
+}
+
+std::uint32_t DocumentBuilder::begin_mapping(Mark m) {
+    const auto index = begin_sequence(m);
+    doc_.nodes_[index].kind = NodeKind::Mapping;
+    return index;
+}
+
+std::uint32_t DocumentBuilder::end() {
+    const Open open = stack_.back();
+    stack_.pop_back();
+    auto& n = doc_.nodes_[open.node];
+    n.children.first = static_cast<std::uint32_t>(doc_.child_index_.size());
+    n.children.count = static_cast<std::uint32_t>(pending_.size() - open.pending_start);
+    doc_.child_index_.insert(doc_.child_index_.end(),
+                             pending_.begin() + static_cast<std::ptrdiff_t>(open.pending_start),
+                             pending_.end());
+    pending_.resize(open.pending_start);
+    return open.node;
+}
+
+std::size_t DocumentBuilder::open_child_count() const {
+    return stack_.empty() ? 0 : pending_.size() - stack_.back().pending_start;
+}
+
+std::uint32_t DocumentBuilder::open_child(std::size_t i) const {
+    return pending_[stack_.back().pending_start + i];
+}
+
+Document DocumentBuilder::finish() {
+    while (!stack_.empty()) end();
+    Document out = std::move(doc_);
+    doc_ = Document();
+    have_root_ = false;
+    return out;
+}
+
+std::string json_pointer_escape(std::string_view segment) {
+    std::string out;
+    out.reserve(segment.size());
+    for (char c : segment) {
+        if (c == '~') out += "~0";
+        else if (c == '/') out += "~1";
+        else out += c;
+    }
+    return out;
+}
+
+static std::string unescape_segment(std::string_view s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '~' && i + 1 < s.size() && (s[i + 1] == '0' || s[i + 1] == '1')) {
+            out += s[i + 1] == '0' ? '~' : '/';
+            ++i;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+NodeRef resolve_pointer(NodeRef node, std::string_view pointer) {
+    if (pointer.empty()) return node;
+    if (pointer.front() != '/') return {};
+    std::size_t pos = 1;
+    while (node.valid()) {
+        const std::size_t next = pointer.find('/', pos);
+        const std::string segment =
+            unescape_segment(pointer.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
+        if (node.is_mapping()) {
+            node = node.find(segment);
+        } else if (node.is_sequence()) {
+            std::size_t i = 0;
+            const auto [p, ec] = std::from_chars(segment.data(), segment.data() + segment.size(), i);
+            if (ec != std::errc() || p != segment.data() + segment.size()) return {};
+            node = node.item(i);
+        } else {
+            return {};
+        }
+        if (next == std::string_view::npos) return node;
+        pos = next + 1;
+    }
+    return {};
+}
+
+}  // namespace small

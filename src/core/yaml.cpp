@@ -1,0 +1,425 @@
+#include "small/yaml.hpp"
+
+#include <libfyaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace small {
+
+namespace {
+
+bool is_digits(std::string_view s, int base) {
+    if (s.empty()) return false;
+    return std::all_of(s.begin(), s.end(), [base](char c) {
+        if (base == 8) return c >= '0' && c <= '7';
+        if (base == 16) return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+        return c >= '0' && c <= '9';
+    });
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_core_float(std::string_view s) {
+    std::size_t i = 0;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    std::size_t int_digits = 0, frac_digits = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++int_digits;
+    bool dot = false;
+    if (i < s.size() && s[i] == '.') {
+        dot = true;
+        ++i;
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++frac_digits;
+    }
+    if (int_digits == 0 && (!dot || frac_digits == 0)) return false;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+        if (!is_digits(s.substr(std::min(i, s.size())), 10)) return false;
+        return true;
+    }
+    return i == s.size();
+}
+
+double parse_double(std::string_view s) {
+    bool negative = false;
+    if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+        negative = s.front() == '-';
+        s.remove_prefix(1);
+    }
+    std::string text(s);
+    if (!text.empty() && text.front() == '.') text.insert(text.begin(), '0');
+    double value = 0.0;
+    std::from_chars(text.data(), text.data() + text.size(), value);
+    return negative ? -value : value;
+}
+
+PlainScalar make_int_or_float(std::string_view digits, int base, bool negative) {
+    PlainScalar out;
+    std::uint64_t magnitude = 0;
+    const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
+    const std::uint64_t limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + (negative ? 1 : 0);
+    if (ec == std::errc() && p == digits.data() + digits.size() && magnitude <= limit) {
+        out.kind = NodeKind::Int;
+        out.integer = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+        return out;
+    }
+    // Too large for int64: keep the value as a double (JSON numbers are doubles anyway).
+    out.kind = NodeKind::Float;
+    double value = 0.0;
+    for (char c : digits) value = value * base + (std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(c) - 'a' + 10));
+    out.real = negative ? -value : value;
+    return out;
+}
+
+}  // namespace
+
+PlainScalar resolve_plain_scalar(std::string_view s) {
+    PlainScalar out;
+    if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") {
+        out.kind = NodeKind::Null;
+        return out;
+    }
+    if (s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" || s == "FALSE") {
+        out.kind = NodeKind::Bool;
+        out.boolean = s[0] == 't' || s[0] == 'T';
+        return out;
+    }
+    if (s.size() > 2 && s[0] == '0' && s[1] == 'o' && is_digits(s.substr(2), 8)) return make_int_or_float(s.substr(2), 8, false);
+    if (s.size() > 2 && s[0] == '0' && s[1] == 'x' && is_digits(s.substr(2), 16)) return make_int_or_float(s.substr(2), 16, false);
+    const bool sign = s[0] == '+' || s[0] == '-';
+    if (is_digits(s.substr(sign ? 1 : 0), 10)) return make_int_or_float(s.substr(sign ? 1 : 0), 10, s[0] == '-');
+    const std::string_view unsigned_part = s.substr(sign ? 1 : 0);
+    if (unsigned_part == ".inf" || unsigned_part == ".Inf" || unsigned_part == ".INF") {
+        out.kind = NodeKind::Float;
+        out.real = s[0] == '-' ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+        return out;
+    }
+    if (s == ".nan" || s == ".NaN" || s == ".NAN") {
+        out.kind = NodeKind::Float;
+        out.real = std::numeric_limits<double>::quiet_NaN();
+        return out;
+    }
+    if (is_core_float(s)) {
+        out.kind = NodeKind::Float;
+        out.real = parse_double(s);
+        return out;
+    }
+    return out;  // a string
+}
+
+namespace {
+
+// Finds the first invalid UTF-8 sequence; returns its byte offset or npos.
+std::size_t find_invalid_utf8(std::string_view s) {
+    std::size_t i = 0;
+    const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+    const std::size_t n = s.size();
+    while (i < n) {
+        const unsigned char c = b[i];
+        if (c < 0x80) {
+            ++i;
+            // Fast path: skip 8 ASCII bytes at a time.
+            while (i + 8 <= n) {
+                std::uint64_t word;
+                std::memcpy(&word, b + i, 8);
+                if (word & 0x8080808080808080ULL) break;
+                i += 8;
+            }
+            continue;
+        }
+        std::size_t len = 0;
+        std::uint32_t cp = 0;
+        if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
+        else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
+        else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
+        else return i;
+        if (i + len > n) return i;
+        for (std::size_t k = 1; k < len; ++k) {
+            if ((b[i + k] & 0xC0) != 0x80) return i;
+            cp = (cp << 6) | (b[i + k] & 0x3F);
+        }
+        const bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+        if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        i += len;
+    }
+    return std::string_view::npos;
+}
+
+Mark mark_at_offset(std::string_view s, std::size_t offset) {
+    Mark m{1, 1};
+    for (std::size_t i = 0; i < offset && i < s.size(); ++i) {
+        if (s[i] == '\n') {
+            ++m.line;
+            m.column = 1;
+        } else if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+            ++m.column;
+        }
+    }
+    return m;
+}
+
+Error content_error(const std::string& file, Mark m, std::string message) {
+    Error e = Error::invalid(std::move(message));
+    e.file = file;
+    e.line = m.line;
+    e.column = m.column;
+    return e;
+}
+
+Mark token_mark(fy_token* token) {
+    if (!token) return {};
+    const fy_mark* m = fy_token_start_mark(token);
+    if (!m) return {};
+    return {static_cast<std::uint32_t>(m->line + 1), static_cast<std::uint32_t>(m->column + 1)};
+}
+
+std::string_view token_text(fy_token* token) {
+    if (!token) return {};
+    std::size_t len = 0;
+    const char* text = fy_token_get_text(token, &len);
+    return text ? std::string_view(text, len) : std::string_view();
+}
+
+// RAII owners for libfyaml objects.
+struct DiagDeleter {
+    void operator()(fy_diag* d) const { fy_diag_destroy(d); }
+};
+struct ParserDeleter {
+    void operator()(fy_parser* p) const { fy_parser_destroy(p); }
+};
+
+// Turns libfyaml's event stream into a Document.
+class EventLoader {
+public:
+    EventLoader(const std::string& file, const YamlLimits& limits) : file_(file), limits_(limits) {}
+
+    Result<Document> run(std::string bytes);
+
+private:
+    struct Anchor {
+        std::uint32_t node;
+        std::uint64_t size;
+        NodeKind kind;
+    };
+    struct OpenContainer {
+        std::uint64_t size = 1;
+        std::string anchor;
+        Mark mark;
+    };
+
+    Status on_event(fy_event* ev);
+    Status on_scalar(fy_event* ev);
+    Status on_alias(fy_event* ev);
+    Status on_collection_start(fy_event* ev, bool mapping);
+    Status on_collection_end();
+    Status check_key_position(Mark mark, bool scalar);
+    Status check_duplicate_keys();
+    Status account(std::uint64_t size, Mark mark);
+    Result<Document> parser_failure(fy_diag* diag, std::string_view bytes);
+    bool in_mapping() const { return !mapping_flags_.empty() && mapping_flags_.back(); }
+
+    const std::string& file_;
+    const YamlLimits& limits_;
+    DocumentBuilder builder_;
+    std::vector<OpenContainer> open_;
+    std::vector<bool> mapping_flags_;
+    std::unordered_map<std::string, Anchor> anchors_;
+    std::uint64_t expanded_ = 0;
+    int documents_ = 0;
+    bool done_ = false;
+};
+
+Status EventLoader::account(std::uint64_t size, Mark mark) {
+    expanded_ += size;
+    if (!open_.empty()) open_.back().size += size;
+    if (expanded_ > limits_.max_expanded_nodes) {
+        return content_error(file_, mark, "aliases expand to more than " + std::to_string(limits_.max_expanded_nodes) +
+                                              " nodes; remove the alias chain");
+    }
+    return ok_status();
+}
+
+Status EventLoader::check_key_position(Mark mark, bool scalar) {
+    if (scalar || !in_mapping() || builder_.open_child_count() % 2 != 0) return ok_status();
+    return content_error(file_, mark, "mapping keys must be plain text, not a list or mapping");
+}
+
+Status EventLoader::on_scalar(fy_event* ev) {
+    fy_token* value = ev->scalar.value;
+    const Mark mark = token_mark(value);
+    const std::string_view text = token_text(value);
+    std::string tag;
+    if (fy_token* tag_token = fy_event_get_tag_token(ev)) {
+        tag = std::string(fy_tag_token_handle0(tag_token) ? fy_tag_token_handle0(tag_token) : "") +
+              (fy_tag_token_suffix0(tag_token) ? fy_tag_token_suffix0(tag_token) : "");
+    }
+    std::uint32_t index = 0;
+    const bool plain = fy_token_scalar_style(value) == FYSS_PLAIN;
+    if (tag == "!!str" || tag == "!" || tag == "!!binary" || (!plain && tag.empty())) {
+        index = builder_.add_string(text, mark);
+    } else {
+        const PlainScalar resolved = resolve_plain_scalar(text);
+        const bool want_string = !plain && tag.empty();
+        if (want_string || resolved.kind == NodeKind::String) index = builder_.add_string(text, mark);
+        else if (resolved.kind == NodeKind::Null) index = builder_.add_null(mark, text);
+        else if (resolved.kind == NodeKind::Bool) index = builder_.add_bool(resolved.boolean, mark, text);
+        else if (resolved.kind == NodeKind::Int) index = builder_.add_int(resolved.integer, mark, text);
+        else index = builder_.add_float(resolved.real, mark, text);
+    }
+    if (fy_token* anchor = fy_event_get_anchor_token(ev)) {
+        anchors_[std::string(token_text(anchor))] = {index, 1, builder_.node_kind(index)};
+    }
+    return account(1, mark);
+}
+
+Status EventLoader::on_alias(fy_event* ev) {
+    fy_token* token = fy_event_get_token(ev);
+    const Mark mark = token_mark(token);
+    const std::string name(token_text(token));
+    const auto it = anchors_.find(name);
+    if (it == anchors_.end()) return content_error(file_, mark, "alias *" + name + " refers to an unknown anchor");
+    const bool scalar = it->second.kind != NodeKind::Sequence && it->second.kind != NodeKind::Mapping;
+    if (Status s = check_key_position(mark, scalar); !s) return s;
+    builder_.add_existing(it->second.node);
+    return account(it->second.size, mark);
+}
+
+Status EventLoader::on_collection_start(fy_event* ev, bool mapping) {
+    const Mark mark = token_mark(fy_event_get_token(ev));
+    if (Status s = check_key_position(mark, false); !s) return s;
+    if (open_.size() >= limits_.max_depth) {
+        return content_error(file_, mark, "nesting is deeper than " + std::to_string(limits_.max_depth) + " levels");
+    }
+    OpenContainer open;
+    open.mark = mark;
+    if (fy_token* anchor = fy_event_get_anchor_token(ev)) open.anchor = std::string(token_text(anchor));
+    if (mapping) builder_.begin_mapping(mark);
+    else builder_.begin_sequence(mark);
+    open_.push_back(std::move(open));
+    mapping_flags_.push_back(mapping);
+    return ok_status();
+}
+
+Status EventLoader::check_duplicate_keys() {
+    const std::size_t count = builder_.open_child_count() / 2;
+    if (count < 2) return ok_status();
+    std::vector<std::pair<std::string_view, std::uint32_t>> keys;  // (text, node), document order
+    keys.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t node = builder_.open_child(2 * i);
+        keys.emplace_back(builder_.node_text(node), node);
+    }
+    // Stable sort keeps document order among equal keys: report the later one.
+    std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 1; i < keys.size(); ++i) {
+        if (keys[i].first != keys[i - 1].first) continue;
+        const Mark first = builder_.node_mark(keys[i - 1].second);
+        return content_error(file_, builder_.node_mark(keys[i].second),
+                             "duplicate key \"" + std::string(keys[i].first) + "\" (first defined at line " +
+                                 std::to_string(first.line) + "); keep only one of them");
+    }
+    return ok_status();
+}
+
+Status EventLoader::on_collection_end() {
+    OpenContainer open = std::move(open_.back());
+    const bool mapping = mapping_flags_.back();
+    if (mapping) {
+        if (Status s = check_duplicate_keys(); !s) return s;
+    }
+    open_.pop_back();
+    mapping_flags_.pop_back();
+    const std::uint32_t index = builder_.end();
+    if (!open.anchor.empty()) {
+        anchors_[open.anchor] = {index, open.size, mapping ? NodeKind::Mapping : NodeKind::Sequence};
+    }
+    if (!open_.empty()) open_.back().size += open.size;
+    return ok_status();
+}
+
+Status EventLoader::on_event(fy_event* ev) {
+    switch (ev->type) {
+        case FYET_DOCUMENT_START:
+            ++documents_;
+            return ok_status();
+        case FYET_DOCUMENT_END:
+            done_ = true;  // only the first document counts (as in the reference)
+            return ok_status();
+        case FYET_SCALAR:
+            if (Status s = check_key_position(token_mark(ev->scalar.value), true); !s) return s;
+            return on_scalar(ev);
+        case FYET_ALIAS:
+            return on_alias(ev);
+        case FYET_MAPPING_START:
+            return on_collection_start(ev, true);
+        case FYET_SEQUENCE_START:
+            return on_collection_start(ev, false);
+        case FYET_MAPPING_END:
+        case FYET_SEQUENCE_END:
+            return on_collection_end();
+        default:
+            return ok_status();
+    }
+}
+
+Result<Document> EventLoader::parser_failure(fy_diag* diag, std::string_view bytes) {
+    void* iter = nullptr;
+    if (fy_diag_error* err = fy_diag_errors_iterate(diag, &iter)) {
+        Mark m{static_cast<std::uint32_t>(err->line + 1), static_cast<std::uint32_t>(err->column + 1)};
+        if (err->line < 0) m = mark_at_offset(bytes, bytes.size());
+        std::string msg = err->msg ? err->msg : "invalid YAML";
+        return content_error(file_, m, "YAML syntax error: " + msg);
+    }
+    return content_error(file_, mark_at_offset(bytes, bytes.size()), "YAML syntax error");
+}
+
+Result<Document> EventLoader::run(std::string source) {
+    // A scalar node costs ~2 nodes (key + value) per ~20 bytes of YAML.
+    const std::size_t expected_nodes = source.size() / 16 + 16;
+    builder_.set_source(std::move(source), expected_nodes);
+    const std::string_view bytes = builder_.source();
+    fy_diag_cfg diag_cfg;
+    fy_diag_cfg_default(&diag_cfg);
+    diag_cfg.fp = nullptr;
+    diag_cfg.output_fn = [](fy_diag*, void*, const char*, size_t) {};
+    diag_cfg.colorize = false;
+    std::unique_ptr<fy_diag, DiagDeleter> diag(fy_diag_create(&diag_cfg));
+    if (!diag) return Error::system("cannot initialise the YAML parser");
+    fy_diag_set_collect_errors(diag.get(), true);
+
+    fy_parse_cfg cfg{};
+    cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_JSON_NONE);
+    cfg.diag = diag.get();
+    std::unique_ptr<fy_parser, ParserDeleter> parser(fy_parser_create(&cfg));
+    if (!parser || fy_parser_set_string(parser.get(), bytes.data(), bytes.size()) != 0) {
+        return Error::system("cannot initialise the YAML parser");
+    }
+    while (!done_) {
+        fy_event* ev = fy_parser_parse(parser.get());
+        if (!ev) break;
+        Status status = on_event(ev);
+        fy_parser_event_free(parser.get(), ev);
+        if (!status) return status.error();
+    }
+    if (fy_parser_get_stream_error(parser.get())) return parser_failure(diag.get(), bytes);
+    return builder_.finish();
+}
+
+}  // namespace
+
+Result<Document> parse_yaml(std::string bytes, const std::string& file, const YamlLimits& limits) {
+    if (const std::size_t bad = find_invalid_utf8(bytes); bad != std::string_view::npos) {
+        return content_error(file, mark_at_offset(bytes, bad),
+                             "the file is not valid UTF-8 (byte " + std::to_string(bad) + "); save it as UTF-8");
+    }
+    EventLoader loader(file, limits);
+    return loader.run(std::move(bytes));
+}
+
+}  // namespace small
