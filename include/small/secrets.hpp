@@ -1,0 +1,20 @@
+// Secret detection (strict mode; DECISIONS D9): the reference's key-name
+// heuristic plus well-known token shapes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace small {
+
+// Why a mapping key looks like it holds a secret (e.g. "key name contains
+// \"token\""), or nothing. Case-insensitive.
+std::optional<std::string> secret_key_reason(std::string_view key);
+
+// Why a string value looks like a secret (e.g. "value contains an AWS
+// access key id", "value contains a private key block"), or nothing. The
+// reason never quotes the secret.
+std::optional<std::string> secret_value_reason(std::string_view value);
+
+}  // namespace small

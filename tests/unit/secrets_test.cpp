@@ -1,0 +1,198 @@
+#include "small/secrets.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace small {
+namespace {
+
+std::string value_reason(std::string_view value) {
+    auto reason = secret_value_reason(value);
+    EXPECT_TRUE(reason.has_value()) << "not flagged: " << value;
+    return reason.value_or("");
+}
+
+void expect_clean_value(std::string_view value) {
+    auto reason = secret_value_reason(value);
+    EXPECT_FALSE(reason.has_value()) << value << " -> " << reason.value_or("");
+}
+
+bool contains(const std::string& haystack, std::string_view needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+// ---- key names ----
+
+TEST(SecretKey, FlagsReferenceWords) {
+    for (const char* key : {"api_key", "apikey", "password", "token", "access_token",
+                            "client_secret", "private_key", "secret", "passwd", "db_password"}) {
+        EXPECT_TRUE(secret_key_reason(key).has_value()) << key;
+    }
+}
+
+TEST(SecretKey, IsCaseInsensitive) {
+    EXPECT_EQ(secret_key_reason("API_KEY"), "key name contains \"api_key\"");
+    EXPECT_EQ(secret_key_reason("GitHubToken"), "key name contains \"token\"");
+    EXPECT_EQ(secret_key_reason("ApiKey"), "key name contains \"apikey\"");
+}
+
+TEST(SecretKey, ReasonNamesTheMostSpecificWord) {
+    EXPECT_EQ(secret_key_reason("token"), "key name contains \"token\"");
+    EXPECT_EQ(secret_key_reason("access_token"), "key name contains \"access_token\"");
+    EXPECT_EQ(secret_key_reason("client_secret"), "key name contains \"secret\"");
+    EXPECT_EQ(secret_key_reason("private_key"), "key name contains \"private_key\"");
+    EXPECT_EQ(secret_key_reason("password"), "key name contains \"password\"");
+}
+
+TEST(SecretKey, OrdinaryKeysAreClean) {
+    for (const char* key : {"title", "notes", "summary", "evidence", "commit", "task_id",
+                            "timestamp", "link", "key", "description", "owner", ""}) {
+        EXPECT_FALSE(secret_key_reason(key).has_value()) << key;
+    }
+}
+
+// ---- the whole-value base64 rule ----
+
+TEST(SecretValue, HexIdsAreNotSecrets) {
+    expect_clean_value("3f2a9c1e4b5d6f7a8b9c0d1e2f3a4b5c6d7e8f90");  // 40-hex commit
+    expect_clean_value("3F2A9C1E4B5D6F7A8B9C0D1E2F3A4B5C6D7E8F90");  // upper-case hex
+    expect_clean_value("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    expect_clean_value("abc1234");  // short commit
+}
+
+TEST(SecretValue, FlagsLongBase64Word) {
+    const std::string why = value_reason("Zk9vQmFyQmF6UXV4MTIzNDU2Nzg5MGFiY2RlZmdo");  // 40 chars
+    EXPECT_EQ(why, "value looks like an encoded secret (32+ base64 characters)");
+    value_reason("aGVsbG8gd29ybGQgdGhpcyBpcyBhIHRlc3Q=");
+    value_reason("aGVsbG8gd29ybGQgdGhpcyBpcyBhIHRlc3Qh==");
+    value_reason("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");  // AWS secret access key shape
+}
+
+TEST(SecretValue, ShortOrWordLikeValuesAreClean) {
+    expect_clean_value("Zk9vQmFyQmF6UXV4MTIzNDU2Nzg5");  // 28 chars: too short
+    expect_clean_value("pneumonoultramicroscopicsilicovolcanoconiosis");
+    expect_clean_value("ThisIsAVeryLongCamelCaseIdentifierName");
+    expect_clean_value("src/core/internal/handlers/v2/request_parsing.cpp");
+    expect_clean_value("src/core/internal/handlers/v2/requests/parsing");
+    expect_clean_value("Zk9vQmFyQmF6UXV4MTIzNDU2Nzg5MGFiY2RlZmdo===");  // 3 '=' pads
+}
+
+// ---- token shapes ----
+
+TEST(SecretValue, FlagsAwsAccessKeyIdInProse) {
+    EXPECT_EQ(value_reason("configured AKIAIOSFODNN7EXAMPLE for the deploy"),
+              "value contains an AWS access key id");
+    value_reason("ASIAIOSFODNN7EXAMPLE");
+    value_reason("AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE");
+}
+
+TEST(SecretValue, AwsShapeNeedsExactLengthAndWordStart) {
+    expect_clean_value("AKIAIOSFODNN7EXAMPL");     // 15 after prefix
+    expect_clean_value("AKIAIOSFODNN7EXAMPLEX");   // 17 after prefix
+    expect_clean_value("XAKIAIOSFODNN7EXAMPLE");   // not at a word start
+    expect_clean_value("AKIAIOSFODNN7EXAMPLEabc");  // runs on
+}
+
+TEST(SecretValue, FlagsGitHubTokens) {
+    const std::string body36 = "abcdefghijklmnopqrstuvwxyz0123456789";
+    for (const char* prefix : {"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}) {
+        EXPECT_EQ(value_reason("token " + std::string(prefix) + body36 + " leaked"),
+                  "value contains a GitHub token");
+    }
+    value_reason("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz");
+    expect_clean_value("ghp_short");
+    expect_clean_value("see github_pat_docs for details");
+}
+
+TEST(SecretValue, FlagsGitLabSlackAndGoogle) {
+    EXPECT_EQ(value_reason("glpat-abcDEF123456-ghijKLMN"),
+              "value contains a GitLab personal access token");
+    EXPECT_EQ(value_reason("xoxb-123456789012-abcdefghij"), "value contains a Slack token");
+    value_reason("xoxp-1234567890");
+    EXPECT_EQ(value_reason("key=AIzaSyA1234567890abcdefghijklmnopqrstuv"),
+              "value contains a Google API key");
+    expect_clean_value("xoxb-short");
+}
+
+TEST(SecretValue, FlagsApiSecretKeys) {
+    EXPECT_TRUE(contains(value_reason("OPENAI_API_KEY=sk-proj-abc123DEF456ghi789JKL"),
+                         "API secret key"));
+    value_reason("sk_live_51Habcdefghijklmnopqrstu");
+    value_reason("rk_live_51Habcdefghijklmnopqrstu");
+    expect_clean_value("ask-me-about-the-deployment-process-later");
+    expect_clean_value("sk-learn-compatible-estimators-module");  // no digit
+}
+
+TEST(SecretValue, FlagsPrivateKeyBlocks) {
+    for (const char* header : {"-----BEGIN PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----",
+                               "-----BEGIN EC PRIVATE KEY-----",
+                               "-----BEGIN OPENSSH PRIVATE KEY-----",
+                               "-----BEGIN DSA PRIVATE KEY-----",
+                               "-----BEGIN ENCRYPTED PRIVATE KEY-----",
+                               "-----BEGIN PGP PRIVATE KEY BLOCK-----"}) {
+        EXPECT_EQ(value_reason(std::string("key:\n") + header + "\nMIIEvQIBADANBg\n"),
+                  "value contains a private key block")
+            << header;
+    }
+    expect_clean_value("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----");
+    expect_clean_value("-----BEGIN PUBLIC KEY-----");
+}
+
+TEST(SecretValue, FlagsBearerTokens) {
+    EXPECT_EQ(value_reason("Authorization: Bearer abcdef0123456789abcdef0123456789"),
+              "value contains a bearer token");
+    value_reason("curl -H 'authorization: bearer xyz.ABC-123_def~ghi+jkl/mno=' url");
+    expect_clean_value("the bearer of this document may proceed");
+    expect_clean_value("Authorization: Bearer $TOKEN");
+    expect_clean_value("Bearer short123");
+}
+
+TEST(SecretValue, FlagsJwt) {
+    EXPECT_EQ(value_reason("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+                           "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+              "value contains a JSON Web Token");
+    expect_clean_value("eyJhbGciOiJIUzI1NiJ9 only a header");
+}
+
+TEST(SecretValue, ReasonNeverContainsTheSecret) {
+    const std::string secret = "AKIAIOSFODNN7EXAMPLE";
+    EXPECT_FALSE(contains(value_reason("use " + secret), secret));
+    const std::string b64 = "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";
+    EXPECT_FALSE(contains(value_reason(b64), b64));
+}
+
+// ---- ordinary content stays clean ----
+
+TEST(SecretValue, OrdinaryContentIsClean) {
+    for (const char* value : {
+             "",
+             "Implemented the token refresh flow and added tests.",
+             "The password reset page now validates the secret question.",
+             "ran go test ./... and all passed",
+             "src/core/timestamp.cpp",
+             "/home/user/projects/small/include/small/timestamp.hpp",
+             "https://github.com/example/project/pull/123",
+             "http://localhost:3000/api/v1/users",
+             "2025-01-15T10:00:00.123456789Z",
+             "550e8400-e29b-41d4-a716-446655440000",
+             "task-1",
+             "meta/bootstrap",
+             "see skills/basic-usage and risk-assessment-notes",
+             "Ask the team; glance at xoxo notes; ghp is a prefix.",
+             "cmake --build build -j8 && ctest --output-on-failure",
+         }) {
+        expect_clean_value(value);
+    }
+}
+
+TEST(SecretValue, LongProseScansLinearly) {
+    std::string prose;
+    for (int i = 0; i < 20000; ++i) prose += "see the bearer of sk-things at -----BEGIN ";
+    expect_clean_value(prose);
+    prose += " AKIAIOSFODNN7EXAMPLE";
+    value_reason(prose);
+}
+
+}  // namespace
+}  // namespace small
