@@ -1,0 +1,295 @@
+#include "small/schema.hpp"
+
+#include <nlohmann/json.hpp>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace small {
+
+using Json = nlohmann::json;
+
+namespace {
+
+// `format` is an annotation in SMALL (D1); valijson would assert it.
+void strip_format_keywords(Json& schema) {
+    if (schema.is_object()) {
+        if (auto it = schema.find("format"); it != schema.end() && it->is_string()) schema.erase(it);
+        for (auto& [key, value] : schema.items()) strip_format_keywords(value);
+    } else if (schema.is_array()) {
+        for (auto& value : schema) strip_format_keywords(value);
+    }
+}
+
+Json to_json(NodeRef node) {
+    switch (node.kind()) {
+        case NodeKind::Null: return nullptr;
+        case NodeKind::Bool: return node.as_bool();
+        case NodeKind::Int: return node.as_int();
+        case NodeKind::Float: return node.as_double();
+        case NodeKind::String: return std::string(node.as_string());
+        case NodeKind::Sequence: {
+            Json out = Json::array();
+            out.get_ref<Json::array_t&>().reserve(node.size());
+            for (std::size_t i = 0; i < node.size(); ++i) out.push_back(to_json(node.item(i)));
+            return out;
+        }
+        case NodeKind::Mapping: {
+            Json out = Json::object();
+            for (std::size_t i = 0; i < node.size(); ++i) out[std::string(node.key(i))] = to_json(node.value(i));
+            return out;
+        }
+    }
+    return nullptr;
+}
+
+// valijson context ["<root>", "[entries]", "[3]"] -> "/entries/3".
+std::string context_to_pointer(const std::vector<std::string>& context) {
+    std::string pointer;
+    for (const std::string& part : context) {
+        if (part.size() >= 2 && part.front() == '[' && part.back() == ']') {
+            pointer += "/" + json_pointer_escape(part.substr(1, part.size() - 2));
+        }
+    }
+    return pointer;
+}
+
+// The subschema that governs the value at `pointer` (properties/items only;
+// that is all the SMALL schemas use). Null when none applies.
+const Json* subschema_at(const Json& schema, const std::string& pointer) {
+    const Json* current = &schema;
+    std::size_t pos = 1;
+    while (pos <= pointer.size() && !pointer.empty()) {
+        const std::size_t next = pointer.find('/', pos);
+        const std::string segment = pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+        if (current->contains("properties") && (*current)["properties"].contains(segment)) {
+            current = &(*current)["properties"][segment];
+        } else if (current->contains("items") && (*current)["items"].is_object()) {
+            current = &(*current)["items"];
+        } else {
+            return nullptr;
+        }
+        if (next == std::string::npos) break;
+        pos = next + 1;
+    }
+    return current;
+}
+
+std::string article_type(const std::string& type) {
+    if (type == "string") return "a string";
+    if (type == "object") return "a mapping";
+    if (type == "array") return "a list";
+    if (type == "number") return "a number";
+    if (type == "integer") return "an integer";
+    if (type == "boolean") return "true or false";
+    if (type == "null") return "null";
+    return type;
+}
+
+std::string describe_branch(const Json& branch) {
+    const std::string type = branch.value("type", "");
+    if (type == "string" && branch.value("minLength", 0) > 0) return "a non-empty string";
+    return article_type(type);
+}
+
+std::string describe_value(NodeRef value) {
+    if (!value.valid()) return "nothing";
+    std::string out = std::string("a ") + kind_name(value.kind());
+    if (value.kind() == NodeKind::Null) return "null";
+    if (value.kind() == NodeKind::Int || value.kind() == NodeKind::Float || value.kind() == NodeKind::Bool) {
+        out += " (" + std::string(value.scalar_text()) + ")";
+    }
+    return out;
+}
+
+std::string quote_text(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+std::string join_enum(const Json& values) {
+    std::string out;
+    for (const auto& v : values) out += (out.empty() ? "" : ", ") + v.dump();
+    return out;
+}
+
+std::string allowed_fields(const Json* schema) {
+    if (!schema || !schema->contains("properties")) return "";
+    std::string out;
+    for (const auto& [key, value] : (*schema)["properties"].items()) out += (out.empty() ? "" : ", ") + key;
+    return " (allowed: " + out + ")";
+}
+
+struct Explained {
+    std::string pointer;
+    std::string message;
+};
+
+// Rewrites one valijson message into what is wrong and what is expected.
+std::optional<Explained> explain(const std::string& description, const std::string& pointer, const Json& root_schema,
+                                 NodeRef doc_root) {
+    const Json* schema = subschema_at(root_schema, pointer);
+    const NodeRef value = resolve_pointer(doc_root, pointer);
+    const auto starts = [&](std::string_view p) { return description.rfind(p, 0) == 0; };
+    if (starts("Failed to validate item #") || starts("Failed to validate against schema associated with property") ||
+        starts("Failed to validate against additional properties schema") || starts("Failed to validate against child schema")) {
+        return std::nullopt;  // wrappers around a deeper, more precise error
+    }
+    if (starts("Missing required property '")) {
+        const std::string name = description.substr(27, description.find('\'', 27) - 27);
+        return Explained{pointer + "/" + json_pointer_escape(name), "missing required field " + quote_text(name)};
+    }
+    if (starts("Object contains a property that could not be validated")) {
+        const std::size_t open = description.rfind(": '");
+        const std::string name = open == std::string::npos ? "" : description.substr(open + 3, description.size() - open - 5);
+        return Explained{pointer + "/" + json_pointer_escape(name),
+                         "field " + quote_text(name) + " is not allowed here" + allowed_fields(schema)};
+    }
+    if (starts("Value type not permitted") && schema && schema->contains("type")) {
+        return Explained{pointer, "expected " + article_type((*schema)["type"].get<std::string>()) + ", got " + describe_value(value)};
+    }
+    if (starts("Failed to match expected value set by 'const'") && schema && schema->contains("const")) {
+        return Explained{pointer, "must be " + (*schema)["const"].dump() + ", got " +
+                                      (value.is_string() ? quote_text(value.as_string()) : describe_value(value))};
+    }
+    if (starts("Failed to match against any enum values") && schema && schema->contains("enum")) {
+        return Explained{pointer, "must be one of " + join_enum((*schema)["enum"]) + "; got " +
+                                      (value.is_string() ? quote_text(value.as_string()) : describe_value(value))};
+    }
+    if (starts("Failed to match regex") && schema && schema->contains("pattern")) {
+        return Explained{pointer, quote_text(value.as_string()) + " does not match the pattern " +
+                                      (*schema)["pattern"].get<std::string>()};
+    }
+    if (starts("String should be no fewer than")) return Explained{pointer, "must not be empty"};
+    if (starts("Array should contain no fewer than") && schema) {
+        return Explained{pointer, "must have at least " + std::to_string(schema->value("minItems", 1)) + " item(s)"};
+    }
+    if ((starts("Failed to validate against any child schemas allowed by oneOf") ||
+         starts("Failed to validate against exactly one child schema")) && schema && schema->contains("oneOf")) {
+        std::string expected;
+        for (const auto& branch : (*schema)["oneOf"]) expected += (expected.empty() ? "" : " or ") + describe_branch(branch);
+        return Explained{pointer, "must be " + expected + ", got " +
+                                      (value.is_string() ? "an empty string" : describe_value(value))};
+    }
+    return Explained{pointer, description};
+}
+
+Mark mark_for(NodeRef root, const std::string& pointer) {
+    // The value itself, else the nearest ancestor that exists.
+    std::string p = pointer;
+    while (true) {
+        const NodeRef node = resolve_pointer(root, p);
+        if (node.valid()) {
+            // For a mapping member, point at its key: that is where the eye goes.
+            const auto slash = p.rfind('/');
+            if (slash != std::string::npos && !p.empty()) {
+                const NodeRef parent = resolve_pointer(root, p.substr(0, slash));
+                if (parent.is_mapping()) {
+                    for (std::size_t i = 0; i < parent.size(); ++i) {
+                        if (parent.value(i).index() == node.index()) return parent.key_node(i).mark();
+                    }
+                }
+            }
+            return node.mark();
+        }
+        const auto slash = p.rfind('/');
+        if (slash == std::string::npos) return root.mark();
+        p = p.substr(0, slash);
+    }
+}
+
+}  // namespace
+
+struct SchemaSet::Impl {
+    struct Compiled {
+        Json source;
+        valijson::Schema schema;
+    };
+    std::map<std::string, std::unique_ptr<Compiled>, std::less<>> schemas;
+};
+
+SchemaSet::SchemaSet() : impl_(std::make_unique<Impl>()) {}
+SchemaSet::SchemaSet(SchemaSet&&) noexcept = default;
+SchemaSet& SchemaSet::operator=(SchemaSet&&) noexcept = default;
+SchemaSet::~SchemaSet() = default;
+
+Result<SchemaSet> SchemaSet::embedded() {
+    SchemaSet set;
+    set.source_ = "embedded v1.0.0 schemas";
+    for (const EmbeddedSchema& s : embedded_schemas()) {
+        try {
+            auto compiled = std::make_unique<Impl::Compiled>();
+            compiled->source = Json::parse(s.json);
+            strip_format_keywords(compiled->source);
+            valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+            valijson::adapters::NlohmannJsonAdapter adapter(compiled->source);
+            parser.populateSchema(adapter, compiled->schema);
+            set.impl_->schemas[s.artifact] = std::move(compiled);
+        } catch (const std::exception& e) {
+            return Error::system(std::string("embedded schema ") + s.artifact + " is broken: " + e.what());
+        }
+    }
+    return set;
+}
+
+Result<SchemaSet> SchemaSet::from_directory(const std::string& dir) {
+    SchemaSet set;
+    set.source_ = dir;
+    for (const char* artifact : {"intent", "constraints", "plan", "progress", "handoff"}) {
+        const std::string name = std::string(artifact) + ".schema.json";
+        std::string path = dir + "/small/v1.0.0/schemas/" + name;
+        if (!std::filesystem::exists(path)) path = dir + "/" + name;
+        std::ifstream in(path);
+        if (!in) return Error::system("schema not found at --spec-dir path: " + dir + "/small/v1.0.0/schemas/" + name);
+        std::stringstream text;
+        text << in.rdbuf();
+        try {
+            auto compiled = std::make_unique<Impl::Compiled>();
+            compiled->source = Json::parse(text.str());
+            strip_format_keywords(compiled->source);
+            valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+            valijson::adapters::NlohmannJsonAdapter adapter(compiled->source);
+            parser.populateSchema(adapter, compiled->schema);
+            set.impl_->schemas[artifact] = std::move(compiled);
+        } catch (const std::exception& e) {
+            return Error::system("cannot use schema " + path + ": " + e.what());
+        }
+    }
+    return set;
+}
+
+std::vector<SchemaViolation> SchemaSet::validate(std::string_view artifact, const Document& doc) const {
+    std::vector<SchemaViolation> out;
+    const auto it = impl_->schemas.find(artifact);
+    if (it == impl_->schemas.end()) return out;
+    const Impl::Compiled& compiled = *it->second;
+    const Json instance = doc.root().valid() ? to_json(doc.root()) : Json::object();
+    valijson::adapters::NlohmannJsonAdapter target(instance);
+    valijson::Validator validator;
+    // Fast path: no error collection (and no context strings) when valid.
+    if (validator.validate(compiled.schema, target, nullptr)) return out;
+    valijson::ValidationResults results;
+    validator.validate(compiled.schema, target, &results);
+    valijson::ValidationResults::Error error;
+    std::vector<std::string> seen;
+    while (results.popError(error)) {
+        const auto explained = explain(error.description, context_to_pointer(error.context), compiled.source, doc.root());
+        if (!explained) continue;
+        const std::string key = explained->pointer + "\n" + explained->message;
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+        seen.push_back(key);
+        out.push_back({explained->pointer, explained->message, mark_for(doc.root(), explained->pointer)});
+    }
+    // valijson reports oneOf branch failures too; keep the oneOf summary only.
+    std::stable_sort(out.begin(), out.end(), [](const SchemaViolation& a, const SchemaViolation& b) {
+        return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);
+    });
+    return out;
+}
+
+}  // namespace small
