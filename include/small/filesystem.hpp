@@ -1,0 +1,54 @@
+// The library's only door to the disk (after ninja's DiskInterface): the
+// real one for the CLI, an in-memory one for tests.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "small/result.hpp"
+
+namespace small {
+
+struct DirEntry {
+    std::string name;
+    bool is_directory = false;
+};
+
+class FileSystem {
+public:
+    virtual ~FileSystem() = default;
+    // Whole file contents; Error::Kind::System when missing or unreadable
+    // (the message says which).
+    virtual Result<std::string> read_file(const std::string& path) const = 0;
+    virtual bool file_exists(const std::string& path) const = 0;
+    virtual bool directory_exists(const std::string& path) const = 0;
+    // Direct children, sorted by name; symbolic links are reported as files.
+    virtual Result<std::vector<DirEntry>> list_directory(const std::string& path) const = 0;
+};
+
+class RealFileSystem final : public FileSystem {
+public:
+    Result<std::string> read_file(const std::string& path) const override;
+    bool file_exists(const std::string& path) const override;
+    bool directory_exists(const std::string& path) const override;
+    Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
+};
+
+// Paths are plain strings; a directory exists when it was added or when a
+// file lies below it.
+class MemoryFileSystem final : public FileSystem {
+public:
+    void add_file(const std::string& path, std::string contents);
+    void add_directory(const std::string& path);
+    Result<std::string> read_file(const std::string& path) const override;
+    bool file_exists(const std::string& path) const override;
+    bool directory_exists(const std::string& path) const override;
+    Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
+
+private:
+    std::map<std::string, std::string> files_;
+    std::map<std::string, bool> directories_;
+};
+
+}  // namespace small

@@ -1,0 +1,95 @@
+// A SMALL workspace: a directory holding `.small/` with the five canonical
+// artifacts and workspace.small.yml (DECISIONS D5 for discovery).
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "small/document.hpp"
+#include "small/filesystem.hpp"
+#include "small/result.hpp"
+
+namespace small {
+
+enum class ArtifactType { Intent, Constraints, Plan, Progress, Handoff };
+
+// Canonical order: every report lists files in this order.
+inline constexpr std::array<ArtifactType, 5> kArtifactTypes = {
+    ArtifactType::Intent, ArtifactType::Constraints, ArtifactType::Plan, ArtifactType::Progress,
+    ArtifactType::Handoff};
+
+std::string_view artifact_name(ArtifactType type);       // "intent"
+std::string artifact_file_name(ArtifactType type);       // "intent.small.yml"
+inline constexpr std::string_view kWorkspaceFileName = "workspace.small.yml";
+
+struct WorkspacePaths {
+    std::string root;       // absolute directory that contains .small/
+    std::string small_dir;  // root + "/.small"
+    // How files are named in messages: relative to the current directory
+    // when the workspace lies below it, else absolute.
+    std::string display_prefix;
+
+    std::string path_of(std::string_view file_name) const { return small_dir + "/" + std::string(file_name); }
+    std::string display_of(std::string_view file_name) const {
+        return display_prefix + ".small/" + std::string(file_name);
+    }
+};
+
+// Resolves the workspace (D5): `dir` (the --dir flag) wins and may name
+// the root or its .small/; otherwise walk up from `cwd` to the nearest
+// directory containing .small/. Without one, the root is `dir` or `cwd`
+// itself (callers then report the missing .small/).
+WorkspacePaths locate_workspace(const FileSystem& fs, const std::optional<std::string>& dir, const std::string& cwd);
+
+struct Artifact {
+    ArtifactType type;
+    std::string path;     // absolute
+    std::string display;  // for messages
+    Document doc;
+};
+
+// The five artifacts as loaded. A missing or unparsable file leaves its
+// slot empty and adds an error (file:line:column for content errors).
+struct ArtifactSet {
+    std::array<std::optional<Artifact>, 5> artifacts;
+    std::vector<Error> errors;
+
+    const Artifact* get(ArtifactType type) const {
+        const auto& a = artifacts[static_cast<std::size_t>(type)];
+        return a ? &*a : nullptr;
+    }
+    NodeRef root(ArtifactType type) const {
+        const Artifact* a = get(type);
+        return a ? a->doc.root() : NodeRef();
+    }
+    bool complete() const { return errors.empty(); }
+};
+
+ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws);
+
+// Loads and parses one YAML file of the workspace; the root must be a mapping.
+Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, const std::string& display);
+
+// workspace.small.yml (not a canonical artifact; no schema).
+enum class WorkspaceKind { RepoRoot, Examples };
+enum class WorkspaceScope { Root, Examples, Any };
+
+struct WorkspaceMetadata {
+    WorkspaceKind kind = WorkspaceKind::RepoRoot;
+    std::string run_replay_id;  // run.replay_id, empty when absent
+};
+
+Result<WorkspaceScope> parse_workspace_scope(std::string_view text);
+std::string_view workspace_kind_name(WorkspaceKind kind);
+std::string_view workspace_scope_name(WorkspaceScope scope);
+
+// Loads workspace.small.yml; errors name the file and say how to fix it.
+Result<WorkspaceMetadata> load_workspace_metadata(const FileSystem& fs, const WorkspacePaths& ws);
+
+// Error unless `kind` is admitted by `scope`.
+Status check_workspace_scope(const WorkspaceMetadata& meta, WorkspaceScope scope, const WorkspacePaths& ws);
+
+}  // namespace small

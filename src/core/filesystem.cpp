@@ -1,0 +1,119 @@
+#include "small/filesystem.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace small {
+
+namespace {
+
+Error os_error(const std::string& what, const std::string& path, int err) {
+    Error e = Error::system(what + " " + path + ": " + std::strerror(err));
+    e.file = path;
+    return e;
+}
+
+}  // namespace
+
+Result<std::string> RealFileSystem::read_file(const std::string& path) const {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return os_error("cannot read", path, errno);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return os_error("cannot read", path, err);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        return os_error("cannot read", path, EISDIR);
+    }
+    std::string data;
+    data.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t done = 0;
+    while (true) {
+        if (done == data.size()) data.resize(data.size() + 65536);  // file grew, or /proc-like
+        const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            return os_error("cannot read", path, err);
+        }
+        if (n == 0) break;
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    data.resize(done);
+    return data;
+}
+
+bool RealFileSystem::file_exists(const std::string& path) const {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+bool RealFileSystem::directory_exists(const std::string& path) const {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Result<std::vector<DirEntry>> RealFileSystem::list_directory(const std::string& path) const {
+    std::error_code ec;
+    std::vector<DirEntry> out;
+    for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+        const bool dir = it->is_directory(ec) && !it->is_symlink(ec);
+        out.push_back({it->path().filename().string(), dir});
+    }
+    if (ec) return os_error("cannot list", path, ec.value());
+    std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    return out;
+}
+
+void MemoryFileSystem::add_file(const std::string& path, std::string contents) {
+    files_[path] = std::move(contents);
+}
+
+void MemoryFileSystem::add_directory(const std::string& path) { directories_[path] = true; }
+
+Result<std::string> MemoryFileSystem::read_file(const std::string& path) const {
+    const auto it = files_.find(path);
+    if (it == files_.end()) return os_error("cannot read", path, ENOENT);
+    return it->second;
+}
+
+bool MemoryFileSystem::file_exists(const std::string& path) const { return files_.count(path) != 0; }
+
+bool MemoryFileSystem::directory_exists(const std::string& path) const {
+    if (directories_.count(path)) return true;
+    const std::string prefix = path + "/";
+    const auto starts = [&](const auto& kv) { return kv.first.rfind(prefix, 0) == 0; };
+    return std::any_of(files_.begin(), files_.end(), starts) ||
+           std::any_of(directories_.begin(), directories_.end(), starts);
+}
+
+Result<std::vector<DirEntry>> MemoryFileSystem::list_directory(const std::string& path) const {
+    if (!directory_exists(path)) return os_error("cannot list", path, ENOENT);
+    const std::string prefix = path + "/";
+    std::map<std::string, bool> children;
+    const auto collect = [&](const std::string& p, bool is_dir) {
+        if (p.rfind(prefix, 0) != 0) return;
+        const std::string rest = p.substr(prefix.size());
+        const auto slash = rest.find('/');
+        if (slash == std::string::npos) children[rest] = children[rest] || is_dir;
+        else children[rest.substr(0, slash)] = true;
+    };
+    for (const auto& kv : files_) collect(kv.first, false);
+    for (const auto& kv : directories_) collect(kv.first, true);
+    std::vector<DirEntry> out;
+    for (const auto& [name, is_dir] : children) out.push_back({name, is_dir});
+    return out;
+}
+
+}  // namespace small

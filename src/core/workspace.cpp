@@ -1,0 +1,184 @@
+#include "small/workspace.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "small/yaml.hpp"
+
+namespace small {
+
+namespace fs_ = std::filesystem;
+
+std::string_view artifact_name(ArtifactType type) {
+    switch (type) {
+        case ArtifactType::Intent: return "intent";
+        case ArtifactType::Constraints: return "constraints";
+        case ArtifactType::Plan: return "plan";
+        case ArtifactType::Progress: return "progress";
+        case ArtifactType::Handoff: return "handoff";
+    }
+    return "unknown";
+}
+
+std::string artifact_file_name(ArtifactType type) { return std::string(artifact_name(type)) + ".small.yml"; }
+
+namespace {
+
+std::string normalize(const std::string& path) {
+    std::string out = fs_::path(path).lexically_normal().string();
+    while (out.size() > 1 && out.back() == '/') out.pop_back();
+    return out;
+}
+
+std::string absolute_from(const std::string& path, const std::string& cwd) {
+    if (!path.empty() && path.front() == '/') return normalize(path);
+    return normalize(cwd + "/" + path);
+}
+
+std::string display_prefix_for(const std::string& root, const std::string& cwd) {
+    if (root == cwd) return "";
+    if (root.rfind(cwd + "/", 0) == 0) return root.substr(cwd.size() + 1) + "/";
+    if (cwd == "/") return root.substr(1) + "/";
+    return root + "/";
+}
+
+WorkspacePaths make_paths(const std::string& root, const std::string& cwd) {
+    WorkspacePaths ws;
+    ws.root = root;
+    ws.small_dir = (root == "/" ? "" : root) + "/.small";
+    ws.display_prefix = display_prefix_for(root, cwd);
+    return ws;
+}
+
+}  // namespace
+
+WorkspacePaths locate_workspace(const FileSystem& fs, const std::optional<std::string>& dir, const std::string& cwd_in) {
+    const std::string cwd = normalize(cwd_in);
+    if (dir && !dir->empty()) {
+        std::string root = absolute_from(*dir, cwd);
+        if (fs_::path(root).filename() == ".small") root = normalize(fs_::path(root).parent_path().string());
+        return make_paths(root, cwd);
+    }
+    // Walk up like git does; inside .small/ itself, its parent is the root.
+    for (fs_::path p = cwd;; p = p.parent_path()) {
+        if (p.filename() == ".small" && fs.directory_exists(p.string())) {
+            return make_paths(normalize(p.parent_path().string()), cwd);
+        }
+        if (fs.directory_exists((p / ".small").string())) return make_paths(normalize(p.string()), cwd);
+        if (p == p.root_path() || p.empty()) break;
+    }
+    return make_paths(cwd, cwd);
+}
+
+Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, const std::string& display) {
+    Result<std::string> bytes = fs.read_file(path);
+    if (!bytes) {
+        Error e = bytes.error();
+        e.file = display;
+        if (!fs.file_exists(path) && !fs.directory_exists(path)) {
+            e.kind = Error::Kind::Invalid;
+            e.message = "file is missing; create it (small init) or restore it from version control";
+        }
+        return e;
+    }
+    Result<Document> doc = parse_yaml(std::move(*bytes), display);
+    if (!doc) return doc;
+    const NodeRef root = doc->root();
+    if (!root.is_mapping()) {
+        Error e = Error::invalid(
+            root.valid() ? "artifact must be a YAML mapping (object) at top level, got a " + std::string(kind_name(root.kind()))
+                         : "artifact must be a YAML mapping (object) at top level; the file has no content");
+        e.file = display;
+        e.line = root.valid() ? root.mark().line : 1;
+        e.column = root.valid() ? root.mark().column : 1;
+        return e;
+    }
+    return doc;
+}
+
+ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws) {
+    ArtifactSet set;
+    for (ArtifactType type : kArtifactTypes) {
+        const std::string name = artifact_file_name(type);
+        Artifact artifact{type, ws.path_of(name), ws.display_of(name), Document()};
+        Result<Document> doc = load_yaml_file(fs, artifact.path, artifact.display);
+        if (!doc) {
+            set.errors.push_back(doc.error());
+            continue;
+        }
+        artifact.doc = std::move(*doc);
+        set.artifacts[static_cast<std::size_t>(type)] = std::move(artifact);
+    }
+    return set;
+}
+
+std::string_view workspace_kind_name(WorkspaceKind kind) {
+    return kind == WorkspaceKind::RepoRoot ? "repo-root" : "examples";
+}
+
+std::string_view workspace_scope_name(WorkspaceScope scope) {
+    switch (scope) {
+        case WorkspaceScope::Root: return "root";
+        case WorkspaceScope::Examples: return "examples";
+        case WorkspaceScope::Any: return "any";
+    }
+    return "root";
+}
+
+Result<WorkspaceScope> parse_workspace_scope(std::string_view text) {
+    std::string s;
+    for (char c : text) {
+        if (!std::isspace(static_cast<unsigned char>(c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (s == "root") return WorkspaceScope::Root;
+    if (s == "examples") return WorkspaceScope::Examples;
+    if (s == "any") return WorkspaceScope::Any;
+    return Error::usage("invalid workspace scope: " + std::string(text) + " (use root, examples or any)");
+}
+
+Result<WorkspaceMetadata> load_workspace_metadata(const FileSystem& fs, const WorkspacePaths& ws) {
+    const std::string path = ws.path_of(kWorkspaceFileName);
+    const std::string display = ws.display_of(kWorkspaceFileName);
+    if (!fs.file_exists(path)) {
+        Error e = Error::invalid("workspace metadata missing: " + display +
+                                 "; create it with `small init` (or `small fix workspace`)");
+        e.file = display;
+        return e;
+    }
+    Result<Document> doc = load_yaml_file(fs, path, display);
+    if (!doc) return doc.error();
+    const NodeRef root = doc->root();
+    const NodeRef kind = root.find("kind");
+    WorkspaceMetadata meta;
+    if (kind.as_string() == "repo-root") {
+        meta.kind = WorkspaceKind::RepoRoot;
+    } else if (kind.as_string() == "examples") {
+        meta.kind = WorkspaceKind::Examples;
+    } else {
+        Error e = Error::invalid("invalid workspace kind \"" + std::string(kind.scalar_text()) +
+                                 "\"; valid kinds: [\"repo-root\", \"examples\"]");
+        e.file = display;
+        const Mark m = kind.valid() ? kind.mark() : root.mark();
+        e.line = m.line;
+        e.column = m.column;
+        return e;
+    }
+    meta.run_replay_id = std::string(root.find("run").find("replay_id").as_string());
+    return meta;
+}
+
+Status check_workspace_scope(const WorkspaceMetadata& meta, WorkspaceScope scope, const WorkspacePaths& ws) {
+    const bool allowed = scope == WorkspaceScope::Any ||
+                         (scope == WorkspaceScope::Root && meta.kind == WorkspaceKind::RepoRoot) ||
+                         (scope == WorkspaceScope::Examples && meta.kind == WorkspaceKind::Examples);
+    if (allowed) return ok_status();
+    Error e = Error::invalid("workspace kind \"" + std::string(workspace_kind_name(meta.kind)) +
+                             "\" is not allowed for scope " + std::string(workspace_scope_name(scope)) +
+                             " (pass --workspace " + std::string(meta.kind == WorkspaceKind::Examples ? "examples" : "root") +
+                             " or --workspace any)");
+    e.file = ws.display_of(kWorkspaceFileName);
+    return e;
+}
+
+}  // namespace small
