@@ -1,0 +1,102 @@
+// Shared pieces of the `small` command line: global flags, output and the
+// registration function of every command (one file per command).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "small/filesystem.hpp"
+#include "small/finding.hpp"
+#include "small/verdict.hpp"
+
+namespace small::cli {
+
+// Exit codes (DECISIONS D4).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInvalid = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitSystem = 2;
+
+struct Globals {
+    bool json = false;
+    bool quiet = false;
+    bool no_color = false;
+};
+
+// Everything a command needs besides its own flags.
+struct Context {
+    Globals globals;
+    RealFileSystem fs;
+    int exit_code = kExitOk;
+};
+
+// Text and JSON rendering. Text goes to stdout (results) and stderr
+// (problems); JSON is always exactly one document on stdout.
+class Output {
+public:
+    explicit Output(const Globals& globals);
+
+    bool json() const { return globals_.json; }
+    void info(const std::string& line) const;     // stdout, silenced by --quiet
+    void success(const std::string& line) const;  // stdout, green
+    void problem(const std::string& line) const;  // stderr, never silenced
+    void findings(const std::vector<Finding>& findings, bool hints = true) const;
+    void json_document(const nlohmann::json& doc) const;
+
+private:
+    std::string paint(const std::string& text, const char* code) const;
+    Globals globals_;
+    bool color_;
+};
+
+nlohmann::json finding_json(const Finding& f);
+nlohmann::json findings_json(const std::vector<Finding>& findings);
+int exit_code_for(VerdictOutcome outcome);
+// {"ok": false, "error": {...}} for failures outside a command's own report.
+nlohmann::json error_json(const std::string& kind, const std::string& message);
+
+// Adds --dir to `cmd`, storing into `dir`.
+void add_dir_option(CLI::App* cmd, std::optional<std::string>& dir);
+std::string current_directory();
+
+// Flags shared by validate, lint, check and verify.
+struct VerdictFlags {
+    std::optional<std::string> dir;
+    std::optional<std::string> spec_dir;  // default: $SMALL_SPEC_DIR
+    std::string scope = "root";
+    bool strict = false;
+    bool format_strict = false;
+    bool ci = false;
+};
+
+enum class VerdictKind { Validate, Lint, Check, Verify };
+
+// Resolves the workspace, loads the schemas (embedded or --spec-dir), runs
+// the verdict, renders it as text or JSON and returns the exit code.
+int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flags);
+
+void register_version(CLI::App& app, Context& ctx);
+void register_validate(CLI::App& app, Context& ctx);
+void register_lint(CLI::App& app, Context& ctx);
+void register_check(CLI::App& app, Context& ctx);
+void register_verify(CLI::App& app, Context& ctx);
+void register_replay_id(CLI::App& app, Context& ctx);
+void register_help(CLI::App& app, Context& ctx);
+
+std::string version_text();
+
+}  // namespace small::cli
+
+namespace small::cli {
+// The subcommand called `name`, or nullptr (CLI11 2.1 only has a throwing lookup).
+inline CLI::App* find_subcommand(const CLI::App& app, const std::string& name) {
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+        if (sub->get_name() == name) return const_cast<CLI::App*>(sub);
+    }
+    return nullptr;
+}
+}  // namespace small::cli

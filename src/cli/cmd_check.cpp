@@ -1,0 +1,17 @@
+#include "cli.hpp"
+
+namespace small::cli {
+
+void register_check(CLI::App& app, Context& ctx) {
+    auto flags = std::make_shared<VerdictFlags>();
+    CLI::App* cmd = app.add_subcommand("check", "Run validate, lint, and verify (stops at the first failing stage)");
+    add_dir_option(cmd, flags->dir);
+    cmd->add_flag("--strict", flags->strict, "Strict mode for the lint and verify stages");
+    cmd->add_flag("--format-strict", flags->format_strict, "Treat an unquoted small_version as an error");
+    cmd->add_flag("--ci", flags->ci, "Minimal output: problems only, no hints, no success line");
+    cmd->add_option("--workspace", flags->scope, "Workspace scope: root, examples or any")->capture_default_str();
+    cmd->add_option("--spec-dir", flags->spec_dir, "Schema directory (see validate)");
+    cmd->callback([&ctx, flags] { ctx.exit_code = run_verdict_command(ctx, VerdictKind::Check, *flags); });
+}
+
+}  // namespace small::cli

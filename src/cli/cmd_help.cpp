@@ -1,0 +1,25 @@
+#include <iostream>
+
+#include "cli.hpp"
+
+namespace small::cli {
+
+void register_help(CLI::App& app, Context& ctx) {
+    auto topic = std::make_shared<std::string>();
+    CLI::App* cmd = app.add_subcommand("help", "Help about any command");
+    cmd->add_option("command", *topic, "The command to explain");
+    cmd->callback([&app, &ctx, topic] {
+        if (topic->empty()) {
+            std::cout << app.help();
+            return;
+        }
+        if (CLI::App* sub = find_subcommand(app, *topic)) {
+            std::cout << sub->help();
+            return;
+        }
+        std::cerr << "Error: unknown help topic \"" << *topic << "\"\n" << app.help();
+        ctx.exit_code = kExitUsage;
+    });
+}
+
+}  // namespace small::cli

@@ -1,0 +1,15 @@
+#include "cli.hpp"
+
+namespace small::cli {
+
+void register_lint(CLI::App& app, Context& ctx) {
+    auto flags = std::make_shared<VerdictFlags>();
+    CLI::App* cmd = app.add_subcommand("lint", "Lint SMALL artifacts for invariant violations");
+    add_dir_option(cmd, flags->dir);
+    cmd->add_flag("--strict", flags->strict, "Strict mode: secrets, insecure links, S1-S3 and the .small/ layout (S4)");
+    cmd->add_flag("--format-strict", flags->format_strict, "Treat an unquoted small_version as an error");
+    cmd->add_option("--spec-dir", flags->spec_dir, "Accepted for compatibility; lint does not use schemas");
+    cmd->callback([&ctx, flags] { ctx.exit_code = run_verdict_command(ctx, VerdictKind::Lint, *flags); });
+}
+
+}  // namespace small::cli

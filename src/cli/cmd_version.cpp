@@ -1,0 +1,25 @@
+#include <iostream>
+
+#include "cli.hpp"
+#include "small/replay_id.hpp"
+
+namespace small::cli {
+
+std::string version_text() {
+    return std::string("small v") + SMALL_VERSION + "\nSupported spec versions: [\"" + std::string(kProtocolVersion) + "\"]";
+}
+
+void register_version(CLI::App& app, Context& ctx) {
+    CLI::App* cmd = app.add_subcommand("version", "Print CLI version and supported spec versions");
+    cmd->callback([&ctx] {
+        const Output out(ctx.globals);
+        if (out.json()) {
+            out.json_document({{"version", std::string("v") + SMALL_VERSION},
+                               {"supported_spec_versions", {std::string(kProtocolVersion)}}});
+        } else {
+            out.info(version_text());
+        }
+    });
+}
+
+}  // namespace small::cli

@@ -1,0 +1,109 @@
+// `small`: parse the command line, run one command, map the outcome to an
+// exit code (D4). Exceptions stop here; the library returns results.
+#include <algorithm>
+#include <iostream>
+#include <set>
+
+#include "cli.hpp"
+
+namespace {
+
+using namespace small::cli;
+
+bool wants_json(int argc, char** argv) {
+    return std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "--json"; });
+}
+
+// The first argument that is not a flag names the command (global flags take no value).
+std::optional<std::string> command_word(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--") return std::nullopt;
+        if (!a.empty() && a[0] != '-') return a;
+    }
+    return std::nullopt;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+int unknown_command(const CLI::App& app, const std::string& word, bool json) {
+    std::string message = "unknown command \"" + word + "\" for \"small\"";
+    std::string suggestions;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+        if (edit_distance(word, sub->get_name()) <= 2) suggestions += "\n\t" + sub->get_name();
+    }
+    if (!suggestions.empty()) message += "\n\nDid you mean this?" + suggestions;
+    if (json) {
+        std::cout << error_json("usage", message).dump(2) << '\n';
+    } else {
+        std::cerr << "Error: " << message << "\nRun 'small --help' for usage.\n";
+    }
+    return kExitUsage;
+}
+
+void configure(CLI::App& app, Context& ctx) {
+    app.description("SMALL is a protocol for durable, agent-legible project state: intent, constraints, plan,\n"
+                    "progress and handoff in .small/, validated by schemas and invariants.");
+    app.set_version_flag("-v,--version", version_text(), "Print the version and exit");
+    app.add_flag("--json", ctx.globals.json, "Print exactly one JSON document on stdout");
+    app.add_flag("--quiet", ctx.globals.quiet, "Suppress non-error output");
+    app.add_flag("--no-color", ctx.globals.no_color, "Disable ANSI color output");
+    app.fallthrough();  // global flags may follow the command name
+    app.require_subcommand(0, 1);
+    register_check(app, ctx);
+    register_help(app, ctx);
+    register_lint(app, ctx);
+    register_replay_id(app, ctx);
+    register_validate(app, ctx);
+    register_verify(app, ctx);
+    register_version(app, ctx);
+    app.footer("Exit codes: 0 ok, 1 invalid workspace or refused, 2 usage or system error.\n"
+               "Run 'small <command> --help' for a command's flags. Docs: README.md, docs/.");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Context ctx;
+    CLI::App app("small", "small");
+    configure(app, ctx);
+    const bool json = wants_json(argc, argv);
+    if (const auto word = command_word(argc, argv); word && !find_subcommand(app, *word)) {
+        return unknown_command(app, *word, json);
+    }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        if (json) std::cout << error_json("usage", e.what()).dump(2) << '\n';
+        else std::cerr << "Error: " << e.what() << "\nRun 'small --help' for usage.\n";
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        if (json) std::cout << error_json("internal", e.what()).dump(2) << '\n';
+        else std::cerr << "Error: internal error: " << e.what() << '\n';
+        return kExitSystem;
+    }
+    if (app.get_subcommands().empty()) {
+        std::cout << app.help();
+        return kExitOk;
+    }
+    return ctx.exit_code;
+}

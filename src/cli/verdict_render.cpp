@@ -1,0 +1,155 @@
+// Runs and renders the four verdict commands (validate, lint, check,
+// verify); the command files only declare their flags.
+#include <cstdlib>
+
+#include "cli.hpp"
+
+namespace small::cli {
+
+namespace {
+
+const char* kind_name(VerdictKind kind) {
+    switch (kind) {
+        case VerdictKind::Validate: return "validate";
+        case VerdictKind::Lint: return "lint";
+        case VerdictKind::Check: return "check";
+        case VerdictKind::Verify: return "verify";
+    }
+    return "check";
+}
+
+const char* success_line(VerdictKind kind) {
+    switch (kind) {
+        case VerdictKind::Validate: return "All artifacts are valid";
+        case VerdictKind::Lint: return "All invariants satisfied";
+        case VerdictKind::Check: return "Check passed";
+        case VerdictKind::Verify: return "Verification passed";
+    }
+    return "";
+}
+
+const char* failure_title(VerdictKind kind) {
+    switch (kind) {
+        case VerdictKind::Validate: return "Validation failed";
+        case VerdictKind::Lint: return "Invariant violations found";
+        case VerdictKind::Check: return "Check failed";
+        case VerdictKind::Verify: return "Verification failed";
+    }
+    return "Failed";
+}
+
+Result<SchemaSet> load_schemas(const VerdictFlags& flags) {
+    std::optional<std::string> dir = flags.spec_dir;
+    if (!dir) {
+        if (const char* env = std::getenv("SMALL_SPEC_DIR"); env && *env) dir = env;
+    }
+    return dir ? SchemaSet::from_directory(*dir) : SchemaSet::embedded();
+}
+
+std::vector<Finding> split(const std::vector<Finding>& all, Severity severity) {
+    std::vector<Finding> out;
+    for (const Finding& f : all) {
+        if (f.severity == severity) out.push_back(f);
+    }
+    return out;
+}
+
+// check --json keeps the reference's keys: per stage {status, errors}
+// with "<file>: <message>" strings; findings and ok are additions.
+nlohmann::json check_json(const Verdict& v, int exit_code) {
+    nlohmann::json doc = nlohmann::json::object();
+    for (const StageResult& stage : v.stages) {
+        nlohmann::json s = {{"status", stage_status_name(stage.status)}};
+        nlohmann::json errors = nlohmann::json::array();
+        for (const Finding& f : stage.findings) {
+            if (f.severity == Severity::Error) errors.push_back(f.location_text());
+        }
+        if (!errors.empty()) s["errors"] = errors;
+        s["findings"] = findings_json(stage.findings);
+        doc[stage.name] = s;
+    }
+    for (const char* name : {"validate", "lint", "verify"}) {
+        if (!doc.contains(name)) doc[name] = {{"status", v.blocking.empty() ? "skipped" : "error"}};
+    }
+    doc["exit_code"] = exit_code;
+    doc["ok"] = exit_code == kExitOk;
+    if (!v.blocking.empty()) {
+        doc["error"] = {{"kind", v.outcome == VerdictOutcome::SystemError ? "system" : "invalid"},
+                        {"message", v.blocking.front().location_text()}};
+        doc["findings"] = findings_json(v.blocking);
+    }
+    return doc;
+}
+
+nlohmann::json verdict_json(VerdictKind kind, const Verdict& v, int exit_code, const WorkspacePaths& ws,
+                            const std::string& schema_source) {
+    if (kind == VerdictKind::Check) return check_json(v, exit_code);
+    const std::vector<Finding> all = v.all_findings();
+    nlohmann::json doc = {{"ok", exit_code == kExitOk},
+                          {"command", kind_name(kind)},
+                          {"workspace", ws.root},
+                          {"exit_code", exit_code},
+                          {"errors", findings_json(split(all, Severity::Error))},
+                          {"warnings", findings_json(split(all, Severity::Warning))}};
+    if (kind == VerdictKind::Validate) doc["schemas"] = schema_source;
+    if (exit_code != kExitOk && !all.empty()) {
+        doc["error"] = {{"kind", v.outcome == VerdictOutcome::SystemError ? "system" : "invalid"},
+                        {"message", split(all, Severity::Error).empty() ? all.front().location_text()
+                                                                        : split(all, Severity::Error).front().location_text()}};
+    }
+    return doc;
+}
+
+void render_text(VerdictKind kind, const Verdict& v, const Output& out, bool ci) {
+    const std::vector<Finding> all = v.all_findings();
+    out.findings(all, !ci);
+    const std::size_t errors = count_errors(all);
+    if (v.outcome == VerdictOutcome::Ok) {
+        if (!ci) out.success(success_line(kind));
+        return;
+    }
+    std::string title = failure_title(kind);
+    if (errors) title += " (" + std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ")";
+    out.problem(title);
+}
+
+}  // namespace
+
+int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flags) {
+    const Output out(ctx.globals);
+    Result<WorkspaceScope> scope = parse_workspace_scope(flags.scope);
+    if (!scope) {
+        if (out.json()) out.json_document(error_json("usage", scope.error().message));
+        out.problem("Error: " + scope.error().message);
+        return kExitUsage;
+    }
+    Result<SchemaSet> schemas = load_schemas(flags);
+    if (!schemas) {
+        if (out.json()) out.json_document(error_json("system", schemas.error().message));
+        out.problem("Error: " + schemas.error().message);
+        return kExitSystem;
+    }
+    const WorkspacePaths ws = locate_workspace(ctx.fs, flags.dir, current_directory());
+    const VerdictInput input{ctx.fs, ws, *schemas};
+    VerdictOptions options;
+    options.strict = flags.strict;
+    options.format_strict = flags.format_strict;
+    options.scope = *scope;
+    Verdict verdict;
+    switch (kind) {
+        case VerdictKind::Validate: verdict = run_validate(input); break;
+        case VerdictKind::Lint: verdict = run_lint(input, options); break;
+        case VerdictKind::Check: verdict = run_check(input, options); break;
+        case VerdictKind::Verify: verdict = run_verify(input, options); break;
+    }
+    const int code = exit_code_for(verdict.outcome);
+    if (out.json()) {
+        out.json_document(verdict_json(kind, verdict, code, ws, schemas->source()));
+    } else {
+        if (kind == VerdictKind::Validate && flags.spec_dir) out.info("Schema resolution: using schemas from " + schemas->source());
+        render_text(kind, verdict, out, flags.ci);
+    }
+    return code;
+}
+
+}  // namespace small::cli
