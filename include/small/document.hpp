@@ -167,6 +167,55 @@ private:
     bool have_root_ = false;
 };
 
+// Hot accessors, inline: validators call them millions of times.
+inline NodeKind NodeRef::kind() const { return valid() ? doc_->node(index_).kind : NodeKind::Null; }
+inline Mark NodeRef::mark() const { return valid() ? doc_->node(index_).mark : Mark{}; }
+
+inline std::string_view NodeRef::as_string() const {
+    return is_string() ? doc_->text(doc_->node(index_)) : std::string_view();
+}
+
+inline std::string_view NodeRef::scalar_text() const {
+    if (!valid()) return {};
+    const auto& n = doc_->node(index_);
+    if (n.kind == NodeKind::Sequence || n.kind == NodeKind::Mapping) return {};
+    return doc_->text(n);
+}
+
+inline std::size_t NodeRef::size() const {
+    if (!valid()) return 0;
+    const auto& n = doc_->node(index_);
+    if (n.kind == NodeKind::Sequence) return n.children.count;
+    if (n.kind == NodeKind::Mapping) return n.children.count / 2;
+    return 0;
+}
+
+inline NodeRef NodeRef::item(std::size_t i) const {
+    if (!is_sequence() || i >= size()) return {};
+    return {doc_, doc_->child(doc_->node(index_).children.first + static_cast<std::uint32_t>(i))};
+}
+
+inline NodeRef NodeRef::key_node(std::size_t i) const {
+    if (!is_mapping() || i >= size()) return {};
+    return {doc_, doc_->child(doc_->node(index_).children.first + static_cast<std::uint32_t>(2 * i))};
+}
+
+inline std::string_view NodeRef::key(std::size_t i) const { return key_node(i).scalar_text(); }
+
+inline NodeRef NodeRef::value(std::size_t i) const {
+    if (!is_mapping() || i >= size()) return {};
+    return {doc_, doc_->child(doc_->node(index_).children.first + static_cast<std::uint32_t>(2 * i + 1))};
+}
+
+inline NodeRef NodeRef::find(std::string_view k) const {
+    if (!is_mapping()) return {};
+    const std::size_t n = size();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (key(i) == k) return value(i);
+    }
+    return {};
+}
+
 // A JSON pointer (RFC 6901) built from path segments, e.g. /entries/3/status.
 std::string json_pointer_escape(std::string_view segment);
 

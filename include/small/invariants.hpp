@@ -35,8 +35,10 @@ std::vector<Finding> check_schemas(const SchemaSet& schemas, const ArtifactSet& 
 Result<std::vector<Finding>> check_layout(const FileSystem& fs, const WorkspacePaths& ws);
 
 // Warnings for small_version values that are not double-quoted (FMT-1);
-// `as_errors` turns them into errors (--format-strict).
-std::vector<Finding> check_version_quoting(const FileSystem& fs, const WorkspacePaths& ws, bool as_errors);
+// `as_errors` turns them into errors (--format-strict). Loaded artifacts
+// are inspected from memory; workspace.small.yml is read from disk.
+std::vector<Finding> check_version_quoting(const FileSystem& fs, const WorkspacePaths& ws, const ArtifactSet& set,
+                                           bool as_errors);
 
 // Rules only `verify` applies: handoff replayId shape (VER-1..5) and the
 // current task against the plan (VER-6/7).

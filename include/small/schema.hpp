@@ -42,13 +42,14 @@ public:
     // Where the schemas came from ("embedded v1.0.0 schemas" or a path).
     const std::string& source() const { return source_; }
 
+    struct Impl;  // compiled schemas (opaque; defined in schema.cpp)
+
     SchemaSet(SchemaSet&&) noexcept;
     SchemaSet& operator=(SchemaSet&&) noexcept;
     ~SchemaSet();
 
 private:
     SchemaSet();
-    struct Impl;
     std::unique_ptr<Impl> impl_;
     std::string source_;
 };

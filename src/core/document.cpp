@@ -18,9 +18,6 @@ const char* kind_name(NodeKind kind) {
     return "unknown";
 }
 
-NodeKind NodeRef::kind() const { return valid() ? doc_->node(index_).kind : NodeKind::Null; }
-Mark NodeRef::mark() const { return valid() ? doc_->node(index_).mark : Mark{}; }
-
 bool NodeRef::as_bool() const { return is_bool() && doc_->node(index_).boolean; }
 
 std::int64_t NodeRef::as_int() const {
@@ -38,49 +35,6 @@ double NodeRef::as_double() const {
     if (is_float()) return doc_->node(index_).real;
     if (is_int()) return static_cast<double>(doc_->node(index_).integer);
     return 0.0;
-}
-
-std::string_view NodeRef::as_string() const {
-    return is_string() ? doc_->text(doc_->node(index_)) : std::string_view();
-}
-
-std::string_view NodeRef::scalar_text() const {
-    if (!valid() || is_sequence() || is_mapping()) return {};
-    return doc_->text(doc_->node(index_));
-}
-
-std::size_t NodeRef::size() const {
-    if (!valid()) return 0;
-    const auto& n = doc_->node(index_);
-    if (n.kind == NodeKind::Sequence) return n.children.count;
-    if (n.kind == NodeKind::Mapping) return n.children.count / 2;
-    return 0;
-}
-
-NodeRef NodeRef::item(std::size_t i) const {
-    if (!is_sequence() || i >= size()) return {};
-    return {doc_, doc_->child(doc_->node(index_).children.first + static_cast<std::uint32_t>(i))};
-}
-
-NodeRef NodeRef::key_node(std::size_t i) const {
-    if (!is_mapping() || i >= size()) return {};
-    return {doc_, doc_->child(doc_->node(index_).children.first + static_cast<std::uint32_t>(2 * i))};
-}
-
-std::string_view NodeRef::key(std::size_t i) const { return key_node(i).scalar_text(); }
-
-NodeRef NodeRef::value(std::size_t i) const {
-    if (!is_mapping() || i >= size()) return {};
-    return {doc_, doc_->child(doc_->node(index_).children.first + static_cast<std::uint32_t>(2 * i + 1))};
-}
-
-NodeRef NodeRef::find(std::string_view k) const {
-    const std::size_t n = size();
-    if (!is_mapping()) return {};
-    for (std::size_t i = 0; i < n; ++i) {
-        if (key(i) == k) return value(i);
-    }
-    return {};
 }
 
 void DocumentBuilder::set_source(std::string source, std::size_t expected_nodes) {

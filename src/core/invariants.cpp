@@ -94,13 +94,13 @@ namespace {
 
 // The value of the first `small_version:` line, comment cut, trimmed;
 // nullopt when the file has no such line.
-std::optional<std::pair<std::string, unsigned>> version_line(const std::string& text) {
+std::optional<std::pair<std::string, unsigned>> version_line(std::string_view text) {
     std::size_t pos = 0;
     unsigned line = 1;
     while (pos < text.size()) {
         std::size_t end = text.find('\n', pos);
         if (end == std::string::npos) end = text.size();
-        std::string_view l(text.data() + pos, end - pos);
+        const std::string_view l = text.substr(pos, end - pos);
         const std::string_view body = rules::trim(l);
         if (body.rfind("small_version:", 0) == 0) {
             std::string_view value = body.substr(14);
@@ -115,15 +115,17 @@ std::optional<std::pair<std::string, unsigned>> version_line(const std::string& 
 
 }  // namespace
 
-std::vector<Finding> check_version_quoting(const FileSystem& fs, const WorkspacePaths& ws, bool as_errors) {
+std::vector<Finding> check_version_quoting(const FileSystem& fs, const WorkspacePaths& ws, const ArtifactSet& set,
+                                           bool as_errors) {
     std::vector<Finding> out;
     std::vector<std::string> names;
     for (ArtifactType type : kArtifactTypes) names.push_back(artifact_file_name(type));
     names.emplace_back(kWorkspaceFileName);
     for (std::size_t i = 0; i < names.size(); ++i) {
-        Result<std::string> text = fs.read_file(ws.path_of(names[i]));
+        const Artifact* artifact = i < kArtifactTypes.size() ? set.get(kArtifactTypes[i]) : nullptr;
+        Result<std::string> text = artifact ? Result<std::string>(std::string()) : fs.read_file(ws.path_of(names[i]));
         if (!text) continue;
-        const auto found = version_line(*text);
+        const auto found = version_line(artifact ? artifact->doc.source() : *text);
         if (!found) continue;
         const std::string& value = found->first;
         if (value.size() >= 2 && value.front() == '"' && value.back() == '"') continue;

@@ -1,5 +1,7 @@
 #include "small/schema.hpp"
 
+#include "node_adapter.hpp"
+
 #include <nlohmann/json.hpp>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
@@ -8,6 +10,8 @@
 #include <valijson/validator.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -50,6 +54,12 @@ Json to_json(NodeRef node) {
     }
     return nullptr;
 }
+
+}  // namespace
+
+nlohmann::json schema_adapter::node_to_json(NodeRef node) { return to_json(node); }
+
+namespace {
 
 // valijson context ["<root>", "[entries]", "[3]"] -> "/entries/3".
 std::string context_to_pointer(const std::vector<std::string>& context) {
@@ -206,9 +216,17 @@ Mark mark_for(NodeRef root, const std::string& pointer) {
 }  // namespace
 
 struct SchemaSet::Impl {
+    // A top-level array property whose items can be validated chunk by
+    // chunk (its schema has no array-level constraints besides items).
+    struct ChunkableArray {
+        std::string property;
+        Json items_source;
+        valijson::Schema items;
+    };
     struct Compiled {
         Json source;
         valijson::Schema schema;
+        std::vector<std::unique_ptr<ChunkableArray>> arrays;
     };
     std::map<std::string, std::unique_ptr<Compiled>, std::less<>> schemas;
 };
@@ -218,18 +236,112 @@ SchemaSet::SchemaSet(SchemaSet&&) noexcept = default;
 SchemaSet& SchemaSet::operator=(SchemaSet&&) noexcept = default;
 SchemaSet::~SchemaSet() = default;
 
+namespace {
+
+constexpr std::size_t kChunkSize = 2048;
+
+void populate(const Json& source, valijson::Schema& schema) {
+    valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+    valijson::adapters::NlohmannJsonAdapter adapter(source);
+    parser.populateSchema(adapter, schema);
+}
+
+bool contains_ref(const Json& j) {
+    if (j.is_object()) {
+        if (j.contains("$ref")) return true;
+        return std::any_of(j.begin(), j.end(), [](const Json& v) { return contains_ref(v); });
+    }
+    if (j.is_array()) return std::any_of(j.begin(), j.end(), [](const Json& v) { return contains_ref(v); });
+    return false;
+}
+
+// Only {type: array, items: {...}} plus annotations can be split safely.
+bool chunkable(const Json& property_schema) {
+    if (!property_schema.is_object() || property_schema.value("type", "") != "array") return false;
+    if (!property_schema.contains("items") || !property_schema["items"].is_object()) return false;
+    for (const auto& [key, value] : property_schema.items()) {
+        if (key != "type" && key != "items" && key != "description" && key != "title" && key != "$comment") return false;
+    }
+    return !contains_ref(property_schema["items"]);
+}
+
+std::unique_ptr<SchemaSet::Impl::Compiled> compile_schema(const std::string& text) {
+    auto compiled = std::make_unique<SchemaSet::Impl::Compiled>();
+    compiled->source = Json::parse(text);
+    strip_format_keywords(compiled->source);
+    populate(compiled->source, compiled->schema);
+    if (compiled->source.contains("properties") && compiled->source["properties"].is_object()) {
+        for (const auto& [name, property] : compiled->source["properties"].items()) {
+            if (!chunkable(property)) continue;
+            auto array = std::make_unique<SchemaSet::Impl::ChunkableArray>();
+            array->property = name;
+            array->items_source = property["items"];
+            populate(array->items_source, array->items);
+            compiled->arrays.push_back(std::move(array));
+        }
+    }
+    return compiled;
+}
+
+// Validates `target`; collects explained violations. `prefix` is the
+// pointer of the target within the document ("" for the root).
+// `validator` caches compiled regexes: reuse one per thread.
+template <typename Adapter>
+void validate_value(valijson::Validator& validator, const valijson::Schema& schema, const Adapter& target,
+                    const std::string& prefix, const Json& root_schema, NodeRef doc_root,
+                    std::vector<SchemaViolation>& out) {
+    // Fast path: no error collection (and no context strings) when valid.
+    if (validator.validate(schema, target, nullptr)) return;
+    valijson::ValidationResults results;
+    validator.validate(schema, target, &results);
+    valijson::ValidationResults::Error error;
+    std::vector<std::string> seen;
+    while (results.popError(error)) {
+        const std::string pointer = prefix + context_to_pointer(error.context);
+        const auto explained = explain(error.description, pointer, root_schema, doc_root);
+        if (!explained) continue;
+        const std::string key = explained->pointer + "\n" + explained->message;
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+        seen.push_back(key);
+        out.push_back({explained->pointer, explained->message, mark_for(doc_root, explained->pointer)});
+    }
+}
+
+// Large arrays are validated item by item, in chunks spread over the
+// cores: the wall time of a 100k-entry log is divided.
+void validate_chunks(const SchemaSet::Impl::ChunkableArray& array, NodeRef items, const Json& root_schema,
+                     NodeRef doc_root, std::vector<SchemaViolation>& out) {
+    const std::size_t chunks = (items.size() + kChunkSize - 1) / kChunkSize;
+    std::vector<std::vector<SchemaViolation>> results(chunks);
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        valijson::Validator validator;
+        for (std::size_t c = next++; c < chunks; c = next++) {
+            const std::size_t begin = c * kChunkSize;
+            const std::size_t end = std::min(items.size(), begin + kChunkSize);
+            const std::string prefix = "/" + json_pointer_escape(array.property) + "/";
+            for (std::size_t i = begin; i < end; ++i) {
+                validate_value(validator, array.items, schema_adapter::NodeAdapter(items.item(i)), prefix + std::to_string(i),
+                               root_schema, doc_root, results[c]);
+            }
+        }
+    };
+    const unsigned workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> threads;
+    for (unsigned i = 1; i < workers && i < chunks; ++i) threads.emplace_back(work);
+    work();
+    for (auto& t : threads) t.join();
+    for (auto& r : results) out.insert(out.end(), r.begin(), r.end());
+}
+
+}  // namespace
+
 Result<SchemaSet> SchemaSet::embedded() {
     SchemaSet set;
     set.source_ = "embedded v1.0.0 schemas";
     for (const EmbeddedSchema& s : embedded_schemas()) {
         try {
-            auto compiled = std::make_unique<Impl::Compiled>();
-            compiled->source = Json::parse(s.json);
-            strip_format_keywords(compiled->source);
-            valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-            valijson::adapters::NlohmannJsonAdapter adapter(compiled->source);
-            parser.populateSchema(adapter, compiled->schema);
-            set.impl_->schemas[s.artifact] = std::move(compiled);
+            set.impl_->schemas[s.artifact] = compile_schema(s.json);
         } catch (const std::exception& e) {
             return Error::system(std::string("embedded schema ") + s.artifact + " is broken: " + e.what());
         }
@@ -249,13 +361,7 @@ Result<SchemaSet> SchemaSet::from_directory(const std::string& dir) {
         std::stringstream text;
         text << in.rdbuf();
         try {
-            auto compiled = std::make_unique<Impl::Compiled>();
-            compiled->source = Json::parse(text.str());
-            strip_format_keywords(compiled->source);
-            valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-            valijson::adapters::NlohmannJsonAdapter adapter(compiled->source);
-            parser.populateSchema(adapter, compiled->schema);
-            set.impl_->schemas[artifact] = std::move(compiled);
+            set.impl_->schemas[artifact] = compile_schema(text.str());
         } catch (const std::exception& e) {
             return Error::system("cannot use schema " + path + ": " + e.what());
         }
@@ -268,24 +374,33 @@ std::vector<SchemaViolation> SchemaSet::validate(std::string_view artifact, cons
     const auto it = impl_->schemas.find(artifact);
     if (it == impl_->schemas.end()) return out;
     const Impl::Compiled& compiled = *it->second;
-    const Json instance = doc.root().valid() ? to_json(doc.root()) : Json::object();
-    valijson::adapters::NlohmannJsonAdapter target(instance);
-    valijson::Validator validator;
-    // Fast path: no error collection (and no context strings) when valid.
-    if (validator.validate(compiled.schema, target, nullptr)) return out;
-    valijson::ValidationResults results;
-    validator.validate(compiled.schema, target, &results);
-    valijson::ValidationResults::Error error;
-    std::vector<std::string> seen;
-    while (results.popError(error)) {
-        const auto explained = explain(error.description, context_to_pointer(error.context), compiled.source, doc.root());
-        if (!explained) continue;
-        const std::string key = explained->pointer + "\n" + explained->message;
-        if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
-        seen.push_back(key);
-        out.push_back({explained->pointer, explained->message, mark_for(doc.root(), explained->pointer)});
+    const NodeRef root = doc.root();
+    if (!root.is_mapping()) {
+        const Json instance = root.valid() ? to_json(root) : Json::object();
+        valijson::Validator validator;
+        validate_value(validator, compiled.schema, valijson::adapters::NlohmannJsonAdapter(instance), "", compiled.source,
+                       root, out);
+        return out;
     }
-    // valijson reports oneOf branch failures too; keep the oneOf summary only.
+    // The root without its large arrays (left empty), then the arrays in chunks.
+    Json shell = Json::object();
+    std::vector<std::pair<const Impl::ChunkableArray*, NodeRef>> chunked;
+    for (std::size_t i = 0; i < root.size(); ++i) {
+        const std::string key(root.key(i));
+        const NodeRef value = root.value(i);
+        const auto array = std::find_if(compiled.arrays.begin(), compiled.arrays.end(),
+                                        [&](const auto& a) { return a->property == key; });
+        if (array != compiled.arrays.end() && value.is_sequence() && value.size() >= kChunkSize) {
+            shell[key] = Json::array();
+            chunked.emplace_back(array->get(), value);
+        } else {
+            shell[key] = to_json(value);
+        }
+    }
+    valijson::Validator validator;
+    validate_value(validator, compiled.schema, valijson::adapters::NlohmannJsonAdapter(shell), "", compiled.source, root,
+                   out);
+    for (const auto& [array, items] : chunked) validate_chunks(*array, items, compiled.source, root, out);
     std::stable_sort(out.begin(), out.end(), [](const SchemaViolation& a, const SchemaViolation& b) {
         return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);
     });

@@ -1,6 +1,7 @@
 #include "small/verdict.hpp"
 
 #include <algorithm>
+#include <future>
 
 namespace small {
 
@@ -121,7 +122,7 @@ std::vector<Finding> lint_findings(const VerdictInput& in, const ArtifactSet& se
             append(findings, std::move(*layout));
         }
     }
-    append(findings, check_version_quoting(in.fs, in.paths, options.format_strict));
+    append(findings, check_version_quoting(in.fs, in.paths, set, options.format_strict));
     sort_findings(findings);
     return findings;
 }
@@ -191,9 +192,18 @@ Verdict run_check(const VerdictInput& in, const VerdictOptions& options) {
     if (!require_small_dir(in, v) || (scoped && !check_metadata(in, options, true, v)) || !load_or_block(in, set, v)) {
         return v;
     }
+    // Lint does not depend on validate's result, so both run at once (the
+    // lint stage is still reported as skipped when validation fails).
+    Verdict lint_scratch;
+    auto lint_future = std::async(std::launch::async, [&] { return lint_findings(in, set, options, lint_scratch); });
     StageResult validate = make_stage("validate", check_schemas(in.schemas, set));
-    StageResult lint = validate.status == StageResult::Status::Ok ? make_stage("lint", lint_findings(in, set, options, v))
-                                                                   : StageResult{"lint", StageResult::Status::Skipped, {}};
+    std::vector<Finding> lint_result = lint_future.get();
+    StageResult lint{"lint", StageResult::Status::Skipped, {}};
+    if (validate.status == StageResult::Status::Ok) {
+        lint = make_stage("lint", std::move(lint_result));
+        append(v.blocking, std::move(lint_scratch.blocking));
+        if (lint_scratch.outcome != VerdictOutcome::Ok) v.outcome = lint_scratch.outcome;
+    }
     StageResult verify{"verify", StageResult::Status::Skipped, {}};
     if (lint.status == StageResult::Status::Ok && v.outcome == VerdictOutcome::Ok) {
         // Schema and invariants already passed; verify adds its own checks.
