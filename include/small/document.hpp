@@ -26,6 +26,14 @@ struct Mark {
 
 class Document;
 
+// A document parsed separately from a slice of a larger source (see
+// parse_yaml's parallel path): its lines and source offsets are shifted.
+struct SplicePart {
+    Document* doc;                // released by splice once copied
+    std::uint32_t line_offset;    // lines of the source before the slice
+    std::uint32_t source_offset;  // bytes of the source before the slice
+};
+
 class NodeRef {
 public:
     NodeRef() = default;
@@ -111,6 +119,13 @@ public:
     const std::string& source() const { return source_; }
     std::uint32_t child(std::uint32_t i) const { return child_index_[i]; }
     std::size_t node_count() const { return nodes_.size(); }
+
+    // Joins a head document with separately parsed sequences: the head's
+    // `placeholder` node becomes a sequence of the parts' root items. Head
+    // source offsets at or after `head_shift_from` move by `head_shift`
+    // (the head was parsed with the big block cut out of `source`).
+    static Document splice(Document head, std::string source, std::uint32_t placeholder,
+                           const std::vector<SplicePart>& parts, std::uint32_t head_shift_from, std::int64_t head_shift);
 
 private:
     friend class DocumentBuilder;

@@ -24,6 +24,7 @@ PlainScalar resolve_plain_scalar(std::string_view text);
 struct YamlLimits {
     std::size_t max_depth = 256;              // nesting of collections
     std::size_t max_expanded_nodes = 50'000'000;  // guards alias bombs
+    bool parallel = true;  // large block sequences may be parsed on all cores
 };
 
 // Parses the first YAML document in `bytes`. `file` only labels errors,

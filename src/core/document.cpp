@@ -199,3 +199,56 @@ NodeRef resolve_pointer(NodeRef node, std::string_view pointer) {
 }
 
 }  // namespace small
+
+namespace small {
+
+Document Document::splice(Document head, std::string source, std::uint32_t placeholder,
+                          const std::vector<SplicePart>& parts, std::uint32_t head_shift_from, std::int64_t head_shift) {
+    Document out = std::move(head);
+    for (Node& n : out.nodes_) {
+        if (n.in_source && n.text_offset >= head_shift_from) {
+            n.text_offset = static_cast<std::uint32_t>(static_cast<std::int64_t>(n.text_offset) + head_shift);
+        }
+    }
+    out.source_ = std::move(source);
+    std::size_t total_nodes = out.nodes_.size(), total_children = out.child_index_.size();
+    for (const SplicePart& part : parts) {
+        total_nodes += part.doc->nodes_.size();
+        total_children += 2 * part.doc->child_index_.size();  // items are listed twice
+    }
+    out.nodes_.reserve(total_nodes);
+    out.child_index_.reserve(total_children);
+    std::vector<std::uint32_t> items;
+    Mark first_mark;
+    for (const SplicePart& part : parts) {
+        const auto node_base = static_cast<std::uint32_t>(out.nodes_.size());
+        const auto child_base = static_cast<std::uint32_t>(out.child_index_.size());
+        const auto text_base = static_cast<std::uint32_t>(out.text_.size());
+        out.text_ += part.doc->text_;
+        for (Node n : part.doc->nodes_) {
+            n.mark.line += part.line_offset;
+            if (n.in_source) n.text_offset += part.source_offset;
+            else n.text_offset += text_base;
+            if (n.kind == NodeKind::Sequence || n.kind == NodeKind::Mapping) n.children.first += child_base;
+            out.nodes_.push_back(n);
+        }
+        for (std::uint32_t c : part.doc->child_index_) out.child_index_.push_back(c + node_base);
+        const Node& root = part.doc->nodes_[part.doc->root_];
+        if (items.empty()) first_mark = {root.mark.line + part.line_offset, root.mark.column};
+        for (std::uint32_t i = 0; i < root.children.count; ++i) {
+            items.push_back(part.doc->child_index_[root.children.first + i] + node_base);
+        }
+        *part.doc = Document();  // release the piece before copying the next
+    }
+    Node& seq = out.nodes_[placeholder];
+    seq.kind = NodeKind::Sequence;
+    seq.mark = first_mark;
+    seq.text_size = 0;
+    seq.in_source = 0;
+    seq.children.first = static_cast<std::uint32_t>(out.child_index_.size());
+    seq.children.count = static_cast<std::uint32_t>(items.size());
+    out.child_index_.insert(out.child_index_.end(), items.begin(), items.end());
+    return out;
+}
+
+}  // namespace small

@@ -1,5 +1,7 @@
 #include "small/yaml.hpp"
 
+#include "yaml_internal.hpp"
+
 #include <libfyaml.h>
 
 #include <algorithm>
@@ -413,13 +415,20 @@ Result<Document> EventLoader::run(std::string source) {
 
 }  // namespace
 
+Result<Document> parse_yaml_events(std::string bytes, const std::string& file, const YamlLimits& limits) {
+    EventLoader loader(file, limits);
+    return loader.run(std::move(bytes));
+}
+
 Result<Document> parse_yaml(std::string bytes, const std::string& file, const YamlLimits& limits) {
     if (const std::size_t bad = find_invalid_utf8(bytes); bad != std::string_view::npos) {
         return content_error(file, mark_at_offset(bytes, bad),
                              "the file is not valid UTF-8 (byte " + std::to_string(bad) + "); save it as UTF-8");
     }
-    EventLoader loader(file, limits);
-    return loader.run(std::move(bytes));
+    if (limits.parallel) {
+        if (auto spliced = parse_yaml_split(bytes, file, limits)) return std::move(*spliced);
+    }
+    return parse_yaml_events(std::move(bytes), file, limits);
 }
 
 }  // namespace small
