@@ -53,7 +53,7 @@ void Output::findings(const std::vector<Finding>& findings, bool hints) const {
         // file:line:col: error: message [RULE]
         const std::string prefix = f.file.empty() ? "" : head.substr(0, head.size() - f.message.size());
         std::cerr << prefix << label << ": " << f.message << " [" << f.rule << "]\n";
-        if (hints && !f.hint.empty()) std::cerr << "    fix: " << f.hint << '\n';
+        if (hints && !f.hint.empty()) std::cerr << "    Fix: " << f.hint << '\n';
     }
 }
 

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Installs what `small` needs on Debian bookworm and builds it into build/.
+#
+#   scripts/setup.sh [extra cmake configure args...]
+#
+# Idempotent: packages already installed are skipped, and apt-get update runs only
+# when something is missing, so a repeated run is fast and works offline.
+# Environment: SMALL_SKIP_DEPS=1 skips the dependency step; SMALL_BUILD_DIR (default build).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+BUILD_DIR="${SMALL_BUILD_DIR:-build}"
+
+log() { printf '[setup] %s\n' "$*"; }
+die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+
+# Debian packages (valijson is handled separately below).
+PACKAGES=(g++ make cmake pkg-config libgtest-dev libfyaml-dev nlohmann-json3-dev
+          libcli11-dev libssl-dev python3)
+
+TMP_DIR=""
+trap '[ -z "$TMP_DIR" ] || rm -rf "$TMP_DIR"' EXIT
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=(sudo); fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+
+is_installed() {
+  [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
+}
+
+APT_UPDATED=0
+apt_update_once() {
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    log "apt-get update"
+    "${SUDO[@]}" apt-get update -qq
+    APT_UPDATED=1
+  fi
+}
+
+install_packages() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    log "dpkg not found: not a Debian system, skipping package installation"
+    return
+  fi
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    is_installed "$p" || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -eq 0 ]; then
+    log "packages: all present"
+    return
+  fi
+  if [ "$(id -u)" -ne 0 ] && [ "${#SUDO[@]}" -eq 0 ]; then
+    die "missing packages (${missing[*]}) and not root and no sudo: install them and rerun"
+  fi
+  apt_update_once
+  log "apt-get install ${missing[*]}"
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# valijson is header-only; Debian's libvalijson-dev Depends on Qt, Poco and more, so
+# instead of installing it we unpack its .deb into .deps/ (CMakeLists looks there).
+install_valijson() {
+  local dest="$ROOT/.deps"
+  if [ -f "$dest/usr/include/valijson/validator.hpp" ]; then
+    log "valijson: present in .deps/"
+    return
+  fi
+  if [ -f /usr/include/valijson/validator.hpp ]; then
+    log "valijson: present in /usr/include"
+    return
+  fi
+  command -v dpkg-deb >/dev/null 2>&1 || die "valijson headers missing and dpkg-deb unavailable"
+  local tmp deb="" f
+  tmp="$(mktemp -d)"
+  TMP_DIR="$tmp"
+  for f in /var/cache/apt/archives/libvalijson-dev_*_all.deb; do if [ -f "$f" ]; then deb="$f"; fi; done
+  if [ -z "$deb" ]; then
+    log "valijson: apt-get download libvalijson-dev"
+    if ! (cd "$tmp" && apt-get download libvalijson-dev >"$tmp/log" 2>&1); then
+      apt_update_once
+      (cd "$tmp" && apt-get download libvalijson-dev >"$tmp/log" 2>&1) ||
+        { cat "$tmp/log" >&2; die "could not download libvalijson-dev"; }
+    fi
+    for f in "$tmp"/libvalijson-dev_*.deb; do if [ -f "$f" ]; then deb="$f"; fi; done
+    [ -n "$deb" ] || die "apt-get download produced no libvalijson-dev .deb"
+  else
+    log "valijson: using cached $(basename "$deb")"
+  fi
+  mkdir -p "$tmp/x"
+  dpkg-deb -x "$deb" "$tmp/x"
+  [ -f "$tmp/x/usr/include/valijson/validator.hpp" ] || die "unexpected layout in $(basename "$deb")"
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  cp -a "$tmp/x/usr" "$dest/"
+  rm -rf "$tmp"
+  TMP_DIR=""
+  log "valijson: headers unpacked into .deps/usr/include"
+}
+
+if [ "${SMALL_SKIP_DEPS:-0}" != "1" ]; then
+  install_packages
+  install_valijson
+fi
+
+JOBS="$(nproc 2>/dev/null || echo 2)"
+log "cmake configure ($BUILD_DIR, Release)"
+mkdir -p "$BUILD_DIR"
+if ! cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "$@" >"$BUILD_DIR/configure.log" 2>&1; then
+  cat "$BUILD_DIR/configure.log" >&2
+  die "cmake configure failed (log: $BUILD_DIR/configure.log)"
+fi
+log "cmake build -j$JOBS"
+cmake --build "$BUILD_DIR" -j"$JOBS"
+log "done: $BUILD_DIR/small"
