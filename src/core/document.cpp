@@ -185,6 +185,8 @@ NodeRef resolve_pointer(NodeRef node, std::string_view pointer) {
         if (node.is_mapping()) {
             node = node.find(segment);
         } else if (node.is_sequence()) {
+            // RFC 6901: "0" or digits without a leading zero.
+            if (segment.empty() || (segment.size() > 1 && segment[0] == '0')) return {};
             std::size_t i = 0;
             const auto [p, ec] = std::from_chars(segment.data(), segment.data() + segment.size(), i);
             if (ec != std::errc() || p != segment.data() + segment.size()) return {};

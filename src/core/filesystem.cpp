@@ -92,7 +92,7 @@ bool MemoryFileSystem::file_exists(const std::string& path) const { return files
 
 bool MemoryFileSystem::directory_exists(const std::string& path) const {
     if (directories_.count(path)) return true;
-    const std::string prefix = path + "/";
+    const std::string prefix = path == "/" ? path : path + "/";
     const auto starts = [&](const auto& kv) { return kv.first.rfind(prefix, 0) == 0; };
     return std::any_of(files_.begin(), files_.end(), starts) ||
            std::any_of(directories_.begin(), directories_.end(), starts);
@@ -100,7 +100,7 @@ bool MemoryFileSystem::directory_exists(const std::string& path) const {
 
 Result<std::vector<DirEntry>> MemoryFileSystem::list_directory(const std::string& path) const {
     if (!directory_exists(path)) return os_error("cannot list", path, ENOENT);
-    const std::string prefix = path + "/";
+    const std::string prefix = path == "/" ? path : path + "/";
     std::map<std::string, bool> children;
     const auto collect = [&](const std::string& p, bool is_dir) {
         if (p.rfind(prefix, 0) != 0) return;

@@ -38,6 +38,7 @@ std::string absolute_from(const std::string& path, const std::string& cwd) {
 
 std::string display_prefix_for(const std::string& root, const std::string& cwd) {
     if (root == cwd) return "";
+    if (root == "/") return "/";
     if (root.rfind(cwd + "/", 0) == 0) return root.substr(cwd.size() + 1) + "/";
     if (cwd == "/") return root.substr(1) + "/";
     return root + "/";
@@ -87,7 +88,8 @@ Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, c
     const NodeRef root = doc->root();
     if (!root.is_mapping()) {
         Error e = Error::invalid(
-            root.valid() ? "artifact must be a YAML mapping (object) at top level, got a " + std::string(kind_name(root.kind()))
+            root.valid() ? "artifact must be a YAML mapping (object) at top level, got " +
+                               std::string(root.kind() == NodeKind::Int ? "an " : "a ") + kind_name(root.kind())
                          : "artifact must be a YAML mapping (object) at top level; the file has no content");
         e.file = display;
         e.line = root.valid() ? root.mark().line : 1;

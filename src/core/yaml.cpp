@@ -57,7 +57,14 @@ double parse_double(std::string_view s) {
     std::string text(s);
     if (!text.empty() && text.front() == '.') text.insert(text.begin(), '0');
     double value = 0.0;
-    std::from_chars(text.data(), text.data() + text.size(), value);
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc::result_out_of_range) {
+        // Too large is infinite; too small (1e-999) is zero, as in other YAML readers.
+        const bool tiny = text.find_first_of("eE") != std::string::npos &&
+                          text[text.find_first_of("eE") + 1] == '-';
+        value = tiny ? 0.0 : std::numeric_limits<double>::infinity();
+    }
+    (void)p;
     return negative ? -value : value;
 }
 
@@ -224,6 +231,16 @@ private:
     Status check_duplicate_keys();
     Status account(std::uint64_t size, Mark mark);
     Result<Document> parser_failure(fy_diag* diag, std::string_view bytes);
+    // A token's position, or (for empty values, which have no token) the
+    // end of the last token seen, e.g. just after the key of `a:`.
+    Mark mark_of(fy_token* token) {
+        const Mark m = token_mark(token);
+        if (m.line == 0) return last_end_;
+        if (const fy_mark* end = fy_token_end_mark(token)) {
+            last_end_ = {static_cast<std::uint32_t>(end->line + 1), static_cast<std::uint32_t>(end->column + 1)};
+        }
+        return m;
+    }
     bool in_mapping() const { return !mapping_flags_.empty() && mapping_flags_.back(); }
 
     const std::string& file_;
@@ -235,6 +252,7 @@ private:
     std::uint64_t expanded_ = 0;
     int documents_ = 0;
     bool done_ = false;
+    Mark last_end_{1, 1};
 };
 
 Status EventLoader::account(std::uint64_t size, Mark mark) {
@@ -254,7 +272,7 @@ Status EventLoader::check_key_position(Mark mark, bool scalar) {
 
 Status EventLoader::on_scalar(fy_event* ev) {
     fy_token* value = ev->scalar.value;
-    const Mark mark = token_mark(value);
+    const Mark mark = mark_of(value);
     const std::string_view text = token_text(value);
     std::string tag;
     if (fy_token* tag_token = fy_event_get_tag_token(ev)) {
@@ -266,9 +284,20 @@ Status EventLoader::on_scalar(fy_event* ev) {
     if (tag == "!!str" || tag == "!" || tag == "!!binary" || (!plain && tag.empty())) {
         index = builder_.add_string(text, mark);
     } else {
-        const PlainScalar resolved = resolve_plain_scalar(text);
-        const bool want_string = !plain && tag.empty();
-        if (want_string || resolved.kind == NodeKind::String) index = builder_.add_string(text, mark);
+        PlainScalar resolved = resolve_plain_scalar(text);
+        // Core-schema tags force a type; the text must fit it.
+        if (tag == "!!float" && resolved.kind == NodeKind::Int) {
+            resolved.kind = NodeKind::Float;
+            resolved.real = static_cast<double>(resolved.integer);
+        }
+        const bool fits = (tag == "!!int" && resolved.kind == NodeKind::Int) ||
+                          (tag == "!!float" && resolved.kind == NodeKind::Float) ||
+                          (tag == "!!bool" && resolved.kind == NodeKind::Bool) ||
+                          (tag == "!!null" && resolved.kind == NodeKind::Null);
+        if ((tag == "!!int" || tag == "!!float" || tag == "!!bool" || tag == "!!null") && !fits) {
+            return content_error(file_, mark, "\"" + std::string(text) + "\" cannot be read as " + tag);
+        }
+        if (resolved.kind == NodeKind::String) index = builder_.add_string(text, mark);
         else if (resolved.kind == NodeKind::Null) index = builder_.add_null(mark, text);
         else if (resolved.kind == NodeKind::Bool) index = builder_.add_bool(resolved.boolean, mark, text);
         else if (resolved.kind == NodeKind::Int) index = builder_.add_int(resolved.integer, mark, text);
@@ -282,7 +311,8 @@ Status EventLoader::on_scalar(fy_event* ev) {
 
 Status EventLoader::on_alias(fy_event* ev) {
     fy_token* token = fy_event_get_token(ev);
-    const Mark mark = token_mark(token);
+    Mark mark = mark_of(token);
+    if (mark.column > 1) --mark.column;  // libfyaml marks the name; point at the '*'
     const std::string name(token_text(token));
     const auto it = anchors_.find(name);
     if (it == anchors_.end()) return content_error(file_, mark, "alias *" + name + " refers to an unknown anchor");
@@ -293,7 +323,7 @@ Status EventLoader::on_alias(fy_event* ev) {
 }
 
 Status EventLoader::on_collection_start(fy_event* ev, bool mapping) {
-    const Mark mark = token_mark(fy_event_get_token(ev));
+    const Mark mark = mark_of(fy_event_get_token(ev));
     if (Status s = check_key_position(mark, false); !s) return s;
     if (open_.size() >= limits_.max_depth) {
         return content_error(file_, mark, "nesting is deeper than " + std::to_string(limits_.max_depth) + " levels");
@@ -354,7 +384,7 @@ Status EventLoader::on_event(fy_event* ev) {
             done_ = true;  // only the first document counts (as in the reference)
             return ok_status();
         case FYET_SCALAR:
-            if (Status s = check_key_position(token_mark(ev->scalar.value), true); !s) return s;
+            if (Status s = check_key_position(mark_of(ev->scalar.value), true); !s) return s;
             return on_scalar(ev);
         case FYET_ALIAS:
             return on_alias(ev);
@@ -373,8 +403,9 @@ Status EventLoader::on_event(fy_event* ev) {
 Result<Document> EventLoader::parser_failure(fy_diag* diag, std::string_view bytes) {
     void* iter = nullptr;
     if (fy_diag_error* err = fy_diag_errors_iterate(diag, &iter)) {
-        Mark m{static_cast<std::uint32_t>(err->line + 1), static_cast<std::uint32_t>(err->column + 1)};
-        if (err->line < 0) m = mark_at_offset(bytes, bytes.size());
+        // Collected diagnostics are already 1-based (unlike token marks).
+        Mark m{static_cast<std::uint32_t>(std::max(err->line, 1)), static_cast<std::uint32_t>(std::max(err->column, 1))};
+        if (err->line <= 0) m = mark_at_offset(bytes, bytes.size());
         std::string msg = err->msg ? err->msg : "invalid YAML";
         return content_error(file_, m, "YAML syntax error: " + msg);
     }
