@@ -164,6 +164,11 @@ public:
     std::string_view node_text(std::uint32_t index) const { return doc_.text(doc_.nodes_[index]); }
     Mark node_mark(std::uint32_t index) const { return doc_.nodes_[index].mark; }
     NodeKind node_kind(std::uint32_t index) const { return doc_.nodes_[index].kind; }
+    // Children of a finished container (mappings: key, value, ...).
+    std::vector<std::uint32_t> node_children(std::uint32_t index) const;
+    // Replaces the children added so far to the innermost open container
+    // (YAML merge keys rewrite a mapping's members).
+    void replace_open_children(const std::vector<std::uint32_t>& children);
     // The first node added at top level becomes the root.
     Document finish();
 

@@ -142,6 +142,17 @@ std::uint32_t DocumentBuilder::open_child(std::size_t i) const {
     return pending_[stack_.back().pending_start + i];
 }
 
+std::vector<std::uint32_t> DocumentBuilder::node_children(std::uint32_t index) const {
+    const auto& n = doc_.nodes_[index];
+    if (n.kind != NodeKind::Sequence && n.kind != NodeKind::Mapping) return {};
+    return {doc_.child_index_.begin() + n.children.first, doc_.child_index_.begin() + n.children.first + n.children.count};
+}
+
+void DocumentBuilder::replace_open_children(const std::vector<std::uint32_t>& children) {
+    pending_.resize(stack_.back().pending_start);
+    pending_.insert(pending_.end(), children.begin(), children.end());
+}
+
 Document DocumentBuilder::finish() {
     while (!stack_.empty()) end();
     Document out = std::move(doc_);

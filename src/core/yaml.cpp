@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace small {
@@ -229,6 +230,7 @@ private:
     Status on_collection_end();
     Status check_key_position(Mark mark, bool scalar);
     Status check_duplicate_keys();
+    Status apply_merge_keys();
     Status account(std::uint64_t size, Mark mark);
     Result<Document> parser_failure(fy_diag* diag, std::string_view bytes);
     // A token's position, or (for empty values, which have no token) the
@@ -253,6 +255,7 @@ private:
     int documents_ = 0;
     bool done_ = false;
     Mark last_end_{1, 1};
+    std::unordered_set<std::uint32_t> merge_keys_;  // plain `<<` keys
 };
 
 Status EventLoader::account(std::uint64_t size, Mark mark) {
@@ -305,6 +308,9 @@ Status EventLoader::on_scalar(fy_event* ev) {
     }
     if (fy_token* anchor = fy_event_get_anchor_token(ev)) {
         anchors_[std::string(token_text(anchor))] = {index, 1, builder_.node_kind(index)};
+    }
+    if (plain && tag.empty() && text == "<<" && in_mapping() && builder_.open_child_count() % 2 == 1) {
+        merge_keys_.insert(index);  // the reference's YAML reader honours merge keys; so do we
     }
     return account(1, mark);
 }
@@ -359,10 +365,48 @@ Status EventLoader::check_duplicate_keys() {
     return ok_status();
 }
 
+// `<<: *base` (or a list of them) copies members the mapping lacks.
+Status EventLoader::apply_merge_keys() {
+    const std::size_t count = builder_.open_child_count() / 2;
+    std::vector<std::uint32_t> merged, sources;
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t key = builder_.open_child(2 * i), value = builder_.open_child(2 * i + 1);
+        if (!merge_keys_.count(key)) {
+            merged.push_back(key);
+            merged.push_back(value);
+            continue;
+        }
+        std::vector<std::uint32_t> candidates = {value};
+        if (builder_.node_kind(value) == NodeKind::Sequence) candidates = builder_.node_children(value);
+        for (std::uint32_t c : candidates) {
+            if (builder_.node_kind(c) != NodeKind::Mapping) {
+                return content_error(file_, builder_.node_mark(key), "a merge key (<<) needs a mapping or a list of mappings");
+            }
+            sources.push_back(c);
+        }
+    }
+    if (sources.empty()) return ok_status();
+    std::unordered_set<std::string_view> present;
+    for (std::size_t i = 0; i < merged.size(); i += 2) present.insert(builder_.node_text(merged[i]));
+    for (std::uint32_t source : sources) {
+        const std::vector<std::uint32_t> members = builder_.node_children(source);
+        for (std::size_t i = 0; i + 1 < members.size(); i += 2) {
+            if (!present.insert(builder_.node_text(members[i])).second) continue;
+            merged.push_back(members[i]);
+            merged.push_back(members[i + 1]);
+        }
+    }
+    builder_.replace_open_children(merged);
+    return ok_status();
+}
+
 Status EventLoader::on_collection_end() {
     OpenContainer open = std::move(open_.back());
     const bool mapping = mapping_flags_.back();
     if (mapping) {
+        if (!merge_keys_.empty()) {
+            if (Status s = apply_merge_keys(); !s) return s;
+        }
         if (Status s = check_duplicate_keys(); !s) return s;
     }
     open_.pop_back();

@@ -850,5 +850,41 @@ TEST(YamlSource, LargeTopLevelSequence) {
     EXPECT_TRUE(contains(e.message, "duplicate key \"task\"")) << e.message;
 }
 
+// Merge keys: YAML 1.1, but the reference's reader honours them (compatibility).
+TEST(YamlMerge, MergeKeyCopiesMissingMembersOnly) {
+    const Document doc = parse_ok("base: &b\n  x: 1\n  y: 2\nm:\n  <<: *b\n  y: 3\n");
+    const NodeRef m = doc.root().find("m");
+    ASSERT_EQ(m.size(), 2u);
+    EXPECT_EQ(m.find("x").as_int(), 1);
+    EXPECT_EQ(m.find("y").as_int(), 3);  // explicit keys win
+    EXPECT_FALSE(m.find("<<").valid());
+}
+
+TEST(YamlMerge, ListOfMappingsMergesInOrder) {
+    const Document doc = parse_ok("a: &a {x: 1}\nb: &b {x: 2, y: 2}\nm:\n  <<: [*a, *b]\n");
+    const NodeRef m = doc.root().find("m");
+    EXPECT_EQ(m.find("x").as_int(), 1);  // the first source wins
+    EXPECT_EQ(m.find("y").as_int(), 2);
+}
+
+TEST(YamlMerge, QuotedKeyIsAnOrdinaryKey) {
+    const Document doc = parse_ok("m:\n  \"<<\": 5\n");
+    EXPECT_EQ(doc.root().find("m").find("<<").as_int(), 5);
+}
+
+TEST(YamlMerge, MergingAScalarIsAnError) {
+    const Error e = parse_err("m:\n  <<: 5\n");
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_TRUE(contains(e.message, "merge key")) << e.message;
+}
+
+TEST(YamlTags, CoreTagsForceTheirType) {
+    const Document doc = parse_ok("f: !!float 1\ni: !!int 7\n");
+    EXPECT_EQ(doc.root().find("f").kind(), NodeKind::Float);
+    EXPECT_EQ(doc.root().find("i").kind(), NodeKind::Int);
+    const Error e = parse_err("i: !!int abc\n");
+    EXPECT_TRUE(contains(e.message, "cannot be read as !!int")) << e.message;
+}
+
 }  // namespace
 }  // namespace small
