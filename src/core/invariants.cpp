@@ -104,7 +104,13 @@ std::optional<std::pair<std::string, unsigned>> version_line(std::string_view te
         const std::string_view body = rules::trim(l);
         if (body.rfind("small_version:", 0) == 0) {
             std::string_view value = body.substr(14);
-            if (const auto hash = value.find(" #"); hash != std::string_view::npos) value = value.substr(0, hash);
+            // A comment starts at a '#' after white space (a '#' inside quotes is text).
+            for (std::size_t i = 1; i < value.size(); ++i) {
+                if (value[i] == '#' && (value[i - 1] == ' ' || value[i - 1] == '\t')) {
+                    value = value.substr(0, i);
+                    break;
+                }
+            }
             return std::make_pair(std::string(rules::trim(value)), line);
         }
         pos = end + 1;

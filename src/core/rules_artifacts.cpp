@@ -189,8 +189,8 @@ void check_plan_dependencies(NodeRef tasks, Reporter& r) {
             if (it == index.end()) {
                 r.error("INV-P6", dep, "task " + task_id + " depends on unknown task " + show(dep),
                         "add that task to the plan or remove the dependency");
-            } else {
-                edges[i].push_back(it->second);
+            } else if (std::find(edges[i].begin(), edges[i].end(), it->second) == edges[i].end()) {
+                edges[i].push_back(it->second);  // a repeated dependency is one edge
             }
         }
     }

@@ -112,7 +112,7 @@ std::string describe_branch(const Json& branch) {
 
 std::string describe_value(NodeRef value) {
     if (!value.valid()) return "nothing";
-    std::string out = std::string("a ") + kind_name(value.kind());
+    std::string out = std::string(value.kind() == NodeKind::Int ? "an " : "a ") + kind_name(value.kind());
     if (value.kind() == NodeKind::Null) return "null";
     if (value.kind() == NodeKind::Int || value.kind() == NodeKind::Float || value.kind() == NodeKind::Bool) {
         out += " (" + std::string(value.scalar_text()) + ")";
@@ -138,55 +138,66 @@ std::string allowed_fields(const Json* schema) {
 struct Explained {
     std::string pointer;
     std::string message;
+    bool one_of = false;  // the summary of a failed oneOf: its branches' errors are noise
 };
 
 // Rewrites one valijson message into what is wrong and what is expected.
-std::optional<Explained> explain(const std::string& description, const std::string& pointer, const Json& root_schema,
-                                 NodeRef doc_root) {
+std::vector<Explained> explain(const std::string& description, const std::string& pointer, const Json& root_schema,
+                               NodeRef doc_root) {
     const Json* schema = subschema_at(root_schema, pointer);
     const NodeRef value = resolve_pointer(doc_root, pointer);
     const auto starts = [&](std::string_view p) { return description.rfind(p, 0) == 0; };
     if (starts("Failed to validate item #") || starts("Failed to validate against schema associated with property") ||
         starts("Failed to validate against additional properties schema") || starts("Failed to validate against child schema")) {
-        return std::nullopt;  // wrappers around a deeper, more precise error
+        return {};  // wrappers around a deeper, more precise error
     }
     if (starts("Missing required property '")) {
         const std::string name = description.substr(27, description.find('\'', 27) - 27);
-        return Explained{pointer + "/" + json_pointer_escape(name), "missing required field " + quote_text(name)};
+        return {Explained{pointer + "/" + json_pointer_escape(name), "missing required field " + quote_text(name)}};
     }
     if (starts("Object contains a property that could not be validated")) {
-        const std::size_t open = description.rfind(": '");
-        const std::string name = open == std::string::npos ? "" : description.substr(open + 3, description.size() - open - 5);
-        return Explained{pointer + "/" + json_pointer_escape(name),
-                         "field " + quote_text(name) + " is not allowed here" + allowed_fields(schema)};
+        // valijson names only the first; list every field the schema lacks.
+        std::vector<Explained> out;
+        for (std::size_t i = 0; schema && schema->contains("properties") && i < value.size(); ++i) {
+            const std::string name(value.key(i));
+            if ((*schema)["properties"].contains(name)) continue;
+            out.push_back({pointer + "/" + json_pointer_escape(name),
+                           "field " + quote_text(name) + " is not allowed here" + allowed_fields(schema)});
+        }
+        if (out.empty()) {
+            const std::size_t open = description.rfind(": '");
+            const std::string name = open == std::string::npos ? "" : description.substr(open + 3, description.size() - open - 5);
+            out.push_back({pointer + "/" + json_pointer_escape(name), "field " + quote_text(name) + " is not allowed here"});
+        }
+        return out;
     }
     if (starts("Value type not permitted") && schema && schema->contains("type")) {
-        return Explained{pointer, "expected " + article_type((*schema)["type"].get<std::string>()) + ", got " + describe_value(value)};
+        return {Explained{pointer, "expected " + article_type((*schema)["type"].get<std::string>()) + ", got " + describe_value(value)}};
     }
     if (starts("Failed to match expected value set by 'const'") && schema && schema->contains("const")) {
-        return Explained{pointer, "must be " + (*schema)["const"].dump() + ", got " +
-                                      (value.is_string() ? quote_text(value.as_string()) : describe_value(value))};
+        return {Explained{pointer, "must be " + (*schema)["const"].dump() + ", got " +
+                                      (value.is_string() ? quote_text(value.as_string()) : describe_value(value))}};
     }
     if (starts("Failed to match against any enum values") && schema && schema->contains("enum")) {
-        return Explained{pointer, "must be one of " + join_enum((*schema)["enum"]) + "; got " +
-                                      (value.is_string() ? quote_text(value.as_string()) : describe_value(value))};
+        return {Explained{pointer, "must be one of " + join_enum((*schema)["enum"]) + "; got " +
+                                      (value.is_string() ? quote_text(value.as_string()) : describe_value(value))}};
     }
     if (starts("Failed to match regex") && schema && schema->contains("pattern")) {
-        return Explained{pointer, quote_text(value.as_string()) + " does not match the pattern " +
-                                      (*schema)["pattern"].get<std::string>()};
+        return {Explained{pointer, quote_text(value.as_string()) + " does not match the pattern " +
+                                      (*schema)["pattern"].get<std::string>()}};
     }
-    if (starts("String should be no fewer than")) return Explained{pointer, "must not be empty"};
+    if (starts("String should be no fewer than")) return {Explained{pointer, "must not be empty"}};
     if (starts("Array should contain no fewer than") && schema) {
-        return Explained{pointer, "must have at least " + std::to_string(schema->value("minItems", 1)) + " item(s)"};
+        return {Explained{pointer, "must have at least " + std::to_string(schema->value("minItems", 1)) + " item(s)"}};
     }
     if ((starts("Failed to validate against any child schemas allowed by oneOf") ||
          starts("Failed to validate against exactly one child schema")) && schema && schema->contains("oneOf")) {
         std::string expected;
         for (const auto& branch : (*schema)["oneOf"]) expected += (expected.empty() ? "" : " or ") + describe_branch(branch);
-        return Explained{pointer, "must be " + expected + ", got " +
-                                      (value.is_string() ? "an empty string" : describe_value(value))};
+        return {Explained{pointer, "must be " + expected + ", got " +
+                                       (value.is_string() ? "an empty string" : describe_value(value)), true}};
     }
-    return Explained{pointer, description};
+    return {Explained{pointer, description}};
 }
 
 Mark mark_for(NodeRef root, const std::string& pointer) {
@@ -295,15 +306,29 @@ void validate_value(valijson::Validator& validator, const valijson::Schema& sche
     valijson::ValidationResults results;
     validator.validate(schema, target, &results);
     valijson::ValidationResults::Error error;
-    std::vector<std::string> seen;
+    std::vector<Explained> all;
     while (results.popError(error)) {
-        const std::string pointer = prefix + context_to_pointer(error.context);
-        const auto explained = explain(error.description, pointer, root_schema, doc_root);
-        if (!explained) continue;
-        const std::string key = explained->pointer + "\n" + explained->message;
+        for (Explained& e : explain(error.description, prefix + context_to_pointer(error.context), root_schema, doc_root)) {
+            all.push_back(std::move(e));
+        }
+    }
+    // A failed oneOf speaks for its value: drop its branches' errors there and below.
+    std::vector<std::string> one_of;
+    for (const Explained& e : all) {
+        if (e.one_of) one_of.push_back(e.pointer);
+    }
+    const auto under_one_of = [&](const Explained& e) {
+        return !e.one_of && std::any_of(one_of.begin(), one_of.end(), [&](const std::string& p) {
+                   return e.pointer == p || e.pointer.rfind(p + "/", 0) == 0;
+               });
+    };
+    std::vector<std::string> seen;
+    for (const Explained& e : all) {
+        if (under_one_of(e)) continue;
+        const std::string key = e.pointer + "\n" + e.message;
         if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
         seen.push_back(key);
-        out.push_back({explained->pointer, explained->message, mark_for(doc_root, explained->pointer)});
+        out.push_back({e.pointer, e.message, mark_for(doc_root, e.pointer)});
     }
 }
 
