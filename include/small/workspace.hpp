@@ -31,6 +31,7 @@ struct WorkspacePaths {
     // How files are named in messages: relative to the current directory
     // when the workspace lies below it, else absolute.
     std::string display_prefix;
+    bool from_dir_flag = false;  // named by --dir (no search of parent directories)
 
     std::string path_of(std::string_view file_name) const { return small_dir + "/" + std::string(file_name); }
     std::string display_of(std::string_view file_name) const {

@@ -72,6 +72,12 @@ void configure(CLI::App& app, Context& ctx) {
     register_version(app, ctx);
     app.footer("Exit codes: 0 ok, 1 invalid workspace or refused, 2 usage or system error.\n"
                "Run 'small <command> --help' for a command's flags. Docs: README.md, docs/.");
+    // CLI11 does not list the parent's flags under a command; say it.
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        const std::string footer = sub->get_footer();
+        sub->footer((footer.empty() ? "" : footer + "\n") +
+                    "Global flags: --json (one JSON document on stdout), --quiet, --no-color");
+    }
 }
 
 }  // namespace

@@ -73,10 +73,11 @@ nlohmann::json check_json(const Verdict& v, int exit_code) {
     }
     doc["exit_code"] = exit_code;
     doc["ok"] = exit_code == kExitOk;
-    if (!v.blocking.empty()) {
+    if (!v.blocking.empty()) doc["findings"] = findings_json(v.blocking);
+    const std::vector<Finding> errors = split(v.all_findings(), Severity::Error);
+    if (exit_code != kExitOk && !errors.empty()) {
         doc["error"] = {{"kind", v.outcome == VerdictOutcome::SystemError ? "system" : "invalid"},
-                        {"message", v.blocking.front().location_text()}};
-        doc["findings"] = findings_json(v.blocking);
+                        {"message", errors.front().location_text()}};
     }
     return doc;
 }
@@ -123,7 +124,8 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
         out.problem("Error: " + scope.error().message);
         return kExitUsage;
     }
-    Result<SchemaSet> schemas = load_schemas(flags);
+    // lint uses no schemas; --spec-dir is accepted there for compatibility only.
+    Result<SchemaSet> schemas = kind == VerdictKind::Lint ? SchemaSet::embedded() : load_schemas(flags);
     if (!schemas) {
         if (out.json()) out.json_document(error_json("system", schemas.error().message));
         out.problem("Error: " + schemas.error().message);

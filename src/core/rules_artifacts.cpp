@@ -289,6 +289,13 @@ void check_progress(NodeRef root, Reporter& r) {
             r.error("INV-R4", field_or(entry, "task_id"), "progress entry " + n + " must include task_id (non-empty string)");
         }
         const NodeRef stamp = entry.find("timestamp");
+        if (stamp.valid() && !stamp.is_string() && !stamp.is_null()) {
+            r.error("INV-R5", stamp,
+                    "progress entry " + n + " timestamp " + show(stamp) + " invalid: timestamp must be a string, got " +
+                        kind_name(stamp.kind()) + " (expected RFC3339Nano with fractional seconds, strictly increasing)",
+                    "quote it, e.g. \"2025-01-15T10:00:00.000000000Z\"");
+            continue;
+        }
         Result<Instant> parsed = parse_progress_timestamp(stamp.as_string());
         if (!parsed) {
             r.error("INV-R5", field_or(entry, "timestamp"),

@@ -192,6 +192,7 @@ void check_s2(NodeRef plan, const Artifact& progress, const std::string& scope, 
     }
     if (offenders.empty()) return;
     std::sort(offenders.begin(), offenders.end());
+    offenders.erase(std::unique(offenders.begin(), offenders.end()), offenders.end());
     std::string list;
     for (const auto& o : offenders) list += (list.empty() ? "" : "; ") + o;
     out.push_back(make_finding(progress, "S2", first,

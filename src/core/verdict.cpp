@@ -44,7 +44,7 @@ bool require_small_dir(const VerdictInput& in, Verdict& v) {
     if (in.fs.directory_exists(in.paths.small_dir)) return true;
     v.blocking.push_back(workspace_finding(in.paths, "WS-1",
                                            "no .small/ directory found in " + in.paths.root +
-                                               " or any parent directory",
+                                               (in.paths.from_dir_flag ? "" : " or any parent directory"),
                                            "create a workspace with `small init`, or pass --dir"));
     v.outcome = VerdictOutcome::SystemError;
     return false;

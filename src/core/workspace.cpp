@@ -59,7 +59,9 @@ WorkspacePaths locate_workspace(const FileSystem& fs, const std::optional<std::s
     if (dir && !dir->empty()) {
         std::string root = absolute_from(*dir, cwd);
         if (fs_::path(root).filename() == ".small") root = normalize(fs_::path(root).parent_path().string());
-        return make_paths(root, cwd);
+        WorkspacePaths ws = make_paths(root, cwd);
+        ws.from_dir_flag = true;
+        return ws;
     }
     // Walk up like git does; inside .small/ itself, its parent is the root.
     for (fs_::path p = cwd;; p = p.parent_path()) {
@@ -73,6 +75,11 @@ WorkspacePaths locate_workspace(const FileSystem& fs, const std::optional<std::s
 }
 
 Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, const std::string& display) {
+    if (fs.directory_exists(path)) {
+        Error e = Error::invalid("is a directory, not a file; move it away and restore the file");
+        e.file = display;
+        return e;
+    }
     Result<std::string> bytes = fs.read_file(path);
     if (!bytes) {
         Error e = bytes.error();

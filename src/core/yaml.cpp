@@ -81,6 +81,10 @@ PlainScalar make_int_or_float(std::string_view digits, int base, bool negative) 
     }
     // Too large for int64: keep the value as a double (JSON numbers are doubles anyway).
     out.kind = NodeKind::Float;
+    if (base == 10) {
+        out.real = parse_double(std::string(negative ? "-" : "") + std::string(digits));
+        return out;
+    }
     double value = 0.0;
     for (char c : digits) value = value * base + (std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(c) - 'a' + 10));
     out.real = negative ? -value : value;
@@ -255,14 +259,16 @@ private:
     int documents_ = 0;
     bool done_ = false;
     Mark last_end_{1, 1};
+    // Aliases may not blow a file up far beyond its own size (alias bombs).
+    std::uint64_t expansion_limit_ = 0;
     std::unordered_set<std::uint32_t> merge_keys_;  // plain `<<` keys
 };
 
 Status EventLoader::account(std::uint64_t size, Mark mark) {
     expanded_ += size;
     if (!open_.empty()) open_.back().size += size;
-    if (expanded_ > limits_.max_expanded_nodes) {
-        return content_error(file_, mark, "aliases expand to more than " + std::to_string(limits_.max_expanded_nodes) +
+    if (expanded_ > expansion_limit_) {
+        return content_error(file_, mark, "aliases expand to more than " + std::to_string(expansion_limit_) +
                                               " nodes; remove the alias chain");
     }
     return ok_status();
@@ -459,6 +465,7 @@ Result<Document> EventLoader::parser_failure(fy_diag* diag, std::string_view byt
 Result<Document> EventLoader::run(std::string source) {
     // A scalar node costs ~2 nodes (key + value) per ~20 bytes of YAML.
     const std::size_t expected_nodes = source.size() / 16 + 16;
+    expansion_limit_ = std::min<std::uint64_t>(limits_.max_expanded_nodes, 1'000'000 + 2 * static_cast<std::uint64_t>(source.size()));
     builder_.set_source(std::move(source), expected_nodes);
     const std::string_view bytes = builder_.source();
     fy_diag_cfg diag_cfg;
@@ -496,6 +503,12 @@ Result<Document> parse_yaml_events(std::string bytes, const std::string& file, c
 }
 
 Result<Document> parse_yaml(std::string bytes, const std::string& file, const YamlLimits& limits) {
+    // libfyaml would stop at a NUL and silently ignore the rest.
+    if (const void* nul = std::memchr(bytes.data(), '\0', bytes.size())) {
+        const std::size_t at = static_cast<const char*>(nul) - bytes.data();
+        return content_error(file, mark_at_offset(bytes, at),
+                             "the file contains a NUL byte (byte " + std::to_string(at) + "); is it a binary file?");
+    }
     if (const std::size_t bad = find_invalid_utf8(bytes); bad != std::string_view::npos) {
         return content_error(file, mark_at_offset(bytes, bad),
                              "the file is not valid UTF-8 (byte " + std::to_string(bad) + "); save it as UTF-8");

@@ -653,9 +653,9 @@ TEST_F(InvariantRules, S2ClosestHint) {
     add_entry("timestamp: \"2025-06-01T10:00:09.0Z\"\n    task_id: \"reset\"\n    evidence: \"y\"\n" + rid);
     const auto s2 = with_rule(ws.invariants(true), "S2");
     ASSERT_EQ(s2.size(), 1u) << describe(ws.invariants(true));
-    // Offenders sorted, duplicates repeated; substring matches (up to 3),
+    // Offenders sorted, each named once; substring matches (up to 3),
     // else case-insensitive matches.
-    EXPECT_TRUE(contains(s2[0].message, "unknown progress task ids: Task-2 (closest: task-2); reset; reset; "
+    EXPECT_TRUE(contains(s2[0].message, "unknown progress task ids: Task-2 (closest: task-2); reset; "
                                         "task (closest: task-1, task-2, task-3)"))
         << s2[0].message;
     EXPECT_EQ(s2[0].mark.line, line("progress", "\"task\""));

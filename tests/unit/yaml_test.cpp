@@ -687,7 +687,8 @@ TEST(YamlErrors, BillionLaughsWithDefaultLimitsFailsFast) {
     const Error e = parse_err(bomb);
     const auto elapsed = std::chrono::steady_clock::now() - start;
     EXPECT_TRUE(contains(e.message, "alias")) << e.message;
-    EXPECT_GE(e.line, 7u);
+    // The expansion limit scales with the file (1M nodes + 2 per byte here).
+    EXPECT_GE(e.line, 6u);
     EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count(), 2000);
 }
 
