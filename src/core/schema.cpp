@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
 #include <filesystem>
 #include <fstream>
@@ -240,6 +241,10 @@ struct SchemaSet::Impl {
         std::vector<std::unique_ptr<ChunkableArray>> arrays;
     };
     std::map<std::string, std::unique_ptr<Compiled>, std::less<>> schemas;
+    // One validator for the small, whole-document validations, so each
+    // pattern's regex is compiled once per process rather than per file.
+    std::mutex shell_mutex;
+    valijson::Validator shell_validator;
 };
 
 SchemaSet::SchemaSet() : impl_(std::make_unique<Impl>()) {}
@@ -402,8 +407,8 @@ std::vector<SchemaViolation> SchemaSet::validate(std::string_view artifact, cons
     const NodeRef root = doc.root();
     if (!root.is_mapping()) {
         const Json instance = root.valid() ? to_json(root) : Json::object();
-        valijson::Validator validator;
-        validate_value(validator, compiled.schema, valijson::adapters::NlohmannJsonAdapter(instance), "", compiled.source,
+        const std::lock_guard<std::mutex> lock(impl_->shell_mutex);
+        validate_value(impl_->shell_validator, compiled.schema, valijson::adapters::NlohmannJsonAdapter(instance), "", compiled.source,
                        root, out);
         return out;
     }
@@ -422,9 +427,11 @@ std::vector<SchemaViolation> SchemaSet::validate(std::string_view artifact, cons
             shell[key] = to_json(value);
         }
     }
-    valijson::Validator validator;
-    validate_value(validator, compiled.schema, valijson::adapters::NlohmannJsonAdapter(shell), "", compiled.source, root,
-                   out);
+    {
+        const std::lock_guard<std::mutex> lock(impl_->shell_mutex);
+        validate_value(impl_->shell_validator, compiled.schema, valijson::adapters::NlohmannJsonAdapter(shell), "",
+                       compiled.source, root, out);
+    }
     for (const auto& [array, items] : chunked) validate_chunks(*array, items, compiled.source, root, out);
     std::stable_sort(out.begin(), out.end(), [](const SchemaViolation& a, const SchemaViolation& b) {
         return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);
