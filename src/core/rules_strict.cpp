@@ -49,7 +49,7 @@ public:
             for (std::size_t i = 0; i < node.size(); ++i) {
                 path_.push_back({node.key(i), 0, false});
                 if (!exempt_from_secret_scan(path_)) {
-                    if (auto why = secret_key_reason(node.key(i))) report_secret(node.key_node(i), *why);
+                    if (auto why = key_reason(node.key(i))) report_secret(node.key_node(i), *why);
                     walk(node.value(i));
                 }
                 path_.pop_back();
@@ -81,9 +81,17 @@ private:
                  "remove the secret from .small/; keep secrets in a secret store or environment");
     }
 
+    // The same few keys repeat in every entry: judge each name once.
+    const std::optional<std::string>& key_reason(std::string_view key) {
+        auto it = key_memo_.find(key);
+        if (it == key_memo_.end()) it = key_memo_.emplace(key, secret_key_reason(key)).first;
+        return it->second;
+    }
+
     Reporter& r_;
     bool progress_;
     std::vector<PathStep> path_;
+    std::unordered_map<std::string_view, std::optional<std::string>> key_memo_;
 };
 
 std::string lower(std::string_view s) {

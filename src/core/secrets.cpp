@@ -243,6 +243,8 @@ std::optional<std::string> secret_key_reason(std::string_view key) {
 }
 
 std::optional<std::string> secret_value_reason(std::string_view value) {
+    // The shortest shape (a Slack token) has 15 characters; most values are shorter.
+    if (value.size() < 15) return std::nullopt;
     if (const char* reason = find_token_shape(value)) return std::string(reason);
     if (looks_like_encoded_secret(value))
         return std::string("value looks like an encoded secret (32+ base64 characters)");
