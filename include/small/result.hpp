@@ -10,7 +10,8 @@ namespace small {
 
 // What went wrong, and where. `line`/`column` are 1-based; 0 means unknown.
 struct Error {
-    enum class Kind { Invalid, System, Usage };
+    // Busy: the workspace lock stayed held by another process (exit 3, D4).
+    enum class Kind { Invalid, System, Usage, Busy };
     Kind kind = Kind::Invalid;
     std::string message;
     std::string file;
@@ -26,6 +27,7 @@ struct Error {
     static Error invalid(std::string msg) { return make(Kind::Invalid, std::move(msg)); }
     static Error system(std::string msg) { return make(Kind::System, std::move(msg)); }
     static Error usage(std::string msg) { return make(Kind::Usage, std::move(msg)); }
+    static Error busy(std::string msg) { return make(Kind::Busy, std::move(msg)); }
 
     // "file:line:column: message" (parts that are unknown are left out).
     std::string describe() const;

@@ -20,6 +20,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalid = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitSystem = 2;
+inline constexpr int kExitBusy = 3;  // workspace lock held by another process
 
 struct Globals {
     bool json = false;

@@ -1,6 +1,7 @@
 // `small`: parse the command line, run one command, map the outcome to an
 // exit code (D4). Exceptions stop here; the library returns results.
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 #include <set>
 
@@ -83,6 +84,8 @@ void configure(CLI::App& app, Context& ctx) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // A file-size limit must surface as an EFBIG error (and a rollback), not kill us.
+    std::signal(SIGXFSZ, SIG_IGN);
     Context ctx;
     CLI::App app("small", "small");
     configure(app, ctx);

@@ -1,0 +1,67 @@
+// Crash-safe writes into a workspace (DECISIONS D7).
+//
+// Every whole-file write stages a temporary file under
+// `<root>/.small-cache/tmp/` (never inside `.small/`, so a concurrent strict
+// layout check cannot see it), fsyncs it, renames it over the target and
+// fsyncs the target's directory: after a crash the target holds either the
+// old or the new bytes, never a mixture. Appends to the progress log go
+// through append_file_durable(), which never changes existing bytes.
+//
+// Symbolic links are never followed below the workspace root, and nothing
+// is written outside the workspace's `.small*` folders, `AGENTS.md` and
+// `.gitignore`.
+//
+// Errors: Kind::Invalid for a refused operation (symbolic link, path outside
+// the allowed folders, file changed since it was read), Kind::System for an
+// operating-system failure; the message names the path and strerror.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "small/result.hpp"
+#include "small/workspace.hpp"
+
+namespace small {
+
+// Folder (below the workspace root) where temporary files are staged.
+inline constexpr std::string_view kTempDirName = ".small-cache/tmp";
+
+// Replaces `target` (an absolute path below ws.root, inside `.small*`,
+// or `AGENTS.md` / `.gitignore` at the root) with `bytes`, atomically and
+// durably. The target's directory must exist (see ensure_directory). A new
+// file gets `mode` (minus the umask); an existing file keeps its permission
+// bits. On failure the temporary file is removed and the target is left
+// untouched, except when only the final directory fsync fails (the rename
+// has then happened but its durability is unknown; the error says so).
+Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
+                         mode_t mode = 0644);
+
+// Appends `bytes` to the existing regular file `target` (never creates it)
+// and fsyncs. `expected_size` is the size the caller read and validated; if
+// the file's size differs, nothing is written (Kind::Invalid, "the file
+// changed since it was read"). If the write or fsync fails part-way, the
+// file is truncated back to `expected_size`, so earlier bytes are never
+// changed and no partial entry remains.
+//
+// A write beyond RLIMIT_FSIZE raises SIGXFSZ, which kills the process by
+// default; processes that want an EFBIG error instead must ignore SIGXFSZ.
+Status append_file_durable(const std::string& target, std::string_view bytes, std::uint64_t expected_size);
+
+// fsync() on a directory, making renames and creations inside it durable.
+Status fsync_directory(const std::string& dir);
+
+// mkdir -p for `dir` (absolute, below ws.root, same rules as the targets of
+// write_file_atomic): missing folders are created with mode 0755 and made
+// durable; an existing symbolic link on the way is refused.
+Status ensure_directory(const WorkspacePaths& ws, const std::string& dir);
+
+// Removes temporary files in `.small-cache/tmp/` left behind by writers
+// that died (their pid, recorded in the name, no longer exists). Returns how
+// many were removed. Best effort: files of live processes are kept.
+Result<std::size_t> remove_stale_temp_files(const WorkspacePaths& ws);
+
+}  // namespace small
