@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "small/document.hpp"
+#include "small/utf8.hpp"  // is_valid_utf8, for callers that refuse bad input
 #include "small/result.hpp"
 
 namespace small {
@@ -37,8 +38,6 @@ std::string yaml_scalar(std::string_view s);
 // Always double-quoted: \\ \" \n \t \r, \uXXXX for other control characters
 // (C0, DEL, C1, U+2028, U+2029, U+FEFF); other UTF-8 is kept as is.
 std::string yaml_quoted(std::string_view s);
-
-bool is_valid_utf8(std::string_view s);
 
 // One block-sequence item, `indent` spaces before its '-', ending in "\n":
 //   <indent>- key: "value"

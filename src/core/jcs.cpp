@@ -1,5 +1,7 @@
 #include "small/jcs.hpp"
 
+#include "small/utf8.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -18,42 +20,12 @@ constexpr std::size_t kMaxDepth = 1000;
 
 // ---------------------------------------------------------------- UTF-8
 
-// Decodes one scalar value starting at `pos` and advances `pos`. Strict
-// RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF.
-std::optional<char32_t> decode_utf8(std::string_view s, std::size_t& pos) {
-    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-    const unsigned char lead = byte(pos);
-    if (lead < 0x80) {
-        ++pos;
-        return lead;
-    }
-    // Sequence length, payload bits of the lead byte, smallest legal value.
-    std::size_t length = 0;
+// Decodes the code point at `pos` and advances `pos` (nothing if invalid).
+std::optional<char32_t> next_code_point(std::string_view s, std::size_t& pos) {
     char32_t cp = 0;
-    char32_t min_value = 0;
-    if ((lead & 0xE0) == 0xC0) {
-        length = 2;
-        cp = lead & 0x1F;
-        min_value = 0x80;
-    } else if ((lead & 0xF0) == 0xE0) {
-        length = 3;
-        cp = lead & 0x0F;
-        min_value = 0x800;
-    } else if ((lead & 0xF8) == 0xF0) {
-        length = 4;
-        cp = lead & 0x07;
-        min_value = 0x10000;
-    } else {
-        return std::nullopt;  // stray continuation byte or 0xF8..0xFF
-    }
-    if (pos + length > s.size()) return std::nullopt;
-    for (std::size_t i = 1; i < length; ++i) {
-        const unsigned char next = byte(pos + i);
-        if ((next & 0xC0) != 0x80) return std::nullopt;
-        cp = (cp << 6) | (next & 0x3F);
-    }
-    if (cp < min_value || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
-    pos += length;
+    const std::size_t len = decode_utf8(s, pos, cp);
+    if (len == 0) return std::nullopt;
+    pos += len;
     return cp;
 }
 
@@ -62,7 +34,7 @@ std::optional<std::u16string> utf8_to_utf16(std::string_view s) {
     out.reserve(s.size());
     std::size_t pos = 0;
     while (pos < s.size()) {
-        const auto cp = decode_utf8(s, pos);
+        const auto cp = next_code_point(s, pos);
         if (!cp) return std::nullopt;
         if (*cp < 0x10000) {
             out.push_back(static_cast<char16_t>(*cp));
@@ -97,7 +69,7 @@ bool append_string(std::string_view s, std::string& out) {
     std::size_t pos = 0;
     while (pos < s.size()) {
         const std::size_t start = pos;
-        const auto cp = decode_utf8(s, pos);
+        const auto cp = next_code_point(s, pos);
         if (!cp) return false;
         switch (*cp) {
             case '"': out += "\\\""; break;

@@ -1,6 +1,7 @@
 #include "small/schema.hpp"
 
 #include "node_adapter.hpp"
+#include "small/node_json.hpp"
 
 #include <nlohmann/json.hpp>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -34,27 +35,7 @@ void strip_format_keywords(Json& schema) {
     }
 }
 
-Json to_json(NodeRef node) {
-    switch (node.kind()) {
-        case NodeKind::Null: return nullptr;
-        case NodeKind::Bool: return node.as_bool();
-        case NodeKind::Int: return node.as_int();
-        case NodeKind::Float: return node.as_double();
-        case NodeKind::String: return std::string(node.as_string());
-        case NodeKind::Sequence: {
-            Json out = Json::array();
-            out.get_ref<Json::array_t&>().reserve(node.size());
-            for (std::size_t i = 0; i < node.size(); ++i) out.push_back(to_json(node.item(i)));
-            return out;
-        }
-        case NodeKind::Mapping: {
-            Json out = Json::object();
-            for (std::size_t i = 0; i < node.size(); ++i) out[std::string(node.key(i))] = to_json(node.value(i));
-            return out;
-        }
-    }
-    return nullptr;
-}
+Json to_json(NodeRef node) { return node_to_json<Json>(node); }
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 #include "small/yaml.hpp"
 
+#include "small/utf8.hpp"
 #include "yaml_internal.hpp"
 
 #include <libfyaml.h>
@@ -128,42 +129,6 @@ PlainScalar resolve_plain_scalar(std::string_view s) {
 }
 
 namespace {
-
-// Finds the first invalid UTF-8 sequence; returns its byte offset or npos.
-std::size_t find_invalid_utf8(std::string_view s) {
-    std::size_t i = 0;
-    const auto* b = reinterpret_cast<const unsigned char*>(s.data());
-    const std::size_t n = s.size();
-    while (i < n) {
-        const unsigned char c = b[i];
-        if (c < 0x80) {
-            ++i;
-            // Fast path: skip 8 ASCII bytes at a time.
-            while (i + 8 <= n) {
-                std::uint64_t word;
-                std::memcpy(&word, b + i, 8);
-                if (word & 0x8080808080808080ULL) break;
-                i += 8;
-            }
-            continue;
-        }
-        std::size_t len = 0;
-        std::uint32_t cp = 0;
-        if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-        else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-        else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-        else return i;
-        if (i + len > n) return i;
-        for (std::size_t k = 1; k < len; ++k) {
-            if ((b[i + k] & 0xC0) != 0x80) return i;
-            cp = (cp << 6) | (b[i + k] & 0x3F);
-        }
-        const bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-        if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-        i += len;
-    }
-    return std::string_view::npos;
-}
 
 Mark mark_at_offset(std::string_view s, std::size_t offset) {
     Mark m{1, 1};

@@ -1,5 +1,8 @@
 #include "small/yaml_writer.hpp"
 
+#include "small/node_json.hpp"
+#include "small/utf8.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -15,26 +18,6 @@ namespace small {
 namespace {
 
 // ---------------------------------------------------------------- UTF-8
-
-// Length of the valid UTF-8 sequence at s[i] (its code point in `cp`), or 0.
-std::size_t decode_utf8(std::string_view s, std::size_t i, std::uint32_t& cp) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = 0;
-    if (c < 0x80) len = 1, cp = c;
-    else if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-    else return 0;
-    if (i + len > s.size()) return 0;
-    for (std::size_t k = 1; k < len; ++k) {
-        const auto b = static_cast<unsigned char>(s[i + k]);
-        if ((b & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (b & 0x3F);
-    }
-    const bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-    if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return len;
-}
 
 // Code points a YAML file must not carry raw: controls, DEL, C1 (NEL is a
 // line break for YAML 1.1 readers), line/paragraph separators, BOM and the
@@ -76,7 +59,7 @@ bool plain_is_safe(std::string_view s) {
     if (is_digit(s.front()) || std::strchr("-?:,[]{}#&*!|>'\"%@`~+.<=", s.front()) != nullptr) return false;
     if (s.find(": ") != std::string_view::npos || s.find(" #") != std::string_view::npos) return false;
     for (std::size_t i = 0; i < s.size();) {
-        std::uint32_t cp = 0;
+        char32_t cp = 0;
         const std::size_t len = decode_utf8(s, i, cp);
         if (len == 0 || needs_escape(cp)) return false;
         i += len;
@@ -165,43 +148,14 @@ void emit_items(std::string& out, const YamlValue& list, int indent, bool first_
 
 // ---------------------------------------------------------------- public: values
 
-YamlValue to_yaml_value(NodeRef node) {
-    switch (node.kind()) {
-        case NodeKind::Bool: return node.as_bool();
-        case NodeKind::Int: return node.as_int();
-        case NodeKind::Float: return node.as_double();
-        case NodeKind::String: return std::string(node.as_string());
-        case NodeKind::Sequence: {
-            YamlValue out = YamlValue::array();
-            for (std::size_t i = 0; i < node.size(); ++i) out.push_back(to_yaml_value(node.item(i)));
-            return out;
-        }
-        case NodeKind::Mapping: {
-            YamlValue out = YamlValue::object();
-            for (std::size_t i = 0; i < node.size(); ++i) out[std::string(node.key(i))] = to_yaml_value(node.value(i));
-            return out;
-        }
-        case NodeKind::Null: break;
-    }
-    return nullptr;
-}
-
-bool is_valid_utf8(std::string_view s) {
-    for (std::size_t i = 0; i < s.size();) {
-        std::uint32_t cp = 0;
-        const std::size_t len = decode_utf8(s, i, cp);
-        if (len == 0) return false;
-        i += len;
-    }
-    return true;
-}
+YamlValue to_yaml_value(NodeRef node) { return node_to_json<YamlValue>(node); }
 
 std::string yaml_quoted(std::string_view s) {
     std::string out;
     out.reserve(s.size() + 2);
     out += '"';
     for (std::size_t i = 0; i < s.size();) {
-        std::uint32_t cp = 0;
+        char32_t cp = 0;
         const std::size_t len = decode_utf8(s, i, cp);
         if (len == 0) {
             out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not UTF-8
@@ -278,7 +232,7 @@ std::size_t line_start(std::string_view s, std::uint32_t line) {
 std::size_t offset_of(std::string_view s, Mark m) {
     std::size_t pos = line_start(s, m.line);
     for (std::uint32_t c = 1; c < m.column && pos < s.size() && s[pos] != '\n'; ++c) {
-        std::uint32_t cp = 0;
+        char32_t cp = 0;
         pos += std::max<std::size_t>(1, decode_utf8(s, pos, cp));
     }
     return pos;
