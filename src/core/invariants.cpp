@@ -101,7 +101,7 @@ std::optional<std::pair<std::string, unsigned>> version_line(std::string_view te
         std::size_t end = text.find('\n', pos);
         if (end == std::string::npos) end = text.size();
         const std::string_view l = text.substr(pos, end - pos);
-        const std::string_view body = rules::trim(l);
+        const std::string_view body = trim(l);
         if (body.rfind("small_version:", 0) == 0) {
             std::string_view value = body.substr(14);
             // A comment starts at a '#' after white space (a '#' inside quotes is text).
@@ -111,7 +111,7 @@ std::optional<std::pair<std::string, unsigned>> version_line(std::string_view te
                     break;
                 }
             }
-            return std::make_pair(std::string(rules::trim(value)), line);
+            return std::make_pair(std::string(trim(value)), line);
         }
         pos = end + 1;
         ++line;
@@ -174,10 +174,10 @@ std::vector<Finding> check_verify_rules(const ArtifactSet& set) {
     }
     const NodeRef current = root.find("resume").find("current_task_id");
     if (current.is_string()) {
-        const std::string id(rules::trim(current.as_string()));
+        const std::string id(trim(current.as_string()));
         std::set<std::string> plan_ids;
         const NodeRef tasks = set.root(ArtifactType::Plan).find("tasks");
-        for (std::size_t i = 0; i < tasks.size(); ++i) plan_ids.insert(std::string(rules::trim(tasks.item(i).find("id").scalar_text())));
+        for (std::size_t i = 0; i < tasks.size(); ++i) plan_ids.insert(std::string(trim(tasks.item(i).find("id").scalar_text())));
         if (id.empty()) {
             r.error("VER-6", current, "handoff.resume.current_task_id must not be an empty string",
                     "use null, or rerun handoff generation: small handoff");

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "rules_internal.hpp"
+#include "small/text.hpp"
 #include "small/timestamp.hpp"
 
 namespace small::rules {
@@ -20,13 +21,6 @@ void Reporter::error(std::string_view rule, NodeRef at, std::string message, std
     f.message = std::move(message);
     f.hint = std::move(hint);
     out_.push_back(std::move(f));
-}
-
-std::string_view trim(std::string_view s) {
-    const auto first = s.find_first_not_of(" \t\r\n");
-    if (first == std::string_view::npos) return {};
-    const auto last = s.find_last_not_of(" \t\r\n");
-    return s.substr(first, last - first + 1);
 }
 
 bool is_blank(NodeRef node) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "small/finding.hpp"
+#include "small/text.hpp"
 #include "small/invariants.hpp"
 #include "small/workspace.hpp"
 
@@ -26,7 +27,6 @@ private:
     int order_;
 };
 
-std::string_view trim(std::string_view s);
 bool is_blank(NodeRef node);  // absent, null, or a blank string
 // A value as shown in messages: strings quoted, others as written.
 std::string show(NodeRef node);

@@ -2,6 +2,7 @@
 // Values are scanned in one pass: only word starts are tried against the
 // known token prefixes, so long prose costs little.
 #include "small/secrets.hpp"
+#include "small/text.hpp"
 
 #include <array>
 
@@ -190,13 +191,6 @@ const char* find_token_shape(std::string_view text) {
 }
 
 // ---- the reference's whole-value rule: ^[A-Za-z0-9+/]{32,}={0,2}$ ----
-
-std::string_view trim(std::string_view s) {
-    const char* ws = " \t\r\n";
-    const auto first = s.find_first_not_of(ws);
-    if (first == std::string_view::npos) return {};
-    return s.substr(first, s.find_last_not_of(ws) - first + 1);
-}
 
 bool is_base64_word(std::string_view s) {
     std::size_t padding = 0;

@@ -1,6 +1,7 @@
 // Progress timestamp parsing and formatting (protocol §3.6, DECISIONS D9).
 // Hand-written because it runs once per progress entry on very long logs.
 #include "small/timestamp.hpp"
+#include "small/text.hpp"
 
 #include <cstdio>
 
@@ -8,13 +9,6 @@ namespace small {
 namespace {
 
 constexpr std::int64_t kSecondsPerDay = 86'400;
-
-std::string_view trim(std::string_view s) {
-    const char* ws = " \t\r\n\f\v";
-    const auto first = s.find_first_not_of(ws);
-    if (first == std::string_view::npos) return {};
-    return s.substr(first, s.find_last_not_of(ws) - first + 1);
-}
 
 // The reference's pre-check: the time part (after the first 'T', or the whole
 // text when there is none, cut at the first 'Z', '+' or '-') must hold a '.'.
