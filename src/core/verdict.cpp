@@ -70,22 +70,19 @@ bool load_or_block(const VerdictInput& in, ArtifactSet& set, Verdict& v) {
     return false;
 }
 
-std::string run_id_or_empty(const VerdictInput& in) {
-    Result<WorkspaceMetadata> meta = load_workspace_metadata(in.fs, in.paths);
-    return meta ? meta->run_replay_id : std::string();
-}
+// The run id that scopes S2 (D9); none when workspace.small.yml is unusable.
+std::string run_id_of(const Result<WorkspaceMetadata>& meta) { return meta ? meta->run_replay_id : std::string(); }
 
-// Metadata and scope (verify always needs the metadata; check when scoped).
-bool check_metadata(const VerdictInput& in, const VerdictOptions& options, bool required, Verdict& v) {
-    Result<WorkspaceMetadata> meta = load_workspace_metadata(in.fs, in.paths);
+// Metadata must load and its kind suit the scope (verify always; check when scoped).
+bool check_metadata(const Result<WorkspaceMetadata>& meta, const VerdictOptions& options, const WorkspacePaths& ws,
+                    Verdict& v) {
     if (!meta) {
-        if (!required) return true;
         v.blocking.push_back(finding_for(meta.error(), "WS-2"));
         v.outcome = VerdictOutcome::Invalid;
         return false;
     }
     if (options.scope) {
-        if (Status s = check_workspace_scope(*meta, *options.scope, in.paths); !s) {
+        if (Status s = check_workspace_scope(*meta, *options.scope, ws); !s) {
             v.blocking.push_back(finding_for(s.error(), "WS-3"));
             v.outcome = VerdictOutcome::Invalid;
             return false;
@@ -108,10 +105,10 @@ void append(std::vector<Finding>& to, std::vector<Finding> from) {
 
 // Invariants, plus S4 (strict) and small_version quoting.
 std::vector<Finding> lint_findings(const VerdictInput& in, const ArtifactSet& set, const VerdictOptions& options,
-                                   Verdict& v) {
+                                   const std::string& run_id, Verdict& v) {
     InvariantOptions inv;
     inv.strict = options.strict;
-    inv.run_replay_id = run_id_or_empty(in);
+    inv.run_replay_id = run_id;
     std::vector<Finding> findings = check_invariants(set, inv);
     if (options.strict) {
         Result<std::vector<Finding>> layout = check_layout(in.fs, in.paths);
@@ -164,7 +161,8 @@ Verdict run_lint(const VerdictInput& in, const VerdictOptions& options) {
     Verdict v;
     ArtifactSet set;
     if (!require_small_dir(in, v) || !load_or_block(in, set, v)) return v;
-    v.stages.push_back(make_stage("lint", lint_findings(in, set, options, v)));
+    const std::string run_id = run_id_of(load_workspace_metadata(in.fs, in.paths));
+    v.stages.push_back(make_stage("lint", lint_findings(in, set, options, run_id, v)));
     finish(v);
     return v;
 }
@@ -172,12 +170,11 @@ Verdict run_lint(const VerdictInput& in, const VerdictOptions& options) {
 Verdict run_verify(const VerdictInput& in, const VerdictOptions& options) {
     Verdict v;
     ArtifactSet set;
-    if (!require_small_dir(in, v) || !check_metadata(in, options, true, v) || !require_files(in, v) ||
-        !load_or_block(in, set, v)) {
-        return v;
-    }
+    if (!require_small_dir(in, v)) return v;
+    const Result<WorkspaceMetadata> meta = load_workspace_metadata(in.fs, in.paths);
+    if (!check_metadata(meta, options, in.paths, v) || !require_files(in, v) || !load_or_block(in, set, v)) return v;
     std::vector<Finding> findings = check_schemas(in.schemas, set);
-    append(findings, lint_findings(in, set, options, v));
+    append(findings, lint_findings(in, set, options, run_id_of(meta), v));
     append(findings, check_verify_rules(set));
     sort_findings(findings);
     v.stages.push_back(make_stage("verify", std::move(findings)));
@@ -189,13 +186,14 @@ Verdict run_check(const VerdictInput& in, const VerdictOptions& options) {
     Verdict v;
     ArtifactSet set;
     const bool scoped = options.scope && *options.scope != WorkspaceScope::Any;
-    if (!require_small_dir(in, v) || (scoped && !check_metadata(in, options, true, v)) || !load_or_block(in, set, v)) {
-        return v;
-    }
+    if (!require_small_dir(in, v)) return v;
+    const Result<WorkspaceMetadata> meta = load_workspace_metadata(in.fs, in.paths);
+    if ((scoped && !check_metadata(meta, options, in.paths, v)) || !load_or_block(in, set, v)) return v;
     // Lint does not depend on validate's result, so both run at once (the
     // lint stage is still reported as skipped when validation fails).
     Verdict lint_scratch;
-    auto lint_future = std::async(std::launch::async, [&] { return lint_findings(in, set, options, lint_scratch); });
+    const std::string run_id = run_id_of(meta);
+    auto lint_future = std::async(std::launch::async, [&] { return lint_findings(in, set, options, run_id, lint_scratch); });
     StageResult validate = make_stage("validate", check_schemas(in.schemas, set));
     std::vector<Finding> lint_result = lint_future.get();
     StageResult lint{"lint", StageResult::Status::Skipped, {}};
@@ -207,9 +205,9 @@ Verdict run_check(const VerdictInput& in, const VerdictOptions& options) {
     StageResult verify{"verify", StageResult::Status::Skipped, {}};
     if (lint.status == StageResult::Status::Ok && v.outcome == VerdictOutcome::Ok) {
         // Schema and invariants already passed; verify adds its own checks.
-        Verdict meta;
-        if (!check_metadata(in, options, true, meta)) {
-            verify = make_stage("verify", meta.blocking);
+        Verdict unusable;
+        if (!check_metadata(meta, options, in.paths, unusable)) {
+            verify = make_stage("verify", unusable.blocking);
         } else {
             verify = make_stage("verify", check_verify_rules(set));
         }
