@@ -189,7 +189,6 @@ private:
     struct OpenContainer {
         std::uint64_t size = 1;
         std::string anchor;
-        Mark mark;
     };
 
     Status on_event(fy_event* ev);
@@ -221,7 +220,6 @@ private:
     std::vector<bool> mapping_flags_;
     std::unordered_map<std::string, Anchor> anchors_;
     std::uint64_t expanded_ = 0;
-    int documents_ = 0;
     bool done_ = false;
     Mark last_end_{1, 1};
     // Aliases may not blow a file up far beyond its own size (alias bombs).
@@ -269,7 +267,9 @@ Status EventLoader::on_scalar(fy_event* ev) {
                           (tag == "!!bool" && resolved.kind == NodeKind::Bool) ||
                           (tag == "!!null" && resolved.kind == NodeKind::Null);
         if ((tag == "!!int" || tag == "!!float" || tag == "!!bool" || tag == "!!null") && !fits) {
-            return content_error(file_, mark, "\"" + std::string(text) + "\" cannot be read as " + tag);
+            std::string message = "\"";  // built by append: GCC 12 warns (falsely) on operator+ here
+            message.append(text).append("\" cannot be read as ").append(tag);
+            return content_error(file_, mark, std::move(message));
         }
         if (resolved.kind == NodeKind::String) index = builder_.add_string(text, mark);
         else if (resolved.kind == NodeKind::Null) index = builder_.add_null(mark, text);
@@ -306,7 +306,6 @@ Status EventLoader::on_collection_start(fy_event* ev, bool mapping) {
         return content_error(file_, mark, "nesting is deeper than " + std::to_string(limits_.max_depth) + " levels");
     }
     OpenContainer open;
-    open.mark = mark;
     if (fy_token* anchor = fy_event_get_anchor_token(ev)) open.anchor = std::string(token_text(anchor));
     if (mapping) builder_.begin_mapping(mark);
     else builder_.begin_sequence(mark);
@@ -392,9 +391,6 @@ Status EventLoader::on_collection_end() {
 
 Status EventLoader::on_event(fy_event* ev) {
     switch (ev->type) {
-        case FYET_DOCUMENT_START:
-            ++documents_;
-            return ok_status();
         case FYET_DOCUMENT_END:
             done_ = true;  // only the first document counts (as in the reference)
             return ok_status();
