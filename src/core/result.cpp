@@ -7,8 +7,8 @@ std::string Error::describe() const {
     if (!file.empty()) {
         out += file;
         if (line > 0) {
-            out += ":" + std::to_string(line);
-            if (column > 0) out += ":" + std::to_string(column);
+            out.append(":").append(std::to_string(line));
+            if (column > 0) out.append(":").append(std::to_string(column));
         }
         out += ": ";
     }

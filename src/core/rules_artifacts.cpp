@@ -29,7 +29,7 @@ bool is_blank(NodeRef node) {
 
 std::string show(NodeRef node) {
     if (!node.valid()) return "(missing)";
-    if (node.is_string()) return "\"" + std::string(node.as_string()) + "\"";
+    if (node.is_string()) return std::string("\"").append(node.as_string()).append("\"");
     if (node.is_sequence()) return "a list";
     if (node.is_mapping()) return "a mapping";
     return std::string(node.scalar_text().empty() ? "null" : node.scalar_text());

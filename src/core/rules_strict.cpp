@@ -25,8 +25,8 @@ struct PathStep {
 std::string render_path(const std::vector<PathStep>& path) {
     std::string out;
     for (const PathStep& step : path) {
-        if (step.is_index) out += "[" + std::to_string(step.index) + "]";
-        else out += (out.empty() ? "" : ".") + std::string(step.key);
+        if (step.is_index) out.append("[").append(std::to_string(step.index)).append("]");
+        else out.append(out.empty() ? "" : ".").append(step.key);
     }
     return out;
 }
