@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "small/yaml.hpp"
 
@@ -90,7 +92,16 @@ Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, c
         }
         return e;
     }
+    const std::size_t first_size = bytes->size();
     Result<Document> doc = parse_yaml(std::move(*bytes), display);
+    if (!doc && doc.error().kind == Error::Kind::Invalid) {
+        // Readers take no lock: a progress append may be mid-write() (see
+        // progress_log.hpp). A file that grew since is read once more.
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        Result<std::string> again = fs.read_file(path);
+        if (again && again->size() != first_size) doc = parse_yaml(std::move(*again), display);
+        if (!doc) return doc;
+    }
     if (!doc) return doc;
     const NodeRef root = doc->root();
     if (!root.is_mapping()) {

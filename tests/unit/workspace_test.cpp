@@ -526,3 +526,43 @@ TEST(WorkspaceScopeCheck, Matrix) {
 
 }  // namespace
 }  // namespace small
+
+namespace small {
+namespace {
+
+// A file system whose first read returns a torn file, as a reader racing an
+// in-place progress append would see it, and whose later reads the whole file.
+class RacingFileSystem final : public FileSystem {
+public:
+    RacingFileSystem(std::string torn, std::string whole) : torn_(std::move(torn)), whole_(std::move(whole)) {}
+    Result<std::string> read_file(const std::string&) const override { return reads_++ == 0 ? torn_ : whole_; }
+    bool file_exists(const std::string&) const override { return true; }
+    bool directory_exists(const std::string&) const override { return false; }
+    Result<std::vector<DirEntry>> list_directory(const std::string&) const override { return std::vector<DirEntry>{}; }
+    int reads() const { return reads_; }
+
+private:
+    std::string torn_, whole_;
+    mutable int reads_ = 0;
+};
+
+TEST(WorkspaceLoadRace, ATornLastEntryIsReadAgain) {
+    const std::string whole = "entries:\n  - task_id: \"a\"\n    evidence: \"done\"\n";
+    RacingFileSystem fs(whole.substr(0, whole.size() - 12), whole);
+    Result<Document> doc = load_yaml_file(fs, "/ws/.small/progress.small.yml", "p");
+    ASSERT_TRUE(doc.ok()) << doc.error().describe();
+    EXPECT_EQ(fs.reads(), 2);
+    EXPECT_EQ(doc->root().find("entries").item(0).find("evidence").as_string(), "done");
+}
+
+TEST(WorkspaceLoadRace, AFileThatStaysBrokenIsReported) {
+    const std::string broken = "entries:\n  - task_id: \"a\n";
+    RacingFileSystem fs(broken, broken);
+    Result<Document> doc = load_yaml_file(fs, "/ws/.small/progress.small.yml", "p");
+    ASSERT_FALSE(doc.ok());
+    EXPECT_EQ(fs.reads(), 2);
+    EXPECT_GT(doc.error().line, 0u);
+}
+
+}  // namespace
+}  // namespace small
