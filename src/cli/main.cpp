@@ -67,11 +67,12 @@ void configure(CLI::App& app, Context& ctx) {
     register_check(app, ctx);
     register_help(app, ctx);
     register_lint(app, ctx);
+    register_progress(app, ctx);
     register_replay_id(app, ctx);
     register_validate(app, ctx);
     register_verify(app, ctx);
     register_version(app, ctx);
-    app.footer("Exit codes: 0 ok, 1 invalid workspace or refused, 2 usage or system error.\n"
+    app.footer("Exit codes: 0 ok, 1 invalid workspace or refused, 2 usage or system error, 3 workspace busy.\n"
                "Run 'small <command> --help' for a command's flags. Docs: README.md, docs/.");
     // CLI11 does not list the parent's flags under a command; say it.
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {

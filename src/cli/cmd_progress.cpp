@@ -1,0 +1,176 @@
+// `small progress add` and `small progress migrate`: flags and rendering
+// only; the work is done by small/progress_command.hpp.
+#include <iostream>
+#include <memory>
+
+#include "cli.hpp"
+#include "small/progress_command.hpp"
+#include "small/workspace.hpp"
+#include "small/workspace_lock.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct AddFlags {
+    std::optional<std::string> dir;
+    std::string scope = "root";
+    std::string task, status;
+    std::optional<std::string> evidence, verification, command, test, link, commit, notes, at, after;
+};
+
+struct MigrateFlags {
+    std::optional<std::string> dir;
+    std::string scope = "root";
+    bool dry_run = false;
+};
+
+const char* kind_word(Error::Kind kind) {
+    switch (kind) {
+        case Error::Kind::Invalid: return "invalid";
+        case Error::Kind::System: return "system";
+        case Error::Kind::Usage: return "usage";
+        case Error::Kind::Busy: return "busy";
+    }
+    return "invalid";
+}
+
+int exit_code_of(Error::Kind kind) {
+    switch (kind) {
+        case Error::Kind::Invalid: return kExitInvalid;
+        case Error::Kind::System: return kExitSystem;
+        case Error::Kind::Usage: return kExitUsage;
+        case Error::Kind::Busy: return kExitBusy;
+    }
+    return kExitSystem;
+}
+
+int fail(const Output& out, const Error& e) {
+    if (out.json()) out.json_document(error_json(kind_word(e.kind), e.describe()));
+    out.problem("Error: " + e.describe());
+    return exit_code_of(e.kind);
+}
+
+int run_add(Context& ctx, const AddFlags& f) {
+    const Output out(ctx.globals);
+    Result<WorkspaceScope> scope = parse_workspace_scope(f.scope);
+    if (!scope) return fail(out, scope.error());
+    const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
+
+    ProgressAddRequest req;
+    req.task = f.task;
+    req.status = f.status;
+    req.evidence = f.evidence;
+    req.verification = f.verification;
+    req.command = f.command;
+    req.test = f.test;
+    req.link = f.link;
+    req.commit = f.commit;
+    req.notes = f.notes;
+    req.at = f.at;
+    req.after = f.after;
+    req.scope = *scope;
+    req.lock_wait = default_lock_wait();
+    Result<ProgressAddResult> r = progress_add(ctx.fs, ws, req);
+    if (!r) return fail(out, r.error());
+
+    if (out.json()) {
+        nlohmann::json entry = nlohmann::json::parse(r->entry.dump());  // keys sorted, as the reference prints them
+        out.json_document({{"ok", true},
+                           {"workspace", ws.root},
+                           {"entry", entry},
+                           {"task_exists_in_plan", r->task_exists_in_plan},
+                           {"warnings", r->warnings}});
+        return kExitOk;
+    }
+    if (!ctx.globals.quiet) {
+        for (const std::string& w : r->warnings) std::cerr << "Warning: " << w << '\n';
+    }
+    out.info("progress added: " + r->entry["task_id"].get<std::string>() + " " +
+             r->entry["status"].get<std::string>() + " " + r->timestamp);
+    return kExitOk;
+}
+
+int run_migrate(Context& ctx, const MigrateFlags& f) {
+    const Output out(ctx.globals);
+    Result<WorkspaceScope> scope = parse_workspace_scope(f.scope);
+    if (!scope) return fail(out, scope.error());
+    const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
+    ProgressMigrateRequest req;
+    req.scope = *scope;
+    req.dry_run = f.dry_run;
+    req.lock_wait = default_lock_wait();
+    Result<ProgressMigrateResult> r = progress_migrate(ctx.fs, ws, req);
+    if (!r) return fail(out, r.error());
+
+    if (out.json()) {
+        nlohmann::json changes = nlohmann::json::array();
+        for (const TimestampChange& c : r->changes) {
+            changes.push_back({{"index", c.index}, {"before", c.before}, {"after", c.after}});
+        }
+        out.json_document({{"ok", true},
+                           {"file", r->file},
+                           {"entries", r->entries},
+                           {"changed", r->changes.size()},
+                           {"changes", changes},
+                           {"written", r->written},
+                           {"dry_run", f.dry_run}});
+        return kExitOk;
+    }
+    const std::string name = ws.display_of("progress.small.yml");
+    if (r->changes.empty()) {
+        out.info(name + " already satisfies the timestamp contract");
+        return kExitOk;
+    }
+    for (const TimestampChange& c : r->changes) {
+        out.info("  entry " + std::to_string(c.index) + ": " + c.before + " -> " + c.after);
+    }
+    if (f.dry_run) {
+        out.info("Would rewrite " + std::to_string(r->changes.size()) + " progress timestamp(s) in " + name +
+                 " (dry run; nothing written)");
+    } else {
+        out.success("Rewrote " + std::to_string(r->changes.size()) + " progress timestamp(s) in " + name +
+                    (r->whole_file_rewritten ? " (whole file re-emitted; comments were not kept)" : ""));
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_progress(CLI::App& app, Context& ctx) {
+    CLI::App* group = app.add_subcommand("progress", "Record progress entries (add) or repair timestamps (migrate)");
+    group->require_subcommand(0, 1);
+    group->callback([group] {
+        if (group->get_subcommands().empty()) std::cout << group->help();
+    });
+
+    auto add = std::make_shared<AddFlags>();
+    CLI::App* a = group->add_subcommand(
+        "add", "Append one entry to .small/progress.small.yml (append-only; existing bytes are never rewritten)");
+    a->add_option("--task", add->task, "Task id (a plan task, or meta/...)")->required();
+    a->add_option("--status", add->status, "pending, in_progress, completed, blocked or cancelled")->required();
+    a->add_option("--evidence", add->evidence,
+                  "What shows the step happened (default when no evidence field is given: \"" +
+                      std::string(kDefaultProgressEvidence) + "\")");
+    a->add_option("--verification", add->verification, "How the result was verified");
+    a->add_option("--command", add->command, "Command that was run");
+    a->add_option("--test", add->test, "Test that was run");
+    a->add_option("--link", add->link, "Link (URI) to evidence");
+    a->add_option("--commit", add->commit, "Commit hash (7-40 lower-case hex digits)");
+    a->add_option("--notes", add->notes, "Free-form notes (not evidence)");
+    a->add_option("--at", add->at, "Exact timestamp (RFC 3339 with fractional seconds), after the last entry");
+    a->add_option("--after", add->after, "Use max(TS, last entry) + 1 ns");
+    a->add_option("--workspace", add->scope, "Workspace scope: root (default), examples or any");
+    add_dir_option(a, add->dir);
+    a->callback([&ctx, add] { ctx.exit_code = run_add(ctx, *add); });
+
+    auto mig = std::make_shared<MigrateFlags>();
+    CLI::App* m = group->add_subcommand(
+        "migrate", "Repair: rewrite progress timestamps as 9-digit UTC, strictly increasing (rewrites history)");
+    m->add_flag("--dry-run", mig->dry_run, "Show what would change; write nothing");
+    m->add_option("--workspace", mig->scope, "Workspace scope: root (default), examples or any");
+    add_dir_option(m, mig->dir);
+    m->callback([&ctx, mig] { ctx.exit_code = run_migrate(ctx, *mig); });
+}
+
+}  // namespace small::cli

@@ -1,0 +1,415 @@
+// `small progress add` / `small progress migrate` (see the header).
+#include "small/progress_command.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "small/atomic_file.hpp"
+#include "small/invariants.hpp"
+#include "small/links.hpp"
+#include "small/progress_log.hpp"
+#include "small/replay_id.hpp"
+#include "small/schema.hpp"
+#include "small/secrets.hpp"
+#include "small/text.hpp"
+#include "small/workspace_lock.hpp"
+#include "small/yaml.hpp"
+
+namespace small {
+
+namespace {
+
+constexpr const char* kProgressFile = "progress.small.yml";
+constexpr const char* kPlanFile = "plan.small.yml";
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+
+bool is_progress_status(std::string_view s) {
+    return std::find(std::begin(kProgressStatuses), std::end(kProgressStatuses), s) != std::end(kProgressStatuses);
+}
+
+Instant plus_one_ns(Instant t) {
+    if (++t.nanos == 1'000'000'000) {
+        t.nanos = 0;
+        ++t.seconds;
+    }
+    return t;
+}
+
+Status require_small_dir(const FileSystem& fs, const WorkspacePaths& ws) {
+    if (!fs.directory_exists(ws.small_dir)) {
+        return Error::system("no .small/ directory found in " + ws.root +
+                             (ws.from_dir_flag ? "" : " or any parent directory") + "; run `small init` first");
+    }
+    return ok_status();
+}
+
+// Scope check (authoring §0.5); returns the run replay id ("" when none).
+Result<std::string> check_scope(const FileSystem& fs, const WorkspacePaths& ws, WorkspaceScope scope) {
+    const bool has_meta = fs.file_exists(ws.path_of(kWorkspaceFileName));
+    if (scope == WorkspaceScope::Any && !has_meta) return std::string();
+    Result<WorkspaceMetadata> meta = load_workspace_metadata(fs, ws);
+    if (!meta) {
+        if (scope == WorkspaceScope::Any) return std::string();  // no metadata check at all
+        return meta.error();
+    }
+    if (Status s = check_workspace_scope(*meta, scope, ws); !s) return s.error();
+    return meta->run_replay_id;
+}
+
+// Plan lookup: whether `task` is the id of a plan task. A missing plan is
+// "no"; an unreadable one is "no" plus a warning (the entry is still recorded).
+bool task_in_plan(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
+                  std::vector<std::string>& warnings) {
+    const std::string path = ws.path_of(kPlanFile);
+    if (!fs.file_exists(path)) return false;
+    Result<Document> plan = load_yaml_file(fs, path, ws.display_of(kPlanFile));
+    if (!plan) {
+        warnings.push_back("cannot read plan.small.yml to look up task " + task + ": " + plan.error().describe());
+        return false;
+    }
+    const NodeRef tasks = plan->root().find("tasks");
+    if (!tasks.is_sequence()) return false;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        const NodeRef id = tasks.item(i).find("id");
+        if (id.is_string() && id.as_string() == task) return true;
+    }
+    return false;
+}
+
+// The new entry alone, checked like a one-entry log: schema, per-entry
+// invariants, and the strict hygiene rules (a secret or insecure link in an
+// append-only log could never be removed again).
+Status validate_new_entry(const YamlValue& entry, const std::string& timestamp, const WorkspacePaths& ws) {
+    YamlValue stamped = YamlValue::object();
+    stamped["timestamp"] = timestamp;
+    for (const auto& [k, v] : entry.items()) stamped[k] = v;
+    YamlValue log = YamlValue::object();
+    log["small_version"] = "1.0.0";
+    log["owner"] = "agent";
+    log["entries"] = YamlValue::array({stamped});
+    Result<Document> doc = parse_yaml(emit_document(log), "new progress entry");
+    if (!doc) return Error::invalid("internal error: the new entry does not re-read: " + doc.error().describe());
+
+    Result<SchemaSet> schemas = SchemaSet::embedded();
+    if (!schemas) return schemas.error();
+    const std::vector<SchemaViolation> violations = schemas->validate("progress", *doc);
+    if (!violations.empty()) {
+        const SchemaViolation& v = violations.front();
+        std::string where = v.pointer;
+        const std::string prefix = "/entries/0/";
+        if (where.rfind(prefix, 0) == 0) where = where.substr(prefix.size());
+        // Every field but replayId comes from a flag: a bad flag value (D4).
+        Error e = Error::usage("invalid progress entry: " + (where.empty() ? "" : where + ": ") + v.message);
+        if (where == "replayId") e.kind = Error::Kind::Invalid;
+        return e;
+    }
+
+    ArtifactSet set;
+    Artifact a{ArtifactType::Progress, ws.path_of(kProgressFile), ws.display_of(kProgressFile), std::move(*doc)};
+    set.artifacts[static_cast<std::size_t>(ArtifactType::Progress)] = std::move(a);
+    for (const Finding& f : check_invariants(set, InvariantOptions{})) {
+        if (f.severity == Severity::Error) return Error::usage("invalid progress entry: " + f.message + " [" + f.rule + "]");
+    }
+    for (const auto& [k, v] : entry.items()) {
+        if (!v.is_string()) continue;
+        const std::string text = v.get<std::string>();
+        if (auto why = secret_value_reason(text)) {
+            return Error::invalid("refusing to record " + k + ": potential secret detected (" + *why +
+                                  "); progress is append-only, so it could not be removed later");
+        }
+        if (auto url = find_insecure_link(text, true)) {
+            return Error::invalid("refusing to record " + k + ": insecure link detected: " + *url + " (use https)");
+        }
+    }
+    return ok_status();
+}
+
+}  // namespace
+
+Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req) {
+    // 1. Flag values (usage errors, nothing touched).
+    const std::string task(trim(req.task));
+    if (task.empty()) return Error::usage("task_id is required (--task must not be blank)");
+    const std::string status = lower(trim(req.status));
+    if (!is_progress_status(status)) {
+        return Error::usage("invalid status \"" + req.status +
+                            "\" (must be pending, in_progress, completed, blocked, or cancelled)");
+    }
+    if (req.at && req.after) return Error::usage("only one of --at or --after may be set");
+    std::optional<Instant> at, after;
+    if (req.at) {
+        Result<Instant> t = parse_progress_timestamp(trim(*req.at));
+        if (!t) return Error::usage("--at timestamp \"" + *req.at + "\" invalid: " + t.error().message);
+        at = *t;
+    }
+    if (req.after) {
+        Result<Instant> t = parse_progress_timestamp(trim(*req.after));
+        if (!t) return Error::usage("--after timestamp \"" + *req.after + "\" invalid: " + t.error().message);
+        after = *t;
+    }
+
+    // 2. The workspace.
+    if (Status s = require_small_dir(fs, ws); !s) return s.error();
+    Result<std::string> run_id = check_scope(fs, ws, req.scope);
+    if (!run_id) return run_id.error();
+    if (!run_id->empty() && !is_valid_replay_id(*run_id)) {
+        return Error::invalid("workspace.small.yml run.replay_id \"" + *run_id +
+                              "\" is not 64 hex digits; fix it before recording progress");
+    }
+
+    // 3. The entry (D8: replayId of the current run; D9: evidence).
+    ProgressAddResult result;
+    YamlValue entry = YamlValue::object();
+    entry["task_id"] = task;
+    entry["status"] = status;
+    bool has_evidence = false;
+    const auto put = [&](const char* key, const std::optional<std::string>& value, bool evidence_field) {
+        if (!value || trim(*value).empty()) return;
+        entry[key] = *value;
+        has_evidence = has_evidence || evidence_field;
+    };
+    put("evidence", req.evidence, true);
+    put("verification", req.verification, true);
+    put("command", req.command, true);
+    put("test", req.test, true);
+    put("link", req.link, true);
+    put("commit", req.commit, true);
+    if (!has_evidence) {
+        YamlValue with_default = YamlValue::object();
+        for (const auto& [k, v] : entry.items()) {
+            with_default[k] = v;
+            if (k == "status") with_default["evidence"] = std::string(kDefaultProgressEvidence);
+        }
+        entry = std::move(with_default);
+    }
+    put("notes", req.notes, false);
+    if (!run_id->empty()) entry["replayId"] = *run_id;
+
+    const Instant probe = at ? *at : after ? plus_one_ns(*after) : current_instant();
+    if (Status v = validate_new_entry(entry, format_timestamp_utc9(probe), ws); !v) return v.error();
+
+    result.meta_task = task.rfind("meta/", 0) == 0;
+    result.task_exists_in_plan = task_in_plan(fs, ws, task, result.warnings);
+    if (!result.task_exists_in_plan && !result.meta_task) {
+        result.warnings.insert(result.warnings.begin(), "task " + task + " not found in plan.small.yml");
+    }
+
+    // 4. Under the lock: recover, create the log if missing, append.
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
+    if (!lock) return lock.error();
+    if (Status rec = recover_progress(ws); !rec) return rec.error();
+    const std::string file = ws.path_of(kProgressFile);
+    if (!fs.file_exists(file)) {
+        // No log yet: write it whole, atomically, already holding the entry
+        // (a crash leaves either no file or the complete one).
+        const Instant t = at ? *at : after ? plus_one_ns(*after) : current_instant();
+        YamlValue stamped = YamlValue::object();
+        stamped["timestamp"] = format_timestamp_utc9(t);
+        for (const auto& [k, v] : entry.items()) stamped[k] = v;
+        YamlValue log = YamlValue::object();
+        log["small_version"] = "1.0.0";
+        log["owner"] = "agent";
+        log["entries"] = YamlValue::array({stamped});
+        if (Status made = write_file_atomic(ws, file, emit_document(log)); !made) return made.error();
+        result.created_log = true;
+        result.timestamp = stamped["timestamp"].get<std::string>();
+        result.entry = std::move(stamped);
+        return result;
+    }
+    std::optional<Instant> requested = at;
+    if (after) {
+        Result<ProgressTail> tail = read_tail(ws);
+        if (!tail) return tail.error();
+        requested = next_timestamp(plus_one_ns(*after), *tail);
+    }
+    Result<AppendResult> appended = append_progress_entry(ws, entry, requested);
+    if (!appended) return appended.error();
+    result.entry = std::move(appended->entry);
+    result.timestamp = appended->timestamp_text;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// migrate
+// ---------------------------------------------------------------------------
+
+Result<Instant> parse_lenient_timestamp(std::string_view raw) {
+    std::string text(trim(raw));
+    if (text.empty()) return parse_progress_timestamp(text);
+    // Upper-case the 'T' and 'Z' designators RFC 3339 allows in lower case.
+    if (text.size() > 10 && text[10] == 't') text[10] = 'T';
+    if (!text.empty() && text.back() == 'z') text.back() = 'Z';
+    const auto t = text.find('T');
+    if (t == std::string::npos) {
+        return Error::invalid("timestamp must be RFC3339: YYYY-MM-DDTHH:MM:SS[.fraction] then Z or +HH:MM/-HH:MM");
+    }
+    {
+        const auto zone = text.find_first_of("Z+-", t + 1);
+        const std::string_view time = std::string_view(text).substr(t + 1, zone == std::string::npos ? std::string::npos : zone - t - 1);
+        if (time.find('.') == std::string_view::npos) text.insert(zone == std::string::npos ? text.size() : zone, ".0");
+    }
+    return parse_progress_timestamp(text);
+}
+
+namespace {
+
+struct LineIndex {
+    std::vector<std::size_t> starts;
+    explicit LineIndex(std::string_view s) {
+        starts.push_back(0);
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            if (s[i] == '\n') starts.push_back(i + 1);
+        }
+    }
+};
+
+// Byte offsets where a scalar marked at `m` may start: the column read as
+// bytes and as code points (the parser's unit is not assumed).
+std::vector<std::size_t> candidate_offsets(std::string_view src, const LineIndex& lines, Mark m) {
+    std::vector<std::size_t> out;
+    if (m.line == 0 || m.column == 0 || m.line > lines.starts.size()) return out;
+    const std::size_t start = lines.starts[m.line - 1];
+    out.push_back(start + m.column - 1);
+    std::size_t pos = start;
+    for (std::uint32_t col = 1; col < m.column && pos < src.size() && src[pos] != '\n'; ++col) {
+        ++pos;
+        while (pos < src.size() && (static_cast<unsigned char>(src[pos]) & 0xC0) == 0x80) ++pos;
+    }
+    if (pos != out.front()) out.push_back(pos);
+    // Quoted scalars may be marked at their first character inside the quotes.
+    const std::size_t n = out.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (out[i] > start && out[i] <= src.size() && (src[out[i] - 1] == '"' || src[out[i] - 1] == '\'')) {
+            out.push_back(out[i] - 1);
+        }
+    }
+    return out;
+}
+
+// The byte length of the scalar `value` written at `offset` as a one-line
+// plain, single- or double-quoted scalar without escapes; 0 if it is not.
+std::size_t scalar_extent(std::string_view src, std::size_t offset, std::string_view value) {
+    if (offset >= src.size() || value.empty()) return 0;
+    const char q = src[offset];
+    if (q == '"' || q == '\'') {
+        if (src.substr(offset + 1, value.size()) == value && offset + 1 + value.size() < src.size() &&
+            src[offset + 1 + value.size()] == q) {
+            return value.size() + 2;
+        }
+        return 0;
+    }
+    if (src.substr(offset, value.size()) != value) return 0;
+    const std::size_t end = offset + value.size();
+    if (end == src.size()) return value.size();
+    const char next = src[end];
+    if (next == ' ' || next == '\t' || next == '\n' || next == '\r' || next == ',' || next == '}') return value.size();
+    return 0;
+}
+
+}  // namespace
+
+Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const WorkspacePaths& ws,
+                                               const ProgressMigrateRequest& req) {
+    if (Status s = require_small_dir(fs, ws); !s) return s.error();
+    if (Result<std::string> scope = check_scope(fs, ws, req.scope); !scope) return scope.error();
+
+    ProgressMigrateResult result;
+    result.file = ws.path_of(kProgressFile);
+    std::optional<WorkspaceLock> lock;
+    if (!req.dry_run) {
+        Result<WorkspaceLock> got = WorkspaceLock::acquire(ws, req.lock_wait);
+        if (!got) return got.error();
+        lock.emplace(std::move(*got));
+        if (Status rec = recover_progress(ws); !rec) return rec.error();
+    }
+    if (!fs.file_exists(result.file)) {
+        return Error::system(ws.display_of(kProgressFile) + " not found; run `small init` first");
+    }
+    Result<std::string> bytes = fs.read_file(result.file);
+    if (!bytes) return bytes.error();
+    Result<Document> doc = parse_yaml(*bytes, ws.display_of(kProgressFile));
+    if (!doc) return doc.error();
+    const NodeRef entries = doc->root().find("entries");
+    if (!doc->root().is_mapping() || !entries.is_sequence()) {
+        return Error::invalid(ws.display_of(kProgressFile) + ": `entries` must be a list of progress entries");
+    }
+    result.entries = entries.size();
+
+    struct Edit {
+        std::size_t offset, length;
+        std::string text;
+    };
+    std::vector<Edit> edits;
+    bool locatable = true;
+    const std::string_view src = doc->source().empty() ? std::string_view(*bytes) : std::string_view(doc->source());
+    const LineIndex lines(src);
+    std::optional<Instant> previous;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const NodeRef ts = entries.item(i).find("timestamp");
+        const std::string label = "progress entry " + std::to_string(i);
+        if (!ts || ts.is_null() || (ts.is_string() && trim(ts.as_string()).empty())) {
+            Error e = Error::invalid(label + " timestamp is required");
+            e.file = ws.display_of(kProgressFile);
+            e.line = entries.item(i).mark().line;
+            e.column = entries.item(i).mark().column;
+            return e;
+        }
+        const std::string raw(ts.is_string() ? ts.as_string() : ts.scalar_text());
+        Result<Instant> parsed = ts.is_string() ? parse_lenient_timestamp(raw) : Result<Instant>(Error::invalid("not a string"));
+        if (!parsed) {
+            Error e = Error::invalid(label + " timestamp \"" + raw + "\" is not parseable: " + parsed.error().message);
+            e.file = ws.display_of(kProgressFile);
+            e.line = ts.mark().line;
+            e.column = ts.mark().column;
+            return e;
+        }
+        Instant t = *parsed;
+        if (previous && !(*previous < t)) t = plus_one_ns(*previous);
+        previous = t;
+        const std::string canonical = format_timestamp_utc9(t);
+        if (canonical == raw) continue;
+        result.changes.push_back({i, raw, canonical});
+        std::size_t extent = 0, offset = 0;
+        for (std::size_t cand : candidate_offsets(src, lines, ts.mark())) {
+            if ((extent = scalar_extent(src, cand, raw)) != 0) {
+                offset = cand;
+                break;
+            }
+        }
+        if (extent == 0) locatable = false;
+        else edits.push_back({offset, extent, yaml_quoted(canonical)});
+    }
+    if (result.changes.empty() || req.dry_run) return result;
+
+    std::string out;
+    if (locatable) {
+        out = std::string(src);
+        for (auto it = edits.rbegin(); it != edits.rend(); ++it) out.replace(it->offset, it->length, it->text);
+    } else {
+        YamlValue whole = to_yaml_value(doc->root());
+        for (const TimestampChange& c : result.changes) whole["entries"][c.index]["timestamp"] = c.after;
+        out = emit_document(whole);
+        result.whole_file_rewritten = true;
+    }
+    // The rewrite must re-read as the same log with the new timestamps.
+    Result<Document> check = parse_yaml(out, ws.display_of(kProgressFile));
+    if (!check || !check->root().find("entries").is_sequence() ||
+        check->root().find("entries").size() != result.entries) {
+        return Error::invalid("internal error: the migrated progress log does not re-read; nothing written");
+    }
+    for (const TimestampChange& c : result.changes) {
+        if (check->root().find("entries").item(c.index).find("timestamp").as_string() != c.after) {
+            return Error::invalid("internal error: the migrated progress log does not re-read; nothing written");
+        }
+    }
+    if (Status w = write_file_atomic(ws, result.file, out); !w) return w.error();
+    result.written = true;
+    return result;
+}
+
+}  // namespace small

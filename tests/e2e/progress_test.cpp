@@ -1,0 +1,310 @@
+// End-to-end tests of `small progress add` and `small progress migrate`
+// (authoring.md §6, DECISIONS D4, D7, D8, D9): the real binary on a
+// workspace in a fresh temporary directory.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "run_helper.hpp"
+
+namespace {
+
+using namespace small_e2e;
+
+constexpr const char* kRunId = "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941";
+
+const std::string kIntent = R"(small_version: "1.0.0"
+owner: "human"
+intent: "Build a widget"
+scope:
+  include: []
+  exclude: []
+success_criteria: []
+)";
+
+const std::string kConstraints = R"(small_version: "1.0.0"
+owner: "human"
+constraints:
+  - id: "no-secrets"
+    rule: "No secrets in .small artifacts"
+    severity: "error"
+)";
+
+const std::string kPlan = R"(small_version: "1.0.0"
+owner: "agent"
+tasks:
+  - id: "task-1"
+    title: "Initial task"
+)";
+
+// A comment and an odd key order that an append must keep byte for byte.
+const std::string kProgress = R"(small_version: "1.0.0"
+owner: "agent"
+# hand-written note: keep me
+entries:
+  - timestamp: "2025-06-01T10:00:00.100000000Z"
+    task_id: "meta/init"
+    status: "completed"
+    evidence: "Initialized"
+)";
+
+const std::string kHandoff = R"(small_version: "1.0.0"
+owner: "agent"
+summary: "Started."
+resume:
+  next_steps: []
+links: []
+replayId:
+  value: "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941"
+  source: "auto"
+)";
+
+const std::string kWorkspaceMeta = std::string(R"(small_version: "1.0.0"
+owner: "agent"
+kind: "repo-root"
+created_at: "2025-06-01T10:00:00.05Z"
+updated_at: "2025-06-01T10:00:30.5Z"
+run:
+  replay_id: ")") + kRunId + "\"\n";
+
+const std::regex kCanonical(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$)");
+
+class ProgressTest : public ::testing::Test {
+protected:
+    TempDir tmp_;
+    fs::path ws() const { return tmp_.path() / "ws"; }
+    fs::path progress() const { return ws() / ".small" / "progress.small.yml"; }
+
+    void SetUp() override {
+        const fs::path s = ws() / ".small";
+        write_file(s / "intent.small.yml", kIntent);
+        write_file(s / "constraints.small.yml", kConstraints);
+        write_file(s / "plan.small.yml", kPlan);
+        write_file(s / "progress.small.yml", kProgress);
+        write_file(s / "handoff.small.yml", kHandoff);
+        write_file(s / "workspace.small.yml", kWorkspaceMeta);
+    }
+    RunResult run(const std::vector<std::string>& args,
+                  std::vector<std::pair<std::string, std::optional<std::string>>> env = {}) {
+        return run_in(ws(), args, std::move(env));
+    }
+};
+
+TEST_F(ProgressTest, AddAppendsWithoutTouchingExistingBytes) {
+    const RunResult r = run({"progress", "add", "--task", "task-1", "--status", "completed", "--evidence", "Done",
+                             "--test", "make test", "--notes", "n"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "progress added: task-1 completed ")) << r;
+    EXPECT_TRUE(r.err.empty()) << r;  // task-1 is in the plan: no warning
+    const std::string after = read_file(progress());
+    ASSERT_EQ(after.substr(0, kProgress.size()), kProgress) << after;  // D7: append-only in the byte sense
+    const std::string added = after.substr(kProgress.size());
+    EXPECT_TRUE(contains(added, "task_id: \"task-1\"")) << added;
+    EXPECT_TRUE(contains(added, "test: \"make test\"")) << added;
+    EXPECT_TRUE(contains(added, std::string("replayId: \"") + kRunId + "\"")) << added;  // D8
+    const RunResult lint = run({"lint", "--strict"});
+    EXPECT_EQ(lint.exit_code, 0) << lint;
+}
+
+TEST_F(ProgressTest, AddJsonReportsTheStoredEntry) {
+    const RunResult r = run({"progress", "add", "--task", "task-1", "--status", "in_progress", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const json doc = json::parse(r.out);
+    EXPECT_EQ(doc["ok"], true);
+    EXPECT_EQ(doc["entry"]["task_id"], "task-1");
+    EXPECT_EQ(doc["entry"]["status"], "in_progress");
+    EXPECT_EQ(doc["entry"]["evidence"], "Recorded progress via small progress add");  // D9 default
+    EXPECT_EQ(doc["entry"]["replayId"], kRunId);
+    EXPECT_TRUE(std::regex_match(doc["entry"]["timestamp"].get<std::string>(), kCanonical)) << doc.dump();
+    EXPECT_EQ(doc["task_exists_in_plan"], true);
+    EXPECT_EQ(doc["workspace"], fs::canonical(ws()).string());
+}
+
+TEST_F(ProgressTest, AddWarnsForATaskNotInThePlanButNotForMeta) {
+    RunResult r = run({"progress", "add", "--task", "task-9", "--status", "completed"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.err, "Warning: task task-9 not found in plan.small.yml")) << r;
+    r = run({"progress", "add", "--task", "meta/note", "--status", "completed"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_FALSE(contains(r.err, "Warning")) << r;
+    r = run({"progress", "add", "--task", "task-8", "--status", "completed", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const json doc = json::parse(r.out);
+    EXPECT_EQ(doc["task_exists_in_plan"], false);
+    EXPECT_EQ(doc["warnings"].size(), 1u) << doc.dump();
+}
+
+TEST_F(ProgressTest, BadFlagValuesAreUsageErrorsAndWriteNothing) {
+    const std::vector<std::vector<std::string>> cases = {
+        {"progress", "add", "--task", "task-1", "--status", "finished"},
+        {"progress", "add", "--status", "completed"},
+        {"progress", "add", "--task", "task-1"},
+        {"progress", "add", "--task", "  ", "--status", "completed"},
+        {"progress", "add", "--task", "task-1", "--status", "completed", "--at", "2099-01-01T00:00:00.5Z", "--after",
+         "2099-01-01T00:00:00.5Z"},
+        {"progress", "add", "--task", "task-1", "--status", "completed", "--at", "2099-01-01T00:00:00Z"},
+        {"progress", "add", "--task", "task-1", "--status", "completed", "--after", "yesterday"},
+        {"progress", "add", "--task", "task-1", "--status", "completed", "--commit", "NOT-HEX"},
+        {"progress", "add", "--task", "task-1", "--status", "completed", "--bogus"},
+    };
+    for (const auto& args : cases) {
+        const RunResult r = run(args);
+        EXPECT_EQ(r.exit_code, 2) << r;
+        EXPECT_EQ(read_file(progress()), kProgress) << r;
+        std::vector<std::string> with_json = args;
+        with_json.push_back("--json");
+        const RunResult j = run(with_json);
+        EXPECT_EQ(j.exit_code, 2) << j;
+        const auto doc = json::parse(j.out, nullptr, false);
+        ASSERT_FALSE(doc.is_discarded()) << j;
+        EXPECT_EQ(doc["ok"], false) << j;
+    }
+}
+
+TEST_F(ProgressTest, AtMustBeAfterTheLastEntry) {
+    RunResult r = run({"progress", "add", "--task", "task-1", "--status", "completed", "--at", "2020-01-01T00:00:00.5Z"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "after")) << r;
+    EXPECT_EQ(read_file(progress()), kProgress);
+    r = run({"progress", "add", "--task", "task-1", "--status", "completed", "--at", "2099-01-01T02:00:00.5+02:00"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(read_file(progress()), "timestamp: \"2099-01-01T00:00:00.500000000Z\"")) << r;
+}
+
+TEST_F(ProgressTest, AfterUsesTheLaterOfItsValueAndTheLastEntryPlusOneNanosecond) {
+    RunResult r = run({"progress", "add", "--task", "task-1", "--status", "completed", "--after",
+                       "2020-01-01T00:00:00.5Z", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(json::parse(r.out)["entry"]["timestamp"], "2025-06-01T10:00:00.100000001Z");
+    r = run({"progress", "add", "--task", "task-1", "--status", "completed", "--after", "2099-01-01T00:00:00.000000001Z",
+             "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(json::parse(r.out)["entry"]["timestamp"], "2099-01-01T00:00:00.000000002Z");
+    // The clock is behind the last entry now: the next one is bumped by 1 ns (D8).
+    r = run({"progress", "add", "--task", "task-1", "--status", "completed", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(json::parse(r.out)["entry"]["timestamp"], "2099-01-01T00:00:00.000000003Z");
+}
+
+TEST_F(ProgressTest, RefusesSecretsInAnAppendOnlyLog) {
+    const RunResult r = run({"progress", "add", "--task", "task-1", "--status", "completed", "--evidence",
+                             "used AKIAIOSFODNN7EXAMPLE to deploy"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "potential secret detected")) << r;
+    EXPECT_EQ(read_file(progress()), kProgress);
+}
+
+TEST_F(ProgressTest, MissingSmallDirectoryIsExit2) {
+    const fs::path empty = tmp_.path() / "empty";
+    fs::create_directories(empty);
+    RunResult r = run_in(empty, {"progress", "add", "--task", "t", "--status", "completed", "--dir", empty.string()});
+    EXPECT_EQ(r.exit_code, 2) << r;
+    r = run_in(empty, {"progress", "add", "--task", "t", "--status", "completed", "--dir", empty.string(), "--json"});
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_EQ(json::parse(r.out)["error"]["kind"], "system") << r;
+}
+
+TEST_F(ProgressTest, CreatesAMissingLog) {
+    fs::remove(progress());
+    const RunResult r = run({"progress", "add", "--task", "task-1", "--status", "completed", "--evidence", "x"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const RunResult lint = run({"lint"});
+    EXPECT_EQ(lint.exit_code, 0) << lint << read_file(progress());
+}
+
+TEST_F(ProgressTest, BusyLockIsExit3) {
+    const fs::path cache = ws() / ".small-cache";
+    fs::create_directories(cache);
+    const int fd = ::open((cache / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+    const std::vector<std::pair<std::string, std::optional<std::string>>> env = {{"SMALL_LOCK_TIMEOUT_MS", "100"}};
+    RunResult r = run({"progress", "add", "--task", "task-1", "--status", "completed"}, env);
+    EXPECT_EQ(r.exit_code, 3) << r;
+    EXPECT_TRUE(contains(r.err, "workspace is locked by pid")) << r;
+    r = run({"progress", "migrate", "--json"}, env);
+    EXPECT_EQ(r.exit_code, 3) << r;
+    EXPECT_EQ(json::parse(r.out)["error"]["kind"], "busy") << r;
+    ::close(fd);
+    EXPECT_EQ(read_file(progress()), kProgress);
+    r = run({"progress", "add", "--task", "task-1", "--status", "completed"}, env);
+    EXPECT_EQ(r.exit_code, 0) << r;
+}
+
+TEST_F(ProgressTest, GroupAlonePrintsHelp) {
+    const RunResult r = run({"progress"});
+    EXPECT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "add")) << r;
+    EXPECT_TRUE(contains(r.out, "migrate")) << r;
+}
+
+const std::string kLegacyProgress = R"(small_version: "1.0.0"
+owner: "agent"
+# legacy log
+entries:
+  - timestamp: 2025-01-01T00:00:00Z   # unquoted (a string, D2)
+    task_id: "meta/init"
+    status: "completed"
+    evidence: "init"
+  - {timestamp: '2025-01-01T00:00:00Z', task_id: "meta/a", status: "completed", evidence: "a"}
+  - timestamp: "2025-01-01T02:00:00+02:00"
+    task_id: "meta/b"
+    status: "completed"
+    evidence: "b"
+)";
+
+TEST_F(ProgressTest, MigrateRewritesOnlyTheTimestamps) {
+    write_file(progress(), kLegacyProgress);
+    RunResult r = run({"progress", "migrate", "--dry-run"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(read_file(progress()), kLegacyProgress);
+    r = run({"progress", "migrate"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Rewrote 3 progress timestamp(s)")) << r;
+    const std::string expected = R"(small_version: "1.0.0"
+owner: "agent"
+# legacy log
+entries:
+  - timestamp: "2025-01-01T00:00:00.000000000Z"   # unquoted (a string, D2)
+    task_id: "meta/init"
+    status: "completed"
+    evidence: "init"
+  - {timestamp: "2025-01-01T00:00:00.000000001Z", task_id: "meta/a", status: "completed", evidence: "a"}
+  - timestamp: "2025-01-01T00:00:00.000000002Z"
+    task_id: "meta/b"
+    status: "completed"
+    evidence: "b"
+)";
+    EXPECT_EQ(read_file(progress()), expected);
+    r = run({"progress", "migrate", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(json::parse(r.out)["changed"], 0);
+    EXPECT_EQ(run({"lint"}).exit_code, 0);
+    // Appends work on the migrated log.
+    r = run({"progress", "add", "--task", "task-1", "--status", "completed"});
+    EXPECT_EQ(r.exit_code, 0) << r;
+}
+
+TEST_F(ProgressTest, MigrateRefusesAnUnparseableTimestampAndWritesNothing) {
+    const std::string bad = kProgress + "  - timestamp: \"not-a-time\"\n    task_id: \"meta/x\"\n    evidence: \"x\"\n";
+    write_file(progress(), bad);
+    RunResult r = run({"progress", "migrate"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "progress entry 1 timestamp \"not-a-time\" is not parseable")) << r;
+    EXPECT_EQ(read_file(progress()), bad);
+    const std::string missing = kProgress + "  - task_id: \"meta/x\"\n    evidence: \"x\"\n";
+    write_file(progress(), missing);
+    r = run({"progress", "migrate"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "progress entry 1 timestamp is required")) << r;
+    EXPECT_EQ(read_file(progress()), missing);
+}
+
+}  // namespace

@@ -1,0 +1,245 @@
+// Shared by the end-to-end tests: temporary directories, file helpers and
+// running the real `small` binary (fork + exec, own cwd and environment,
+// stdout/stderr captured, killed after a timeout).
+#pragma once
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+extern char** environ;
+
+namespace small_e2e {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------
+// Temporary directories and files
+// ---------------------------------------------------------------------------
+
+inline void make_writable(const fs::path& root) {
+    std::error_code ec;
+    fs::permissions(root, fs::perms::owner_all, fs::perm_options::add, ec);
+    if (!fs::is_directory(fs::symlink_status(root, ec))) return;
+    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (!it->is_symlink(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    }
+}
+
+// A fresh directory from mkdtemp, removed (with everything in it) on destruction.
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "small-e2e-XXXXXX").string();
+        std::vector<char> buf(pattern.begin(), pattern.end());
+        buf.push_back('\0');
+        if (!::mkdtemp(buf.data())) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+        path_ = fs::canonical(buf.data());
+    }
+    ~TempDir() {
+        make_writable(path_);
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+
+    const fs::path& path() const { return path_; }
+    std::string str() const { return path_.string(); }
+
+private:
+    fs::path path_;
+};
+
+inline void write_file(const fs::path& path, const std::string& bytes) {
+    fs::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+inline std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+
+// ---------------------------------------------------------------------------
+// Running the binary
+// ---------------------------------------------------------------------------
+
+struct RunResult {
+    int exit_code = -1;   // exit status, or 128 + signal when killed
+    bool signaled = false;
+    bool timed_out = false;
+    std::string out;
+    std::string err;
+    std::string command;  // for failure messages
+};
+
+inline std::ostream& operator<<(std::ostream& os, const RunResult& r) {
+    return os << "$ " << r.command << "\n[exit " << r.exit_code << (r.timed_out ? ", TIMED OUT" : "")
+              << (r.signaled ? ", killed by a signal" : "") << "]\n[stdout]\n"
+              << r.out.substr(0, 4000) << "\n[stderr]\n"
+              << r.err.substr(0, 4000) << "\n";
+}
+
+struct RunOptions {
+    fs::path cwd;
+    // Extra environment: name -> value; std::nullopt removes the variable.
+    std::vector<std::pair<std::string, std::optional<std::string>>> env;
+    std::chrono::milliseconds timeout{30'000};
+};
+
+// Variables that change output; the tests set them explicitly when needed.
+inline const std::vector<std::string> kScrubbedEnv = {"NO_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "CI",
+                                               "SMALL_SPEC_DIR", "SMALL_PROGRESS_MODE", "SMALL_NO_BANNER"};
+
+inline std::vector<std::string> child_environment(const RunOptions& opts) {
+    std::map<std::string, std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string entry = *e;
+        const auto eq = entry.find('=');
+        if (eq == std::string::npos) continue;
+        env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    for (const auto& name : kScrubbedEnv) env.erase(name);
+    for (const auto& [name, value] : opts.env) {
+        if (value) env[name] = *value;
+        else env.erase(name);
+    }
+    std::vector<std::string> out;
+    for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+    return out;
+}
+
+inline RunResult run_small(const std::vector<std::string>& args, const RunOptions& opts) {
+    RunResult result;
+    result.command = "small";
+    for (const auto& a : args) result.command += " " + (a.size() > 80 ? a.substr(0, 80) + "..." : a);
+    result.command += "   (cwd " + opts.cwd.string() + ")";
+
+    // Everything the child needs is prepared before fork.
+    std::vector<std::string> argv_store = {SMALL_BINARY};
+    argv_store.insert(argv_store.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_store) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_store = child_environment(opts);
+    std::vector<char*> envp;
+    for (auto& e : env_store) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    const std::string cwd = opts.cwd.string();
+
+    int out_pipe[2], err_pipe[2];
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+        ADD_FAILURE() << "pipe2: " << std::strerror(errno);
+        return result;
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        ADD_FAILURE() << "fork: " << std::strerror(errno);
+        return result;
+    }
+    if (pid == 0) {
+        const int devnull = ::open("/dev/null", O_RDONLY);
+        if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+        ::dup2(out_pipe[1], STDOUT_FILENO);
+        ::dup2(err_pipe[1], STDERR_FILENO);
+        if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+        ::execve(argv[0], argv.data(), envp.data());
+        ::_exit(127);
+    }
+    ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+
+    const auto deadline = std::chrono::steady_clock::now() + opts.timeout;
+    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    std::string* sinks[2] = {&result.out, &result.err};
+    int open_fds = 2;
+    char buf[65536];
+    while (open_fds > 0) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            result.timed_out = true;
+            ::kill(pid, SIGKILL);
+            break;
+        }
+        const int n = ::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) break;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+            if (got > 0) {
+                sinks[i]->append(buf, static_cast<std::size_t>(got));
+            } else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+                ::close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_fds;
+            }
+        }
+    }
+    for (auto& p : fds) {
+        if (p.fd >= 0) ::close(p.fd);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status)) {
+        result.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        result.signaled = true;
+        result.exit_code = 128 + WTERMSIG(status);
+    }
+    return result;
+}
+
+inline RunResult run_in(const fs::path& cwd, const std::vector<std::string>& args,
+                 std::vector<std::pair<std::string, std::optional<std::string>>> env = {}) {
+    RunOptions opts;
+    opts.cwd = cwd;
+    opts.env = std::move(env);
+    return run_small(args, opts);
+}
+
+inline bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+inline bool has_escape(const std::string& text) { return text.find('\033') != std::string::npos; }
+
+// Parses `text` as exactly one JSON document (trailing garbage fails).
+inline std::optional<json> parse_single_json(const std::string& text) {
+    try {
+        return json::parse(text);
+    } catch (const json::exception&) {
+        return std::nullopt;
+    }
+}
+
+}  // namespace small_e2e
