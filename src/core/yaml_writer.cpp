@@ -433,9 +433,14 @@ AppendEdit append_edit(const AppendPoint& at, std::string_view item, std::string
     AppendEdit edit;
     edit.offset = at.offset;
     if (at.inline_empty_list) {
-        // "entries: []" -> "entries: \n  - ...": keep what followed `]` (a
-        // comment, the line break) after the item.
+        // "entries: []" -> "entries:\n  - ...": keep what followed `]` (a
+        // comment, the line break) after the item; drop the blanks before `[`
+        // so no trailing space is left behind the colon.
         edit.erase = at.inline_size;
+        while (edit.offset > 0 && (file_bytes[edit.offset - 1] == ' ' || file_bytes[edit.offset - 1] == '\t')) {
+            --edit.offset;
+            ++edit.erase;
+        }
         const std::size_t after = std::min(at.offset + at.inline_size, file_bytes.size());
         const std::string_view rest = file_bytes.substr(after);
         const bool break_follows = rest.substr(0, 1) == "\n" || rest.substr(0, 2) == "\r\n";

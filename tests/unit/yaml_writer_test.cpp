@@ -391,7 +391,9 @@ TEST(AppendPoint, EmptyFlowListIsReportedInline) {
     EXPECT_EQ(at.inline_size, 2u);
     EXPECT_EQ(at.indent, 2);
     const std::string after = append_checked(file, sample_entry(), 2);
-    EXPECT_EQ(after.substr(0, file.size() - 3), file.substr(0, file.size() - 3));
+    // Only " []" changes: the blank before `[` goes too, so no trailing space is left.
+    EXPECT_EQ(after.substr(0, file.size() - 4), file.substr(0, file.size() - 4));
+    EXPECT_EQ(after.substr(file.size() - 12, 9), "entries:\n");
     EXPECT_EQ(after.back(), '\n');
     // The block list it became is appendable in place from then on.
     EXPECT_FALSE(point_ok(after).inline_empty_list);
