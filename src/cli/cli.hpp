@@ -87,6 +87,7 @@ void register_check(CLI::App& app, Context& ctx);
 void register_verify(CLI::App& app, Context& ctx);
 void register_replay_id(CLI::App& app, Context& ctx);
 void register_progress(CLI::App& app, Context& ctx);  // progress add, progress migrate
+void register_init(CLI::App& app, Context& ctx);
 void register_help(CLI::App& app, Context& ctx);
 
 std::string version_text();

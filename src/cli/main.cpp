@@ -66,6 +66,7 @@ void configure(CLI::App& app, Context& ctx) {
     app.require_subcommand(0, 1);
     register_check(app, ctx);
     register_help(app, ctx);
+    register_init(app, ctx);
     register_lint(app, ctx);
     register_progress(app, ctx);
     register_replay_id(app, ctx);

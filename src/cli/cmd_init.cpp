@@ -1,0 +1,141 @@
+// `small init`: flags and rendering only; the work is done by
+// small/init_workspace.hpp.
+#include <iostream>
+#include <memory>
+
+#include "cli.hpp"
+#include "small/init_workspace.hpp"
+#include "small/workspace_lock.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct InitFlags {
+    std::optional<std::string> dir;
+    std::optional<std::string> intent;
+    bool force = false;
+    bool no_agents = false;
+    bool overwrite_agents = false;
+    std::string agents_mode;
+};
+
+const char* kind_word(Error::Kind kind) {
+    switch (kind) {
+        case Error::Kind::Invalid: return "invalid";
+        case Error::Kind::System: return "system";
+        case Error::Kind::Usage: return "usage";
+        case Error::Kind::Busy: return "busy";
+    }
+    return "invalid";
+}
+
+int exit_code_of(Error::Kind kind) {
+    switch (kind) {
+        case Error::Kind::Invalid: return kExitInvalid;
+        case Error::Kind::System: return kExitSystem;
+        case Error::Kind::Usage: return kExitUsage;
+        case Error::Kind::Busy: return kExitBusy;
+    }
+    return kExitSystem;
+}
+
+std::string agents_line(AgentsAction action) {
+    switch (action) {
+        case AgentsAction::Skipped: return "";
+        case AgentsAction::Created: return "Created AGENTS.md";
+        case AgentsAction::Overwrote: return "Overwrote AGENTS.md";
+        case AgentsAction::Appended: return "Appended SMALL harness block to AGENTS.md";
+        case AgentsAction::Prepended: return "Prepended SMALL harness block to AGENTS.md";
+        case AgentsAction::Updated: return "Updated SMALL harness block in AGENTS.md";
+    }
+    return "";
+}
+
+int run_init(Context& ctx, const InitFlags& f) {
+    const Output out(ctx.globals);
+    InitRequest req;
+    req.dir = f.dir;
+    req.cwd = current_directory();
+    req.intent = f.intent;
+    req.force = f.force;
+    req.no_agents = f.no_agents;
+    req.overwrite_agents = f.overwrite_agents;
+    req.agents_mode = f.agents_mode;
+    req.lock_wait = default_lock_wait();
+    Result<InitResult> r = init_workspace(ctx.fs, req);
+    if (!r) {
+        const Error& e = r.error();
+        if (out.json()) out.json_document(error_json(kind_word(e.kind), e.describe()));
+        out.problem("Error: " + e.describe());
+        return exit_code_of(e.kind);
+    }
+
+    if (out.json()) {
+        nlohmann::json written = nlohmann::json::array();
+        for (const std::string& name : r->written) written.push_back(".small/" + name);
+        nlohmann::json doc = {
+            {"ok", true},
+            {"workspace", r->root},
+            {"small_dir", r->small_dir},
+            {"written", written},
+            {"progress_kept", r->progress_kept},
+            {"replay_id", r->replay_id},
+            {"progress_entry", nlohmann::json::parse(r->progress_entry.dump())},
+            {"agents", {{"file", r->agents_path}, {"action", std::string(agents_action_name(r->agents))}}},
+            {"gitignore", {{"file", r->gitignore_path}, {"created", r->gitignore_created}, {"added", r->gitignore_added}}},
+        };
+        if (!r->previous_replay_id.empty()) doc["previous_replay_id"] = r->previous_replay_id;
+        out.json_document(doc);
+        return kExitOk;
+    }
+
+    out.success("Initialized SMALL v1.0.0 in " + r->small_dir);
+    out.info("");
+    out.info("Written:");
+    for (const std::string& name : r->written) out.info("  .small/" + name);
+    if (r->progress_kept) {
+        out.info("Kept .small/progress.small.yml (existing entries untouched); appended the meta/init entry");
+    }
+    out.info("Run replay id " + r->replay_id + " (pinned in .small/workspace.small.yml)");
+    if (const std::string line = agents_line(r->agents); !line.empty()) out.info(line);
+    if (!r->gitignore_added.empty()) {
+        std::string added;
+        for (const std::string& l : r->gitignore_added) added += (added.empty() ? "" : ", ") + l;
+        out.info((r->gitignore_created ? "Created .gitignore with " : "Added to .gitignore: ") + added);
+    }
+    out.info("");
+    out.info("Human authoring required:");
+    out.info("  .small/intent.small.yml \xE2\x80\x94 declare what the project is for and its scope");
+    out.info("  .small/constraints.small.yml \xE2\x80\x94 declare the rules the work must respect");
+    out.info("");
+    out.info("Agent next steps:");
+    out.info("  small validate \xE2\x80\x94 check the artifacts against the schemas");
+    out.info("  small check --strict \xE2\x80\x94 run every gate, strict rules included");
+    out.info("  small plan --add \"...\" \xE2\x80\x94 add the first real task");
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_init(CLI::App& app, Context& ctx) {
+    auto flags = std::make_shared<InitFlags>();
+    CLI::App* cmd = app.add_subcommand(
+        "init", "Create .small/ with templates for the five artifacts, workspace.small.yml, the AGENTS.md harness "
+                "block and .gitignore lines (never searches parent directories)");
+    cmd->add_option("--dir", flags->dir,
+                    "Workspace root to initialize (created if missing; a path ending in .small means its parent); "
+                    "default: the current directory");
+    cmd->add_option("--intent", flags->intent, "Seed text for intent.small.yml's intent field");
+    cmd->add_flag("--force", flags->force,
+                  "Re-initialize an existing .small/ (templates rewritten; the progress log is kept and appended to)");
+    cmd->add_flag("--no-agents", flags->no_agents, "Do not create or change AGENTS.md");
+    cmd->add_flag("--overwrite-agents", flags->overwrite_agents, "Replace an existing AGENTS.md with the harness block");
+    cmd->add_option("--agents-mode", flags->agents_mode,
+                    "Add the harness block to an existing AGENTS.md: append or prepend");
+    cmd->footer("Exit codes: 0 initialized, 1 refused (.small/ exists, AGENTS.md exists, malformed markers, "
+                "unappendable progress log), 2 usage or system error, 3 workspace busy.");
+    cmd->callback([&ctx, flags] { ctx.exit_code = run_init(ctx, *flags); });
+}
+
+}  // namespace small::cli

@@ -1,0 +1,363 @@
+#include "small/init_workspace.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "small/atomic_file.hpp"
+#include "small/progress_log.hpp"
+#include "small/replay_id.hpp"
+#include "small/text.hpp"
+#include "small/timestamp.hpp"
+#include "small/workspace_lock.hpp"
+#include "small/yaml.hpp"
+
+namespace small {
+
+namespace {
+
+namespace stdfs = std::filesystem;
+
+bool path_exists_nofollow(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0;
+}
+
+std::string join(const std::string& dir, std::string_view name) {
+    return (dir == "/" ? std::string() : dir) + "/" + std::string(name);
+}
+
+// What init will do to AGENTS.md, decided before anything is written.
+struct AgentsPlan {
+    AgentsAction action = AgentsAction::Skipped;
+    std::string content;
+};
+
+std::string agents_exists_message() {
+    return "AGENTS.md already exists; nothing was written.\n"
+           "Use one of:\n"
+           "  small init --overwrite-agents         replace AGENTS.md with the SMALL harness block\n"
+           "  small init --agents-mode=append       add the block after the existing text\n"
+           "  small init --agents-mode=prepend      add the block before the existing text\n"
+           "  small init --no-agents                leave AGENTS.md alone";
+}
+
+Result<AgentsPlan> plan_agents(const FileSystem& fs, const std::string& path, const InitRequest& req,
+                               AgentsMode mode) {
+    AgentsPlan plan;
+    if (req.no_agents) return plan;
+    if (!path_exists_nofollow(path)) {
+        plan.action = AgentsAction::Created;
+        plan.content = harness_block();
+        return plan;
+    }
+    Result<std::string> existing = fs.read_file(path);
+    if (!existing) return Error::system("failed to read AGENTS.md: " + existing.error().message);
+    if (req.overwrite_agents) {
+        plan.action = AgentsAction::Overwrote;
+        plan.content = harness_block();
+        return plan;
+    }
+    if (mode == AgentsMode::None) return Error::invalid(agents_exists_message());
+    Result<HarnessSpan> span = find_harness_block(*existing);
+    if (!span) return Error::invalid("failed to compose AGENTS.md: " + span.error().message);
+    Result<std::string> composed = compose_agents_file(*existing, mode);
+    if (!composed) return Error::invalid("failed to compose AGENTS.md: " + composed.error().message);
+    plan.content = std::move(*composed);
+    plan.action = span->found ? AgentsAction::Updated
+                  : mode == AgentsMode::Append ? AgentsAction::Appended
+                                               : AgentsAction::Prepended;
+    return plan;
+}
+
+Error with_prefix(const Error& e, const std::string& prefix) {
+    Error out = e;
+    out.message = prefix + e.message;
+    return out;
+}
+
+}  // namespace
+
+std::string_view agents_action_name(AgentsAction action) {
+    switch (action) {
+        case AgentsAction::Skipped: return "skipped";
+        case AgentsAction::Created: return "created";
+        case AgentsAction::Overwrote: return "overwrote";
+        case AgentsAction::Appended: return "appended";
+        case AgentsAction::Prepended: return "prepended";
+        case AgentsAction::Updated: return "updated";
+    }
+    return "skipped";
+}
+
+std::string resolve_init_root(const std::optional<std::string>& dir, const std::string& cwd) {
+    stdfs::path p = dir && !dir->empty() ? stdfs::path(*dir) : stdfs::path(cwd);
+    if (p.is_relative()) p = stdfs::path(cwd) / p;
+    p = p.lexically_normal();
+    std::string s = p.string();
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    p = stdfs::path(s);
+    if (p.filename() == ".small") p = p.parent_path();
+    s = p.string();
+    return s.empty() ? "/" : s;
+}
+
+YamlValue intent_template(const std::optional<std::string>& intent) {
+    YamlValue v = YamlValue::object();
+    v["small_version"] = std::string(kProtocolVersion);
+    v["owner"] = "human";
+    v["intent"] = intent && !trim(*intent).empty() ? *intent : std::string("Define project intent");
+    v["scope"] = YamlValue::object();
+    v["scope"]["include"] = YamlValue::array();
+    v["scope"]["exclude"] = YamlValue::array();
+    v["success_criteria"] = YamlValue::array();
+    return v;
+}
+
+YamlValue constraints_template() {
+    YamlValue v = YamlValue::object();
+    v["small_version"] = std::string(kProtocolVersion);
+    v["owner"] = "human";
+    v["constraints"] = YamlValue::array();
+    const auto add = [&](const char* id, const char* rule) {
+        YamlValue c = YamlValue::object();
+        c["id"] = id;
+        c["rule"] = rule;
+        c["severity"] = "error";
+        v["constraints"].push_back(std::move(c));
+    };
+    add("no-secrets", "No secrets in .small artifacts");
+    add("no-prod-writes", "No writes to production by default");
+    return v;
+}
+
+YamlValue plan_template() {
+    YamlValue v = YamlValue::object();
+    v["small_version"] = std::string(kProtocolVersion);
+    v["owner"] = "agent";
+    YamlValue task = YamlValue::object();
+    task["id"] = "task-1";
+    task["title"] = "Initial task";
+    task["steps"] = YamlValue::array();
+    task["acceptance"] = YamlValue::array();
+    v["tasks"] = YamlValue::array();
+    v["tasks"].push_back(std::move(task));
+    return v;
+}
+
+YamlValue progress_template() {
+    YamlValue v = YamlValue::object();
+    v["small_version"] = std::string(kProtocolVersion);
+    v["owner"] = "agent";
+    v["entries"] = YamlValue::array();
+    return v;
+}
+
+std::string gitignore_with_runtime_lines(std::string_view existing, std::vector<std::string>& added) {
+    added.clear();
+    std::vector<std::string_view> present;
+    for (std::size_t pos = 0; pos < existing.size();) {
+        std::size_t end = existing.find('\n', pos);
+        if (end == std::string_view::npos) end = existing.size();
+        present.push_back(trim(existing.substr(pos, end - pos)));
+        pos = end + 1;
+    }
+    for (std::string_view line : kRuntimeIgnoreLines) {
+        bool found = false;
+        for (std::string_view p : present) found = found || p == line;
+        if (!found) added.emplace_back(line);
+    }
+    std::string out(existing);
+    if (added.empty()) return out;
+    const bool crlf = existing.find("\r\n") != std::string_view::npos;
+    const char* eol = crlf ? "\r\n" : "\n";
+    if (!out.empty() && out.back() != '\n') out += eol;
+    for (const std::string& line : added) out.append(line).append(eol);
+    return out;
+}
+
+Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) {
+    // 1. Flags (nothing touched yet).
+    Result<AgentsMode> mode = parse_agents_mode(req.agents_mode);
+    if (!mode) return mode.error();
+    const int agents_flags = (*mode != AgentsMode::None) + req.no_agents + req.overwrite_agents;
+    if (agents_flags > 1) {
+        return Error::usage("--agents-mode, --no-agents, and --overwrite-agents are mutually exclusive");
+    }
+
+    InitResult result;
+    result.root = resolve_init_root(req.dir, req.cwd);
+    result.small_dir = join(result.root, ".small");
+    result.agents_path = join(result.root, "AGENTS.md");
+    result.gitignore_path = join(result.root, ".gitignore");
+    WorkspacePaths ws;
+    ws.root = result.root;
+    ws.small_dir = result.small_dir;
+    ws.from_dir_flag = true;
+
+    // 2. Refusals that need no lock (re-checked under the lock below).
+    const auto refuse_existing = [&]() -> Status {
+        if (!req.force && path_exists_nofollow(result.small_dir)) {
+            return Error::invalid(".small/ directory already exists in " + result.root +
+                                  ". Use --force to re-initialize (the progress log is kept)");
+        }
+        return ok_status();
+    };
+    if (Status s = refuse_existing(); !s) return s.error();
+    if (Result<AgentsPlan> a = plan_agents(fs, result.agents_path, req, *mode); !a) return a.error();
+
+    // 3. The root folder (--dir may name one that does not exist yet), then the lock.
+    {
+        std::error_code ec;
+        stdfs::create_directories(result.root, ec);
+        if (ec || !stdfs::is_directory(result.root)) {
+            return Error::system("failed to create workspace directory " + result.root + ": " +
+                                 (ec ? ec.message() : std::string("not a directory")));
+        }
+    }
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
+    if (!lock) return lock.error();
+
+    // 4. Everything that can refuse, decided under the lock before any write.
+    if (Status s = refuse_existing(); !s) return s.error();
+    Result<AgentsPlan> agents = plan_agents(fs, result.agents_path, req, *mode);
+    if (!agents) return agents.error();
+
+    const std::string progress_path = ws.path_of(artifact_file_name(ArtifactType::Progress));
+    const std::string workspace_path = ws.path_of(kWorkspaceFileName);
+    if (path_exists_nofollow(result.small_dir)) {
+        struct stat st {};
+        if (::lstat(result.small_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+            return Error::invalid(result.small_dir + " exists but is not a directory (symbolic links are not followed)");
+        }
+    }
+    // D7: --force never discards progress history: an existing log is kept
+    // and the meta/init entry appended to it, so it must be appendable.
+    result.progress_kept = path_exists_nofollow(progress_path);
+    if (result.progress_kept) {
+        if (Status r = recover_progress(ws); !r) return r.error();
+        Result<ProgressTail> tail = read_tail(ws);
+        if (!tail) {
+            return with_prefix(tail.error(),
+                               "init --force keeps the existing progress log (D7), but it cannot be appended to: ");
+        }
+    }
+    std::string created_at;
+    if (fs.file_exists(workspace_path)) {
+        Result<Document> old = load_yaml_file(fs, workspace_path, ws.display_of(kWorkspaceFileName));
+        if (old && old->root().is_mapping()) {
+            const NodeRef root = old->root();
+            if (root.find("created_at").is_string() && !trim(root.find("created_at").as_string()).empty()) {
+                created_at = std::string(root.find("created_at").as_string());
+            }
+            const std::string_view prev = trim(root.find("run").find("replay_id").as_string());
+            if (is_valid_replay_id(prev)) result.previous_replay_id = std::string(prev);
+        }
+    }
+    std::string gitignore_old;
+    const bool gitignore_exists = path_exists_nofollow(result.gitignore_path);
+    if (gitignore_exists) {
+        Result<std::string> g = fs.read_file(result.gitignore_path);
+        if (!g) return Error::system("failed to read .gitignore: " + g.error().message);
+        gitignore_old = std::move(*g);
+    }
+
+    // 5. Templates and the run id they start (D3: init writes a plan, so a run starts).
+    const std::string intent_text = emit_document(intent_template(req.intent));
+    const std::string constraints_text = emit_document(constraints_template());
+    const std::string plan_text = emit_document(plan_template());
+    Result<Document> intent_doc = parse_yaml(intent_text, "intent template");
+    Result<Document> constraints_doc = parse_yaml(constraints_text, "constraints template");
+    Result<Document> plan_doc = parse_yaml(plan_text, "plan template");
+    if (!intent_doc || !constraints_doc || !plan_doc) {
+        return Error::system("internal error: a template does not re-read");
+    }
+    Result<std::string> run_id = compute_replay_id(intent_doc->root(), plan_doc->root(), constraints_doc->root());
+    if (!run_id) return run_id.error();
+    result.replay_id = *run_id;
+
+    // 6. Writes, each atomic.
+    if (Status s = ensure_directory(ws, result.small_dir); !s) return s.error();
+    const auto write = [&](std::string_view name, const std::string& bytes) -> Status {
+        if (Status s = write_file_atomic(ws, ws.path_of(name), bytes); !s) return s.error();
+        result.written.emplace_back(name);
+        return ok_status();
+    };
+    if (Status s = write(artifact_file_name(ArtifactType::Intent), intent_text); !s) return s.error();
+    if (Status s = write(artifact_file_name(ArtifactType::Constraints), constraints_text); !s) return s.error();
+    if (Status s = write(artifact_file_name(ArtifactType::Plan), plan_text); !s) return s.error();
+    const std::string now = format_timestamp_utc9(current_instant());
+
+    // D8: meta/init, stamped with the run that init just started.
+    YamlValue entry = YamlValue::object();
+    entry["task_id"] = "meta/init";
+    entry["status"] = "completed";
+    entry["evidence"] = std::string(kInitEvidence);
+    entry["command"] = "small init";
+    entry["notes"] = "small init in " + result.root + (result.progress_kept ? " (--force; earlier entries kept)" : "");
+    entry["replayId"] = result.replay_id;
+    if (result.progress_kept) {
+        Result<AppendResult> appended = append_progress_entry(ws, entry, std::nullopt);
+        if (!appended) return with_prefix(appended.error(), "failed to record init progress: ");
+        result.progress_entry = appended->entry;
+        result.timestamp = appended->timestamp_text;
+    } else {
+        // A new log: written whole, holding its first entry (no append needed).
+        result.timestamp = now;
+        YamlValue stamped = YamlValue::object();
+        stamped["timestamp"] = result.timestamp;
+        for (const auto& [k, v] : entry.items()) stamped[k] = v;
+        YamlValue log = progress_template();
+        log["entries"].push_back(stamped);
+        if (Status s = write(artifact_file_name(ArtifactType::Progress), emit_document(log)); !s) {
+            return with_prefix(s.error(), "failed to record init progress: ");
+        }
+        result.progress_entry = std::move(stamped);
+    }
+
+    YamlValue meta = YamlValue::object();
+    meta["small_version"] = std::string(kProtocolVersion);
+    meta["owner"] = "agent";
+    meta["kind"] = "repo-root";
+    meta["created_at"] = created_at.empty() ? now : created_at;
+    meta["updated_at"] = now;
+    meta["run"] = YamlValue::object();
+    meta["run"]["replay_id"] = result.replay_id;
+    if (Status s = write(kWorkspaceFileName, emit_document(meta)); !s) return s.error();
+
+    YamlValue handoff = YamlValue::object();
+    handoff["small_version"] = std::string(kProtocolVersion);
+    handoff["owner"] = "agent";
+    handoff["summary"] = std::string(kInitSummary);
+    handoff["resume"] = YamlValue::object();
+    handoff["resume"]["next_steps"] = YamlValue::array({"Fill intent.small.yml", "Fill constraints.small.yml",
+                                                        "Generate plan.small.yml"});
+    handoff["links"] = YamlValue::array();
+    handoff["replayId"] = YamlValue::object();
+    handoff["replayId"]["value"] = result.replay_id;
+    handoff["replayId"]["source"] = "auto";
+    if (!result.previous_replay_id.empty() && result.previous_replay_id != result.replay_id) {
+        handoff["run"] = YamlValue::object();
+        handoff["run"]["created_at"] = now;
+        handoff["run"]["transition_reason"] = "manual";
+        handoff["run"]["previous_replay_id"] = result.previous_replay_id;
+    }
+    if (Status s = write(artifact_file_name(ArtifactType::Handoff), emit_document(handoff)); !s) return s.error();
+
+    // 7. Outside .small/: .gitignore lines, then AGENTS.md.
+    const std::string gitignore_new = gitignore_with_runtime_lines(gitignore_old, result.gitignore_added);
+    if (!result.gitignore_added.empty()) {
+        if (Status s = write_file_atomic(ws, result.gitignore_path, gitignore_new); !s) return s.error();
+        result.gitignore_created = !gitignore_exists;
+    }
+    result.agents = agents->action;
+    if (agents->action != AgentsAction::Skipped) {
+        if (Status s = write_file_atomic(ws, result.agents_path, agents->content); !s) return s.error();
+    }
+    return result;
+}
+
+}  // namespace small
