@@ -57,6 +57,9 @@ private:
 nlohmann::json finding_json(const Finding& f);
 nlohmann::json findings_json(const std::vector<Finding>& findings);
 int exit_code_for(VerdictOutcome outcome);
+// Prints a command's failure (one JSON document with --json, else
+// "Error: ..." on stderr) and returns its exit code (D4: Busy is 3).
+int report_error(const Output& out, const Error& error);
 // {"ok": false, "error": {...}} for failures outside a command's own report.
 nlohmann::json error_json(const std::string& kind, const std::string& message);
 

@@ -20,26 +20,6 @@ struct InitFlags {
     std::string agents_mode;
 };
 
-const char* kind_word(Error::Kind kind) {
-    switch (kind) {
-        case Error::Kind::Invalid: return "invalid";
-        case Error::Kind::System: return "system";
-        case Error::Kind::Usage: return "usage";
-        case Error::Kind::Busy: return "busy";
-    }
-    return "invalid";
-}
-
-int exit_code_of(Error::Kind kind) {
-    switch (kind) {
-        case Error::Kind::Invalid: return kExitInvalid;
-        case Error::Kind::System: return kExitSystem;
-        case Error::Kind::Usage: return kExitUsage;
-        case Error::Kind::Busy: return kExitBusy;
-    }
-    return kExitSystem;
-}
-
 std::string agents_line(AgentsAction action) {
     switch (action) {
         case AgentsAction::Skipped: return "";
@@ -65,10 +45,7 @@ int run_init(Context& ctx, const InitFlags& f) {
     req.lock_wait = default_lock_wait();
     Result<InitResult> r = init_workspace(ctx.fs, req);
     if (!r) {
-        const Error& e = r.error();
-        if (out.json()) out.json_document(error_json(kind_word(e.kind), e.describe()));
-        out.problem("Error: " + e.describe());
-        return exit_code_of(e.kind);
+        return report_error(out, r.error());
     }
 
     if (out.json()) {

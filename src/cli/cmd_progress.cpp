@@ -25,36 +25,11 @@ struct MigrateFlags {
     bool dry_run = false;
 };
 
-const char* kind_word(Error::Kind kind) {
-    switch (kind) {
-        case Error::Kind::Invalid: return "invalid";
-        case Error::Kind::System: return "system";
-        case Error::Kind::Usage: return "usage";
-        case Error::Kind::Busy: return "busy";
-    }
-    return "invalid";
-}
-
-int exit_code_of(Error::Kind kind) {
-    switch (kind) {
-        case Error::Kind::Invalid: return kExitInvalid;
-        case Error::Kind::System: return kExitSystem;
-        case Error::Kind::Usage: return kExitUsage;
-        case Error::Kind::Busy: return kExitBusy;
-    }
-    return kExitSystem;
-}
-
-int fail(const Output& out, const Error& e) {
-    if (out.json()) out.json_document(error_json(kind_word(e.kind), e.describe()));
-    out.problem("Error: " + e.describe());
-    return exit_code_of(e.kind);
-}
 
 int run_add(Context& ctx, const AddFlags& f) {
     const Output out(ctx.globals);
     Result<WorkspaceScope> scope = parse_workspace_scope(f.scope);
-    if (!scope) return fail(out, scope.error());
+    if (!scope) return report_error(out, scope.error());
     const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
 
     ProgressAddRequest req;
@@ -72,7 +47,7 @@ int run_add(Context& ctx, const AddFlags& f) {
     req.scope = *scope;
     req.lock_wait = default_lock_wait();
     Result<ProgressAddResult> r = progress_add(ctx.fs, ws, req);
-    if (!r) return fail(out, r.error());
+    if (!r) return report_error(out, r.error());
 
     if (out.json()) {
         nlohmann::json entry = nlohmann::json::parse(r->entry.dump());  // keys sorted, as the reference prints them
@@ -94,14 +69,14 @@ int run_add(Context& ctx, const AddFlags& f) {
 int run_migrate(Context& ctx, const MigrateFlags& f) {
     const Output out(ctx.globals);
     Result<WorkspaceScope> scope = parse_workspace_scope(f.scope);
-    if (!scope) return fail(out, scope.error());
+    if (!scope) return report_error(out, scope.error());
     const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
     ProgressMigrateRequest req;
     req.scope = *scope;
     req.dry_run = f.dry_run;
     req.lock_wait = default_lock_wait();
     Result<ProgressMigrateResult> r = progress_migrate(ctx.fs, ws, req);
-    if (!r) return fail(out, r.error());
+    if (!r) return report_error(out, r.error());
 
     if (out.json()) {
         nlohmann::json changes = nlohmann::json::array();

@@ -42,10 +42,7 @@ void register_replay_id(CLI::App& app, Context& ctx) {
         const WorkspacePaths ws = locate_workspace(ctx.fs, *dir, current_directory());
         Result<std::string> id = current_replay_id(ctx.fs, ws);
         if (!id) {
-            ctx.exit_code = id.error().kind == Error::Kind::System ? kExitSystem : kExitInvalid;
-            if (out.json()) out.json_document(error_json(id.error().kind == Error::Kind::System ? "system" : "invalid",
-                                                         id.error().describe()));
-            out.problem("Error: " + id.error().describe());
+            ctx.exit_code = report_error(out, id.error());
             return;
         }
         if (out.json()) out.json_document({{"replay_id", *id}, {"protocol_version", std::string(kProtocolVersion)}});

@@ -90,6 +90,36 @@ int exit_code_for(VerdictOutcome outcome) {
     return kExitSystem;
 }
 
+namespace {
+
+const char* error_kind_name(Error::Kind kind) {
+    switch (kind) {
+        case Error::Kind::Invalid: return "invalid";
+        case Error::Kind::System: return "system";
+        case Error::Kind::Usage: return "usage";
+        case Error::Kind::Busy: return "busy";
+    }
+    return "invalid";
+}
+
+int exit_code_for(Error::Kind kind) {
+    switch (kind) {
+        case Error::Kind::Invalid: return kExitInvalid;
+        case Error::Kind::System: return kExitSystem;
+        case Error::Kind::Usage: return kExitUsage;
+        case Error::Kind::Busy: return kExitBusy;
+    }
+    return kExitSystem;
+}
+
+}  // namespace
+
+int report_error(const Output& out, const Error& error) {
+    if (out.json()) out.json_document(error_json(error_kind_name(error.kind), error.describe()));
+    out.problem("Error: " + error.describe());
+    return exit_code_for(error.kind);
+}
+
 void add_dir_option(CLI::App* cmd, std::optional<std::string>& dir) {
     cmd->add_option("--dir", dir,
                     "Workspace directory (or its .small/); default: the nearest directory with .small/ from here up");
