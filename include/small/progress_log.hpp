@@ -16,7 +16,8 @@
 // "every artifact parseable at any instant"):
 //   The journal is made durable before the first byte of an append is
 //   written, and append_progress_entry returns success only after the
-//   entry's bytes are fsynced (and the journal's removal is fsynced).
+//   entry's bytes are fsynced (the journal is then unlinked; that need not
+//   be durable, see below).
 //   recover_progress removes bytes only when (1) the journal names this very
 //   file (device + inode), (2) the file's size lies in (expected_size,
 //   expected_size + length], and (3) the bytes after expected_size are NOT

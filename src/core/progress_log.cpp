@@ -448,10 +448,12 @@ std::optional<Journal> parse_journal(std::string_view text) {
     return j;
 }
 
+// The removal need not be durable: a journal that a power cut brings back
+// finds its bytes complete in the log and is dropped then (see the header).
 Status remove_journal(const WorkspacePaths& ws) {
     const std::string path = cache_path(ws, kProgressJournalName);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) return os_error("cannot remove", path, errno);
-    return fsync_directory(cache_dir(ws));
+    return ok_status();
 }
 
 // A write that stopped part-way: a prefix of the journaled bytes, possibly
