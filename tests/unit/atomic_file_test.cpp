@@ -4,6 +4,8 @@
 #include "small/atomic_file.hpp"
 
 #include <gtest/gtest.h>
+
+#include "temp_workspace.hpp"
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -28,44 +30,11 @@
 namespace small {
 namespace {
 
+using testing::TempWorkspace;
+using testing::read_all;
+using testing::write_plain;
+
 namespace fs = std::filesystem;
-
-// A real workspace (root + .small/) in a fresh directory under /tmp.
-class TempWorkspace {
-public:
-    TempWorkspace() {
-        char pattern[] = "/tmp/small-atomic-XXXXXX";
-        const char* made = ::mkdtemp(pattern);
-        if (made == nullptr) throw std::runtime_error("mkdtemp failed");
-        root_ = made;
-        fs::create_directory(root_ + "/.small");
-        ws_.root = root_;
-        ws_.small_dir = root_ + "/.small";
-    }
-    ~TempWorkspace() {
-        std::error_code ec;
-        for (auto it = fs::recursive_directory_iterator(root_, ec); !ec && it != fs::recursive_directory_iterator();
-             it.increment(ec)) {
-            if (it->is_directory(ec) && !it->is_symlink(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-        }
-        fs::remove_all(root_, ec);
-    }
-    const WorkspacePaths& ws() const { return ws_; }
-    std::string path(const std::string& rel) const { return root_ + "/" + rel; }
-
-private:
-    std::string root_;
-    WorkspacePaths ws_;
-};
-
-std::string read_all(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_plain(const std::string& path, const std::string& contents) {
-    std::ofstream(path, std::ios::binary) << contents;
-}
 
 std::vector<std::string> names_in(const std::string& dir) {
     std::vector<std::string> names;

@@ -7,6 +7,8 @@
 #include "small/progress_log.hpp"
 
 #include <gtest/gtest.h>
+
+#include "temp_workspace.hpp"
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -36,45 +38,14 @@
 namespace small {
 namespace {
 
+using testing::TempWorkspace;
+using testing::read_all;
+using testing::write_plain;
+
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
 constexpr const char* kHeader = "small_version: \"1.0.0\"\nowner: \"agent\"\n";
-
-class TempWorkspace {
-public:
-    explicit TempWorkspace(bool fast = false) {
-        std::string pattern = (fast && fs::is_directory("/dev/shm") ? "/dev/shm" : "/tmp");
-        pattern += "/small-progress-XXXXXX";
-        const char* made = ::mkdtemp(pattern.data());
-        if (made == nullptr) throw std::runtime_error("mkdtemp failed");
-        root_ = made;
-        fs::create_directory(root_ + "/.small");
-        ws_.root = root_;
-        ws_.small_dir = root_ + "/.small";
-        ws_.display_prefix = root_ + "/";
-    }
-    ~TempWorkspace() {
-        std::error_code ec;
-        fs::remove_all(root_, ec);
-    }
-    const WorkspacePaths& ws() const { return ws_; }
-    std::string log() const { return ws_.small_dir + "/progress.small.yml"; }
-    std::string path(const std::string& rel) const { return root_ + "/" + rel; }
-
-private:
-    std::string root_;
-    WorkspacePaths ws_;
-};
-
-std::string read_all(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_plain(const std::string& path, const std::string& contents) {
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << contents;
-}
 
 YamlValue entry(const std::string& task, const std::string& evidence = "tests pass") {
     return YamlValue{{"task_id", task}, {"status", "completed"}, {"evidence", evidence}};

@@ -3,6 +3,8 @@
 #include "small/workspace_lock.hpp"
 
 #include <gtest/gtest.h>
+
+#include "temp_workspace.hpp"
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -24,37 +26,13 @@
 namespace small {
 namespace {
 
+using testing::TempWorkspace;
+using testing::read_all;
+using testing::write_plain;
+
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
-
-class TempWorkspace {
-public:
-    TempWorkspace() {
-        char pattern[] = "/tmp/small-lock-XXXXXX";
-        const char* made = ::mkdtemp(pattern);
-        if (made == nullptr) throw std::runtime_error("mkdtemp failed");
-        root_ = made;
-        fs::create_directory(root_ + "/.small");
-        ws_.root = root_;
-        ws_.small_dir = root_ + "/.small";
-    }
-    ~TempWorkspace() {
-        std::error_code ec;
-        fs::remove_all(root_, ec);
-    }
-    const WorkspacePaths& ws() const { return ws_; }
-    std::string path(const std::string& rel) const { return root_ + "/" + rel; }
-
-private:
-    std::string root_;
-    WorkspacePaths ws_;
-};
-
-std::string read_all(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
