@@ -10,27 +10,12 @@
 #include <string>
 
 #include "small/document.hpp"
+#include "tree_builder.hpp"
 
 namespace small {
 namespace {
 
-// Terse fluent wrapper over DocumentBuilder for building test trees.
-class Tree {
-public:
-    Tree& map() { builder_.begin_mapping({}); return *this; }
-    Tree& seq() { builder_.begin_sequence({}); return *this; }
-    Tree& end() { builder_.end(); return *this; }
-    Tree& key(std::string_view k) { builder_.add_string(k, {}); return *this; }
-    Tree& str(std::string_view v) { builder_.add_string(v, {}); return *this; }
-    Tree& integer(std::int64_t v) { builder_.add_int(v, {}, std::to_string(v)); return *this; }
-    Tree& real(double v) { builder_.add_float(v, {}, "<float>"); return *this; }
-    Tree& null() { builder_.add_null({}, "null"); return *this; }
-    Tree& boolean(bool v) { builder_.add_bool(v, {}, v ? "true" : "false"); return *this; }
-    Document done() { return builder_.finish(); }
-
-private:
-    DocumentBuilder builder_;
-};
+using testing::Tree;
 
 std::string canonical(const Document& doc) {
     auto json = canonical_json(doc.root());

@@ -12,26 +12,13 @@
 #include <vector>
 
 #include "small/document.hpp"
+#include "tree_builder.hpp"
 #include "small/jcs.hpp"
 
 namespace small {
 namespace {
 
-// Terse fluent wrapper over DocumentBuilder for building test trees.
-class Tree {
-public:
-    Tree& map() { builder_.begin_mapping({}); return *this; }
-    Tree& seq() { builder_.begin_sequence({}); return *this; }
-    Tree& end() { builder_.end(); return *this; }
-    Tree& key(std::string_view k) { builder_.add_string(k, {}); return *this; }
-    Tree& str(std::string_view v) { builder_.add_string(v, {}); return *this; }
-    Tree& integer(std::int64_t v, std::string_view text) { builder_.add_int(v, {}, text); return *this; }
-    Tree& real(double v, std::string_view text) { builder_.add_float(v, {}, text); return *this; }
-    Document done() { return builder_.finish(); }
-
-private:
-    DocumentBuilder builder_;
-};
+using testing::Tree;
 
 // ---------------------------------------------------------------- corpus workspaces
 
