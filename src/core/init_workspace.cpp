@@ -105,10 +105,16 @@ std::string resolve_init_root(const std::optional<std::string>& dir, const std::
     return s.empty() ? "/" : s;
 }
 
-YamlValue intent_template(const std::optional<std::string>& intent) {
+// Every canonical artifact starts with small_version and owner, in that order.
+YamlValue artifact_head(const char* owner) {
     YamlValue v = YamlValue::object();
     v["small_version"] = std::string(kProtocolVersion);
-    v["owner"] = "human";
+    v["owner"] = owner;
+    return v;
+}
+
+YamlValue intent_template(const std::optional<std::string>& intent) {
+    YamlValue v = artifact_head("human");
     v["intent"] = intent && !trim(*intent).empty() ? *intent : std::string("Define project intent");
     v["scope"] = YamlValue::object();
     v["scope"]["include"] = YamlValue::array();
@@ -118,9 +124,7 @@ YamlValue intent_template(const std::optional<std::string>& intent) {
 }
 
 YamlValue constraints_template() {
-    YamlValue v = YamlValue::object();
-    v["small_version"] = std::string(kProtocolVersion);
-    v["owner"] = "human";
+    YamlValue v = artifact_head("human");
     v["constraints"] = YamlValue::array();
     const auto add = [&](const char* id, const char* rule) {
         YamlValue c = YamlValue::object();
@@ -135,9 +139,7 @@ YamlValue constraints_template() {
 }
 
 YamlValue plan_template() {
-    YamlValue v = YamlValue::object();
-    v["small_version"] = std::string(kProtocolVersion);
-    v["owner"] = "agent";
+    YamlValue v = artifact_head("agent");
     YamlValue task = YamlValue::object();
     task["id"] = "task-1";
     task["title"] = "Initial task";
@@ -149,9 +151,7 @@ YamlValue plan_template() {
 }
 
 YamlValue progress_template() {
-    YamlValue v = YamlValue::object();
-    v["small_version"] = std::string(kProtocolVersion);
-    v["owner"] = "agent";
+    YamlValue v = artifact_head("agent");
     v["entries"] = YamlValue::array();
     return v;
 }
@@ -328,9 +328,7 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     meta["run"]["replay_id"] = result.replay_id;
     if (Status s = write(kWorkspaceFileName, emit_document(meta)); !s) return s.error();
 
-    YamlValue handoff = YamlValue::object();
-    handoff["small_version"] = std::string(kProtocolVersion);
-    handoff["owner"] = "agent";
+    YamlValue handoff = artifact_head("agent");
     handoff["summary"] = std::string(kInitSummary);
     handoff["resume"] = YamlValue::object();
     handoff["resume"]["next_steps"] = YamlValue::array({"Fill intent.small.yml", "Fill constraints.small.yml",
