@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "small/result.hpp"
 #include "small/timestamp.hpp"
@@ -97,6 +98,13 @@ struct AppendResult {
 // write_file_atomic, which changes no entry and needs no journal.
 Result<AppendResult> append_progress_entry(const WorkspacePaths& ws, const YamlValue& entry_without_timestamp,
                                            std::optional<Instant> requested_at);
+
+// Several entries appended in ONE write (all or none survive a crash), with
+// strictly increasing timestamps: the first as append_progress_entry
+// chooses it, each next one max(now, previous + 1 ns).
+Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& ws,
+                                                          const std::vector<YamlValue>& entries,
+                                                          std::optional<Instant> requested_at);
 
 // Finishes or undoes an append that was interrupted (see the invariant
 // above), under the lock, before anything reads the log's tail. With no

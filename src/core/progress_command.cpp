@@ -12,6 +12,7 @@
 #include "small/schema.hpp"
 #include "small/secrets.hpp"
 #include "small/text.hpp"
+#include "small/workspace_change.hpp"
 #include "small/workspace_lock.hpp"
 #include "small/yaml.hpp"
 
@@ -81,10 +82,118 @@ bool task_in_plan(const FileSystem& fs, const WorkspacePaths& ws, const std::str
     return false;
 }
 
+}  // namespace
+
+Result<EntryTime> parse_entry_time(const std::optional<std::string>& at, const std::optional<std::string>& after) {
+    if (at && after) return Error::usage("only one of --at or --after may be set");
+    EntryTime t;
+    if (at) {
+        Result<Instant> v = parse_progress_timestamp(trim(*at));
+        if (!v) return Error::usage("--at timestamp \"" + *at + "\" invalid: " + v.error().message);
+        t.at = *v;
+    }
+    if (after) {
+        Result<Instant> v = parse_progress_timestamp(trim(*after));
+        if (!v) return Error::usage("--after timestamp \"" + *after + "\" invalid: " + v.error().message);
+        t.after = *v;
+    }
+    return t;
+}
+
+Result<std::optional<Instant>> requested_instant(const WorkspacePaths& ws, const EntryTime& time) {
+    if (!time.after) return time.at;
+    Result<ProgressTail> tail = read_tail(ws);
+    if (!tail) return tail.error();
+    return std::optional<Instant>(next_timestamp(plus_one_ns(*time.after), *tail));
+}
+
+Instant probe_instant(const EntryTime& time) {
+    return time.at ? *time.at : time.after ? plus_one_ns(*time.after) : current_instant();
+}
+
+YamlValue build_progress_entry(const std::string& task, const std::string& status, const EntryFields& fields,
+                               std::string_view default_evidence, const std::string& run_id) {
+    YamlValue entry = YamlValue::object();
+    entry["task_id"] = task;
+    entry["status"] = status;
+    const auto given = [](const std::optional<std::string>& v) { return v && !trim(*v).empty(); };
+    const bool has_evidence = given(fields.evidence) || given(fields.verification) || given(fields.command) ||
+                              given(fields.test) || given(fields.link) || given(fields.commit);
+    if (!has_evidence) entry["evidence"] = std::string(default_evidence);
+    const std::pair<const char*, const std::optional<std::string>*> named[] = {
+        {"evidence", &fields.evidence}, {"verification", &fields.verification}, {"command", &fields.command},
+        {"test", &fields.test},         {"link", &fields.link},                 {"commit", &fields.commit},
+        {"notes", &fields.notes}};
+    for (const auto& [key, value] : named) {
+        if (given(*value)) entry[key] = **value;
+    }
+    if (!run_id.empty()) entry["replayId"] = run_id;
+    return entry;
+}
+
+Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req) {
+    // 1. Flag values (usage errors, nothing touched).
+    const std::string task(trim(req.task));
+    if (task.empty()) return Error::usage("task_id is required (--task must not be blank)");
+    const std::string status = lower(trim(req.status));
+    if (!is_progress_status(status)) {
+        return Error::usage("invalid status \"" + req.status +
+                            "\" (must be pending, in_progress, completed, blocked, or cancelled)");
+    }
+    Result<EntryTime> when = parse_entry_time(req.at, req.after);
+    if (!when) return when.error();
+
+    // 2. The workspace, locked; interrupted writes recovered.
+    Result<MutationSession> session =
+        begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
+    if (!session) return session.error();
+
+    // 3. The entry (D8: replayId of the current run; D9: evidence).
+    ProgressAddResult result;
+    const EntryFields fields{req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes};
+    const YamlValue entry =
+        build_progress_entry(task, status, fields, kDefaultProgressEvidence, session->run_replay_id);
+    if (Status v = validate_progress_entry(entry, format_timestamp_utc9(probe_instant(*when)), ws); !v) {
+        return v.error();
+    }
+    result.meta_task = task.rfind("meta/", 0) == 0;
+    result.task_exists_in_plan = task_in_plan(fs, ws, task, result.warnings);
+    if (!result.task_exists_in_plan && !result.meta_task) {
+        result.warnings.insert(result.warnings.begin(), "task " + task + " not found in plan.small.yml");
+    }
+
+    // 4. Append (or create the log holding the entry).
+    const std::string file = ws.path_of(kProgressFile);
+    if (!fs.file_exists(file)) {
+        // No log yet: write it whole, atomically, already holding the entry
+        // (a crash leaves either no file or the complete one).
+        const Instant t = probe_instant(*when);
+        YamlValue stamped = YamlValue::object();
+        stamped["timestamp"] = format_timestamp_utc9(t);
+        for (const auto& [k, v] : entry.items()) stamped[k] = v;
+        YamlValue log = YamlValue::object();
+        log["small_version"] = "1.0.0";
+        log["owner"] = "agent";
+        log["entries"] = YamlValue::array({stamped});
+        if (Status made = write_file_atomic(ws, file, emit_document(log)); !made) return made.error();
+        result.created_log = true;
+        result.timestamp = stamped["timestamp"].get<std::string>();
+        result.entry = std::move(stamped);
+        return result;
+    }
+    Result<std::optional<Instant>> requested = requested_instant(ws, *when);
+    if (!requested) return requested.error();
+    Result<AppendResult> appended = append_progress_entry(ws, entry, *requested);
+    if (!appended) return appended.error();
+    result.entry = std::move(appended->entry);
+    result.timestamp = appended->timestamp_text;
+    return result;
+}
+
 // The new entry alone, checked like a one-entry log: schema, per-entry
 // invariants, and the strict hygiene rules (a secret or insecure link in an
 // append-only log could never be removed again).
-Status validate_new_entry(const YamlValue& entry, const std::string& timestamp, const WorkspacePaths& ws) {
+Status validate_progress_entry(const YamlValue& entry, const std::string& timestamp, const WorkspacePaths& ws) {
     YamlValue stamped = YamlValue::object();
     stamped["timestamp"] = timestamp;
     for (const auto& [k, v] : entry.items()) stamped[k] = v;
@@ -127,111 +236,6 @@ Status validate_new_entry(const YamlValue& entry, const std::string& timestamp, 
         }
     }
     return ok_status();
-}
-
-}  // namespace
-
-Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req) {
-    // 1. Flag values (usage errors, nothing touched).
-    const std::string task(trim(req.task));
-    if (task.empty()) return Error::usage("task_id is required (--task must not be blank)");
-    const std::string status = lower(trim(req.status));
-    if (!is_progress_status(status)) {
-        return Error::usage("invalid status \"" + req.status +
-                            "\" (must be pending, in_progress, completed, blocked, or cancelled)");
-    }
-    if (req.at && req.after) return Error::usage("only one of --at or --after may be set");
-    std::optional<Instant> at, after;
-    if (req.at) {
-        Result<Instant> t = parse_progress_timestamp(trim(*req.at));
-        if (!t) return Error::usage("--at timestamp \"" + *req.at + "\" invalid: " + t.error().message);
-        at = *t;
-    }
-    if (req.after) {
-        Result<Instant> t = parse_progress_timestamp(trim(*req.after));
-        if (!t) return Error::usage("--after timestamp \"" + *req.after + "\" invalid: " + t.error().message);
-        after = *t;
-    }
-
-    // 2. The workspace.
-    if (Status s = require_small_dir(fs, ws); !s) return s.error();
-    Result<std::string> run_id = check_scope(fs, ws, req.scope);
-    if (!run_id) return run_id.error();
-    if (!run_id->empty() && !is_valid_replay_id(*run_id)) {
-        return Error::invalid("workspace.small.yml run.replay_id \"" + *run_id +
-                              "\" is not 64 hex digits; fix it before recording progress");
-    }
-
-    // 3. The entry (D8: replayId of the current run; D9: evidence).
-    ProgressAddResult result;
-    YamlValue entry = YamlValue::object();
-    entry["task_id"] = task;
-    entry["status"] = status;
-    bool has_evidence = false;
-    const auto put = [&](const char* key, const std::optional<std::string>& value, bool evidence_field) {
-        if (!value || trim(*value).empty()) return;
-        entry[key] = *value;
-        has_evidence = has_evidence || evidence_field;
-    };
-    put("evidence", req.evidence, true);
-    put("verification", req.verification, true);
-    put("command", req.command, true);
-    put("test", req.test, true);
-    put("link", req.link, true);
-    put("commit", req.commit, true);
-    if (!has_evidence) {
-        YamlValue with_default = YamlValue::object();
-        for (const auto& [k, v] : entry.items()) {
-            with_default[k] = v;
-            if (k == "status") with_default["evidence"] = std::string(kDefaultProgressEvidence);
-        }
-        entry = std::move(with_default);
-    }
-    put("notes", req.notes, false);
-    if (!run_id->empty()) entry["replayId"] = *run_id;
-
-    const Instant probe = at ? *at : after ? plus_one_ns(*after) : current_instant();
-    if (Status v = validate_new_entry(entry, format_timestamp_utc9(probe), ws); !v) return v.error();
-
-    result.meta_task = task.rfind("meta/", 0) == 0;
-    result.task_exists_in_plan = task_in_plan(fs, ws, task, result.warnings);
-    if (!result.task_exists_in_plan && !result.meta_task) {
-        result.warnings.insert(result.warnings.begin(), "task " + task + " not found in plan.small.yml");
-    }
-
-    // 4. Under the lock: recover, create the log if missing, append.
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
-    if (!lock) return lock.error();
-    if (Status rec = recover_progress(ws); !rec) return rec.error();
-    const std::string file = ws.path_of(kProgressFile);
-    if (!fs.file_exists(file)) {
-        // No log yet: write it whole, atomically, already holding the entry
-        // (a crash leaves either no file or the complete one).
-        const Instant t = at ? *at : after ? plus_one_ns(*after) : current_instant();
-        YamlValue stamped = YamlValue::object();
-        stamped["timestamp"] = format_timestamp_utc9(t);
-        for (const auto& [k, v] : entry.items()) stamped[k] = v;
-        YamlValue log = YamlValue::object();
-        log["small_version"] = "1.0.0";
-        log["owner"] = "agent";
-        log["entries"] = YamlValue::array({stamped});
-        if (Status made = write_file_atomic(ws, file, emit_document(log)); !made) return made.error();
-        result.created_log = true;
-        result.timestamp = stamped["timestamp"].get<std::string>();
-        result.entry = std::move(stamped);
-        return result;
-    }
-    std::optional<Instant> requested = at;
-    if (after) {
-        Result<ProgressTail> tail = read_tail(ws);
-        if (!tail) return tail.error();
-        requested = next_timestamp(plus_one_ns(*after), *tail);
-    }
-    Result<AppendResult> appended = append_progress_entry(ws, entry, requested);
-    if (!appended) return appended.error();
-    result.entry = std::move(appended->entry);
-    result.timestamp = appended->timestamp_text;
-    return result;
 }
 
 // ---------------------------------------------------------------------------

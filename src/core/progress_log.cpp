@@ -585,33 +585,53 @@ ProgressTail tail_after(const ProgressTail& before, Instant ts, std::uint64_t ne
 
 }  // namespace
 
-Result<AppendResult> append_progress_entry(const WorkspacePaths& ws, const YamlValue& entry_without_timestamp,
-                                           std::optional<Instant> requested_at) {
+Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& ws,
+                                                          const std::vector<YamlValue>& entries,
+                                                          std::optional<Instant> requested_at) {
+    if (entries.empty()) return std::vector<AppendResult>{};
     if (Status rec = recover_progress(ws); !rec) return rec.error();
     Result<ProgressTail> tail = read_tail(ws);
     if (!tail) return tail.error();
-    Result<Instant> ts = choose_timestamp(requested_at, *tail);
-    if (!ts) return ts.error();
-    AppendResult result;
-    result.timestamp = *ts;
-    result.timestamp_text = format_timestamp_utc9(*ts);
-    Result<YamlValue> entry = stamped_entry(entry_without_timestamp, result.timestamp_text);
-    if (!entry) return entry.error();
-    result.entry = std::move(*entry);
-    const std::string item = emit_sequence_item(result.entry, tail->point.indent);
+    Result<Instant> first = choose_timestamp(requested_at, *tail);
+    if (!first) return first.error();
 
+    std::vector<AppendResult> results;
+    std::string items;
+    Instant ts = *first;
+    for (const YamlValue& raw : entries) {
+        if (!results.empty()) ts = next_timestamp(current_instant(), tail_after(*tail, ts, tail->size));
+        AppendResult r;
+        r.timestamp = ts;
+        r.timestamp_text = format_timestamp_utc9(ts);
+        Result<YamlValue> entry = stamped_entry(raw, r.timestamp_text);
+        if (!entry) return entry.error();
+        r.entry = std::move(*entry);
+        items += emit_sequence_item(r.entry, tail->point.indent);
+        results.push_back(std::move(r));
+    }
+
+    // All the items go in ONE write: a crash keeps all of them or none.
     const std::string file = progress_path(ws);
+    std::uint64_t new_size = 0;
     if (tail->point.inline_empty_list) {
-        if (Status st = replace_inline_list(ws, file, *tail, item, result.new_size); !st) return st.error();
+        if (Status st = replace_inline_list(ws, file, *tail, items, new_size); !st) return st.error();
     } else {
-        const AppendEdit edit = append_edit(tail->point, item, {});
+        const AppendEdit edit = append_edit(tail->point, items, {});
         if (Status st = journaled_append(ws, file, *tail, edit.text); !st) return st.error();
-        result.new_size = tail->size + edit.text.size();
+        new_size = tail->size + edit.text.size();
     }
+    for (AppendResult& r : results) r.new_size = new_size;
     if (Result<UniqueFd> fd = open_log(file, O_RDONLY)) {
-        store_cache(ws, file, fd->get(), tail_after(*tail, *ts, result.new_size), std::nullopt);
+        store_cache(ws, file, fd->get(), tail_after(*tail, ts, new_size), std::nullopt);
     }
-    return result;
+    return results;
+}
+
+Result<AppendResult> append_progress_entry(const WorkspacePaths& ws, const YamlValue& entry_without_timestamp,
+                                           std::optional<Instant> requested_at) {
+    Result<std::vector<AppendResult>> r = append_progress_entries(ws, {entry_without_timestamp}, requested_at);
+    if (!r) return r.error();
+    return std::move(r->front());
 }
 
 }  // namespace small

@@ -1,0 +1,293 @@
+// Multi-file changes and the start of every mutating command (see the header).
+#include "small/workspace_change.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "small/atomic_file.hpp"
+#include "small/replay_id.hpp"
+#include "small/text.hpp"
+#include "small/yaml.hpp"
+
+namespace small {
+
+namespace {
+
+constexpr std::string_view kJournalMagic = "small-change 1\n";
+constexpr std::string_view kAbsent = "absent";
+
+std::string journal_path(const WorkspacePaths& ws) { return ws.root + "/" + kChangeJournalName; }
+
+// Contents of a regular file, or nullopt when it does not exist. Never follows a symlink.
+Result<std::optional<std::string>> read_if_exists(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return std::optional<std::string>();
+        return Error::system("cannot open " + path + ": " + std::strerror(errno));
+    }
+    std::string bytes;
+    char buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            return Error::system("cannot read " + path + ": " + std::strerror(err));
+        }
+        if (n == 0) break;
+        bytes.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return std::optional<std::string>(std::move(bytes));
+}
+
+Result<std::uint64_t> file_size(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return std::uint64_t{0};
+        return Error::system("cannot stat " + path + ": " + std::strerror(errno));
+    }
+    return static_cast<std::uint64_t>(st.st_size);
+}
+
+std::string fingerprint(const std::optional<std::string>& bytes) {
+    return bytes ? sha256_hex(*bytes) : std::string(kAbsent);
+}
+
+struct JournalFile {
+    std::string path;
+    std::string old_fingerprint;  // sha256 or "absent"
+    std::string bytes;
+};
+
+struct Journal {
+    std::size_t entries = 0;
+    std::uint64_t progress_size = 0;
+    std::vector<JournalFile> files;
+};
+
+// Layout: magic, "entries <n> progress-size <N>\n", then per file
+// "file <path-length> <old-fingerprint> <byte-length>\n<path><bytes>\n",
+// then "end\n". Lengths make any byte content safe.
+std::string encode(const Journal& j) {
+    std::string out(kJournalMagic);
+    out += "entries " + std::to_string(j.entries) + " progress-size " + std::to_string(j.progress_size) + "\n";
+    for (const JournalFile& f : j.files) {
+        out += "file " + std::to_string(f.path.size()) + " " + f.old_fingerprint + " " +
+               std::to_string(f.bytes.size()) + "\n" + f.path + f.bytes + "\n";
+    }
+    out += "end\n";
+    return out;
+}
+
+std::optional<Journal> decode(const std::string& text) {
+    if (text.rfind(kJournalMagic, 0) != 0) return std::nullopt;
+    std::size_t pos = kJournalMagic.size();
+    const auto line = [&]() -> std::optional<std::string> {
+        const std::size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) return std::nullopt;
+        std::string l = text.substr(pos, nl - pos);
+        pos = nl + 1;
+        return l;
+    };
+    Journal j;
+    {
+        const auto head = line();
+        if (!head) return std::nullopt;
+        std::istringstream in(*head);
+        std::string w1, w2;
+        if (!(in >> w1 >> j.entries >> w2 >> j.progress_size) || w1 != "entries" || w2 != "progress-size") {
+            return std::nullopt;
+        }
+    }
+    for (;;) {
+        const auto l = line();
+        if (!l) return std::nullopt;
+        if (*l == "end") return j;
+        std::istringstream in(*l);
+        std::string word;
+        std::size_t path_len = 0, byte_len = 0;
+        JournalFile f;
+        if (!(in >> word >> path_len >> f.old_fingerprint >> byte_len) || word != "file") return std::nullopt;
+        if (pos + path_len + byte_len + 1 > text.size()) return std::nullopt;
+        f.path = text.substr(pos, path_len);
+        f.bytes = text.substr(pos + path_len, byte_len);
+        pos += path_len + byte_len;
+        if (text[pos] != '\n') return std::nullopt;
+        ++pos;
+        j.files.push_back(std::move(f));
+    }
+}
+
+Status remove_journal(const WorkspacePaths& ws) {
+    const std::string path = journal_path(ws);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+        return Error::system("cannot remove " + path + ": " + std::strerror(errno));
+    }
+    // Durable, so an old journal can never come back and be replayed.
+    return fsync_directory(ws.root + "/.small-cache");
+}
+
+// Replaces every file that still holds its old bytes (roll forward).
+Status apply_files(const WorkspacePaths& ws, const std::vector<JournalFile>& files) {
+    for (const JournalFile& f : files) {
+        Result<std::optional<std::string>> now = read_if_exists(f.path);
+        if (!now) return now.error();
+        const std::string current = fingerprint(*now);
+        if (current != f.old_fingerprint) continue;  // already new (or changed by hand): leave it
+        if (Status s = write_file_atomic(ws, f.path, f.bytes); !s) return s;
+    }
+    return ok_status();
+}
+
+std::string progress_file(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Progress)); }
+
+// A file write failed (e.g. the disk is full). When no file got its new
+// bytes yet, cutting the log back to its journaled size removes the entries
+// (we hold the lock: nobody appended after us) and the change never happened.
+bool undo_entries_if_no_file_changed(const WorkspacePaths& ws, const Journal& j) {
+    for (const JournalFile& f : j.files) {
+        Result<std::optional<std::string>> now = read_if_exists(f.path);
+        if (!now || fingerprint(*now) != f.old_fingerprint) return false;
+    }
+    if (j.entries > 0) {
+        const std::string log = progress_file(ws);
+        const int fd = ::open(log.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) return false;
+        const bool cut = ::ftruncate(fd, static_cast<off_t>(j.progress_size)) == 0 && ::fsync(fd) == 0;
+        ::close(fd);
+        if (!cut) return false;
+    }
+    return static_cast<bool>(remove_journal(ws));
+}
+
+}  // namespace
+
+Status recover_workspace(const WorkspacePaths& ws) {
+    if (Status s = recover_progress(ws); !s) return s;
+    Result<std::optional<std::string>> text = read_if_exists(journal_path(ws));
+    if (!text) return text.error();
+    if (!*text) return ok_status();
+    if (const std::optional<Journal> j = decode(**text)) {
+        Result<std::uint64_t> size = file_size(progress_file(ws));
+        if (!size) return size.error();
+        const bool entries_committed = j->entries == 0 || *size > j->progress_size;
+        if (entries_committed) {
+            if (Status s = apply_files(ws, j->files); !s) return s;
+        }
+    }
+    return remove_journal(ws);
+}
+
+Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const WorkspaceChange& change) {
+    Journal j;
+    j.entries = change.entries.size();
+    if (!change.entries.empty()) {
+        Result<std::uint64_t> size = file_size(progress_file(ws));
+        if (!size) return size.error();
+        j.progress_size = *size;
+    }
+    for (const FileReplacement& f : change.files) {
+        Result<std::optional<std::string>> old = read_if_exists(f.path);
+        if (!old) return old.error();
+        j.files.push_back({f.path, fingerprint(*old), f.bytes});
+    }
+    const bool needs_journal = !change.files.empty() && (change.files.size() > 1 || !change.entries.empty());
+    if (needs_journal) {
+        if (Status s = ensure_directory(ws, ws.root + "/.small-cache"); !s) return s.error();
+        if (Status s = write_file_atomic(ws, journal_path(ws), encode(j)); !s) return s.error();
+    }
+
+    CommittedChange result;
+    Result<std::vector<AppendResult>> appended = append_progress_entries(ws, change.entries, change.first_at);
+    if (!appended) {
+        if (needs_journal) (void)remove_journal(ws);  // nothing committed: roll back
+        return appended.error();
+    }
+    result.appended = std::move(*appended);
+    if (Status s = apply_files(ws, j.files); !s) {
+        if (needs_journal && undo_entries_if_no_file_changed(ws, j)) {
+            return s.error();  // nothing of the change is left
+        }
+        Error e = s.error();
+        e.message += " (the change is journaled; the next small command that writes will complete it)";
+        return e;
+    }
+    if (needs_journal) {
+        if (Status s = remove_journal(ws); !s) return s.error();
+    }
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+
+Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePaths& ws, const MutationRequest& req) {
+    if (!fs.directory_exists(ws.small_dir)) {
+        return Error::system("no .small/ directory found in " + ws.root +
+                             (ws.from_dir_flag ? "" : " or any parent directory") + "; run `small init` first");
+    }
+    const auto read_metadata = [&]() -> Result<YamlValue> {
+        const std::string path = ws.path_of(kWorkspaceFileName);
+        const bool present = fs.file_exists(path);
+        if (!present && req.scope == WorkspaceScope::Any) return YamlValue();
+        Result<WorkspaceMetadata> meta = load_workspace_metadata(fs, ws);
+        if (!meta) {
+            if (req.scope == WorkspaceScope::Any) return YamlValue();
+            return meta.error();
+        }
+        if (req.refuse_examples && meta->kind == WorkspaceKind::Examples) {
+            Error e = Error::invalid("this command does not run in an examples workspace (kind \"examples\" in " +
+                                     ws.display_of(kWorkspaceFileName) + ")");
+            e.file = ws.display_of(kWorkspaceFileName);
+            return e;
+        }
+        if (Status s = check_workspace_scope(*meta, req.scope, ws); !s) return s.error();
+        Result<Document> doc = load_yaml_file(fs, path, ws.display_of(kWorkspaceFileName));
+        if (!doc) return doc.error();
+        return to_yaml_value(doc->root());
+    };
+    if (Result<YamlValue> early = read_metadata(); !early) return early.error();  // refuse before locking
+
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
+    if (!lock) return lock.error();
+    if (Status s = recover_workspace(ws); !s) return s.error();
+    Result<YamlValue> metadata = read_metadata();
+    if (!metadata) return metadata.error();
+
+    MutationSession session{std::move(*lock), std::move(*metadata), {}};
+    if (session.metadata.is_object() && session.metadata.contains("run") && session.metadata["run"].is_object() &&
+        session.metadata["run"].contains("replay_id") && session.metadata["run"]["replay_id"].is_string()) {
+        session.run_replay_id = std::string(trim(session.metadata["run"]["replay_id"].get<std::string>()));
+    }
+    if (!session.run_replay_id.empty() && !is_valid_replay_id(session.run_replay_id)) {
+        Error e = Error::invalid("run.replay_id \"" + session.run_replay_id +
+                                 "\" is not 64 hex digits; fix or remove it in " + ws.display_of(kWorkspaceFileName));
+        e.file = ws.display_of(kWorkspaceFileName);
+        return e;
+    }
+    session.run_replay_id = lower_ascii(session.run_replay_id);
+    return session;
+}
+
+std::string workspace_metadata_with_run(const YamlValue& metadata, const std::string& run_id,
+                                        const std::string& now_text) {
+    YamlValue out = metadata.is_object() ? metadata : YamlValue::object();
+    if (!metadata.is_object()) {
+        out["small_version"] = std::string(kProtocolVersion);
+        out["owner"] = "agent";
+        out["kind"] = "repo-root";
+        out["created_at"] = now_text;
+    }
+    out["updated_at"] = now_text;
+    if (!out.contains("run") || !out["run"].is_object()) out["run"] = YamlValue::object();
+    out["run"]["replay_id"] = run_id;
+    return emit_document(out);
+}
+
+}  // namespace small
