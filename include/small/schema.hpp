@@ -32,6 +32,9 @@ class SchemaSet {
 public:
     // The compiled-in schemas.
     static Result<SchemaSet> embedded();
+    // The same, compiled once per process and shared (writers validate a few
+    // small documents per command; compiling five schemas each time costs more).
+    static Result<const SchemaSet*> embedded_shared();
     // Schemas from DIR/small/v1.0.0/schemas/<artifact>.schema.json, or
     // DIR/<artifact>.schema.json.
     static Result<SchemaSet> from_directory(const std::string& dir);

@@ -12,6 +12,7 @@
 #include "small/replay_id.hpp"
 #include "small/text.hpp"
 #include "small/timestamp.hpp"
+#include "small/workspace_change.hpp"
 #include "small/workspace_lock.hpp"
 #include "small/yaml.hpp"
 
@@ -61,9 +62,10 @@ Result<AgentsPlan> plan_agents(const FileSystem& fs, const std::string& path, co
         plan.content = harness_block();
         return plan;
     }
-    if (mode == AgentsMode::None) return Error::invalid(agents_exists_message());
     Result<HarnessSpan> span = find_harness_block(*existing);
     if (!span) return Error::invalid("failed to compose AGENTS.md: " + span.error().message);
+    // A file that already has a block gets it updated in place, as `agents apply` does.
+    if (mode == AgentsMode::None && !span->found) return Error::invalid(agents_exists_message());
     Result<std::string> composed = compose_agents_file(*existing, mode);
     if (!composed) return Error::invalid("failed to compose AGENTS.md: " + composed.error().message);
     plan.content = std::move(*composed);
@@ -220,6 +222,7 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     }
     Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
     if (!lock) return lock.error();
+    if (Status r = recover_workspace(ws); !r) return r.error();
 
     // 4. Everything that can refuse, decided under the lock before any write.
     if (Status s = refuse_existing(); !s) return s.error();
@@ -238,7 +241,6 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     // and the meta/init entry appended to it, so it must be appendable.
     result.progress_kept = path_exists_nofollow(progress_path);
     if (result.progress_kept) {
-        if (Status r = recover_progress(ws); !r) return r.error();
         Result<ProgressTail> tail = read_tail(ws);
         if (!tail) {
             return with_prefix(tail.error(),
@@ -279,16 +281,16 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     if (!run_id) return run_id.error();
     result.replay_id = *run_id;
 
-    // 6. Writes, each atomic.
+    // 6. The .small/ files, as one all-or-nothing change (workspace_change.hpp).
     if (Status s = ensure_directory(ws, result.small_dir); !s) return s.error();
-    const auto write = [&](std::string_view name, const std::string& bytes) -> Status {
-        if (Status s = write_file_atomic(ws, ws.path_of(name), bytes); !s) return s.error();
+    WorkspaceChange change;
+    const auto put = [&](std::string_view name, std::string bytes) {
+        change.files.push_back({ws.path_of(name), std::move(bytes)});
         result.written.emplace_back(name);
-        return ok_status();
     };
-    if (Status s = write(artifact_file_name(ArtifactType::Intent), intent_text); !s) return s.error();
-    if (Status s = write(artifact_file_name(ArtifactType::Constraints), constraints_text); !s) return s.error();
-    if (Status s = write(artifact_file_name(ArtifactType::Plan), plan_text); !s) return s.error();
+    put(artifact_file_name(ArtifactType::Intent), intent_text);
+    put(artifact_file_name(ArtifactType::Constraints), constraints_text);
+    put(artifact_file_name(ArtifactType::Plan), plan_text);
     const std::string now = format_timestamp_utc9(current_instant());
 
     // D8: meta/init, stamped with the run that init just started.
@@ -300,21 +302,16 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     entry["notes"] = "small init in " + result.root + (result.progress_kept ? " (--force; earlier entries kept)" : "");
     entry["replayId"] = result.replay_id;
     if (result.progress_kept) {
-        Result<AppendResult> appended = append_progress_entry(ws, entry, std::nullopt);
-        if (!appended) return with_prefix(appended.error(), "failed to record init progress: ");
-        result.progress_entry = appended->entry;
-        result.timestamp = appended->timestamp_text;
+        change.entries.push_back(entry);  // appended to the kept log (D7)
     } else {
-        // A new log: written whole, holding its first entry (no append needed).
+        // A new log: written whole, holding its first entry.
         result.timestamp = now;
         YamlValue stamped = YamlValue::object();
         stamped["timestamp"] = result.timestamp;
         for (const auto& [k, v] : entry.items()) stamped[k] = v;
         YamlValue log = progress_template();
         log["entries"].push_back(stamped);
-        if (Status s = write(artifact_file_name(ArtifactType::Progress), emit_document(log)); !s) {
-            return with_prefix(s.error(), "failed to record init progress: ");
-        }
+        put(artifact_file_name(ArtifactType::Progress), emit_document(log));
         result.progress_entry = std::move(stamped);
     }
 
@@ -326,7 +323,7 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     meta["updated_at"] = now;
     meta["run"] = YamlValue::object();
     meta["run"]["replay_id"] = result.replay_id;
-    if (Status s = write(kWorkspaceFileName, emit_document(meta)); !s) return s.error();
+    put(kWorkspaceFileName, emit_document(meta));
 
     YamlValue handoff = artifact_head("agent");
     handoff["summary"] = std::string(kInitSummary);
@@ -343,7 +340,14 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
         handoff["run"]["transition_reason"] = "manual";
         handoff["run"]["previous_replay_id"] = result.previous_replay_id;
     }
-    if (Status s = write(artifact_file_name(ArtifactType::Handoff), emit_document(handoff)); !s) return s.error();
+    put(artifact_file_name(ArtifactType::Handoff), emit_document(handoff));
+
+    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    if (!committed) return with_prefix(committed.error(), "init failed: ");
+    if (result.progress_kept) {
+        result.progress_entry = committed->appended.front().entry;
+        result.timestamp = committed->appended.front().timestamp_text;
+    }
 
     // 7. Outside .small/: .gitignore lines, then AGENTS.md.
     const std::string gitignore_new = gitignore_with_runtime_lines(gitignore_old, result.gitignore_added);

@@ -204,9 +204,9 @@ Status validate_progress_entry(const YamlValue& entry, const std::string& timest
     Result<Document> doc = parse_yaml(emit_document(log), "new progress entry");
     if (!doc) return Error::invalid("internal error: the new entry does not re-read: " + doc.error().describe());
 
-    Result<SchemaSet> schemas = SchemaSet::embedded();
+    Result<const SchemaSet*> schemas = SchemaSet::embedded_shared();
     if (!schemas) return schemas.error();
-    const std::vector<SchemaViolation> violations = schemas->validate("progress", *doc);
+    const std::vector<SchemaViolation> violations = (*schemas)->validate("progress", *doc);
     if (!violations.empty()) {
         const SchemaViolation& v = violations.front();
         std::string where = v.pointer;

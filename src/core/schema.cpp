@@ -360,6 +360,12 @@ Result<SchemaSet> SchemaSet::embedded() {
     return set;
 }
 
+Result<const SchemaSet*> SchemaSet::embedded_shared() {
+    static const Result<SchemaSet> shared = embedded();
+    if (!shared) return shared.error();
+    return &*shared;
+}
+
 Result<SchemaSet> SchemaSet::from_directory(const std::string& dir) {
     SchemaSet set;
     set.source_ = dir;

@@ -20,6 +20,7 @@ namespace {
 
 constexpr std::string_view kJournalMagic = "small-change 1\n";
 constexpr std::string_view kAbsent = "absent";
+constexpr std::uint64_t kSmallLogBytes = 4096;
 
 std::string journal_path(const WorkspacePaths& ws) { return ws.root + "/" + kChangeJournalName; }
 
@@ -70,6 +71,10 @@ struct Journal {
     std::size_t entries = 0;
     std::uint64_t progress_size = 0;
     std::vector<JournalFile> files;
+    // In memory only: the whole log when it is tiny. A first append to
+    // `entries: []` rewrites those bytes instead of appending, so undoing it
+    // means restoring them, not truncating.
+    std::optional<std::string> small_log;
 };
 
 // Layout: magic, "entries <n> progress-size <N>\n", then per file
@@ -148,6 +153,11 @@ Status apply_files(const WorkspacePaths& ws, const std::vector<JournalFile>& fil
 
 std::string progress_file(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Progress)); }
 
+bool log_starts_with(const WorkspacePaths& ws, const std::string& prefix) {
+    Result<std::optional<std::string>> now = read_if_exists(progress_file(ws));
+    return now && *now && (*now)->compare(0, prefix.size(), prefix) == 0;
+}
+
 // A file write failed (e.g. the disk is full). When no file got its new
 // bytes yet, cutting the log back to its journaled size removes the entries
 // (we hold the lock: nobody appended after us) and the change never happened.
@@ -156,7 +166,10 @@ bool undo_entries_if_no_file_changed(const WorkspacePaths& ws, const Journal& j)
         Result<std::optional<std::string>> now = read_if_exists(f.path);
         if (!now || fingerprint(*now) != f.old_fingerprint) return false;
     }
-    if (j.entries > 0) {
+    if (j.entries > 0 && j.small_log && !log_starts_with(ws, *j.small_log)) {
+        // `entries: []` was rewritten by the first append: put the old bytes back.
+        if (!write_file_atomic(ws, progress_file(ws), *j.small_log)) return false;
+    } else if (j.entries > 0) {
         const std::string log = progress_file(ws);
         const int fd = ::open(log.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) return false;
@@ -179,7 +192,12 @@ Status recover_workspace(const WorkspacePaths& ws) {
         if (!size) return size.error();
         const bool entries_committed = j->entries == 0 || *size > j->progress_size;
         if (entries_committed) {
-            if (Status s = apply_files(ws, j->files); !s) return s;
+            if (Status s = apply_files(ws, j->files); !s) {
+                Error e = s.error();
+                e.message = "cannot finish the interrupted change recorded in " + journal_path(ws) + ": " +
+                            e.message + " (fix the cause, or delete that file to abandon the change)";
+                return e;
+            }
         }
     }
     return remove_journal(ws);
@@ -192,6 +210,11 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
         Result<std::uint64_t> size = file_size(progress_file(ws));
         if (!size) return size.error();
         j.progress_size = *size;
+        if (j.progress_size <= kSmallLogBytes) {
+            Result<std::optional<std::string>> log = read_if_exists(progress_file(ws));
+            if (!log) return log.error();
+            j.small_log = *log;
+        }
     }
     for (const FileReplacement& f : change.files) {
         Result<std::optional<std::string>> old = read_if_exists(f.path);

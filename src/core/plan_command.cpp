@@ -1,0 +1,268 @@
+// `small plan` and `small checkpoint` (see the header).
+#include "small/plan_command.hpp"
+
+#include <algorithm>
+
+#include "small/init_workspace.hpp"
+#include "small/invariants.hpp"
+#include "small/plan_model.hpp"
+#include "small/progress_command.hpp"
+#include "small/replay_id.hpp"
+#include "small/run_state.hpp"
+#include "small/schema.hpp"
+#include "small/text.hpp"
+#include "small/workspace_change.hpp"
+#include "small/yaml.hpp"
+
+namespace small {
+
+namespace {
+
+// A status change: the plan edit plus the entry that records it.
+struct StatusFlag {
+    const std::optional<std::string>* id;
+    const char* status;
+    const char* flag;
+};
+
+// Without replayId: the run is pinned once the new plan is known.
+YamlValue plan_entry(const std::string& task, const std::string& status, const std::string& evidence,
+                     const std::string& notes) {
+    EntryFields fields;
+    fields.evidence = evidence;
+    fields.notes = notes;
+    return build_progress_entry(task, status, fields, evidence, "");
+}
+
+Result<std::pair<std::string, std::string>> split_depends(const std::string& raw) {
+    const auto colon = raw.find(':');
+    if (colon == std::string::npos) {
+        return Error::usage("--depends format must be <task-id>:<dep-id>, got \"" + raw + "\"");
+    }
+    std::string task(trim(std::string_view(raw).substr(0, colon)));
+    std::string dep(trim(std::string_view(raw).substr(colon + 1)));
+    if (task.empty() || dep.empty()) {
+        return Error::usage("--depends format must be <task-id>:<dep-id>, got \"" + raw + "\"");
+    }
+    return std::make_pair(std::move(task), std::move(dep));
+}
+
+Status require_task(const YamlValue& plan, const std::string& id) {
+    if (find_task(plan, id)) return ok_status();
+    return Error::invalid("task " + id + " not found in plan.small.yml (run `small plan --add \"<title>\"` to add one)");
+}
+
+struct PlanEdits {
+    YamlValue plan;
+    std::vector<YamlValue> entries;
+    std::vector<std::string> messages;
+    std::string added_id;
+    bool changed = false;
+};
+
+// Applies every flag in memory, in the fixed order add, done, pending,
+// blocked, in-progress, depends. Any error aborts before a write.
+Status apply_plan_flags(PlanEdits& e, const PlanRequest& req) {
+    if (req.add) {
+        const std::string title(trim(*req.add));
+        if (title.empty()) return Error::usage("--add needs a task title that is not blank");
+        e.added_id = next_task_id(e.plan);
+        YamlValue task = YamlValue::object();
+        task["id"] = e.added_id;
+        task["title"] = title;
+        task["status"] = "pending";
+        if (!e.plan.contains("tasks") || !e.plan["tasks"].is_array()) e.plan["tasks"] = YamlValue::array();
+        e.plan["tasks"].push_back(std::move(task));
+        e.entries.push_back(plan_entry(e.added_id, "pending", "Added task " + e.added_id + " via small plan --add",
+                                       title));
+        e.messages.push_back("Added task " + e.added_id + ": " + title);
+        e.changed = true;
+    }
+    const StatusFlag flags[] = {{&req.done, "completed", "--done"},
+                                {&req.pending, "pending", "--pending"},
+                                {&req.blocked, "blocked", "--blocked"},
+                                {&req.in_progress, "in_progress", "--in-progress"}};
+    for (const StatusFlag& f : flags) {
+        if (!*f.id) continue;
+        const std::string id(trim(**f.id));
+        if (Status s = require_task(e.plan, id); !s) return s;
+        set_task_status(e.plan["tasks"][*find_task(e.plan, id)], f.status);
+        e.entries.push_back(plan_entry(id, f.status, "Updated task " + id + " to " + f.status + " via small plan " + f.flag,
+                                       std::string("small plan ") + f.flag));
+        e.messages.push_back("Marked task " + id + " as " + f.status);
+        e.changed = true;
+    }
+    if (req.depends) {
+        Result<std::pair<std::string, std::string>> pair = split_depends(*req.depends);
+        if (!pair) return pair.error();
+        const auto& [task, dep] = *pair;
+        if (Status s = add_dependency(e.plan, task, dep); !s) return s;
+        const YamlValue& t = e.plan["tasks"][*find_task(e.plan, task)];
+        e.entries.push_back(plan_entry(task, task_status(t), "Added dependency " + dep + " to " + task,
+                                       "small plan --depends"));
+        e.messages.push_back("Added dependency: " + task + " depends on " + dep);
+        e.changed = true;
+    }
+    return ok_status();
+}
+
+std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
+std::string plan_display(const WorkspacePaths& ws) { return ws.display_of(artifact_file_name(ArtifactType::Plan)); }
+
+}  // namespace
+
+Result<YamlValue> load_plan_value(const FileSystem& fs, const WorkspacePaths& ws) {
+    Result<Document> doc = load_yaml_file(fs, plan_path(ws), plan_display(ws));
+    if (!doc) return doc.error();
+    return to_yaml_value(doc->root());
+}
+
+Result<std::string> checked_plan_text(const YamlValue& plan, const WorkspacePaths& ws) {
+    const std::string text = emit_document(plan);
+    Result<Document> doc = parse_yaml(text, plan_display(ws));
+    if (!doc) return Error::invalid("internal error: the new plan does not re-read: " + doc.error().describe());
+    Result<const SchemaSet*> schemas = SchemaSet::embedded_shared();
+    if (!schemas) return schemas.error();
+    const std::vector<SchemaViolation> violations = (*schemas)->validate("plan", *doc);
+    if (!violations.empty()) {
+        return Error::invalid("the plan would not validate, nothing written: " + violations.front().pointer + ": " +
+                              violations.front().message + " (fix " + plan_display(ws) + " first)");
+    }
+    ArtifactSet set;
+    set.artifacts[static_cast<std::size_t>(ArtifactType::Plan)] =
+        Artifact{ArtifactType::Plan, plan_path(ws), plan_display(ws), std::move(*doc)};
+    for (const Finding& f : check_invariants(set, InvariantOptions{})) {
+        if (f.severity == Severity::Error) {
+            return Error::invalid("the plan would break a rule, nothing written: " + f.message + " [" + f.rule +
+                                  "] (fix " + plan_display(ws) + " first)");
+        }
+    }
+    return text;
+}
+
+Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, const PlanRequest& req) {
+    if (req.reset && !req.yes) {
+        return Error::usage("--reset requires --yes to confirm that plan.small.yml is replaced by the template");
+    }
+    if (req.depends) {
+        if (Result<std::pair<std::string, std::string>> p = split_depends(*req.depends); !p) return p.error();
+    }
+    Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
+    if (!session) return session.error();
+
+    PlanResult result;
+    const bool exists = fs.file_exists(plan_path(ws));
+    PlanEdits edits;
+    if (req.reset || !exists) {
+        edits.plan = plan_template();
+        edits.changed = true;
+        result.created = !exists;
+        if (!exists) edits.messages.push_back("Creating new plan from template");
+    } else {
+        Result<YamlValue> plan = load_plan_value(fs, ws);
+        if (!plan) return plan.error();
+        edits.plan = std::move(*plan);
+    }
+
+    if (req.reset) {
+        edits.entries.push_back(plan_entry("meta/plan-reset", "completed", "Reset plan.small.yml to the template",
+                                           "small plan --reset"));
+        edits.messages.push_back("Plan reset to template");
+    } else if (Status s = apply_plan_flags(edits, req); !s) {
+        return s.error();
+    }
+    if (!edits.changed) {
+        result.messages.push_back("No changes made to plan");
+        result.replay_id = session->run_replay_id;
+        return result;
+    }
+
+    Result<std::string> text = checked_plan_text(edits.plan, ws);
+    if (!text) return text.error();
+    Result<RunPin> pin = pin_run(fs, ws, *session, *text);
+    if (!pin) return pin.error();
+    const std::string probe = format_timestamp_utc9(current_instant());
+    for (YamlValue& entry : edits.entries) {
+        entry["replayId"] = pin->replay_id;  // D8: every entry of the run
+        if (Status v = validate_progress_entry(entry, probe, ws); !v) return v.error();
+    }
+    if (!edits.entries.empty() && !fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Progress)))) {
+        return Error::system(ws.display_of(artifact_file_name(ArtifactType::Progress)) +
+                             " is missing; run `small init --force` to recreate the workspace files");
+    }
+
+    WorkspaceChange change;
+    change.entries = edits.entries;
+    change.files.push_back({plan_path(ws), *text});
+    if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
+    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    if (!committed) return committed.error();
+
+    result.messages = std::move(edits.messages);
+    for (AppendResult& a : committed->appended) result.entries.push_back(std::move(a.entry));
+    result.changed = true;
+    result.added_task_id = edits.added_id;
+    result.replay_id = pin->replay_id;
+    result.pinned_run = pin->pinned;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+
+Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const WorkspacePaths& ws,
+                                            const CheckpointRequest& req) {
+    const std::string task(trim(req.task));
+    if (task.empty()) return Error::usage("--task must not be blank");
+    const std::string status = lower_ascii(trim(req.status));
+    if (status != "completed" && status != "blocked") {
+        return Error::usage("invalid status \"" + req.status + "\" (must be completed or blocked)");
+    }
+    Result<EntryTime> when = parse_entry_time(req.at, req.after);
+    if (!when) return when.error();
+
+    Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
+    if (!session) return session.error();
+    if (!fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Progress)))) {
+        return Error::system(ws.display_of(artifact_file_name(ArtifactType::Progress)) +
+                             " is missing; run `small init` first");
+    }
+    if (!fs.file_exists(plan_path(ws))) {
+        return Error::system(plan_display(ws) + " is missing; run `small plan` to create it");
+    }
+    Result<YamlValue> plan = load_plan_value(fs, ws);
+    if (!plan) return plan.error();
+    if (Status s = require_task(*plan, task); !s) return s.error();
+
+    CheckpointResult result;
+    YamlValue& t = (*plan)["tasks"][*find_task(*plan, task)];
+    result.previous_status = task_status(t);
+    set_task_status(t, status);
+    Result<std::string> text = checked_plan_text(*plan, ws);
+    if (!text) return text.error();
+    Result<RunPin> pin = pin_run(fs, ws, *session, *text);
+    if (!pin) return pin.error();
+
+    const EntryFields fields{req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes};
+    const YamlValue entry = build_progress_entry(task, status, fields, kDefaultCheckpointEvidence, pin->replay_id);
+    if (Status v = validate_progress_entry(entry, format_timestamp_utc9(probe_instant(*when)), ws); !v) {
+        return v.error();
+    }
+    Result<std::optional<Instant>> requested = requested_instant(ws, *when);
+    if (!requested) return requested.error();
+
+    WorkspaceChange change;
+    change.entries.push_back(entry);
+    change.first_at = *requested;
+    change.files.push_back({plan_path(ws), *text});
+    if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
+    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    if (!committed) return committed.error();
+
+    result.entry = std::move(committed->appended.front().entry);
+    result.timestamp = committed->appended.front().timestamp_text;
+    result.replay_id = pin->replay_id;
+    result.pinned_run = pin->pinned;
+    return result;
+}
+
+}  // namespace small

@@ -1,0 +1,893 @@
+// plan, checkpoint, handoff, start and reset in the library
+// (plan_command.hpp, handoff_command.hpp) on real workspaces made by
+// init_workspace in temporary directories; build_handoff's state machine on
+// inputs built by hand.
+#include "small/plan_command.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "small/handoff_command.hpp"
+#include "small/init_workspace.hpp"
+#include "small/plan_model.hpp"
+#include "small/progress_command.hpp"
+#include "small/progress_log.hpp"
+#include "small/replay_id.hpp"
+#include "small/schema.hpp"
+#include "small/verdict.hpp"
+#include "small/workspace_change.hpp"
+#include "small/workspace_lock.hpp"
+#include "small/yaml.hpp"
+
+namespace small {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+const RealFileSystem real_fs;
+
+constexpr const char* kOtherRun = "abcdefabcdefabcdefabcdefabcdefabcdefabcdefabcdefabcdefabcdefabcd";
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+std::string upper(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// A workspace made by `small init --no-agents` in a fresh temporary directory.
+class InitWorkspace {
+public:
+    explicit InitWorkspace(std::optional<std::string> intent = std::nullopt) {
+        std::string pattern = "/tmp/small-plancmd-XXXXXX";
+        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+        dir_ = fs::canonical(pattern).string();
+        InitRequest req;
+        req.dir = dir_;
+        req.cwd = dir_;
+        req.no_agents = true;
+        req.intent = std::move(intent);
+        Result<InitResult> r = init_workspace(real_fs, req);
+        if (!r) throw std::runtime_error("init failed: " + r.error().describe());
+        init_ = std::move(*r);
+        ws_.root = init_.root;
+        ws_.small_dir = init_.small_dir;
+        ws_.display_prefix = init_.root + "/";
+        ws_.from_dir_flag = true;
+    }
+    ~InitWorkspace() {
+        std::error_code ec;
+        fs::remove_all(dir_, ec);
+    }
+    InitWorkspace(const InitWorkspace&) = delete;
+    InitWorkspace& operator=(const InitWorkspace&) = delete;
+
+    const WorkspacePaths& ws() const { return ws_; }
+    const std::string& run_id() const { return init_.replay_id; }
+    std::string file(const std::string& name) const { return ws_.path_of(name); }
+    std::string read(const std::string& name) const { return read_text(file(name)); }
+    std::string plan_bytes() const { return read("plan.small.yml"); }
+    std::string log_bytes() const { return read("progress.small.yml"); }
+    std::string root_path(const std::string& rel) const { return ws_.root + "/" + rel; }
+
+private:
+    std::string dir_;
+    InitResult init_;
+    WorkspacePaths ws_;
+};
+
+YamlValue load_value(const std::string& path) {
+    Result<Document> doc = load_yaml_file(real_fs, path, path);
+    if (!doc) throw std::runtime_error(doc.error().describe());
+    return to_yaml_value(doc->root());
+}
+
+YamlValue plan_of(const InitWorkspace& w) { return load_value(w.file("plan.small.yml")); }
+YamlValue log_entries(const InitWorkspace& w) { return load_value(w.file("progress.small.yml"))["entries"]; }
+std::string pinned_run(const InitWorkspace& w) {
+    return load_value(w.file("workspace.small.yml"))["run"]["replay_id"].get<std::string>();
+}
+
+// `small check --strict` passes.
+void expect_strict_ok(const InitWorkspace& w) {
+    Result<SchemaSet> schemas = SchemaSet::embedded();
+    ASSERT_TRUE(schemas.ok());
+    VerdictOptions options;
+    options.strict = true;
+    const Verdict v = run_check(VerdictInput{real_fs, w.ws(), *schemas}, options);
+    std::string why;
+    for (const Finding& f : v.blocking) why += f.location_text() + " [" + f.rule + "]\n";
+    for (const Finding& f : v.all_findings()) why += f.location_text() + " [" + f.rule + "]\n";
+    EXPECT_EQ(v.outcome, VerdictOutcome::Ok) << why;
+}
+
+PlanRequest plan_req() {
+    PlanRequest r;
+    r.lock_wait = milliseconds(2000);
+    return r;
+}
+
+CheckpointRequest checkpoint_req(const std::string& task, const std::string& status) {
+    CheckpointRequest r;
+    r.task = task;
+    r.status = status;
+    r.evidence = "unit tests pass";
+    r.lock_wait = milliseconds(2000);
+    return r;
+}
+
+HandoffRequest handoff_req() {
+    HandoffRequest r;
+    r.lock_wait = milliseconds(2000);
+    return r;
+}
+
+ResetRequest reset_req(bool keep_intent = false) {
+    ResetRequest r;
+    r.keep_intent = keep_intent;
+    r.lock_wait = milliseconds(2000);
+    return r;
+}
+
+// Every file of .small/ as bytes.
+std::map<std::string, std::string> snapshot(const InitWorkspace& w) {
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::directory_iterator(w.ws().small_dir)) out[e.path().filename()] = read_text(e.path());
+    return out;
+}
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+// ============================================================ plan
+
+TEST(PlanCommand, AddAfterInitReusesThePinnedRunAndStampsTheEntry) {
+    InitWorkspace w;
+    const std::string metadata_before = w.read("workspace.small.yml");
+    PlanRequest req = plan_req();
+    req.add = "  Design widget  ";
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_FALSE(r->pinned_run);
+    EXPECT_EQ(r->replay_id, w.run_id());
+    EXPECT_TRUE(r->changed);
+    EXPECT_FALSE(r->created);
+    EXPECT_EQ(r->added_task_id, "task-2");
+    ASSERT_EQ(r->messages.size(), 1u);
+    EXPECT_EQ(r->messages[0], "Added task task-2: Design widget");
+    EXPECT_EQ(w.read("workspace.small.yml"), metadata_before);
+
+    ASSERT_EQ(r->entries.size(), 1u);
+    EXPECT_EQ(r->entries[0]["task_id"], "task-2");
+    EXPECT_EQ(r->entries[0]["status"], "pending");
+    EXPECT_EQ(r->entries[0]["replayId"], w.run_id());
+    const YamlValue entries = log_entries(w);
+    ASSERT_EQ(entries.size(), 2u);  // meta/init + the add
+    EXPECT_EQ(entries[1]["task_id"], "task-2");
+    EXPECT_EQ(entries[1]["replayId"], w.run_id());
+
+    const YamlValue plan = plan_of(w);
+    ASSERT_TRUE(find_task(plan, "task-2"));
+    EXPECT_EQ(plan["tasks"][1]["title"], "Design widget");
+    EXPECT_EQ(plan["tasks"][1]["status"], "pending");
+    expect_strict_ok(w);
+}
+
+TEST(PlanCommand, BlankAddIsUsageAndWritesNothing) {
+    InitWorkspace w;
+    const auto before = snapshot(w);
+    PlanRequest req = plan_req();
+    req.add = "   \t ";
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, Error::Kind::Usage);
+    EXPECT_EQ(snapshot(w), before);
+}
+
+TEST(PlanCommand, DependsWithoutColonOrWithABlankSideIsUsage) {
+    InitWorkspace w;
+    const auto before = snapshot(w);
+    for (const char* bad : {"task-1", "task-1 task-2", ":task-1", "task-1:", " : "}) {
+        PlanRequest req = plan_req();
+        req.depends = bad;
+        Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_EQ(r.error().kind, Error::Kind::Usage) << bad << ": " << r.error().message;
+    }
+    EXPECT_EQ(snapshot(w), before);
+}
+
+TEST(PlanCommand, UnknownTaskIsInvalidAndPlanAndProgressAreUnchanged) {
+    InitWorkspace w;
+    const std::string plan_before = w.plan_bytes();
+    const std::string log_before = w.log_bytes();
+    std::vector<PlanRequest> requests;
+    for (int i = 0; i < 5; ++i) requests.push_back(plan_req());
+    requests[0].done = "task-99";
+    requests[1].blocked = "task-99";
+    requests[2].depends = "task-99:task-1";
+    requests[3].depends = "task-1:task-99";
+    requests[4].add = "A task that must not be added";  // applied in memory first...
+    requests[4].in_progress = "task-99";                 // ...then this fails: nothing is written
+    for (const PlanRequest& req : requests) {
+        Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.error().kind, Error::Kind::Invalid) << r.error().message;
+        EXPECT_TRUE(contains(r.error().message, "task-99")) << r.error().message;
+        EXPECT_EQ(w.plan_bytes(), plan_before);
+        EXPECT_EQ(w.log_bytes(), log_before);
+    }
+}
+
+TEST(PlanCommand, DependencyCycleIsInvalidAndNothingIsWritten) {
+    InitWorkspace w;
+    PlanRequest add = plan_req();
+    add.add = "Second";
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
+    PlanRequest dep = plan_req();
+    dep.depends = "task-2:task-1";
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), dep).ok());
+    const auto before = snapshot(w);
+    PlanRequest cycle = plan_req();
+    cycle.depends = "task-1:task-2";
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), cycle);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
+    EXPECT_TRUE(contains(r.error().message, "task-1 -> task-2 -> task-1")) << r.error().message;
+    EXPECT_EQ(snapshot(w), before);
+}
+
+TEST(PlanCommand, ResetWithoutYesIsUsage) {
+    InitWorkspace w;
+    PlanRequest add = plan_req();
+    add.add = "Second";
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
+    const auto before = snapshot(w);
+    PlanRequest req = plan_req();
+    req.reset = true;
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, Error::Kind::Usage);
+    EXPECT_EQ(snapshot(w), before);
+}
+
+TEST(PlanCommand, ResetWritesTheTemplateAndAMetaPlanResetEntry) {
+    InitWorkspace w;
+    // A plan edited by hand (a `plan --add` would leave entries of this run
+    // for a task the reset removes: strict S2 would then fail by design).
+    write_text(w.file("plan.small.yml"), "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks:\n"
+                                         "  - id: \"task-1\"\n    title: \"Edited by hand\"\n    extra: 1\n");
+    ASSERT_NE(w.plan_bytes(), emit_document(plan_template()));
+
+    PlanRequest req = plan_req();
+    req.reset = true;
+    req.yes = true;
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_TRUE(r->changed);
+    EXPECT_EQ(w.plan_bytes(), emit_document(plan_template()));
+    ASSERT_EQ(r->entries.size(), 1u);
+    EXPECT_EQ(r->entries[0]["task_id"], "meta/plan-reset");
+    EXPECT_EQ(r->entries[0]["status"], "completed");
+    EXPECT_EQ(r->entries[0]["replayId"], w.run_id());
+    const YamlValue entries = log_entries(w);
+    ASSERT_EQ(entries.size(), 2u);
+    EXPECT_EQ(entries[1]["task_id"], "meta/plan-reset");
+    expect_strict_ok(w);
+}
+
+TEST(PlanCommand, RewriteKeepsUnknownTaskFieldsAndDependencies) {
+    InitWorkspace w;
+    write_text(w.file("plan.small.yml"),
+               "small_version: \"1.0.0\"\n"
+               "owner: \"agent\"\n"
+               "tasks:\n"
+               "  - id: \"task-1\"\n"
+               "    title: \"First\"\n"
+               "    estimate: 3\n"
+               "    labels: [\"ui\", \"api\"]\n"
+               "    depends_on: [\"task-2\"]\n"
+               "    status: \"pending\"\n"
+               "    x-owner: {name: \"sam\"}\n"
+               "  - id: \"task-2\"\n"
+               "    title: \"Second\"\n"
+               "    dependencies: []\n");
+    PlanRequest req = plan_req();
+    req.in_progress = "task-2";
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    const YamlValue plan = plan_of(w);
+    const YamlValue& t1 = plan["tasks"][0];
+    std::vector<std::string> keys;
+    for (auto it = t1.begin(); it != t1.end(); ++it) keys.push_back(it.key());
+    EXPECT_EQ(keys, (std::vector<std::string>{"id", "title", "estimate", "labels", "depends_on", "status", "x-owner"}));
+    EXPECT_EQ(t1["estimate"], 3);
+    EXPECT_EQ(t1["labels"], YamlValue::array({"ui", "api"}));
+    EXPECT_EQ(t1["depends_on"], YamlValue::array({"task-2"}));
+    EXPECT_EQ(t1["x-owner"]["name"], "sam");
+    EXPECT_EQ(plan["tasks"][1]["dependencies"], YamlValue::array());
+    EXPECT_EQ(plan["tasks"][1]["status"], "in_progress");
+}
+
+TEST(PlanCommand, NoFlagsMeansNoChangesAndNoWrite) {
+    InitWorkspace w;
+    const auto before = snapshot(w);
+    const auto mtime = fs::last_write_time(w.file("plan.small.yml"));
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), plan_req());
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_FALSE(r->changed);
+    EXPECT_TRUE(r->entries.empty());
+    ASSERT_EQ(r->messages.size(), 1u);
+    EXPECT_TRUE(contains(r->messages[0], "No changes")) << r->messages[0];
+    EXPECT_EQ(r->replay_id, w.run_id());
+    EXPECT_EQ(snapshot(w), before);
+    EXPECT_EQ(fs::last_write_time(w.file("plan.small.yml")), mtime);
+}
+
+TEST(PlanCommand, SeveralFlagsAreOneChangeWithOneEntryEach) {
+    InitWorkspace w;
+    PlanRequest req = plan_req();
+    req.add = "Second";
+    req.in_progress = "task-1";
+    req.depends = "task-2:task-1";
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    ASSERT_EQ(r->entries.size(), 3u);
+    EXPECT_EQ(r->entries[0]["task_id"], "task-2");
+    EXPECT_EQ(r->entries[1]["task_id"], "task-1");
+    EXPECT_EQ(r->entries[1]["status"], "in_progress");
+    EXPECT_EQ(r->entries[2]["task_id"], "task-2");
+    for (const YamlValue& e : r->entries) EXPECT_EQ(e["replayId"], w.run_id());
+    const YamlValue plan = plan_of(w);
+    EXPECT_EQ(task_status(plan["tasks"][0]), "in_progress");
+    EXPECT_EQ(task_dependencies(plan["tasks"][1]), std::vector<std::string>{"task-1"});
+    EXPECT_EQ(log_entries(w).size(), 4u);
+    EXPECT_FALSE(fs::exists(w.root_path(kChangeJournalName)));
+    expect_strict_ok(w);
+}
+
+// ============================================================ checkpoint
+
+TEST(Checkpoint, SetsTheStatusAndAppendsOneEntryInOneChange) {
+    InitWorkspace w;
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", " Completed "));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->previous_status, "pending");
+    EXPECT_EQ(r->replay_id, w.run_id());
+    EXPECT_FALSE(r->pinned_run);
+    EXPECT_EQ(r->entry.begin().key(), "timestamp");
+    EXPECT_EQ(r->entry["timestamp"], r->timestamp);
+    EXPECT_EQ(r->entry["task_id"], "task-1");
+    EXPECT_EQ(r->entry["status"], "completed");
+    EXPECT_EQ(r->entry["evidence"], "unit tests pass");
+    EXPECT_EQ(r->entry["replayId"], w.run_id());
+
+    EXPECT_EQ(task_status(plan_of(w)["tasks"][0]), "completed");
+    const YamlValue entries = log_entries(w);
+    ASSERT_EQ(entries.size(), 2u);
+    EXPECT_EQ(entries[1], r->entry);
+    EXPECT_FALSE(fs::exists(w.root_path(kChangeJournalName)));
+    expect_strict_ok(w);
+}
+
+TEST(Checkpoint, BlockedWithoutEvidenceGetsTheDefaultEvidence) {
+    InitWorkspace w;
+    CheckpointRequest req = checkpoint_req("task-1", "blocked");
+    req.evidence.reset();
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->entry["evidence"], std::string(kDefaultCheckpointEvidence));
+    EXPECT_EQ(task_status(plan_of(w)["tasks"][0]), "blocked");
+}
+
+TEST(Checkpoint, StatusOtherThanCompletedOrBlockedIsUsage) {
+    InitWorkspace w;
+    const auto before = snapshot(w);
+    for (const char* status : {"pending", "in_progress", "cancelled", "done", ""}) {
+        Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", status));
+        ASSERT_FALSE(r.ok()) << status;
+        EXPECT_EQ(r.error().kind, Error::Kind::Usage) << status;
+    }
+    EXPECT_EQ(snapshot(w), before);
+}
+
+TEST(Checkpoint, UnknownTaskIsInvalidAndChangesNothing) {
+    InitWorkspace w;
+    const auto before = snapshot(w);
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-7", "completed"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
+    EXPECT_EQ(snapshot(w), before);
+}
+
+TEST(Checkpoint, AtBeforeTheLastEntryIsInvalidAndFilesAreUnchanged) {
+    InitWorkspace w;
+    const std::string plan_before = w.plan_bytes();
+    const std::string log_before = w.log_bytes();
+    CheckpointRequest req = checkpoint_req("task-1", "completed");
+    req.at = "2001-01-01T00:00:00.000000001Z";
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), req);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, Error::Kind::Invalid) << r.error().message;
+    EXPECT_TRUE(contains(r.error().message, "after")) << r.error().message;
+    EXPECT_EQ(w.plan_bytes(), plan_before);
+    EXPECT_EQ(w.log_bytes(), log_before);
+    EXPECT_FALSE(fs::exists(w.root_path(kChangeJournalName)));
+}
+
+TEST(Checkpoint, AtAfterTheLastEntryIsUsedExactly) {
+    InitWorkspace w;
+    CheckpointRequest req = checkpoint_req("task-1", "completed");
+    req.at = "2099-01-01T00:00:00.5Z";
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->timestamp, "2099-01-01T00:00:00.500000000Z");
+}
+
+// ============================================================ handoff
+
+// Appends an entry stamped with `run_id` straight to the log (as an earlier
+// run would have left it).
+void append_entry(const InitWorkspace& w, const std::string& task, const std::string& status,
+                  const std::string& run_id) {
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(w.ws(), milliseconds(2000));
+    ASSERT_TRUE(lock.ok());
+    YamlValue e = YamlValue::object();
+    e["task_id"] = task;
+    e["status"] = status;
+    e["evidence"] = "worked on it";
+    if (!run_id.empty()) e["replayId"] = run_id;
+    ASSERT_TRUE(append_progress_entry(w.ws(), e, std::nullopt).ok());
+}
+
+TEST(Handoff, DanglingRefusalCountsOnlyEntriesOfTheCurrentRun) {
+    InitWorkspace w;
+    append_entry(w, "task-1", "in_progress", kOtherRun);  // another run touched task-1
+    append_entry(w, "task-1", "in_progress", "");          // and an entry without a run id
+    Result<HandoffResult> ok = handoff_command(real_fs, w.ws(), handoff_req());
+    ASSERT_TRUE(ok.ok()) << ok.error().describe();
+
+    ProgressAddRequest add;
+    add.task = "task-1";
+    add.status = "in_progress";
+    add.evidence = "started";
+    add.lock_wait = milliseconds(2000);
+    Result<ProgressAddResult> added = progress_add(real_fs, w.ws(), add);
+    ASSERT_TRUE(added.ok()) << added.error().describe();
+    ASSERT_EQ(added->entry["replayId"], w.run_id());
+
+    const std::string handoff_before = w.read("handoff.small.yml");
+    Result<HandoffResult> refused = handoff_command(real_fs, w.ws(), handoff_req());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().kind, Error::Kind::Invalid);
+    EXPECT_TRUE(contains(refused.error().message, "dangling")) << refused.error().message;
+    EXPECT_TRUE(contains(refused.error().message, "task-1: Initial task (status: pending)")) << refused.error().message;
+    EXPECT_EQ(w.read("handoff.small.yml"), handoff_before);
+
+    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", "completed")).ok());
+    EXPECT_TRUE(handoff_command(real_fs, w.ws(), handoff_req()).ok());
+}
+
+TEST(Handoff, DanglingTasksIgnoresMetaIdsAndSortsById) {
+    const std::string log = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n"
+                            "  - {task_id: \"b\", replayId: \"" + std::string(kOtherRun) + "\"}\n"
+                            "  - {task_id: \"a\", replayId: \" " + upper(kOtherRun) + " \"}\n"
+                            "  - {task_id: \"meta/x\", replayId: \"" + std::string(kOtherRun) + "\"}\n"
+                            "  - {task_id: \"c\", replayId: \"" + std::string(kOtherRun) + "\"}\n"
+                            "  - {task_id: \"d\"}\n";
+    Result<Document> doc = parse_yaml(log, "progress");
+    ASSERT_TRUE(doc.ok());
+    YamlValue plan = YamlValue::object();
+    plan["tasks"] = YamlValue::array();
+    const auto add = [&](const char* id, const char* status) {
+        YamlValue t = YamlValue::object();
+        t["id"] = id;
+        t["title"] = std::string("T") + id;
+        if (*status) t["status"] = status;
+        plan["tasks"].push_back(t);
+    };
+    add("meta/x", "pending");
+    add("c", " In_Progress ");
+    add("b", "");
+    add("a", "pending");
+    add("d", "pending");
+    add("e", "pending");
+    const std::vector<std::string> current = dangling_tasks(plan, doc->root(), kOtherRun);
+    EXPECT_EQ(current, (std::vector<std::string>{"a: Ta (status: pending)", "b: Tb (status: pending)",
+                                                 "c: Tc (status: in_progress)"}));
+    // Without a run id every entry counts.
+    const std::vector<std::string> all = dangling_tasks(plan, doc->root(), "");
+    EXPECT_EQ(all.size(), 4u);
+    EXPECT_EQ(all.back(), "d: Td (status: pending)");
+    // Completed, blocked and cancelled tasks are never dangling.
+    for (const char* s : {"completed", "Blocked", "cancelled"}) {
+        plan["tasks"][1]["status"] = s;
+        plan["tasks"][2]["status"] = s;
+        plan["tasks"][3]["status"] = s;
+        EXPECT_TRUE(dangling_tasks(plan, doc->root(), kOtherRun).empty()) << s;
+    }
+}
+
+TEST(Handoff, ManualReplayIdIsLowerCasedAndPinned) {
+    InitWorkspace w;
+    HandoffRequest req = handoff_req();
+    req.replay_id = " " + upper(kOtherRun) + " ";
+    Result<HandoffResult> r = handoff_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->replay_id, kOtherRun);
+    EXPECT_EQ(r->source, "manual");
+    EXPECT_TRUE(r->pinned_run);
+    EXPECT_EQ(pinned_run(w), kOtherRun);
+    const YamlValue written = load_value(w.file("handoff.small.yml"));
+    EXPECT_EQ(written["replayId"]["value"], kOtherRun);
+    EXPECT_EQ(written["replayId"]["source"], "manual");
+    EXPECT_EQ(written, r->handoff);
+    EXPECT_EQ(w.read("handoff.small.yml"), r->text);
+
+    // The next automatic handoff keeps the manual id and its source.
+    Result<HandoffResult> again = handoff_command(real_fs, w.ws(), handoff_req());
+    ASSERT_TRUE(again.ok()) << again.error().describe();
+    EXPECT_EQ(again->replay_id, kOtherRun);
+    EXPECT_EQ(again->source, "manual");
+    EXPECT_FALSE(again->pinned_run);
+}
+
+TEST(Handoff, MalformedManualReplayIdIsUsageAndWritesNothing) {
+    InitWorkspace w;
+    const auto before = snapshot(w);
+    for (const std::string& bad : {std::string("abc"), std::string(63, 'a'), std::string(64, 'z'), std::string()}) {
+        HandoffRequest req = handoff_req();
+        req.replay_id = bad;
+        Result<HandoffResult> r = handoff_command(real_fs, w.ws(), req);
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_EQ(r.error().kind, Error::Kind::Usage) << bad;
+    }
+    EXPECT_EQ(snapshot(w), before);
+}
+
+TEST(Handoff, SummaryIsHonouredAndBlankMeansComputed) {
+    InitWorkspace w;
+    HandoffRequest req = handoff_req();
+    req.summary = "Custom summary for the next agent.";
+    Result<HandoffResult> r = handoff_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(load_value(w.file("handoff.small.yml"))["summary"], "Custom summary for the next agent.");
+    EXPECT_EQ(r->replay_id, w.run_id());
+    EXPECT_EQ(r->source, "auto");
+    EXPECT_FALSE(r->pinned_run);
+
+    req.summary = "   ";
+    Result<HandoffResult> computed = handoff_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(computed.ok()) << computed.error().describe();
+    EXPECT_EQ(computed->handoff["summary"], "Run in progress. Next task: task-1.");
+    EXPECT_EQ(computed->handoff["resume"]["current_task_id"], "task-1");
+    expect_strict_ok(w);
+}
+
+TEST(Handoff, LinksAndRunBlockOfTheOldHandoffAreKept) {
+    InitWorkspace w;
+    YamlValue old = load_value(w.file("handoff.small.yml"));
+    YamlValue link = YamlValue::object();
+    link["url"] = "https://example.com/pull/1";
+    link["description"] = "the pull request";
+    old["links"] = YamlValue::array({link});
+    YamlValue run = YamlValue::object();
+    run["created_at"] = "2025-01-01T00:00:00.000000000Z";
+    run["transition_reason"] = "archive";
+    run["previous_run_ref"] = "runs/1";
+    old["run"] = run;
+    write_text(w.file("handoff.small.yml"), emit_document(old));
+
+    Result<HandoffResult> r = handoff_command(real_fs, w.ws(), handoff_req());
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    const YamlValue written = load_value(w.file("handoff.small.yml"));
+    EXPECT_EQ(written["links"], YamlValue::array({link}));
+    EXPECT_EQ(written["run"], run);
+}
+
+// ------------------------------------------------------------ build_handoff
+
+YamlValue task(const std::string& id, const std::string& status, const std::vector<std::string>& deps = {}) {
+    YamlValue t = YamlValue::object();
+    t["id"] = id;
+    t["title"] = "Title " + id;
+    t["status"] = status;
+    if (!deps.empty()) {
+        t["depends_on"] = YamlValue::array();
+        for (const std::string& d : deps) t["depends_on"].push_back(d);
+    }
+    return t;
+}
+
+HandoffInputs inputs(const std::vector<YamlValue>& tasks) {
+    HandoffInputs in;
+    in.plan = YamlValue::object();
+    in.plan["tasks"] = YamlValue::array();
+    for (const YamlValue& t : tasks) in.plan["tasks"].push_back(t);
+    in.replay_id = kOtherRun;
+    return in;
+}
+
+std::vector<std::string> steps_of(const YamlValue& h) {
+    std::vector<std::string> out;
+    for (const YamlValue& s : h["resume"]["next_steps"]) out.push_back(s.get<std::string>());
+    return out;
+}
+
+TEST(BuildHandoff, BlockedTaskWithNothingRunnable) {
+    const YamlValue h = build_handoff(inputs({task("task-1", "completed"), task("task-2", "blocked"),
+                                              task("task-3", "pending", {"task-2"})}));
+    EXPECT_EQ(h["summary"], "Run blocked on task-2.");
+    EXPECT_EQ(h["resume"]["current_task_id"], "task-2");
+    EXPECT_EQ(steps_of(h), std::vector<std::string>{"Unblock task-2"});
+}
+
+TEST(BuildHandoff, BlockedTaskButAnotherRunnableIsInProgress) {
+    const YamlValue h = build_handoff(inputs({task("task-1", "blocked"), task("task-2", "pending")}));
+    EXPECT_EQ(h["summary"], "Run in progress. Next task: task-2.");
+    EXPECT_EQ(h["resume"]["current_task_id"], "task-2");
+    EXPECT_EQ(steps_of(h), std::vector<std::string>{"Continue with task-2"});
+}
+
+TEST(BuildHandoff, StrictFailureWithoutBlockedTaskIsAMetaBlocker) {
+    HandoffInputs in = inputs({task("task-1", "pending")});
+    in.readiness = {false, ".small/plan.small.yml:3:1: bad thing [S1]"};
+    const YamlValue h = build_handoff(in);
+    EXPECT_EQ(h["summary"], "Run blocked. strict check failed.");
+    EXPECT_EQ(h["resume"]["current_task_id"], "meta/blocker");
+    EXPECT_EQ(steps_of(h), (std::vector<std::string>{
+                               "Resolve strict check failures: .small/plan.small.yml:3:1: bad thing [S1]",
+                               "Run: small check --strict"}));
+
+    in.readiness.first_failure.clear();
+    EXPECT_EQ(steps_of(build_handoff(in)).front(), "Resolve strict check failures");
+}
+
+TEST(BuildHandoff, StrictFailureWithABlockedTaskNamesBoth) {
+    HandoffInputs in = inputs({task("task-1", "pending"), task("task-2", "blocked")});
+    in.readiness = {false, "x [S2]"};
+    const YamlValue h = build_handoff(in);
+    EXPECT_EQ(h["resume"]["current_task_id"], "task-2");
+    EXPECT_EQ(h["summary"], "Run blocked on task-2.");
+    EXPECT_EQ(steps_of(h), (std::vector<std::string>{"Unblock task-2", "Resolve strict check failures: x [S2]",
+                                                     "Run: small check --strict"}));
+}
+
+TEST(BuildHandoff, CompleteHasNoCurrentTaskAndNoSteps) {
+    const YamlValue h = build_handoff(inputs({task("task-1", "completed"), task("task-2", " Cancelled")}));
+    EXPECT_EQ(h["summary"], "Run complete. strict check passed. All plan tasks completed.");
+    EXPECT_FALSE(h["resume"].contains("current_task_id"));
+    EXPECT_TRUE(steps_of(h).empty());
+
+    // ...unless the strict check fails.
+    HandoffInputs failing = inputs({task("task-1", "completed")});
+    failing.readiness = {false, "y"};
+    EXPECT_EQ(build_handoff(failing)["resume"]["current_task_id"], "meta/blocker");
+}
+
+TEST(BuildHandoff, InProgressContinuesWithTheNextRunnableTask) {
+    const YamlValue h = build_handoff(inputs({task("task-1", "completed"), task("task-2", "pending", {"task-3"}),
+                                              task("task-3", "IN_PROGRESS")}));
+    EXPECT_EQ(h["summary"], "Run in progress. Next task: task-3.");
+    EXPECT_EQ(h["resume"]["current_task_id"], "task-3");
+    EXPECT_EQ(steps_of(h), std::vector<std::string>{"Continue with task-3"});
+}
+
+TEST(BuildHandoff, NothingRunnableSaysTheDependenciesAreUnmet) {
+    const YamlValue h = build_handoff(inputs({task("task-1", "pending", {"ghost"})}));
+    EXPECT_TRUE(contains(h["summary"].get<std::string>(), "No task is runnable")) << h["summary"];
+    EXPECT_FALSE(h["resume"].contains("current_task_id"));
+    ASSERT_EQ(steps_of(h).size(), 1u);
+    EXPECT_TRUE(contains(steps_of(h)[0], "dependencies")) << steps_of(h)[0];
+}
+
+TEST(BuildHandoff, HouseKeyOrderSummaryOverrideLinksAndRun) {
+    HandoffInputs in = inputs({task("task-1", "blocked")});
+    in.summary = "Waiting for review.";
+    in.source = "manual";
+    YamlValue link = YamlValue::object();
+    link["url"] = "https://example.com";
+    in.links = YamlValue::array({link});
+    in.run = YamlValue::object();
+    in.run["transition_reason"] = "manual";
+    const YamlValue h = build_handoff(in);
+    std::vector<std::string> keys;
+    for (auto it = h.begin(); it != h.end(); ++it) keys.push_back(it.key());
+    EXPECT_EQ(keys, (std::vector<std::string>{"small_version", "owner", "summary", "resume", "links", "replayId", "run"}));
+    EXPECT_EQ(h["summary"], "Waiting for review.");
+    EXPECT_EQ(h["replayId"]["value"], kOtherRun);
+    EXPECT_EQ(h["replayId"]["source"], "manual");
+    EXPECT_EQ(h["links"], in.links);
+    EXPECT_EQ(h["run"], in.run);
+    EXPECT_EQ(h["small_version"], "1.0.0");
+
+    in.run = YamlValue();
+    EXPECT_FALSE(build_handoff(in).contains("run"));
+}
+
+// ============================================================ reset / start
+
+TEST(Reset, StartsANewRunAndSnapshotsTheOldOne) {
+    InitWorkspace w;
+    PlanRequest add = plan_req();
+    add.add = "Work of the first run";
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
+    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", "completed")).ok());
+    const std::string old_plan = w.plan_bytes();
+    const std::string old_handoff = w.read("handoff.small.yml");
+    const std::string log_before = w.log_bytes();
+
+    Result<ResetResult> r = reset_command(real_fs, w.ws(), reset_req());
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->previous_replay_id, w.run_id());
+    EXPECT_TRUE(is_valid_replay_id(r->replay_id));
+    EXPECT_NE(r->replay_id, w.run_id());
+    EXPECT_EQ(pinned_run(w), r->replay_id);
+
+    EXPECT_EQ(r->entry["task_id"], "meta/reset");
+    EXPECT_EQ(r->entry["replayId"], r->replay_id);
+    const std::string log_after = w.log_bytes();
+    EXPECT_EQ(log_after.compare(0, log_before.size(), log_before), 0) << "progress history was rewritten";
+    EXPECT_EQ(log_entries(w).back(), r->entry);
+
+    const YamlValue handoff = load_value(w.file("handoff.small.yml"));
+    EXPECT_EQ(handoff["replayId"]["value"], r->replay_id);
+    EXPECT_EQ(handoff["run"]["transition_reason"], "reset");
+    EXPECT_EQ(handoff["run"]["previous_replay_id"], w.run_id());
+
+    EXPECT_EQ(r->snapshot_dir, w.root_path(".small-runs/" + w.run_id()));
+    EXPECT_EQ(read_text(w.root_path(".small-runs/" + w.run_id() + "/plan.small.yml")), old_plan);
+    EXPECT_EQ(read_text(w.root_path(".small-runs/" + w.run_id() + "/handoff.small.yml")), old_handoff);
+    EXPECT_EQ(w.plan_bytes(), emit_document(plan_template()));
+    EXPECT_EQ(w.read("intent.small.yml"), emit_document(intent_template(std::nullopt)));
+    EXPECT_FALSE(fs::exists(w.root_path(kChangeJournalName)));
+    expect_strict_ok(w);
+}
+
+TEST(Reset, ResettingTwiceGivesThreeDistinctRunIds) {
+    InitWorkspace w;
+    Result<ResetResult> first = reset_command(real_fs, w.ws(), reset_req());
+    ASSERT_TRUE(first.ok()) << first.error().describe();
+    Result<ResetResult> second = reset_command(real_fs, w.ws(), reset_req());
+    ASSERT_TRUE(second.ok()) << second.error().describe();
+    const std::set<std::string> ids = {w.run_id(), first->replay_id, second->replay_id};
+    EXPECT_EQ(ids.size(), 3u);
+    EXPECT_EQ(second->previous_replay_id, first->replay_id);
+    EXPECT_EQ(pinned_run(w), second->replay_id);
+    EXPECT_TRUE(fs::exists(w.root_path(".small-runs/" + w.run_id() + "/plan.small.yml")));
+    EXPECT_TRUE(fs::exists(w.root_path(".small-runs/" + first->replay_id + "/plan.small.yml")));
+    // Every meta/reset entry carries its own run's id.
+    std::vector<std::string> reset_ids;
+    for (const YamlValue& e : log_entries(w)) {
+        if (e["task_id"] == "meta/reset") reset_ids.push_back(e["replayId"].get<std::string>());
+    }
+    EXPECT_EQ(reset_ids, (std::vector<std::string>{first->replay_id, second->replay_id}));
+    expect_strict_ok(w);
+}
+
+TEST(Reset, KeepIntentKeepsTheIntentBytes) {
+    InitWorkspace w(std::string("Build a widget factory"));
+    const std::string intent = w.read("intent.small.yml");
+    ASSERT_TRUE(contains(intent, "Build a widget factory"));
+    Result<ResetResult> r = reset_command(real_fs, w.ws(), reset_req(true));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(w.read("intent.small.yml"), intent);
+    EXPECT_EQ(std::count(r->reset_files.begin(), r->reset_files.end(), "intent.small.yml"), 0);
+    EXPECT_NE(r->replay_id, w.run_id());
+    EXPECT_EQ(r->entry["notes"], "small reset --keep-intent");
+
+    Result<ResetResult> full = reset_command(real_fs, w.ws(), reset_req(false));
+    ASSERT_TRUE(full.ok()) << full.error().describe();
+    EXPECT_EQ(w.read("intent.small.yml"), emit_document(intent_template(std::nullopt)));
+    EXPECT_EQ(std::count(full->reset_files.begin(), full->reset_files.end(), "intent.small.yml"), 1);
+    // The kept intent was snapshotted with the first reset's run.
+    EXPECT_EQ(read_text(w.root_path(".small-runs/" + r->replay_id + "/intent.small.yml")), intent);
+}
+
+// workspace.small.yml without its run block (a workspace from before D3).
+void unpin_run(const InitWorkspace& w) {
+    YamlValue meta = load_value(w.file("workspace.small.yml"));
+    meta.erase("run");
+    write_text(w.file("workspace.small.yml"), emit_document(meta));
+}
+
+StartRequest start_req() {
+    StartRequest r;
+    r.lock_wait = milliseconds(2000);
+    return r;
+}
+
+TEST(Handoff, WithoutAPinnedRunPinsTheManifestId) {
+    InitWorkspace w;
+    unpin_run(w);
+    Result<HandoffResult> r = handoff_command(real_fs, w.ws(), handoff_req());
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_TRUE(r->pinned_run);
+    EXPECT_EQ(r->replay_id, w.run_id()) << "the manifest is unchanged since init";
+    EXPECT_EQ(r->source, "auto");
+    EXPECT_EQ(pinned_run(w), w.run_id());
+    EXPECT_EQ(load_value(w.file("workspace.small.yml"))["kind"], "repo-root");
+}
+
+TEST(Start, WithoutAPinnedRunTakesTheOldHandoffsId) {
+    InitWorkspace w;
+    unpin_run(w);
+    YamlValue handoff = load_value(w.file("handoff.small.yml"));
+    handoff["replayId"]["value"] = upper(kOtherRun);
+    handoff["replayId"]["source"] = "manual";
+    write_text(w.file("handoff.small.yml"), emit_document(handoff));
+    Result<StartResult> r = start_command(real_fs, w.ws(), start_req());
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_FALSE(r->self_heal);
+    EXPECT_EQ(r->handoff.replay_id, kOtherRun);
+    EXPECT_EQ(r->handoff.source, "manual");
+    EXPECT_TRUE(r->handoff.pinned_run);
+    EXPECT_EQ(pinned_run(w), kOtherRun);
+    EXPECT_EQ(r->handoff.handoff["run"]["transition_reason"], "manual");
+}
+
+TEST(Start, WithNoRunIdAnywhereSelfHealsAndRecordsIt) {
+    InitWorkspace w;
+    unpin_run(w);
+    fs::remove(w.file("handoff.small.yml"));
+    Result<StartResult> r = start_command(real_fs, w.ws(), start_req());
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_TRUE(r->self_heal);
+    EXPECT_EQ(r->handoff.replay_id, w.run_id()) << "the manifest is unchanged since init";
+    ASSERT_TRUE(r->entry);
+    EXPECT_EQ((*r->entry)["task_id"], "meta/replayid-self-heal");
+    EXPECT_EQ((*r->entry)["replayId"], w.run_id());
+    EXPECT_EQ(r->handoff.handoff["run"]["transition_reason"], "self_heal");
+    EXPECT_EQ(pinned_run(w), w.run_id());
+    EXPECT_EQ(log_entries(w).back(), *r->entry);
+}
+
+TEST(Start, RecreatesMissingArtifactsFromTemplates) {
+    InitWorkspace w;
+    fs::remove(w.file("constraints.small.yml"));
+    Result<StartResult> r = start_command(real_fs, w.ws(), start_req());
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->created, std::vector<std::string>{"constraints.small.yml"});
+    EXPECT_EQ(w.read("constraints.small.yml"), emit_document(constraints_template()));
+    EXPECT_EQ(r->handoff.replay_id, w.run_id());
+}
+
+TEST(Start, FreshInitKeepsThePinnedRunWithReasonManual) {
+    InitWorkspace w;
+    const std::string metadata_before = w.read("workspace.small.yml");
+    Result<StartResult> r = start_command(real_fs, w.ws(), start_req());
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_FALSE(r->self_heal);
+    EXPECT_FALSE(r->entry);
+    EXPECT_TRUE(r->created.empty());
+    EXPECT_EQ(r->handoff.replay_id, w.run_id());
+    EXPECT_FALSE(r->handoff.pinned_run);
+    EXPECT_EQ(r->handoff.handoff["run"]["transition_reason"], "manual");
+    EXPECT_FALSE(r->handoff.handoff["run"].contains("previous_replay_id"));
+    EXPECT_EQ(w.read("workspace.small.yml"), metadata_before);
+    EXPECT_EQ(load_value(w.file("handoff.small.yml"))["replayId"]["value"], w.run_id());
+    EXPECT_EQ(log_entries(w).size(), 1u);
+    expect_strict_ok(w);
+}
+
+}  // namespace
+}  // namespace small
