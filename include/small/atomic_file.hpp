@@ -9,7 +9,8 @@
 //
 // Symbolic links are never followed below the workspace root, and nothing
 // is written outside the workspace's `.small*` folders, `AGENTS.md` and
-// `.gitignore`.
+// `.gitignore` (plus, through write_named_file_atomic, the one file a user
+// named explicitly).
 //
 // Errors: Kind::Invalid for a refused operation (symbolic link, path outside
 // the allowed folders, file changed since it was read), Kind::System for an
@@ -39,6 +40,14 @@ inline constexpr std::string_view kTempDirName = ".small-cache/tmp";
 // has then happened but its durability is unknown; the error says so).
 Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
                          mode_t mode = 0644);
+
+// write_file_atomic for one file the user named on the command line
+// (`small agents apply --file GOVERNANCE.md`): `target` must be a direct
+// child of ws.root; its name is the user's choice rather than the D7 list,
+// except that the workspace's own `.small` / `.small-*` names are refused.
+// Same staging, durability and symbolic-link refusal as write_file_atomic.
+Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
+                               mode_t mode = 0644);
 
 // Appends `bytes` to the existing regular file `target` (never creates it)
 // and fsyncs. `expected_size` is the size the caller read and validated; if

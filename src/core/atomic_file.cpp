@@ -106,16 +106,31 @@ std::vector<std::string> split_components(std::string_view rel) {
     return parts;
 }
 
+bool is_small_folder_name(const std::string& name) { return name == ".small" || name.rfind(".small-", 0) == 0; }
+
 // D7: only the workspace's `.small*` folders, AGENTS.md and .gitignore.
 bool allowed_top_level(const std::vector<std::string>& parts) {
     const std::string& top = parts.front();
-    if (top == ".small" || top.rfind(".small-", 0) == 0) return true;
+    if (is_small_folder_name(top)) return true;
     return parts.size() == 1 && (top == "AGENTS.md" || top == ".gitignore");
 }
 
-// The components of `path` below ws.root, checked against D7.
+// Which targets a write admits: the D7 list, or one file the user named.
+enum class TargetRule { Workspace, UserNamedChild };
+
+Status check_user_named_child(const std::vector<std::string>& parts, const std::string& path,
+                              const std::string& root, const std::string& what) {
+    if (parts.size() != 1) return refused(what, path, "it is not directly inside " + root);
+    if (is_small_folder_name(parts.front())) {
+        return refused(what, path, "the workspace's .small* folders are not written by name");
+    }
+    return ok_status();
+}
+
+// The components of `path` below ws.root, checked against `rule`.
 Result<std::vector<std::string>> workspace_components(const WorkspacePaths& ws, const std::string& path,
-                                                     const std::string& what) {
+                                                     const std::string& what,
+                                                     TargetRule rule = TargetRule::Workspace) {
     const std::string root = strip_trailing_slashes(ws.root);
     if (root.empty() || root.front() != '/') return refused(what, path, "the workspace root is not an absolute path");
     const std::string prefix = root == "/" ? "/" : root + "/";
@@ -127,6 +142,10 @@ Result<std::vector<std::string>> workspace_components(const WorkspacePaths& ws, 
         if (part.empty() || part == "." || part == "..") {
             return refused(what, path, "the path must be normalised (no empty, '.' or '..' parts)");
         }
+    }
+    if (rule == TargetRule::UserNamedChild) {
+        if (Status named = check_user_named_child(parts, path, root, what); !named) return named.error();
+        return parts;
     }
     if (!allowed_top_level(parts)) {
         return refused(what, path, "only the workspace's .small* folders, AGENTS.md and .gitignore are written");
@@ -272,8 +291,11 @@ Status ensure_directory(const WorkspacePaths& ws, const std::string& dir) {
     return ok_status();
 }
 
-Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes, mode_t mode) {
-    Result<std::vector<std::string>> parts = workspace_components(ws, target, "write");
+namespace {
+
+// The write itself, once `parts` (the target below ws.root) were admitted.
+Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vector<std::string>>& parts,
+                               const std::string& target, std::string_view bytes, mode_t mode) {
     if (!parts) return parts.error();
     const std::string& name = parts->back();
     const std::string target_dir_display = join(ws.root, *parts, parts->size() - 1);
@@ -307,6 +329,18 @@ Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, st
                         err);
     }
     return ok_status();
+}
+
+}  // namespace
+
+Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes, mode_t mode) {
+    return write_components_atomic(ws, workspace_components(ws, target, "write"), target, bytes, mode);
+}
+
+Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
+                               mode_t mode) {
+    return write_components_atomic(ws, workspace_components(ws, target, "write", TargetRule::UserNamedChild), target,
+                                   bytes, mode);
 }
 
 namespace {

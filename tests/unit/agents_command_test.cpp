@@ -1,0 +1,548 @@
+// agents apply / check / print in the library (authoring.md §4), on a real
+// temporary directory for apply (it writes) and in memory for check.
+#include "small/agents_command.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+
+#include "small/atomic_file.hpp"
+
+namespace small {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kTeamText = "# Team agents\n\nBe kind.\n";
+
+// A plain directory (not a SMALL workspace), removed afterwards.
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = "/tmp/small-agents-XXXXXX";
+        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+        root_ = pattern;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::permissions(root_, fs::perms::owner_all, fs::perm_options::add, ec);
+        fs::remove_all(root_, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+
+    std::string path(const std::string& rel) const { return root_ + "/" + rel; }
+    const std::string& root() const { return root_; }
+
+private:
+    std::string root_;
+};
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+std::size_t count_of(const std::string& text, std::string_view needle) {
+    std::size_t n = 0;
+    for (std::size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
+    return n;
+}
+
+AgentsApplyRequest apply_request(const TempDir& dir, const std::string& file = "AGENTS.md") {
+    AgentsApplyRequest req;
+    req.target = *resolve_agents_target(dir.root(), file, "/");
+    return req;
+}
+
+std::string block_with_body(const std::string& body, const std::string& version = "1.0.0") {
+    return "<!-- BEGIN SMALL HARNESS v" + version + " -->\n" + body + "<!-- END SMALL HARNESS v" + version + " -->\n";
+}
+
+const RealFileSystem real_fs;
+
+// ------------------------------------------------------------------ target
+
+TEST(AgentsTarget, JoinsDirAndFileAndKeepsTheFileNameForMessages) {
+    Result<AgentsTarget> plain = resolve_agents_target(std::nullopt, "", "/work/repo");
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(plain->path, "/work/repo/AGENTS.md");
+    EXPECT_EQ(plain->display, "AGENTS.md");
+
+    Result<AgentsTarget> relative = resolve_agents_target(std::string("docs/../team"), "GOVERNANCE.md", "/work/repo");
+    ASSERT_TRUE(relative);
+    EXPECT_EQ(relative->path, "/work/repo/team/GOVERNANCE.md");
+    EXPECT_EQ(relative->display, "GOVERNANCE.md");
+
+    Result<AgentsTarget> empty_dir = resolve_agents_target(std::string(""), "AGENTS.md", "/work/repo");
+    ASSERT_TRUE(empty_dir);
+    EXPECT_EQ(empty_dir->path, "/work/repo/AGENTS.md");
+}
+
+TEST(AgentsTarget, AbsoluteFileIsUsedAsIs) {
+    Result<AgentsTarget> t = resolve_agents_target(std::string("/work/repo"), "/srv/other/AGENTS.md", "/");
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->path, "/srv/other/AGENTS.md");
+    EXPECT_EQ(t->display, "/srv/other/AGENTS.md");
+}
+
+TEST(AgentsTarget, FileMustNameAFile) {
+    for (const char* bad : {"docs/", "..", "."}) {
+        Result<AgentsTarget> t = resolve_agents_target(std::string("/work/repo"), bad, "/");
+        ASSERT_FALSE(t) << bad;
+        EXPECT_EQ(t.error().kind, Error::Kind::Usage) << bad;
+    }
+}
+
+// ------------------------------------------------------------------- apply
+
+TEST(AgentsApply, CreatesTheFileAndLeavesNoStagingFolder) {
+    TempDir dir;
+    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir));
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->action, AgentsAction::Created);
+    EXPECT_TRUE(r->written);
+    EXPECT_EQ(read_text(dir.path("AGENTS.md")), harness_block());
+    EXPECT_FALSE(fs::exists(dir.path(".small-cache")));
+}
+
+TEST(AgentsApply, KeepsAnExistingStagingFolder) {
+    TempDir dir;
+    fs::create_directories(dir.path(".small-cache"));
+    ASSERT_TRUE(agents_apply(real_fs, apply_request(dir)));
+    EXPECT_TRUE(fs::is_directory(dir.path(".small-cache")));
+}
+
+TEST(AgentsApply, ReplacesAnExistingBlockInPlaceWithoutFlags) {
+    TempDir dir;
+    write_text(dir.path("AGENTS.md"), "# Header\n\n" + block_with_body("old harness text\n", "0.9") + "\n# Footer\n");
+    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir));
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->action, AgentsAction::Updated);
+    EXPECT_EQ(r->previous_version, "0.9");
+    const std::string text = read_text(dir.path("AGENTS.md"));
+    EXPECT_EQ(text, "# Header\n\n" + harness_block() + "\n# Footer\n");
+    EXPECT_FALSE(contains(text, "old harness text"));
+    EXPECT_EQ(count_of(text, "<!-- BEGIN SMALL HARNESS"), 1u);
+}
+
+TEST(AgentsApply, RefusesAFileWithoutBlockAndWithoutFlag) {
+    TempDir dir;
+    write_text(dir.path("AGENTS.md"), kTeamText);
+    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
+    for (const char* part : {"AGENTS.md already exists without SMALL harness block.\nUse one of:", "--force (-f)",
+                             "--overwrite-agents", "--agents-mode=append", "--agents-mode=prepend"}) {
+        EXPECT_TRUE(contains(r.error().message, part)) << r.error().message;
+    }
+    EXPECT_EQ(read_text(dir.path("AGENTS.md")), kTeamText);
+}
+
+TEST(AgentsApply, AppendAndPrependCompose) {
+    TempDir dir;
+    write_text(dir.path("AGENTS.md"), kTeamText);
+    AgentsApplyRequest req = apply_request(dir);
+    req.agents_mode = "Append ";
+    Result<AgentsApplyResult> appended = agents_apply(real_fs, req);
+    ASSERT_TRUE(appended) << appended.error().message;
+    EXPECT_EQ(appended->action, AgentsAction::Appended);
+    EXPECT_EQ(read_text(dir.path("AGENTS.md")), "# Team agents\n\nBe kind.\n\n" + harness_block());
+
+    write_text(dir.path("AGENTS.md"), kTeamText);
+    req.agents_mode = "prepend";
+    Result<AgentsApplyResult> prepended = agents_apply(real_fs, req);
+    ASSERT_TRUE(prepended) << prepended.error().message;
+    EXPECT_EQ(prepended->action, AgentsAction::Prepended);
+    EXPECT_EQ(read_text(dir.path("AGENTS.md")), harness_block() + "\n# Team agents\n\nBe kind.\n");
+}
+
+TEST(AgentsApply, OverwriteReplacesTheWholeFileEvenWithABlockOrBadMarkers) {
+    TempDir dir;
+    AgentsApplyRequest req = apply_request(dir);
+    req.overwrite = true;
+    for (const std::string& before : {std::string(kTeamText), "# Header\n\n" + harness_block() + "\n# Footer\n",
+                                      std::string("<!-- BEGIN SMALL HARNESS v1.0.0 -->\nno end\n")}) {
+        write_text(dir.path("AGENTS.md"), before);
+        Result<AgentsApplyResult> r = agents_apply(real_fs, req);
+        ASSERT_TRUE(r) << r.error().message;
+        EXPECT_EQ(r->action, AgentsAction::Overwrote);
+        EXPECT_EQ(read_text(dir.path("AGENTS.md")), harness_block()) << before;
+    }
+}
+
+TEST(AgentsApply, FlagErrorsAreUsageErrors) {
+    TempDir dir;
+    write_text(dir.path("AGENTS.md"), kTeamText);
+    AgentsApplyRequest req = apply_request(dir);
+    req.agents_mode = "overwrite";
+    Result<AgentsApplyResult> bad_mode = agents_apply(real_fs, req);
+    ASSERT_FALSE(bad_mode);
+    EXPECT_EQ(bad_mode.error().kind, Error::Kind::Usage);
+    EXPECT_EQ(bad_mode.error().message, "invalid agents-mode: \"overwrite\" (valid: append, prepend)");
+
+    req.agents_mode = "append";
+    req.overwrite = true;
+    Result<AgentsApplyResult> both = agents_apply(real_fs, req);
+    ASSERT_FALSE(both);
+    EXPECT_EQ(both.error().kind, Error::Kind::Usage);
+    EXPECT_EQ(both.error().message, "--agents-mode and --force/--overwrite-agents are mutually exclusive");
+    EXPECT_EQ(read_text(dir.path("AGENTS.md")), kTeamText);
+}
+
+TEST(AgentsApply, MalformedMarkersNameTheFile) {
+    TempDir dir;
+    const std::string text = "# Rules\n<!-- BEGIN SMALL HARNESS v1.0.0 -->\n";
+    write_text(dir.path("GOVERNANCE.md"), text);
+    AgentsApplyRequest req = apply_request(dir, "GOVERNANCE.md");
+    req.agents_mode = "append";
+    Result<AgentsApplyResult> r = agents_apply(real_fs, req);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
+    EXPECT_EQ(r.error().message, "malformed GOVERNANCE.md: SMALL harness BEGIN marker found without END marker");
+    EXPECT_EQ(read_text(dir.path("GOVERNANCE.md")), text);
+}
+
+TEST(AgentsApply, CustomFileGetsTheBlockAndAgentsMdIsNotCreated) {
+    TempDir dir;
+    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir, "GOVERNANCE.md"));
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(read_text(dir.path("GOVERNANCE.md")), harness_block());
+    EXPECT_FALSE(fs::exists(dir.path("AGENTS.md")));
+}
+
+TEST(AgentsApply, DryRunDecidesButWritesNothing) {
+    TempDir dir;
+    AgentsApplyRequest req = apply_request(dir);
+    req.dry_run = true;
+    Result<AgentsApplyResult> missing = agents_apply(real_fs, req);
+    ASSERT_TRUE(missing);
+    EXPECT_EQ(missing->action, AgentsAction::Created);
+    EXPECT_EQ(missing->new_content, harness_block());
+    EXPECT_FALSE(missing->written);
+    EXPECT_FALSE(fs::exists(dir.path("AGENTS.md")));
+    EXPECT_FALSE(fs::exists(dir.path(".small-cache")));
+
+    write_text(dir.path("AGENTS.md"), kTeamText);
+    req.agents_mode = "append";
+    Result<AgentsApplyResult> existing = agents_apply(real_fs, req);
+    ASSERT_TRUE(existing);
+    EXPECT_TRUE(existing->changed());
+    EXPECT_EQ(read_text(dir.path("AGENTS.md")), kTeamText);
+}
+
+TEST(AgentsApply, IdenticalContentIsNotRewritten) {
+    TempDir dir;
+    write_text(dir.path("AGENTS.md"), harness_block());
+    struct stat before {};
+    ASSERT_EQ(::stat(dir.path("AGENTS.md").c_str(), &before), 0);
+    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir));
+    ASSERT_TRUE(r);
+    EXPECT_FALSE(r->changed());
+    EXPECT_FALSE(r->written);
+    struct stat after {};
+    ASSERT_EQ(::stat(dir.path("AGENTS.md").c_str(), &after), 0);
+    EXPECT_EQ(before.st_ino, after.st_ino);
+}
+
+TEST(AgentsApply, RefusesASymbolicLink) {
+    TempDir dir;
+    write_text(dir.path("real.md"), kTeamText);
+    ASSERT_EQ(::symlink(dir.path("real.md").c_str(), dir.path("AGENTS.md").c_str()), 0);
+    AgentsApplyRequest req = apply_request(dir);
+    req.overwrite = true;
+    Result<AgentsApplyResult> r = agents_apply(real_fs, req);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
+    EXPECT_TRUE(contains(r.error().message, "symbolic link")) << r.error().message;
+    EXPECT_EQ(read_text(dir.path("real.md")), kTeamText);
+    EXPECT_TRUE(fs::is_symlink(dir.path("AGENTS.md")));
+}
+
+TEST(AgentsApply, MissingDirectoryIsNotCreated) {
+    TempDir dir;
+    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir, "sub/AGENTS.md"));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().kind, Error::Kind::System);
+    EXPECT_TRUE(contains(r.error().message, "does not exist")) << r.error().message;
+    EXPECT_FALSE(fs::exists(dir.path("sub")));
+
+    write_text(dir.path("plain"), "a file\n");
+    Result<AgentsApplyResult> under_file = agents_apply(real_fs, apply_request(dir, "plain/AGENTS.md"));
+    ASSERT_FALSE(under_file);
+    EXPECT_TRUE(contains(under_file.error().message, "is not a directory")) << under_file.error().message;
+}
+
+TEST(AgentsApply, ReadOnlyFileIsASystemErrorAndStaysUnchanged) {
+    if (::geteuid() == 0) GTEST_SKIP() << "running as root, which may write read-only files";
+    TempDir dir;
+    write_text(dir.path("AGENTS.md"), kTeamText);
+    ASSERT_EQ(::chmod(dir.path("AGENTS.md").c_str(), 0444), 0);
+    AgentsApplyRequest req = apply_request(dir);
+    req.overwrite = true;
+    Result<AgentsApplyResult> r = agents_apply(real_fs, req);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().kind, Error::Kind::System);
+    EXPECT_TRUE(contains(r.error().message, "not writable")) << r.error().message;
+    EXPECT_EQ(read_text(dir.path("AGENTS.md")), kTeamText);
+}
+
+TEST(AgentsApplyDiff, DescribesWhatChanges) {
+    AgentsApplyResult created;
+    created.new_content = harness_block();
+    const std::string new_file = agents_apply_diff(created, "/d/AGENTS.md");
+    EXPECT_EQ(new_file.rfind("--- /d/AGENTS.md (current)\n+++ /d/AGENTS.md (proposed)\n@@ -0,0 +1 @@\n+ <!-- BEGIN", 0),
+              0u)
+        << new_file;
+    EXPECT_TRUE(contains(new_file, "+ <!-- END SMALL HARNESS v1.0.0 -->\n")) << new_file;
+
+    AgentsApplyResult updated;
+    updated.existed = true;
+    updated.action = AgentsAction::Updated;
+    updated.old_content = "# H\n\n" + block_with_body("old\n");
+    updated.new_content = "# H\n\n" + harness_block();
+    EXPECT_TRUE(contains(agents_apply_diff(updated, "p"),
+                         "@@ SMALL harness block updated @@\n- [old block content]\n+ [new block content]\n"));
+
+    AgentsApplyResult appended;
+    appended.existed = true;
+    appended.action = AgentsAction::Appended;
+    appended.old_content = kTeamText;
+    appended.new_content = std::string(kTeamText) + "\n" + harness_block();
+    const std::string added = agents_apply_diff(appended, "p");
+    EXPECT_TRUE(contains(added, "@@ SMALL harness block added @@\n+ <!-- BEGIN")) << added;
+    EXPECT_FALSE(contains(added, "Team agents")) << added;
+
+    AgentsApplyResult overwrote = appended;
+    overwrote.action = AgentsAction::Overwrote;
+    overwrote.new_content = harness_block();
+    EXPECT_TRUE(contains(agents_apply_diff(overwrote, "p"), "@@ file contents changed @@\n"));
+
+    AgentsApplyResult same;
+    same.existed = true;
+    same.old_content = same.new_content = harness_block();
+    EXPECT_EQ(agents_apply_diff(same, "p"), "");
+}
+
+// ------------------------------------------------------------------- check
+
+struct CheckCase {
+    MemoryFileSystem fs;
+    AgentsCheckRequest req;
+    CheckCase() { req.target = *resolve_agents_target(std::string("/repo"), "AGENTS.md", "/"); }
+    AgentsCheckReport run() {
+        Result<AgentsCheckReport> r = agents_check(fs, req);
+        EXPECT_TRUE(r) << r.error().message;
+        return r ? *r : AgentsCheckReport{};
+    }
+};
+
+TEST(AgentsCheck, MissingFileFailsUnlessAllowed) {
+    CheckCase c;
+    AgentsCheckReport missing = c.run();
+    EXPECT_FALSE(missing.passed);
+    EXPECT_FALSE(missing.has_file);
+    EXPECT_EQ(missing.error, "AGENTS.md not found");
+    EXPECT_EQ(missing.recommendation, "Run: small agents apply");
+    EXPECT_EQ(missing.file_path, "/repo/AGENTS.md");
+
+    c.req.allow_missing = true;
+    AgentsCheckReport allowed = c.run();
+    EXPECT_TRUE(allowed.passed);
+    EXPECT_FALSE(allowed.has_file);
+    EXPECT_EQ(allowed.error, "");
+    EXPECT_EQ(allowed.recommendation, "File missing (allowed by --allow-missing)");
+}
+
+TEST(AgentsCheck, CanonicalBlockPassesStrict) {
+    CheckCase c;
+    c.fs.add_file("/repo/AGENTS.md", harness_block());
+    c.req.strict = true;
+    AgentsCheckReport r = c.run();
+    EXPECT_TRUE(r.passed);
+    EXPECT_TRUE(r.has_file);
+    EXPECT_TRUE(r.has_block);
+    EXPECT_TRUE(r.block_valid);
+    EXPECT_FALSE(r.has_drift);
+    EXPECT_EQ(r.block_version, "1.0.0");
+    EXPECT_EQ(r.span_begin, 0u);
+    EXPECT_EQ(r.span_end, harness_block().size() - 1);
+    EXPECT_EQ(r.error, "");
+    EXPECT_EQ(r.recommendation, "");
+}
+
+TEST(AgentsCheck, NoBlockFailsOnlyWithStrict) {
+    CheckCase c;
+    c.fs.add_file("/repo/AGENTS.md", kTeamText);
+    AgentsCheckReport lenient = c.run();
+    EXPECT_TRUE(lenient.passed);
+    EXPECT_FALSE(lenient.has_block);
+    EXPECT_EQ(lenient.recommendation, "No SMALL harness block found (use --strict to enforce)");
+
+    c.req.strict = true;
+    AgentsCheckReport strict = c.run();
+    EXPECT_FALSE(strict.passed);
+    EXPECT_EQ(strict.error, "AGENTS.md exists but has no SMALL harness block");
+    EXPECT_EQ(strict.recommendation, "Run: small agents apply --agents-mode=append");
+}
+
+TEST(AgentsCheck, MalformedMarkersFail) {
+    CheckCase c;
+    c.fs.add_file("/repo/AGENTS.md", "<!-- BEGIN SMALL HARNESS v1.0.0 -->\nno end\n");
+    AgentsCheckReport r = c.run();
+    EXPECT_FALSE(r.passed);
+    EXPECT_TRUE(r.has_file);
+    EXPECT_EQ(r.error, "SMALL harness BEGIN marker found without END marker");
+    EXPECT_EQ(r.recommendation, "Fix malformed markers in AGENTS.md");
+}
+
+TEST(AgentsCheck, DriftIsReportedAndFailsOnlyWithStrict) {
+    CheckCase c;
+    c.fs.add_file("/repo/AGENTS.md",
+                  block_with_body("## Ownership Rules\nmine\n## Artifact Rules\n## Strict Mode Rules\n"));
+    AgentsCheckReport lenient = c.run();
+    EXPECT_TRUE(lenient.passed);
+    EXPECT_TRUE(lenient.block_valid);
+    EXPECT_TRUE(lenient.has_drift);
+    EXPECT_EQ(lenient.recommendation, "Block differs from canonical template. Run: small agents apply");
+
+    c.req.strict = true;
+    AgentsCheckReport strict = c.run();
+    EXPECT_FALSE(strict.passed);
+    EXPECT_EQ(strict.error, "block content differs from canonical template");
+}
+
+TEST(AgentsCheck, OlderMarkerVersionIsNamed) {
+    CheckCase c;
+    std::string old = harness_block();
+    for (std::size_t pos = old.find("v1.0.0"); pos != std::string::npos; pos = old.find("v1.0.0")) {
+        old.replace(pos, 6, "v0.9");
+    }
+    c.fs.add_file("/repo/AGENTS.md", old);
+    AgentsCheckReport lenient = c.run();
+    EXPECT_TRUE(lenient.passed);
+    EXPECT_TRUE(lenient.has_drift);
+    EXPECT_EQ(lenient.block_version, "0.9");
+    EXPECT_TRUE(contains(lenient.recommendation, "v0.9")) << lenient.recommendation;
+
+    c.req.strict = true;
+    AgentsCheckReport strict = c.run();
+    EXPECT_FALSE(strict.passed);
+    EXPECT_EQ(strict.error, "block is v0.9, the current harness is v1.0.0");
+}
+
+TEST(AgentsCheck, BlockMissingASectionIsInvalid) {
+    CheckCase c;
+    c.fs.add_file("/repo/AGENTS.md", block_with_body("## Ownership Rules\n## Strict Mode Rules\n"));
+    AgentsCheckReport r = c.run();
+    EXPECT_FALSE(r.passed);
+    EXPECT_TRUE(r.has_block);
+    EXPECT_FALSE(r.block_valid);
+    EXPECT_EQ(r.error, "block structure invalid: missing section: Artifact Rules");
+    EXPECT_EQ(r.recommendation, "Run: small agents apply to regenerate block");
+}
+
+TEST(AgentsCheck, SpanIsTheByteOffsetOfTheMarkers) {
+    CheckCase c;
+    const std::string header = "# Header\n\n";
+    c.fs.add_file("/repo/AGENTS.md", header + harness_block() + "\n# Footer\n");
+    AgentsCheckReport r = c.run();
+    EXPECT_TRUE(r.passed);
+    EXPECT_EQ(r.span_begin, header.size());
+    EXPECT_EQ(r.span_end, header.size() + harness_block().size() - 1);
+}
+
+TEST(AgentsCheck, CustomFileNameAppearsInMessages) {
+    CheckCase c;
+    c.req.target = *resolve_agents_target(std::string("/repo"), "GOVERNANCE.md", "/");
+    EXPECT_EQ(c.run().error, "GOVERNANCE.md not found");
+    c.fs.add_file("/repo/GOVERNANCE.md", harness_block());
+    EXPECT_TRUE(c.run().passed);
+}
+
+// ------------------------------------------------------------------- print
+
+TEST(AgentsPrint, MarkdownWithAndWithoutMarkers) {
+    EXPECT_EQ(harness_print_text(true, HarnessFormat::Markdown), harness_block());
+    const std::string body = harness_print_text(false, HarnessFormat::Markdown);
+    EXPECT_EQ(body, harness_block_body());
+    EXPECT_FALSE(contains(body, "<!--"));
+    for (const char* heading : {"Ownership Rules", "Artifact Rules", "Strict Mode Rules", "Localhost HTTP Allowlist",
+                                "Ralph Loop", "SMALL Execution Harness"}) {
+        EXPECT_TRUE(contains(body, heading)) << heading;
+    }
+}
+
+TEST(AgentsPrint, PlainRemovesMarkdownButKeepsTextAndIndentation) {
+    const std::string plain = harness_print_text(true, HarnessFormat::Plain);
+    EXPECT_FALSE(contains(plain, "<!--"));
+    EXPECT_FALSE(contains(plain, "## "));
+    EXPECT_FALSE(contains(plain, "**"));
+    EXPECT_FALSE(contains(plain, "`"));
+    EXPECT_TRUE(contains(plain, "\nOwnership Rules\n")) << plain;
+    EXPECT_EQ(plain.back(), '\n');
+    EXPECT_EQ(strip_markdown("## Title\n  - `x` is **bold**\n#hashtag\n"), "Title\n  - x is bold\n#hashtag\n");
+}
+
+TEST(AgentsPrint, FormatNames) {
+    EXPECT_EQ(*parse_harness_format("md"), HarnessFormat::Markdown);
+    EXPECT_EQ(*parse_harness_format("plain"), HarnessFormat::Plain);
+    Result<HarnessFormat> bad = parse_harness_format("html");
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().kind, Error::Kind::Usage);
+}
+
+// -------------------------------------- write_named_file_atomic (atomic_file)
+
+WorkspacePaths paths_of(const TempDir& dir) {
+    WorkspacePaths ws;
+    ws.root = dir.root();
+    ws.small_dir = dir.path(".small");
+    return ws;
+}
+
+TEST(AtomicFileNamed, WritesAUserNamedFileAtTheRootOnly) {
+    TempDir dir;
+    const WorkspacePaths ws = paths_of(dir);
+    ASSERT_TRUE(write_named_file_atomic(ws, dir.path("GOVERNANCE.md"), "rules\n"));
+    EXPECT_EQ(read_text(dir.path("GOVERNANCE.md")), "rules\n");
+    EXPECT_FALSE(write_file_atomic(ws, dir.path("OTHER.md"), "x\n"));  // the D7 list still holds there
+
+    fs::create_directories(dir.path("sub"));
+    for (const std::string& bad : {dir.path("sub/x.md"), dir.path(".small"), dir.path(".small-cache"),
+                                   dir.path("../x.md"), std::string("/etc/small-named-test")}) {
+        const Status s = write_named_file_atomic(ws, bad, "x\n");
+        ASSERT_FALSE(s) << bad;
+        EXPECT_EQ(s.error().kind, Error::Kind::Invalid) << bad;
+        EXPECT_TRUE(contains(s.error().message, "refusing to write")) << s.error().message;
+    }
+    EXPECT_FALSE(fs::exists(dir.path("sub/x.md")));
+    EXPECT_FALSE(fs::exists("/etc/small-named-test"));
+}
+
+TEST(AtomicFileNamed, RefusesASymbolicLink) {
+    TempDir dir;
+    write_text(dir.path("real.md"), "precious\n");
+    ASSERT_EQ(::symlink(dir.path("real.md").c_str(), dir.path("GOVERNANCE.md").c_str()), 0);
+    const Status s = write_named_file_atomic(paths_of(dir), dir.path("GOVERNANCE.md"), "x\n");
+    ASSERT_FALSE(s);
+    EXPECT_TRUE(contains(s.error().message, "symbolic link")) << s.error().message;
+    EXPECT_EQ(read_text(dir.path("real.md")), "precious\n");
+}
+
+}  // namespace
+}  // namespace small
