@@ -65,6 +65,20 @@ nlohmann::json error_json(const std::string& kind, const std::string& message);
 
 // Adds --dir to `cmd`, storing into `dir`.
 void add_dir_option(CLI::App* cmd, std::optional<std::string>& dir);
+
+// --dir and --workspace, shared by the commands that work on a workspace.
+struct WorkspaceFlags {
+    std::optional<std::string> dir;
+    std::string scope = "root";
+};
+void add_workspace_flags(CLI::App* cmd, WorkspaceFlags& flags, const std::string& scope_help);
+
+// The workspace those flags name (D5) and the parsed scope (Usage error on a bad value).
+struct Target {
+    WorkspacePaths ws;
+    WorkspaceScope scope = WorkspaceScope::Root;
+};
+Result<Target> resolve_target(const Context& ctx, const WorkspaceFlags& flags);
 std::string current_directory();
 
 // Flags shared by validate, lint, check and verify.
@@ -83,6 +97,10 @@ enum class VerdictKind { Validate, Lint, Check, Verify };
 // the verdict, renders it as text or JSON and returns the exit code.
 int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flags);
 
+// `check --strict` on `ws`: rendered as text, or stored in *json_out
+// (check --json shape) when json_out is given. Returns the exit code.
+int run_strict_check(Context& ctx, const WorkspacePaths& ws, nlohmann::json* json_out);
+
 void register_version(CLI::App& app, Context& ctx);
 void register_validate(CLI::App& app, Context& ctx);
 void register_lint(CLI::App& app, Context& ctx);
@@ -92,6 +110,14 @@ void register_replay_id(CLI::App& app, Context& ctx);
 void register_progress(CLI::App& app, Context& ctx);  // progress add, progress migrate
 void register_init(CLI::App& app, Context& ctx);
 void register_help(CLI::App& app, Context& ctx);
+void register_plan(CLI::App& app, Context& ctx);
+void register_checkpoint(CLI::App& app, Context& ctx);
+void register_handoff(CLI::App& app, Context& ctx);
+void register_start(CLI::App& app, Context& ctx);
+void register_reset(CLI::App& app, Context& ctx);
+void register_draft(CLI::App& app, Context& ctx);
+void register_accept(CLI::App& app, Context& ctx);
+void register_agents(CLI::App& app, Context& ctx);  // agents apply, check, print
 
 std::string version_text();
 

@@ -55,6 +55,16 @@ int unknown_command(const CLI::App& app, const std::string& word, bool json) {
     return kExitUsage;
 }
 
+// CLI11 does not list the parent's flags under a command; say it, at every level.
+void add_global_flags_footer(CLI::App& parent) {
+    for (CLI::App* sub : parent.get_subcommands([](CLI::App*) { return true; })) {
+        const std::string footer = sub->get_footer();
+        sub->footer((footer.empty() ? "" : footer + "\n") +
+                    "Global flags: --json (one JSON document on stdout), --quiet, --no-color");
+        add_global_flags_footer(*sub);
+    }
+}
+
 void configure(CLI::App& app, Context& ctx) {
     app.description("SMALL is a protocol for durable, agent-legible project state: intent, constraints, plan,\n"
                     "progress and handoff in .small/, validated by schemas and invariants.");
@@ -64,23 +74,26 @@ void configure(CLI::App& app, Context& ctx) {
     app.add_flag("--no-color", ctx.globals.no_color, "Disable ANSI color output");
     app.fallthrough();  // global flags may follow the command name
     app.require_subcommand(0, 1);
+    register_accept(app, ctx);
+    register_agents(app, ctx);
     register_check(app, ctx);
+    register_checkpoint(app, ctx);
+    register_draft(app, ctx);
+    register_handoff(app, ctx);
     register_help(app, ctx);
     register_init(app, ctx);
     register_lint(app, ctx);
+    register_plan(app, ctx);
     register_progress(app, ctx);
     register_replay_id(app, ctx);
+    register_reset(app, ctx);
+    register_start(app, ctx);
     register_validate(app, ctx);
     register_verify(app, ctx);
     register_version(app, ctx);
     app.footer("Exit codes: 0 ok, 1 invalid workspace or refused, 2 usage or system error, 3 workspace busy.\n"
                "Run 'small <command> --help' for a command's flags. Docs: README.md, docs/.");
-    // CLI11 does not list the parent's flags under a command; say it.
-    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-        const std::string footer = sub->get_footer();
-        sub->footer((footer.empty() ? "" : footer + "\n") +
-                    "Global flags: --json (one JSON document on stdout), --quiet, --no-color");
-    }
+    add_global_flags_footer(app);
 }
 
 }  // namespace

@@ -125,6 +125,17 @@ void add_dir_option(CLI::App* cmd, std::optional<std::string>& dir) {
                     "Workspace directory (or its .small/); default: the nearest directory with .small/ from here up");
 }
 
+void add_workspace_flags(CLI::App* cmd, WorkspaceFlags& flags, const std::string& scope_help) {
+    cmd->add_option("--workspace", flags.scope, scope_help);
+    add_dir_option(cmd, flags.dir);
+}
+
+Result<Target> resolve_target(const Context& ctx, const WorkspaceFlags& flags) {
+    Result<WorkspaceScope> scope = parse_workspace_scope(flags.scope);
+    if (!scope) return scope.error();
+    return Target{locate_workspace(ctx.fs, flags.dir, current_directory()), *scope};
+}
+
 std::string current_directory() {
     std::error_code ec;
     const auto cwd = std::filesystem::current_path(ec);

@@ -154,4 +154,21 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
     return code;
 }
 
+int run_strict_check(Context& ctx, const WorkspacePaths& ws, nlohmann::json* json_out) {
+    const Output out(ctx.globals);
+    Result<SchemaSet> schemas = SchemaSet::embedded();
+    if (!schemas) {
+        if (json_out) *json_out = error_json("system", schemas.error().message);
+        else out.problem("Error: " + schemas.error().message);
+        return kExitSystem;
+    }
+    VerdictOptions options;
+    options.strict = true;
+    const Verdict verdict = run_check(VerdictInput{ctx.fs, ws, *schemas}, options);
+    const int code = exit_code_for(verdict.outcome);
+    if (json_out) *json_out = check_json(verdict, code);
+    else render_text(VerdictKind::Check, verdict, out, false);
+    return code;
+}
+
 }  // namespace small::cli

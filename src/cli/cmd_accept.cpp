@@ -1,0 +1,108 @@
+// `small accept intent|constraints`: flags and rendering only; the work is
+// done by small/draft_accept.hpp.
+#include <iostream>
+#include <memory>
+
+#include "cli.hpp"
+#include "small/draft_accept.hpp"
+#include "small/workspace.hpp"
+#include "small/workspace_lock.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct AcceptFlags {
+    std::optional<std::string> dir;
+    std::string scope = "root";
+};
+
+nlohmann::json paths_json(const WorkspacePaths& ws, DraftKind kind, const AcceptResult& r) {
+    return {{"command", "accept"},
+            {"kind", std::string(draft_kind_name(kind))},
+            {"workspace", ws.root},
+            {"draft", r.draft_path},
+            {"target", r.target_path}};
+}
+
+// The draft failed its checks: findings, then why nothing changed (exit 1).
+int render_refusal(const Output& out, const WorkspacePaths& ws, DraftKind kind, const AcceptResult& r) {
+    const std::string summary = "draft refused, " + r.target_display + " left unchanged (" +
+                                std::to_string(r.problems.size()) +
+                                (r.problems.size() == 1 ? " error" : " errors") + "); fix it and run small draft " +
+                                std::string(draft_kind_name(kind)) + " --from <path|stdin> again";
+    if (out.json()) {
+        nlohmann::json doc = paths_json(ws, kind, r);
+        doc["ok"] = false;
+        doc["errors"] = findings_json(r.problems);
+        doc["error"] = {{"kind", "invalid"}, {"message", r.problems.front().location_text()}};
+        out.json_document(doc);
+    } else {
+        out.findings(r.problems);
+        out.problem("Error: " + summary);
+    }
+    return kExitInvalid;
+}
+
+void render_accepted(const Output& out, const WorkspacePaths& ws, DraftKind kind, const AcceptResult& r) {
+    const std::string task = r.entry["task_id"].get<std::string>();
+    if (out.json()) {
+        nlohmann::json doc = paths_json(ws, kind, r);
+        doc["ok"] = true;
+        doc["entry"] = nlohmann::json::parse(r.entry.dump());  // keys sorted, as progress add prints them
+        out.json_document(doc);
+        return;
+    }
+    out.info("Accepted draft: " + r.draft_display + " -> " + r.target_display);
+    out.info("Recorded progress entry: " + task);
+}
+
+int run_accept(Context& ctx, DraftKind kind, const AcceptFlags& f) {
+    const Output out(ctx.globals);
+    Result<WorkspaceScope> scope = parse_workspace_scope(f.scope);
+    if (!scope) return report_error(out, scope.error());
+    const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
+
+    AcceptRequest req;
+    req.kind = kind;
+    req.scope = *scope;
+    req.lock_wait = default_lock_wait();
+    Result<AcceptResult> r = accept_draft(ctx.fs, ws, req);
+    if (!r) return report_error(out, r.error());
+    if (!r->accepted) return render_refusal(out, ws, kind, *r);
+    render_accepted(out, ws, kind, *r);
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_accept(CLI::App& app, Context& ctx) {
+    CLI::App* group = app.add_subcommand(
+        "accept", "Install a draft from small draft as .small/intent or constraints, with a progress entry");
+    group->require_subcommand(0, 1);
+    // A word that is not a kind lands here, so it gets a clear usage error.
+    auto stray = std::make_shared<std::string>();
+    group->add_option("kind", *stray, "intent or constraints (the subcommands below)");
+
+    for (DraftKind kind : kDraftKinds) {
+        const std::string name(draft_kind_name(kind));
+        auto flags = std::make_shared<AcceptFlags>();
+        CLI::App* k = group->add_subcommand(
+            name, "Validate " + draft_relative_path(kind) + " and install it as .small/" + name +
+                      ".small.yml (records meta/accept-" + name + "); an invalid draft is refused");
+        k->add_option("--workspace", flags->scope, "Workspace scope: root (default), examples or any");
+        add_dir_option(k, flags->dir);
+        k->callback([&ctx, kind, flags, stray] {
+            if (stray->empty()) ctx.exit_code = run_accept(ctx, kind, *flags);
+        });
+    }
+    group->callback([&ctx, group, stray] {
+        if (!stray->empty()) {
+            ctx.exit_code = report_error(Output(ctx.globals), parse_draft_kind(*stray).error());
+        } else if (group->get_subcommands().empty()) {
+            std::cout << group->help();
+        }
+    });
+}
+
+}  // namespace small::cli

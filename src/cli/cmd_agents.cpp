@@ -1,0 +1,254 @@
+// `small agents apply|check|print`: flags and rendering only; the work is
+// done by small/agents_command.hpp.
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "cli.hpp"
+#include "small/agents_command.hpp"
+#include "small/workspace_lock.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct TargetFlags {
+    std::optional<std::string> dir;
+    std::string file{kDefaultAgentsFile};
+};
+
+struct ApplyFlags {
+    TargetFlags target;
+    std::string agents_mode;
+    bool overwrite = false;
+    bool force = false;
+    bool dry_run = false;
+    bool print = false;
+};
+
+struct CheckFlags {
+    TargetFlags target;
+    bool allow_missing = false;
+    bool strict = false;
+    std::string format = "text";
+};
+
+struct PrintFlags {
+    bool with_markers = true;
+    std::string format = "md";
+    const CLI::Option* with_markers_option = nullptr;  // to tell an explicit --with-markers
+};
+
+// A bad value is a usage error (exit 2), not silently the default as in the reference.
+CLI::Validator one_of(std::vector<std::string> values) {
+    std::string names;
+    for (const std::string& v : values) names += (names.empty() ? "" : ", ") + v;
+    return CLI::Validator(
+        [values, names](std::string& value) {
+            for (const std::string& v : values) {
+                if (value == v) return std::string();
+            }
+            return "invalid value \"" + value + "\" (valid: " + names + ")";
+        },
+        names);
+}
+
+void add_target_options(CLI::App* cmd, TargetFlags& t) {
+    cmd->add_option("--dir", t.dir, "Directory holding the file (default: the current directory; no upward search)");
+    cmd->add_option("--file", t.file, "File name or path below --dir (default: AGENTS.md; an absolute path is used as is)");
+}
+
+// ---------------------------------------------------------------- apply
+
+std::string action_line(const AgentsApplyResult& r, const std::string& name) {
+    switch (r.action) {
+        case AgentsAction::Created: return "Created " + name;
+        case AgentsAction::Overwrote: return "Overwrote " + name;
+        case AgentsAction::Appended: return "Appended SMALL harness block to " + name;
+        case AgentsAction::Prepended: return "Prepended SMALL harness block to " + name;
+        case AgentsAction::Updated:
+        case AgentsAction::Skipped: break;
+    }
+    const std::string from = r.previous_version.empty() || r.previous_version == "1.0.0"
+                                 ? ""
+                                 : " (v" + r.previous_version + " -> v1.0.0)";
+    return "Updated SMALL harness block in " + name + from;
+}
+
+nlohmann::json apply_json(const AgentsApplyResult& r, const AgentsTarget& target, const ApplyFlags& f) {
+    const bool dry_run = f.dry_run || f.print;
+    nlohmann::json doc = {{"ok", true},
+                          {"file", target.path},
+                          {"action", std::string(agents_action_name(r.action))},
+                          {"changed", r.changed()},
+                          {"written", r.written},
+                          {"dry_run", dry_run}};
+    if (!r.previous_version.empty()) doc["previous_version"] = r.previous_version;
+    if (f.print) doc["content"] = r.new_content;
+    else if (dry_run) doc["diff"] = agents_apply_diff(r, target.path);
+    return doc;
+}
+
+void print_apply_text(const Output& out, const AgentsApplyResult& r, const AgentsTarget& target,
+                      const ApplyFlags& f) {
+    if (f.print) {
+        std::cout << r.new_content;  // the requested output: not silenced by --quiet
+    } else if (f.dry_run) {
+        const std::string diff = agents_apply_diff(r, target.path);
+        if (diff.empty()) out.info("No changes needed");
+        else out.info("Dry run - changes to " + target.display + ":\n" + diff.substr(0, diff.size() - 1));
+    } else if (!r.written) {
+        out.info(target.display + " already has the current SMALL harness block; nothing written");
+    } else {
+        out.success(action_line(r, target.display));
+    }
+}
+
+int run_apply(Context& ctx, const ApplyFlags& f) {
+    const Output out(ctx.globals);
+    Result<AgentsTarget> target = resolve_agents_target(f.target.dir, f.target.file, current_directory());
+    if (!target) return report_error(out, target.error());
+    AgentsApplyRequest req;
+    req.target = *target;
+    req.agents_mode = f.agents_mode;
+    req.overwrite = f.overwrite || f.force;
+    req.dry_run = f.dry_run || f.print;
+    req.lock_wait = default_lock_wait();
+    Result<AgentsApplyResult> r = agents_apply(ctx.fs, req);
+    if (!r) return report_error(out, r.error());
+    if (out.json()) out.json_document(apply_json(*r, *target, f));
+    else print_apply_text(out, *r, *target, f);
+    return kExitOk;
+}
+
+// ---------------------------------------------------------------- check
+
+// The reference's keys in its order (D11), plus "ok".
+nlohmann::ordered_json check_json(const AgentsCheckReport& r) {
+    nlohmann::ordered_json doc;
+    doc["hasFile"] = r.has_file;
+    doc["hasBlock"] = r.has_block;
+    doc["blockValid"] = r.block_valid;
+    if (!r.block_version.empty()) doc["blockVersion"] = r.block_version;
+    doc["blockSpan"] = {r.span_begin, r.span_end};
+    doc["hasDrift"] = r.has_drift;
+    if (!r.error.empty()) doc["error"] = r.error;
+    if (!r.recommendation.empty()) doc["recommendation"] = r.recommendation;
+    doc["filePath"] = r.file_path;
+    doc["ok"] = r.passed;
+    return doc;
+}
+
+std::string check_text(const AgentsCheckReport& r) {
+    std::string text = "File: " + r.file_path + (r.has_file ? " [exists]" : " [missing]");
+    if (r.has_block) {
+        text += "\nBlock: found (v" + r.block_version + ")";
+        text += std::string("\nStructure: ") + (r.block_valid ? "valid" : "invalid");
+        text += r.has_drift ? "\nDrift: detected (block differs from template)" : "\nDrift: none";
+    } else if (r.has_file) {
+        text += "\nBlock: not found";
+    }
+    if (!r.error.empty()) text += "\nError: " + r.error;
+    if (!r.recommendation.empty()) text += "\nRecommendation: " + r.recommendation;
+    return text;
+}
+
+int run_check(Context& ctx, const CheckFlags& f) {
+    Globals globals = ctx.globals;
+    globals.json = globals.json || f.format == "json";
+    const Output out(globals);
+    Result<AgentsTarget> target = resolve_agents_target(f.target.dir, f.target.file, current_directory());
+    if (!target) return report_error(out, target.error());
+    AgentsCheckRequest req;
+    req.target = *target;
+    req.allow_missing = f.allow_missing;
+    req.strict = f.strict;
+    Result<AgentsCheckReport> r = agents_check(ctx.fs, req);
+    if (!r) return report_error(out, r.error());
+    if (out.json()) {
+        std::cout << check_json(*r).dump(2) << '\n';  // printed on failure and under --quiet too
+    } else if (r->passed) {
+        out.success(check_text(*r));
+    } else {
+        out.problem(check_text(*r));
+        out.problem("Error: check failed");
+    }
+    return r->passed ? kExitOk : kExitInvalid;
+}
+
+// ---------------------------------------------------------------- print
+
+int run_print(Context& ctx, const PrintFlags& f) {
+    const Output out(ctx.globals);
+    Result<HarnessFormat> format = parse_harness_format(f.format);
+    if (!format) return report_error(out, format.error());
+    const bool markers_requested = f.with_markers_option->count() > 0 && f.with_markers;
+    if (*format == HarnessFormat::Plain && markers_requested) {
+        return report_error(out, Error::usage("--format plain prints no markers; drop --with-markers or use --format md"));
+    }
+    const bool with_markers = f.with_markers && *format == HarnessFormat::Markdown;
+    const std::string text = harness_print_text(with_markers, *format);
+    if (out.json()) {
+        out.json_document({{"ok", true}, {"format", f.format}, {"with_markers", with_markers}, {"content", text}});
+    } else {
+        std::cout << text;  // the requested output: not silenced by --quiet
+    }
+    return kExitOk;
+}
+
+void register_agents_apply(CLI::App* group, Context& ctx) {
+    auto flags = std::make_shared<ApplyFlags>();
+    CLI::App* cmd = group->add_subcommand(
+        "apply", "Write or update the SMALL harness block in AGENTS.md (never touches .small/)");
+    add_target_options(cmd, flags->target);
+    cmd->add_option("--agents-mode", flags->agents_mode,
+                    "Add the block to a file that has none: append or prepend");
+    cmd->add_flag("--overwrite-agents", flags->overwrite, "Replace the whole file with the harness block");
+    cmd->add_flag("-f,--force", flags->force, "Same as --overwrite-agents");
+    cmd->add_flag("--dry-run", flags->dry_run, "Show what would change; write nothing");
+    cmd->add_flag("--print", flags->print, "Print the resulting file to stdout; write nothing (implies --dry-run)");
+    cmd->footer("An existing block is replaced in place without flags. Exit codes: 0 written or nothing to do, "
+                "1 refused (no block and no flag, malformed markers, symbolic link), 2 usage or system error, "
+                "3 workspace busy (the file sits next to a .small/ whose lock another command holds).");
+    cmd->callback([&ctx, flags] { ctx.exit_code = run_apply(ctx, *flags); });
+}
+
+void register_agents_check(CLI::App* group, Context& ctx) {
+    auto flags = std::make_shared<CheckFlags>();
+    CLI::App* cmd = group->add_subcommand("check", "Check the SMALL harness block in AGENTS.md (read-only)");
+    add_target_options(cmd, flags->target);
+    cmd->add_flag("--allow-missing", flags->allow_missing, "A missing file passes");
+    cmd->add_flag("--strict", flags->strict, "A file without a block, or a block that drifted, fails");
+    cmd->add_option("--format", flags->format, "text (default) or json (the same document as --json)")
+        ->check(one_of({"text", "json"}));
+    cmd->footer("Exit codes: 0 passed, 1 failed (missing file, malformed markers, invalid block; with --strict "
+                "also no block or drift), 2 usage error or unreadable file.");
+    cmd->callback([&ctx, flags] { ctx.exit_code = run_check(ctx, *flags); });
+}
+
+void register_agents_print(CLI::App* group, Context& ctx) {
+    auto flags = std::make_shared<PrintFlags>();
+    CLI::App* cmd = group->add_subcommand("print", "Print the canonical SMALL harness block (no file access)");
+    flags->with_markers_option =
+        cmd->add_flag("--with-markers", flags->with_markers, "Include the BEGIN/END markers (default true; "
+                                                              "--with-markers=false for the body only)");
+    cmd->add_option("--format", flags->format, "md (default) or plain (markdown removed, no markers)")
+        ->check(one_of({"md", "plain"}));
+    cmd->callback([&ctx, flags] { ctx.exit_code = run_print(ctx, *flags); });
+}
+
+}  // namespace
+
+void register_agents(CLI::App& app, Context& ctx) {
+    CLI::App* group =
+        app.add_subcommand("agents", "Manage the SMALL harness block in AGENTS.md (apply, check, print)");
+    group->require_subcommand(0, 1);
+    group->callback([group] {
+        if (group->get_subcommands().empty()) std::cout << group->help();
+    });
+    register_agents_apply(group, ctx);
+    register_agents_check(group, ctx);
+    register_agents_print(group, ctx);
+}
+
+}  // namespace small::cli

@@ -1,0 +1,72 @@
+// `small checkpoint`: flags and rendering; the work is in small/plan_command.hpp.
+#include <memory>
+
+#include "cli.hpp"
+#include "small/plan_command.hpp"
+#include "small/workspace_lock.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct CheckpointFlags {
+    WorkspaceFlags where;
+    CheckpointRequest req;
+};
+
+int run_checkpoint(Context& ctx, CheckpointFlags& f) {
+    const Output out(ctx.globals);
+    Result<Target> target = resolve_target(ctx, f.where);
+    if (!target) return report_error(out, target.error());
+    const WorkspacePaths& ws = target->ws;
+    f.req.scope = target->scope;
+    f.req.lock_wait = default_lock_wait();
+    Result<CheckpointResult> r = checkpoint_command(ctx.fs, ws, f.req);
+    if (!r) return report_error(out, r.error());
+
+    const std::string task = r->entry["task_id"].get<std::string>();
+    const std::string status = r->entry["status"].get<std::string>();
+    const std::string line = "checkpoint: " + task + " -> " + status + " at " + r->timestamp;
+    if (out.json()) {
+        out.json_document({{"ok", true},
+                           {"task_id", task},
+                           {"status", status},
+                           {"progress_entry", nlohmann::json::parse(r->entry.dump())},
+                           {"files", {"plan.small.yml", "progress.small.yml"}},
+                           {"validated", true},
+                           {"workspace", ws.root},
+                           {"plan_status", status},
+                           {"previous_status", r->previous_status},
+                           {"checkpoint", line},
+                           {"checkpoint_at", r->timestamp},
+                           {"replay_id", r->replay_id}});
+        return kExitOk;
+    }
+    out.info(line);
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_checkpoint(CLI::App& app, Context& ctx) {
+    auto f = std::make_shared<CheckpointFlags>();
+    CLI::App* cmd = app.add_subcommand(
+        "checkpoint", "Set a plan task completed or blocked AND record the progress entry, as one atomic change");
+    CheckpointRequest& r = f->req;
+    cmd->add_option("--task", r.task, "Plan task id")->required();
+    cmd->add_option("--status", r.status, "completed or blocked")->required();
+    cmd->add_option("--evidence", r.evidence,
+                    "What shows it (default: \"" + std::string(kDefaultCheckpointEvidence) + "\")");
+    cmd->add_option("--verification", r.verification, "How the result was verified");
+    cmd->add_option("--command", r.command, "Command that was run");
+    cmd->add_option("--test", r.test, "Test that was run");
+    cmd->add_option("--link", r.link, "Link (URI) to evidence");
+    cmd->add_option("--commit", r.commit, "Commit hash (7-40 lower-case hex digits)");
+    cmd->add_option("--notes", r.notes, "Free-form notes (not evidence)");
+    cmd->add_option("--at", r.at, "Exact timestamp (RFC 3339 with fractional seconds), after the last entry");
+    cmd->add_option("--after", r.after, "Use max(TS, last entry) + 1 ns");
+    add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");
+    cmd->callback([&ctx, f] { ctx.exit_code = run_checkpoint(ctx, *f); });
+}
+
+}  // namespace small::cli

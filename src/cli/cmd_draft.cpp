@@ -1,0 +1,92 @@
+// `small draft intent|constraints --from PATH|-|stdin`: flags and rendering
+// only; the work is done by small/draft_accept.hpp.
+#include <iostream>
+#include <memory>
+
+#include "cli.hpp"
+#include "small/draft_accept.hpp"
+#include "small/workspace.hpp"
+#include "small/workspace_lock.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct DraftFlags {
+    std::optional<std::string> dir;
+    std::string scope = "root";
+    std::string from;
+};
+
+void render(const Output& out, const WorkspacePaths& ws, DraftKind kind, const DraftResult& r) {
+    const std::string name(draft_kind_name(kind));
+    if (out.json()) {
+        out.json_document({{"ok", true},
+                           {"command", "draft"},
+                           {"kind", name},
+                           {"workspace", ws.root},
+                           {"draft", r.draft_path},
+                           {"source", r.source},
+                           {"bytes", r.bytes},
+                           {"acceptable", r.warnings.empty()},
+                           {"warnings", findings_json(r.warnings)}});
+        return;
+    }
+    out.findings(r.warnings);
+    out.info("Draft saved: " + r.draft_display);
+    if (!r.warnings.empty()) out.info("Note: small accept " + name + " refuses this draft until the problems above are fixed");
+    out.info("Next: small accept " + name);
+}
+
+int run_draft(Context& ctx, DraftKind kind, const DraftFlags& f) {
+    const Output out(ctx.globals);
+    Result<WorkspaceScope> scope = parse_workspace_scope(f.scope);
+    if (!scope) return report_error(out, scope.error());
+    const std::string cwd = current_directory();
+    const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, cwd);
+
+    DraftRequest req;
+    req.kind = kind;
+    req.from = f.from;
+    req.cwd = cwd;
+    req.input = &std::cin;
+    req.scope = *scope;
+    req.lock_wait = default_lock_wait();
+    Result<DraftResult> r = save_draft(ctx.fs, ws, req);
+    if (!r) return report_error(out, r.error());
+    render(out, ws, kind, *r);
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_draft(CLI::App& app, Context& ctx) {
+    CLI::App* group = app.add_subcommand(
+        "draft", "Stage a new intent or constraints in .small-cache/drafts/ (small accept installs it)");
+    group->require_subcommand(0, 1);
+    // A word that is not a kind lands here, so it gets a clear usage error.
+    auto stray = std::make_shared<std::string>();
+    group->add_option("kind", *stray, "intent or constraints (the subcommands below)");
+
+    for (DraftKind kind : kDraftKinds) {
+        const std::string name(draft_kind_name(kind));
+        auto flags = std::make_shared<DraftFlags>();
+        CLI::App* k = group->add_subcommand(
+            name, "Save a draft " + name + ".small.yml (verbatim) to " + draft_relative_path(kind) + "; .small/ is not changed");
+        k->add_option("--from", flags->from, "Source file, or - (or stdin) to read standard input")->required();
+        k->add_option("--workspace", flags->scope, "Workspace scope: root (default), examples or any");
+        add_dir_option(k, flags->dir);
+        k->callback([&ctx, kind, flags, stray] {
+            if (stray->empty()) ctx.exit_code = run_draft(ctx, kind, *flags);
+        });
+    }
+    group->callback([&ctx, group, stray] {
+        if (!stray->empty()) {
+            ctx.exit_code = report_error(Output(ctx.globals), parse_draft_kind(*stray).error());
+        } else if (group->get_subcommands().empty()) {
+            std::cout << group->help();
+        }
+    });
+}
+
+}  // namespace small::cli

@@ -1,0 +1,63 @@
+// `small plan`: flags and rendering; the work is in small/plan_command.hpp.
+#include <memory>
+
+#include "cli.hpp"
+#include "small/plan_command.hpp"
+#include "small/workspace_lock.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct PlanFlags {
+    WorkspaceFlags where;
+    PlanRequest req;
+};
+
+int run_plan(Context& ctx, PlanFlags& f) {
+    const Output out(ctx.globals);
+    Result<Target> target = resolve_target(ctx, f.where);
+    if (!target) return report_error(out, target.error());
+    const WorkspacePaths& ws = target->ws;
+    f.req.scope = target->scope;
+    f.req.lock_wait = default_lock_wait();
+    Result<PlanResult> r = plan_command(ctx.fs, ws, f.req);
+    if (!r) return report_error(out, r.error());
+
+    if (out.json()) {
+        nlohmann::json entries = nlohmann::json::array();
+        for (const YamlValue& e : r->entries) entries.push_back(nlohmann::json::parse(e.dump()));
+        nlohmann::json doc = {{"ok", true},           {"workspace", ws.root},   {"changed", r->changed},
+                              {"created", r->created}, {"messages", r->messages}, {"entries", entries},
+                              {"replay_id", r->replay_id}, {"pinned_run", r->pinned_run}};
+        if (!r->added_task_id.empty()) doc["added_task_id"] = r->added_task_id;
+        out.json_document(doc);
+        return kExitOk;
+    }
+    for (const std::string& m : r->messages) out.info(m);
+    if (r->pinned_run) out.info("Pinned run replay id " + r->replay_id.substr(0, 16) + "...");
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_plan(CLI::App& app, Context& ctx) {
+    auto f = std::make_shared<PlanFlags>();
+    CLI::App* cmd = app.add_subcommand(
+        "plan", "Edit .small/plan.small.yml: add tasks, set statuses, add dependencies (each change is logged)");
+    cmd->add_option("--add", f->req.add, "Append a new pending task with this title (id task-<max+1>)");
+    cmd->add_option("--done", f->req.done, "Mark task ID completed");
+    cmd->add_option("--pending", f->req.pending, "Mark task ID pending");
+    cmd->add_option("--blocked", f->req.blocked, "Mark task ID blocked");
+    cmd->add_option("--in-progress", f->req.in_progress, "Mark task ID in_progress");
+    cmd->add_option("--depends", f->req.depends, "TASK:DEP - TASK depends on DEP (written as depends_on; cycles refused)");
+    cmd->add_flag("--reset", f->req.reset, "Replace the plan with the template (needs --yes)");
+    cmd->add_flag("--yes", f->req.yes, "Confirm --reset");
+    add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (examples is refused)");
+    cmd->footer("Flags combine and apply in the order add, done, pending, blocked, in-progress, depends;\n"
+                "any error aborts before a write. The plan and its progress entries are written as one\n"
+                "crash-safe change.");
+    cmd->callback([&ctx, f] { ctx.exit_code = run_plan(ctx, *f); });
+}
+
+}  // namespace small::cli

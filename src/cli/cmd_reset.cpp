@@ -1,0 +1,83 @@
+// `small reset`: confirmation, flags and rendering; the work is in
+// small/handoff_command.hpp.
+#include <iostream>
+#include <memory>
+
+#include "cli.hpp"
+#include "small/handoff_command.hpp"
+#include "small/text.hpp"
+#include "small/workspace_lock.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct ResetFlags {
+    WorkspaceFlags where;
+    bool yes = false;
+    ResetRequest req;
+};
+
+// The prompt goes to stderr so that stdout stays one JSON document with --json.
+bool confirmed(bool keep_intent) {
+    std::cerr << "This will start a new run: " << (keep_intent ? "plan" : "intent and plan")
+              << " are replaced by templates, the handoff is rewritten.\n"
+              << "Progress history and constraints are kept; the old state is copied to .small-runs/.\n"
+              << "Continue? [y/N]: " << std::flush;
+    std::string answer;
+    if (!std::getline(std::cin, answer)) return false;
+    const std::string a = lower_ascii(trim(answer));
+    return a == "y" || a == "yes";
+}
+
+int run_reset(Context& ctx, ResetFlags& f) {
+    const Output out(ctx.globals);
+    Result<Target> target = resolve_target(ctx, f.where);
+    if (!target) return report_error(out, target.error());
+    const WorkspacePaths& ws = target->ws;
+    if (!ctx.fs.directory_exists(ws.small_dir)) {
+        return report_error(out, Error::system("no .small/ directory found in " + ws.root +
+                                               (ws.from_dir_flag ? "" : " or any parent directory") +
+                                               "; run `small init` first"));
+    }
+    if (!f.yes && !confirmed(f.req.keep_intent)) {
+        return report_error(out, Error::invalid("reset cancelled; nothing changed (pass --yes to skip the question)"));
+    }
+    f.req.scope = target->scope;
+    f.req.lock_wait = default_lock_wait();
+    Result<ResetResult> r = reset_command(ctx.fs, ws, f.req);
+    if (!r) return report_error(out, r.error());
+
+    if (out.json()) {
+        out.json_document({{"ok", true},
+                           {"workspace", ws.root},
+                           {"reset", r->reset_files},
+                           {"replay_id", r->replay_id},
+                           {"previous_replay_id", r->previous_replay_id},
+                           {"snapshot", r->snapshot_dir},
+                           {"entry", nlohmann::json::parse(r->entry.dump())},
+                           {"handoff", nlohmann::json::parse(r->handoff.dump())}});
+        return kExitOk;
+    }
+    for (const std::string& name : r->reset_files) out.info("Reset: .small/" + name);
+    if (!r->snapshot_dir.empty()) out.info("Previous run saved in " + r->snapshot_dir);
+    out.success("New run " + r->replay_id.substr(0, 16) + "... started" +
+                (r->previous_replay_id.empty() ? "" : " (previous " + r->previous_replay_id.substr(0, 16) + "...)"));
+    out.info(std::string("Preserved: progress.small.yml, constraints.small.yml") +
+             (f.req.keep_intent ? ", intent.small.yml" : ""));
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_reset(CLI::App& app, Context& ctx) {
+    auto f = std::make_shared<ResetFlags>();
+    CLI::App* cmd = app.add_subcommand(
+        "reset", "Start a new run: templates for intent and plan, new pinned replay id; history kept");
+    cmd->add_flag("-y,--yes", f->yes, "Do not ask for confirmation");
+    cmd->add_flag("--keep-intent", f->req.keep_intent, "Keep intent.small.yml as it is");
+    add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (examples is refused)");
+    cmd->callback([&ctx, f] { ctx.exit_code = run_reset(ctx, *f); });
+}
+
+}  // namespace small::cli

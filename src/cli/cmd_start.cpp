@@ -1,0 +1,62 @@
+// `small start`: flags and rendering; the work is in small/handoff_command.hpp.
+#include <memory>
+
+#include "cli.hpp"
+#include "small/handoff_command.hpp"
+#include "small/workspace_lock.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct StartFlags {
+    WorkspaceFlags where;
+    StartRequest req;
+};
+
+int run_start(Context& ctx, StartFlags& f) {
+    const Output out(ctx.globals);
+    Result<Target> target = resolve_target(ctx, f.where);
+    if (!target) return report_error(out, target.error());
+    const WorkspacePaths& ws = target->ws;
+    f.req.scope = target->scope;
+    f.req.lock_wait = default_lock_wait();
+    Result<StartResult> r = start_command(ctx.fs, ws, f.req);
+    if (!r) return report_error(out, r.error());
+
+    if (out.json()) {
+        nlohmann::json check;
+        const int code = run_strict_check(ctx, ws, &check);
+        nlohmann::json doc = {{"ok", code == kExitOk},
+                              {"workspace", ws.root},
+                              {"created", r->created},
+                              {"self_heal", r->self_heal},
+                              {"replay_id", r->handoff.replay_id},
+                              {"handoff", nlohmann::json::parse(r->handoff.handoff.dump())},
+                              {"check", check}};
+        if (code != kExitOk) doc["error"] = {{"kind", "invalid"}, {"message", "strict check failed"}};
+        out.json_document(doc);
+        return code;
+    }
+    for (const std::string& name : r->created) out.info("Created .small/" + name + " from template");
+    if (r->self_heal) out.info("Pinned a new run replay id " + r->handoff.replay_id.substr(0, 16) + "... (self-heal)");
+    out.info("Wrote handoff.small.yml (replayId " + r->handoff.replay_id.substr(0, 16) + "...)");
+    out.info("Running strict check (validate, lint, verify)...");
+    const int code = run_strict_check(ctx, ws, nullptr);
+    if (code == kExitOk) out.success("Strict check passed. Start complete. Handoff ready.");
+    else out.problem("Error: strict check failed; fix the findings above, then run `small start` again");
+    return code;
+}
+
+}  // namespace
+
+void register_start(CLI::App& app, Context& ctx) {
+    auto f = std::make_shared<StartFlags>();
+    CLI::App* cmd = app.add_subcommand(
+        "start", "Begin a session: create missing artifacts, pin the run, write the handoff, run check --strict");
+    cmd->add_option("--summary", f->req.summary, "Summary text for the handoff (default: computed)");
+    add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (any also creates .small/ when missing)");
+    cmd->callback([&ctx, f] { ctx.exit_code = run_start(ctx, *f); });
+}
+
+}  // namespace small::cli
