@@ -3,6 +3,7 @@
 // recomputed while it lasts.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -28,5 +29,16 @@ Result<RunPin> pin_run(const FileSystem& fs, const WorkspacePaths& ws, const Mut
 // The replay id of a manifest given as texts (constraints may be absent).
 Result<std::string> manifest_replay_id(std::string_view intent_text, std::string_view plan_text,
                                        const std::optional<std::string>& constraints_text, const WorkspacePaths& ws);
+
+// replayId values that entries of progress.small.yml carry (the runs this
+// log has seen). A missing log has none; an unreadable one is an error.
+Result<std::set<std::string>> used_run_ids(const FileSystem& fs, const WorkspacePaths& ws);
+
+// The id of a NEW run whose manifest hashes to `manifest_id`: that id,
+// unless it is `previous` or already `used` (a reset or init --force back to
+// the same templates), then sha256("SMALL|1.0.0|reset|" + previous + "|" +
+// manifest_id), so every run's entries keep their own S2 scope.
+std::string new_run_id(const std::string& manifest_id, const std::string& previous,
+                       const std::set<std::string>& used);
 
 }  // namespace small

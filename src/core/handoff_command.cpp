@@ -2,6 +2,10 @@
 #include "small/handoff_command.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "small/atomic_file.hpp"
@@ -102,6 +106,21 @@ Result<HandoffResult> write_handoff(const WorkspacePaths& ws, const HandoffInput
     if (!committed) return committed.error();
     for (AppendResult& a : committed->appended) r.entries.push_back(std::move(a.entry));
     return r;
+}
+
+// A handoff is never written over artifacts that do not even parse (a
+// blocked handoff is for workspaces that parse but fail strict checks).
+Status require_parseable(const FileSystem& fs, const WorkspacePaths& ws, std::initializer_list<ArtifactType> types) {
+    for (ArtifactType t : types) {
+        const std::string path = ws.path_of(file_of(t));
+        if (!fs.file_exists(path)) continue;
+        if (Result<Document> doc = load_yaml_file(fs, path, ws.display_of(file_of(t))); !doc) {
+            Error e = doc.error();
+            e.message += " (fix it first: no handoff is written over an artifact that does not parse)";
+            return e;
+        }
+    }
+    return ok_status();
 }
 
 std::string pinned_workspace_text(const MutationSession& s, const std::string& id) {
@@ -215,6 +234,9 @@ Result<HandoffResult> handoff_command(const FileSystem& fs, const WorkspacePaths
     if (!plan_doc) return plan_doc.error();
     Result<Document> progress = load_artifact(fs, ws, ArtifactType::Progress);
     if (!progress) return progress.error();
+    if (Status s = require_parseable(fs, ws, {ArtifactType::Intent, ArtifactType::Constraints}); !s) {
+        return s.error();
+    }
     const YamlValue plan = to_yaml_value(plan_doc->root());
 
     const std::vector<std::string> dangling = dangling_tasks(plan, progress->root(), session->run_replay_id);
@@ -259,6 +281,11 @@ Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
     if (!session) return session.error();
 
+    if (Status s = require_parseable(fs, ws, {ArtifactType::Intent, ArtifactType::Constraints, ArtifactType::Plan,
+                                              ArtifactType::Progress});
+        !s) {
+        return s.error();
+    }
     StartResult result;
     const std::pair<ArtifactType, YamlValue> templates[] = {
         {ArtifactType::Intent, intent_template(std::nullopt)},
@@ -318,30 +345,29 @@ Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws
 
 namespace {
 
-// replayId values used by entries of the log (earlier runs).
-std::set<std::string> used_run_ids(NodeRef progress_root) {
-    std::set<std::string> ids;
-    const NodeRef entries = progress_root.find("entries");
-    for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
-        const std::string id = lower_ascii(trim(entries.item(i).find("replayId").as_string()));
-        if (!id.empty()) ids.insert(id);
-    }
-    return ids;
-}
-
-// Copies the old run's intent, constraints, plan and handoff, once.
+// Copies the old run's intent, constraints, plan and handoff to
+// .small-runs/<id>/, once. The copy is made in a side folder and renamed into
+// place, so the folder only ever exists complete (a retried reset after a
+// crash or a full disk copies again instead of trusting a partial folder).
 Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
     if (run_id.empty()) return std::string();
     const std::string dir = ws.root + "/.small-runs/" + run_id;
-    if (fs.directory_exists(dir)) return dir;  // an earlier snapshot of this run is kept as it is
-    if (Status s = ensure_directory(ws, dir); !s) return s.error();
+    if (fs.directory_exists(dir)) return dir;
+    const std::string partial = ws.root + "/.small-runs/." + run_id + ".partial";
+    std::error_code ec;
+    std::filesystem::remove_all(partial, ec);
+    if (Status s = ensure_directory(ws, partial); !s) return s.error();
     for (ArtifactType t : {ArtifactType::Intent, ArtifactType::Constraints, ArtifactType::Plan, ArtifactType::Handoff}) {
         const std::string from = ws.path_of(file_of(t));
         if (!fs.file_exists(from)) continue;
         Result<std::string> bytes = fs.read_file(from);
         if (!bytes) return bytes.error();
-        if (Status s = write_file_atomic(ws, dir + "/" + file_of(t), *bytes); !s) return s.error();
+        if (Status s = write_file_atomic(ws, partial + "/" + file_of(t), *bytes); !s) return s.error();
     }
+    if (::rename(partial.c_str(), dir.c_str()) != 0) {
+        return Error::system("cannot move " + partial + " to " + dir + ": " + std::strerror(errno));
+    }
+    if (Status s = fsync_directory(ws.root + "/.small-runs"); !s) return s.error();
     return dir;
 }
 
@@ -350,8 +376,9 @@ Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws,
 Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws, const ResetRequest& req) {
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
     if (!session) return session.error();
-    Result<Document> progress = load_artifact(fs, ws, ArtifactType::Progress);
-    if (!progress) return progress.error();
+    if (!fs.file_exists(ws.path_of(file_of(ArtifactType::Progress)))) {
+        return Error::system(ws.display_of(file_of(ArtifactType::Progress)) + " is missing; run `small init --force`");
+    }
 
     ResetResult result;
     const YamlValue previous_handoff = old_handoff(fs, ws);
@@ -376,11 +403,9 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     }
     Result<std::string> id = manifest_replay_id(intent_text, plan_text, constraints, ws);
     if (!id) return id.error();
-    const std::set<std::string> used = used_run_ids(progress->root());
-    result.replay_id = *id;
-    if (result.replay_id == result.previous_replay_id || used.count(result.replay_id)) {
-        result.replay_id = sha256_hex("SMALL|1.0.0|reset|" + result.previous_replay_id + "|" + *id);
-    }
+    Result<std::set<std::string>> used = used_run_ids(fs, ws);
+    if (!used) return used.error();
+    result.replay_id = new_run_id(*id, result.previous_replay_id, *used);
 
     Result<std::string> snapshot = snapshot_run(fs, ws, result.previous_replay_id);
     if (!snapshot) return snapshot.error();

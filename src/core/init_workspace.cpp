@@ -12,6 +12,7 @@
 #include "small/replay_id.hpp"
 #include "small/text.hpp"
 #include "small/timestamp.hpp"
+#include "small/run_state.hpp"
 #include "small/workspace_change.hpp"
 #include "small/workspace_lock.hpp"
 #include "small/yaml.hpp"
@@ -280,6 +281,13 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     Result<std::string> run_id = compute_replay_id(intent_doc->root(), plan_doc->root(), constraints_doc->root());
     if (!run_id) return run_id.error();
     result.replay_id = *run_id;
+    if (result.progress_kept) {
+        // --force over a worked workspace starts a NEW run: the kept entries
+        // must not fall into its S2 scope (see new_run_id).
+        Result<std::set<std::string>> used = used_run_ids(fs, ws);
+        if (!used) return with_prefix(used.error(), "init --force keeps the existing progress log (D7), but it cannot be read: ");
+        result.replay_id = new_run_id(*run_id, result.previous_replay_id, *used);
+    }
 
     // 6. The .small/ files, as one all-or-nothing change (workspace_change.hpp).
     if (Status s = ensure_directory(ws, result.small_dir); !s) return s.error();

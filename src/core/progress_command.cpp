@@ -158,7 +158,7 @@ Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePath
     }
     result.meta_task = task.rfind("meta/", 0) == 0;
     result.task_exists_in_plan = task_in_plan(fs, ws, task, result.warnings);
-    if (!result.task_exists_in_plan && !result.meta_task) {
+    if (!result.task_exists_in_plan && !result.meta_task && result.warnings.empty()) {
         result.warnings.insert(result.warnings.begin(), "task " + task + " not found in plan.small.yml");
     }
 

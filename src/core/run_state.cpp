@@ -2,6 +2,7 @@
 #include "small/run_state.hpp"
 
 #include "small/replay_id.hpp"
+#include "small/text.hpp"
 #include "small/timestamp.hpp"
 #include "small/yaml.hpp"
 
@@ -53,6 +54,26 @@ Result<RunPin> pin_run(const FileSystem& fs, const WorkspacePaths& ws, const Mut
     pin.workspace_text =
         workspace_metadata_with_run(session.metadata, pin.replay_id, format_timestamp_utc9(current_instant()));
     return pin;
+}
+
+Result<std::set<std::string>> used_run_ids(const FileSystem& fs, const WorkspacePaths& ws) {
+    std::set<std::string> ids;
+    const std::string name = artifact_file_name(ArtifactType::Progress);
+    if (!fs.file_exists(ws.path_of(name))) return ids;
+    Result<Document> log = load_yaml_file(fs, ws.path_of(name), ws.display_of(name));
+    if (!log) return log.error();
+    const NodeRef entries = log->root().find("entries");
+    for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
+        const std::string id = lower_ascii(trim(entries.item(i).find("replayId").as_string()));
+        if (!id.empty()) ids.insert(id);
+    }
+    return ids;
+}
+
+std::string new_run_id(const std::string& manifest_id, const std::string& previous,
+                       const std::set<std::string>& used) {
+    if (manifest_id != previous && !used.count(manifest_id)) return manifest_id;
+    return sha256_hex("SMALL|1.0.0|reset|" + previous + "|" + manifest_id);
 }
 
 }  // namespace small

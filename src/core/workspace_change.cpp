@@ -235,7 +235,7 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
     }
     result.appended = std::move(*appended);
     if (Status s = apply_files(ws, j.files); !s) {
-        if (needs_journal && undo_entries_if_no_file_changed(ws, j)) {
+        if (!needs_journal || undo_entries_if_no_file_changed(ws, j)) {
             return s.error();  // nothing of the change is left
         }
         Error e = s.error();
