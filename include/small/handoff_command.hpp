@@ -97,7 +97,6 @@ struct StartResult {
 Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws, const StartRequest& req);
 
 struct ResetRequest {
-    bool keep_intent = false;
     WorkspaceScope scope = WorkspaceScope::Root;
     std::chrono::milliseconds lock_wait{10'000};
 };
@@ -112,8 +111,9 @@ struct ResetResult {
 };
 
 // D10: a new run. The old intent, plan, constraints and handoff are copied
-// to `.small-runs/<previous id>/` (never overwritten), intent (unless
-// keep_intent) and plan are replaced by templates, the new run's id is
+// to `.small-runs/<previous id>/` (never overwritten), the plan is replaced
+// by the template (intent and constraints are human-owned and kept, D7),
+// the new run's id is
 // pinned, the handoff records `run.transition_reason: reset` and
 // `run.previous_replay_id`, and `meta/reset` is appended. Progress history
 // is kept. The new id is the manifest's replay id, unless an earlier run of

@@ -15,14 +15,14 @@ namespace {
 struct ResetFlags {
     WorkspaceFlags where;
     bool yes = false;
+    bool keep_intent = false;  // accepted for compatibility: intent is always kept (D7)
     ResetRequest req;
 };
 
 // The prompt goes to stderr so that stdout stays one JSON document with --json.
-bool confirmed(bool keep_intent) {
-    std::cerr << "This will start a new run: " << (keep_intent ? "plan" : "intent and plan")
-              << " are replaced by templates, the handoff is rewritten.\n"
-              << "Progress history and constraints are kept; the old state is copied to .small-runs/.\n"
+bool confirmed() {
+    std::cerr << "This will start a new run: the plan is replaced by the template, the handoff is rewritten.\n"
+              << "Intent, constraints and progress history are kept; the old state is copied to .small-runs/.\n"
               << "Continue? [y/N]: " << std::flush;
     std::string answer;
     if (!std::getline(std::cin, answer)) return false;
@@ -40,7 +40,7 @@ int run_reset(Context& ctx, ResetFlags& f) {
                                                (ws.from_dir_flag ? "" : " or any parent directory") +
                                                "; run `small init` first"));
     }
-    if (!f.yes && !confirmed(f.req.keep_intent)) {
+    if (!f.yes && !confirmed()) {
         return report_error(out, Error::invalid("reset cancelled; nothing changed (pass --yes to skip the question)"));
     }
     f.req.scope = target->scope;
@@ -63,8 +63,7 @@ int run_reset(Context& ctx, ResetFlags& f) {
     if (!r->snapshot_dir.empty()) out.info("Previous run saved in " + r->snapshot_dir);
     out.success("New run " + r->replay_id.substr(0, 16) + "... started" +
                 (r->previous_replay_id.empty() ? "" : " (previous " + r->previous_replay_id.substr(0, 16) + "...)"));
-    out.info(std::string("Preserved: progress.small.yml, constraints.small.yml") +
-             (f.req.keep_intent ? ", intent.small.yml" : ""));
+    out.info("Preserved: intent.small.yml, constraints.small.yml, progress.small.yml");
     return kExitOk;
 }
 
@@ -73,9 +72,10 @@ int run_reset(Context& ctx, ResetFlags& f) {
 void register_reset(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<ResetFlags>();
     CLI::App* cmd = app.add_subcommand(
-        "reset", "Start a new run: templates for intent and plan, new pinned replay id; history kept");
+        "reset", "Start a new run: template plan, new pinned replay id; intent, constraints and history kept");
     cmd->add_flag("-y,--yes", f->yes, "Do not ask for confirmation");
-    cmd->add_flag("--keep-intent", f->req.keep_intent, "Keep intent.small.yml as it is");
+    cmd->add_flag("--keep-intent", f->keep_intent,
+                  "Accepted for compatibility: intent.small.yml is always kept (it is human-owned, D7)");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (examples is refused)");
     cmd->callback([&ctx, f] { ctx.exit_code = run_reset(ctx, *f); });
 }

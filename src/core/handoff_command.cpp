@@ -385,14 +385,9 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     result.previous_replay_id =
         !session->run_replay_id.empty() ? session->run_replay_id : old_replay_id(previous_handoff);
 
-    std::string intent_text;
-    if (req.keep_intent) {
-        Result<std::string> kept = fs.read_file(ws.path_of(file_of(ArtifactType::Intent)));
-        if (!kept) return kept.error();
-        intent_text = std::move(*kept);
-    } else {
-        intent_text = emit_document(intent_template(std::nullopt));
-    }
+    // D7: intent is human-owned; a new run keeps it (change it with draft/accept).
+    Result<std::string> intent_text = fs.read_file(ws.path_of(file_of(ArtifactType::Intent)));
+    if (!intent_text) return intent_text.error();
     const YamlValue plan = plan_template();
     const std::string plan_text = emit_document(plan);
     std::optional<std::string> constraints;
@@ -401,7 +396,7 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
         if (!c) return c.error();
         constraints = std::move(*c);
     }
-    Result<std::string> id = manifest_replay_id(intent_text, plan_text, constraints, ws);
+    Result<std::string> id = manifest_replay_id(*intent_text, plan_text, constraints, ws);
     if (!id) return id.error();
     Result<std::set<std::string>> used = used_run_ids(fs, ws);
     if (!used) return used.error();
@@ -416,15 +411,10 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     in.replay_id = result.replay_id;
     in.run = run_block("reset", result.previous_replay_id);
     EntryFields fields;
-    fields.evidence = req.keep_intent ? "Reset plan and handoff for a new run (intent kept)"
-                                      : "Reset intent, plan and handoff for a new run";
-    fields.notes = req.keep_intent ? "small reset --keep-intent" : "small reset";
+    fields.evidence = "Reset plan and handoff for a new run (intent and constraints kept)";
+    fields.notes = "small reset";
     WorkspaceChange change;
     change.entries.push_back(build_progress_entry("meta/reset", "completed", fields, "", result.replay_id));
-    if (!req.keep_intent) {
-        change.files.push_back({ws.path_of(file_of(ArtifactType::Intent)), intent_text});
-        result.reset_files.push_back(file_of(ArtifactType::Intent));
-    }
     change.files.push_back({ws.path_of(file_of(ArtifactType::Plan)), plan_text});
     result.reset_files.push_back(file_of(ArtifactType::Plan));
     result.reset_files.push_back(file_of(ArtifactType::Handoff));

@@ -304,7 +304,7 @@ TEST(SessionE2E, FullSessionAcrossAReset) {
     EXPECT_TRUE(contains(progress_after_reset.substr(progress_before_reset.size()), "replayId: \"" + run1 + "\""));
     EXPECT_EQ(read_file(small / "constraints.small.yml"), constraints_before_reset);
     EXPECT_EQ(plan_status(root, "task-2"), "<none>");  // the template plan
-    EXPECT_FALSE(contains(read_file(small / "intent.small.yml"), "Ship the session test"));
+    EXPECT_TRUE(contains(read_file(small / "intent.small.yml"), "Ship the session test"));  // human-owned (D7)
     expect_gates_pass(root);
 
     // the new run: its own task-2 (the old run's task-2 entries are out of scope)
@@ -413,7 +413,7 @@ TEST(SessionE2E, ResetWithoutYesReadsTheAnswerFromStdin) {
     ASSERT_EQ(r.exit_code, 0) << r;
     const std::string run1 = pinned_run_id(root);
     EXPECT_NE(run1, run0);
-    EXPECT_FALSE(contains(read_file(root / ".small" / "intent.small.yml"), "Keep me until yes"));
+    EXPECT_TRUE(contains(read_file(root / ".small" / "intent.small.yml"), "Keep me until yes"));  // D7
     EXPECT_EQ(plan_status(root, "task-2"), "<none>");
     EXPECT_EQ(yaml_value(read_file(root / ".small" / "handoff.small.yml"), "previous_replay_id"), run0);
     expect_gates_pass(root);

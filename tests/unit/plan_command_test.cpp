@@ -142,9 +142,8 @@ HandoffRequest handoff_req() {
     return r;
 }
 
-ResetRequest reset_req(bool keep_intent = false) {
+ResetRequest reset_req() {
     ResetRequest r;
-    r.keep_intent = keep_intent;
     r.lock_wait = milliseconds(2000);
     return r;
 }
@@ -734,6 +733,7 @@ TEST(Reset, StartsANewRunAndSnapshotsTheOldOne) {
     ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", "completed")).ok());
     const std::string old_plan = w.plan_bytes();
     const std::string old_handoff = w.read("handoff.small.yml");
+    const std::string old_intent = w.read("intent.small.yml");
     const std::string log_before = w.log_bytes();
 
     Result<ResetResult> r = reset_command(real_fs, w.ws(), reset_req());
@@ -758,7 +758,7 @@ TEST(Reset, StartsANewRunAndSnapshotsTheOldOne) {
     EXPECT_EQ(read_text(w.root_path(".small-runs/" + w.run_id() + "/plan.small.yml")), old_plan);
     EXPECT_EQ(read_text(w.root_path(".small-runs/" + w.run_id() + "/handoff.small.yml")), old_handoff);
     EXPECT_EQ(w.plan_bytes(), emit_document(plan_template()));
-    EXPECT_EQ(w.read("intent.small.yml"), emit_document(intent_template(std::nullopt)));
+    EXPECT_EQ(w.read("intent.small.yml"), old_intent);  // human-owned (D7)
     EXPECT_FALSE(fs::exists(w.root_path(kChangeJournalName)));
     expect_strict_ok(w);
 }
@@ -784,23 +784,17 @@ TEST(Reset, ResettingTwiceGivesThreeDistinctRunIds) {
     expect_strict_ok(w);
 }
 
-TEST(Reset, KeepIntentKeepsTheIntentBytes) {
+TEST(Reset, NeverWritesTheHumanOwnedIntent) {
     InitWorkspace w(std::string("Build a widget factory"));
     const std::string intent = w.read("intent.small.yml");
     ASSERT_TRUE(contains(intent, "Build a widget factory"));
-    Result<ResetResult> r = reset_command(real_fs, w.ws(), reset_req(true));
+    Result<ResetResult> r = reset_command(real_fs, w.ws(), reset_req());
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(w.read("intent.small.yml"), intent);
     EXPECT_EQ(std::count(r->reset_files.begin(), r->reset_files.end(), "intent.small.yml"), 0);
     EXPECT_NE(r->replay_id, w.run_id());
-    EXPECT_EQ(r->entry["notes"], "small reset --keep-intent");
-
-    Result<ResetResult> full = reset_command(real_fs, w.ws(), reset_req(false));
-    ASSERT_TRUE(full.ok()) << full.error().describe();
-    EXPECT_EQ(w.read("intent.small.yml"), emit_document(intent_template(std::nullopt)));
-    EXPECT_EQ(std::count(full->reset_files.begin(), full->reset_files.end(), "intent.small.yml"), 1);
-    // The kept intent was snapshotted with the first reset's run.
-    EXPECT_EQ(read_text(w.root_path(".small-runs/" + r->replay_id + "/intent.small.yml")), intent);
+    // The intent is part of the snapshot of the old run all the same.
+    EXPECT_EQ(read_text(w.root_path(".small-runs/" + w.run_id() + "/intent.small.yml")), intent);
 }
 
 // workspace.small.yml without its run block (a workspace from before D3).
