@@ -38,8 +38,10 @@ inline constexpr std::string_view kTempDirName = ".small-cache/tmp";
 // bits. On failure the temporary file is removed and the target is left
 // untouched, except when only the final directory fsync fails (the rename
 // has then happened but its durability is unknown; the error says so).
+// `sync_directory` false skips the final directory fsync, for a caller that
+// makes the rename durable by a later fsync of the same directory.
 Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
-                         mode_t mode = 0644);
+                         mode_t mode = 0644, bool sync_directory = true);
 
 // write_file_atomic for one file the user named on the command line
 // (`small agents apply --file GOVERNANCE.md`): `target` must be a direct

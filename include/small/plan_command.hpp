@@ -22,13 +22,17 @@
 
 namespace small {
 
-// plan.small.yml as a value (parse errors carry file:line:column).
-Result<YamlValue> load_plan_value(const FileSystem& fs, const WorkspacePaths& ws);
+// plan.small.yml as an editable value, once the file as it is has passed
+// the plan schema and the plan invariants (errors carry file:line:column;
+// an invalid plan is never rewritten). The edits plan and checkpoint make (a
+// status from the enum, a new task with a fresh id and a title, an acyclic
+// dependency on an existing task) keep a valid plan valid, so the result is
+// emitted without a second parse. A plan this tool wrote is not validated
+// again: `.small-cache/plan.valid` remembers its size, mtime, ctime and inode.
+Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws);
 
-// The plan as house-style text, refused (Invalid, nothing written) when it
-// would not pass the plan schema or the plan invariants (cycles, unknown
-// dependencies, duplicate ids).
-Result<std::string> checked_plan_text(const YamlValue& plan, const WorkspacePaths& ws);
+// Records that the plan file as it now is on disk is valid (after a write).
+void remember_valid_plan(const WorkspacePaths& ws);
 
 struct PlanRequest {
     std::optional<std::string> add;          // title of a new task

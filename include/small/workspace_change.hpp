@@ -4,8 +4,9 @@
 // workspace lock taken by begin_mutation.
 //
 // The change journal `.small-cache/change.journal` makes "all files or none":
-//   1. the journal (new bytes of every file, the SHA-256 of their old bytes,
-//      the progress log's size) is written atomically and durably;
+//   1. the journal (new bytes of every file, the version stamp of their old
+//      bytes (file_version), the progress log's size) is written atomically
+//      and durably;
 //   2. the progress entries are appended in one journaled append
 //      (progress_log.hpp), so a crash keeps all of them or none;
 //   3. each file is replaced atomically (write_file_atomic);
@@ -77,6 +78,11 @@ struct MutationSession {
 };
 
 Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePaths& ws, const MutationRequest& req);
+
+// Which version of a file is on disk, as a short text: size, mtime, ctime,
+// inode and device (every replace is a rename, so a new version always has a
+// new inode); "absent" when there is none. Cheaper than hashing the bytes.
+Result<std::string> file_version(const std::string& path);
 
 // workspace.small.yml with run.replay_id = `run_id` and updated_at =
 // `now_text`; every other key kept in place. A null `metadata` gives a fresh

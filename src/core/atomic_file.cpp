@@ -295,7 +295,8 @@ namespace {
 
 // The write itself, once `parts` (the target below ws.root) were admitted.
 Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vector<std::string>>& parts,
-                               const std::string& target, std::string_view bytes, mode_t mode) {
+                               const std::string& target, std::string_view bytes, mode_t mode,
+                               bool sync_directory = true) {
     if (!parts) return parts.error();
     const std::string& name = parts->back();
     const std::string target_dir_display = join(ws.root, *parts, parts->size() - 1);
@@ -324,6 +325,7 @@ Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vecto
         ::unlinkat(tmp_dir->get(), temp->name.c_str(), 0);
         return filled.error();
     }
+    if (!sync_directory) return ok_status();
     if (const int err = fsync_dir_fd(target_dir->get()); err != 0) {
         return os_error("wrote " + target + " but could not make it durable: cannot sync directory", target_dir_display,
                         err);
@@ -333,8 +335,9 @@ Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vecto
 
 }  // namespace
 
-Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes, mode_t mode) {
-    return write_components_atomic(ws, workspace_components(ws, target, "write"), target, bytes, mode);
+Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes, mode_t mode,
+                         bool sync_directory) {
+    return write_components_atomic(ws, workspace_components(ws, target, "write"), target, bytes, mode, sync_directory);
 }
 
 Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,

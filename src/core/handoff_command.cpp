@@ -421,6 +421,7 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     Result<HandoffResult> written =
         write_handoff(ws, in, std::move(change), pinned_workspace_text(*session, result.replay_id));
     if (!written) return written.error();
+    remember_valid_plan(ws);
     result.handoff = written->handoff;
     result.entry = written->entries.front();
     return result;

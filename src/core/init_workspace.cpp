@@ -12,6 +12,7 @@
 #include "small/replay_id.hpp"
 #include "small/text.hpp"
 #include "small/timestamp.hpp"
+#include "small/plan_command.hpp"
 #include "small/run_state.hpp"
 #include "small/workspace_change.hpp"
 #include "small/workspace_lock.hpp"
@@ -352,6 +353,7 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
 
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return with_prefix(committed.error(), "init failed: ");
+    remember_valid_plan(ws);
     if (result.progress_kept) {
         result.progress_entry = committed->appended.front().entry;
         result.timestamp = committed->appended.front().timestamp_text;

@@ -1,6 +1,10 @@
 // `small plan` and `small checkpoint` (see the header).
 #include "small/plan_command.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "small/init_workspace.hpp"
@@ -111,33 +115,74 @@ std::string plan_display(const WorkspacePaths& ws) { return ws.display_of(artifa
 
 }  // namespace
 
-Result<YamlValue> load_plan_value(const FileSystem& fs, const WorkspacePaths& ws) {
-    Result<Document> doc = load_yaml_file(fs, plan_path(ws), plan_display(ws));
-    if (!doc) return doc.error();
-    return to_yaml_value(doc->root());
+namespace {
+
+constexpr const char* kPlanValidName = ".small-cache/plan.valid";
+
+std::optional<std::string> plan_stamp(const WorkspacePaths& ws) {
+    Result<std::string> v = file_version(plan_path(ws));
+    if (!v || *v == "absent") return std::nullopt;
+    return *v;
 }
 
-Result<std::string> checked_plan_text(const YamlValue& plan, const WorkspacePaths& ws) {
-    const std::string text = emit_document(plan);
-    Result<Document> doc = parse_yaml(text, plan_display(ws));
-    if (!doc) return Error::invalid("internal error: the new plan does not re-read: " + doc.error().describe());
+bool plan_known_valid(const FileSystem& fs, const WorkspacePaths& ws) {
+    const std::optional<std::string> stamp = plan_stamp(ws);
+    Result<std::string> cached = fs.read_file(ws.root + "/" + kPlanValidName);
+    return stamp && cached && *cached == *stamp + "\n";
+}
+
+Status validate_plan_document(Document doc, const WorkspacePaths& ws) {
     Result<const SchemaSet*> schemas = SchemaSet::embedded_shared();
     if (!schemas) return schemas.error();
-    const std::vector<SchemaViolation> violations = (*schemas)->validate("plan", *doc);
+    const std::vector<SchemaViolation> violations = (*schemas)->validate("plan", doc);
     if (!violations.empty()) {
-        return Error::invalid("the plan would not validate, nothing written: " + violations.front().pointer + ": " +
-                              violations.front().message + " (fix " + plan_display(ws) + " first)");
+        Error e = Error::invalid(violations.front().pointer + ": " + violations.front().message +
+                                 " (fix the plan first; nothing written)");
+        e.file = plan_display(ws);
+        e.line = violations.front().mark.line;
+        e.column = violations.front().mark.column;
+        return e;
     }
     ArtifactSet set;
     set.artifacts[static_cast<std::size_t>(ArtifactType::Plan)] =
-        Artifact{ArtifactType::Plan, plan_path(ws), plan_display(ws), std::move(*doc)};
+        Artifact{ArtifactType::Plan, plan_path(ws), plan_display(ws), std::move(doc)};
     for (const Finding& f : check_invariants(set, InvariantOptions{})) {
-        if (f.severity == Severity::Error) {
-            return Error::invalid("the plan would break a rule, nothing written: " + f.message + " [" + f.rule +
-                                  "] (fix " + plan_display(ws) + " first)");
-        }
+        if (f.severity != Severity::Error) continue;
+        Error e = Error::invalid(f.message + " [" + f.rule + "] (fix the plan first; nothing written)");
+        e.file = plan_display(ws);
+        e.line = f.mark.line;
+        e.column = f.mark.column;
+        return e;
     }
-    return text;
+    return ok_status();
+}
+
+}  // namespace
+
+Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws) {
+    const bool known_valid = plan_known_valid(fs, ws);
+    Result<Document> doc = load_yaml_file(fs, plan_path(ws), plan_display(ws));
+    if (!doc) return doc.error();
+    YamlValue value = to_yaml_value(doc->root());
+    if (!known_valid) {
+        if (Status s = validate_plan_document(std::move(*doc), ws); !s) return s.error();
+    }
+    return value;
+}
+
+void remember_valid_plan(const WorkspacePaths& ws) {
+    const std::optional<std::string> stamp = plan_stamp(ws);
+    if (!stamp) return;
+    // A shortcut only: not fsynced, written whole by rename; a lost or stale
+    // stamp just means the plan is validated again.
+    const std::string path = ws.root + "/" + kPlanValidName;
+    const std::string tmp = path + "." + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    const std::string line = *stamp + "\n";
+    const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+    ::close(fd);
+    if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
 }
 
 Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, const PlanRequest& req) {
@@ -159,7 +204,7 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         result.created = !exists;
         if (!exists) edits.messages.push_back("Creating new plan from template");
     } else {
-        Result<YamlValue> plan = load_plan_value(fs, ws);
+        Result<YamlValue> plan = load_valid_plan(fs, ws);
         if (!plan) return plan.error();
         edits.plan = std::move(*plan);
     }
@@ -177,9 +222,8 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         return result;
     }
 
-    Result<std::string> text = checked_plan_text(edits.plan, ws);
-    if (!text) return text.error();
-    Result<RunPin> pin = pin_run(fs, ws, *session, *text);
+    const std::string text = emit_document(edits.plan);
+    Result<RunPin> pin = pin_run(fs, ws, *session, text);
     if (!pin) return pin.error();
     const std::string probe = format_timestamp_utc9(current_instant());
     for (YamlValue& entry : edits.entries) {
@@ -193,10 +237,11 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
 
     WorkspaceChange change;
     change.entries = edits.entries;
-    change.files.push_back({plan_path(ws), *text});
+    change.files.push_back({plan_path(ws), text});
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return committed.error();
+    remember_valid_plan(ws);
 
     result.messages = std::move(edits.messages);
     for (AppendResult& a : committed->appended) result.entries.push_back(std::move(a.entry));
@@ -229,7 +274,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     if (!fs.file_exists(plan_path(ws))) {
         return Error::system(plan_display(ws) + " is missing; run `small plan` to create it");
     }
-    Result<YamlValue> plan = load_plan_value(fs, ws);
+    Result<YamlValue> plan = load_valid_plan(fs, ws);
     if (!plan) return plan.error();
     if (Status s = require_task(*plan, task); !s) return s.error();
 
@@ -237,9 +282,8 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     YamlValue& t = (*plan)["tasks"][*find_task(*plan, task)];
     result.previous_status = task_status(t);
     set_task_status(t, status);
-    Result<std::string> text = checked_plan_text(*plan, ws);
-    if (!text) return text.error();
-    Result<RunPin> pin = pin_run(fs, ws, *session, *text);
+    const std::string text = emit_document(*plan);
+    Result<RunPin> pin = pin_run(fs, ws, *session, text);
     if (!pin) return pin.error();
 
     const EntryFields fields{req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes};
@@ -253,10 +297,11 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     WorkspaceChange change;
     change.entries.push_back(entry);
     change.first_at = *requested;
-    change.files.push_back({plan_path(ws), *text});
+    change.files.push_back({plan_path(ws), text});
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return committed.error();
+    remember_valid_plan(ws);
 
     result.entry = std::move(committed->appended.front().entry);
     result.timestamp = committed->appended.front().timestamp_text;

@@ -57,13 +57,9 @@ Result<std::uint64_t> file_size(const std::string& path) {
     return static_cast<std::uint64_t>(st.st_size);
 }
 
-std::string fingerprint(const std::optional<std::string>& bytes) {
-    return bytes ? sha256_hex(*bytes) : std::string(kAbsent);
-}
-
 struct JournalFile {
     std::string path;
-    std::string old_fingerprint;  // sha256 or "absent"
+    std::string old_fingerprint;  // see file_version(), or "absent"
     std::string bytes;
 };
 
@@ -130,22 +126,27 @@ std::optional<Journal> decode(const std::string& text) {
     }
 }
 
-Status remove_journal(const WorkspacePaths& ws) {
+// Removes the journal. After a roll-back the removal must be durable: a
+// journal that came back after a power cut would find the log longer (later
+// appends) and roll its files forward without their entries. After a
+// successful commit it need not be: its files no longer hold their old
+// bytes, so roll-forward skips them, and the only writes that could restore
+// those bytes (plan edits) journal their own change first, which fsyncs
+// .small-cache and with it this removal.
+Status remove_journal(const WorkspacePaths& ws, bool durable = true) {
     const std::string path = journal_path(ws);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
         return Error::system("cannot remove " + path + ": " + std::strerror(errno));
     }
-    // Durable, so an old journal can never come back and be replayed.
-    return fsync_directory(ws.root + "/.small-cache");
+    return durable ? fsync_directory(ws.root + "/.small-cache") : ok_status();
 }
 
 // Replaces every file that still holds its old bytes (roll forward).
 Status apply_files(const WorkspacePaths& ws, const std::vector<JournalFile>& files) {
     for (const JournalFile& f : files) {
-        Result<std::optional<std::string>> now = read_if_exists(f.path);
-        if (!now) return now.error();
-        const std::string current = fingerprint(*now);
-        if (current != f.old_fingerprint) continue;  // already new (or changed by hand): leave it
+        Result<std::string> current = file_version(f.path);
+        if (!current) return current.error();
+        if (*current != f.old_fingerprint) continue;  // already new (or changed by hand): leave it
         if (Status s = write_file_atomic(ws, f.path, f.bytes); !s) return s;
     }
     return ok_status();
@@ -163,8 +164,8 @@ bool log_starts_with(const WorkspacePaths& ws, const std::string& prefix) {
 // (we hold the lock: nobody appended after us) and the change never happened.
 bool undo_entries_if_no_file_changed(const WorkspacePaths& ws, const Journal& j) {
     for (const JournalFile& f : j.files) {
-        Result<std::optional<std::string>> now = read_if_exists(f.path);
-        if (!now || fingerprint(*now) != f.old_fingerprint) return false;
+        Result<std::string> now = file_version(f.path);
+        if (!now || *now != f.old_fingerprint) return false;
     }
     if (j.entries > 0 && j.small_log && !log_starts_with(ws, *j.small_log)) {
         // `entries: []` was rewritten by the first append: put the old bytes back.
@@ -217,14 +218,24 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
         }
     }
     for (const FileReplacement& f : change.files) {
-        Result<std::optional<std::string>> old = read_if_exists(f.path);
+        Result<std::string> old = file_version(f.path);
         if (!old) return old.error();
-        j.files.push_back({f.path, fingerprint(*old), f.bytes});
+        j.files.push_back({f.path, *old, f.bytes});
     }
     const bool needs_journal = !change.files.empty() && (change.files.size() > 1 || !change.entries.empty());
     if (needs_journal) {
         if (Status s = ensure_directory(ws, ws.root + "/.small-cache"); !s) return s.error();
-        if (Status s = write_file_atomic(ws, journal_path(ws), encode(j)); !s) return s.error();
+        // An in-place append first writes the progress journal into
+        // .small-cache/ and fsyncs that directory, which makes this journal's
+        // rename durable too, before any entry byte is written.
+        bool synced_by_append = false;
+        if (!change.entries.empty()) {
+            Result<ProgressTail> tail = read_tail(ws);
+            synced_by_append = tail && !tail->point.inline_empty_list;
+        }
+        if (Status s = write_file_atomic(ws, journal_path(ws), encode(j), 0644, !synced_by_append); !s) {
+            return s.error();
+        }
     }
 
     CommittedChange result;
@@ -243,9 +254,30 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
         return e;
     }
     if (needs_journal) {
-        if (Status s = remove_journal(ws); !s) return s.error();
+        if (Status s = remove_journal(ws, /*durable=*/false); !s) return s.error();
     }
     return result;
+}
+
+// Which version of a file is on disk: size, mtime, ctime, inode and device
+// (every replace is a rename, so a new version always has a new inode).
+// Cheaper than hashing the bytes, which matters for a large plan.
+Result<std::string> file_version(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return std::string("absent");
+        return Error::system("cannot stat " + path + ": " + std::strerror(errno));
+    }
+    std::string out;
+    for (const auto& [tag, value] : {std::pair<char, long long>{'s', st.st_size},
+                                     {'m', st.st_mtim.tv_sec}, {'.', st.st_mtim.tv_nsec},
+                                     {'c', st.st_ctim.tv_sec}, {'.', st.st_ctim.tv_nsec},
+                                     {'i', static_cast<long long>(st.st_ino)},
+                                     {'d', static_cast<long long>(st.st_dev)}}) {
+        out += tag;
+        out += std::to_string(value);
+    }
+    return out;
 }
 
 // ---------------------------------------------------------------------------

@@ -191,6 +191,26 @@ TEST(PlanCommand, AddAfterInitReusesThePinnedRunAndStampsTheEntry) {
     expect_strict_ok(w);
 }
 
+// The plan written by small is not validated again (.small-cache/plan.valid),
+// but a hand edit afterwards changes the file's stamp and is validated.
+TEST(PlanCommand, AHandEditedInvalidPlanIsRefusedEvenAfterAValidWrite) {
+    InitWorkspace w;
+    PlanRequest add = plan_req();
+    add.add = "First";
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
+    ASSERT_TRUE(fs::exists(w.root_path(".small-cache/plan.valid")));
+    YamlValue plan = plan_of(w);
+    plan["tasks"][0].erase("title");  // schema: every task needs a title
+    write_text(w.file("plan.small.yml"), emit_document(plan));
+    const auto before = snapshot(w);
+    add.add = "Second";
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), add);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
+    EXPECT_NE(r.error().describe().find("plan.small.yml"), std::string::npos) << r.error().describe();
+    EXPECT_EQ(snapshot(w), before);
+}
+
 TEST(PlanCommand, BlankAddIsUsageAndWritesNothing) {
     InitWorkspace w;
     const auto before = snapshot(w);

@@ -91,9 +91,13 @@ std::vector<std::pair<std::string, std::string>> entries_of(const std::string& l
 
 // --- the change journal, written by hand in the layout of workspace_change.cpp encode()
 
+// The journal's fingerprint of a file's current version (size, mtime,
+// ctime, inode, device), as workspace_change.cpp writes it.
+std::string stamp_of(const std::string& path) { return *file_version(path); }
+
 struct JournalFile {
     std::string path;
-    std::string old_fingerprint;  // sha256 of the old bytes, or "absent"
+    std::string old_fingerprint;  // stamp_of() the old version, or "absent"
     std::string bytes;
 };
 
@@ -331,7 +335,7 @@ TEST(WorkspaceChangeBeginMutation, RecoversAnInterruptedChangeBeforeReadingMetad
     const std::string meta = t.ws().path_of("workspace.small.yml");
     write_plain(meta, workspace_yaml());
     // A change with no entries that had not replaced the metadata yet.
-    write_journal(t, journal_text(0, 0, {{meta, sha256_hex(workspace_yaml()), workspace_yaml("repo-root", kRunId)}}));
+    write_journal(t, journal_text(0, 0, {{meta, stamp_of(meta), workspace_yaml("repo-root", kRunId)}}));
     Result<MutationSession> s = begin_mutation(real_fs, t.ws(), MutationRequest{});
     ASSERT_TRUE(s.ok()) << s.error().describe();
     EXPECT_EQ(s->run_replay_id, kRunId) << "metadata read before recovery";
@@ -376,8 +380,8 @@ struct RecoveryFixture {
         write_plain(handoff, "handoff: old\n");
     }
     std::vector<JournalFile> files() const {
-        return {{plan, sha256_hex("plan: old\n"), "plan: new\n"},
-                {handoff, sha256_hex("handoff: old\n"), "handoff: new\n"},
+        return {{plan, stamp_of(plan), "plan: new\n"},
+                {handoff, stamp_of(handoff), "handoff: new\n"},
                 {fresh, "absent", "constraints: new\n"}};
     }
     // The log's size before the change's entry was appended.
@@ -475,9 +479,10 @@ TEST(WorkspaceChangeRecover, CompleteUnacknowledgedAppendRollsTheChangeForward) 
 
 TEST(WorkspaceChangeRecover, AFileChangedBySomeoneElseIsLeftAlone) {
     RecoveryFixture f;
+    const std::string journal = journal_text(1, f.size_before_entry(), f.files());
     write_plain(f.handoff, "handoff: edited by hand\n");
     write_plain(f.fresh, "constraints: created by hand\n");  // journaled as absent
-    write_journal(f.t, journal_text(1, f.size_before_entry(), f.files()));
+    write_journal(f.t, journal);
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
     EXPECT_EQ(read_all(f.plan), "plan: new\n");
     EXPECT_EQ(read_all(f.handoff), "handoff: edited by hand\n");
@@ -497,7 +502,7 @@ TEST(WorkspaceChangeRecover, MalformedJournalsAreDroppedAndChangeNothing) {
     RecoveryFixture fx;
     const std::string good = journal_text(0, 0, fx.files());
     ASSERT_EQ(good.substr(good.size() - 4), "end\n");
-    const std::string longer_bytes = journal_text(0, 0, {{fx.plan, sha256_hex("plan: old\n"), "plan: new\n"}});
+    const std::string longer_bytes = journal_text(0, 0, {{fx.plan, stamp_of(fx.plan), "plan: new\n"}});
     std::string overrun = longer_bytes;  // claims more bytes than the journal holds
     overrun.replace(overrun.find(" 10\n"), 4, " 9999\n");
     std::string wrong_separator = longer_bytes;  // byte length one short: no '\n' after the bytes
@@ -533,7 +538,7 @@ TEST(WorkspaceChangeRecover, BinaryFileContentsRoundTripThroughTheJournal) {
     const char raw[] = "end\nfile 3 absent 2\n\n\0\r\nsmall-change 1\n\0";
     const std::string weird(raw, sizeof raw - 1);
     ASSERT_EQ(std::count(weird.begin(), weird.end(), '\0'), 2);
-    write_journal(f.t, journal_text(0, 0, {{f.plan, sha256_hex("plan: old\n"), weird}}));
+    write_journal(f.t, journal_text(0, 0, {{f.plan, stamp_of(f.plan), weird}}));
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
     EXPECT_EQ(read_all(f.plan), weird);
 }
