@@ -3,11 +3,18 @@
 
 usage: bench/run.py --small PATH [--runs N] [--workdir DIR] [--keep] [--json FILE]
                     [--workspace NAME ...] [--command NAME ...] [--timeout SECONDS]
+                    [--scaling] [--scaling-entries N ...]
 
 Workspaces are made once by ../shared/bench/gen_workspace.py (relative to the repository)
-and reused for every run. Each command runs once to warm up and then N times; the table
-shows median/min/max wall time, the peak resident set size of the child and its exit code.
-A non-zero exit code is flagged and makes this script exit 1.
+and reused for every run; each must pass `small validate` before it is measured. Each
+command runs once to warm up and then N times, every run a fresh process; the table shows
+median/p90/min/max wall time, the median CPU time, the peak resident set size of the child
+(exact with GNU time at /usr/bin/time, else an upper bound), the warm-up run's time and the
+exit code. A non-zero exit code is flagged and makes this script exit 1.
+
+--scaling measures the write commands (`progress add`, `checkpoint`) on workspaces of
+1,000 tasks with 1k, 10k, 100k and 1M progress entries instead, and adds a table of
+entries against median time and peak RSS. Use --workdir to generate the 1M workspace once.
 
 Standard library only.
 """
@@ -25,18 +32,29 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GENERATOR = os.path.join(REPO, "..", "shared", "bench", "gen_workspace.py")
+GNU_TIME = "/usr/bin/time"
 
 # Workspaces handed to gen_workspace.py.
 WORKSPACES = [
     {"name": "large", "tasks": 1000, "entries": 100000},
     {"name": "small", "tasks": 3, "entries": 10},
+    # `plan --add` on a 10k-task plan (every command runs on it).
+    {"name": "plan-10k", "tasks": 10000, "entries": 10000},
 ]
+
+# --scaling: the write commands on logs of growing size (1,000 tasks each).
+SCALING_TASKS = 1000
+SCALING_ENTRIES = [1000, 10000, 100000, 1000000]
+SCALING_COMMANDS = ["progress add", "checkpoint"]
 
 # Commands to time. `argv` follows the binary; `--dir <workspace>` is appended.
 # A command that changes the workspace sets "mutates": True: each run (warm-up included)
 # then gets a fresh copy of the generated workspace, made outside the timed region;
 # "mutates": "once": all runs share one copy, made before the warm-up.
 # "expect_exit" is the exit code that counts as success.
+# `argv` items are formatted with {run} (0 for the warm-up, then 1..N), {last_task} (the
+# generator's last task: pending, its one dependency completed) and every key of "cycle",
+# which takes the values of its list in turn, run after run.
 COMMANDS = [
     {"name": "validate", "argv": ["validate"], "mutates": False, "expect_exit": 0},
     {"name": "lint --strict", "argv": ["lint", "--strict"], "mutates": False, "expect_exit": 0},
@@ -46,7 +64,39 @@ COMMANDS = [
     # warm-up builds the tail cache, the timed runs are the steady state.
     {"name": "progress add", "argv": ["progress", "add", "--task", "task-1", "--status", "completed",
                                       "--evidence", "bench run"], "mutates": "once", "expect_exit": 0},
+    # Plan edit + progress entry as one journaled change. The status alternates so that
+    # every run really changes the plan (the warm-up sets "blocked", run 1 "completed", ...).
+    {"name": "checkpoint", "argv": ["checkpoint", "--task", "{last_task}", "--status", "{status}",
+                                    "--evidence", "bench run"],
+     "cycle": {"status": ["blocked", "completed"]}, "mutates": "once", "expect_exit": 0},
+    # A new task per run: the plan grows by one task, the log by one entry.
+    {"name": "plan --add", "argv": ["plan", "--add", "Bench task {run}"], "mutates": "once", "expect_exit": 0},
 ]
+
+
+def machine(workdir):
+    """nproc, CPU model and the filesystem holding workdir: what the figures depend on."""
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), model)
+    except OSError:
+        pass
+    fs, best = "unknown filesystem", ""
+    try:
+        with open("/proc/mounts") as f:
+            for line in f:
+                dev, mnt, kind = line.split()[:3]
+                mnt = mnt.replace("\\040", " ")
+                if (workdir == mnt or workdir.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
+                    best, fs = mnt, "%s (%s on %s)" % (kind, dev, mnt)
+    except OSError:
+        pass
+    return "%d CPUs (%s), workdir on %s" % (os.cpu_count() or 0, model, fs)
+
+
+def load_average():
+    return "%.2f %.2f %.2f" % os.getloadavg() if hasattr(os, "getloadavg") else "unknown"
 
 
 def log(msg):
@@ -80,9 +130,65 @@ def generate(workdir, spec):
     return ws
 
 
-def run_once(argv, cwd, timeout):
-    """Runs argv; returns (wall seconds, peak RSS in KiB, exit code, output path)."""
+def scaling_workspaces(entries_list):
+    def label(n):
+        for div, suffix in ((1000000, "m"), (1000, "k")):
+            if n >= div and n % div == 0:
+                return "%d%s" % (n // div, suffix)
+        return str(n)
+    return [{"name": "scale-" + label(n), "tasks": SCALING_TASKS, "entries": n} for n in entries_list]
+
+
+def validate(small, ws, workdir, timeout):
+    """Runs `small validate` on ws; returns None when valid, else its output."""
+    argv = [small, "validate", "--dir", ws]
+    _, _, _, code, out = run_once(argv, workdir, timeout)
+    text = tail(out)
+    os.unlink(out)
+    return None if code == 0 else "$ %s\n%s\n(exit %d)" % (" ".join(argv), text, code)
+
+
+def percentile(values, pct):
+    """Linear interpolation between closest ranks (numpy's default)."""
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * pct / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def argv_for(cmd, ws_spec, run):
+    fields = {"run": run, "last_task": "task-%d" % ws_spec["tasks"]}
+    for key, values in cmd.get("cycle", {}).items():
+        fields[key] = values[run % len(values)]
+    return [a.format(**fields) for a in cmd["argv"]]
+
+
+def find_gnu_time():
+    """GNU time, which reports the peak RSS of the process it starts (%M), or None."""
+    try:
+        probe = subprocess.run([GNU_TIME, "--version"], stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return GNU_TIME if "GNU" in probe.stdout + probe.stderr else None
+
+
+def run_once(argv, cwd, timeout, rss_wrapper=None):
+    """Runs argv; returns (wall seconds, CPU seconds (user + system), peak RSS in KiB, exit code,
+    output path).
+
+    The RSS that wait4 reports for a child of this script is never below this script's own RSS
+    (Linux keeps ru_maxrss across execve, and the child starts as a copy of the Python process),
+    so it is only an upper bound for small processes. With rss_wrapper (GNU time), the child is
+    started by that small process and the RSS is exact; its start-up is then in the wall time.
+    """
     out = tempfile.NamedTemporaryFile(prefix="small-bench-", suffix=".out", delete=False)
+    rss_file = None
+    if rss_wrapper:
+        fd, rss_file = tempfile.mkstemp(prefix="small-bench-", suffix=".rss")
+        os.close(fd)
+        argv = [rss_wrapper, "-f", "%M", "-o", rss_file] + argv
     try:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
@@ -97,7 +203,14 @@ def run_once(argv, cwd, timeout):
     finally:
         out.close()
     proc.returncode = exit_code_of(status)  # tell Popen the child is reaped
-    return wall, usage.ru_maxrss, proc.returncode, out.name
+    maxrss_kb = usage.ru_maxrss
+    if rss_file:
+        with open(rss_file) as f:
+            last = f.read().strip().splitlines()[-1:]  # "Command exited with non-zero status N" first
+        os.unlink(rss_file)
+        if last and last[0].isdigit():
+            maxrss_kb = int(last[0])
+    return wall, usage.ru_utime + usage.ru_stime, maxrss_kb, proc.returncode, out.name
 
 
 def tail(path, lines=8):
@@ -108,11 +221,15 @@ def tail(path, lines=8):
         return ""
 
 
-def bench(small, ws_spec, ws, cmd, runs, workdir, timeout):
-    times, rss, codes = [], [], []
+def bench(small, ws_spec, ws, cmd, runs, workdir, timeout, rss_wrapper):
+    """Run 0 warms up, runs 1..N are timed; with rss_wrapper, the warm-up and one more run
+    after the timed ones go through it and give the exact peak RSS (cold and steady)."""
+    times, cpu, rss, codes = [], [], [], []
+    warmup_ms = warmup_rss = None
     failure_output = None
     scratch = os.path.join(workdir, "scratch-" + ws_spec["name"])
-    for i in range(runs + 1):  # run 0 is the warm-up
+    last = runs + (1 if rss_wrapper else 0)
+    for i in range(last + 1):
         target = ws
         if cmd.get("mutates") == "once":
             target = scratch
@@ -123,17 +240,29 @@ def bench(small, ws_spec, ws, cmd, runs, workdir, timeout):
             target = scratch
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(ws, target, symlinks=True)
-        argv = [small] + cmd["argv"] + ["--dir", target]
-        wall, maxrss_kb, code, out = run_once(argv, workdir, timeout)
+        argv = [small] + argv_for(cmd, ws_spec, i) + ["--dir", target]
+        timed = 1 <= i <= runs
+        wall, cpu_s, maxrss_kb, code, out = run_once(argv, workdir, timeout,
+                                                     None if timed else rss_wrapper)
         if code != cmd.get("expect_exit", 0) and failure_output is None:
             failure_output = "$ %s\n%s" % (" ".join(argv), tail(out))
         os.unlink(out)
         if i == 0:
+            warmup_ms, warmup_rss = wall * 1000.0, maxrss_kb / 1024.0
+            continue
+        if not rss_wrapper or not timed:  # with GNU time, only the extra run's RSS counts
+            rss.append(maxrss_kb / 1024.0)
+        if not timed:
             continue
         times.append(wall * 1000.0)
-        rss.append(maxrss_kb / 1024.0)
+        cpu.append(cpu_s * 1000.0)
         codes.append(code)
     bad = [c for c in codes if c != cmd.get("expect_exit", 0)]
+    # What the writes left behind must still be a valid workspace.
+    if cmd.get("mutates") and failure_output is None:
+        invalid = validate(small, target, workdir, timeout)
+        if invalid:
+            failure_output = "the workspace no longer validates after the runs:\n" + invalid
     return {
         "workspace": ws_spec["name"],
         "tasks": ws_spec["tasks"],
@@ -143,9 +272,14 @@ def bench(small, ws_spec, ws, cmd, runs, workdir, timeout):
         "runs": runs,
         "times_ms": [round(t, 3) for t in times],
         "median_ms": round(statistics.median(times), 3),
+        "p90_ms": round(percentile(times, 90), 3),
+        "cpu_ms": [round(t, 3) for t in cpu],
+        "median_cpu_ms": round(statistics.median(cpu), 3),
         "min_ms": round(min(times), 3),
         "max_ms": round(max(times), 3),
         "peak_rss_mb": round(max(rss), 2),
+        "warmup_ms": round(warmup_ms, 3),
+        "warmup_rss_mb": round(warmup_rss, 2),
         "exit_codes": codes,
         "exit_code": bad[0] if bad else codes[0],
         "expect_exit": cmd.get("expect_exit", 0),
@@ -155,14 +289,42 @@ def bench(small, ws_spec, ws, cmd, runs, workdir, timeout):
 
 
 def print_table(results):
-    head = ["workspace", "command", "median ms", "min ms", "max ms", "peak RSS MB", "exit"]
+    head = ["workspace", "command", "median ms", "p90 ms", "min ms", "max ms", "CPU ms", "peak RSS MB",
+            "warm-up ms", "exit"]
     rows = []
     for r in results:
         code = str(r["exit_code"]) + ("" if r["ok"] else "  <-- FAILED")
-        rows.append([r["workspace"], r["command"], "%.1f" % r["median_ms"], "%.1f" % r["min_ms"],
-                     "%.1f" % r["max_ms"], "%.1f" % r["peak_rss_mb"], code])
+        rows.append([r["workspace"], r["command"], "%.1f" % r["median_ms"], "%.1f" % r["p90_ms"],
+                     "%.1f" % r["min_ms"], "%.1f" % r["max_ms"], "%.1f" % r["median_cpu_ms"],
+                     "%.1f" % r["peak_rss_mb"], "%.1f" % r["warmup_ms"], code])
+    print_rows(head, rows, right={2, 3, 4, 5, 6, 7, 8})
+
+
+def print_scaling_table(results):
+    """One row per log size: median/p90 ms and peak RSS of each scaling command, then the
+    warm-up of the first one (no tail cache yet: it reads the whole log)."""
+    commands = [c for c in SCALING_COMMANDS if any(r["command"] == c for r in results)]
+    head = ["entries", "log MB"]
+    for c in commands:
+        head += ["%s median ms" % c, "p90 ms", "RSS MB"]
+    rows = []
+    for entries in sorted({r["entries"] for r in results}):
+        mine = {r["command"]: r for r in results if r["entries"] == entries}
+        row = ["{:,}".format(entries), "%.1f" % next(iter(mine.values()))["log_mb"]]
+        for c in commands:
+            r = mine.get(c)
+            row += (["%.1f%s" % (r["median_ms"], "" if r["ok"] else " FAILED"), "%.1f" % r["p90_ms"],
+                     "%.1f" % r["peak_rss_mb"]] if r else ["-", "-", "-"])
+        first = mine.get(commands[0]) if commands else None
+        row += ["%.1f" % first["warmup_ms"], "%.1f" % first["warmup_rss_mb"]] if first else ["-", "-"]
+        rows.append(row)
+    if commands:
+        head += ["%s cold ms" % commands[0], "cold RSS MB"]
+    print_rows(head, rows, right=set(range(len(head))))
+
+
+def print_rows(head, rows, right):
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
-    right = {2, 3, 4, 5}
 
     def fmt(row):
         cells = [(str(c).rjust(w) if i in right else str(c).ljust(w))
@@ -178,7 +340,7 @@ def print_table(results):
 def main():
     ap = argparse.ArgumentParser(description="Benchmark the small CLI on generated workspaces.")
     ap.add_argument("--small", required=True, help="path to the small binary")
-    ap.add_argument("--runs", type=int, default=7, help="timed runs per command (default 7)")
+    ap.add_argument("--runs", type=int, default=9, help="timed runs per command (default 9)")
     ap.add_argument("--workdir", help="where workspaces are generated and reused (default: a temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary workdir")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
@@ -187,6 +349,11 @@ def main():
     ap.add_argument("--command", action="append", metavar="NAME",
                     help="only these commands (%s)" % ", ".join(c["name"] for c in COMMANDS))
     ap.add_argument("--timeout", type=float, default=600.0, help="kill a run after this many seconds")
+    ap.add_argument("--scaling", action="store_true",
+                    help="time %s on %d-task workspaces with growing logs and print entries against "
+                         "median and peak RSS" % (" and ".join(SCALING_COMMANDS), SCALING_TASKS))
+    ap.add_argument("--scaling-entries", type=int, nargs="+", metavar="N", default=SCALING_ENTRIES,
+                    help="log sizes for --scaling (default %s)" % " ".join(map(str, SCALING_ENTRIES)))
     args = ap.parse_args()
 
     if args.runs < 1:
@@ -197,8 +364,13 @@ def main():
     if not os.path.isfile(GENERATOR):
         sys.exit("bench: workspace generator not found at %s (is ../shared beside the checkout?)"
                  % os.path.normpath(GENERATOR))
-    workspaces = [w for w in WORKSPACES if not args.workspace or w["name"] in args.workspace]
-    commands = [c for c in COMMANDS if not args.command or c["name"] in args.command]
+    if args.scaling:
+        all_workspaces = scaling_workspaces(args.scaling_entries)
+        all_commands = [c for c in COMMANDS if c["name"] in SCALING_COMMANDS]
+    else:
+        all_workspaces, all_commands = WORKSPACES, COMMANDS
+    workspaces = [w for w in all_workspaces if not args.workspace or w["name"] in args.workspace]
+    commands = [c for c in all_commands if not args.command or c["name"] in args.command]
     if not workspaces or not commands:
         ap.error("no workspace or command selected")
 
@@ -210,21 +382,49 @@ def main():
         workdir = tempfile.mkdtemp(prefix="small-bench-")
         temporary = True
 
+    host, load_before = machine(workdir), load_average()
+    rss_wrapper = find_gnu_time()
+    if not rss_wrapper:
+        log("GNU time not found at %s: peak RSS comes from wait4 and is an upper bound "
+            "(never below this script's own RSS)" % GNU_TIME)
     results = []
+    invalid = []
     try:
         paths = {w["name"]: generate(workdir, w) for w in workspaces}
         for w in workspaces:
+            problem = validate(small, paths[w["name"]], workdir, args.timeout)
+            if problem:
+                invalid.append("workspace %s does not validate:\n%s" % (w["name"], problem))
+            else:
+                log("validated %s: small validate exit 0" % w["name"])
+        for w in workspaces if not invalid else []:
+            log_mb = os.path.getsize(os.path.join(paths[w["name"]], ".small", "progress.small.yml")) / 1e6
             for c in commands:
                 log("running %-8s %-16s x%d (+1 warm-up)" % (w["name"], c["name"], args.runs))
-                results.append(bench(small, w, paths[w["name"]], c, args.runs, workdir, args.timeout))
+                r = bench(small, w, paths[w["name"]], c, args.runs, workdir, args.timeout, rss_wrapper)
+                r["log_mb"] = round(log_mb, 2)
+                results.append(r)
     finally:
         if temporary and not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
         elif temporary:
             log("workdir kept: %s" % workdir)
 
-    print("small: %s   runs: %d (+1 warm-up)" % (small, args.runs))
+    if invalid:
+        print("\n\n".join(invalid))
+        return 1
+    print("small: %s   runs: %d (+1 warm-up)   peak RSS: %s" % (
+        small, args.runs, "GNU time, one more run after the timed ones" if rss_wrapper
+        else "wait4 over the timed runs (upper bound)"))
+    print("machine: %s; load average %s at the start, %s at the end" % (host, load_before, load_average()))
+    print("workspaces: %s; each passed `small validate` before it was measured (and the copies "
+          "the write commands grew, again after their runs)"
+          % ", ".join("%s (%d tasks, %s entries)" % (w["name"], w["tasks"], "{:,}".format(w["entries"]))
+                      for w in workspaces))
     print_table(results)
+    if args.scaling:
+        print()
+        print_scaling_table(results)
     failed = [r for r in results if not r["ok"]]
     for r in failed:
         print("\nFAILED %s / %s: exit codes %s (expected %d)\n%s"
@@ -232,7 +432,9 @@ def main():
 
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"small": small, "runs": args.runs, "results": results}, f, indent=2)
+            json.dump({"small": small, "runs": args.runs, "validated": True,
+                       "rss_method": "gnu-time" if rss_wrapper else "wait4",
+                       "machine": host, "load_average": load_before, "results": results}, f, indent=2)
             f.write("\n")
         log("results written to %s" % args.json)
     return 1 if failed else 0
