@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <grp.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -113,6 +115,11 @@ struct RunOptions {
     // Extra environment: name -> value; std::nullopt removes the variable.
     std::vector<std::pair<std::string, std::optional<std::string>>> env;
     std::chrono::milliseconds timeout{30'000};
+    std::optional<std::string> stdin_text;  // default: /dev/null (must fit a pipe buffer)
+    // Applied in the child between fork and exec.
+    std::optional<rlim_t> fsize_limit;      // RLIMIT_FSIZE in bytes (a "full disk")
+    std::optional<uid_t> uid;               // run as this user (needs root)
+    std::optional<gid_t> gid;
 };
 
 // Variables that change output; the tests set them explicitly when needed.
@@ -142,6 +149,9 @@ inline RunResult run_small(const std::vector<std::string>& args, const RunOption
     result.command = "small";
     for (const auto& a : args) result.command += " " + (a.size() > 80 ? a.substr(0, 80) + "..." : a);
     result.command += "   (cwd " + opts.cwd.string() + ")";
+    if (opts.stdin_text) result.command += " [stdin \"" + *opts.stdin_text + "\"]";
+    if (opts.fsize_limit) result.command += " [RLIMIT_FSIZE " + std::to_string(*opts.fsize_limit) + "]";
+    if (opts.uid) result.command += " [uid " + std::to_string(*opts.uid) + "]";
 
     // Everything the child needs is prepared before fork.
     std::vector<std::string> argv_store = {SMALL_BINARY};
@@ -155,8 +165,8 @@ inline RunResult run_small(const std::vector<std::string>& args, const RunOption
     envp.push_back(nullptr);
     const std::string cwd = opts.cwd.string();
 
-    int out_pipe[2], err_pipe[2];
-    if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    int in_pipe[2], out_pipe[2], err_pipe[2];
+    if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
         ADD_FAILURE() << "pipe2: " << std::strerror(errno);
         return result;
     }
@@ -167,15 +177,32 @@ inline RunResult run_small(const std::vector<std::string>& args, const RunOption
     }
     if (pid == 0) {
         const int devnull = ::open("/dev/null", O_RDONLY);
-        if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+        ::dup2(opts.stdin_text ? in_pipe[0] : devnull, STDIN_FILENO);
         ::dup2(out_pipe[1], STDOUT_FILENO);
         ::dup2(err_pipe[1], STDERR_FILENO);
+        if (opts.gid && (::setgroups(0, nullptr) != 0 || ::setgid(*opts.gid) != 0)) ::_exit(125);
+        if (opts.uid && ::setuid(*opts.uid) != 0) ::_exit(125);
+        if (opts.fsize_limit) {
+            const rlimit lim{*opts.fsize_limit, *opts.fsize_limit};
+            if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) ::_exit(125);
+        }
         if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
         ::execve(argv[0], argv.data(), envp.data());
         ::_exit(127);
     }
+    ::close(in_pipe[0]);
     ::close(out_pipe[1]);
     ::close(err_pipe[1]);
+    if (opts.stdin_text && !opts.stdin_text->empty()) {
+        // Tiny input (below a pipe buffer): written at once; a child that
+        // exits without reading must not kill us with SIGPIPE.
+        struct sigaction ignore {}, old {};
+        ignore.sa_handler = SIG_IGN;
+        ::sigaction(SIGPIPE, &ignore, &old);
+        [[maybe_unused]] const ssize_t n = ::write(in_pipe[1], opts.stdin_text->data(), opts.stdin_text->size());
+        ::sigaction(SIGPIPE, &old, nullptr);
+    }
+    ::close(in_pipe[1]);
 
     const auto deadline = std::chrono::steady_clock::now() + opts.timeout;
     pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};

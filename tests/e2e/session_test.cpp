@@ -28,98 +28,10 @@ const std::regex kReplayId("^[0-9a-f]{64}$");
 
 // run_small with `input` on stdin (run_helper's children read /dev/null).
 RunResult run_with_stdin(const fs::path& cwd, const std::vector<std::string>& args, const std::string& input) {
-    RunResult result;
-    result.command = "small";
-    for (const auto& a : args) result.command += " " + a;
-    result.command += "   (cwd " + cwd.string() + ", stdin \"" + input + "\")";
-
     RunOptions opts;
     opts.cwd = cwd;
-    std::vector<std::string> argv_store = {SMALL_BINARY};
-    argv_store.insert(argv_store.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_store) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_store = child_environment(opts);
-    std::vector<char*> envp;
-    for (auto& e : env_store) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    const std::string dir = cwd.string();
-
-    int in_pipe[2], out_pipe[2], err_pipe[2];
-    if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-        ADD_FAILURE() << "pipe2: " << std::strerror(errno);
-        return result;
-    }
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ADD_FAILURE() << "fork: " << std::strerror(errno);
-        return result;
-    }
-    if (pid == 0) {
-        ::dup2(in_pipe[0], STDIN_FILENO);
-        ::dup2(out_pipe[1], STDOUT_FILENO);
-        ::dup2(err_pipe[1], STDERR_FILENO);
-        if (::chdir(dir.c_str()) != 0) ::_exit(126);
-        ::execve(argv[0], argv.data(), envp.data());
-        ::_exit(127);
-    }
-    ::close(in_pipe[0]);
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-    // The input is tiny (well below a pipe buffer): write it all, then EOF.
-    const struct sigaction ignore_pipe = [] {
-        struct sigaction sa {};
-        sa.sa_handler = SIG_IGN;
-        return sa;
-    }();
-    struct sigaction old_pipe {};
-    ::sigaction(SIGPIPE, &ignore_pipe, &old_pipe);
-    if (!input.empty()) {
-        const ssize_t n = ::write(in_pipe[1], input.data(), input.size());
-        (void)n;
-    }
-    ::close(in_pipe[1]);
-    ::sigaction(SIGPIPE, &old_pipe, nullptr);
-
-    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-    std::string* sinks[2] = {&result.out, &result.err};
-    int open_fds = 2;
-    char buf[65536];
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (open_fds > 0) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            result.timed_out = true;
-            ::kill(pid, SIGKILL);
-            break;
-        }
-        const int n = ::poll(fds, 2, 1000);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) break;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
-            if (got > 0) {
-                sinks[i]->append(buf, static_cast<std::size_t>(got));
-            } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-                ::close(fds[i].fd);
-                fds[i].fd = -1;
-                --open_fds;
-            }
-        }
-    }
-    for (auto& p : fds) {
-        if (p.fd >= 0) ::close(p.fd);
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) {
-        result.signaled = true;
-        result.exit_code = 128 + WTERMSIG(status);
-    }
-    return result;
+    opts.stdin_text = input;
+    return run_small(args, opts);
 }
 
 // Every file under `dir`, recursively: relative path -> bytes ("<dir>" for

@@ -62,96 +62,17 @@ std::vector<std::string> env_strings(const Env& env) {
     return child_environment(opts);
 }
 
-// run_small (run_helper.hpp) plus ChildSetup, applied in the child between
-// fork and exec.
+// run_small (run_helper.hpp) with ChildSetup applied in the child.
 RunResult run_child(const fs::path& cwd, const std::vector<std::string>& args, const Env& env,
                     const ChildSetup& setup) {
-    RunResult result;
-    result.command = "small";
-    for (const auto& a : args) result.command += " " + a;
-    result.command += "   (cwd " + cwd.string() + ")";
-    if (setup.fsize_limit) result.command += " [RLIMIT_FSIZE " + std::to_string(*setup.fsize_limit) + "]";
-    if (setup.uid) result.command += " [uid " + std::to_string(*setup.uid) + "]";
-
-    std::vector<std::string> argv_store = {SMALL_BINARY};
-    argv_store.insert(argv_store.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_store) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_store = env_strings(env);
-    std::vector<char*> envp;
-    for (auto& e : env_store) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    const std::string dir = cwd.string();
-
-    int out_pipe[2], err_pipe[2];
-    if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-        ADD_FAILURE() << "pipe2: " << std::strerror(errno);
-        return result;
-    }
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ADD_FAILURE() << "fork: " << std::strerror(errno);
-        return result;
-    }
-    if (pid == 0) {
-        const int devnull = ::open("/dev/null", O_RDONLY);
-        if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-        ::dup2(out_pipe[1], STDOUT_FILENO);
-        ::dup2(err_pipe[1], STDERR_FILENO);
-        if (setup.gid) {
-            if (::setgroups(0, nullptr) != 0 || ::setgid(*setup.gid) != 0) ::_exit(125);
-        }
-        if (setup.uid && ::setuid(*setup.uid) != 0) ::_exit(125);
-        if (setup.fsize_limit) {
-            const rlimit lim{*setup.fsize_limit, *setup.fsize_limit};
-            if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) ::_exit(125);
-        }
-        if (::chdir(dir.c_str()) != 0) ::_exit(126);
-        ::execve(argv[0], argv.data(), envp.data());
-        ::_exit(127);
-    }
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-    std::string* sinks[2] = {&result.out, &result.err};
-    int open_fds = 2;
-    char buf[65536];
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (open_fds > 0) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            result.timed_out = true;
-            ::kill(pid, SIGKILL);
-            break;
-        }
-        const int n = ::poll(fds, 2, 1000);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) break;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
-            if (got > 0) {
-                sinks[i]->append(buf, static_cast<std::size_t>(got));
-            } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-                ::close(fds[i].fd);
-                fds[i].fd = -1;
-                --open_fds;
-            }
-        }
-    }
-    for (auto& p : fds) {
-        if (p.fd >= 0) ::close(p.fd);
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFEXITED(status)) {
-        result.exit_code = WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status)) {
-        result.signaled = true;
-        result.exit_code = 128 + WTERMSIG(status);
-    }
-    return result;
+    RunOptions opts;
+    opts.cwd = cwd;
+    opts.env = env;
+    opts.timeout = std::chrono::seconds(60);
+    opts.fsize_limit = setup.fsize_limit;
+    opts.uid = setup.uid;
+    opts.gid = setup.gid;
+    return run_small(args, opts);
 }
 
 // Starts `small args...` with every standard stream on /dev/null and
