@@ -160,9 +160,12 @@ Status validate_plan_document(Document doc, const WorkspacePaths& ws) {
 }  // namespace
 
 Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws) {
-    const bool known_valid = plan_known_valid(fs, ws);
+    const std::optional<std::string> before = plan_stamp(ws);
     Result<Document> doc = load_yaml_file(fs, plan_path(ws), plan_display(ws));
     if (!doc) return doc.error();
+    // Trust the stamp only if the file did not change while it was read (a
+    // hand edit takes no lock).
+    const bool known_valid = before && plan_stamp(ws) == before && plan_known_valid(fs, ws);
     YamlValue value = to_yaml_value(doc->root());
     if (!known_valid) {
         if (Status s = validate_plan_document(std::move(*doc), ws); !s) return s.error();
