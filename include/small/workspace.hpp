@@ -89,6 +89,8 @@ std::string_view workspace_scope_name(WorkspaceScope scope);
 
 // Loads workspace.small.yml; errors name the file and say how to fix it.
 Result<WorkspaceMetadata> load_workspace_metadata(const FileSystem& fs, const WorkspacePaths& ws);
+// The same, from workspace.small.yml already parsed.
+Result<WorkspaceMetadata> workspace_metadata_from(const Document& doc, const WorkspacePaths& ws);
 
 // Error unless `kind` is admitted by `scope`.
 Status check_workspace_scope(const WorkspaceMetadata& meta, WorkspaceScope scope, const WorkspacePaths& ws);

@@ -69,10 +69,11 @@ struct MutationRequest {
     WorkspaceScope scope = WorkspaceScope::Root;
     bool refuse_examples = false;  // plan/handoff/start/reset: even scope Any refuses kind examples
     std::chrono::milliseconds lock_wait{10'000};
+    bool read_only = false;  // checks only: no lock, no recovery (e.g. a --dry-run)
 };
 
 struct MutationSession {
-    WorkspaceLock lock;
+    std::optional<WorkspaceLock> lock;  // empty for read_only
     YamlValue metadata;          // workspace.small.yml as a value (null when absent/unreadable with scope Any)
     std::string run_replay_id;   // run.replay_id ("" when none); validated 64 hex when set
 };

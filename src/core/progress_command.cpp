@@ -23,11 +23,6 @@ namespace {
 constexpr const char* kProgressFile = "progress.small.yml";
 constexpr const char* kPlanFile = "plan.small.yml";
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-    return out;
-}
 
 bool is_progress_status(std::string_view s) {
     return std::find(std::begin(kProgressStatuses), std::end(kProgressStatuses), s) != std::end(kProgressStatuses);
@@ -39,27 +34,6 @@ Instant plus_one_ns(Instant t) {
         ++t.seconds;
     }
     return t;
-}
-
-Status require_small_dir(const FileSystem& fs, const WorkspacePaths& ws) {
-    if (!fs.directory_exists(ws.small_dir)) {
-        return Error::system("no .small/ directory found in " + ws.root +
-                             (ws.from_dir_flag ? "" : " or any parent directory") + "; run `small init` first");
-    }
-    return ok_status();
-}
-
-// Scope check (authoring §0.5); returns the run replay id ("" when none).
-Result<std::string> check_scope(const FileSystem& fs, const WorkspacePaths& ws, WorkspaceScope scope) {
-    const bool has_meta = fs.file_exists(ws.path_of(kWorkspaceFileName));
-    if (scope == WorkspaceScope::Any && !has_meta) return std::string();
-    Result<WorkspaceMetadata> meta = load_workspace_metadata(fs, ws);
-    if (!meta) {
-        if (scope == WorkspaceScope::Any) return std::string();  // no metadata check at all
-        return meta.error();
-    }
-    if (Status s = check_workspace_scope(*meta, scope, ws); !s) return s.error();
-    return meta->run_replay_id;
 }
 
 // Plan lookup: whether `task` is the id of a plan task. A missing plan is
@@ -135,7 +109,7 @@ Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePath
     // 1. Flag values (usage errors, nothing touched).
     const std::string task(trim(req.task));
     if (task.empty()) return Error::usage("task_id is required (--task must not be blank)");
-    const std::string status = lower(trim(req.status));
+    const std::string status = lower_ascii(trim(req.status));
     if (!is_progress_status(status)) {
         return Error::usage("invalid status \"" + req.status +
                             "\" (must be pending, in_progress, completed, blocked, or cancelled)");
@@ -319,18 +293,14 @@ std::size_t scalar_extent(std::string_view src, std::size_t offset, std::string_
 
 Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const WorkspacePaths& ws,
                                                const ProgressMigrateRequest& req) {
-    if (Status s = require_small_dir(fs, ws); !s) return s.error();
-    if (Result<std::string> scope = check_scope(fs, ws, req.scope); !scope) return scope.error();
+    // A dry run only checks: no lock, no recovery (which may write).
+    MutationRequest mutation{req.scope, false, req.lock_wait};
+    mutation.read_only = req.dry_run;
+    Result<MutationSession> session = begin_mutation(fs, ws, mutation);
+    if (!session) return session.error();
 
     ProgressMigrateResult result;
     result.file = ws.path_of(kProgressFile);
-    std::optional<WorkspaceLock> lock;
-    if (!req.dry_run) {
-        Result<WorkspaceLock> got = WorkspaceLock::acquire(ws, req.lock_wait);
-        if (!got) return got.error();
-        lock.emplace(std::move(*got));
-        if (Status rec = recover_progress(ws); !rec) return rec.error();
-    }
     if (!fs.file_exists(result.file)) {
         return Error::system(ws.display_of(kProgressFile) + " not found; run `small init` first");
     }

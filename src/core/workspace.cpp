@@ -168,7 +168,12 @@ Result<WorkspaceMetadata> load_workspace_metadata(const FileSystem& fs, const Wo
     }
     Result<Document> doc = load_yaml_file(fs, path, display);
     if (!doc) return doc.error();
-    const NodeRef root = doc->root();
+    return workspace_metadata_from(*doc, ws);
+}
+
+Result<WorkspaceMetadata> workspace_metadata_from(const Document& doc, const WorkspacePaths& ws) {
+    const std::string display = ws.display_of(kWorkspaceFileName);
+    const NodeRef root = doc.root();
     const NodeRef kind = root.find("kind");
     WorkspaceMetadata meta;
     if (kind.as_string() == "repo-root") {

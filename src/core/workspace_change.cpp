@@ -289,9 +289,12 @@ Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePath
     }
     const auto read_metadata = [&]() -> Result<YamlValue> {
         const std::string path = ws.path_of(kWorkspaceFileName);
-        const bool present = fs.file_exists(path);
-        if (!present && req.scope == WorkspaceScope::Any) return YamlValue();
-        Result<WorkspaceMetadata> meta = load_workspace_metadata(fs, ws);
+        if (!fs.file_exists(path)) {
+            if (req.scope == WorkspaceScope::Any) return YamlValue();
+            return load_workspace_metadata(fs, ws).error();  // says how to create it
+        }
+        Result<Document> doc = load_yaml_file(fs, path, ws.display_of(kWorkspaceFileName));
+        Result<WorkspaceMetadata> meta = doc ? workspace_metadata_from(*doc, ws) : Result<WorkspaceMetadata>(doc.error());
         if (!meta) {
             if (req.scope == WorkspaceScope::Any) return YamlValue();
             return meta.error();
@@ -303,19 +306,20 @@ Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePath
             return e;
         }
         if (Status s = check_workspace_scope(*meta, req.scope, ws); !s) return s.error();
-        Result<Document> doc = load_yaml_file(fs, path, ws.display_of(kWorkspaceFileName));
-        if (!doc) return doc.error();
         return to_yaml_value(doc->root());
     };
-    if (Result<YamlValue> early = read_metadata(); !early) return early.error();  // refuse before locking
-
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
-    if (!lock) return lock.error();
-    if (Status s = recover_workspace(ws); !s) return s.error();
+    std::optional<WorkspaceLock> lock;
+    if (!req.read_only) {
+        if (Result<YamlValue> early = read_metadata(); !early) return early.error();  // refuse before locking
+        Result<WorkspaceLock> got = WorkspaceLock::acquire(ws, req.lock_wait);
+        if (!got) return got.error();
+        lock.emplace(std::move(*got));
+        if (Status s = recover_workspace(ws); !s) return s.error();
+    }
     Result<YamlValue> metadata = read_metadata();
     if (!metadata) return metadata.error();
 
-    MutationSession session{std::move(*lock), std::move(*metadata), {}};
+    MutationSession session{std::move(lock), std::move(*metadata), {}};
     if (session.metadata.is_object() && session.metadata.contains("run") && session.metadata["run"].is_object() &&
         session.metadata["run"].contains("replay_id") && session.metadata["run"]["replay_id"].is_string()) {
         session.run_replay_id = std::string(trim(session.metadata["run"]["replay_id"].get<std::string>()));

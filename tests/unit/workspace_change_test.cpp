@@ -324,7 +324,8 @@ TEST(WorkspaceChangeBeginMutation, RunIdIsTrimmedAndLowerCasedAndTheLockIsHeld) 
     Result<MutationSession> s = begin_mutation(real_fs, t.ws(), MutationRequest{});
     ASSERT_TRUE(s.ok()) << s.error().describe();
     EXPECT_EQ(s->run_replay_id, kRunId);
-    EXPECT_TRUE(s->lock.held());
+    ASSERT_TRUE(s->lock.has_value());
+    EXPECT_TRUE(s->lock->held());
     Result<WorkspaceLock> other = WorkspaceLock::acquire(t.ws(), milliseconds(0));
     ASSERT_FALSE(other.ok());
     EXPECT_EQ(other.error().kind, Error::Kind::Busy);
