@@ -8,8 +8,10 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -89,5 +91,25 @@ struct AppendEdit {
     std::string text;
 };
 AppendEdit append_edit(const AppendPoint& at, std::string_view item, std::string_view file_bytes);
+
+// Where a one-line scalar sits in the source text it was parsed from, so that
+// an edit can replace just its bytes (keeping comments and formatting).
+struct SourceRange {
+    std::size_t offset = 0;
+    std::size_t length = 0;
+};
+
+class ScalarLocator {
+public:
+    explicit ScalarLocator(std::string_view source);  // indexes line starts once
+    // The bytes of the scalar whose node is marked at `mark` and whose value is
+    // `value`, written plain or quoted without escapes on one line; nothing
+    // otherwise (the caller then re-emits the whole document).
+    std::optional<SourceRange> find(Mark mark, std::string_view value) const;
+
+private:
+    std::string_view source_;
+    std::vector<std::size_t> line_starts_;
+};
 
 }  // namespace small

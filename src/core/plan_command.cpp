@@ -110,6 +110,34 @@ Status apply_plan_flags(PlanEdits& e, const PlanRequest& req) {
     return ok_status();
 }
 
+// The task whose id is `id` in a parsed plan.
+NodeRef task_node(const Document& plan, std::string_view id) {
+    const NodeRef tasks = plan.root().find("tasks");
+    for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
+        const NodeRef t = tasks.item(i);
+        if (t.find("id").is_string() && t.find("id").as_string() == id) return t;
+    }
+    return NodeRef();
+}
+
+// The plan's text with `task`'s status set. Replaces just the status
+// scalar's bytes when it can be located (comments and formatting kept, and
+// no re-emit); otherwise re-emits the whole plan from its value.
+std::string plan_with_status(const Document& plan, NodeRef task, std::string_view status) {
+    const NodeRef current = task.find("status");
+    if (current.is_string() && !plan.source().empty()) {
+        if (const auto at = ScalarLocator(plan.source()).find(current.mark(), current.as_string())) {
+            std::string text = plan.source();
+            text.replace(at->offset, at->length, yaml_quoted(status));
+            return text;
+        }
+    }
+    YamlValue value = to_yaml_value(plan.root());
+    const std::string id(task.find("id").as_string());
+    set_task_status(value["tasks"][*find_task(value, id)], status);
+    return emit_document(value);
+}
+
 std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
 std::string plan_display(const WorkspacePaths& ws) { return ws.display_of(artifact_file_name(ArtifactType::Plan)); }
 
@@ -131,7 +159,7 @@ bool plan_known_valid(const FileSystem& fs, const WorkspacePaths& ws) {
     return stamp && cached && *cached == *stamp + "\n";
 }
 
-Status validate_plan_document(Document doc, const WorkspacePaths& ws) {
+Result<Document> validate_plan_document(Document doc, const WorkspacePaths& ws) {
     Result<const SchemaSet*> schemas = SchemaSet::embedded_shared();
     if (!schemas) return schemas.error();
     const std::vector<SchemaViolation> violations = (*schemas)->validate("plan", doc);
@@ -144,8 +172,8 @@ Status validate_plan_document(Document doc, const WorkspacePaths& ws) {
         return e;
     }
     ArtifactSet set;
-    set.artifacts[static_cast<std::size_t>(ArtifactType::Plan)] =
-        Artifact{ArtifactType::Plan, plan_path(ws), plan_display(ws), std::move(doc)};
+    auto& slot = set.artifacts[static_cast<std::size_t>(ArtifactType::Plan)];
+    slot = Artifact{ArtifactType::Plan, plan_path(ws), plan_display(ws), std::move(doc)};
     for (const Finding& f : check_invariants(set, InvariantOptions{})) {
         if (f.severity != Severity::Error) continue;
         Error e = Error::invalid(f.message + " [" + f.rule + "] (fix the plan first; nothing written)");
@@ -154,23 +182,26 @@ Status validate_plan_document(Document doc, const WorkspacePaths& ws) {
         e.column = f.mark.column;
         return e;
     }
-    return ok_status();
+    return std::move(slot->doc);
 }
 
 }  // namespace
 
-Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws) {
+Result<Document> load_valid_plan_document(const FileSystem& fs, const WorkspacePaths& ws) {
     const std::optional<std::string> before = plan_stamp(ws);
     Result<Document> doc = load_yaml_file(fs, plan_path(ws), plan_display(ws));
     if (!doc) return doc.error();
     // Trust the stamp only if the file did not change while it was read (a
     // hand edit takes no lock).
     const bool known_valid = before && plan_stamp(ws) == before && plan_known_valid(fs, ws);
-    YamlValue value = to_yaml_value(doc->root());
-    if (!known_valid) {
-        if (Status s = validate_plan_document(std::move(*doc), ws); !s) return s.error();
-    }
-    return value;
+    if (known_valid) return doc;
+    return validate_plan_document(std::move(*doc), ws);
+}
+
+Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws) {
+    Result<Document> doc = load_valid_plan_document(fs, ws);
+    if (!doc) return doc.error();
+    return to_yaml_value(doc->root());
 }
 
 void remember_valid_plan(const WorkspacePaths& ws) {
@@ -277,15 +308,14 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     if (!fs.file_exists(plan_path(ws))) {
         return Error::system(plan_display(ws) + " is missing; run `small plan` to create it");
     }
-    Result<YamlValue> plan = load_valid_plan(fs, ws);
+    Result<Document> plan = load_valid_plan_document(fs, ws);
     if (!plan) return plan.error();
-    if (Status s = require_task(*plan, task); !s) return s.error();
+    const NodeRef node = task_node(*plan, task);
+    if (!node) return require_task(YamlValue::object(), task).error();
 
     CheckpointResult result;
-    YamlValue& t = (*plan)["tasks"][*find_task(*plan, task)];
-    result.previous_status = task_status(t);
-    set_task_status(t, status);
-    const std::string text = emit_document(*plan);
+    result.previous_status = task_status(to_yaml_value(node));
+    const std::string text = plan_with_status(*plan, node, status);
     Result<RunPin> pin = pin_run(fs, ws, *session, text);
     if (!pin) return pin.error();
 

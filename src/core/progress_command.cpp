@@ -234,63 +234,6 @@ Result<Instant> parse_lenient_timestamp(std::string_view raw) {
     return parse_progress_timestamp(text);
 }
 
-namespace {
-
-struct LineIndex {
-    std::vector<std::size_t> starts;
-    explicit LineIndex(std::string_view s) {
-        starts.push_back(0);
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            if (s[i] == '\n') starts.push_back(i + 1);
-        }
-    }
-};
-
-// Byte offsets where a scalar marked at `m` may start: the column read as
-// bytes and as code points (the parser's unit is not assumed).
-std::vector<std::size_t> candidate_offsets(std::string_view src, const LineIndex& lines, Mark m) {
-    std::vector<std::size_t> out;
-    if (m.line == 0 || m.column == 0 || m.line > lines.starts.size()) return out;
-    const std::size_t start = lines.starts[m.line - 1];
-    out.push_back(start + m.column - 1);
-    std::size_t pos = start;
-    for (std::uint32_t col = 1; col < m.column && pos < src.size() && src[pos] != '\n'; ++col) {
-        ++pos;
-        while (pos < src.size() && (static_cast<unsigned char>(src[pos]) & 0xC0) == 0x80) ++pos;
-    }
-    if (pos != out.front()) out.push_back(pos);
-    // Quoted scalars may be marked at their first character inside the quotes.
-    const std::size_t n = out.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        if (out[i] > start && out[i] <= src.size() && (src[out[i] - 1] == '"' || src[out[i] - 1] == '\'')) {
-            out.push_back(out[i] - 1);
-        }
-    }
-    return out;
-}
-
-// The byte length of the scalar `value` written at `offset` as a one-line
-// plain, single- or double-quoted scalar without escapes; 0 if it is not.
-std::size_t scalar_extent(std::string_view src, std::size_t offset, std::string_view value) {
-    if (offset >= src.size() || value.empty()) return 0;
-    const char q = src[offset];
-    if (q == '"' || q == '\'') {
-        if (src.substr(offset + 1, value.size()) == value && offset + 1 + value.size() < src.size() &&
-            src[offset + 1 + value.size()] == q) {
-            return value.size() + 2;
-        }
-        return 0;
-    }
-    if (src.substr(offset, value.size()) != value) return 0;
-    const std::size_t end = offset + value.size();
-    if (end == src.size()) return value.size();
-    const char next = src[end];
-    if (next == ' ' || next == '\t' || next == '\n' || next == '\r' || next == ',' || next == '}') return value.size();
-    return 0;
-}
-
-}  // namespace
-
 Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const WorkspacePaths& ws,
                                                const ProgressMigrateRequest& req) {
     // A dry run only checks: no lock, no recovery (which may write).
@@ -321,7 +264,7 @@ Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const Works
     std::vector<Edit> edits;
     bool locatable = true;
     const std::string_view src = doc->source().empty() ? std::string_view(*bytes) : std::string_view(doc->source());
-    const LineIndex lines(src);
+    const ScalarLocator locate(src);
     std::optional<Instant> previous;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const NodeRef ts = entries.item(i).find("timestamp");
@@ -348,15 +291,9 @@ Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const Works
         const std::string canonical = format_timestamp_utc9(t);
         if (canonical == raw) continue;
         result.changes.push_back({i, raw, canonical});
-        std::size_t extent = 0, offset = 0;
-        for (std::size_t cand : candidate_offsets(src, lines, ts.mark())) {
-            if ((extent = scalar_extent(src, cand, raw)) != 0) {
-                offset = cand;
-                break;
-            }
-        }
-        if (extent == 0) locatable = false;
-        else edits.push_back({offset, extent, yaml_quoted(canonical)});
+        const std::optional<SourceRange> at = locate.find(ts.mark(), raw);
+        if (!at) locatable = false;
+        else edits.push_back({at->offset, at->length, yaml_quoted(canonical)});
     }
     if (result.changes.empty() || req.dry_run) return result;
 

@@ -466,4 +466,70 @@ AppendEdit append_edit(const AppendPoint& at, std::string_view item, std::string
     return edit;
 }
 
+
+// ---- locating scalars in source text ----
+
+namespace {
+
+// Byte offsets where a scalar marked at `m` may start: the column read as
+// bytes and as code points (the parser's unit is not assumed).
+std::vector<std::size_t> candidate_offsets(std::string_view src, const std::vector<std::size_t>& line_starts, Mark m) {
+    std::vector<std::size_t> out;
+    if (m.line == 0 || m.column == 0 || m.line > line_starts.size()) return out;
+    const std::size_t start = line_starts[m.line - 1];
+    out.push_back(start + m.column - 1);
+    std::size_t pos = start;
+    for (std::uint32_t col = 1; col < m.column && pos < src.size() && src[pos] != '\n'; ++col) {
+        ++pos;
+        while (pos < src.size() && (static_cast<unsigned char>(src[pos]) & 0xC0) == 0x80) ++pos;
+    }
+    if (pos != out.front()) out.push_back(pos);
+    // Quoted scalars may be marked at their first character inside the quotes.
+    const std::size_t n = out.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (out[i] > start && out[i] <= src.size() && (src[out[i] - 1] == '"' || src[out[i] - 1] == '\'')) {
+            out.push_back(out[i] - 1);
+        }
+    }
+    return out;
+}
+
+// The byte length of the scalar `value` written at `offset` as a one-line
+// plain, single- or double-quoted scalar without escapes; 0 if it is not.
+std::size_t scalar_extent(std::string_view src, std::size_t offset, std::string_view value) {
+    if (offset >= src.size() || value.empty()) return 0;
+    const char q = src[offset];
+    if (q == '"' || q == '\'') {
+        if (src.substr(offset + 1, value.size()) == value && offset + 1 + value.size() < src.size() &&
+            src[offset + 1 + value.size()] == q) {
+            return value.size() + 2;
+        }
+        return 0;
+    }
+    if (src.substr(offset, value.size()) != value) return 0;
+    const std::size_t end = offset + value.size();
+    if (end == src.size()) return value.size();
+    const char next = src[end];
+    if (next == ' ' || next == '\t' || next == '\n' || next == '\r' || next == ',' || next == '}') return value.size();
+    return 0;
+}
+
+}  // namespace
+
+ScalarLocator::ScalarLocator(std::string_view source) : source_(source) {
+    line_starts_.push_back(0);
+    for (std::size_t i = 0; i < source.size(); ++i) {
+        if (source[i] == '\n') line_starts_.push_back(i + 1);
+    }
+}
+
+std::optional<SourceRange> ScalarLocator::find(Mark mark, std::string_view value) const {
+    for (std::size_t offset : candidate_offsets(source_, line_starts_, mark)) {
+        if (const std::size_t length = scalar_extent(source_, offset, value); length != 0) {
+            return SourceRange{offset, length};
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace small

@@ -408,6 +408,23 @@ TEST(Checkpoint, SetsTheStatusAndAppendsOneEntryInOneChange) {
     expect_strict_ok(w);
 }
 
+// An existing status scalar is replaced in place: the rest of the plan,
+// comments included, keeps its bytes.
+TEST(Checkpoint, ReplacesAnExistingStatusInPlaceKeepingComments) {
+    InitWorkspace w;
+    const std::string plan = "small_version: \"1.0.0\"\nowner: \"agent\"\n# why this plan\ntasks:\n"
+                             "  - id: \"task-1\"\n    title: \"Initial task\"  # keep me\n    status: pending\n"
+                             "  - id: task-2\n    title: Second\n    status: 'pending'   # and me\n";
+    write_text(w.file("plan.small.yml"), plan);
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", "completed"));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->previous_status, "pending");
+    std::string expected = plan;
+    expected.replace(expected.find("'pending'"), 9, "\"completed\"");
+    EXPECT_EQ(w.plan_bytes(), expected);
+    expect_strict_ok(w);
+}
+
 TEST(Checkpoint, BlockedWithoutEvidenceGetsTheDefaultEvidence) {
     InitWorkspace w;
     CheckpointRequest req = checkpoint_req("task-1", "blocked");
