@@ -13,8 +13,7 @@ namespace small::cli {
 namespace {
 
 struct AcceptFlags {
-    std::optional<std::string> dir;
-    std::string scope = "root";
+    WorkspaceFlags where;
 };
 
 nlohmann::json paths_json(const WorkspacePaths& ws, DraftKind kind, const AcceptResult& r) {
@@ -59,13 +58,13 @@ void render_accepted(const Output& out, const WorkspacePaths& ws, DraftKind kind
 
 int run_accept(Context& ctx, DraftKind kind, const AcceptFlags& f) {
     const Output out(ctx.globals);
-    Result<WorkspaceScope> scope = parse_workspace_scope(f.scope);
-    if (!scope) return report_error(out, scope.error());
-    const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
+    Result<Target> target = resolve_target(ctx, f.where);
+    if (!target) return report_error(out, target.error());
+    const WorkspacePaths& ws = target->ws;
 
     AcceptRequest req;
     req.kind = kind;
-    req.scope = *scope;
+    req.scope = target->scope;
     req.lock_wait = default_lock_wait();
     Result<AcceptResult> r = accept_draft(ctx.fs, ws, req);
     if (!r) return report_error(out, r.error());
@@ -90,8 +89,7 @@ void register_accept(CLI::App& app, Context& ctx) {
         CLI::App* k = group->add_subcommand(
             name, "Validate " + draft_relative_path(kind) + " and install it as .small/" + name +
                       ".small.yml (records meta/accept-" + name + "); an invalid draft is refused");
-        k->add_option("--workspace", flags->scope, "Workspace scope: root (default), examples or any");
-        add_dir_option(k, flags->dir);
+        add_workspace_flags(k, flags->where, "Workspace scope: root (default), examples or any");
         k->callback([&ctx, kind, flags, stray] {
             if (stray->empty()) ctx.exit_code = run_accept(ctx, kind, *flags);
         });

@@ -13,8 +13,7 @@ namespace small::cli {
 namespace {
 
 struct DraftFlags {
-    std::optional<std::string> dir;
-    std::string scope = "root";
+    WorkspaceFlags where;
     std::string from;
 };
 
@@ -40,17 +39,17 @@ void render(const Output& out, const WorkspacePaths& ws, DraftKind kind, const D
 
 int run_draft(Context& ctx, DraftKind kind, const DraftFlags& f) {
     const Output out(ctx.globals);
-    Result<WorkspaceScope> scope = parse_workspace_scope(f.scope);
-    if (!scope) return report_error(out, scope.error());
+    Result<Target> target = resolve_target(ctx, f.where);
+    if (!target) return report_error(out, target.error());
+    const WorkspacePaths& ws = target->ws;
     const std::string cwd = current_directory();
-    const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, cwd);
 
     DraftRequest req;
     req.kind = kind;
     req.from = f.from;
     req.cwd = cwd;
     req.input = &std::cin;
-    req.scope = *scope;
+    req.scope = target->scope;
     req.lock_wait = default_lock_wait();
     Result<DraftResult> r = save_draft(ctx.fs, ws, req);
     if (!r) return report_error(out, r.error());
@@ -74,8 +73,7 @@ void register_draft(CLI::App& app, Context& ctx) {
         CLI::App* k = group->add_subcommand(
             name, "Save a draft " + name + ".small.yml (verbatim) to " + draft_relative_path(kind) + "; .small/ is not changed");
         k->add_option("--from", flags->from, "Source file, or - (or stdin) to read standard input")->required();
-        k->add_option("--workspace", flags->scope, "Workspace scope: root (default), examples or any");
-        add_dir_option(k, flags->dir);
+        add_workspace_flags(k, flags->where, "Workspace scope: root (default), examples or any");
         k->callback([&ctx, kind, flags, stray] {
             if (stray->empty()) ctx.exit_code = run_draft(ctx, kind, *flags);
         });

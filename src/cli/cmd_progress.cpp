@@ -13,24 +13,22 @@ namespace small::cli {
 namespace {
 
 struct AddFlags {
-    std::optional<std::string> dir;
-    std::string scope = "root";
+    WorkspaceFlags where;
     std::string task, status;
     std::optional<std::string> evidence, verification, command, test, link, commit, notes, at, after;
 };
 
 struct MigrateFlags {
-    std::optional<std::string> dir;
-    std::string scope = "root";
+    WorkspaceFlags where;
     bool dry_run = false;
 };
 
 
 int run_add(Context& ctx, const AddFlags& f) {
     const Output out(ctx.globals);
-    Result<WorkspaceScope> scope = parse_workspace_scope(f.scope);
-    if (!scope) return report_error(out, scope.error());
-    const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
+    Result<Target> target = resolve_target(ctx, f.where);
+    if (!target) return report_error(out, target.error());
+    const WorkspacePaths& ws = target->ws;
 
     ProgressAddRequest req;
     req.task = f.task;
@@ -44,7 +42,7 @@ int run_add(Context& ctx, const AddFlags& f) {
     req.notes = f.notes;
     req.at = f.at;
     req.after = f.after;
-    req.scope = *scope;
+    req.scope = target->scope;
     req.lock_wait = default_lock_wait();
     Result<ProgressAddResult> r = progress_add(ctx.fs, ws, req);
     if (!r) return report_error(out, r.error());
@@ -68,11 +66,11 @@ int run_add(Context& ctx, const AddFlags& f) {
 
 int run_migrate(Context& ctx, const MigrateFlags& f) {
     const Output out(ctx.globals);
-    Result<WorkspaceScope> scope = parse_workspace_scope(f.scope);
-    if (!scope) return report_error(out, scope.error());
-    const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
+    Result<Target> target = resolve_target(ctx, f.where);
+    if (!target) return report_error(out, target.error());
+    const WorkspacePaths& ws = target->ws;
     ProgressMigrateRequest req;
-    req.scope = *scope;
+    req.scope = target->scope;
     req.dry_run = f.dry_run;
     req.lock_wait = default_lock_wait();
     Result<ProgressMigrateResult> r = progress_migrate(ctx.fs, ws, req);
@@ -135,16 +133,14 @@ void register_progress(CLI::App& app, Context& ctx) {
     a->add_option("--notes", add->notes, "Free-form notes (not evidence)");
     a->add_option("--at", add->at, "Exact timestamp (RFC 3339 with fractional seconds), after the last entry");
     a->add_option("--after", add->after, "Use max(TS, last entry) + 1 ns");
-    a->add_option("--workspace", add->scope, "Workspace scope: root (default), examples or any");
-    add_dir_option(a, add->dir);
+    add_workspace_flags(a, add->where, "Workspace scope: root (default), examples or any");
     a->callback([&ctx, add] { ctx.exit_code = run_add(ctx, *add); });
 
     auto mig = std::make_shared<MigrateFlags>();
     CLI::App* m = group->add_subcommand(
         "migrate", "Repair: rewrite progress timestamps as 9-digit UTC, strictly increasing (rewrites history)");
     m->add_flag("--dry-run", mig->dry_run, "Show what would change; write nothing");
-    m->add_option("--workspace", mig->scope, "Workspace scope: root (default), examples or any");
-    add_dir_option(m, mig->dir);
+    add_workspace_flags(m, mig->where, "Workspace scope: root (default), examples or any");
     m->callback([&ctx, mig] { ctx.exit_code = run_migrate(ctx, *mig); });
 }
 
