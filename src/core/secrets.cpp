@@ -5,6 +5,7 @@
 #include "small/text.hpp"
 
 #include <array>
+#include <cctype>
 
 namespace small {
 namespace {
@@ -162,6 +163,26 @@ bool jwt_at(std::string_view text, std::size_t pos) {
     return true;
 }
 
+// "password=hunter2hunter2", "DB_PASSWORD=…", "--api-key"-less forms too:
+// a secret key word, '=' and a literal of 8+ characters. Placeholders
+// ($VAR, ${VAR}, <…>, {{…}}, %s, ***) are not literals.
+bool credential_assignment_at(std::string_view text, std::size_t pos) {
+    for (std::string_view word : kSecretKeyWords) {
+        if (!starts_with_ignoring_case(text, pos, word)) continue;
+        std::size_t i = pos + word.size();
+        if (i >= text.size() || text[i] != '=') continue;
+        ++i;
+        if (i < text.size() && (text[i] == '"' || text[i] == '\'')) ++i;
+        if (i >= text.size() || std::string_view("$<{%*").find(text[i]) != std::string_view::npos) return false;
+        std::size_t len = 0;
+        while (i + len < text.size() && !std::isspace(static_cast<unsigned char>(text[i + len])) &&
+               text[i + len] != '"' && text[i + len] != '\'' && text[i + len] != '&' && text[i + len] != ';')
+            ++len;
+        return len >= 8;
+    }
+    return false;
+}
+
 const char* token_shape_at(std::string_view text, std::size_t pos) {
     if (const char* reason = prefixed_token_at(text, pos)) return reason;
     if (private_key_block_at(text, pos)) return "value contains a private key block";
@@ -186,6 +207,11 @@ const char* find_token_shape(std::string_view text) {
         if (!may_start_shape(text[pos])) continue;
         if (pos > 0 && is_alnum(text[pos - 1])) continue;  // only at word starts
         if (const char* reason = token_shape_at(text, pos)) return reason;
+    }
+    // Less specific, so only when no known token names the secret better.
+    for (std::size_t pos = 0; pos < text.size(); ++pos) {
+        if (pos > 0 && is_alnum(text[pos - 1])) continue;
+        if (credential_assignment_at(text, pos)) return "value assigns a literal to a secret-named variable";
     }
     return nullptr;
 }

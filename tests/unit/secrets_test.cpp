@@ -195,4 +195,20 @@ TEST(SecretValue, LongProseScansLinearly) {
 }
 
 }  // namespace
+
+TEST(SecretValue, FlagsLiteralsAssignedToSecretNamedVariables) {
+    for (const char* v : {"password=hunter2hunter2", "ran with DB_PASSWORD=s3cr3t-value", "curl -u x --token='abcdef123456'",
+                          "https://example.com/cb?access_token=abcdefgh12345678&x=1", "export API_KEY=\"0123456789abcdef\""}) {
+        EXPECT_TRUE(contains(value_reason(v), "secret-named variable")) << v;
+    }
+}
+
+TEST(SecretValue, PlaceholdersAndShortOrProseAssignmentsAreNotSecrets) {
+    for (const char* v : {"password=$DB_PASSWORD in the env", "token=${TOKEN} from CI", "secret=<redacted> here",
+                          "password=*** (masked in the log)", "password=short ok", "the password: see the vault",
+                          "rotated the token after review", "passwords=are not assigned here"}) {
+        expect_clean_value(v);
+    }
+}
+
 }  // namespace small
