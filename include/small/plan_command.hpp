@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "small/filesystem.hpp"
+#include "small/plan_index.hpp"
 #include "small/result.hpp"
 #include "small/workspace.hpp"
 #include "small/yaml_writer.hpp"
@@ -31,8 +32,9 @@ namespace small {
 // again: `.small-cache/plan.valid` remembers its size, mtime, ctime and inode.
 Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws);
 
-// Records that the plan file as it now is on disk is valid (after a write).
-void remember_valid_plan(const WorkspacePaths& ws);
+// Records that the plan file as it now is on disk is valid and has the
+// tasks of `index` (after a write, under the lock).
+void remember_valid_plan(const WorkspacePaths& ws, const PlanIndex& index);
 
 struct PlanRequest {
     std::optional<std::string> add;          // title of a new task
@@ -40,7 +42,10 @@ struct PlanRequest {
     std::optional<std::string> pending;      // task id -> pending
     std::optional<std::string> blocked;      // task id -> blocked
     std::optional<std::string> in_progress;  // task id -> in_progress
+    std::optional<std::string> cancel;       // task id -> cancelled
+    std::optional<std::pair<std::string, std::string>> retitle;  // task id, new title
     std::optional<std::string> depends;      // "<task-id>:<dep-id>"
+    std::optional<std::string> remove;       // task id to remove (refused while the run's entries name it)
     bool reset = false;                      // replace with the template plan
     bool yes = false;                        // confirms --reset
     WorkspaceScope scope = WorkspaceScope::Root;
@@ -57,14 +62,20 @@ struct PlanResult {
     bool pinned_run = false;            // this call pinned it
 };
 
-// Error kinds: Usage (bad flag value: blank title, --depends without ':',
-// --reset without --yes), Invalid (unknown task, duplicate dependency,
-// cycle, a plan that does not parse or validate), System, Busy.
+// Flags apply in the order add, title, done, pending, blocked, in-progress,
+// cancel, depends, remove. Error kinds: Usage (bad flag value: blank title,
+// --depends without ':', --reset without --yes), Invalid (unknown task,
+// with the closest ids (D14); duplicate dependency, cycle; --remove of a
+// task that entries of the current run or other tasks name; a plan that
+// does not parse or validate), System, Busy.
 Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, const PlanRequest& req);
+
+// The statuses checkpoint sets (in the plan and in the entry).
+inline constexpr std::string_view kCheckpointStatuses[] = {"completed", "blocked", "cancelled", "in_progress"};
 
 struct CheckpointRequest {
     std::string task;
-    std::string status;  // completed or blocked
+    std::string status;  // one of kCheckpointStatuses
     std::optional<std::string> evidence, verification, command, test, link, commit, notes;
     std::optional<std::string> at, after;
     WorkspaceScope scope = WorkspaceScope::Root;
@@ -81,7 +92,7 @@ struct CheckpointResult {
     bool pinned_run = false;
 };
 
-// Error kinds: Usage (status not completed/blocked, bad --at/--after, both
+// Error kinds: Usage (status not in kCheckpointStatuses, bad --at/--after, both
 // given, blank task, a field the schema rejects), Invalid (task not in the
 // plan, plan or log unusable, --at not after the last entry), System (no
 // .small/, no progress log, I/O), Busy.

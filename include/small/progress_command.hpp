@@ -52,15 +52,17 @@ struct ProgressAddResult {
     YamlValue entry;             // as written, `timestamp` first
     std::string timestamp;       // 9-digit UTC
     bool task_exists_in_plan = false;
+    std::string plan_status;     // the task's status in the plan ("" for meta/ ids)
     bool meta_task = false;      // task id starts with "meta/"
     bool created_log = false;    // progress.small.yml did not exist and was created
-    std::vector<std::string> warnings;  // e.g. "task X not found in plan.small.yml"
+    std::vector<std::string> warnings;  // e.g. "the plan still says task X is pending; ..."
 };
 
 // Error kinds: Usage (bad flag value: status, --at/--after, both given,
 // blank task, a field the schema rejects), System (no .small/, I/O),
-// Busy (lock held), Invalid (--at not after the last entry, unusable log or
-// workspace metadata, run replay id malformed).
+// Busy (lock held), Invalid (a non-meta/ task the plan does not have, D14,
+// with the closest ids; a plan that does not parse; --at not after the last
+// entry, unusable log or workspace metadata, run replay id malformed).
 Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req);
 
 // --at / --after, parsed (both given, or a bad value: Usage errors).

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace small {
 
@@ -22,5 +23,18 @@ inline std::string lower_ascii(std::string_view s) {
     }
     return out;
 }
+
+}  // namespace small
+
+namespace small {
+
+// Levenshtein distance (insert, delete, substitute: 1 each).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidates nearest to `word`: those at the smallest distance (at most
+// `limit`, in the candidates' order), within max(2, |word| / 3) edits and not
+// equal to it: "did you mean".
+std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
+                                         std::size_t limit = 3);
 
 }  // namespace small

@@ -15,7 +15,7 @@ struct CheckpointFlags {
 };
 
 int run_checkpoint(Context& ctx, CheckpointFlags& f) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "checkpoint");
     Result<Target> target = resolve_target(ctx, f.where);
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
@@ -28,8 +28,7 @@ int run_checkpoint(Context& ctx, CheckpointFlags& f) {
     const std::string status = r->entry["status"].get<std::string>();
     const std::string line = "checkpoint: " + task + " -> " + status + " at " + r->timestamp;
     if (out.json()) {
-        out.json_document({{"ok", true},
-                           {"task_id", task},
+        out.json_document({{"task_id", task},
                            {"status", status},
                            {"progress_entry", nlohmann::json::parse(r->entry.dump())},
                            {"files", {"plan.small.yml", "progress.small.yml"}},
@@ -51,10 +50,10 @@ int run_checkpoint(Context& ctx, CheckpointFlags& f) {
 void register_checkpoint(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<CheckpointFlags>();
     CLI::App* cmd = app.add_subcommand(
-        "checkpoint", "Set a plan task completed or blocked AND record the progress entry, as one atomic change");
+        "checkpoint", "Set a plan task's status AND record the progress entry, as one atomic change");
     CheckpointRequest& r = f->req;
     cmd->add_option("--task", r.task, "Plan task id")->required();
-    cmd->add_option("--status", r.status, "completed or blocked")->required();
+    cmd->add_option("--status", r.status, "completed, blocked, cancelled or in_progress")->required();
     cmd->add_option("--evidence", r.evidence,
                     "What shows it (default: \"" + std::string(kDefaultCheckpointEvidence) + "\")");
     cmd->add_option("--verification", r.verification, "How the result was verified");

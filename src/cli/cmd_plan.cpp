@@ -15,19 +15,26 @@ struct PlanFlags {
 };
 
 int run_plan(Context& ctx, PlanFlags& f) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "plan");
     Result<Target> target = resolve_target(ctx, f.where);
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
     f.req.scope = target->scope;
     f.req.lock_wait = default_lock_wait();
+    if (f.req.reset) {
+        const Confirmation answer =
+            confirm(f.req.yes, "This replaces .small/plan.small.yml with the template (the run and its log are kept).\n"
+                               "Continue?");
+        if (answer != Confirmation::Yes) return report_declined(out, answer, "plan --reset");
+        f.req.yes = true;
+    }
     Result<PlanResult> r = plan_command(ctx.fs, ws, f.req);
     if (!r) return report_error(out, r.error());
 
     if (out.json()) {
         nlohmann::json entries = nlohmann::json::array();
         for (const YamlValue& e : r->entries) entries.push_back(nlohmann::json::parse(e.dump()));
-        nlohmann::json doc = {{"ok", true},           {"workspace", ws.root},   {"changed", r->changed},
+        nlohmann::json doc = {{"workspace", ws.root},   {"changed", r->changed},
                               {"created", r->created}, {"messages", r->messages}, {"entries", entries},
                               {"replay_id", r->replay_id}, {"pinned_run", r->pinned_run}};
         if (!r->added_task_id.empty()) doc["added_task_id"] = r->added_task_id;
@@ -50,13 +57,17 @@ void register_plan(CLI::App& app, Context& ctx) {
     cmd->add_option("--pending", f->req.pending, "Mark task ID pending");
     cmd->add_option("--blocked", f->req.blocked, "Mark task ID blocked");
     cmd->add_option("--in-progress", f->req.in_progress, "Mark task ID in_progress");
+    cmd->add_option("--cancel", f->req.cancel, "Mark task ID cancelled (it stays in the plan, settled)");
+    cmd->add_option("--title", f->req.retitle, "ID TEXT - give task ID a new title")->type_name("ID TEXT");
     cmd->add_option("--depends", f->req.depends, "TASK:DEP - TASK depends on DEP (written as depends_on; cycles refused)");
-    cmd->add_flag("--reset", f->req.reset, "Replace the plan with the template (needs --yes)");
-    cmd->add_flag("--yes", f->req.yes, "Confirm --reset");
+    cmd->add_option("--remove", f->req.remove,
+                    "Remove task ID (refused while progress entries of the current run or other tasks name it)");
+    cmd->add_flag("--reset", f->req.reset, "Replace the plan with the template (asks first, unless --yes)");
+    cmd->add_flag("-y,--yes", f->req.yes, "Confirm --reset without a question");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (examples is refused)");
-    cmd->footer("Flags combine and apply in the order add, done, pending, blocked, in-progress, depends;\n"
-                "any error aborts before a write. The plan and its progress entries are written as one\n"
-                "crash-safe change.");
+    cmd->footer("Flags combine and apply in the order add, title, done, pending, blocked, in-progress, cancel,\n"
+                "depends, remove; any error aborts before a write. A task id the plan does not have is refused\n"
+                "with the closest ids. The plan and its progress entries are written as one crash-safe change.");
     cmd->callback([&ctx, f] { ctx.exit_code = run_plan(ctx, *f); });
 }
 

@@ -25,7 +25,7 @@ struct MigrateFlags {
 
 
 int run_add(Context& ctx, const AddFlags& f) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "progress add");
     Result<Target> target = resolve_target(ctx, f.where);
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
@@ -49,10 +49,10 @@ int run_add(Context& ctx, const AddFlags& f) {
 
     if (out.json()) {
         nlohmann::json entry = nlohmann::json::parse(r->entry.dump());  // keys sorted, as the reference prints them
-        out.json_document({{"ok", true},
-                           {"workspace", ws.root},
+        out.json_document({{"workspace", ws.root},
                            {"entry", entry},
                            {"task_exists_in_plan", r->task_exists_in_plan},
+                           {"plan_status", r->meta_task ? nlohmann::json() : nlohmann::json(r->plan_status)},
                            {"warnings", r->warnings}});
         return kExitOk;
     }
@@ -65,7 +65,7 @@ int run_add(Context& ctx, const AddFlags& f) {
 }
 
 int run_migrate(Context& ctx, const MigrateFlags& f) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "progress migrate");
     Result<Target> target = resolve_target(ctx, f.where);
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
@@ -81,8 +81,7 @@ int run_migrate(Context& ctx, const MigrateFlags& f) {
         for (const TimestampChange& c : r->changes) {
             changes.push_back({{"index", c.index}, {"before", c.before}, {"after", c.after}});
         }
-        out.json_document({{"ok", true},
-                           {"file", r->file},
+        out.json_document({{"file", r->file},
                            {"entries", r->entries},
                            {"changed", r->changes.size()},
                            {"changes", changes},
@@ -113,14 +112,14 @@ int run_migrate(Context& ctx, const MigrateFlags& f) {
 void register_progress(CLI::App& app, Context& ctx) {
     CLI::App* group = app.add_subcommand("progress", "Record progress entries (add) or repair timestamps (migrate)");
     group->require_subcommand(0, 1);
-    group->callback([group] {
-        if (group->get_subcommands().empty()) std::cout << group->help();
+    group->callback([&ctx, group] {
+        if (group->get_subcommands().empty()) ctx.exit_code = run_group_without_subcommand(ctx, *group);
     });
 
     auto add = std::make_shared<AddFlags>();
     CLI::App* a = group->add_subcommand(
         "add", "Append one entry to .small/progress.small.yml (append-only; existing bytes are never rewritten)");
-    a->add_option("--task", add->task, "Task id (a plan task, or meta/...)")->required();
+    a->add_option("--task", add->task, "Task id: a task of the plan (others are refused), or meta/... for bookkeeping")->required();
     a->add_option("--status", add->status, "pending, in_progress, completed, blocked or cancelled")->required();
     a->add_option("--evidence", add->evidence,
                   "What shows the step happened (default when no evidence field is given: \"" +

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli.hpp"
+#include "small/text.hpp"
 
 namespace {
 
@@ -25,34 +26,37 @@ std::optional<std::string> command_word(int argc, char** argv) {
     return std::nullopt;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    return row[b.size()];
-}
-
 int unknown_command(const CLI::App& app, const std::string& word, bool json) {
     std::string message = "unknown command \"" + word + "\" for \"small\"";
     std::string suggestions;
     for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-        if (edit_distance(word, sub->get_name()) <= 2) suggestions += "\n\t" + sub->get_name();
+        if (small::edit_distance(word, sub->get_name()) <= 2) suggestions += "\n\t" + sub->get_name();
     }
     if (!suggestions.empty()) message += "\n\nDid you mean this?" + suggestions;
     if (json) {
-        std::cout << error_json("usage", message).dump(2) << '\n';
+        std::cout << with_envelope(error_json("usage", message), "small", kExitUsage).dump(2) << '\n';
     } else {
         std::cerr << "Error: " << message << "\nRun 'small --help' for usage.\n";
     }
     return kExitUsage;
+}
+
+// --help under --json: the help text inside the envelope.
+int print_help(const CLI::App& app, const CLI::Error& e, const std::string& path, bool json) {
+    if (!json) return app.exit(e);
+    const CLI::App* level = &app;
+    std::string parent = "small";
+    for (const CLI::App* sub = level; sub;) {
+        const std::vector<CLI::App*> chosen = sub->get_subcommands();
+        sub = chosen.empty() ? nullptr : chosen.front();
+        if (sub) {
+            if (level != &app) parent += " " + level->get_name();
+            level = sub;
+        }
+    }
+    const std::string text = level == &app ? app.help() : level->help(parent);
+    std::cout << with_envelope({{"help", text}}, path, kExitOk).dump(2) << '\n';
+    return kExitOk;
 }
 
 // CLI11 does not list the parent's flags under a command; say it, at every level.
@@ -111,21 +115,33 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
+        return print_help(app, e, command_path_of(app, argc, argv), json);
     } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e);
+        return print_help(app, e, command_path_of(app, argc, argv), json);
     } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
+        if (!json) return app.exit(e);
+        std::cout << with_envelope(version_json(), "version", kExitOk).dump(2) << '\n';
+        return kExitOk;
     } catch (const CLI::ParseError& e) {
-        if (json) std::cout << error_json("usage", e.what()).dump(2) << '\n';
-        else std::cerr << "Error: " << e.what() << "\nRun 'small --help' for usage.\n";
+        if (json) {
+            const std::string path = command_path_of(app, argc, argv);
+            std::cout << with_envelope(error_json("usage", e.what()), path, kExitUsage).dump(2) << '\n';
+        } else {
+            std::cerr << "Error: " << e.what() << "\nRun 'small --help' for usage.\n";
+        }
         return kExitUsage;
     } catch (const std::exception& e) {
-        if (json) std::cout << error_json("internal", e.what()).dump(2) << '\n';
-        else std::cerr << "Error: internal error: " << e.what() << '\n';
+        if (json) {
+            const std::string path = command_path_of(app, argc, argv);
+            std::cout << with_envelope(error_json("internal", e.what()), path, kExitSystem).dump(2) << '\n';
+        } else {
+            std::cerr << "Error: internal error: " << e.what() << '\n';
+        }
         return kExitSystem;
     }
     if (app.get_subcommands().empty()) {
+        if (json) return report_error(Output(ctx.globals, "small"),
+                                      small::Error::usage("no command given; run small --help for the list"));
         std::cout << app.help();
         return kExitOk;
     }

@@ -1,14 +1,12 @@
 // `small plan` and `small checkpoint` (see the header).
 #include "small/plan_command.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
+#include <tuple>
 
 #include "small/init_workspace.hpp"
 #include "small/invariants.hpp"
+#include "small/plan_index.hpp"
 #include "small/plan_model.hpp"
 #include "small/progress_command.hpp"
 #include "small/replay_id.hpp"
@@ -21,13 +19,6 @@
 namespace small {
 
 namespace {
-
-// A status change: the plan edit plus the entry that records it.
-struct StatusFlag {
-    const std::optional<std::string>* id;
-    const char* status;
-    const char* flag;
-};
 
 // Without replayId: the run is pinned once the new plan is known.
 YamlValue plan_entry(const std::string& task, const std::string& status, const std::string& evidence,
@@ -51,9 +42,9 @@ Result<std::pair<std::string, std::string>> split_depends(const std::string& raw
     return std::make_pair(std::move(task), std::move(dep));
 }
 
-Status require_task(const YamlValue& plan, const std::string& id) {
+Status require_task(const YamlValue& plan, const std::string& id, const WorkspacePaths& ws) {
     if (find_task(plan, id)) return ok_status();
-    return Error::invalid("task " + id + " not found in plan.small.yml (run `small plan --add \"<title>\"` to add one)");
+    return unknown_task_error(plan_index_of(plan), id, ws);
 }
 
 struct PlanEdits {
@@ -64,48 +55,152 @@ struct PlanEdits {
     bool changed = false;
 };
 
-// Applies every flag in memory, in the fixed order add, done, pending,
-// blocked, in-progress, depends. Any error aborts before a write.
-Status apply_plan_flags(PlanEdits& e, const PlanRequest& req) {
-    if (req.add) {
-        const std::string title(trim(*req.add));
-        if (title.empty()) return Error::usage("--add needs a task title that is not blank");
-        e.added_id = next_task_id(e.plan);
-        YamlValue task = YamlValue::object();
-        task["id"] = e.added_id;
-        task["title"] = title;
-        task["status"] = "pending";
-        if (!e.plan.contains("tasks") || !e.plan["tasks"].is_array()) e.plan["tasks"] = YamlValue::array();
-        e.plan["tasks"].push_back(std::move(task));
-        e.entries.push_back(plan_entry(e.added_id, "pending", "Added task " + e.added_id + " via small plan --add",
-                                       title));
-        e.messages.push_back("Added task " + e.added_id + ": " + title);
-        e.changed = true;
+void record(PlanEdits& e, YamlValue entry, std::string message) {
+    e.entries.push_back(std::move(entry));
+    e.messages.push_back(std::move(message));
+    e.changed = true;
+}
+
+Status add_task(PlanEdits& e, const std::string& raw_title) {
+    const std::string title(trim(raw_title));
+    if (title.empty()) return Error::usage("--add needs a task title that is not blank");
+    e.added_id = next_task_id(e.plan);
+    YamlValue task = YamlValue::object();
+    task["id"] = e.added_id;
+    task["title"] = title;
+    task["status"] = "pending";
+    if (!e.plan.contains("tasks") || !e.plan["tasks"].is_array()) e.plan["tasks"] = YamlValue::array();
+    e.plan["tasks"].push_back(std::move(task));
+    record(e, plan_entry(e.added_id, "pending", "Added task " + e.added_id + " via small plan --add", title),
+           "Added task " + e.added_id + ": " + title);
+    return ok_status();
+}
+
+Status retitle_task(PlanEdits& e, const std::pair<std::string, std::string>& req, const WorkspacePaths& ws) {
+    const std::string id(trim(req.first));
+    const std::string title(trim(req.second));
+    if (title.empty()) return Error::usage("--title needs a task title that is not blank");
+    if (Status s = require_task(e.plan, id, ws); !s) return s;
+    YamlValue& task = e.plan["tasks"][*find_task(e.plan, id)];
+    task["title"] = title;
+    record(e, plan_entry(id, task_status(task), "Retitled task " + id + " via small plan --title", title),
+           "Retitled task " + id + ": " + title);
+    return ok_status();
+}
+
+Status set_status(PlanEdits& e, const std::string& raw_id, const char* status, const char* flag,
+                  const WorkspacePaths& ws) {
+    const std::string id(trim(raw_id));
+    if (Status s = require_task(e.plan, id, ws); !s) return s;
+    set_task_status(e.plan["tasks"][*find_task(e.plan, id)], status);
+    record(e,
+           plan_entry(id, status, "Updated task " + id + " to " + status + " via small plan " + flag,
+                      std::string("small plan ") + flag),
+           "Marked task " + id + " as " + status);
+    return ok_status();
+}
+
+Status add_depends(PlanEdits& e, const std::string& raw, const WorkspacePaths& ws) {
+    Result<std::pair<std::string, std::string>> pair = split_depends(raw);
+    if (!pair) return pair.error();
+    const auto& [task, dep] = *pair;
+    if (Status s = require_task(e.plan, task, ws); !s) return s;
+    if (Status s = require_task(e.plan, dep, ws); !s) return s;
+    if (Status s = add_dependency(e.plan, task, dep); !s) return s;
+    const YamlValue& t = e.plan["tasks"][*find_task(e.plan, task)];
+    record(e, plan_entry(task, task_status(t), "Added dependency " + dep + " to " + task, "small plan --depends"),
+           "Added dependency: " + task + " depends on " + dep);
+    return ok_status();
+}
+
+// Entries of the current run that name `id`: their count and the first one's line.
+struct Naming {
+    std::size_t count = 0;
+    unsigned first_line = 0;
+};
+
+Result<Naming> run_entries_naming(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
+                                  const std::string& run_id) {
+    const std::string path = ws.path_of(artifact_file_name(ArtifactType::Progress));
+    if (!fs.file_exists(path)) return Naming{};
+    Result<std::string> bytes = fs.read_file(path);
+    if (!bytes) return bytes.error();
+    if (bytes->find(id) == std::string::npos) return Naming{};  // cheap and exact "no"
+    Result<Document> log = parse_yaml(*bytes, ws.display_of(artifact_file_name(ArtifactType::Progress)));
+    if (!log) return log.error();
+    Naming n;
+    const NodeRef entries = log->root().find("entries");
+    for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
+        const NodeRef entry = entries.item(i);
+        if (trim(entry.find("task_id").as_string()) != id) continue;
+        if (!run_id.empty() && lower_ascii(trim(entry.find("replayId").as_string())) != run_id) continue;
+        if (n.count++ == 0) n.first_line = entry.mark().line;
     }
-    const StatusFlag flags[] = {{&req.done, "completed", "--done"},
-                                {&req.pending, "pending", "--pending"},
-                                {&req.blocked, "blocked", "--blocked"},
-                                {&req.in_progress, "in_progress", "--in-progress"}};
-    for (const StatusFlag& f : flags) {
-        if (!*f.id) continue;
-        const std::string id(trim(**f.id));
-        if (Status s = require_task(e.plan, id); !s) return s;
-        set_task_status(e.plan["tasks"][*find_task(e.plan, id)], f.status);
-        e.entries.push_back(plan_entry(id, f.status, "Updated task " + id + " to " + f.status + " via small plan " + f.flag,
-                                       std::string("small plan ") + f.flag));
-        e.messages.push_back("Marked task " + id + " as " + f.status);
-        e.changed = true;
+    return n;
+}
+
+Status remove_task(PlanEdits& e, const std::string& raw_id, const FileSystem& fs, const WorkspacePaths& ws,
+                   const std::string& run_id) {
+    const std::string id(trim(raw_id));
+    if (Status s = require_task(e.plan, id, ws); !s) return s;
+    if (e.plan["tasks"].size() == 1) {
+        return Error::invalid("task " + id + " cannot be removed: it is the plan's only task, and a plan needs at "
+                              "least one (nothing written). Add the next task first, or cancel it: small plan --cancel " +
+                              id);
+    }
+    for (const YamlValue& t : e.plan["tasks"]) {
+        const std::vector<std::string> deps = task_dependencies(t);
+        if (std::find(deps.begin(), deps.end(), id) != deps.end()) {
+            return Error::invalid("task " + id + " cannot be removed: task " + t["id"].get<std::string>() +
+                                  " depends on it (nothing written). Cancel it instead: small plan --cancel " + id);
+        }
+    }
+    Result<Naming> naming = run_entries_naming(fs, ws, id, run_id);
+    if (!naming) return naming.error();
+    if (naming->count > 0) {
+        return Error::invalid(
+            "task " + id + " cannot be removed: " + std::to_string(naming->count) + " progress entr" +
+            (naming->count == 1 ? "y" : "ies") + " of the current run name it (first at " +
+            ws.display_of(artifact_file_name(ArtifactType::Progress)) + ":" + std::to_string(naming->first_line) +
+            "), and the append-only log keeps them, so removing it would fail strict check S2 (nothing written). "
+            "Cancel it instead: small plan --cancel " + id);
+    }
+    YamlValue kept = YamlValue::array();
+    for (const YamlValue& t : e.plan["tasks"]) {
+        if (!(t.contains("id") && t["id"].is_string() && t["id"].get<std::string>() == id)) kept.push_back(t);
+    }
+    e.plan["tasks"] = std::move(kept);
+    // D8: the task is gone, so the entry that records it uses a meta/ id.
+    record(e, plan_entry("meta/plan-remove", "completed", "Removed task " + id + " via small plan --remove", id),
+           "Removed task " + id);
+    return ok_status();
+}
+
+// Applies every flag in memory, in the order of PlanRequest's comment. Any
+// error aborts before a write.
+Status apply_plan_flags(PlanEdits& e, const PlanRequest& req, const FileSystem& fs, const WorkspacePaths& ws,
+                        const std::string& run_id) {
+    if (req.add) {
+        if (Status s = add_task(e, *req.add); !s) return s;
+    }
+    if (req.retitle) {
+        if (Status s = retitle_task(e, *req.retitle, ws); !s) return s;
+    }
+    const std::tuple<const std::optional<std::string>*, const char*, const char*> flags[] = {
+        {&req.done, "completed", "--done"},
+        {&req.pending, "pending", "--pending"},
+        {&req.blocked, "blocked", "--blocked"},
+        {&req.in_progress, "in_progress", "--in-progress"},
+        {&req.cancel, "cancelled", "--cancel"}};
+    for (const auto& [id, status, flag] : flags) {
+        if (!*id) continue;
+        if (Status s = set_status(e, **id, status, flag, ws); !s) return s;
     }
     if (req.depends) {
-        Result<std::pair<std::string, std::string>> pair = split_depends(*req.depends);
-        if (!pair) return pair.error();
-        const auto& [task, dep] = *pair;
-        if (Status s = add_dependency(e.plan, task, dep); !s) return s;
-        const YamlValue& t = e.plan["tasks"][*find_task(e.plan, task)];
-        e.entries.push_back(plan_entry(task, task_status(t), "Added dependency " + dep + " to " + task,
-                                       "small plan --depends"));
-        e.messages.push_back("Added dependency: " + task + " depends on " + dep);
-        e.changed = true;
+        if (Status s = add_depends(e, *req.depends, ws); !s) return s;
+    }
+    if (req.remove) {
+        if (Status s = remove_task(e, *req.remove, fs, ws, run_id); !s) return s;
     }
     return ok_status();
 }
@@ -145,7 +240,7 @@ std::string plan_display(const WorkspacePaths& ws) { return ws.display_of(artifa
 
 namespace {
 
-constexpr const char* kPlanValidName = ".small-cache/plan.valid";
+constexpr const char* kPlanValidName = "plan.valid";
 
 std::optional<std::string> plan_stamp(const WorkspacePaths& ws) {
     Result<std::string> v = file_version(plan_path(ws));
@@ -155,8 +250,7 @@ std::optional<std::string> plan_stamp(const WorkspacePaths& ws) {
 
 bool plan_known_valid(const FileSystem& fs, const WorkspacePaths& ws) {
     const std::optional<std::string> stamp = plan_stamp(ws);
-    Result<std::string> cached = fs.read_file(ws.root + "/" + kPlanValidName);
-    return stamp && cached && *cached == *stamp + "\n";
+    return stamp && read_stamped_cache(fs, ws, kPlanValidName, *stamp).has_value();
 }
 
 Result<Document> validate_plan_document(Document doc, const WorkspacePaths& ws) {
@@ -204,19 +298,10 @@ Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws
     return to_yaml_value(doc->root());
 }
 
-void remember_valid_plan(const WorkspacePaths& ws) {
-    const std::optional<std::string> stamp = plan_stamp(ws);
-    if (!stamp) return;
-    // A shortcut only: not fsynced, written whole by rename; a lost or stale
-    // stamp just means the plan is validated again.
-    const std::string path = ws.root + "/" + kPlanValidName;
-    const std::string tmp = path + "." + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return;
-    const std::string line = *stamp + "\n";
-    const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
-    ::close(fd);
-    if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+void remember_valid_plan(const WorkspacePaths& ws, const PlanIndex& index) {
+    // A shortcut only: a lost or stale stamp just means the plan is validated again.
+    if (const std::optional<std::string> stamp = plan_stamp(ws)) write_stamped_cache(ws, kPlanValidName, *stamp, "");
+    remember_plan_index(ws, index);
 }
 
 Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, const PlanRequest& req) {
@@ -247,7 +332,7 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         edits.entries.push_back(plan_entry("meta/plan-reset", "completed", "Reset plan.small.yml to the template",
                                            "small plan --reset"));
         edits.messages.push_back("Plan reset to template");
-    } else if (Status s = apply_plan_flags(edits, req); !s) {
+    } else if (Status s = apply_plan_flags(edits, req, fs, ws, session->run_replay_id); !s) {
         return s.error();
     }
     if (!edits.changed) {
@@ -275,7 +360,7 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return committed.error();
-    remember_valid_plan(ws);
+    remember_valid_plan(ws, plan_index_of(edits.plan));
 
     result.messages = std::move(edits.messages);
     for (AppendResult& a : committed->appended) result.entries.push_back(std::move(a.entry));
@@ -293,8 +378,10 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     const std::string task(trim(req.task));
     if (task.empty()) return Error::usage("--task must not be blank");
     const std::string status = lower_ascii(trim(req.status));
-    if (status != "completed" && status != "blocked") {
-        return Error::usage("invalid status \"" + req.status + "\" (must be completed or blocked)");
+    if (std::find(std::begin(kCheckpointStatuses), std::end(kCheckpointStatuses), status) ==
+        std::end(kCheckpointStatuses)) {
+        return Error::usage("invalid status \"" + req.status +
+                            "\" (must be completed, blocked, cancelled or in_progress)");
     }
     Result<EntryTime> when = parse_entry_time(req.at, req.after);
     if (!when) return when.error();
@@ -310,8 +397,9 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     }
     Result<Document> plan = load_valid_plan_document(fs, ws);
     if (!plan) return plan.error();
+    PlanIndex index = plan_index_of(*plan);
     const NodeRef node = task_node(*plan, task);
-    if (!node) return require_task(YamlValue::object(), task).error();
+    if (!node) return unknown_task_error(index, task, ws);
 
     CheckpointResult result;
     result.previous_status = task_status(to_yaml_value(node));
@@ -334,7 +422,10 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return committed.error();
-    remember_valid_plan(ws);
+    for (PlanTaskInfo& t : index.tasks) {
+        if (t.id == task) t.status = status;
+    }
+    remember_valid_plan(ws, index);
 
     result.entry = std::move(committed->appended.front().entry);
     result.timestamp = committed->appended.front().timestamp_text;

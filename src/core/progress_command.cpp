@@ -7,6 +7,7 @@
 #include "small/atomic_file.hpp"
 #include "small/invariants.hpp"
 #include "small/links.hpp"
+#include "small/plan_index.hpp"
 #include "small/progress_log.hpp"
 #include "small/replay_id.hpp"
 #include "small/schema.hpp"
@@ -21,7 +22,6 @@ namespace small {
 namespace {
 
 constexpr const char* kProgressFile = "progress.small.yml";
-constexpr const char* kPlanFile = "plan.small.yml";
 
 
 bool is_progress_status(std::string_view s) {
@@ -36,24 +36,30 @@ Instant plus_one_ns(Instant t) {
     return t;
 }
 
-// Plan lookup: whether `task` is the id of a plan task. A missing plan is
-// "no"; an unreadable one is "no" plus a warning (the entry is still recorded).
-bool task_in_plan(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
-                  std::vector<std::string>& warnings) {
-    const std::string path = ws.path_of(kPlanFile);
-    if (!fs.file_exists(path)) return false;
-    Result<Document> plan = load_yaml_file(fs, path, ws.display_of(kPlanFile));
-    if (!plan) {
-        warnings.push_back("cannot read plan.small.yml to look up task " + task + ": " + plan.error().describe());
-        return false;
+// D14: a task the plan names (meta/ ids are bookkeeping and always allowed).
+// Reads the stamped task index, not the plan, so an append stays O(1).
+// Fills the result's plan fields and the "plan still says" warning.
+Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
+                  const std::string& status, ProgressAddResult& result) {
+    if (result.meta_task) return ok_status();
+    Result<PlanIndex> index = load_plan_index(fs, ws);
+    if (!index) {
+        Error e = index.error();
+        e.message = "cannot check task " + task + " against the plan: " + e.message +
+                    " (fix the plan first; nothing written)";
+        return e;
     }
-    const NodeRef tasks = plan->root().find("tasks");
-    if (!tasks.is_sequence()) return false;
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-        const NodeRef id = tasks.item(i).find("id");
-        if (id.is_string() && id.as_string() == task) return true;
+    const PlanTaskInfo* t = index->find(task);
+    if (!t) return unknown_task_error(*index, task, ws);
+    result.task_exists_in_plan = true;
+    result.plan_status = t->status;
+    const bool settles = status == "completed" || status == "blocked" || status == "cancelled";
+    if (settles && t->status != status) {
+        result.warnings.push_back("the plan still says task " + task + " is " + t->status +
+                                  "; `small checkpoint --task " + task + " --status " + status +
+                                  "` records the entry and sets the plan status together");
     }
-    return false;
+    return ok_status();
 }
 
 }  // namespace
@@ -131,10 +137,7 @@ Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePath
         return v.error();
     }
     result.meta_task = task.rfind("meta/", 0) == 0;
-    result.task_exists_in_plan = task_in_plan(fs, ws, task, result.warnings);
-    if (!result.task_exists_in_plan && !result.meta_task && result.warnings.empty()) {
-        result.warnings.insert(result.warnings.begin(), "task " + task + " not found in plan.small.yml");
-    }
+    if (Status s = check_task(fs, ws, task, status, result); !s) return s.error();
 
     // 4. Append (or create the log holding the entry).
     const std::string file = ws.path_of(kProgressFile);

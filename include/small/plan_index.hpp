@@ -1,0 +1,61 @@
+// The plan's task ids and statuses, for the writes that must name an
+// existing task (DECISIONS D14) without parsing the whole plan each time.
+//
+// `.small-cache/plan.tasks` keeps them next to the plan file's version stamp
+// (size, mtime, ctime, inode: file_version()); a hand edit changes the stamp
+// and the plan is parsed again. The cache is a shortcut only: it is written
+// by rename and not fsynced, and a lost or stale one just costs a parse.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "small/filesystem.hpp"
+#include "small/result.hpp"
+#include "small/workspace.hpp"
+#include "small/yaml_writer.hpp"
+
+namespace small {
+
+struct PlanTaskInfo {
+    std::string id;
+    std::string status;  // trimmed, lower-cased; blank is "pending"
+    std::string title;
+};
+
+struct PlanIndex {
+    bool plan_exists = false;
+    std::vector<PlanTaskInfo> tasks;  // plan order
+
+    const PlanTaskInfo* find(std::string_view id) const;
+    std::vector<std::string> ids() const;
+};
+
+// The index of plan.small.yml as it is now. A plan that does not parse is an
+// Invalid error with its file:line:column (a task cannot be checked against it).
+Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws);
+
+// The index of a plan value or parsed plan, for the writers that hold one.
+PlanIndex plan_index_of(const YamlValue& plan);
+PlanIndex plan_index_of(const Document& plan);
+
+// Stores `index` as the cache of the plan file as it now is on disk (call
+// after writing the plan, under the lock).
+void remember_plan_index(const WorkspacePaths& ws, const PlanIndex& index);
+
+// D14: an Invalid error for a task id the plan does not have, naming the
+// closest ids (or listing a few when none is close) and how to add one.
+Error unknown_task_error(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws);
+
+// ok when `id` is a meta/ id or a task of the plan; else unknown_task_error.
+Status require_plan_task(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws);
+
+// Small caches under .small-cache/ keyed by a file's version stamp: the body
+// is returned only while `stamp` is unchanged.
+std::optional<std::string> read_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const char* name,
+                                              const std::string& stamp);
+void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::string& stamp,
+                         const std::string& body);
+
+}  // namespace small

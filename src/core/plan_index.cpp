@@ -1,0 +1,170 @@
+// The plan's task index and its stamped cache (see plan_index.hpp).
+#include "small/plan_index.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "small/plan_model.hpp"
+#include "small/text.hpp"
+#include "small/workspace_change.hpp"
+
+namespace small {
+
+namespace {
+
+constexpr const char* kPlanTasksName = "plan.tasks";
+
+std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
+
+std::optional<std::string> plan_stamp(const WorkspacePaths& ws) {
+    Result<std::string> v = file_version(plan_path(ws));
+    if (!v || *v == "absent") return std::nullopt;
+    return *v;
+}
+
+std::string normal_status(std::string_view raw) {
+    std::string s = lower_ascii(trim(raw));
+    return s.empty() ? "pending" : s;
+}
+
+}  // namespace
+
+PlanIndex plan_index_of(const Document& doc) {
+    PlanIndex index;
+    index.plan_exists = true;
+    const NodeRef tasks = doc.root().find("tasks");
+    for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
+        const NodeRef t = tasks.item(i);
+        if (!t.find("id").is_string()) continue;
+        const NodeRef status = t.find("status");
+        index.tasks.push_back({std::string(t.find("id").as_string()),
+                               normal_status(status.is_string() ? status.as_string() : std::string_view()),
+                               std::string(t.find("title").is_string() ? t.find("title").as_string() : "")});
+    }
+    return index;
+}
+
+namespace {
+
+std::string encode(const PlanIndex& index) {
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const PlanTaskInfo& t : index.tasks) tasks.push_back({t.id, t.status, t.title});
+    return tasks.dump();
+}
+
+std::optional<PlanIndex> decode(const std::string& body) {
+    const nlohmann::json tasks = nlohmann::json::parse(body, nullptr, false);
+    if (!tasks.is_array()) return std::nullopt;
+    PlanIndex index;
+    index.plan_exists = true;
+    for (const nlohmann::json& t : tasks) {
+        if (!t.is_array() || t.size() != 3 || !t[0].is_string() || !t[1].is_string() || !t[2].is_string()) {
+            return std::nullopt;
+        }
+        index.tasks.push_back({t[0].get<std::string>(), t[1].get<std::string>(), t[2].get<std::string>()});
+    }
+    return index;
+}
+
+}  // namespace
+
+const PlanTaskInfo* PlanIndex::find(std::string_view id) const {
+    for (const PlanTaskInfo& t : tasks) {
+        if (t.id == id) return &t;
+    }
+    return nullptr;
+}
+
+std::vector<std::string> PlanIndex::ids() const {
+    std::vector<std::string> out;
+    out.reserve(tasks.size());
+    for (const PlanTaskInfo& t : tasks) out.push_back(t.id);
+    return out;
+}
+
+std::optional<std::string> read_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const char* name,
+                                              const std::string& stamp) {
+    Result<std::string> cached = fs.read_file(ws.root + "/.small-cache/" + name);
+    if (!cached) return std::nullopt;
+    const std::size_t eol = cached->find('\n');
+    if (eol == std::string::npos || cached->compare(0, eol, stamp) != 0) return std::nullopt;
+    return cached->substr(eol + 1);
+}
+
+void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::string& stamp,
+                         const std::string& body) {
+    const std::string path = ws.root + "/.small-cache/" + name;
+    const std::string tmp = path + "." + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    const std::string bytes = stamp + "\n" + body;
+    const bool written = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+    ::close(fd);
+    if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+}
+
+Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws) {
+    const std::optional<std::string> before = plan_stamp(ws);
+    if (!before) return PlanIndex{};
+    if (std::optional<std::string> body = read_stamped_cache(fs, ws, kPlanTasksName, *before)) {
+        if (std::optional<PlanIndex> index = decode(*body)) return *index;
+    }
+    const std::string display = ws.display_of(artifact_file_name(ArtifactType::Plan));
+    Result<Document> doc = load_yaml_file(fs, plan_path(ws), display);
+    if (!doc) return doc.error();
+    PlanIndex index = plan_index_of(*doc);
+    // Cache only what was read from one version of the file (a hand edit takes no lock).
+    if (plan_stamp(ws) == before) write_stamped_cache(ws, kPlanTasksName, *before, encode(index));
+    return index;
+}
+
+PlanIndex plan_index_of(const YamlValue& plan) {
+    PlanIndex index;
+    index.plan_exists = true;
+    if (!plan.is_object() || !plan.contains("tasks") || !plan["tasks"].is_array()) return index;
+    for (const YamlValue& t : plan["tasks"]) {
+        if (!t.is_object() || !t.contains("id") || !t["id"].is_string()) continue;
+        const bool titled = t.contains("title") && t["title"].is_string();
+        index.tasks.push_back({t["id"].get<std::string>(), task_status(t),
+                               titled ? t["title"].get<std::string>() : std::string()});
+    }
+    return index;
+}
+
+void remember_plan_index(const WorkspacePaths& ws, const PlanIndex& index) {
+    if (const std::optional<std::string> stamp = plan_stamp(ws)) {
+        write_stamped_cache(ws, kPlanTasksName, *stamp, encode(index));
+    }
+}
+
+Error unknown_task_error(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws) {
+    const std::string plan = ws.display_of(artifact_file_name(ArtifactType::Plan));
+    if (!index.plan_exists) {
+        return Error::invalid("task " + id + " cannot be recorded: " + plan +
+                              " is missing; create it with `small plan --add \"<title>\"` (nothing written)");
+    }
+    std::string msg = "task " + id + " is not in " + plan + "; nothing written.";
+    const std::vector<std::string> ids = index.ids();
+    if (const std::vector<std::string> close = closest_matches(id, ids); !close.empty()) {
+        msg += " Did you mean ";
+        for (std::size_t i = 0; i < close.size(); ++i) msg += (i ? i + 1 == close.size() ? " or " : ", " : "") + close[i];
+        msg += "?";
+    } else if (!ids.empty()) {
+        msg += " The plan has ";
+        for (std::size_t i = 0; i < ids.size() && i < 5; ++i) msg += (i ? ", " : "") + ids[i];
+        msg += ids.size() > 5 ? " and " + std::to_string(ids.size() - 5) + " more." : std::string(".");
+    } else {
+        msg += " The plan has no tasks.";
+    }
+    msg += " To add a task: small plan --add \"<title>\"";
+    return Error::invalid(msg);
+}
+
+Status require_plan_task(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws) {
+    if (id.rfind("meta/", 0) == 0 || index.find(id)) return ok_status();
+    return unknown_task_error(index, id, ws);
+}
+
+}  // namespace small
