@@ -63,6 +63,7 @@ struct InitResult {
     bool progress_kept = false;        // --force: the existing log was kept and appended to
     std::string replay_id;             // pinned in workspace.small.yml run.replay_id
     std::string previous_replay_id;    // --force: the run id that was pinned before, if any
+    std::string snapshot_dir;          // --force: where the replaced artifacts were copied (D15), or ""
     YamlValue progress_entry;          // the meta/init entry as written
     std::string timestamp;             // its timestamp
     AgentsAction agents = AgentsAction::Skipped;

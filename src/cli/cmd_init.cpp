@@ -33,7 +33,7 @@ std::string agents_line(AgentsAction action) {
 }
 
 int run_init(Context& ctx, const InitFlags& f) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "init");
     InitRequest req;
     req.dir = f.dir;
     req.cwd = current_directory();
@@ -52,7 +52,6 @@ int run_init(Context& ctx, const InitFlags& f) {
         nlohmann::json written = nlohmann::json::array();
         for (const std::string& name : r->written) written.push_back(".small/" + name);
         nlohmann::json doc = {
-            {"ok", true},
             {"workspace", r->root},
             {"small_dir", r->small_dir},
             {"written", written},
@@ -63,11 +62,13 @@ int run_init(Context& ctx, const InitFlags& f) {
             {"gitignore", {{"file", r->gitignore_path}, {"created", r->gitignore_created}, {"added", r->gitignore_added}}},
         };
         if (!r->previous_replay_id.empty()) doc["previous_replay_id"] = r->previous_replay_id;
+        if (!r->snapshot_dir.empty()) doc["snapshot"] = r->snapshot_dir;
         out.json_document(doc);
         return kExitOk;
     }
 
     out.success("Initialized SMALL v1.0.0 in " + r->small_dir);
+    if (!r->snapshot_dir.empty()) out.info("The replaced artifacts were copied to " + r->snapshot_dir);
     out.info("");
     out.info("Written:");
     for (const std::string& name : r->written) out.info("  .small/" + name);
@@ -105,7 +106,9 @@ void register_init(CLI::App& app, Context& ctx) {
                     "default: the current directory");
     cmd->add_option("--intent", flags->intent, "Seed text for intent.small.yml's intent field");
     cmd->add_flag("--force", flags->force,
-                  "Re-initialize an existing .small/ (templates rewritten; the progress log is kept and appended to)");
+                  "Re-initialize an existing .small/: the old intent, constraints, plan and handoff are copied to "
+                  ".small-runs/ first, then rewritten from templates; the progress log is kept and appended to "
+                  "(to start a new run on the same intent, use small reset)");
     cmd->add_flag("--no-agents", flags->no_agents, "Do not create or change AGENTS.md");
     cmd->add_flag("--overwrite-agents", flags->overwrite_agents, "Replace an existing AGENTS.md with the harness block");
     cmd->add_option("--agents-mode", flags->agents_mode,

@@ -5,7 +5,6 @@
 
 #include "cli.hpp"
 #include "small/handoff_command.hpp"
-#include "small/text.hpp"
 #include "small/workspace_lock.hpp"
 
 namespace small::cli {
@@ -19,19 +18,13 @@ struct ResetFlags {
     ResetRequest req;
 };
 
-// The prompt goes to stderr so that stdout stays one JSON document with --json.
-bool confirmed() {
-    std::cerr << "This will start a new run: the plan is replaced by the template, the handoff is rewritten.\n"
-              << "Intent, constraints and progress history are kept; the old state is copied to .small-runs/.\n"
-              << "Continue? [y/N]: " << std::flush;
-    std::string answer;
-    if (!std::getline(std::cin, answer)) return false;
-    const std::string a = lower_ascii(trim(answer));
-    return a == "y" || a == "yes";
-}
+constexpr const char* kQuestion =
+    "This will start a new run: the plan is replaced by the template, the handoff is rewritten.\n"
+    "Intent, constraints and progress history are kept; the old state is copied to .small-runs/.\n"
+    "Continue?";
 
 int run_reset(Context& ctx, ResetFlags& f) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "reset");
     Result<Target> target = resolve_target(ctx, f.where);
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
@@ -40,8 +33,8 @@ int run_reset(Context& ctx, ResetFlags& f) {
                                                (ws.from_dir_flag ? "" : " or any parent directory") +
                                                "; run `small init` first"));
     }
-    if (!f.yes && !confirmed()) {
-        return report_error(out, Error::invalid("reset cancelled; nothing changed (pass --yes to skip the question)"));
+    if (const Confirmation answer = confirm(f.yes, kQuestion); answer != Confirmation::Yes) {
+        return report_declined(out, answer, "reset");
     }
     f.req.scope = target->scope;
     f.req.lock_wait = default_lock_wait();
@@ -49,8 +42,7 @@ int run_reset(Context& ctx, ResetFlags& f) {
     if (!r) return report_error(out, r.error());
 
     if (out.json()) {
-        out.json_document({{"ok", true},
-                           {"workspace", ws.root},
+        out.json_document({{"workspace", ws.root},
                            {"reset", r->reset_files},
                            {"replay_id", r->replay_id},
                            {"previous_replay_id", r->previous_replay_id},

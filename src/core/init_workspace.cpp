@@ -13,6 +13,8 @@
 #include "small/text.hpp"
 #include "small/timestamp.hpp"
 #include "small/plan_command.hpp"
+#include "small/plan_index.hpp"
+#include "small/run_store.hpp"
 #include "small/run_state.hpp"
 #include "small/workspace_change.hpp"
 #include "small/workspace_lock.hpp"
@@ -206,7 +208,8 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     const auto refuse_existing = [&]() -> Status {
         if (!req.force && path_exists_nofollow(result.small_dir)) {
             return Error::invalid(".small/ directory already exists in " + result.root +
-                                  ". Use --force to re-initialize (the progress log is kept)");
+                                  ". To start a new run on the same intent use `small reset`; to start over from templates use "
+                                  "`small init --force` (the old artifacts are copied to .small-runs/, the progress log is kept)");
         }
         return ok_status();
     };
@@ -290,7 +293,14 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
         result.replay_id = new_run_id(*run_id, result.previous_replay_id, *used);
     }
 
-    // 6. The .small/ files, as one all-or-nothing change (workspace_change.hpp).
+    // 6. D15: what --force replaces is copied to the run store first.
+    if (path_exists_nofollow(result.small_dir)) {
+        Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id);
+        if (!snapshot) return with_prefix(snapshot.error(), "init --force could not keep a copy of the old artifacts: ");
+        result.snapshot_dir = *snapshot;
+    }
+
+    // 7. The .small/ files, as one all-or-nothing change (workspace_change.hpp).
     if (Status s = ensure_directory(ws, result.small_dir); !s) return s.error();
     WorkspaceChange change;
     const auto put = [&](std::string_view name, std::string bytes) {
@@ -353,13 +363,13 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
 
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return with_prefix(committed.error(), "init failed: ");
-    remember_valid_plan(ws);
+    remember_valid_plan(ws, plan_index_of(*plan_doc));
     if (result.progress_kept) {
         result.progress_entry = committed->appended.front().entry;
         result.timestamp = committed->appended.front().timestamp_text;
     }
 
-    // 7. Outside .small/: .gitignore lines, then AGENTS.md.
+    // 8. Outside .small/: .gitignore lines, then AGENTS.md.
     const std::string gitignore_new = gitignore_with_runtime_lines(gitignore_old, result.gitignore_added);
     if (!result.gitignore_added.empty()) {
         if (Status s = write_file_atomic(ws, result.gitignore_path, gitignore_new); !s) return s.error();
