@@ -16,6 +16,12 @@
 // The strict readiness check is `check --strict` on the workspace, ignoring
 // findings about the handoff file being replaced; its first failure (in the
 // deterministic D9 order) is quoted in the next steps.
+//
+// D13: unsettled tasks (progress in the current run, but neither completed,
+// blocked nor cancelled) never stop a handoff. They come first in the next
+// steps, one line each with the last recorded status, and the current task
+// is the first in_progress one (plan status or last entry), else the state
+// machine's pick. `--require-settled` refuses instead (the reference's rule).
 #pragma once
 
 #include <chrono>
@@ -38,8 +44,17 @@ struct Readiness {
 // `small check --strict` as the handoff sees it (see above).
 Readiness strict_readiness(const FileSystem& fs, const WorkspacePaths& ws);
 
+// A plan task with progress in the current run that is not settled (D13).
+struct UnsettledTask {
+    std::string id;
+    std::string title;
+    std::string plan_status;
+    std::string last_status;  // status of the task's last entry in the run
+};
+
 struct HandoffInputs {
     YamlValue plan;
+    std::vector<UnsettledTask> unsettled;
     Readiness readiness;
     std::optional<std::string> summary;  // --summary (D10); blank = computed
     std::string replay_id;
@@ -54,11 +69,15 @@ YamlValue build_handoff(const HandoffInputs& in);
 
 // Plan tasks that are neither completed, blocked nor cancelled but have
 // progress entries of the current run (`run_id`; every entry when empty),
-// `meta/` ids ignored (D10). Sorted by id; "<id>: <title> (status: <s>)".
-std::vector<std::string> dangling_tasks(const YamlValue& plan, NodeRef progress_root, const std::string& run_id);
+// `meta/` ids ignored (D10). In plan order.
+std::vector<UnsettledTask> unsettled_tasks(const YamlValue& plan, NodeRef progress_root, const std::string& run_id);
+
+// "task-2: Design widget (plan: pending, last recorded: in_progress)".
+std::string describe_unsettled(const UnsettledTask& t);
 
 struct HandoffRequest {
     std::optional<std::string> summary;
+    bool require_settled = false;          // refuse while tasks are unsettled (the reference's rule)
     std::optional<std::string> replay_id;  // manual id: 64 hex digits, any case
     WorkspaceScope scope = WorkspaceScope::Root;
     std::chrono::milliseconds lock_wait{10'000};
@@ -71,10 +90,12 @@ struct HandoffResult {
     std::string source;
     bool pinned_run = false;  // workspace.small.yml run.replay_id changed
     std::vector<YamlValue> entries;  // progress entries written with it (start, reset)
+    std::vector<UnsettledTask> unsettled;  // named in the handoff (D13)
 };
 
-// Error kinds: Usage (--replay-id not 64 hex), Invalid (dangling tasks,
-// unreadable plan/progress, examples workspace), System, Busy.
+// Error kinds: Usage (--replay-id not 64 hex), Invalid (unsettled tasks
+// with require_settled, unreadable plan/progress, examples workspace),
+// System, Busy.
 Result<HandoffResult> handoff_command(const FileSystem& fs, const WorkspacePaths& ws, const HandoffRequest& req);
 
 struct StartRequest {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "small/atomic_file.hpp"
@@ -15,6 +16,7 @@
 #include "small/progress_command.hpp"
 #include "small/replay_id.hpp"
 #include "small/run_state.hpp"
+#include "small/run_store.hpp"
 #include "small/schema.hpp"
 #include "small/text.hpp"
 #include "small/verdict.hpp"
@@ -100,6 +102,7 @@ Result<HandoffResult> write_handoff(const WorkspacePaths& ws, const HandoffInput
     r.replay_id = in.replay_id;
     r.source = in.source;
     r.pinned_run = !workspace_text.empty();
+    r.unsettled = in.unsettled;
     change.files.push_back({ws.path_of(file_of(ArtifactType::Handoff)), r.text});
     if (r.pinned_run) change.files.push_back({ws.path_of(kWorkspaceFileName), workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
@@ -121,6 +124,19 @@ Status require_parseable(const FileSystem& fs, const WorkspacePaths& ws, std::in
         }
     }
     return ok_status();
+}
+
+// --require-settled: the reference's refusal, listing the tasks.
+Error unsettled_refusal(const std::vector<UnsettledTask>& unsettled) {
+    std::string msg = "handoff refused (--require-settled): " + std::to_string(unsettled.size()) +
+                      " task(s) of the current run have progress but are not completed, blocked or cancelled:";
+    for (std::size_t i = 0; i < unsettled.size() && i < 5; ++i) msg += "\n  - " + describe_unsettled(unsettled[i]);
+    if (unsettled.size() > 5) msg += "\n  and " + std::to_string(unsettled.size() - 5) + " more";
+    const std::string& first = unsettled.front().id;
+    msg += "\nFix: small checkpoint --task " + first + " --status completed --evidence \"...\"" +
+           "\n  or small checkpoint --task " + first + " --status blocked --evidence \"...\"" +
+           "\n  or run small handoff without --require-settled (the handoff then names them)";
+    return Error::invalid(msg);
 }
 
 std::string pinned_workspace_text(const MutationSession& s, const std::string& id) {
@@ -153,10 +169,35 @@ Readiness strict_readiness(const FileSystem& fs, const WorkspacePaths& ws) {
     return r;
 }
 
+namespace {
+
+// The first task that is in_progress by the plan or by its last entry.
+std::optional<std::string> first_in_progress(const HandoffInputs& in) {
+    if (const std::optional<std::string> runnable = next_runnable_task(in.plan)) {
+        const std::optional<std::size_t> at = find_task(in.plan, *runnable);
+        if (at && task_status(in.plan["tasks"][*at]) == "in_progress") return runnable;
+    }
+    for (const UnsettledTask& t : in.unsettled) {
+        if (t.plan_status == "in_progress" || t.last_status == "in_progress") return t.id;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string describe_unsettled(const UnsettledTask& t) {
+    return t.id + (t.title.empty() ? "" : ": " + t.title) + " (plan: " + t.plan_status +
+           ", last recorded: " + t.last_status + ")";
+}
+
 YamlValue build_handoff(const HandoffInputs& in) {
     std::string summary;
     std::optional<std::string> current;
     YamlValue steps = YamlValue::array();
+    for (const UnsettledTask& t : in.unsettled) steps.push_back("Resume " + describe_unsettled(t));
+    const auto listed = [&in](const std::string& id) {
+        return std::any_of(in.unsettled.begin(), in.unsettled.end(), [&id](const UnsettledTask& t) { return t.id == id; });
+    };
     const std::optional<std::string> runnable = next_runnable_task(in.plan);
     const std::optional<std::string> blocked = first_blocked_task(in.plan);
     if (!in.readiness.strict_ok || (blocked && !runnable)) {
@@ -172,12 +213,17 @@ YamlValue build_handoff(const HandoffInputs& in) {
     } else if (all_tasks_done(in.plan)) {
         summary = "Run complete. strict check passed. All plan tasks completed.";
     } else if (runnable) {
-        current = *runnable;
-        steps.push_back("Continue with " + *runnable);
-        summary = "Run in progress. Next task: " + *runnable + ".";
+        current = first_in_progress(in).value_or(*runnable);
+        if (!listed(*current)) steps.push_back("Continue with " + *current);
+        summary = "Run in progress. Next task: " + *current + ".";
     } else {
         summary = "Run in progress. No task is runnable: every pending task waits on a dependency.";
         steps.push_back("Complete or re-plan the dependencies of the pending tasks (small plan --depends)");
+    }
+    if (const std::optional<std::string> active = first_in_progress(in)) current = *active;
+    if (!in.unsettled.empty()) {
+        summary += " " + std::to_string(in.unsettled.size()) + " task" + (in.unsettled.size() == 1 ? " has" : "s have") +
+                   " unsettled progress.";
     }
     if (in.summary && !trim(*in.summary).empty()) summary = *in.summary;
 
@@ -196,26 +242,26 @@ YamlValue build_handoff(const HandoffInputs& in) {
     return h;
 }
 
-std::vector<std::string> dangling_tasks(const YamlValue& plan, NodeRef progress_root, const std::string& run_id) {
-    std::set<std::string> touched;
+std::vector<UnsettledTask> unsettled_tasks(const YamlValue& plan, NodeRef progress_root, const std::string& run_id) {
+    std::map<std::string, std::string> last_status;
     const NodeRef entries = progress_root.find("entries");
     for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
         const NodeRef e = entries.item(i);
         const std::string id(trim(e.find("task_id").as_string()));
         if (id.empty() || id.rfind("meta/", 0) == 0) continue;
         if (!run_id.empty() && lower_ascii(trim(e.find("replayId").as_string())) != run_id) continue;
-        touched.insert(id);
+        last_status[id] = lower_ascii(trim(e.find("status").as_string()));
     }
-    std::vector<std::string> out;
+    std::vector<UnsettledTask> out;
     if (!plan.contains("tasks") || !plan["tasks"].is_array()) return out;
     for (const YamlValue& t : plan["tasks"]) {
         if (!t.contains("id") || !t["id"].is_string()) continue;
         const std::string id = t["id"].get<std::string>();
         const std::string status = task_status(t);
-        if (!touched.count(id) || status == "completed" || status == "blocked" || status == "cancelled") continue;
-        out.push_back(id + ": " + title_of(t) + " (status: " + status + ")");
+        const auto last = last_status.find(id);
+        if (last == last_status.end() || status == "completed" || status == "blocked" || status == "cancelled") continue;
+        out.push_back({id, title_of(t), status, last->second});
     }
-    std::sort(out.begin(), out.end());
     return out;
 }
 
@@ -239,21 +285,13 @@ Result<HandoffResult> handoff_command(const FileSystem& fs, const WorkspacePaths
     }
     const YamlValue plan = to_yaml_value(plan_doc->root());
 
-    const std::vector<std::string> dangling = dangling_tasks(plan, progress->root(), session->run_replay_id);
-    if (!dangling.empty()) {
-        std::string msg = "handoff refused: dangling tasks detected: " + std::to_string(dangling.size()) +
-                          " task(s) of the current run have progress but are not completed or blocked:";
-        for (std::size_t i = 0; i < dangling.size() && i < 5; ++i) msg += "\n  - " + dangling[i];
-        if (dangling.size() > 5) msg += "\n  and " + std::to_string(dangling.size() - 5) + " more";
-        const std::string first = dangling.front().substr(0, dangling.front().find(':'));
-        msg += "\nFix: small checkpoint --task " + first + " --status completed --evidence \"...\"" +
-               "\n  or small checkpoint --task " + first + " --status blocked --evidence \"...\"";
-        return Error::invalid(msg);
-    }
+    std::vector<UnsettledTask> unsettled = unsettled_tasks(plan, progress->root(), session->run_replay_id);
+    if (req.require_settled && !unsettled.empty()) return unsettled_refusal(unsettled);
 
     const YamlValue previous = old_handoff(fs, ws);
     HandoffInputs in;
     in.plan = plan;
+    in.unsettled = std::move(unsettled);
     in.readiness = strict_readiness(fs, ws);
     in.summary = req.summary;
     in.links = old_links(previous);
@@ -343,36 +381,6 @@ Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws
 
 // ---------------------------------------------------------------------------
 
-namespace {
-
-// Copies the old run's intent, constraints, plan and handoff to
-// .small-runs/<id>/, once. The copy is made in a side folder and renamed into
-// place, so the folder only ever exists complete (a retried reset after a
-// crash or a full disk copies again instead of trusting a partial folder).
-Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
-    if (run_id.empty()) return std::string();
-    const std::string dir = ws.root + "/.small-runs/" + run_id;
-    if (fs.directory_exists(dir)) return dir;
-    const std::string partial = ws.root + "/.small-runs/." + run_id + ".partial";
-    std::error_code ec;
-    std::filesystem::remove_all(partial, ec);
-    if (Status s = ensure_directory(ws, partial); !s) return s.error();
-    for (ArtifactType t : {ArtifactType::Intent, ArtifactType::Constraints, ArtifactType::Plan, ArtifactType::Handoff}) {
-        const std::string from = ws.path_of(file_of(t));
-        if (!fs.file_exists(from)) continue;
-        Result<std::string> bytes = fs.read_file(from);
-        if (!bytes) return bytes.error();
-        if (Status s = write_file_atomic(ws, partial + "/" + file_of(t), *bytes); !s) return s.error();
-    }
-    if (::rename(partial.c_str(), dir.c_str()) != 0) {
-        return Error::system("cannot move " + partial + " to " + dir + ": " + std::strerror(errno));
-    }
-    if (Status s = fsync_directory(ws.root + "/.small-runs"); !s) return s.error();
-    return dir;
-}
-
-}  // namespace
-
 Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws, const ResetRequest& req) {
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
     if (!session) return session.error();
@@ -402,7 +410,7 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     if (!used) return used.error();
     result.replay_id = new_run_id(*id, result.previous_replay_id, *used);
 
-    Result<std::string> snapshot = snapshot_run(fs, ws, result.previous_replay_id);
+    Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id);
     if (!snapshot) return snapshot.error();
     result.snapshot_dir = *snapshot;
 
@@ -421,7 +429,7 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     Result<HandoffResult> written =
         write_handoff(ws, in, std::move(change), pinned_workspace_text(*session, result.replay_id));
     if (!written) return written.error();
-    remember_valid_plan(ws);
+    remember_valid_plan(ws, plan_index_of(plan));
     result.handoff = written->handoff;
     result.entry = written->entries.front();
     return result;
