@@ -17,6 +17,8 @@ struct Error {
     std::string file;
     unsigned line = 0;
     unsigned column = 0;
+    std::string rule;  // the rule id when the error is a finding (D9), else ""
+    std::string hint;  // what to do about it, when known
 
     static Error make(Kind kind, std::string msg) {
         Error e;

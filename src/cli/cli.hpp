@@ -28,6 +28,9 @@ struct Globals {
     bool no_color = false;
 };
 
+// Version of the --json envelope (D16): bumped only on an incompatible change.
+inline constexpr int kJsonSchemaVersion = 1;
+
 // Everything a command needs besides its own flags.
 struct Context {
     Globals globals;
@@ -36,23 +39,31 @@ struct Context {
 };
 
 // Text and JSON rendering. Text goes to stdout (results) and stderr
-// (problems); JSON is always exactly one document on stdout.
+// (problems); JSON is always exactly one document on stdout, wrapped in the
+// envelope (D16) of `command`, the command path ("progress add").
 class Output {
 public:
-    explicit Output(const Globals& globals);
+    Output(const Globals& globals, std::string command);
 
     bool json() const { return globals_.json; }
+    const std::string& command() const { return command_; }
     void info(const std::string& line) const;     // stdout, silenced by --quiet
     void success(const std::string& line) const;  // stdout, green
     void problem(const std::string& line) const;  // stderr, never silenced
     void findings(const std::vector<Finding>& findings, bool hints = true) const;
-    void json_document(const nlohmann::json& doc) const;
+    // Prints `doc` with the envelope keys set: schema_version, command, ok
+    // (exit_code == 0) and exit_code. A failure without an `error` gets one.
+    void json_document(nlohmann::json doc, int exit_code = 0) const;
 
 private:
     std::string paint(const std::string& text, const char* code) const;
     Globals globals_;
+    std::string command_;
     bool color_;
 };
+
+// The envelope (D16) around `doc`, for documents printed outside an Output.
+nlohmann::json with_envelope(nlohmann::json doc, const std::string& command, int exit_code);
 
 nlohmann::json finding_json(const Finding& f);
 nlohmann::json findings_json(const std::vector<Finding>& findings);
@@ -60,8 +71,30 @@ int exit_code_for(VerdictOutcome outcome);
 // Prints a command's failure (one JSON document with --json, else
 // "Error: ..." on stderr) and returns its exit code (D4: Busy is 3).
 int report_error(const Output& out, const Error& error);
-// {"ok": false, "error": {...}} for failures outside a command's own report.
+// {"error": {kind, message}} for a failure; json_document adds the envelope.
 nlohmann::json error_json(const std::string& kind, const std::string& message);
+// The D16 `error.kind` name and the exit code (D4) of an error kind.
+const char* error_kind_name(Error::Kind kind);
+int exit_code_for(Error::Kind kind);
+
+// D15: an explicit confirmation. With `yes` (-y/--yes) it is given;
+// otherwise `question` goes to stderr and one answer is read from stdin (a
+// pipe works). On a pipe the answer is read before the question is shown,
+// so end of input leaves no dangling prompt.
+enum class Confirmation { Yes, No, NoAnswer };
+Confirmation confirm(bool yes, const std::string& question);
+
+// The outcome of a declined confirmation: "n" cancels (exit 0, nothing
+// changed), end of input refuses (exit 1) and names --yes.
+int report_declined(const Output& out, Confirmation answer, const std::string& what);
+
+// `small progress` alone: its help, or under --json a usage error (exit 2)
+// that names the sub-commands.
+int run_group_without_subcommand(const Context& ctx, const CLI::App& group);
+
+// The command path ("progress add") that argv names, as far as it names
+// one: for the envelope of errors raised before a command runs.
+std::string command_path_of(const CLI::App& app, int argc, char** argv);
 
 // Adds --dir to `cmd`, storing into `dir`.
 void add_dir_option(CLI::App* cmd, std::optional<std::string>& dir);
@@ -120,6 +153,7 @@ void register_accept(CLI::App& app, Context& ctx);
 void register_agents(CLI::App& app, Context& ctx);  // agents apply, check, print
 
 std::string version_text();
+nlohmann::json version_json();
 
 }  // namespace small::cli
 

@@ -32,10 +32,9 @@ int render_refusal(const Output& out, const WorkspacePaths& ws, DraftKind kind, 
                                 std::string(draft_kind_name(kind)) + " --from <path|stdin> again";
     if (out.json()) {
         nlohmann::json doc = paths_json(ws, kind, r);
-        doc["ok"] = false;
         doc["errors"] = findings_json(r.problems);
         doc["error"] = {{"kind", "invalid"}, {"message", r.problems.front().location_text()}};
-        out.json_document(doc);
+        out.json_document(doc, kExitInvalid);
     } else {
         out.findings(r.problems);
         out.problem("Error: " + summary);
@@ -47,7 +46,6 @@ void render_accepted(const Output& out, const WorkspacePaths& ws, DraftKind kind
     const std::string task = r.entry["task_id"].get<std::string>();
     if (out.json()) {
         nlohmann::json doc = paths_json(ws, kind, r);
-        doc["ok"] = true;
         doc["entry"] = nlohmann::json::parse(r.entry.dump());  // keys sorted, as progress add prints them
         out.json_document(doc);
         return;
@@ -57,7 +55,7 @@ void render_accepted(const Output& out, const WorkspacePaths& ws, DraftKind kind
 }
 
 int run_accept(Context& ctx, DraftKind kind, const AcceptFlags& f) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "accept");
     Result<Target> target = resolve_target(ctx, f.where);
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
@@ -96,7 +94,7 @@ void register_accept(CLI::App& app, Context& ctx) {
     }
     group->callback([&ctx, group, stray] {
         if (!stray->empty()) {
-            ctx.exit_code = report_error(Output(ctx.globals), parse_draft_kind(*stray).error());
+            ctx.exit_code = report_error(Output(ctx.globals, "accept"), parse_draft_kind(*stray).error());
         } else if (group->get_subcommands().empty()) {
             std::cout << group->help();
         }

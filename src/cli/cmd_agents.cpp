@@ -77,8 +77,7 @@ std::string action_line(const AgentsApplyResult& r, const std::string& name) {
 
 nlohmann::json apply_json(const AgentsApplyResult& r, const AgentsTarget& target, const ApplyFlags& f) {
     const bool dry_run = f.dry_run || f.print;
-    nlohmann::json doc = {{"ok", true},
-                          {"file", target.path},
+    nlohmann::json doc = {{"file", target.path},
                           {"action", std::string(agents_action_name(r.action))},
                           {"changed", r.changed()},
                           {"written", r.written},
@@ -105,7 +104,7 @@ void print_apply_text(const Output& out, const AgentsApplyResult& r, const Agent
 }
 
 int run_apply(Context& ctx, const ApplyFlags& f) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "agents apply");
     Result<AgentsTarget> target = resolve_agents_target(f.target.dir, f.target.file, current_directory());
     if (!target) return report_error(out, target.error());
     AgentsApplyRequest req;
@@ -123,19 +122,19 @@ int run_apply(Context& ctx, const ApplyFlags& f) {
 
 // ---------------------------------------------------------------- check
 
-// The reference's keys in its order (D11), plus "ok".
-nlohmann::ordered_json check_json(const AgentsCheckReport& r) {
-    nlohmann::ordered_json doc;
+// The reference's keys (D11), plus the envelope (D16). The reference's
+// `error` string becomes the envelope's {kind, message} on a failure.
+nlohmann::json check_json(const AgentsCheckReport& r) {
+    nlohmann::json doc;
     doc["hasFile"] = r.has_file;
     doc["hasBlock"] = r.has_block;
     doc["blockValid"] = r.block_valid;
     if (!r.block_version.empty()) doc["blockVersion"] = r.block_version;
     doc["blockSpan"] = {r.span_begin, r.span_end};
     doc["hasDrift"] = r.has_drift;
-    if (!r.error.empty()) doc["error"] = r.error;
+    if (!r.passed) doc["error"] = {{"kind", "invalid"}, {"message", r.error.empty() ? "check failed" : r.error}};
     if (!r.recommendation.empty()) doc["recommendation"] = r.recommendation;
     doc["filePath"] = r.file_path;
-    doc["ok"] = r.passed;
     return doc;
 }
 
@@ -156,7 +155,7 @@ std::string check_text(const AgentsCheckReport& r) {
 int run_check(Context& ctx, const CheckFlags& f) {
     Globals globals = ctx.globals;
     globals.json = globals.json || f.format == "json";
-    const Output out(globals);
+    const Output out(globals, "agents check");
     Result<AgentsTarget> target = resolve_agents_target(f.target.dir, f.target.file, current_directory());
     if (!target) return report_error(out, target.error());
     AgentsCheckRequest req;
@@ -166,7 +165,7 @@ int run_check(Context& ctx, const CheckFlags& f) {
     Result<AgentsCheckReport> r = agents_check(ctx.fs, req);
     if (!r) return report_error(out, r.error());
     if (out.json()) {
-        std::cout << check_json(*r).dump(2) << '\n';  // printed on failure and under --quiet too
+        out.json_document(check_json(*r), r->passed ? kExitOk : kExitInvalid);  // under --quiet too
     } else if (r->passed) {
         out.success(check_text(*r));
     } else {
@@ -179,7 +178,7 @@ int run_check(Context& ctx, const CheckFlags& f) {
 // ---------------------------------------------------------------- print
 
 int run_print(Context& ctx, const PrintFlags& f) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "agents print");
     Result<HarnessFormat> format = parse_harness_format(f.format);
     if (!format) return report_error(out, format.error());
     const bool markers_requested = f.with_markers_option->count() > 0 && f.with_markers;
@@ -189,7 +188,7 @@ int run_print(Context& ctx, const PrintFlags& f) {
     const bool with_markers = f.with_markers && *format == HarnessFormat::Markdown;
     const std::string text = harness_print_text(with_markers, *format);
     if (out.json()) {
-        out.json_document({{"ok", true}, {"format", f.format}, {"with_markers", with_markers}, {"content", text}});
+        out.json_document({{"format", f.format}, {"with_markers", with_markers}, {"content", text}});
     } else {
         std::cout << text;  // the requested output: not silenced by --quiet
     }
@@ -243,8 +242,8 @@ void register_agents(CLI::App& app, Context& ctx) {
     CLI::App* group =
         app.add_subcommand("agents", "Manage the SMALL harness block in AGENTS.md (apply, check, print)");
     group->require_subcommand(0, 1);
-    group->callback([group] {
-        if (group->get_subcommands().empty()) std::cout << group->help();
+    group->callback([&ctx, group] {
+        if (group->get_subcommands().empty()) ctx.exit_code = run_group_without_subcommand(ctx, *group);
     });
     register_agents_apply(group, ctx);
     register_agents_check(group, ctx);

@@ -20,8 +20,7 @@ struct DraftFlags {
 void render(const Output& out, const WorkspacePaths& ws, DraftKind kind, const DraftResult& r) {
     const std::string name(draft_kind_name(kind));
     if (out.json()) {
-        out.json_document({{"ok", true},
-                           {"command", "draft"},
+        out.json_document({{"command", "draft"},
                            {"kind", name},
                            {"workspace", ws.root},
                            {"draft", r.draft_path},
@@ -38,7 +37,7 @@ void render(const Output& out, const WorkspacePaths& ws, DraftKind kind, const D
 }
 
 int run_draft(Context& ctx, DraftKind kind, const DraftFlags& f) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "draft");
     Result<Target> target = resolve_target(ctx, f.where);
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
@@ -80,7 +79,7 @@ void register_draft(CLI::App& app, Context& ctx) {
     }
     group->callback([&ctx, group, stray] {
         if (!stray->empty()) {
-            ctx.exit_code = report_error(Output(ctx.globals), parse_draft_kind(*stray).error());
+            ctx.exit_code = report_error(Output(ctx.globals, "draft"), parse_draft_kind(*stray).error());
         } else if (group->get_subcommands().empty()) {
             std::cout << group->help();
         }

@@ -1,3 +1,4 @@
+// `small help [COMMAND [SUB-COMMAND]]`: the same text as `--help` at that level.
 #include <iostream>
 
 #include "cli.hpp"
@@ -5,22 +6,31 @@
 namespace small::cli {
 
 void register_help(CLI::App& app, Context& ctx) {
-    auto topic = std::make_shared<std::string>();
-    CLI::App* cmd = app.add_subcommand("help", "Help about any command");
-    cmd->add_option("command", *topic, "The command to explain");
+    auto topic = std::make_shared<std::vector<std::string>>();
+    CLI::App* cmd = app.add_subcommand("help", "Help about any command (small help progress add)");
+    cmd->add_option("command", *topic, "The command (and sub-command) to explain");
     cmd->callback([&app, &ctx, topic] {
+        const Output out(ctx.globals, "help");
         // app.help() would describe the selected `help` command itself.
-        const auto root_help = [&app] { return app.get_formatter()->make_help(&app, "small", CLI::AppFormatMode::Normal); };
-        if (topic->empty()) {
-            std::cout << root_help();
-            return;
+        const CLI::App* level = &app;
+        std::string parent, name = "small";
+        for (const std::string& word : *topic) {
+            const CLI::App* sub = find_subcommand(*level, word);
+            if (!sub) {
+                ctx.exit_code = report_error(
+                    out, Error::usage("unknown help topic \"" + word + "\" under \"" + name + "\"; run " + name +
+                                      " --help for the list"));
+                return;
+            }
+            level = sub;
+            parent = name;
+            name += " " + word;
         }
-        if (CLI::App* sub = find_subcommand(app, *topic)) {
-            std::cout << sub->help("small");
-            return;
-        }
-        std::cerr << "Error: unknown help topic \"" << *topic << "\"\n" << root_help();
-        ctx.exit_code = kExitUsage;
+        const std::string text = level == &app
+                                     ? app.get_formatter()->make_help(&app, "small", CLI::AppFormatMode::Normal)
+                                     : level->help(parent);
+        if (out.json()) out.json_document({{"help", text}, {"topic", name}});
+        else std::cout << text;
     });
 }
 

@@ -38,7 +38,7 @@ void register_replay_id(CLI::App& app, Context& ctx) {
         "replay-id", "Print the replay id of the current manifest: sha256(\"SMALL|1.0.0|\" + JCS(intent, plan, constraints))");
     add_dir_option(cmd, *dir);
     cmd->callback([&ctx, dir] {
-        const Output out(ctx.globals);
+        const Output out(ctx.globals, "replay-id");
         const WorkspacePaths ws = locate_workspace(ctx.fs, *dir, current_directory());
         Result<std::string> id = current_replay_id(ctx.fs, ws);
         if (!id) {

@@ -15,7 +15,7 @@ struct StartFlags {
 };
 
 int run_start(Context& ctx, StartFlags& f) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "start");
     Result<Target> target = resolve_target(ctx, f.where);
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
@@ -27,15 +27,14 @@ int run_start(Context& ctx, StartFlags& f) {
     if (out.json()) {
         nlohmann::json check;
         const int code = run_strict_check(ctx, ws, &check);
-        nlohmann::json doc = {{"ok", code == kExitOk},
-                              {"workspace", ws.root},
+        nlohmann::json doc = {{"workspace", ws.root},
                               {"created", r->created},
                               {"self_heal", r->self_heal},
                               {"replay_id", r->handoff.replay_id},
                               {"handoff", nlohmann::json::parse(r->handoff.handoff.dump())},
                               {"check", check}};
         if (code != kExitOk) doc["error"] = {{"kind", "invalid"}, {"message", "strict check failed"}};
-        out.json_document(doc);
+        out.json_document(doc, code);
         return code;
     }
     for (const std::string& name : r->created) out.info("Created .small/" + name + " from template");

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "small/text.hpp"
 
 namespace small::cli {
 
@@ -25,7 +26,8 @@ bool want_color(const Globals& g) {
 
 }  // namespace
 
-Output::Output(const Globals& globals) : globals_(globals), color_(want_color(globals)) {}
+Output::Output(const Globals& globals, std::string command)
+    : globals_(globals), command_(std::move(command)), color_(want_color(globals)) {}
 
 std::string Output::paint(const std::string& text, const char* code) const {
     return color_ ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
@@ -57,7 +59,21 @@ void Output::findings(const std::vector<Finding>& findings, bool hints) const {
     }
 }
 
-void Output::json_document(const nlohmann::json& doc) const { std::cout << doc.dump(2) << '\n'; }
+void Output::json_document(nlohmann::json doc, int exit_code) const {
+    std::cout << with_envelope(std::move(doc), command_, exit_code).dump(2) << '\n';
+}
+
+nlohmann::json with_envelope(nlohmann::json doc, const std::string& command, int exit_code) {
+    doc["schema_version"] = kJsonSchemaVersion;
+    doc["command"] = command;
+    doc["ok"] = exit_code == kExitOk;
+    doc["exit_code"] = exit_code;
+    if (exit_code != kExitOk && !doc.contains("error")) {
+        doc["error"] = {{"kind", exit_code == kExitInvalid ? "invalid" : exit_code == kExitBusy ? "busy" : "system"},
+                        {"message", command + " failed"}};
+    }
+    return doc;
+}
 
 nlohmann::json finding_json(const Finding& f) {
     nlohmann::json j = {{"rule", f.rule},
@@ -78,7 +94,7 @@ nlohmann::json findings_json(const std::vector<Finding>& findings) {
 }
 
 nlohmann::json error_json(const std::string& kind, const std::string& message) {
-    return {{"ok", false}, {"error", {{"kind", kind}, {"message", message}}}};
+    return {{"error", {{"kind", kind}, {"message", message}}}};
 }
 
 int exit_code_for(VerdictOutcome outcome) {
@@ -89,8 +105,6 @@ int exit_code_for(VerdictOutcome outcome) {
     }
     return kExitSystem;
 }
-
-namespace {
 
 const char* error_kind_name(Error::Kind kind) {
     switch (kind) {
@@ -112,12 +126,77 @@ int exit_code_for(Error::Kind kind) {
     return kExitSystem;
 }
 
-}  // namespace
-
 int report_error(const Output& out, const Error& error) {
-    if (out.json()) out.json_document(error_json(error_kind_name(error.kind), error.describe()));
+    const int code = exit_code_for(error.kind);
+    if (out.json()) {
+        nlohmann::json doc = error_json(error_kind_name(error.kind), error.describe());
+        if (!error.file.empty()) {
+            doc["errors"] = nlohmann::json::array({{{"rule", error.rule},
+                                                    {"file", error.file},
+                                                    {"line", error.line},
+                                                    {"column", error.column},
+                                                    {"message", error.message},
+                                                    {"hint", error.hint}}});
+        }
+        out.json_document(doc, code);
+    }
     out.problem("Error: " + error.describe());
-    return exit_code_for(error.kind);
+    return code;
+}
+
+Confirmation confirm(bool yes, const std::string& question) {
+    if (yes) return Confirmation::Yes;
+    const bool terminal = ::isatty(STDIN_FILENO);
+    if (terminal) std::cerr << question << " [y/N]: " << std::flush;
+    std::string answer;
+    if (!std::getline(std::cin, answer)) {
+        if (terminal) std::cerr << '\n';
+        return Confirmation::NoAnswer;
+    }
+    if (!terminal) std::cerr << question << " [y/N]: " << answer << '\n';
+    const std::string a = lower_ascii(trim(answer));
+    return a == "y" || a == "yes" ? Confirmation::Yes : Confirmation::No;
+}
+
+int report_declined(const Output& out, Confirmation answer, const std::string& what) {
+    if (answer == Confirmation::NoAnswer) {
+        return report_error(out, Error::invalid("no answer on standard input, so " + what +
+                                                " was refused; nothing changed. Pass --yes (-y) to confirm "
+                                                "without a question"));
+    }
+    if (out.json()) out.json_document({{"cancelled", true}, {"message", what + " cancelled; nothing changed"}});
+    else out.problem(what + " cancelled; nothing changed");
+    return kExitOk;
+}
+
+int run_group_without_subcommand(const Context& ctx, const CLI::App& group) {
+    if (!ctx.globals.json) {
+        std::cout << group.help();
+        return kExitOk;
+    }
+    std::string names;
+    for (const CLI::App* sub : group.get_subcommands([](const CLI::App*) { return true; })) {
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    const Output out(ctx.globals, group.get_name());
+    return report_error(out, Error::usage("small " + group.get_name() + " needs a sub-command (" + names +
+                                          "); see small " + group.get_name() + " --help"));
+}
+
+std::string command_path_of(const CLI::App& app, int argc, char** argv) {
+    const CLI::App* level = &app;
+    std::string path;
+    for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (word == "--") break;
+        if (word.empty() || word[0] == '-') continue;
+        const CLI::App* sub = find_subcommand(*level, word);
+        if (!sub) break;
+        path += (path.empty() ? "" : " ") + word;
+        level = sub;
+        if (level->get_subcommands([](const CLI::App*) { return true; }).empty()) break;
+    }
+    return path.empty() ? std::string("small") : path;
 }
 
 void add_dir_option(CLI::App* cmd, std::optional<std::string>& dir) {

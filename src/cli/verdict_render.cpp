@@ -71,10 +71,10 @@ nlohmann::json check_json(const Verdict& v, int exit_code) {
     for (const char* name : {"validate", "lint", "verify"}) {
         if (!doc.contains(name)) doc[name] = {{"status", v.blocking.empty() ? "skipped" : "error"}};
     }
-    doc["exit_code"] = exit_code;
-    doc["ok"] = exit_code == kExitOk;
     if (!v.blocking.empty()) doc["findings"] = findings_json(v.blocking);
-    const std::vector<Finding> errors = split(v.all_findings(), Severity::Error);
+    std::vector<Finding> errors = v.blocking;
+    for (const Finding& f : split(v.all_findings(), Severity::Error)) errors.push_back(f);
+    doc["errors"] = findings_json(errors);  // D16: every stage's errors, as objects
     if (exit_code != kExitOk && !errors.empty()) {
         doc["error"] = {{"kind", v.outcome == VerdictOutcome::SystemError ? "system" : "invalid"},
                         {"message", errors.front().location_text()}};
@@ -86,10 +86,7 @@ nlohmann::json verdict_json(VerdictKind kind, const Verdict& v, int exit_code, c
                             const std::string& schema_source) {
     if (kind == VerdictKind::Check) return check_json(v, exit_code);
     const std::vector<Finding> all = v.all_findings();
-    nlohmann::json doc = {{"ok", exit_code == kExitOk},
-                          {"command", kind_name(kind)},
-                          {"workspace", ws.root},
-                          {"exit_code", exit_code},
+    nlohmann::json doc = {{"workspace", ws.root},
                           {"errors", findings_json(split(all, Severity::Error))},
                           {"warnings", findings_json(split(all, Severity::Warning))}};
     if (kind == VerdictKind::Validate) doc["schemas"] = schema_source;
@@ -117,17 +114,17 @@ void render_text(VerdictKind kind, const Verdict& v, const Output& out, bool ci)
 }  // namespace
 
 int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flags) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, kind_name(kind));
     Result<WorkspaceScope> scope = parse_workspace_scope(flags.scope);
     if (!scope) {
-        if (out.json()) out.json_document(error_json("usage", scope.error().message));
+        if (out.json()) out.json_document(error_json("usage", scope.error().message), kExitUsage);
         out.problem("Error: " + scope.error().message);
         return kExitUsage;
     }
     // lint uses no schemas; --spec-dir is accepted there for compatibility only.
     Result<SchemaSet> schemas = kind == VerdictKind::Lint ? SchemaSet::embedded() : load_schemas(flags);
     if (!schemas) {
-        if (out.json()) out.json_document(error_json("system", schemas.error().message));
+        if (out.json()) out.json_document(error_json("system", schemas.error().message), kExitSystem);
         out.problem("Error: " + schemas.error().message);
         return kExitSystem;
     }
@@ -146,7 +143,7 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
     }
     const int code = exit_code_for(verdict.outcome);
     if (out.json()) {
-        out.json_document(verdict_json(kind, verdict, code, ws, schemas->source()));
+        out.json_document(verdict_json(kind, verdict, code, ws, schemas->source()), code);
     } else {
         if (kind == VerdictKind::Validate && flags.spec_dir) out.info("Schema resolution: using schemas from " + schemas->source());
         render_text(kind, verdict, out, flags.ci);
@@ -155,7 +152,7 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
 }
 
 int run_strict_check(Context& ctx, const WorkspacePaths& ws, nlohmann::json* json_out) {
-    const Output out(ctx.globals);
+    const Output out(ctx.globals, "check");
     Result<SchemaSet> schemas = SchemaSet::embedded();
     if (!schemas) {
         if (json_out) *json_out = error_json("system", schemas.error().message);

@@ -102,7 +102,9 @@ TEST_F(ProgressTest, AddAppendsWithoutTouchingExistingBytes) {
                              "--test", "make test", "--notes", "n"});
     ASSERT_EQ(r.exit_code, 0) << r;
     EXPECT_TRUE(contains(r.out, "progress added: task-1 completed ")) << r;
-    EXPECT_TRUE(r.err.empty()) << r;  // task-1 is in the plan: no warning
+    // task-1 is in the plan, but the plan still says pending.
+    EXPECT_TRUE(contains(r.err, "Warning: the plan still says task task-1 is pending")) << r;
+    EXPECT_TRUE(contains(r.err, "small checkpoint --task task-1 --status completed")) << r;
     const std::string after = read_file(progress());
     ASSERT_EQ(after.substr(0, kProgress.size()), kProgress) << after;  // D7: append-only in the byte sense
     const std::string added = after.substr(kProgress.size());
@@ -127,18 +129,53 @@ TEST_F(ProgressTest, AddJsonReportsTheStoredEntry) {
     EXPECT_EQ(doc["workspace"], fs::canonical(ws()).string());
 }
 
-TEST_F(ProgressTest, AddWarnsForATaskNotInThePlanButNotForMeta) {
+TEST_F(ProgressTest, AddRefusesATaskNotInThePlanAndSuggestsTheClosest) {
+    // D14: a typo never reaches the append-only log.
     RunResult r = run({"progress", "add", "--task", "task-9", "--status", "completed"});
-    ASSERT_EQ(r.exit_code, 0) << r;
-    EXPECT_TRUE(contains(r.err, "Warning: task task-9 not found in plan.small.yml")) << r;
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "task task-9 is not in")) << r;
+    EXPECT_TRUE(contains(r.err, "Did you mean task-1?")) << r;
+    EXPECT_TRUE(contains(r.err, "small plan --add")) << r;
+    EXPECT_EQ(read_file(progress()), kProgress);
+    r = run({"progress", "add", "--task", "task-8", "--status", "completed", "--json"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    const json doc = json::parse(r.out);
+    EXPECT_EQ(doc["ok"], false);
+    EXPECT_EQ(doc["error"]["kind"], "invalid");
+    EXPECT_TRUE(contains(doc["error"]["message"].get<std::string>(), "task-1")) << doc.dump();
+    EXPECT_EQ(read_file(progress()), kProgress);
+    // meta/ ids are bookkeeping: always allowed, never warned about.
     r = run({"progress", "add", "--task", "meta/note", "--status", "completed"});
     ASSERT_EQ(r.exit_code, 0) << r;
     EXPECT_FALSE(contains(r.err, "Warning")) << r;
-    r = run({"progress", "add", "--task", "task-8", "--status", "completed", "--json"});
+}
+
+TEST_F(ProgressTest, AddReportsThePlanStatusInJson) {
+    RunResult r = run({"progress", "add", "--task", "task-1", "--status", "blocked", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r;
-    const json doc = json::parse(r.out);
-    EXPECT_EQ(doc["task_exists_in_plan"], false);
-    EXPECT_EQ(doc["warnings"].size(), 1u) << doc.dump();
+    json doc = json::parse(r.out);
+    EXPECT_EQ(doc["plan_status"], "pending");
+    ASSERT_EQ(doc["warnings"].size(), 1u) << doc.dump();
+    EXPECT_TRUE(contains(doc["warnings"][0].get<std::string>(), "the plan still says task task-1 is pending"));
+    // in_progress does not settle a task: no warning.
+    r = run({"progress", "add", "--task", "task-1", "--status", "in_progress", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    doc = json::parse(r.out);
+    EXPECT_TRUE(doc["warnings"].empty()) << doc.dump();
+}
+
+TEST_F(ProgressTest, AHandEditedPlanIsReadAgainDespiteTheTaskCache) {
+    ASSERT_EQ(run({"progress", "add", "--task", "task-1", "--status", "in_progress"}).exit_code, 0);
+    ASSERT_TRUE(fs::exists(ws() / ".small-cache" / "plan.tasks"));
+    // A hand edit renames the task: the cached ids must not be trusted.
+    std::string plan = read_file(ws() / ".small" / "plan.small.yml");
+    plan.replace(plan.find("\"task-1\""), 8, "\"task-5\"");
+    write_file(ws() / ".small" / "plan.small.yml", plan);
+    RunResult r = run({"progress", "add", "--task", "task-1", "--status", "in_progress"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "Did you mean task-5?")) << r;
+    r = run({"progress", "add", "--task", "task-5", "--status", "in_progress"});
+    EXPECT_EQ(r.exit_code, 0) << r;
 }
 
 TEST_F(ProgressTest, BadFlagValuesAreUsageErrorsAndWriteNothing) {

@@ -155,19 +155,26 @@ TEST(SessionE2E, FullSessionAcrossAReset) {
     EXPECT_EQ(plan_status(root, "task-3"), "pending");
     EXPECT_EQ(pinned_run_id(root), run0);
 
-    // progress add in_progress makes task-2 dangling: handoff is refused, nothing written
+    // progress add in_progress leaves task-2 unsettled: --require-settled refuses and
+    // writes nothing; a plain handoff is written and names it (D13).
     doc = run_json(root, {"progress", "add", "--task", "task-2", "--status", "in_progress", "--evidence",
                           "started the design"},
                    0);
-    const std::string handoff_before = read_file(small / "handoff.small.yml");
     const auto before_refusal = snapshot(small);
-    r = run_in(root, {"handoff"});
+    r = run_in(root, {"handoff", "--require-settled"});
     EXPECT_EQ(r.exit_code, 1) << r;  // D4: refused
-    EXPECT_TRUE(contains(r.err, "dangling")) << r;
     EXPECT_TRUE(contains(r.err, "task-2")) << r;
-    doc = run_json(root, {"handoff"}, 1);
+    doc = run_json(root, {"handoff", "--require-settled"}, 1);
     EXPECT_EQ(doc["error"].value("kind", ""), "invalid") << doc.dump(2);
     EXPECT_EQ(snapshot(small), before_refusal);
+    r = run_in(root, {"handoff"});
+    EXPECT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.err, "Warning:")) << r;
+    EXPECT_TRUE(contains(r.err, "task-2: Design the widget (plan: pending, last recorded: in_progress)")) << r;
+    EXPECT_EQ(yaml_value(read_file(small / "handoff.small.yml"), "current_task_id"), "task-2");
+    doc = run_json(root, {"handoff"}, 0);
+    ASSERT_EQ(doc["unsettled_tasks"].size(), 2u) << doc.dump(2);  // task-3's plan --add entry too
+    EXPECT_EQ(doc["unsettled_tasks"][0]["id"], "task-2") << doc.dump(2);
 
     // checkpoints: the plan status and the entry together
     doc = run_json(root, {"checkpoint", "--task", "task-2", "--status", "completed", "--evidence", "design reviewed"}, 0);
@@ -176,8 +183,9 @@ TEST(SessionE2E, FullSessionAcrossAReset) {
     EXPECT_EQ(doc["progress_entry"].value("evidence", ""), "design reviewed") << doc.dump(2);
     EXPECT_EQ(doc["progress_entry"].value("replayId", ""), run0) << doc.dump(2);
     EXPECT_EQ(plan_status(root, "task-2"), "completed");
-    // task-3 still has the entry `plan --add` wrote: still dangling.
-    r = run_in(root, {"handoff"});
+    // task-3 still has the entry `plan --add` wrote: still unsettled.
+    const std::string handoff_before = read_file(small / "handoff.small.yml");
+    r = run_in(root, {"handoff", "--require-settled"});
     EXPECT_EQ(r.exit_code, 1) << r;
     EXPECT_TRUE(contains(r.err, "task-3")) << r;
     EXPECT_FALSE(contains(r.err, "- task-2")) << r;
@@ -240,7 +248,7 @@ TEST(SessionE2E, JsonFailuresAreOneDocumentWithOkFalse) {
     EXPECT_TRUE(contains(doc["error"].value("message", ""), "task-99")) << doc.dump(2);
     doc = run_json(tmp.path(), {"checkpoint", "--task", "task-99", "--status", "completed"}, 1);
     EXPECT_TRUE(contains(doc["error"].value("message", ""), "task-99")) << doc.dump(2);
-    doc = run_json(tmp.path(), {"checkpoint", "--task", "task-1", "--status", "in_progress"}, 2);  // usage
+    doc = run_json(tmp.path(), {"checkpoint", "--task", "task-1", "--status", "pending"}, 2);  // usage
     EXPECT_EQ(doc["error"].value("kind", ""), "usage") << doc.dump(2);
     doc = run_json(tmp.path(), {"plan", "--depends", "task-1"}, 2);  // no ':'
     EXPECT_EQ(doc["error"].value("kind", ""), "usage") << doc.dump(2);
@@ -299,25 +307,42 @@ TEST(SessionE2E, ResetWithoutYesReadsTheAnswerFromStdin) {
     const std::string run0 = pinned_run_id(root);
     const auto before = workspace_state(root);
 
-    // Empty stdin (EOF) cancels: exit 1, nothing changed anywhere in the workspace.
+    // D15: end of input (no answer) refuses: exit 1, names --yes, no dangling
+    // prompt, nothing changed anywhere in the workspace.
     RunResult r = run_with_stdin(root, {"reset"}, "");
     EXPECT_EQ(r.exit_code, 1) << r;
-    EXPECT_TRUE(contains(r.err, "cancel")) << r;
+    EXPECT_TRUE(contains(r.err, "--yes")) << r;
+    EXPECT_FALSE(contains(r.err, "Continue?")) << r;
     EXPECT_EQ(workspace_state(root), before);
-    // So does run_helper's /dev/null stdin, and any answer but y/yes.
-    r = run_in(root, {"reset"});
+    r = run_in(root, {"reset"});  // run_helper's /dev/null stdin
     EXPECT_EQ(r.exit_code, 1) << r;
+    // An answer other than y/yes cancels with exit 0 (as the reference does).
     r = run_with_stdin(root, {"reset"}, "n\n");
-    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.err, "Continue? [y/N]: n")) << r;
+    EXPECT_TRUE(contains(r.err, "reset cancelled; nothing changed")) << r;
     r = run_with_stdin(root, {"reset"}, "\n");
-    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_EQ(r.exit_code, 0) << r;
     EXPECT_EQ(workspace_state(root), before);
     // In JSON mode the question must not break stdout's one document.
     r = run_with_stdin(root, {"reset", "--json"}, "no\n");
-    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_EQ(r.exit_code, 0) << r;
     auto doc = parse_single_json(r.out);
     ASSERT_TRUE(doc) << r;
+    EXPECT_EQ((*doc)["ok"], true) << r;
+    EXPECT_EQ((*doc)["cancelled"], true) << r;
+    r = run_with_stdin(root, {"reset", "--json"}, "");
+    EXPECT_EQ(r.exit_code, 1) << r;
+    doc = parse_single_json(r.out);
+    ASSERT_TRUE(doc) << r;
     EXPECT_EQ((*doc)["ok"], false) << r;
+    EXPECT_EQ(workspace_state(root), before);
+    // plan --reset asks the same way.
+    r = run_with_stdin(root, {"plan", "--reset"}, "");
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "--yes")) << r;
+    r = run_with_stdin(root, {"plan", "--reset"}, "n\n");
+    EXPECT_EQ(r.exit_code, 0) << r;
     EXPECT_EQ(workspace_state(root), before);
 
     // "y" proceeds.

@@ -25,6 +25,8 @@
 #include "small/progress_command.hpp"
 #include "small/progress_log.hpp"
 #include "small/replay_id.hpp"
+#include "small/run_store.hpp"
+#include "small/text.hpp"
 #include "small/schema.hpp"
 #include "small/verdict.hpp"
 #include "small/workspace_change.hpp"
@@ -257,6 +259,121 @@ TEST(PlanCommand, UnknownTaskIsInvalidAndPlanAndProgressAreUnchanged) {
     }
 }
 
+TEST(PlanCommand, EveryFlagThatNamesATaskSuggestsTheClosestIds) {
+    InitWorkspace w;
+    PlanRequest add = plan_req();
+    add.add = "Second";
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
+    const std::string plan_before = w.plan_bytes();
+    const std::string log_before = w.log_bytes();
+    std::vector<PlanRequest> requests(6, plan_req());
+    requests[0].done = "task-22";
+    requests[1].cancel = "task-22";
+    requests[2].retitle = std::make_pair(std::string("task-22"), std::string("x"));
+    requests[3].remove = "task-22";
+    requests[4].depends = "task-22:task-1";
+    requests[5].in_progress = "tsak-2";
+    for (const PlanRequest& req : requests) {
+        Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
+        EXPECT_TRUE(contains(r.error().message, "Did you mean task-2?")) << r.error().message;
+        EXPECT_EQ(w.plan_bytes(), plan_before);
+        EXPECT_EQ(w.log_bytes(), log_before);
+    }
+}
+
+TEST(PlanCommand, CancelSettlesATaskAndLogsIt) {
+    InitWorkspace w;
+    PlanRequest req = plan_req();
+    req.cancel = "task-1";
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(task_status(plan_of(w)["tasks"][0]), "cancelled");
+    ASSERT_EQ(r->entries.size(), 1u);
+    EXPECT_EQ(r->entries[0]["status"], "cancelled");
+    EXPECT_EQ(r->entries[0]["task_id"], "task-1");
+    expect_strict_ok(w);
+}
+
+TEST(PlanCommand, TitleRenamesTheTemplateTaskAndKeepsItsStatus) {
+    InitWorkspace w;
+    PlanRequest req = plan_req();
+    req.retitle = std::make_pair(std::string(" task-1 "), std::string("  Review the layout "));
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    const YamlValue task = plan_of(w)["tasks"][0];
+    EXPECT_EQ(task["title"], "Review the layout");
+    EXPECT_EQ(task_status(task), "pending");
+    ASSERT_EQ(r->entries.size(), 1u);
+    EXPECT_EQ(r->entries[0]["notes"], "Review the layout");
+    EXPECT_EQ(r->messages, (std::vector<std::string>{"Retitled task task-1: Review the layout"}));
+
+    req.retitle = std::make_pair(std::string("task-1"), std::string("   "));
+    const std::string before = w.plan_bytes();
+    Result<PlanResult> blank = plan_command(real_fs, w.ws(), req);
+    ASSERT_FALSE(blank.ok());
+    EXPECT_EQ(blank.error().kind, Error::Kind::Usage);
+    EXPECT_EQ(w.plan_bytes(), before);
+}
+
+TEST(PlanCommand, RemoveDeletesATaskNoEntryOfTheRunNames) {
+    InitWorkspace w;  // init's entry is meta/init: nothing names task-1
+    PlanRequest req = plan_req();
+    req.remove = "task-1";
+    const auto before = snapshot(w);
+    Result<PlanResult> only = plan_command(real_fs, w.ws(), req);  // a plan keeps one task (schema)
+    ASSERT_FALSE(only.ok());
+    EXPECT_TRUE(contains(only.error().message, "only task")) << only.error().message;
+    EXPECT_EQ(snapshot(w), before);
+
+    req.add = "The real first task";
+    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    ASSERT_EQ(plan_of(w)["tasks"].size(), 1u);
+    EXPECT_EQ(plan_of(w)["tasks"][0]["id"], "task-2");
+    r->entries.erase(r->entries.begin());  // the --add entry
+    ASSERT_EQ(r->entries.size(), 1u);
+    EXPECT_EQ(r->entries[0]["task_id"], "meta/plan-remove");  // D8: not the removed id
+    EXPECT_EQ(r->entries[0]["notes"], "task-1");
+    expect_strict_ok(w);
+}
+
+TEST(PlanCommand, RemoveIsRefusedWhileTheRunsEntriesOrOtherTasksNameIt) {
+    InitWorkspace w;
+    PlanRequest add = plan_req();
+    add.add = "Logged by plan --add";
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());  // an entry of this run names task-2
+    add.add = "Depends on task-1";
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
+    PlanRequest dep = plan_req();
+    dep.depends = "task-3:task-1";
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), dep).ok());
+    const auto before = snapshot(w);
+
+    PlanRequest req = plan_req();
+    req.remove = "task-2";
+    Result<PlanResult> logged = plan_command(real_fs, w.ws(), req);
+    ASSERT_FALSE(logged.ok());
+    EXPECT_EQ(logged.error().kind, Error::Kind::Invalid);
+    EXPECT_TRUE(contains(logged.error().message, "1 progress entry of the current run")) << logged.error().message;
+    EXPECT_TRUE(contains(logged.error().message, "small plan --cancel task-2")) << logged.error().message;
+    req.remove = "task-1";
+    Result<PlanResult> depended = plan_command(real_fs, w.ws(), req);
+    ASSERT_FALSE(depended.ok());
+    EXPECT_TRUE(contains(depended.error().message, "task task-3 depends on it")) << depended.error().message;
+    EXPECT_EQ(snapshot(w), before);
+
+    // Entries of another run do not count: task-1 is named by this run's
+    // checkpoint, and after a reset (template plan, new run) it can go.
+    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", "completed")).ok());
+    ASSERT_TRUE(reset_command(real_fs, w.ws(), reset_req()).ok());
+    req.remove = "task-1";
+    req.add = "The new run's task";  // the plan keeps one task
+    Result<PlanResult> later = plan_command(real_fs, w.ws(), req);
+    EXPECT_TRUE(later.ok()) << later.error().describe();
+}
+
 TEST(PlanCommand, DependencyCycleIsInvalidAndNothingIsWritten) {
     InitWorkspace w;
     PlanRequest add = plan_req();
@@ -435,10 +552,21 @@ TEST(Checkpoint, BlockedWithoutEvidenceGetsTheDefaultEvidence) {
     EXPECT_EQ(task_status(plan_of(w)["tasks"][0]), "blocked");
 }
 
-TEST(Checkpoint, StatusOtherThanCompletedOrBlockedIsUsage) {
+TEST(Checkpoint, CancelledAndInProgressSetThePlanToo) {
+    for (const char* status : {"cancelled", "in_progress", " Cancelled "}) {
+        InitWorkspace w;
+        Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", status));
+        ASSERT_TRUE(r.ok()) << status << ": " << r.error().describe();
+        const std::string want = lower_ascii(trim(status));
+        EXPECT_EQ(r->entry["status"], want);
+        EXPECT_EQ(task_status(plan_of(w)["tasks"][0]), want);
+    }
+}
+
+TEST(Checkpoint, StatusOutsideTheCheckpointStatusesIsUsage) {
     InitWorkspace w;
     const auto before = snapshot(w);
-    for (const char* status : {"pending", "in_progress", "cancelled", "done", ""}) {
+    for (const char* status : {"pending", "done", "canceled", ""}) {
         Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", status));
         ASSERT_FALSE(r.ok()) << status;
         EXPECT_EQ(r.error().kind, Error::Kind::Usage) << status;
@@ -495,12 +623,13 @@ void append_entry(const InitWorkspace& w, const std::string& task, const std::st
     ASSERT_TRUE(append_progress_entry(w.ws(), e, std::nullopt).ok());
 }
 
-TEST(Handoff, DanglingRefusalCountsOnlyEntriesOfTheCurrentRun) {
+TEST(Handoff, UnsettledTasksAreNamedNotRefused) {
     InitWorkspace w;
     append_entry(w, "task-1", "in_progress", kOtherRun);  // another run touched task-1
     append_entry(w, "task-1", "in_progress", "");          // and an entry without a run id
-    Result<HandoffResult> ok = handoff_command(real_fs, w.ws(), handoff_req());
-    ASSERT_TRUE(ok.ok()) << ok.error().describe();
+    Result<HandoffResult> quiet = handoff_command(real_fs, w.ws(), handoff_req());
+    ASSERT_TRUE(quiet.ok()) << quiet.error().describe();
+    EXPECT_TRUE(quiet->unsettled.empty());  // entries of other runs do not count
 
     ProgressAddRequest add;
     add.task = "task-1";
@@ -511,25 +640,44 @@ TEST(Handoff, DanglingRefusalCountsOnlyEntriesOfTheCurrentRun) {
     ASSERT_TRUE(added.ok()) << added.error().describe();
     ASSERT_EQ(added->entry["replayId"], w.run_id());
 
+    // D13: written anyway, naming the task (current task, first next step).
+    Result<HandoffResult> r = handoff_command(real_fs, w.ws(), handoff_req());
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    ASSERT_EQ(r->unsettled.size(), 1u);
+    EXPECT_EQ(r->unsettled[0].id, "task-1");
+    EXPECT_EQ(r->unsettled[0].plan_status, "pending");
+    EXPECT_EQ(r->unsettled[0].last_status, "in_progress");
+    const YamlValue written = load_value(w.file("handoff.small.yml"));
+    EXPECT_EQ(written["resume"]["current_task_id"], "task-1");
+    EXPECT_EQ(written["resume"]["next_steps"][0],
+              "Resume task-1: Initial task (plan: pending, last recorded: in_progress)");
+
+    // --require-settled keeps the reference's refusal, writing nothing.
     const std::string handoff_before = w.read("handoff.small.yml");
-    Result<HandoffResult> refused = handoff_command(real_fs, w.ws(), handoff_req());
+    HandoffRequest strict = handoff_req();
+    strict.require_settled = true;
+    Result<HandoffResult> refused = handoff_command(real_fs, w.ws(), strict);
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().kind, Error::Kind::Invalid);
-    EXPECT_TRUE(contains(refused.error().message, "dangling")) << refused.error().message;
-    EXPECT_TRUE(contains(refused.error().message, "task-1: Initial task (status: pending)")) << refused.error().message;
+    EXPECT_TRUE(contains(refused.error().message, "--require-settled")) << refused.error().message;
+    EXPECT_TRUE(contains(refused.error().message, "task-1: Initial task (plan: pending, last recorded: in_progress)"))
+        << refused.error().message;
     EXPECT_EQ(w.read("handoff.small.yml"), handoff_before);
 
     ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", "completed")).ok());
-    EXPECT_TRUE(handoff_command(real_fs, w.ws(), handoff_req()).ok());
+    Result<HandoffResult> settled = handoff_command(real_fs, w.ws(), strict);
+    ASSERT_TRUE(settled.ok()) << settled.error().describe();
+    EXPECT_TRUE(settled->unsettled.empty());
 }
 
-TEST(Handoff, DanglingTasksIgnoresMetaIdsAndSortsById) {
+TEST(Handoff, UnsettledTasksIgnoreMetaIdsAndKeepPlanOrder) {
     const std::string log = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n"
-                            "  - {task_id: \"b\", replayId: \"" + std::string(kOtherRun) + "\"}\n"
-                            "  - {task_id: \"a\", replayId: \" " + upper(kOtherRun) + " \"}\n"
+                            "  - {task_id: \"b\", status: \"pending\", replayId: \"" + std::string(kOtherRun) + "\"}\n"
+                            "  - {task_id: \"a\", status: \"pending\", replayId: \" " + upper(kOtherRun) + " \"}\n"
                             "  - {task_id: \"meta/x\", replayId: \"" + std::string(kOtherRun) + "\"}\n"
-                            "  - {task_id: \"c\", replayId: \"" + std::string(kOtherRun) + "\"}\n"
-                            "  - {task_id: \"d\"}\n";
+                            "  - {task_id: \"c\", status: \"pending\", replayId: \"" + std::string(kOtherRun) + "\"}\n"
+                            "  - {task_id: \"c\", status: \"In_Progress\", replayId: \"" + std::string(kOtherRun) + "\"}\n"
+                            "  - {task_id: \"d\", status: \"pending\"}\n";
     Result<Document> doc = parse_yaml(log, "progress");
     ASSERT_TRUE(doc.ok());
     YamlValue plan = YamlValue::object();
@@ -542,25 +690,58 @@ TEST(Handoff, DanglingTasksIgnoresMetaIdsAndSortsById) {
         plan["tasks"].push_back(t);
     };
     add("meta/x", "pending");
-    add("c", " In_Progress ");
+    add("c", "pending");
     add("b", "");
     add("a", "pending");
     add("d", "pending");
     add("e", "pending");
-    const std::vector<std::string> current = dangling_tasks(plan, doc->root(), kOtherRun);
-    EXPECT_EQ(current, (std::vector<std::string>{"a: Ta (status: pending)", "b: Tb (status: pending)",
-                                                 "c: Tc (status: in_progress)"}));
+    const auto ids = [](const std::vector<UnsettledTask>& tasks) {
+        std::vector<std::string> out;
+        for (const UnsettledTask& t : tasks) out.push_back(t.id + "/" + t.plan_status + "/" + t.last_status);
+        return out;
+    };
+    EXPECT_EQ(ids(unsettled_tasks(plan, doc->root(), kOtherRun)),
+              (std::vector<std::string>{"c/pending/in_progress", "b/pending/pending", "a/pending/pending"}));
     // Without a run id every entry counts.
-    const std::vector<std::string> all = dangling_tasks(plan, doc->root(), "");
+    const std::vector<UnsettledTask> all = unsettled_tasks(plan, doc->root(), "");
     EXPECT_EQ(all.size(), 4u);
-    EXPECT_EQ(all.back(), "d: Td (status: pending)");
-    // Completed, blocked and cancelled tasks are never dangling.
+    EXPECT_EQ(all.back().id, "d");
+    // Completed, blocked and cancelled tasks are settled.
     for (const char* s : {"completed", "Blocked", "cancelled"}) {
         plan["tasks"][1]["status"] = s;
         plan["tasks"][2]["status"] = s;
         plan["tasks"][3]["status"] = s;
-        EXPECT_TRUE(dangling_tasks(plan, doc->root(), kOtherRun).empty()) << s;
+        EXPECT_TRUE(unsettled_tasks(plan, doc->root(), kOtherRun).empty()) << s;
     }
+}
+
+TEST(Handoff, BuildNamesUnsettledTasksFirstAndPrefersInProgress) {
+    YamlValue plan = YamlValue::object();
+    plan["tasks"] = YamlValue::array();
+    for (const char* id : {"task-1", "task-2", "task-3"}) {
+        YamlValue t = YamlValue::object();
+        t["id"] = id;
+        t["title"] = std::string("T ") + id;
+        t["status"] = "pending";
+        plan["tasks"].push_back(t);
+    }
+    HandoffInputs in;
+    in.plan = plan;
+    in.replay_id = kOtherRun;
+    in.unsettled = {{"task-2", "T task-2", "pending", "pending"}, {"task-3", "T task-3", "pending", "in_progress"}};
+    const YamlValue h = build_handoff(in);
+    EXPECT_EQ(h["resume"]["current_task_id"], "task-3");  // the in_progress one, not the first runnable
+    // One line per unsettled task; no "Continue with task-3" on top of its own line.
+    ASSERT_EQ(h["resume"]["next_steps"].size(), 2u);
+    EXPECT_EQ(h["resume"]["next_steps"][0], "Resume task-2: T task-2 (plan: pending, last recorded: pending)");
+    EXPECT_EQ(h["resume"]["next_steps"][1], "Resume task-3: T task-3 (plan: pending, last recorded: in_progress)");
+    EXPECT_TRUE(contains(h["summary"].get<std::string>(), "Next task: task-3."));
+    EXPECT_TRUE(contains(h["summary"].get<std::string>(), "2 tasks have unsettled progress"));
+
+    in.unsettled = {{"task-1", "T task-1", "pending", "pending"}};  // the runnable task itself
+    const YamlValue one = build_handoff(in);
+    EXPECT_EQ(one["resume"]["current_task_id"], "task-1");
+    EXPECT_EQ(one["resume"]["next_steps"].size(), 1u);  // no second "Continue with task-1"
 }
 
 TEST(Handoff, ManualReplayIdIsLowerCasedAndPinned) {
@@ -918,6 +1099,68 @@ TEST(Start, FreshInitKeepsThePinnedRunWithReasonManual) {
     EXPECT_EQ(load_value(w.file("handoff.small.yml"))["replayId"]["value"], w.run_id());
     EXPECT_EQ(log_entries(w).size(), 1u);
     expect_strict_ok(w);
+}
+
+
+// ============================================================ run store (D15)
+
+TEST(RunStore, SnapshotReusesIdenticalBytesAndNeverOverwritesOthers) {
+    InitWorkspace w;
+    Result<std::string> first = snapshot_run(real_fs, w.ws(), w.run_id());
+    ASSERT_TRUE(first.ok()) << first.error().describe();
+    EXPECT_EQ(*first, w.root_path(".small-runs/" + w.run_id()));
+    EXPECT_EQ(read_text(*first + "/intent.small.yml"), w.read("intent.small.yml"));
+    EXPECT_EQ(read_text(*first + "/handoff.small.yml"), w.read("handoff.small.yml"));
+    Result<std::string> again = snapshot_run(real_fs, w.ws(), w.run_id());
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, *first);  // same bytes: reused
+
+    PlanRequest add = plan_req();
+    add.add = "Changed since";
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
+    Result<std::string> second = snapshot_run(real_fs, w.ws(), w.run_id());
+    ASSERT_TRUE(second.ok());
+    EXPECT_EQ(*second, *first + ".2");  // other bytes: a new folder, the old one kept
+    EXPECT_TRUE(contains(read_text(*second + "/plan.small.yml"), "Changed since"));
+    EXPECT_FALSE(contains(read_text(*first + "/plan.small.yml"), "Changed since"));
+    EXPECT_FALSE(fs::exists(w.root_path(".small-runs/." + w.run_id() + ".partial")));
+}
+
+TEST(RunStore, SnapshotRefusesAKeyThatIsNotAReplayId) {
+    InitWorkspace w;
+    for (const std::string& bad : {std::string("../../etc"), std::string("abc"), std::string(64, 'g')}) {
+        Result<std::string> r = snapshot_run(real_fs, w.ws(), bad);
+        EXPECT_FALSE(r.ok()) << bad;
+    }
+    EXPECT_FALSE(fs::exists(w.root_path(".small-runs")));
+}
+
+TEST(RunStore, InitForceCopiesTheReplacedArtifactsFirst) {
+    InitWorkspace w("An intent a human accepted");
+    const std::string intent = w.read("intent.small.yml");
+    const std::string log = w.read("progress.small.yml");
+    InitRequest req;
+    req.dir = w.ws().root;
+    req.cwd = w.ws().root;
+    req.no_agents = true;
+    req.force = true;
+    Result<InitResult> r = init_workspace(real_fs, req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    ASSERT_FALSE(r->snapshot_dir.empty());
+    EXPECT_EQ(r->snapshot_dir, w.root_path(".small-runs/" + w.run_id()));
+    EXPECT_EQ(read_text(r->snapshot_dir + "/intent.small.yml"), intent);  // D15: nothing replaced is lost
+    EXPECT_FALSE(contains(w.read("intent.small.yml"), "An intent a human accepted"));
+    EXPECT_EQ(w.read("progress.small.yml").substr(0, log.size()), log);  // D7: the log is kept
+}
+
+TEST(Text, ClosestMatchesKeepsOnlyTheNearest) {
+    const std::vector<std::string> ids = {"task-1", "task-2", "task-3", "task-20", "meta/x"};
+    EXPECT_EQ(closest_matches("task-22", ids), (std::vector<std::string>{"task-2", "task-20"}));
+    EXPECT_EQ(closest_matches("tsak-3", ids), (std::vector<std::string>{"task-3"}));
+    EXPECT_EQ(closest_matches("task-1", ids), (std::vector<std::string>{"task-2", "task-3"}));  // never itself
+    EXPECT_TRUE(closest_matches("something-else", ids).empty());
+    EXPECT_EQ(edit_distance("stauts", "status"), 2u);
+    EXPECT_EQ(edit_distance("", "abc"), 3u);
 }
 
 }  // namespace
