@@ -30,16 +30,18 @@ run() {
 step "An agent session in $WS"
 cd "$WS"
 run init --intent "Add a --version flag to the greeter CLI" --no-agents
+run plan --title task-1 "Review the repository layout"
 run plan --add "Parse the --version flag"
 run plan --add "Print the version string"
 run plan --depends task-3:task-2
 run checkpoint --task task-1 --status completed --evidence "Repository layout reviewed"
-run progress add --task task-2 --status in_progress --evidence "Started on flag parsing"
+run checkpoint --task task-2 --status in_progress --evidence "Started on flag parsing"
+printf '$ small progress add --task task-22 ...   # a typo: refused, nothing written\n'
+"$SMALL" progress add --task task-22 --status completed --evidence "typo" || echo "(exit code $?)"
 run checkpoint --task task-2 --status completed --evidence "--version parsed" --test "ctest -R version"
-printf '$ small handoff      # refused: task-3 has an entry of this run but is not settled\n'
-"$SMALL" handoff || echo "(exit code $?)"
-run checkpoint --task task-3 --status blocked --evidence "Waiting for the release version scheme"
-run handoff --summary "Flag parsed; printing waits for the version scheme"
+run progress add --task task-3 --status in_progress --evidence "Printing wired up; tests still to write"
+printf '# Mid-task: the handoff is written anyway and names task-3 (D13).\n'
+run handoff --summary "Flag parsed; printing half done"
 
 step "Inspecting the workspace"
 run check --strict
