@@ -12,7 +12,7 @@ median/p90/min/max wall time, the median CPU time, the peak resident set size of
 (exact with GNU time at /usr/bin/time, else an upper bound), the warm-up run's time and the
 exit code. A non-zero exit code is flagged and makes this script exit 1.
 
---scaling measures the write commands (`progress add`, `checkpoint`) on workspaces of
+--scaling measures `progress add`, `checkpoint` and `progress list --limit 20` on workspaces of
 1,000 tasks with 1k, 10k, 100k and 1M progress entries instead, and adds a table of
 entries against median time and peak RSS. Use --workdir to generate the 1M workspace once.
 
@@ -45,7 +45,7 @@ WORKSPACES = [
 # --scaling: the write commands on logs of growing size (1,000 tasks each).
 SCALING_TASKS = 1000
 SCALING_ENTRIES = [1000, 10000, 100000, 1000000]
-SCALING_COMMANDS = ["progress add", "checkpoint"]
+SCALING_COMMANDS = ["progress add", "checkpoint", "progress list"]
 
 # Commands to time. `argv` follows the binary; `--dir <workspace>` is appended.
 # A command that changes the workspace sets "mutates": True: each run (warm-up included)
@@ -69,6 +69,9 @@ COMMANDS = [
     {"name": "checkpoint", "argv": ["checkpoint", "--task", "{last_task}", "--status", "{status}",
                                     "--evidence", "bench run"],
      "cycle": {"status": ["blocked", "completed"]}, "mutates": "once", "expect_exit": 0},
+    # The read-only views: the newest entries (reads only the log's tail) and the task list.
+    {"name": "progress list", "argv": ["progress", "list", "--limit", "20"], "mutates": False, "expect_exit": 0},
+    {"name": "plan show", "argv": ["plan", "show"], "mutates": False, "expect_exit": 0},
     # A new task per run: the plan grows by one task, the log by one entry.
     {"name": "plan --add", "argv": ["plan", "--add", "Bench task {run}"], "mutates": "once", "expect_exit": 0},
 ]

@@ -2,6 +2,7 @@
 // real one for the CLI, an in-memory one for tests.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -9,6 +10,12 @@
 #include "small/result.hpp"
 
 namespace small {
+
+// Part of a file: the bytes read and the whole file's size.
+struct FileRange {
+    std::string bytes;
+    std::uint64_t file_size = 0;
+};
 
 struct DirEntry {
     std::string name;
@@ -25,6 +32,10 @@ public:
     virtual bool directory_exists(const std::string& path) const = 0;
     // Direct children, sorted by name; symbolic links are reported as files.
     virtual Result<std::vector<DirEntry>> list_directory(const std::string& path) const = 0;
+    // Up to `length` bytes from `offset` of a regular file (fewer at its end),
+    // so that a reader of a large log can stay O(1) in its size. The default
+    // reads the whole file (fine for fakes); the real one reads just the range.
+    virtual Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const;
 };
 
 class RealFileSystem final : public FileSystem {
@@ -33,6 +44,7 @@ public:
     bool file_exists(const std::string& path) const override;
     bool directory_exists(const std::string& path) const override;
     Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
+    Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override;
 };
 
 // Paths are plain strings; a directory exists when it was added or when a

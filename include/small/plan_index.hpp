@@ -46,7 +46,9 @@ void remember_plan_index(const WorkspacePaths& ws, const PlanIndex& index);
 
 // D14: an Invalid error for a task id the plan does not have, naming the
 // closest ids (or listing a few when none is close) and how to add one.
-Error unknown_task_error(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws);
+// `for_write` adds "nothing written".
+Error unknown_task_error(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws,
+                         bool for_write = true);
 
 // ok when `id` is a meta/ id or a task of the plan; else unknown_task_error.
 Status require_plan_task(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws);

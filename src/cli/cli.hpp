@@ -12,6 +12,7 @@
 #include "small/filesystem.hpp"
 #include "small/finding.hpp"
 #include "small/verdict.hpp"
+#include "small/yaml_writer.hpp"
 
 namespace small::cli {
 
@@ -151,6 +152,10 @@ void register_reset(CLI::App& app, Context& ctx);
 void register_draft(CLI::App& app, Context& ctx);
 void register_accept(CLI::App& app, Context& ctx);
 void register_agents(CLI::App& app, Context& ctx);  // agents apply, check, print
+void register_plan_show(CLI::App* plan, Context& ctx);         // plan show
+void register_progress_list(CLI::App* group, Context& ctx);    // progress list
+// One progress entry as a line: timestamp, task, status, first evidence field.
+std::string progress_entry_line(const YamlValue& entry);
 
 std::string version_text();
 nlohmann::json version_json();

@@ -51,7 +51,9 @@ int run_plan(Context& ctx, PlanFlags& f) {
 void register_plan(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<PlanFlags>();
     CLI::App* cmd = app.add_subcommand(
-        "plan", "Edit .small/plan.small.yml: add tasks, set statuses, add dependencies (each change is logged)");
+        "plan", "Edit .small/plan.small.yml: add tasks, set statuses, add dependencies (each change is logged); "
+                "plan show lists them");
+    cmd->require_subcommand(0, 1);
     cmd->add_option("--add", f->req.add, "Append a new pending task with this title (id task-<max+1>)");
     cmd->add_option("--done", f->req.done, "Mark task ID completed");
     cmd->add_option("--pending", f->req.pending, "Mark task ID pending");
@@ -68,7 +70,11 @@ void register_plan(CLI::App& app, Context& ctx) {
     cmd->footer("Flags combine and apply in the order add, title, done, pending, blocked, in-progress, cancel,\n"
                 "depends, remove; any error aborts before a write. A task id the plan does not have is refused\n"
                 "with the closest ids. The plan and its progress entries are written as one crash-safe change.");
-    cmd->callback([&ctx, f] { ctx.exit_code = run_plan(ctx, *f); });
+    register_plan_show(cmd, ctx);
+    cmd->callback([&ctx, f, cmd] {
+        if (!cmd->get_subcommands().empty()) return;  // `plan show` ran instead
+        ctx.exit_code = run_plan(ctx, *f);
+    });
 }
 
 }  // namespace small::cli

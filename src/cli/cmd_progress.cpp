@@ -110,7 +110,8 @@ int run_migrate(Context& ctx, const MigrateFlags& f) {
 }  // namespace
 
 void register_progress(CLI::App& app, Context& ctx) {
-    CLI::App* group = app.add_subcommand("progress", "Record progress entries (add) or repair timestamps (migrate)");
+    CLI::App* group =
+        app.add_subcommand("progress", "Record progress entries (add), list them (list) or repair timestamps (migrate)");
     group->require_subcommand(0, 1);
     group->callback([&ctx, group] {
         if (group->get_subcommands().empty()) ctx.exit_code = run_group_without_subcommand(ctx, *group);
@@ -141,6 +142,8 @@ void register_progress(CLI::App& app, Context& ctx) {
     m->add_flag("--dry-run", mig->dry_run, "Show what would change; write nothing");
     add_workspace_flags(m, mig->where, "Workspace scope: root (default), examples or any");
     m->callback([&ctx, mig] { ctx.exit_code = run_migrate(ctx, *mig); });
+
+    register_progress_list(group, ctx);
 }
 
 }  // namespace small::cli

@@ -116,4 +116,45 @@ Result<std::vector<DirEntry>> MemoryFileSystem::list_directory(const std::string
     return out;
 }
 
+Result<FileRange> RealFileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return os_error("cannot read", path, errno);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const int err = errno ? errno : EINVAL;
+        ::close(fd);
+        return os_error("cannot read", path, S_ISDIR(st.st_mode) ? EISDIR : err);
+    }
+    FileRange range;
+    range.file_size = static_cast<std::uint64_t>(st.st_size);
+    const std::uint64_t end = std::min<std::uint64_t>(range.file_size, offset + length);
+    range.bytes.resize(end > offset ? static_cast<std::size_t>(end - offset) : 0);
+    std::size_t done = 0;
+    while (done < range.bytes.size()) {
+        const ssize_t n = ::pread(fd, range.bytes.data() + done, range.bytes.size() - done,
+                                  static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            return os_error("cannot read", path, err);
+        }
+        if (n == 0) break;  // the file shrank meanwhile
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    range.bytes.resize(done);
+    return range;
+}
+
+Result<FileRange> FileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {
+    Result<std::string> all = read_file(path);
+    if (!all) return all.error();
+    FileRange range;
+    range.file_size = all->size();
+    if (offset < all->size()) range.bytes = all->substr(static_cast<std::size_t>(offset), length);
+    return range;
+}
+
 }  // namespace small

@@ -139,13 +139,13 @@ void remember_plan_index(const WorkspacePaths& ws, const PlanIndex& index) {
     }
 }
 
-Error unknown_task_error(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws) {
+Error unknown_task_error(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws, bool for_write) {
     const std::string plan = ws.display_of(artifact_file_name(ArtifactType::Plan));
     if (!index.plan_exists) {
         return Error::invalid("task " + id + " cannot be recorded: " + plan +
                               " is missing; create it with `small plan --add \"<title>\"` (nothing written)");
     }
-    std::string msg = "task " + id + " is not in " + plan + "; nothing written.";
+    std::string msg = "task " + id + " is not in " + plan + (for_write ? "; nothing written." : ".");
     const std::vector<std::string> ids = index.ids();
     if (const std::vector<std::string> close = closest_matches(id, ids); !close.empty()) {
         msg += " Did you mean ";
