@@ -3,6 +3,8 @@
 #include "small/agents_command.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -485,6 +487,28 @@ TEST(AgentsPrint, MarkdownWithAndWithoutMarkers) {
                                 "Ralph Loop", "SMALL Execution Harness"}) {
         EXPECT_TRUE(contains(body, heading)) << heading;
     }
+}
+
+TEST(AgentsPrint, TheBlockSaysHowToWorkWithOneExamplePerSessionStep) {
+    const std::string body = harness_block_body();
+    // The session loop, in order.
+    const std::vector<std::string> loop = {"handoff.small.yml", "small plan", "small progress add", "small checkpoint",
+                                           "small handoff", "small check --strict"};
+    std::size_t at = body.find("## How to work");
+    ASSERT_NE(at, std::string::npos);
+    for (const std::string& step : loop) {
+        const std::size_t next = body.find(step, at);
+        ASSERT_NE(next, std::string::npos) << step;
+        at = next;
+    }
+    for (const char* example : {"`small plan --add \"", "`small progress add --task ", "`small checkpoint --task ",
+                                "`small handoff --summary \""}) {
+        EXPECT_TRUE(contains(body, example)) << example;
+    }
+    EXPECT_TRUE(contains(body, "Never edit `.small/` files by hand, except `intent.small.yml` and "
+                               "`constraints.small.yml`"));
+    // A few lines: an agent reads this at the start of every session.
+    EXPECT_LE(std::count(body.begin(), body.end(), '\n'), 60);
 }
 
 TEST(AgentsPrint, PlainRemovesMarkdownButKeepsTextAndIndentation) {
