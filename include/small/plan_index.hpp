@@ -21,7 +21,6 @@ namespace small {
 struct PlanTaskInfo {
     std::string id;
     std::string status;  // trimmed, lower-cased; blank is "pending"
-    std::string title;
 };
 
 struct PlanIndex {
