@@ -21,6 +21,7 @@
 
 #include "small/handoff_command.hpp"
 #include "small/init_workspace.hpp"
+#include "small/plan_index.hpp"
 #include "small/plan_model.hpp"
 #include "small/progress_command.hpp"
 #include "small/progress_log.hpp"
@@ -1151,6 +1152,23 @@ TEST(RunStore, InitForceCopiesTheReplacedArtifactsFirst) {
     EXPECT_EQ(read_text(r->snapshot_dir + "/intent.small.yml"), intent);  // D15: nothing replaced is lost
     EXPECT_FALSE(contains(w.read("intent.small.yml"), "An intent a human accepted"));
     EXPECT_EQ(w.read("progress.small.yml").substr(0, log.size()), log);  // D7: the log is kept
+}
+
+TEST(PlanIndex, TaskIdsWithBackslashesAndNewlinesSurviveTheCache) {
+    InitWorkspace w;
+    std::string plan = w.plan_bytes();
+    const std::string odd = "  - id: \"a\\\\b\\nc\"\n    title: \"odd\"\n    status: \"blocked\"\n";
+    plan += odd;
+    std::ofstream(w.file("plan.small.yml"), std::ios::trunc) << plan;
+    for (int pass = 0; pass < 2; ++pass) {  // a cold read, then the cache
+        Result<PlanIndex> index = load_plan_index(real_fs, w.ws());
+        ASSERT_TRUE(index.ok()) << index.error().describe();
+        ASSERT_EQ(index->tasks.size(), 2u) << pass;
+        const PlanTaskInfo* t = index->find("a\\b\nc");
+        ASSERT_NE(t, nullptr) << pass;
+        EXPECT_EQ(t->status, "blocked");
+        EXPECT_TRUE(fs::exists(w.root_path(".small-cache/plan.tasks")));
+    }
 }
 
 TEST(Text, ClosestMatchesKeepsOnlyTheNearest) {
