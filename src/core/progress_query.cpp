@@ -12,7 +12,7 @@ namespace small {
 namespace {
 
 constexpr std::size_t kHeadBytes = 64 * 1024;  // where `entries:` must start for the fast path
-constexpr std::size_t kFirstWindow = 64 * 1024;
+constexpr std::size_t kFirstWindow = 16 * 1024;  // ~60 house-style entries; widened x4 as needed
 
 std::string log_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Progress)); }
 std::string log_display(const WorkspacePaths& ws) { return ws.display_of(artifact_file_name(ArtifactType::Progress)); }
