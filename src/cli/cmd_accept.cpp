@@ -1,6 +1,5 @@
 // `small accept intent|constraints`: flags and rendering only; the work is
 // done by small/draft_accept.hpp.
-#include <iostream>
 #include <memory>
 
 #include "cli.hpp"
@@ -96,7 +95,7 @@ void register_accept(CLI::App& app, Context& ctx) {
         if (!stray->empty()) {
             ctx.exit_code = report_error(Output(ctx.globals, "accept"), parse_draft_kind(*stray).error());
         } else if (group->get_subcommands().empty()) {
-            std::cout << group->help();
+            ctx.exit_code = run_group_without_subcommand(ctx, *group);
         }
     });
 }

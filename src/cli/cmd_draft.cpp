@@ -81,7 +81,7 @@ void register_draft(CLI::App& app, Context& ctx) {
         if (!stray->empty()) {
             ctx.exit_code = report_error(Output(ctx.globals, "draft"), parse_draft_kind(*stray).error());
         } else if (group->get_subcommands().empty()) {
-            std::cout << group->help();
+            ctx.exit_code = run_group_without_subcommand(ctx, *group);
         }
     });
 }

@@ -33,7 +33,9 @@ int run_start(Context& ctx, StartFlags& f) {
                               {"replay_id", r->handoff.replay_id},
                               {"handoff", nlohmann::json::parse(r->handoff.handoff.dump())},
                               {"check", check}};
-        if (code != kExitOk) doc["error"] = {{"kind", "invalid"}, {"message", "strict check failed"}};
+        if (code != kExitOk) {
+            doc["error"] = {{"kind", code == kExitInvalid ? "invalid" : "system"}, {"message", "strict check failed"}};
+        }
         out.json_document(doc, code);
         return code;
     }

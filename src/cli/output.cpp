@@ -131,12 +131,12 @@ int report_error(const Output& out, const Error& error) {
     if (out.json()) {
         nlohmann::json doc = error_json(error_kind_name(error.kind), error.describe());
         if (!error.file.empty()) {
-            doc["errors"] = nlohmann::json::array({{{"rule", error.rule},
-                                                    {"file", error.file},
-                                                    {"line", error.line},
-                                                    {"column", error.column},
-                                                    {"message", error.message},
-                                                    {"hint", error.hint}}});
+            // The same finding object as the gates print: a rule id (LOAD/IO
+            // when the error has none), a severity, no empty hint.
+            Finding f = finding_from_error(error, 0);
+            if (!error.rule.empty()) f.rule = error.rule;
+            f.hint = error.hint;
+            doc["errors"] = nlohmann::json::array({finding_json(f)});
         }
         out.json_document(doc, code);
     }
@@ -192,6 +192,9 @@ std::string command_path_of(const CLI::App& app, int argc, char** argv) {
         if (word.empty() || word[0] == '-') continue;
         const CLI::App* sub = find_subcommand(*level, word);
         if (!sub) break;
+        // draft and accept: intent|constraints is what the command works on
+        // (its `kind` key), not part of the command's name.
+        if (level->get_option_no_throw("kind")) break;
         path += (path.empty() ? "" : " ") + word;
         level = sub;
         if (level->get_subcommands([](const CLI::App*) { return true; }).empty()) break;

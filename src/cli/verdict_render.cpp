@@ -72,9 +72,9 @@ nlohmann::json check_json(const Verdict& v, int exit_code) {
         if (!doc.contains(name)) doc[name] = {{"status", v.blocking.empty() ? "skipped" : "error"}};
     }
     if (!v.blocking.empty()) doc["findings"] = findings_json(v.blocking);
-    std::vector<Finding> errors = v.blocking;
-    for (const Finding& f : split(v.all_findings(), Severity::Error)) errors.push_back(f);
-    doc["errors"] = findings_json(errors);  // D16: every stage's errors, as objects
+    // D16: every error, as objects (all_findings already holds the blocking ones).
+    const std::vector<Finding> errors = split(v.all_findings(), Severity::Error);
+    doc["errors"] = findings_json(errors);
     if (exit_code != kExitOk && !errors.empty()) {
         doc["error"] = {{"kind", v.outcome == VerdictOutcome::SystemError ? "system" : "invalid"},
                         {"message", errors.front().location_text()}};

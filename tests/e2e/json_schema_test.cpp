@@ -1,0 +1,450 @@
+// The --json contract (D16, docs/json.md): every command and sub-command, on
+// success and on failure, prints exactly one JSON document that validates
+// against its schema in docs/json/. The real binary runs in fresh temporary
+// directories; valijson (draft-07) checks each document.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+#include "run_helper.hpp"
+
+namespace {
+
+using namespace small_e2e;
+
+using Env = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
+const fs::path kSchemaDir = SMALL_JSON_SCHEMA_DIR;
+
+// ---------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------
+
+json load_json_file(const fs::path& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path.string());
+    return json::parse(in);
+}
+
+// The schema with every "$ref" replaced by what it points to. valijson 1.0
+// caches sub-schemas by JSON pointer alone, so the same pointer in two files
+// (e.g. #/definitions/x) would silently resolve to one of them; inlining the
+// references ourselves keeps the validation exact.
+json inline_refs(const json& node, const fs::path& file, int depth = 0) {
+    if (depth > 32) throw std::runtime_error("$ref nesting too deep in " + file.string());
+    if (node.is_array()) {
+        json out = json::array();
+        for (const json& item : node) out.push_back(inline_refs(item, file, depth));
+        return out;
+    }
+    if (!node.is_object()) return node;
+    if (node.contains("$ref")) {  // draft-07: siblings of $ref are ignored
+        const std::string ref = node["$ref"].get<std::string>();
+        const auto hash = ref.find('#');
+        const std::string target = ref.substr(0, hash);
+        const fs::path target_file = target.empty() ? file : (file.parent_path() / target).lexically_normal();
+        const std::string pointer = hash == std::string::npos ? "" : ref.substr(hash + 1);
+        return inline_refs(load_json_file(target_file).at(json::json_pointer(pointer)), target_file, depth + 1);
+    }
+    json out = json::object();
+    for (const auto& [key, value] : node.items()) out[key] = inline_refs(value, file, depth);
+    return out;
+}
+
+// docs/json/<name>.schema.json, compiled once per process.
+const valijson::Schema& schema_named(const std::string& name) {
+    static std::map<std::string, std::unique_ptr<valijson::Schema>> compiled;
+    auto& slot = compiled[name];
+    if (!slot) {
+        const fs::path file = kSchemaDir / (name + ".schema.json");
+        const json resolved = inline_refs(load_json_file(file), file);
+        slot = std::make_unique<valijson::Schema>();
+        valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+        parser.populateSchema(valijson::adapters::NlohmannJsonAdapter(resolved), *slot);
+    }
+    return *slot;
+}
+
+// "" when `doc` satisfies the schema, else valijson's reasons, one a line.
+std::string schema_violations(const json& doc, const std::string& schema) {
+    valijson::Validator validator;
+    valijson::ValidationResults results;
+    if (validator.validate(schema_named(schema), valijson::adapters::NlohmannJsonAdapter(doc), &results)) return "";
+    std::string out;
+    valijson::ValidationResults::Error error;
+    while (results.popError(error)) {
+        std::string where;
+        for (const std::string& part : error.context) where += part;
+        out += "  " + where + ": " + error.description + "\n";
+    }
+    return out.empty() ? "  (valijson names no reason; propertyNames fails silently)\n" : out;
+}
+
+// ---------------------------------------------------------------------------
+// Running commands
+// ---------------------------------------------------------------------------
+
+RunResult run_with_input(const fs::path& cwd, const std::vector<std::string>& args, std::optional<std::string> input,
+                         const Env& env = {}) {
+    RunOptions opts;
+    opts.cwd = cwd;
+    opts.env = env;
+    opts.stdin_text = std::move(input);
+    return run_small(args, opts);
+}
+
+RunResult run_json(const fs::path& cwd, std::vector<std::string> args, const Env& env = {},
+                   std::optional<std::string> input = std::nullopt) {
+    args.push_back("--json");
+    return run_with_input(cwd, args, std::move(input), env);
+}
+
+// The run exited with `exit_code` and printed exactly one JSON document that
+// agrees with it and satisfies docs/json/<schema>.schema.json. Returns it.
+json expect_document(const RunResult& r, const std::string& schema, int exit_code) {
+    EXPECT_EQ(r.exit_code, exit_code) << r;
+    const std::optional<json> doc = parse_single_json(r.out);
+    if (!doc) {
+        ADD_FAILURE() << "stdout is not exactly one JSON document\n" << r;
+        return json::object();
+    }
+    EXPECT_TRUE(r.out.ends_with("}\n")) << r;
+    EXPECT_EQ(doc->value("exit_code", -1), r.exit_code) << r;
+    const std::string violations = schema_violations(*doc, schema);
+    EXPECT_EQ(violations, "") << schema << ".schema.json rejects the output of\n" << r;
+    return *doc;
+}
+
+// ---------------------------------------------------------------------------
+// Workspaces
+// ---------------------------------------------------------------------------
+
+class JsonSchemaE2E : public ::testing::Test {
+protected:
+    // Makes the temporary directory an initialized workspace (no AGENTS.md).
+    void init_workspace() {
+        const RunResult r = run_in(root(), {"init", "--no-agents"});
+        ASSERT_EQ(r.exit_code, 0) << r;
+    }
+    const fs::path& root() const { return tmp_.path(); }
+    fs::path small_file(const std::string& name) const { return root() / ".small" / name; }
+
+    // A plan whose owner is wrong: a schema error and an invariant (INV-P1).
+    void break_plan() {
+        const fs::path plan = small_file("plan.small.yml");
+        std::string text = read_file(plan);
+        text.replace(text.find("owner: \"agent\""), 14, "owner: \"human\"");
+        write_file(plan, text);
+    }
+
+    // Runs `small ARGS --json` in the temporary directory; see expect_document.
+    json expect_in(const std::vector<std::string>& args, const std::string& schema, int exit_code,
+                   const Env& env = {}) {
+        return expect_document(run_json(root(), args, env), schema, exit_code);
+    }
+
+private:
+    TempDir tmp_;
+};
+
+// ---------------------------------------------------------------------------
+// The schemas themselves
+// ---------------------------------------------------------------------------
+
+// The names of docs/json/*.schema.json ("progress-add", ...).
+std::set<std::string> schema_names() {
+    const std::string suffix = ".schema.json";
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(kSchemaDir)) {
+        const std::string file = entry.path().filename().string();
+        if (file.ends_with(suffix)) names.insert(file.substr(0, file.size() - suffix.size()));
+    }
+    return names;
+}
+
+TEST(JsonSchemas, EverySchemaCompiles) {
+    const std::set<std::string> names = schema_names();
+    for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
+    EXPECT_EQ(names.size(), 22u) << "one schema per command, plus the envelope, help and usage-error";
+}
+
+// Documents that break the envelope rules are rejected: the schemas can fail.
+TEST(JsonSchemas, RejectInconsistentEnvelopes) {
+    const json good = {{"schema_version", 1}, {"command", "version"}, {"ok", true}, {"exit_code", 0},
+                       {"version", "v0.1.0"}, {"supported_spec_versions", {"1.0.0"}}};
+    ASSERT_EQ(schema_violations(good, "version"), "");
+    const json failure = {{"schema_version", 1}, {"command", "version"}, {"ok", false}, {"exit_code", 2},
+                          {"error", {{"kind", "usage"}, {"message", "bad flag"}}}};
+    ASSERT_EQ(schema_violations(failure, "version"), "");
+
+    auto with = [](json doc, const std::string& key, const json& value) {
+        if (value.is_null()) doc.erase(key);
+        else doc[key] = value;
+        return doc;
+    };
+    EXPECT_NE(schema_violations(with(good, "exit_code", 1), "version"), "") << "ok true with exit 1";
+    EXPECT_NE(schema_violations(with(good, "command", "versions"), "version"), "") << "wrong command";
+    EXPECT_NE(schema_violations(with(good, "version", nullptr), "version"), "") << "missing key";
+    EXPECT_NE(schema_violations(with(good, "extra", 1), "version"), "") << "undocumented key";
+    EXPECT_NE(schema_violations(with(good, "schema_version", 2), "version"), "") << "schema_version";
+    EXPECT_NE(schema_violations(with(failure, "error", nullptr), "version"), "") << "failure without error";
+    EXPECT_NE(schema_violations(with(failure, "exit_code", 1), "version"), "") << "usage error with exit 1";
+    EXPECT_NE(schema_violations(with(failure, "ok", true), "version"), "") << "ok true with an error";
+    const json finding = {{"rule", "SCHEMA"}, {"severity", "error"}, {"file", "f"},
+                          {"line", 1},        {"column", 1},         {"message", "m"}};
+    const json invalid = with(with(failure, "exit_code", 1), "error", {{"kind", "invalid"}, {"message", "m"}});
+    EXPECT_EQ(schema_violations(with(invalid, "errors", json::array({finding})), "version"), "");
+    EXPECT_NE(schema_violations(with(invalid, "errors", json::array({with(finding, "severity", nullptr)})), "version"),
+              "")
+        << "finding without severity";
+    EXPECT_NE(schema_violations(with(invalid, "errors", json::array({finding, finding})), "version"), "")
+        << "duplicate finding";
+}
+
+// The examples in docs/json.md satisfy the schema named in the comment
+// before each, and every schema but the envelope has one.
+TEST(JsonSchemas, DocumentationExamplesSatisfyTheirSchemas) {
+    const std::string doc = read_file(kSchemaDir.parent_path() / "json.md");
+    const std::regex example(R"(<!-- schema: ([a-z-]+) -->\s*```json\n([\s\S]*?)```)");
+    std::set<std::string> shown = {"envelope"};
+    for (auto it = std::sregex_iterator(doc.begin(), doc.end(), example); it != std::sregex_iterator(); ++it) {
+        const std::string schema = (*it)[1].str();
+        const std::optional<json> parsed = parse_single_json((*it)[2].str());
+        ASSERT_TRUE(parsed) << "the " << schema << " example is not JSON";
+        EXPECT_EQ(schema_violations(*parsed, schema), "") << "the " << schema << " example";
+        shown.insert(schema);
+    }
+    EXPECT_EQ(shown, schema_names());
+}
+
+// ---------------------------------------------------------------------------
+// Read-only commands
+// ---------------------------------------------------------------------------
+
+TEST_F(JsonSchemaE2E, Version) {
+    expect_in({"version"}, "version", 0);
+    expect_in({"--version"}, "version", 0);
+    expect_in({"version", "--bogus"}, "version", 2);
+}
+
+TEST_F(JsonSchemaE2E, VerdictCommandsOnAValidWorkspace) {
+    init_workspace();
+    expect_in({"validate"}, "validate", 0);
+    for (const char* command : {"lint", "verify", "check"}) expect_in({command, "--strict"}, command, 0);
+}
+
+TEST_F(JsonSchemaE2E, VerdictCommandsOnAnInvalidWorkspace) {
+    init_workspace();
+    break_plan();
+    expect_in({"validate"}, "validate", 1);
+    expect_in({"lint"}, "lint", 1);
+    expect_in({"verify"}, "verify", 1);
+    const json check = expect_in({"check", "--strict"}, "check", 1);
+    EXPECT_EQ(check["validate"]["status"], "failed") << check.dump(2);
+}
+
+TEST_F(JsonSchemaE2E, VerdictCommandsWithoutAWorkspace) {
+    for (const char* command : {"validate", "lint", "verify", "check"}) {
+        expect_in({command}, command, 2);
+        expect_in({command, "--workspace", "nowhere"}, command, 2);
+    }
+}
+
+TEST_F(JsonSchemaE2E, ReplayId) {
+    expect_in({"replay-id"}, "replay-id", 2);
+    init_workspace();
+    expect_in({"replay-id"}, "replay-id", 0);
+    write_file(small_file("plan.small.yml"), "tasks: [\n");
+    const json doc = expect_in({"replay-id"}, "replay-id", 1);
+    EXPECT_EQ(doc["errors"][0]["file"], ".small/plan.small.yml") << doc.dump(2);
+}
+
+// ---------------------------------------------------------------------------
+// Writing commands
+// ---------------------------------------------------------------------------
+
+TEST_F(JsonSchemaE2E, Init) {
+    expect_in({"init", "--intent", "Ship it"}, "init", 0);
+    expect_in({"init"}, "init", 1);
+    expect_in({"init", "--force", "--no-agents"}, "init", 0);
+    expect_in({"init", "--agents-mode", "sideways"}, "init", 2);
+}
+
+TEST_F(JsonSchemaE2E, Plan) {
+    init_workspace();
+    const json added = expect_in({"plan", "--add", "Write the docs"}, "plan", 0);
+    EXPECT_EQ(added.value("added_task_id", ""), "task-2") << added.dump(2);
+    expect_in({"plan", "--done", "task-9"}, "plan", 1);
+    expect_in({"plan", "--reset"}, "plan", 1);  // no answer on stdin: refused
+    expect_document(run_json(root(), {"plan", "--reset"}, {}, "n\n"), "plan", 0);  // declined
+    expect_in({"plan", "--reset", "--yes"}, "plan", 0);
+    expect_in({"plan", "--workspace", "examples"}, "plan", 1);  // a scope this command refuses
+}
+
+TEST_F(JsonSchemaE2E, ProgressAdd) {
+    init_workspace();
+    expect_in({"progress", "add", "--task", "task-1", "--status", "in_progress", "--commit", "1a2b3c4"},
+              "progress-add", 0);
+    expect_in({"progress", "add", "--task", "meta/note", "--status", "completed"}, "progress-add", 0);
+    expect_in({"progress", "add", "--task", "task-9", "--status", "completed"}, "progress-add", 1);
+    expect_in({"progress", "add", "--task", "task-1", "--status", "done"}, "progress-add", 2);
+    expect_in({"progress", "add", "--status", "completed"}, "progress-add", 2);
+}
+
+TEST_F(JsonSchemaE2E, ProgressMigrate) {
+    expect_in({"progress", "migrate"}, "progress-migrate", 2);
+    init_workspace();
+    expect_in({"progress", "migrate", "--dry-run"}, "progress-migrate", 0);
+    expect_in({"progress", "migrate"}, "progress-migrate", 0);
+}
+
+TEST_F(JsonSchemaE2E, Checkpoint) {
+    init_workspace();
+    expect_in({"checkpoint", "--task", "task-1", "--status", "completed"}, "checkpoint", 0);
+    expect_in({"checkpoint", "--task", "task-9", "--status", "completed"}, "checkpoint", 1);
+    expect_in({"checkpoint", "--task", "task-1", "--status", "pending"}, "checkpoint", 2);
+}
+
+TEST_F(JsonSchemaE2E, Handoff) {
+    init_workspace();
+    ASSERT_EQ(run_in(root(), {"progress", "add", "--task", "task-1", "--status", "in_progress"}).exit_code, 0);
+    const json doc = expect_in({"handoff"}, "handoff", 0);
+    EXPECT_EQ(doc["unsettled_tasks"].size(), 1u) << doc.dump(2);
+    expect_in({"handoff", "--require-settled"}, "handoff", 1);
+    expect_in({"handoff", "--replay-id", std::string(64, 'a')}, "handoff", 0);
+    expect_in({"handoff", "--replay-id", "xyz"}, "handoff", 2);
+}
+
+TEST_F(JsonSchemaE2E, Start) {
+    expect_in({"start"}, "start", 2);
+    init_workspace();
+    expect_in({"start"}, "start", 0);
+    break_plan();
+    const json doc = expect_in({"start"}, "start", 1);
+    EXPECT_EQ(doc["check"]["validate"]["status"], "failed") << doc.dump(2);
+}
+
+TEST_F(JsonSchemaE2E, Reset) {
+    expect_in({"reset", "--yes"}, "reset", 2);
+    init_workspace();
+    expect_in({"reset"}, "reset", 1);  // no answer on stdin: refused
+    expect_document(run_json(root(), {"reset"}, {}, "n\n"), "reset", 0);  // declined
+    expect_in({"reset", "--yes"}, "reset", 0);
+}
+
+TEST_F(JsonSchemaE2E, Draft) {
+    init_workspace();
+    const std::string intent = read_file(small_file("intent.small.yml"));
+    expect_document(run_json(root(), {"draft", "intent", "--from", "-"}, {}, intent), "draft", 0);
+    const json warned =
+        expect_document(run_json(root(), {"draft", "constraints", "--from", "-"}, {}, "owner: nobody\n"), "draft", 0);
+    EXPECT_EQ(warned["acceptable"], false) << warned.dump(2);
+    expect_document(run_json(root(), {"draft", "intent", "--from", "-"}, {}, ""), "draft", 1);
+    expect_in({"draft", "intent", "--from", "missing.yml"}, "draft", 2);
+    expect_in({"draft", "intent"}, "draft", 2);
+    expect_in({"draft", "bogus"}, "draft", 2);
+}
+
+TEST_F(JsonSchemaE2E, Accept) {
+    expect_in({"accept", "intent"}, "accept", 2);
+    init_workspace();
+    const std::string intent = read_file(small_file("intent.small.yml"));
+    ASSERT_EQ(run_with_input(root(), {"draft", "intent", "--from", "-"}, intent).exit_code, 0);
+    expect_in({"accept", "intent"}, "accept", 0);
+    ASSERT_EQ(run_with_input(root(), {"draft", "constraints", "--from", "-"}, "owner: nobody\n").exit_code, 0);
+    const json refused = expect_in({"accept", "constraints"}, "accept", 1);
+    EXPECT_FALSE(refused["errors"].empty()) << refused.dump(2);
+    expect_in({"accept", "bogus"}, "accept", 2);
+}
+
+// ---------------------------------------------------------------------------
+// agents, help and usage errors
+// ---------------------------------------------------------------------------
+
+TEST_F(JsonSchemaE2E, AgentsApply) {
+    expect_in({"agents", "apply", "--dry-run"}, "agents-apply", 0);
+    expect_in({"agents", "apply", "--print"}, "agents-apply", 0);
+    expect_in({"agents", "apply"}, "agents-apply", 0);
+    expect_in({"agents", "apply"}, "agents-apply", 0);  // already current: nothing written
+    write_file(root() / "OTHER.md", "# notes\n");
+    expect_in({"agents", "apply", "--file", "OTHER.md"}, "agents-apply", 1);
+    expect_in({"agents", "apply", "--agents-mode", "sideways"}, "agents-apply", 2);
+}
+
+TEST_F(JsonSchemaE2E, AgentsCheck) {
+    expect_in({"agents", "check"}, "agents-check", 1);
+    expect_in({"agents", "check", "--allow-missing"}, "agents-check", 0);
+    ASSERT_EQ(run_in(root(), {"agents", "apply"}).exit_code, 0);
+    expect_in({"agents", "check", "--strict"}, "agents-check", 0);
+    expect_document(run_in(root(), {"agents", "check", "--format", "json"}), "agents-check", 0);
+    expect_in({"agents", "check", "--format", "yaml"}, "agents-check", 2);
+}
+
+TEST_F(JsonSchemaE2E, AgentsPrint) {
+    expect_in({"agents", "print"}, "agents-print", 0);
+    expect_in({"agents", "print", "--format", "plain"}, "agents-print", 0);
+    expect_in({"agents", "print", "--format", "plain", "--with-markers"}, "agents-print", 2);
+}
+
+TEST_F(JsonSchemaE2E, Help) {
+    expect_in({"help"}, "help", 0);
+    expect_in({"help", "progress", "add"}, "help", 0);
+    expect_in({"help", "nope"}, "help", 2);
+    expect_in({"--help"}, "help", 0);
+    const json sub = expect_in({"agents", "check", "--help"}, "help", 0);
+    EXPECT_EQ(sub["command"], "agents check") << sub.dump(2);
+}
+
+TEST_F(JsonSchemaE2E, UsageErrors) {
+    expect_in({}, "usage-error", 2);
+    const json unknown = expect_in({"nosuch"}, "usage-error", 2);
+    EXPECT_EQ(unknown["command"], "small") << unknown.dump(2);
+    for (const char* group : {"progress", "agents", "draft", "accept"}) {
+        const json doc = expect_in({group}, "usage-error", 2);
+        EXPECT_EQ(doc["command"], group) << doc.dump(2);
+    }
+}
+
+// A held workspace lock: every writing command reports busy (exit 3).
+TEST_F(JsonSchemaE2E, BusyLock) {
+    init_workspace();
+    fs::create_directories(root() / ".small-cache");
+    const int fd = ::open((root() / ".small-cache" / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+    const Env env = {{"SMALL_LOCK_TIMEOUT_MS", "50"}};
+    const std::vector<std::pair<std::vector<std::string>, std::string>> writes = {
+        {{"plan", "--add", "x"}, "plan"},
+        {{"progress", "add", "--task", "task-1", "--status", "completed"}, "progress-add"},
+        {{"progress", "migrate"}, "progress-migrate"},
+        {{"checkpoint", "--task", "task-1", "--status", "completed"}, "checkpoint"},
+        {{"handoff"}, "handoff"},
+        {{"start"}, "start"},
+        {{"reset", "--yes"}, "reset"},
+        {{"init", "--force"}, "init"},
+        {{"agents", "apply"}, "agents-apply"},
+    };
+    for (const auto& [args, schema] : writes) {
+        const json doc = expect_in(args, schema, 3, env);
+        EXPECT_EQ(doc["error"]["kind"], "busy") << doc.dump(2);
+    }
+    ::close(fd);
+}
+
+}  // namespace
