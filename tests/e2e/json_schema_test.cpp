@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 22u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 24u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -305,6 +305,28 @@ TEST_F(JsonSchemaE2E, ProgressAdd) {
     expect_in({"progress", "add", "--task", "task-9", "--status", "completed"}, "progress-add", 1);
     expect_in({"progress", "add", "--task", "task-1", "--status", "done"}, "progress-add", 2);
     expect_in({"progress", "add", "--status", "completed"}, "progress-add", 2);
+}
+
+TEST_F(JsonSchemaE2E, PlanShow) {
+    expect_in({"plan", "show"}, "plan-show", 2);  // no workspace
+    init_workspace();
+    ASSERT_EQ(run_in(root(), {"plan", "--add", "Second"}).exit_code, 0);
+    ASSERT_EQ(run_in(root(), {"plan", "--depends", "task-2:task-1"}).exit_code, 0);
+    const json all = expect_in({"plan", "show"}, "plan-show", 0);
+    EXPECT_EQ(all["tasks"].size(), 2u) << all.dump(2);
+    const json one = expect_in({"plan", "show", "task-2", "--limit", "1"}, "plan-show", 0);
+    EXPECT_EQ(one["more_entries"], true) << one.dump(2);
+    expect_in({"plan", "show", "task-9"}, "plan-show", 1);
+    expect_in({"plan", "show", "--limit", "x"}, "plan-show", 2);
+}
+
+TEST_F(JsonSchemaE2E, ProgressList) {
+    expect_in({"progress", "list"}, "progress-list", 2);  // no workspace
+    init_workspace();
+    const json doc = expect_in({"progress", "list", "--limit", "0"}, "progress-list", 0);
+    EXPECT_FALSE(doc["entries"].empty()) << doc.dump(2);
+    expect_in({"progress", "list", "--task", "task-1", "--status", "pending"}, "progress-list", 0);
+    expect_in({"progress", "list", "--since", "yesterday"}, "progress-list", 2);
 }
 
 TEST_F(JsonSchemaE2E, ProgressMigrate) {
