@@ -685,6 +685,32 @@ TEST_F(CliTest, UnquotedTimestampsAreStrings) {
     }
 }
 
+TEST_F(CliTest, PlanStatusAndTaskKeyTyposAreLocatedWarnings) {
+    const fs::path w = ws();
+    write_valid_workspace(w);
+    const std::string plan = kPlan + "  - id: \"task-9\"\n    title: \"Nine\"\n    stauts: \"completed\"\n" +
+                             "  - id: \"task-10\"\n    title: \"Ten\"\n    status: \"complete\"\n";
+    write_file(w / ".small" / "plan.small.yml", plan);
+    const std::string typo_at = std::to_string(line_of(plan, "stauts")) + ":5: warning: ";
+    const std::string status_at = std::to_string(line_of(plan, "\"complete\"")) + ":14: warning: ";
+    for (const auto& cmd : std::vector<std::vector<std::string>>{{"lint"}, {"lint", "--strict"}, {"check"}}) {
+        const RunResult r = run_in(w, cmd);
+        EXPECT_EQ(r.exit_code, 0) << r;
+        EXPECT_TRUE(contains(r.err, "plan.small.yml:" + typo_at + "tasks[3] key \"stauts\" is not a task key; "
+                                    "did you mean \"status\"? [INV-P9]")) << r;
+        EXPECT_TRUE(contains(r.err, "plan.small.yml:" + status_at)) << r;
+        EXPECT_TRUE(contains(r.err, "did you mean \"completed\"? [INV-P8]")) << r;
+    }
+    const RunResult j = run_in(w, {"lint", "--json"});
+    EXPECT_EQ(j.exit_code, 0) << j;
+    const auto doc = parse_single_json(j.out);
+    ASSERT_TRUE(doc) << j;
+    ASSERT_EQ((*doc)["warnings"].size(), 2u) << j;
+    EXPECT_EQ((*doc)["warnings"][0]["rule"], "INV-P9") << j;
+    EXPECT_EQ((*doc)["warnings"][1]["rule"], "INV-P8") << j;
+    EXPECT_EQ((*doc)["warnings"][1]["severity"], "warning") << j;
+}
+
 TEST_F(CliTest, FormatStrictTurnsQuotingWarningIntoError) {
     const fs::path w = ws();
     write_valid_workspace(w);
