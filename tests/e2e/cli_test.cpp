@@ -913,6 +913,37 @@ TEST_F(CliTest, ReplayIdJson) {
     EXPECT_EQ((*doc)["replay_id"], kExpectedReplayId) << r;
 }
 
+TEST_F(CliTest, ReplayIdExplainsAPinnedRunThatNoLongerMatches) {
+    const fs::path w = ws();
+    ASSERT_EQ(run_in(w, {"init", "--quiet"}).exit_code, 0);
+    const RunResult same = run_in(w, {"replay-id"});
+    EXPECT_TRUE(same.err.empty()) << same;
+    const std::string pinned = same.out.substr(0, 64);
+    ASSERT_EQ(run_in(w, {"plan", "--add", "Another task"}).exit_code, 0);
+
+    const RunResult r = run_in(w, {"replay-id"});
+    EXPECT_EQ(r.exit_code, 0) << r;
+    ASSERT_EQ(r.out.size(), 65u) << r;  // stdout stays the manifest's id alone
+    const std::string manifest = r.out.substr(0, 64);
+    EXPECT_NE(manifest, pinned) << r;
+    EXPECT_TRUE(contains(r.err, "Note: the run's pinned id (.small/workspace.small.yml run.replay_id) is " + pinned))
+        << r;
+    EXPECT_TRUE(contains(r.err, "pinned when the run starts and does not follow later edits")) << r;
+    EXPECT_TRUE(contains(r.err, "`small reset` starts a new run")) << r;
+
+    const RunResult quiet = run_in(w, {"replay-id", "--quiet"});
+    EXPECT_EQ(quiet.out, r.out) << quiet;
+    EXPECT_TRUE(quiet.err.empty()) << quiet;
+
+    const RunResult j = run_in(w, {"replay-id", "--json"});
+    const auto doc = parse_single_json(j.out);
+    ASSERT_TRUE(doc) << j;
+    EXPECT_EQ((*doc)["replay_id"], manifest) << j;
+    EXPECT_EQ((*doc)["run_replay_id"], pinned) << j;
+    ASSERT_EQ((*doc)["warnings"].size(), 1u) << j;
+    EXPECT_TRUE(contains((*doc)["warnings"][0].get<std::string>(), "small reset")) << j;
+}
+
 TEST_F(CliTest, ReplayIdErrors) {
     const fs::path w = ws();
     if (!ancestor_has_small_dir(w)) {
