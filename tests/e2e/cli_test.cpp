@@ -711,6 +711,26 @@ TEST_F(CliTest, PlanStatusAndTaskKeyTyposAreLocatedWarnings) {
     EXPECT_EQ((*doc)["warnings"][1]["severity"], "warning") << j;
 }
 
+TEST_F(CliTest, HexCommitLongerThanACommitHashFailsSchemaAndStrictSecrets) {
+    const fs::path w = ws();
+    write_valid_workspace(w);
+    const std::string sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    const std::string progress = kProgress + "  - timestamp: \"2025-06-01T10:00:06.1Z\"\n    task_id: \"task-3\"\n" +
+                                 "    commit: \"" + sha256 + "\"\n    replayId: \"" + kRunId + "\"\n";
+    write_file(w / ".small" / "progress.small.yml", progress);
+    const RunResult validate = run_in(w, {"validate"});
+    EXPECT_EQ(validate.exit_code, 1) << validate;
+    EXPECT_TRUE(contains(validate.err, "commit")) << validate;
+    EXPECT_EQ(run_in(w, {"lint"}).exit_code, 0);
+    const RunResult strict = run_in(w, {"lint", "--strict"});
+    EXPECT_EQ(strict.exit_code, 1) << strict;
+    EXPECT_TRUE(contains(strict.err, "progress.small.yml:" + std::to_string(line_of(progress, sha256)) +
+                                         ":14: error: potential secret detected at entries[6].commit")) << strict;
+    // A 40-digit commit hash stays clean (D9).
+    write_file(w / ".small" / "progress.small.yml", replace_once(progress, sha256, sha256.substr(0, 40)));
+    EXPECT_EQ(run_in(w, {"lint", "--strict"}).exit_code, 0);
+}
+
 TEST_F(CliTest, FormatStrictTurnsQuotingWarningIntoError) {
     const fs::path w = ws();
     write_valid_workspace(w);

@@ -838,6 +838,19 @@ TEST_F(InvariantRules, FortyHexCommitIsNotASecret) {
     EXPECT_TRUE(ws.invariants(true).empty()) << describe(ws.invariants(true));
 }
 
+TEST_F(InvariantRules, HexCommitLongerThanFortyDigitsIsASecretInStrictMode) {
+    // D9 exempts hex only as a commit hash (7-40 digits); the reference flags 32+ base64.
+    const std::string sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    add_entry("timestamp: \"2025-06-01T10:00:06.0Z\"\n    task_id: \"task-1\"\n    commit: \"" + sha256 + "\"\n"
+              "    notes: \"" + sha256 + "\"\n");
+    EXPECT_TRUE(ws.invariants(false).empty()) << describe(ws.invariants(false));
+    const auto findings = ws.invariants(true);
+    expect_single(findings, {"SEC", "progress", "potential secret detected at entries[6].commit",
+                             line("progress", "commit: \"" + sha256)});
+    EXPECT_TRUE(contains(findings[0].message, "a commit hash has 7-40 hex digits")) << findings[0].message;
+    EXPECT_FALSE(contains(findings[0].message, sha256)) << "the value itself must not be echoed";
+}
+
 TEST_F(InvariantRules, ReplayIdFieldsAreExemptFromTheSecretScan) {
     // A value that is flagged anywhere else ...
     const std::string secretish = "AbCdEfGh0123456789AbCdEfGh0123456789xyZ";
