@@ -1,8 +1,9 @@
 // `small agents apply|check|print` (authoring.md §4 as amended by DECISIONS
-// D4, D7, D11): the harness block of agents_block.hpp applied to, checked
-// in, or printed for one file. The CLI parses flags and renders; the
-// decisions and the disk access are here. These commands never read or
-// write `.small/` and never search parent directories.
+// D4, D5, D7, D11): the harness block of agents_block.hpp applied to,
+// checked in, or printed for one file. The CLI parses flags and renders; the
+// decisions and the disk access are here. The file is found from the
+// workspace root as every command finds it (D5); these commands never read
+// or write inside `.small/`.
 #pragma once
 
 #include <chrono>
@@ -26,12 +27,16 @@ struct AgentsTarget {
     std::string display;  // the --file value as given, for messages
 };
 
-// `--dir` (absent or empty: `cwd`; relative: against `cwd`) joined with
-// `--file` (empty: AGENTS.md). An absolute --file is used as it is (the
-// reference nests it under --dir). Usage error when --file names no file
-// (it ends in '/', or is "." or "..").
-Result<AgentsTarget> resolve_agents_target(const std::optional<std::string>& dir, std::string_view file,
-                                           const std::string& cwd);
+// The workspace root (locate_workspace: `--dir`, which may name the root or
+// its .small/; else the nearest directory with .small/ from `cwd` up; else
+// `cwd` itself, since AGENTS.md may exist before init) joined with `--file`
+// (empty: AGENTS.md). An absolute --file is used as it is (the reference
+// nests it under --dir). `display` is the --file value, prefixed with the
+// root's absolute path when the root was found above `cwd`. Usage error when
+// --file names no file (it ends in '/', or is "." or "..") or a path inside
+// a `.small/` directory.
+Result<AgentsTarget> resolve_agents_target(const FileSystem& fs, const std::optional<std::string>& dir,
+                                           std::string_view file, const std::string& cwd);
 
 // ---------------------------------------------------------------- apply
 

@@ -71,8 +71,13 @@ struct InitResult {
     std::string gitignore_path;        // absolute .gitignore path
     bool gitignore_created = false;
     std::vector<std::string> gitignore_added;  // lines appended
+    std::string outer_workspace;       // root of a workspace this one sits inside, or ""
+    std::vector<std::string> warnings; // e.g. naming that outer workspace
 };
 
+// Inside another workspace's subtree (a parent directory holds .small/) init
+// still initializes (D5: it never walks up for its target) but warns and
+// names the outer workspace: commands run below the new root now find it.
 // Error kinds: Usage (bad --agents-mode, conflicting agents flags), Invalid
 // (.small/ exists without --force; AGENTS.md exists without a flag; AGENTS.md
 // markers malformed; --force over a progress log that cannot be appended to),

@@ -17,6 +17,10 @@ namespace small {
 // The five plan statuses (D6), in the order messages list them.
 inline constexpr std::string_view kPlanStatuses[] = {"pending", "in_progress", "completed", "blocked", "cancelled"};
 
+// The task keys the protocol and this tool read (others are kept, unread).
+inline constexpr std::string_view kTaskKeys[] = {"id",     "title",      "steps",       "acceptance",
+                                                 "status", "depends_on", "dependencies"};
+
 // Index of the task whose id is exactly `id`.
 std::optional<std::size_t> find_task(const YamlValue& plan, std::string_view id);
 

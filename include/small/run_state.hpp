@@ -30,6 +30,21 @@ Result<RunPin> pin_run(const FileSystem& fs, const WorkspacePaths& ws, const Mut
 Result<std::string> manifest_replay_id(std::string_view intent_text, std::string_view plan_text,
                                        const std::optional<std::string>& constraints_text, const WorkspacePaths& ws);
 
+// What `small replay-id` reports (D3): the id the current manifest gets,
+// and the run's pinned id, which differs once intent, plan or constraints
+// were edited after the run started.
+struct ReplayIdReport {
+    std::string manifest_id;
+    std::string run_id;       // workspace.small.yml run.replay_id; "" when none (or the file is unusable)
+    std::string explanation;  // why run_id differs from manifest_id; "" when it does not
+};
+
+// Only intent, plan and constraints are read (loadable YAML mappings, not
+// necessarily schema-valid). Errors: no .small/ (System), intent or plan
+// missing or not YAML (Invalid), unreadable (System), a value JCS cannot
+// canonicalise (Invalid).
+Result<ReplayIdReport> replay_id_report(const FileSystem& fs, const WorkspacePaths& ws);
+
 // replayId values that entries of progress.small.yml carry (the runs this
 // log has seen). A missing log has none; an unreadable one is an error.
 Result<std::set<std::string>> used_run_ids(const FileSystem& fs, const WorkspacePaths& ws);

@@ -17,4 +17,9 @@ std::optional<std::string> secret_key_reason(std::string_view key);
 // reason never quotes the secret.
 std::optional<std::string> secret_value_reason(std::string_view value);
 
+// The same for the value of a `commit` key. D9 exempts hex only as a commit
+// hash, 7-40 digits: a longer hex string (e.g. 64 digits, which the schema
+// rejects too) is flagged as the reference's 32+ base64 rule does.
+std::optional<std::string> secret_commit_reason(std::string_view value);
+
 }  // namespace small

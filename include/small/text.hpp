@@ -31,6 +31,10 @@ namespace small {
 // Levenshtein distance (insert, delete, substitute: 1 each).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
+// True when `b` is `a` with one typo: a character inserted, deleted or
+// replaced, or two neighbours swapped ("stauts" / "status"). Not when equal.
+bool one_typo_apart(std::string_view a, std::string_view b);
+
 // The candidates nearest to `word`: those at the smallest distance (at most
 // `limit`, in the candidates' order), within max(2, |word| / 3) edits and not
 // equal to it: "did you mean".

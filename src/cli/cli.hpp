@@ -97,6 +97,20 @@ int run_group_without_subcommand(const Context& ctx, const CLI::App& group);
 // one: for the envelope of errors raised before a command runs.
 std::string command_path_of(const CLI::App& app, int argc, char** argv);
 
+// A usage error (D4, exit 2) and the help that explains the level where it
+// was found ("small progress add --help").
+struct UsageProblem {
+    std::string message;
+    std::string help_command;
+};
+
+// Checks argv against the command tree before CLI11 parses it: an unknown
+// command or sub-command, an unknown flag at the level it was given (with
+// the closest names there), a one-value flag given twice, a flag without its
+// value, an argument to a command that takes none. Nothing when argv asks
+// for --help or --version (CLI11 answers those).
+std::optional<UsageProblem> find_usage_problem(const CLI::App& app, int argc, char** argv);
+
 // Adds --dir to `cmd`, storing into `dir`.
 void add_dir_option(CLI::App* cmd, std::optional<std::string>& dir);
 

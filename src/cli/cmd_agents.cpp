@@ -54,7 +54,8 @@ CLI::Validator one_of(std::vector<std::string> values) {
 }
 
 void add_target_options(CLI::App* cmd, TargetFlags& t) {
-    cmd->add_option("--dir", t.dir, "Directory holding the file (default: the current directory; no upward search)");
+    cmd->add_option("--dir", t.dir, "Workspace root (or its .small/) holding the file; default: the nearest directory "
+                                     "with .small/ from here up, else the current directory");
     cmd->add_option("--file", t.file, "File name or path below --dir (default: AGENTS.md; an absolute path is used as is)");
 }
 
@@ -105,7 +106,7 @@ void print_apply_text(const Output& out, const AgentsApplyResult& r, const Agent
 
 int run_apply(Context& ctx, const ApplyFlags& f) {
     const Output out(ctx.globals, "agents apply");
-    Result<AgentsTarget> target = resolve_agents_target(f.target.dir, f.target.file, current_directory());
+    Result<AgentsTarget> target = resolve_agents_target(ctx.fs, f.target.dir, f.target.file, current_directory());
     if (!target) return report_error(out, target.error());
     AgentsApplyRequest req;
     req.target = *target;
@@ -156,7 +157,7 @@ int run_check(Context& ctx, const CheckFlags& f) {
     Globals globals = ctx.globals;
     globals.json = globals.json || f.format == "json";
     const Output out(globals, "agents check");
-    Result<AgentsTarget> target = resolve_agents_target(f.target.dir, f.target.file, current_directory());
+    Result<AgentsTarget> target = resolve_agents_target(ctx.fs, f.target.dir, f.target.file, current_directory());
     if (!target) return report_error(out, target.error());
     AgentsCheckRequest req;
     req.target = *target;

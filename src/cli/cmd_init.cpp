@@ -61,12 +61,17 @@ int run_init(Context& ctx, const InitFlags& f) {
             {"agents", {{"file", r->agents_path}, {"action", std::string(agents_action_name(r->agents))}}},
             {"gitignore", {{"file", r->gitignore_path}, {"created", r->gitignore_created}, {"added", r->gitignore_added}}},
         };
+        doc["warnings"] = r->warnings;
+        if (!r->outer_workspace.empty()) doc["outer_workspace"] = r->outer_workspace;
         if (!r->previous_replay_id.empty()) doc["previous_replay_id"] = r->previous_replay_id;
         if (!r->snapshot_dir.empty()) doc["snapshot"] = r->snapshot_dir;
         out.json_document(doc);
         return kExitOk;
     }
 
+    if (!ctx.globals.quiet) {
+        for (const std::string& w : r->warnings) std::cerr << "Warning: " << w << '\n';
+    }
     out.success("Initialized SMALL v1.0.0 in " + r->small_dir);
     if (!r->snapshot_dir.empty()) out.info("The replaced artifacts were copied to " + r->snapshot_dir);
     out.info("");

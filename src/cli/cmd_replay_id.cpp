@@ -1,33 +1,34 @@
+// `small replay-id`: flags and rendering; the work is in small/run_state.hpp.
 #include <iostream>
 
 #include "cli.hpp"
 #include "small/replay_id.hpp"
+#include "small/run_state.hpp"
 #include "small/workspace.hpp"
 
 namespace small::cli {
 
 namespace {
 
-// The id the current intent + plan (+ constraints) would get (D3).
-Result<std::string> current_replay_id(const FileSystem& fs, const WorkspacePaths& ws) {
-    if (!fs.directory_exists(ws.small_dir)) {
-        return Error::system("no .small/ directory found in " + ws.root + " or any parent directory; run `small init`");
+int run_replay_id(const Context& ctx, const std::optional<std::string>& dir) {
+    const Output out(ctx.globals, "replay-id");
+    const WorkspacePaths ws = locate_workspace(ctx.fs, dir, current_directory());
+    Result<ReplayIdReport> r = replay_id_report(ctx.fs, ws);
+    if (!r) return report_error(out, r.error());
+    const std::vector<std::string> warnings =
+        r->explanation.empty() ? std::vector<std::string>{} : std::vector<std::string>{r->explanation};
+    if (out.json()) {
+        out.json_document({{"replay_id", r->manifest_id},
+                           {"protocol_version", std::string(kProtocolVersion)},
+                           {"run_replay_id", r->run_id.empty() ? nlohmann::json() : nlohmann::json(r->run_id)},
+                           {"warnings", warnings}});
+        return kExitOk;
     }
-    const auto load = [&](ArtifactType type) {
-        const std::string name = artifact_file_name(type);
-        return load_yaml_file(fs, ws.path_of(name), ws.display_of(name));
-    };
-    Result<Document> intent = load(ArtifactType::Intent);
-    if (!intent) return intent.error();
-    Result<Document> plan = load(ArtifactType::Plan);
-    if (!plan) return plan.error();
-    std::optional<Document> constraints;
-    if (fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Constraints)))) {
-        Result<Document> c = load(ArtifactType::Constraints);
-        if (!c) return c.error();
-        constraints = std::move(*c);
+    std::cout << r->manifest_id << '\n';  // the result itself (scripts read it): even with --quiet
+    if (!ctx.globals.quiet) {
+        for (const std::string& w : warnings) std::cerr << "Note: " << w << '\n';
     }
-    return compute_replay_id(intent->root(), plan->root(), constraints ? constraints->root() : NodeRef());
+    return kExitOk;
 }
 
 }  // namespace
@@ -37,17 +38,10 @@ void register_replay_id(CLI::App& app, Context& ctx) {
     CLI::App* cmd = app.add_subcommand(
         "replay-id", "Print the replay id of the current manifest: sha256(\"SMALL|1.0.0|\" + JCS(intent, plan, constraints))");
     add_dir_option(cmd, *dir);
-    cmd->callback([&ctx, dir] {
-        const Output out(ctx.globals, "replay-id");
-        const WorkspacePaths ws = locate_workspace(ctx.fs, *dir, current_directory());
-        Result<std::string> id = current_replay_id(ctx.fs, ws);
-        if (!id) {
-            ctx.exit_code = report_error(out, id.error());
-            return;
-        }
-        if (out.json()) out.json_document({{"replay_id", *id}, {"protocol_version", std::string(kProtocolVersion)}});
-        else std::cout << *id << '\n';  // the result itself: printed even with --quiet
-    });
+    cmd->footer("stdout is the manifest's id only. When the run's pinned id (workspace.small.yml run.replay_id) "
+                "differs, a note on stderr says why (the pin does not follow later edits; small reset starts a "
+                "new run); --json has it as run_replay_id.");
+    cmd->callback([&ctx, dir] { ctx.exit_code = run_replay_id(ctx, *dir); });
 }
 
 }  // namespace small::cli

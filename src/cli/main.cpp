@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <csignal>
 #include <iostream>
-#include <set>
 
 #include "cli.hpp"
-#include "small/text.hpp"
 
 namespace {
 
@@ -16,28 +14,12 @@ bool wants_json(int argc, char** argv) {
     return std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "--json"; });
 }
 
-// The first argument that is not a flag names the command (global flags take no value).
-std::optional<std::string> command_word(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--") return std::nullopt;
-        if (!a.empty() && a[0] != '-') return a;
-    }
-    return std::nullopt;
-}
-
-int unknown_command(const CLI::App& app, const std::string& word, bool json) {
-    std::string message = "unknown command \"" + word + "\" for \"small\"";
-    std::string suggestions;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-        if (small::edit_distance(word, sub->get_name()) <= 2) suggestions += "\n\t" + sub->get_name();
-    }
-    if (!suggestions.empty()) message += "\n\nDid you mean this?" + suggestions;
-    if (json) {
-        std::cout << with_envelope(error_json("usage", message), "small", kExitUsage).dump(2) << '\n';
-    } else {
-        std::cerr << "Error: " << message << "\nRun 'small --help' for usage.\n";
-    }
+// A usage error (D4: exit 2) as text on stderr or one JSON document, both
+// pointing at the help of the command where it was found.
+int report_usage(const UsageProblem& problem, const std::string& path, bool json) {
+    const std::string text = problem.message + "\nRun '" + problem.help_command + "' for usage.";
+    if (json) std::cout << with_envelope(error_json("usage", text), path, kExitUsage).dump(2) << '\n';
+    else std::cerr << "Error: " << text << '\n';
     return kExitUsage;
 }
 
@@ -109,30 +91,23 @@ int main(int argc, char** argv) {
     CLI::App app("small", "small");
     configure(app, ctx);
     const bool json = wants_json(argc, argv);
-    if (const auto word = command_word(argc, argv); word && !find_subcommand(app, *word)) {
-        return unknown_command(app, *word, json);
-    }
+    const std::string path = command_path_of(app, argc, argv);
+    if (const auto problem = find_usage_problem(app, argc, argv)) return report_usage(*problem, path, json);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
-        return print_help(app, e, command_path_of(app, argc, argv), json);
+        return print_help(app, e, path, json);
     } catch (const CLI::CallForAllHelp& e) {
-        return print_help(app, e, command_path_of(app, argc, argv), json);
+        return print_help(app, e, path, json);
     } catch (const CLI::CallForVersion& e) {
         if (!json) return app.exit(e);
         std::cout << with_envelope(version_json(), "version", kExitOk).dump(2) << '\n';
         return kExitOk;
     } catch (const CLI::ParseError& e) {
-        if (json) {
-            const std::string path = command_path_of(app, argc, argv);
-            std::cout << with_envelope(error_json("usage", e.what()), path, kExitUsage).dump(2) << '\n';
-        } else {
-            std::cerr << "Error: " << e.what() << "\nRun 'small --help' for usage.\n";
-        }
-        return kExitUsage;
+        const std::string help = (path == "small" ? path : "small " + path) + " --help";
+        return report_usage(UsageProblem{e.what(), help}, path, json);
     } catch (const std::exception& e) {
         if (json) {
-            const std::string path = command_path_of(app, argc, argv);
             std::cout << with_envelope(error_json("internal", e.what()), path, kExitSystem).dump(2) << '\n';
         } else {
             std::cerr << "Error: internal error: " << e.what() << '\n';

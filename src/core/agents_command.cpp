@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -48,6 +49,10 @@ bool is_symlink(const std::string& path) {
 bool lexists(const std::string& path) {
     struct stat st {};
     return ::lstat(path.c_str(), &st) == 0;
+}
+
+bool inside_small_dir(const stdfs::path& path) {
+    return std::any_of(path.begin(), path.end(), [](const stdfs::path& part) { return part == ".small"; });
 }
 
 std::string parent_directory(const std::string& path) { return stdfs::path(path).parent_path().string(); }
@@ -266,18 +271,26 @@ std::string remove_all(std::string text, std::string_view what) {
 
 }  // namespace
 
-Result<AgentsTarget> resolve_agents_target(const std::optional<std::string>& dir, std::string_view file,
-                                           const std::string& cwd) {
+Result<AgentsTarget> resolve_agents_target(const FileSystem& fs, const std::optional<std::string>& dir,
+                                           std::string_view file, const std::string& cwd) {
     const std::string name = file.empty() ? std::string(kDefaultAgentsFile) : std::string(file);
-    stdfs::path base = dir && !dir->empty() ? stdfs::path(*dir) : stdfs::path(cwd);
-    if (base.is_relative()) base = stdfs::path(cwd) / base;
+    // D5, as every command: --dir, else the nearest workspace upwards, else cwd
+    // (AGENTS.md may be written before init).
+    const WorkspacePaths ws = locate_workspace(fs, dir, cwd);
     const stdfs::path named(name);
-    const stdfs::path full = (named.is_absolute() ? named : base / named).lexically_normal();
+    const stdfs::path full = (named.is_absolute() ? named : stdfs::path(ws.root) / named).lexically_normal();
     const std::string leaf = full.filename().string();
     if (leaf.empty() || leaf == "." || leaf == "..") {
         return Error::usage("--file \"" + name + "\" does not name a file");
     }
-    return AgentsTarget{full.string(), name};
+    if (inside_small_dir(full)) {
+        return Error::usage("--file \"" + name + "\" names " + full.string() +
+                            ", inside .small/; the agents commands never touch .small/ (AGENTS.md belongs at the "
+                            "workspace root, next to .small/)");
+    }
+    // A workspace found above the current directory is named in full.
+    const std::string shown = named.is_absolute() || ws.from_dir_flag ? name : ws.display_prefix + name;
+    return AgentsTarget{full.string(), shown};
 }
 
 Result<AgentsApplyResult> agents_apply(const FileSystem& fs, const AgentsApplyRequest& req) {

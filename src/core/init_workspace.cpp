@@ -79,6 +79,19 @@ Result<AgentsPlan> plan_agents(const FileSystem& fs, const std::string& path, co
     return plan;
 }
 
+// The workspace `root` sits inside (the nearest parent holding .small/), or "".
+std::string enclosing_workspace(const FileSystem& fs, const std::string& root) {
+    if (root == "/") return "";
+    const WorkspacePaths outer = locate_workspace(fs, std::nullopt, stdfs::path(root).parent_path().string());
+    return fs.directory_exists(outer.small_dir) ? outer.root : "";
+}
+
+std::string nested_workspace_warning(const std::string& outer, const std::string& root) {
+    return "initialized inside the workspace at " + outer + " (a parent directory holds .small/): commands run in " +
+           root + " or below now use this new workspace, not " + outer +
+           "; to work on the outer one, run small there (init never searches parent directories)";
+}
+
 Error with_prefix(const Error& e, const std::string& prefix) {
     Error out = e;
     out.message = prefix + e.message;
@@ -367,6 +380,10 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     if (result.progress_kept) {
         result.progress_entry = committed->appended.front().entry;
         result.timestamp = committed->appended.front().timestamp_text;
+    }
+    result.outer_workspace = enclosing_workspace(fs, result.root);
+    if (!result.outer_workspace.empty()) {
+        result.warnings.push_back(nested_workspace_warning(result.outer_workspace, result.root));
     }
 
     // 8. Outside .small/: .gitignore lines, then AGENTS.md.

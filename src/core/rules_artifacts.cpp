@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "rules_internal.hpp"
+#include "small/plan_model.hpp"
 #include "small/text.hpp"
 #include "small/timestamp.hpp"
 
@@ -21,6 +22,11 @@ void Reporter::error(std::string_view rule, NodeRef at, std::string message, std
     f.message = std::move(message);
     f.hint = std::move(hint);
     out_.push_back(std::move(f));
+}
+
+void Reporter::warning(std::string_view rule, NodeRef at, std::string message, std::string hint) {
+    error(rule, at, std::move(message), std::move(hint));
+    out_.back().severity = Severity::Warning;
 }
 
 bool is_blank(NodeRef node) {
@@ -220,6 +226,39 @@ void check_plan_dependencies(NodeRef tasks, Reporter& r) {
     }
 }
 
+// D6 names five statuses; the schema allows any value, so a typo would
+// silently read as a task that is never runnable nor settled. Statuses are
+// read trimmed and case-insensitively (as S1 does), so only that is judged.
+void check_task_status(NodeRef task, const std::string& at, Reporter& r) {
+    const NodeRef status = task.find("status");
+    if (is_blank(status)) return;  // missing or blank reads as pending
+    const std::vector<std::string> statuses(std::begin(kPlanStatuses), std::end(kPlanStatuses));
+    const std::string read = status.is_string() ? lower_ascii(trim(status.as_string())) : std::string();
+    if (std::find(statuses.begin(), statuses.end(), read) != statuses.end()) return;
+    const std::vector<std::string> near = closest_matches(read, statuses, 1);
+    r.warning("INV-P8", status,
+              at + ".status " + show(status) + " is not a plan status (pending, in_progress, completed, blocked, "
+                   "cancelled)" + (near.empty() ? "" : "; did you mean \"" + near.front() + "\"?"),
+              "write one of the five statuses (small plan --done/--pending/--blocked/--in-progress/--cancel ID does)");
+}
+
+// Tasks may carry any key (schema), so a misspelt known key is silently
+// ignored: `stauts: completed` leaves the task pending.
+void check_task_keys(NodeRef task, const std::string& at, Reporter& r) {
+    for (std::size_t i = 0; i < task.size(); ++i) {
+        const std::string_view key = task.key(i);
+        if (std::find(std::begin(kTaskKeys), std::end(kTaskKeys), key) != std::end(kTaskKeys)) continue;
+        for (std::string_view known : kTaskKeys) {
+            if (!one_typo_apart(key, known)) continue;
+            r.warning("INV-P9", task.key_node(i),
+                      at + " key \"" + std::string(key) + "\" is not a task key; did you mean \"" +
+                          std::string(known) + "\"?",
+                      "rename the key: no rule or command reads \"" + std::string(key) + "\"");
+            break;
+        }
+    }
+}
+
 }  // namespace
 
 void check_plan(NodeRef root, Reporter& r) {
@@ -243,6 +282,8 @@ void check_plan(NodeRef root, Reporter& r) {
         if (!non_empty_string(task.find("title"))) {
             r.error("INV-P5", field_or(task, "title"), at + ".title must be a non-empty string");
         }
+        check_task_status(task, at, r);
+        check_task_keys(task, at, r);
     }
     if (all_mappings) check_plan_dependencies(tasks, r);
 }

@@ -19,6 +19,8 @@ public:
 
     // `at` locates the finding; when it is invalid, `fallback` is used.
     void error(std::string_view rule, NodeRef at, std::string message, std::string hint = {}, NodeRef fallback = {});
+    // A finding that does not fail the verdict (exit codes stay the reference's).
+    void warning(std::string_view rule, NodeRef at, std::string message, std::string hint = {});
     const std::string& file() const { return file_; }
 
 private:

@@ -68,7 +68,8 @@ public:
 private:
     void check_string(NodeRef node) {
         const std::string_view text = node.as_string();
-        if (auto why = secret_value_reason(text)) report_secret(node, *why);
+        const bool commit = !path_.empty() && !path_.back().is_index && path_.back().key == "commit";
+        if (auto why = commit ? secret_commit_reason(text) : secret_value_reason(text)) report_secret(node, *why);
         if (auto url = find_insecure_link(text, progress_)) {
             std::string message = "insecure link detected (http://). Use https://";
             if (progress_) message += " (localhost/127.0.0.1/0.0.0.0/[::1] allowed in progress)";

@@ -4,6 +4,7 @@
 #include "small/secrets.hpp"
 #include "small/text.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 
@@ -268,6 +269,16 @@ std::optional<std::string> secret_value_reason(std::string_view value) {
     if (const char* reason = find_token_shape(value)) return std::string(reason);
     if (looks_like_encoded_secret(value))
         return std::string("value looks like an encoded secret (32+ base64 characters)");
+    return std::nullopt;
+}
+
+std::optional<std::string> secret_commit_reason(std::string_view value) {
+    if (auto reason = secret_value_reason(value)) return reason;
+    const std::string_view word = trim(value);
+    const bool hex = std::all_of(word.begin(), word.end(), is_hex);
+    if (hex && word.size() > 40) {
+        return std::string("value looks like an encoded secret (32+ base64 characters; a commit hash has 7-40 hex digits)");
+    }
     return std::nullopt;
 }
 

@@ -20,6 +20,18 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return row[b.size()];
 }
 
+bool one_typo_apart(std::string_view a, std::string_view b) {
+    if (a.size() == b.size()) {
+        std::size_t first = 0;
+        while (first < a.size() && a[first] == b[first]) ++first;
+        if (first == a.size()) return false;
+        const bool swapped = first + 1 < a.size() && a[first] == b[first + 1] && a[first + 1] == b[first] &&
+                             a.substr(first + 2) == b.substr(first + 2);
+        if (swapped) return true;
+    }
+    return edit_distance(a, b) == 1;
+}
+
 std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
                                          std::size_t limit) {
     const std::size_t budget = std::max<std::size_t>(2, word.size() / 3);

@@ -252,6 +252,43 @@ TEST(AgentsApplyE2E, LeavesDotSmallAlone) {
     EXPECT_EQ(read_file(dir.path() / ".small" / "stray.txt"), "stray\n");
 }
 
+TEST(AgentsApplyE2E, FindsTheWorkspaceRootFromASubdirectoryOrFromInsideDotSmall) {
+    TempDir dir;
+    write_file(dir.path() / ".small" / "stray.txt", "stray\n");
+    fs::create_directories(dir.path() / "src" / "deep");
+    RunResult r = run_in(dir.path() / "src" / "deep", {"agents", "apply"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Created " + (dir.path() / "AGENTS.md").string())) << r;
+    EXPECT_EQ(names_in(dir.path() / "src" / "deep"), std::vector<std::string>{});
+    const std::string block = read_file(dir.path() / "AGENTS.md");
+    EXPECT_TRUE(contains(block, kBegin));
+
+    for (const fs::path& cwd : {dir.path() / ".small", dir.path() / "src"}) {
+        RunResult check = run_in(cwd, {"agents", "check", "--strict", "--json"});
+        EXPECT_EQ(check.exit_code, 0) << check;
+        const auto doc = parse_single_json(check.out);
+        ASSERT_TRUE(doc) << check;
+        EXPECT_EQ((*doc)["filePath"], (dir.path() / "AGENTS.md").string()) << check;
+    }
+    write_file(dir.path() / "AGENTS.md", kTeam);
+    RunResult inside = run_in(dir.path() / ".small", {"agents", "apply", "--agents-mode=append"});
+    ASSERT_EQ(inside.exit_code, 0) << inside;
+    EXPECT_TRUE(contains(read_file(dir.path() / "AGENTS.md"), kTeam + "\n" + kBegin));
+    EXPECT_EQ(names_in(dir.path() / ".small"), std::vector<std::string>{"stray.txt"});
+}
+
+TEST(AgentsApplyE2E, NeverWritesInsideDotSmall) {
+    TempDir dir;
+    fs::create_directories(dir.path() / ".small");
+    RunResult via_dir = run_in(dir.path(), {"agents", "apply", "--dir", ".small"});
+    ASSERT_EQ(via_dir.exit_code, 0) << via_dir;
+    EXPECT_TRUE(fs::exists(dir.path() / "AGENTS.md"));
+    RunResult via_file = run_in(dir.path(), {"agents", "apply", "--file", ".small/AGENTS.md"});
+    EXPECT_EQ(via_file.exit_code, 2) << via_file;
+    EXPECT_TRUE(contains(via_file.err, "never touch .small/")) << via_file;
+    EXPECT_TRUE(fs::is_empty(dir.path() / ".small"));
+}
+
 TEST(AgentsApplyE2E, NextToDotSmallItWaitsForTheWorkspaceLock) {
     TempDir dir;
     fs::create_directories(dir.path() / ".small");

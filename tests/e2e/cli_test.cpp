@@ -685,6 +685,52 @@ TEST_F(CliTest, UnquotedTimestampsAreStrings) {
     }
 }
 
+TEST_F(CliTest, PlanStatusAndTaskKeyTyposAreLocatedWarnings) {
+    const fs::path w = ws();
+    write_valid_workspace(w);
+    const std::string plan = kPlan + "  - id: \"task-9\"\n    title: \"Nine\"\n    stauts: \"completed\"\n" +
+                             "  - id: \"task-10\"\n    title: \"Ten\"\n    status: \"complete\"\n";
+    write_file(w / ".small" / "plan.small.yml", plan);
+    const std::string typo_at = std::to_string(line_of(plan, "stauts")) + ":5: warning: ";
+    const std::string status_at = std::to_string(line_of(plan, "\"complete\"")) + ":14: warning: ";
+    for (const auto& cmd : std::vector<std::vector<std::string>>{{"lint"}, {"lint", "--strict"}, {"check"}}) {
+        const RunResult r = run_in(w, cmd);
+        EXPECT_EQ(r.exit_code, 0) << r;
+        EXPECT_TRUE(contains(r.err, "plan.small.yml:" + typo_at + "tasks[3] key \"stauts\" is not a task key; "
+                                    "did you mean \"status\"? [INV-P9]")) << r;
+        EXPECT_TRUE(contains(r.err, "plan.small.yml:" + status_at)) << r;
+        EXPECT_TRUE(contains(r.err, "did you mean \"completed\"? [INV-P8]")) << r;
+    }
+    const RunResult j = run_in(w, {"lint", "--json"});
+    EXPECT_EQ(j.exit_code, 0) << j;
+    const auto doc = parse_single_json(j.out);
+    ASSERT_TRUE(doc) << j;
+    ASSERT_EQ((*doc)["warnings"].size(), 2u) << j;
+    EXPECT_EQ((*doc)["warnings"][0]["rule"], "INV-P9") << j;
+    EXPECT_EQ((*doc)["warnings"][1]["rule"], "INV-P8") << j;
+    EXPECT_EQ((*doc)["warnings"][1]["severity"], "warning") << j;
+}
+
+TEST_F(CliTest, HexCommitLongerThanACommitHashFailsSchemaAndStrictSecrets) {
+    const fs::path w = ws();
+    write_valid_workspace(w);
+    const std::string sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    const std::string progress = kProgress + "  - timestamp: \"2025-06-01T10:00:06.1Z\"\n    task_id: \"task-3\"\n" +
+                                 "    commit: \"" + sha256 + "\"\n    replayId: \"" + kRunId + "\"\n";
+    write_file(w / ".small" / "progress.small.yml", progress);
+    const RunResult validate = run_in(w, {"validate"});
+    EXPECT_EQ(validate.exit_code, 1) << validate;
+    EXPECT_TRUE(contains(validate.err, "commit")) << validate;
+    EXPECT_EQ(run_in(w, {"lint"}).exit_code, 0);
+    const RunResult strict = run_in(w, {"lint", "--strict"});
+    EXPECT_EQ(strict.exit_code, 1) << strict;
+    EXPECT_TRUE(contains(strict.err, "progress.small.yml:" + std::to_string(line_of(progress, sha256)) +
+                                         ":14: error: potential secret detected at entries[6].commit")) << strict;
+    // A 40-digit commit hash stays clean (D9).
+    write_file(w / ".small" / "progress.small.yml", replace_once(progress, sha256, sha256.substr(0, 40)));
+    EXPECT_EQ(run_in(w, {"lint", "--strict"}).exit_code, 0);
+}
+
 TEST_F(CliTest, FormatStrictTurnsQuotingWarningIntoError) {
     const fs::path w = ws();
     write_valid_workspace(w);
@@ -885,6 +931,37 @@ TEST_F(CliTest, ReplayIdJson) {
     ASSERT_TRUE(doc) << r;
     ASSERT_TRUE(doc->contains("replay_id")) << r;
     EXPECT_EQ((*doc)["replay_id"], kExpectedReplayId) << r;
+}
+
+TEST_F(CliTest, ReplayIdExplainsAPinnedRunThatNoLongerMatches) {
+    const fs::path w = ws();
+    ASSERT_EQ(run_in(w, {"init", "--quiet"}).exit_code, 0);
+    const RunResult same = run_in(w, {"replay-id"});
+    EXPECT_TRUE(same.err.empty()) << same;
+    const std::string pinned = same.out.substr(0, 64);
+    ASSERT_EQ(run_in(w, {"plan", "--add", "Another task"}).exit_code, 0);
+
+    const RunResult r = run_in(w, {"replay-id"});
+    EXPECT_EQ(r.exit_code, 0) << r;
+    ASSERT_EQ(r.out.size(), 65u) << r;  // stdout stays the manifest's id alone
+    const std::string manifest = r.out.substr(0, 64);
+    EXPECT_NE(manifest, pinned) << r;
+    EXPECT_TRUE(contains(r.err, "Note: the run's pinned id (.small/workspace.small.yml run.replay_id) is " + pinned))
+        << r;
+    EXPECT_TRUE(contains(r.err, "pinned when the run starts and does not follow later edits")) << r;
+    EXPECT_TRUE(contains(r.err, "`small reset` starts a new run")) << r;
+
+    const RunResult quiet = run_in(w, {"replay-id", "--quiet"});
+    EXPECT_EQ(quiet.out, r.out) << quiet;
+    EXPECT_TRUE(quiet.err.empty()) << quiet;
+
+    const RunResult j = run_in(w, {"replay-id", "--json"});
+    const auto doc = parse_single_json(j.out);
+    ASSERT_TRUE(doc) << j;
+    EXPECT_EQ((*doc)["replay_id"], manifest) << j;
+    EXPECT_EQ((*doc)["run_replay_id"], pinned) << j;
+    ASSERT_EQ((*doc)["warnings"].size(), 1u) << j;
+    EXPECT_TRUE(contains((*doc)["warnings"][0].get<std::string>(), "small reset")) << j;
 }
 
 TEST_F(CliTest, ReplayIdErrors) {

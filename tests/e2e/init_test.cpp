@@ -101,9 +101,29 @@ TEST(InitE2E, DirDoesNotWalkUp) {
     RunResult nested = run_in(dir.path() / "sub", {"init", "--no-agents"});
     EXPECT_EQ(nested.exit_code, 0) << nested;  // init never walks up (D5): sub/ gets its own
     EXPECT_TRUE(fs::is_directory(dir.path() / "sub" / ".small"));
+    EXPECT_TRUE(contains(nested.err, "Warning: initialized inside the workspace at " + dir.str() + " ")) << nested;
     RunResult other = run_in(dir.path(), {"init", "--dir", "a/b", "--no-agents"});
     EXPECT_EQ(other.exit_code, 0) << other;
     EXPECT_TRUE(fs::is_regular_file(dir.path() / "a" / "b" / ".small" / "plan.small.yml"));
+}
+
+TEST(InitE2E, NestedInitWarnsAndNamesTheOuterWorkspace) {
+    TempDir dir;
+    const RunResult outer = run_in(dir.path(), {"init", "--no-agents"});
+    ASSERT_EQ(outer.exit_code, 0) << outer;
+    EXPECT_FALSE(contains(outer.err, "Warning")) << outer;
+    fs::create_directories(dir.path() / "pkg");
+    const RunResult j = run_in(dir.path() / "pkg", {"init", "--no-agents", "--dir", "lib", "--json"});
+    EXPECT_EQ(j.exit_code, 0) << j;
+    const auto doc = parse_single_json(j.out);
+    ASSERT_TRUE(doc) << j;
+    EXPECT_EQ((*doc)["outer_workspace"], dir.str()) << j;
+    ASSERT_EQ((*doc)["warnings"].size(), 1u) << j;
+    EXPECT_TRUE(contains((*doc)["warnings"][0].get<std::string>(), "inside the workspace at " + dir.str())) << j;
+    EXPECT_TRUE(fs::is_directory(dir.path() / "pkg" / "lib" / ".small"));
+    const RunResult quiet = run_in(dir.path() / "pkg", {"init", "--no-agents", "--quiet"});
+    EXPECT_EQ(quiet.exit_code, 0) << quiet;
+    EXPECT_TRUE(quiet.err.empty()) << quiet;
 }
 
 }  // namespace

@@ -65,9 +65,12 @@ std::size_t count_of(const std::string& text, std::string_view needle) {
     return n;
 }
 
+const RealFileSystem real_fs;
+const MemoryFileSystem no_files;  // no workspace anywhere: targets resolve against cwd or --dir
+
 AgentsApplyRequest apply_request(const TempDir& dir, const std::string& file = "AGENTS.md") {
     AgentsApplyRequest req;
-    req.target = *resolve_agents_target(dir.root(), file, "/");
+    req.target = *resolve_agents_target(real_fs, dir.root(), file, "/");
     return req;
 }
 
@@ -75,28 +78,27 @@ std::string block_with_body(const std::string& body, const std::string& version 
     return "<!-- BEGIN SMALL HARNESS v" + version + " -->\n" + body + "<!-- END SMALL HARNESS v" + version + " -->\n";
 }
 
-const RealFileSystem real_fs;
 
 // ------------------------------------------------------------------ target
 
 TEST(AgentsTarget, JoinsDirAndFileAndKeepsTheFileNameForMessages) {
-    Result<AgentsTarget> plain = resolve_agents_target(std::nullopt, "", "/work/repo");
+    Result<AgentsTarget> plain = resolve_agents_target(no_files, std::nullopt, "", "/work/repo");
     ASSERT_TRUE(plain);
     EXPECT_EQ(plain->path, "/work/repo/AGENTS.md");
     EXPECT_EQ(plain->display, "AGENTS.md");
 
-    Result<AgentsTarget> relative = resolve_agents_target(std::string("docs/../team"), "GOVERNANCE.md", "/work/repo");
+    Result<AgentsTarget> relative = resolve_agents_target(no_files, std::string("docs/../team"), "GOVERNANCE.md", "/work/repo");
     ASSERT_TRUE(relative);
     EXPECT_EQ(relative->path, "/work/repo/team/GOVERNANCE.md");
     EXPECT_EQ(relative->display, "GOVERNANCE.md");
 
-    Result<AgentsTarget> empty_dir = resolve_agents_target(std::string(""), "AGENTS.md", "/work/repo");
+    Result<AgentsTarget> empty_dir = resolve_agents_target(no_files, std::string(""), "AGENTS.md", "/work/repo");
     ASSERT_TRUE(empty_dir);
     EXPECT_EQ(empty_dir->path, "/work/repo/AGENTS.md");
 }
 
 TEST(AgentsTarget, AbsoluteFileIsUsedAsIs) {
-    Result<AgentsTarget> t = resolve_agents_target(std::string("/work/repo"), "/srv/other/AGENTS.md", "/");
+    Result<AgentsTarget> t = resolve_agents_target(no_files, std::string("/work/repo"), "/srv/other/AGENTS.md", "/");
     ASSERT_TRUE(t);
     EXPECT_EQ(t->path, "/srv/other/AGENTS.md");
     EXPECT_EQ(t->display, "/srv/other/AGENTS.md");
@@ -104,9 +106,36 @@ TEST(AgentsTarget, AbsoluteFileIsUsedAsIs) {
 
 TEST(AgentsTarget, FileMustNameAFile) {
     for (const char* bad : {"docs/", "..", "."}) {
-        Result<AgentsTarget> t = resolve_agents_target(std::string("/work/repo"), bad, "/");
+        Result<AgentsTarget> t = resolve_agents_target(no_files, std::string("/work/repo"), bad, "/");
         ASSERT_FALSE(t) << bad;
         EXPECT_EQ(t.error().kind, Error::Kind::Usage) << bad;
+    }
+}
+
+TEST(AgentsTarget, FindsTheWorkspaceRootLikeEveryCommand) {
+    MemoryFileSystem mem;
+    mem.add_directory("/work/repo/.small");
+    mem.add_directory("/work/repo/src/deep");
+    for (const char* cwd : {"/work/repo", "/work/repo/src/deep", "/work/repo/.small"}) {
+        Result<AgentsTarget> t = resolve_agents_target(mem, std::nullopt, "", cwd);
+        ASSERT_TRUE(t) << cwd;
+        EXPECT_EQ(t->path, "/work/repo/AGENTS.md") << cwd;
+    }
+    EXPECT_EQ(resolve_agents_target(mem, std::nullopt, "", "/work/repo")->display, "AGENTS.md");
+    EXPECT_EQ(resolve_agents_target(mem, std::nullopt, "", "/work/repo/src")->display, "/work/repo/AGENTS.md");
+    // --dir may name the root or its .small/; it is not searched upwards from.
+    EXPECT_EQ(resolve_agents_target(mem, std::string("/work/repo/.small"), "", "/")->path, "/work/repo/AGENTS.md");
+    EXPECT_EQ(resolve_agents_target(mem, std::string("src"), "", "/work/repo")->path, "/work/repo/src/AGENTS.md");
+    // No workspace: the current directory (AGENTS.md may come before init).
+    EXPECT_EQ(resolve_agents_target(mem, std::nullopt, "", "/elsewhere")->path, "/elsewhere/AGENTS.md");
+}
+
+TEST(AgentsTarget, NeverInsideDotSmall) {
+    for (const char* file : {".small/AGENTS.md", "/srv/other/.small/RULES.md"}) {
+        Result<AgentsTarget> t = resolve_agents_target(no_files, std::string("/work/repo"), file, "/");
+        ASSERT_FALSE(t) << file;
+        EXPECT_EQ(t.error().kind, Error::Kind::Usage) << file;
+        EXPECT_TRUE(contains(t.error().message, "never touch .small/")) << t.error().message;
     }
 }
 
@@ -345,7 +374,7 @@ TEST(AgentsApplyDiff, DescribesWhatChanges) {
 struct CheckCase {
     MemoryFileSystem fs;
     AgentsCheckRequest req;
-    CheckCase() { req.target = *resolve_agents_target(std::string("/repo"), "AGENTS.md", "/"); }
+    CheckCase() { req.target = *resolve_agents_target(no_files, std::string("/repo"), "AGENTS.md", "/"); }
     AgentsCheckReport run() {
         Result<AgentsCheckReport> r = agents_check(fs, req);
         EXPECT_TRUE(r) << r.error().message;
@@ -470,7 +499,7 @@ TEST(AgentsCheck, SpanIsTheByteOffsetOfTheMarkers) {
 
 TEST(AgentsCheck, CustomFileNameAppearsInMessages) {
     CheckCase c;
-    c.req.target = *resolve_agents_target(std::string("/repo"), "GOVERNANCE.md", "/");
+    c.req.target = *resolve_agents_target(no_files, std::string("/repo"), "GOVERNANCE.md", "/");
     EXPECT_EQ(c.run().error, "GOVERNANCE.md not found");
     c.fs.add_file("/repo/GOVERNANCE.md", harness_block());
     EXPECT_TRUE(c.run().passed);

@@ -212,6 +212,28 @@ TEST(InitWorkspace, CreatesEverything) {
     EXPECT_EQ(n, 6u);
 }
 
+TEST(InitWorkspace, InsideAnotherWorkspaceItWarnsAndNamesIt) {
+    ScratchDir dir;
+    RealFileSystem fs;
+    InitRequest top = request_in(dir.path());
+    top.no_agents = true;
+    auto outer = init_workspace(fs, top);
+    ASSERT_TRUE(outer) << outer.error().describe();
+    EXPECT_TRUE(outer->outer_workspace.empty());
+    EXPECT_TRUE(outer->warnings.empty());
+
+    InitRequest nested = top;
+    nested.dir = "a/b";
+    auto inner = init_workspace(fs, nested);
+    ASSERT_TRUE(inner) << inner.error().describe();
+    EXPECT_EQ(inner->root, dir.path() + "/a/b");
+    EXPECT_EQ(inner->outer_workspace, dir.path());
+    ASSERT_EQ(inner->warnings.size(), 1u);
+    EXPECT_NE(inner->warnings[0].find("inside the workspace at " + dir.path() + " "), std::string::npos)
+        << inner->warnings[0];
+    EXPECT_TRUE(stdfs::is_regular_file(dir.path() + "/a/b/.small/plan.small.yml"));
+}
+
 TEST(InitWorkspace, RefusesExistingWorkspaceWithoutForce) {
     ScratchDir dir;
     RealFileSystem fs;

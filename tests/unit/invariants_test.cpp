@@ -287,6 +287,68 @@ TEST_F(InvariantRules, P7SelfDependency) {
     expect_only({"INV-P7", "plan", "dependency cycle: task-2 -> task-2", line("plan", "depends_on")});
 }
 
+// P8/P9 are warnings: the workspace stays valid (exit codes as the reference).
+void expect_single_warning(const std::vector<Finding>& findings, const std::string& rule, const std::string& fragment,
+                           unsigned line) {
+    ASSERT_EQ(findings.size(), 1u) << describe(findings);
+    EXPECT_EQ(findings[0].rule, rule);
+    EXPECT_EQ(findings[0].severity, Severity::Warning);
+    EXPECT_EQ(findings[0].file, shown("plan"));
+    EXPECT_TRUE(contains(findings[0].message, fragment)) << findings[0].message << "\nwanted: " << fragment;
+    EXPECT_EQ(findings[0].mark.line, line) << findings[0].message;
+    EXPECT_GT(findings[0].mark.column, 0u) << findings[0].message;
+    EXPECT_EQ(count_errors(findings), 0u);
+}
+
+TEST_F(InvariantRules, P8StatusOutsideTheFiveWarnsAndNamesTheClosest) {
+    add_task("id: \"task-4\"\n    title: \"Four\"\n    status: \"complete\"\n");
+    expect_single_warning(ws.invariants(false), "INV-P8",
+                          "tasks[3].status \"complete\" is not a plan status (pending, in_progress, completed, "
+                          "blocked, cancelled); did you mean \"completed\"?",
+                          line("plan", "status: \"complete\""));
+}
+
+TEST_F(InvariantRules, P8CaseVariantIsJudgedAsEveryRuleReadsIt) {
+    // Statuses are read trimmed and case-insensitively (S1 too): " Blocked " is blocked.
+    add_task("id: \"task-4\"\n    title: \"Four\"\n    status: \" Blocked \"\n");
+    EXPECT_TRUE(ws.invariants(false).empty()) << describe(ws.invariants(false));
+    ws.replace("plan", "\" Blocked \"", "\"Complete\"");
+    expect_single_warning(ws.invariants(false), "INV-P8", "\"Complete\" is not a plan status", line("plan", "Complete"));
+    EXPECT_TRUE(contains(ws.invariants(false)[0].message, "did you mean \"completed\"?"));
+}
+
+TEST_F(InvariantRules, P8FarOffOrNonStringStatusWarnsWithoutASuggestion) {
+    add_task("id: \"task-4\"\n    title: \"Four\"\n    status: \"done\"\n");
+    const auto done = ws.invariants(false);
+    expect_single_warning(done, "INV-P8", "\"done\" is not a plan status", line("plan", "\"done\""));
+    EXPECT_FALSE(contains(done[0].message, "did you mean")) << done[0].message;
+    ws.replace("plan", "status: \"done\"", "status: 3");
+    expect_single_warning(ws.invariants(false), "INV-P8", "tasks[3].status 3 is not a plan status",
+                          line("plan", "status: 3"));
+}
+
+TEST_F(InvariantRules, P8EveryPlanStatusAndAMissingOneAreFine) {
+    for (const char* status : {"pending", "in_progress", "completed", "blocked", "cancelled"}) {
+        add_task("id: \"t-" + std::string(status) + "\"\n    title: \"T\"\n    status: \"" + status + "\"\n");
+    }
+    add_task("id: \"t-none\"\n    title: \"T\"\n");
+    add_task("id: \"t-null\"\n    title: \"T\"\n    status: null\n");
+    EXPECT_TRUE(ws.invariants(false).empty()) << describe(ws.invariants(false));
+}
+
+TEST_F(InvariantRules, P9KeyOneTypoFromATaskKeyWarns) {
+    add_task("id: \"task-4\"\n    title: \"Four\"\n    stauts: \"completed\"\n");
+    expect_single_warning(ws.invariants(false), "INV-P9",
+                          "tasks[3] key \"stauts\" is not a task key; did you mean \"status\"?", line("plan", "stauts"));
+    ws.replace("plan", "stauts", "dependson");
+    expect_single_warning(ws.invariants(true), "INV-P9", "did you mean \"depends_on\"?", line("plan", "dependson"));
+}
+
+TEST_F(InvariantRules, P9OtherExtraTaskKeysAreFine) {
+    add_task("id: \"task-4\"\n    title: \"Four\"\n    notes: \"x\"\n    estimate: 3\n    owner: \"me\"\n");
+    EXPECT_TRUE(ws.invariants(false).empty()) << describe(ws.invariants(false));
+}
+
 TEST_F(InvariantRules, P7TwoDisjointCyclesReportedSeparately) {
     ws.replace("plan", "title: \"Initial task\"", "title: \"Initial task\"\n    depends_on: [\"task-2\"]");
     ws.replace("plan", "title: \"Design widget\"", "title: \"Design widget\"\n    depends_on: [\"task-1\"]");
@@ -774,6 +836,19 @@ TEST_F(InvariantRules, FortyHexCommitIsNotASecret) {
               "    commit: \"0123456789abcdef0123456789abcdef01234567\"\n"
               "    command_sha256: \"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"\n");
     EXPECT_TRUE(ws.invariants(true).empty()) << describe(ws.invariants(true));
+}
+
+TEST_F(InvariantRules, HexCommitLongerThanFortyDigitsIsASecretInStrictMode) {
+    // D9 exempts hex only as a commit hash (7-40 digits); the reference flags 32+ base64.
+    const std::string sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    add_entry("timestamp: \"2025-06-01T10:00:06.0Z\"\n    task_id: \"task-1\"\n    commit: \"" + sha256 + "\"\n"
+              "    notes: \"" + sha256 + "\"\n");
+    EXPECT_TRUE(ws.invariants(false).empty()) << describe(ws.invariants(false));
+    const auto findings = ws.invariants(true);
+    expect_single(findings, {"SEC", "progress", "potential secret detected at entries[6].commit",
+                             line("progress", "commit: \"" + sha256)});
+    EXPECT_TRUE(contains(findings[0].message, "a commit hash has 7-40 hex digits")) << findings[0].message;
+    EXPECT_FALSE(contains(findings[0].message, sha256)) << "the value itself must not be echoed";
 }
 
 TEST_F(InvariantRules, ReplayIdFieldsAreExemptFromTheSecretScan) {

@@ -61,6 +61,24 @@ TEST(SecretValue, HexIdsAreNotSecrets) {
     expect_clean_value("abc1234");  // short commit
 }
 
+TEST(SecretCommit, HexIsExemptOnlyAsACommitHash) {
+    EXPECT_FALSE(secret_commit_reason("abc1234").has_value());
+    EXPECT_FALSE(secret_commit_reason("3f2a9c1e4b5d6f7a8b9c0d1e2f3a4b5c6d7e8f90").has_value());  // 40
+    EXPECT_FALSE(secret_commit_reason("3F2A9C1E4B5D6F7A8B9C0D1E2F3A4B5C6D7E8F90").has_value());  // 40, upper
+    for (const char* longer : {"3f2a9c1e4b5d6f7a8b9c0d1e2f3a4b5c6d7e8f901",  // 41
+                               "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}) {
+        const auto why = secret_commit_reason(longer);
+        ASSERT_TRUE(why.has_value()) << longer;
+        EXPECT_TRUE(contains(*why, "32+ base64 characters")) << *why;
+    }
+}
+
+TEST(SecretCommit, OtherSecretShapesStillCount) {
+    EXPECT_EQ(secret_commit_reason("ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+              secret_value_reason("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
+    EXPECT_TRUE(secret_commit_reason("ghp_abcdefghijklmnopqrstuvwxyz0123456789").has_value());
+}
+
 TEST(SecretValue, FlagsLongBase64Word) {
     const std::string why = value_reason("Zk9vQmFyQmF6UXV4MTIzNDU2Nzg5MGFiY2RlZmdo");  // 40 chars
     EXPECT_EQ(why, "value looks like an encoded secret (32+ base64 characters)");

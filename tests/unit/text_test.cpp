@@ -1,0 +1,32 @@
+// Typo distance and "did you mean" helpers (text.hpp).
+#include "small/text.hpp"
+
+#include <gtest/gtest.h>
+
+namespace small {
+namespace {
+
+TEST(OneTypoApart, OneInsertDeleteReplaceOrNeighbourSwap) {
+    EXPECT_TRUE(one_typo_apart("stauts", "status"));  // swap
+    EXPECT_TRUE(one_typo_apart("ttle", "title"));     // insert
+    EXPECT_TRUE(one_typo_apart("steps", "step"));     // delete
+    EXPECT_TRUE(one_typo_apart("stetus", "status"));  // replace
+    EXPECT_TRUE(one_typo_apart("sttaus", "status"));  // swap in the middle
+}
+
+TEST(OneTypoApart, EqualOrFartherIsNot) {
+    EXPECT_FALSE(one_typo_apart("status", "status"));
+    EXPECT_FALSE(one_typo_apart("sutats", "status"));  // two swaps
+    EXPECT_FALSE(one_typo_apart("notes", "steps"));
+    EXPECT_FALSE(one_typo_apart("", "id"));
+    EXPECT_FALSE(one_typo_apart("stauts", "statuses"));
+}
+
+TEST(ClosestMatches, NearestOnlyAndNeverTheWordItself) {
+    EXPECT_EQ(closest_matches("--tsk", {"--task", "--test", "--status"}, 1), std::vector<std::string>{"--task"});
+    EXPECT_TRUE(closest_matches("add", {"add"}).empty());
+    EXPECT_TRUE(closest_matches("zzzzzz", {"add", "migrate"}).empty());
+}
+
+}  // namespace
+}  // namespace small
