@@ -59,7 +59,7 @@ int run_init(Context& ctx, const InitFlags& f) {
             {"replay_id", r->replay_id},
             {"progress_entry", nlohmann::json::parse(r->progress_entry.dump())},
             {"agents", {{"file", r->agents_path}, {"action", std::string(agents_action_name(r->agents))}}},
-            {"gitignore", {{"file", r->gitignore_path}, {"created", r->gitignore_created}, {"added", r->gitignore_added}}},
+            {"gitignore", gitignore_json(r->gitignore)},
         };
         doc["warnings"] = r->warnings;
         if (!r->outer_workspace.empty()) doc["outer_workspace"] = r->outer_workspace;
@@ -82,11 +82,7 @@ int run_init(Context& ctx, const InitFlags& f) {
     }
     out.info("Run replay id " + r->replay_id + " (pinned in .small/workspace.small.yml)");
     if (const std::string line = agents_line(r->agents); !line.empty()) out.info(line);
-    if (!r->gitignore_added.empty()) {
-        std::string added;
-        for (const std::string& l : r->gitignore_added) added += (added.empty() ? "" : ", ") + l;
-        out.info((r->gitignore_created ? "Created .gitignore with " : "Added to .gitignore: ") + added);
-    }
+    if (const std::string line = gitignore_line(r->gitignore); !line.empty()) out.info(line);
     out.info("");
     out.info("Human authoring required:");
     out.info("  .small/intent.small.yml \xE2\x80\x94 declare what the project is for and its scope");
