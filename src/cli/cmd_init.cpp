@@ -104,7 +104,7 @@ void register_init(CLI::App& app, Context& ctx) {
                 "block and .gitignore lines (never searches parent directories)");
     cmd->add_option("--dir", flags->dir,
                     "Workspace root to initialize (created if missing; a path ending in .small means its parent); "
-                    "default: the current directory");
+                    "default: the current directory. Inside another workspace's subtree init warns and names it");
     cmd->add_option("--intent", flags->intent, "Seed text for intent.small.yml's intent field");
     cmd->add_flag("--force", flags->force,
                   "Re-initialize an existing .small/: the old intent, constraints, plan and handoff are copied to "
