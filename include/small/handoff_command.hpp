@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "small/filesystem.hpp"
+#include "small/gitignore.hpp"
 #include "small/result.hpp"
 #include "small/workspace.hpp"
 #include "small/yaml_writer.hpp"
@@ -109,10 +110,11 @@ struct StartResult {
     std::vector<std::string> created;  // file names written from templates
     bool self_heal = false;            // no run id existed: one was computed and pinned
     std::optional<YamlValue> entry;    // meta/replayid-self-heal
+    std::optional<GitignoreUpdate> gitignore;  // when start created .small/: the runtime lines, as init adds them
 };
 
 // Creates missing artifacts from templates (`.small/` itself only with scope
-// any), pins the run (the existing run id, else the old handoff's, else the
+// any; then the runtime lines are added to .gitignore as init adds them), pins the run (the existing run id, else the old handoff's, else the
 // manifest's: self-heal) and writes a handoff with a `run` block. The caller
 // then runs `check --strict`.
 Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws, const StartRequest& req);

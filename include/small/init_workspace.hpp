@@ -30,14 +30,12 @@
 
 #include "small/agents_block.hpp"
 #include "small/filesystem.hpp"
+#include "small/gitignore.hpp"
 #include "small/result.hpp"
 #include "small/workspace.hpp"
 #include "small/yaml_writer.hpp"
 
 namespace small {
-
-// The runtime folders init lists in .gitignore, in this order.
-inline constexpr std::string_view kRuntimeIgnoreLines[] = {".small-cache/", ".small-runs/", ".small-archive/"};
 
 inline constexpr std::string_view kInitEvidence = "Initialized .small workspace and seeded canonical artifacts";
 inline constexpr std::string_view kInitSummary = "Project initialized.";
@@ -68,9 +66,7 @@ struct InitResult {
     std::string timestamp;             // its timestamp
     AgentsAction agents = AgentsAction::Skipped;
     std::string agents_path;           // absolute AGENTS.md path
-    std::string gitignore_path;        // absolute .gitignore path
-    bool gitignore_created = false;
-    std::vector<std::string> gitignore_added;  // lines appended
+    GitignoreUpdate gitignore;         // the runtime lines added to .gitignore
     std::string outer_workspace;       // root of a workspace this one sits inside, or ""
     std::vector<std::string> warnings; // e.g. naming that outer workspace
 };
@@ -93,11 +89,5 @@ YamlValue intent_template(const std::optional<std::string>& intent);
 YamlValue constraints_template();
 YamlValue plan_template();
 YamlValue progress_template();  // entries: []
-
-// .gitignore after adding the runtime lines that are missing (compared as
-// trimmed lines); `added` receives them. Existing bytes are kept; a missing
-// final line break is added before the new lines. Unchanged when nothing is
-// missing.
-std::string gitignore_with_runtime_lines(std::string_view existing, std::vector<std::string>& added);
 
 }  // namespace small

@@ -11,6 +11,7 @@
 
 #include "small/filesystem.hpp"
 #include "small/finding.hpp"
+#include "small/gitignore.hpp"
 #include "small/verdict.hpp"
 #include "small/yaml_writer.hpp"
 
@@ -77,6 +78,11 @@ nlohmann::json error_json(const std::string& kind, const std::string& message);
 // The D16 `error.kind` name and the exit code (D4) of an error kind.
 const char* error_kind_name(Error::Kind kind);
 int exit_code_for(Error::Kind kind);
+
+// The runtime lines a command added to .gitignore (init, start): JSON
+// {file, created, added}, and the text line ("" when none were added).
+nlohmann::json gitignore_json(const GitignoreUpdate& update);
+std::string gitignore_line(const GitignoreUpdate& update);
 
 // D15: an explicit confirmation. With `yes` (-y/--yes) it is given;
 // otherwise `question` goes to stderr and one answer is read from stdin (a

@@ -199,7 +199,7 @@ int run_print(Context& ctx, const PrintFlags& f) {
 void register_agents_apply(CLI::App* group, Context& ctx) {
     auto flags = std::make_shared<ApplyFlags>();
     CLI::App* cmd = group->add_subcommand(
-        "apply", "Write or update the SMALL harness block in AGENTS.md (never touches .small/)");
+        "apply", "Write or update the SMALL harness block in the workspace's AGENTS.md (never inside .small/)");
     add_target_options(cmd, flags->target);
     cmd->add_option("--agents-mode", flags->agents_mode,
                     "Add the block to a file that has none: append or prepend");

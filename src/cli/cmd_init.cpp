@@ -59,7 +59,7 @@ int run_init(Context& ctx, const InitFlags& f) {
             {"replay_id", r->replay_id},
             {"progress_entry", nlohmann::json::parse(r->progress_entry.dump())},
             {"agents", {{"file", r->agents_path}, {"action", std::string(agents_action_name(r->agents))}}},
-            {"gitignore", {{"file", r->gitignore_path}, {"created", r->gitignore_created}, {"added", r->gitignore_added}}},
+            {"gitignore", gitignore_json(r->gitignore)},
         };
         doc["warnings"] = r->warnings;
         if (!r->outer_workspace.empty()) doc["outer_workspace"] = r->outer_workspace;
@@ -82,11 +82,7 @@ int run_init(Context& ctx, const InitFlags& f) {
     }
     out.info("Run replay id " + r->replay_id + " (pinned in .small/workspace.small.yml)");
     if (const std::string line = agents_line(r->agents); !line.empty()) out.info(line);
-    if (!r->gitignore_added.empty()) {
-        std::string added;
-        for (const std::string& l : r->gitignore_added) added += (added.empty() ? "" : ", ") + l;
-        out.info((r->gitignore_created ? "Created .gitignore with " : "Added to .gitignore: ") + added);
-    }
+    if (const std::string line = gitignore_line(r->gitignore); !line.empty()) out.info(line);
     out.info("");
     out.info("Human authoring required:");
     out.info("  .small/intent.small.yml \xE2\x80\x94 declare what the project is for and its scope");
@@ -108,7 +104,7 @@ void register_init(CLI::App& app, Context& ctx) {
                 "block and .gitignore lines (never searches parent directories)");
     cmd->add_option("--dir", flags->dir,
                     "Workspace root to initialize (created if missing; a path ending in .small means its parent); "
-                    "default: the current directory");
+                    "default: the current directory. Inside another workspace's subtree init warns and names it");
     cmd->add_option("--intent", flags->intent, "Seed text for intent.small.yml's intent field");
     cmd->add_flag("--force", flags->force,
                   "Re-initialize an existing .small/: the old intent, constraints, plan and handoff are copied to "

@@ -33,6 +33,7 @@ int run_start(Context& ctx, StartFlags& f) {
                               {"replay_id", r->handoff.replay_id},
                               {"handoff", nlohmann::json::parse(r->handoff.handoff.dump())},
                               {"check", check}};
+        if (r->gitignore) doc["gitignore"] = gitignore_json(*r->gitignore);
         if (code != kExitOk) {
             doc["error"] = {{"kind", code == kExitInvalid ? "invalid" : "system"}, {"message", "strict check failed"}};
         }
@@ -40,6 +41,7 @@ int run_start(Context& ctx, StartFlags& f) {
         return code;
     }
     for (const std::string& name : r->created) out.info("Created .small/" + name + " from template");
+    if (r->gitignore && !r->gitignore->added.empty()) out.info(gitignore_line(*r->gitignore));
     if (r->self_heal) out.info("Pinned a new run replay id " + r->handoff.replay_id.substr(0, 16) + "... (self-heal)");
     out.info("Wrote handoff.small.yml (replayId " + r->handoff.replay_id.substr(0, 16) + "...)");
     out.info("Running strict check (validate, lint, verify)...");
@@ -56,7 +58,9 @@ void register_start(CLI::App& app, Context& ctx) {
     CLI::App* cmd = app.add_subcommand(
         "start", "Begin a session: create missing artifacts, pin the run, write the handoff, run check --strict");
     cmd->add_option("--summary", f->req.summary, "Summary text for the handoff (default: computed)");
-    add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (any also creates .small/ when missing)");
+    add_workspace_flags(cmd, f->where,
+                        "Workspace scope: root (default) or any (any also creates .small/ when missing, and then adds "
+                        "the runtime folders to .gitignore as init does)");
     cmd->callback([&ctx, f] { ctx.exit_code = run_start(ctx, *f); });
 }
 

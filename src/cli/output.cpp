@@ -144,6 +144,17 @@ int report_error(const Output& out, const Error& error) {
     return code;
 }
 
+nlohmann::json gitignore_json(const GitignoreUpdate& update) {
+    return {{"file", update.path}, {"created", update.created()}, {"added", update.added}};
+}
+
+std::string gitignore_line(const GitignoreUpdate& update) {
+    if (update.added.empty()) return "";
+    std::string added;
+    for (const std::string& l : update.added) added += (added.empty() ? "" : ", ") + l;
+    return (update.created() ? "Created .gitignore with " : "Added to .gitignore: ") + added;
+}
+
 Confirmation confirm(bool yes, const std::string& question) {
     if (yes) return Confirmation::Yes;
     const bool terminal = ::isatty(STDIN_FILENO);

@@ -313,7 +313,8 @@ Result<HandoffResult> handoff_command(const FileSystem& fs, const WorkspacePaths
 // ---------------------------------------------------------------------------
 
 Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws, const StartRequest& req) {
-    if (req.scope == WorkspaceScope::Any && !fs.directory_exists(ws.small_dir)) {
+    const bool creates_small_dir = req.scope == WorkspaceScope::Any && !fs.directory_exists(ws.small_dir);
+    if (creates_small_dir) {
         if (Status s = ensure_directory(ws, ws.small_dir); !s) return s.error();
     }
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
@@ -325,6 +326,11 @@ Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws
         return s.error();
     }
     StartResult result;
+    if (creates_small_dir) {  // a new workspace, as init makes one: its runtime folders stay out of git
+        Result<GitignoreUpdate> gitignore = plan_gitignore_update(fs, ws);
+        if (!gitignore) return gitignore.error();
+        result.gitignore = std::move(*gitignore);
+    }
     const std::pair<ArtifactType, YamlValue> templates[] = {
         {ArtifactType::Intent, intent_template(std::nullopt)},
         {ArtifactType::Constraints, constraints_template()},
@@ -376,6 +382,9 @@ Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws
     if (!written) return written.error();
     if (!written->entries.empty()) result.entry = written->entries.front();
     result.handoff = std::move(*written);
+    if (result.gitignore) {
+        if (Status s = write_gitignore_update(ws, *result.gitignore); !s) return s.error();
+    }
     return result;
 }
 

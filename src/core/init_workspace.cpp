@@ -175,29 +175,6 @@ YamlValue progress_template() {
     return v;
 }
 
-std::string gitignore_with_runtime_lines(std::string_view existing, std::vector<std::string>& added) {
-    added.clear();
-    std::vector<std::string_view> present;
-    for (std::size_t pos = 0; pos < existing.size();) {
-        std::size_t end = existing.find('\n', pos);
-        if (end == std::string_view::npos) end = existing.size();
-        present.push_back(trim(existing.substr(pos, end - pos)));
-        pos = end + 1;
-    }
-    for (std::string_view line : kRuntimeIgnoreLines) {
-        bool found = false;
-        for (std::string_view p : present) found = found || p == line;
-        if (!found) added.emplace_back(line);
-    }
-    std::string out(existing);
-    if (added.empty()) return out;
-    const bool crlf = existing.find("\r\n") != std::string_view::npos;
-    const char* eol = crlf ? "\r\n" : "\n";
-    if (!out.empty() && out.back() != '\n') out += eol;
-    for (const std::string& line : added) out.append(line).append(eol);
-    return out;
-}
-
 Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) {
     // 1. Flags (nothing touched yet).
     Result<AgentsMode> mode = parse_agents_mode(req.agents_mode);
@@ -211,7 +188,6 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     result.root = resolve_init_root(req.dir, req.cwd);
     result.small_dir = join(result.root, ".small");
     result.agents_path = join(result.root, "AGENTS.md");
-    result.gitignore_path = join(result.root, ".gitignore");
     WorkspacePaths ws;
     ws.root = result.root;
     ws.small_dir = result.small_dir;
@@ -277,13 +253,9 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
             if (is_valid_replay_id(prev)) result.previous_replay_id = std::string(prev);
         }
     }
-    std::string gitignore_old;
-    const bool gitignore_exists = path_exists_nofollow(result.gitignore_path);
-    if (gitignore_exists) {
-        Result<std::string> g = fs.read_file(result.gitignore_path);
-        if (!g) return Error::system("failed to read .gitignore: " + g.error().message);
-        gitignore_old = std::move(*g);
-    }
+    Result<GitignoreUpdate> gitignore = plan_gitignore_update(fs, ws);
+    if (!gitignore) return gitignore.error();
+    result.gitignore = std::move(*gitignore);
 
     // 5. Templates and the run id they start (D3: init writes a plan, so a run starts).
     const std::string intent_text = emit_document(intent_template(req.intent));
@@ -387,11 +359,7 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     }
 
     // 8. Outside .small/: .gitignore lines, then AGENTS.md.
-    const std::string gitignore_new = gitignore_with_runtime_lines(gitignore_old, result.gitignore_added);
-    if (!result.gitignore_added.empty()) {
-        if (Status s = write_file_atomic(ws, result.gitignore_path, gitignore_new); !s) return s.error();
-        result.gitignore_created = !gitignore_exists;
-    }
+    if (Status s = write_gitignore_update(ws, result.gitignore); !s) return s.error();
     result.agents = agents->action;
     if (agents->action != AgentsAction::Skipped) {
         if (Status s = write_file_atomic(ws, result.agents_path, agents->content); !s) return s.error();

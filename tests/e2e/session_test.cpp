@@ -422,6 +422,9 @@ TEST(SessionE2E, StartPinsARunAndRunsTheStrictCheck) {
     // With --workspace any, start creates the workspace and self-heals the run id.
     json doc = run_json(empty, {"start", "--workspace", "any", "--dir", empty.string()}, 0);
     EXPECT_EQ(doc.value("self_heal", false), true) << doc.dump(2);
+    // ... and, as init does, keeps its runtime folders out of git.
+    EXPECT_EQ(read_file(empty / ".gitignore"), ".small-cache/\n.small-runs/\n.small-archive/\n");
+    EXPECT_EQ(doc["gitignore"]["created"], true) << doc.dump(2);
     const std::string run1 = pinned_run_id(empty);
     EXPECT_TRUE(std::regex_match(run1, kReplayId));
     EXPECT_EQ(doc.value("replay_id", ""), run1) << doc.dump(2);
@@ -429,9 +432,11 @@ TEST(SessionE2E, StartPinsARunAndRunsTheStrictCheck) {
     EXPECT_TRUE(contains(progress, "task_id: \"meta/replayid-self-heal\"")) << progress;
     EXPECT_EQ(yaml_value(read_file(empty / ".small" / "handoff.small.yml"), "transition_reason"), "self_heal");
     expect_gates_pass(empty);
-    // A second start keeps the run (no second self-heal entry).
+    // A second start keeps the run (no second self-heal entry) and leaves .gitignore alone.
+    write_file(empty / ".gitignore", "mine/\n");
     r = run_in(empty, {"start"});
     EXPECT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(read_file(empty / ".gitignore"), "mine/\n");
     EXPECT_EQ(pinned_run_id(empty), run1);
     EXPECT_EQ(count_of(read_file(empty / ".small" / "progress.small.yml"), "meta/replayid-self-heal"), 1u);
 }

@@ -1103,6 +1103,29 @@ TEST(Start, FreshInitKeepsThePinnedRunWithReasonManual) {
 }
 
 
+TEST(Start, CreatingDotSmallAddsTheGitignoreLinesAsInitDoes) {
+    std::string pattern = "/tmp/small-start-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    const std::string root = fs::canonical(pattern).string();
+    write_text(root + "/.gitignore", "node_modules/\n.small-cache/\n");
+    WorkspacePaths ws = locate_workspace(real_fs, root, root);
+    StartRequest req = start_req();
+    req.scope = WorkspaceScope::Any;
+    Result<StartResult> r = start_command(real_fs, ws, req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    ASSERT_TRUE(r->gitignore);
+    EXPECT_EQ(r->gitignore->added, (std::vector<std::string>{".small-runs/", ".small-archive/"}));
+    EXPECT_FALSE(r->gitignore->created());
+    EXPECT_EQ(read_text(root + "/.gitignore"), "node_modules/\n.small-cache/\n.small-runs/\n.small-archive/\n");
+    // .small/ exists now: a second start leaves .gitignore to the user.
+    write_text(root + "/.gitignore", "mine/\n");
+    Result<StartResult> again = start_command(real_fs, ws, req);
+    ASSERT_TRUE(again.ok()) << again.error().describe();
+    EXPECT_FALSE(again->gitignore);
+    EXPECT_EQ(read_text(root + "/.gitignore"), "mine/\n");
+    fs::remove_all(root);
+}
+
 // ============================================================ run store (D15)
 
 TEST(RunStore, SnapshotReusesIdenticalBytesAndNeverOverwritesOthers) {
