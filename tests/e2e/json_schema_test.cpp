@@ -355,6 +355,11 @@ TEST_F(JsonSchemaE2E, Handoff) {
 
 TEST_F(JsonSchemaE2E, Start) {
     expect_in({"start"}, "start", 2);
+    {
+        TempDir fresh;  // --workspace any creates .small/ and the .gitignore lines
+        const json created = expect_document(run_json(fresh.path(), {"start", "--workspace", "any"}), "start", 0);
+        EXPECT_TRUE(created.contains("gitignore")) << created.dump(2);
+    }
     init_workspace();
     expect_in({"start"}, "start", 0);
     break_plan();
