@@ -141,9 +141,7 @@ private:
             const std::string name = std::string("-") + token[k];
             const CLI::Option* o = find_flag(*level_, name);
             if (!o) return unknown_flag_message(*level_, name, path());
-            const bool rest_is_value = k + 1 < token.size();
-            if (takes_value(*o)) return use(*o, name, rest_is_value);
-            if (auto problem = use(*o, name, false)) return problem;
+            if (takes_value(*o)) return use(*o, name, k + 1 < token.size());
         }
         return std::nullopt;
     }
