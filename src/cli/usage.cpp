@@ -153,8 +153,9 @@ private:
             o.get_multi_option_policy() == CLI::MultiOptionPolicy::Throw) {
             return name + " was given twice; it takes one value";
         }
-        if (value_attached) return std::nullopt;
-        const std::size_t needed = static_cast<std::size_t>(o.get_items_expected_min());
+        // `--title=ID TEXT`: the attached value is the first of those it takes.
+        const std::size_t needed = static_cast<std::size_t>(o.get_items_expected_min()) - (value_attached ? 1 : 0);
+        if (needed == 0) return std::nullopt;
         if (i_ + needed >= args_.size()) {
             return name + " needs a value (" + name + " " + o.get_type_name() + ")";
         }
