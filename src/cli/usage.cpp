@@ -141,9 +141,7 @@ private:
             const std::string name = std::string("-") + token[k];
             const CLI::Option* o = find_flag(*level_, name);
             if (!o) return unknown_flag_message(*level_, name, path());
-            const bool rest_is_value = k + 1 < token.size();
-            if (takes_value(*o)) return use(*o, name, rest_is_value);
-            if (auto problem = use(*o, name, false)) return problem;
+            if (takes_value(*o)) return use(*o, name, k + 1 < token.size());
         }
         return std::nullopt;
     }
@@ -155,8 +153,9 @@ private:
             o.get_multi_option_policy() == CLI::MultiOptionPolicy::Throw) {
             return name + " was given twice; it takes one value";
         }
-        if (value_attached) return std::nullopt;
-        const std::size_t needed = static_cast<std::size_t>(o.get_items_expected_min());
+        // `--title=ID TEXT`: the attached value is the first of those it takes.
+        const std::size_t needed = static_cast<std::size_t>(o.get_items_expected_min()) - (value_attached ? 1 : 0);
+        if (needed == 0) return std::nullopt;
         if (i_ + needed >= args_.size()) {
             return name + " needs a value (" + name + " " + o.get_type_name() + ")";
         }

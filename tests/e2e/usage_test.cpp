@@ -67,6 +67,19 @@ TEST(UsageE2E, MissingValueAndStrayArgumentNameTheCommand) {
     expect_usage_error({"progress", "add", "--status", "pending"}, {"--task is required"}, "small progress add");
 }
 
+TEST(UsageE2E, ValidCommandLinesStillPass) {
+    TempDir dir;
+    ASSERT_EQ(run_in(dir.path(), {"init", "--quiet"}).exit_code, 0);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"plan", "--title=task-1", "Renamed"},  // a two-value flag, first value attached
+          std::vector<std::string>{"plan", "--title", "task-1", "--in-progress"},  // a value that looks like a flag
+          std::vector<std::string>{"progress", "add", "--task=task-1", "--status", "completed", "--json"},
+          std::vector<std::string>{"--quiet", "reset", "-y"}}) {
+        const RunResult r = run_in(dir.path(), args);
+        EXPECT_EQ(r.exit_code, 0) << r;
+    }
+}
+
 TEST(UsageE2E, JsonUsageErrorIsOneEnvelope) {
     TempDir dir;
     const RunResult r = run_in(dir.path(), {"progress", "add", "--json", "--tsk", "x"});
