@@ -860,13 +860,14 @@ TEST(WriteSafetyCrash, SigkillAtRandomMomentsKeepsEveryArtifactParseableAndNoAck
         // Three runs in four are killed 0-15 ms after the fork; the others
         // finish, so later kills have acknowledged entries to lose. Half of
         // the delays are drawn from 0 to this command's typical run time (when
-        // under 15 ms), so that fast machines see kills inside writes too.
+        // capped at 0.5 s), so that fast and loaded machines alike see kills inside writes.
         const bool kill_it = rng() % 4 != 0;
         unsigned window_us = 15000;
         if (auto& d = durations_us[what]; d.size() >= 3 && rng() % 2 == 0) {
             std::vector<long> sorted = d;
             std::sort(sorted.begin(), sorted.end());
-            window_us = static_cast<unsigned>(std::clamp<long>(sorted[sorted.size() / 2], 1, 15000));
+            // Up to the command's median run time, however slow a loaded machine makes it.
+            window_us = static_cast<unsigned>(std::clamp<long>(sorted[sorted.size() / 2], 1, 500000));
         }
         const unsigned delay_us = rng() % (window_us + 1);
         const auto started = std::chrono::steady_clock::now();
