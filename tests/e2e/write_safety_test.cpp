@@ -859,8 +859,8 @@ TEST(WriteSafetyCrash, SigkillAtRandomMomentsKeepsEveryArtifactParseableAndNoAck
 
         // Three runs in four are killed 0-15 ms after the fork; the others
         // finish, so later kills have acknowledged entries to lose. Half of
-        // the delays are drawn from 0 to this command's typical run time (when
-        // capped at 0.5 s), so that fast and loaded machines alike see kills inside writes.
+        // the delays are drawn from 0 to this command's typical run time
+        // (capped at 0.5 s), so that fast and loaded machines alike see kills inside writes.
         const bool kill_it = rng() % 4 != 0;
         unsigned window_us = 15000;
         if (auto& d = durations_us[what]; d.size() >= 3 && rng() % 2 == 0) {
