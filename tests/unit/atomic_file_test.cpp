@@ -245,7 +245,12 @@ TEST(AtomicFile, SigkillMidWriteLeavesOneCompleteDocument) {
     int saw_a = 0;
     int saw_b = 0;
     std::size_t leftovers = 0;
-    for (; iterations < 300 && std::chrono::steady_clock::now() < deadline; ++iterations) {
+    // On a loaded machine a writer may not finish one rename within 30 ms:
+    // then the delays grow and the test runs longer, until one has.
+    const auto extended = deadline + std::chrono::seconds(20);
+    for (; (iterations < 300 && std::chrono::steady_clock::now() < deadline) ||
+           (saw_b == 0 && std::chrono::steady_clock::now() < extended);
+         ++iterations) {
         const pid_t pid = ::fork();
         ASSERT_GE(pid, 0);
         if (pid == 0) {
@@ -256,7 +261,8 @@ TEST(AtomicFile, SigkillMidWriteLeavesOneCompleteDocument) {
                 if (!write_file_atomic(t.ws(), target, b ? doc_b : doc_a)) ::_exit(3);
             }
         }
-        std::this_thread::sleep_for(std::chrono::microseconds(delay_us(rng)));
+        const int stretch = saw_b == 0 ? 1 + iterations / 50 : 1;
+        std::this_thread::sleep_for(std::chrono::microseconds(delay_us(rng) * stretch));
         ::kill(pid, SIGKILL);
         int status = 0;
         ASSERT_EQ(::waitpid(pid, &status, 0), pid);
