@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,17 @@ struct DirEntry {
     bool is_directory = false;
 };
 
+// The largest file the library reads (artifacts, drafts, AGENTS.md, a draft
+// on standard input): anything larger is refused, not read into memory.
+inline constexpr std::uint64_t kMaxFileBytes = std::uint64_t{256} << 20;  // 256 MiB
+
 class FileSystem {
 public:
     virtual ~FileSystem() = default;
     // Whole file contents; Error::Kind::System when missing or unreadable
-    // (the message says which).
+    // (the message says which). Only regular files are read: a FIFO, device
+    // or socket is refused without blocking, and so is a file larger than
+    // kMaxFileBytes (Kind::Invalid; the message names the path).
     virtual Result<std::string> read_file(const std::string& path) const = 0;
     virtual bool file_exists(const std::string& path) const = 0;
     virtual bool directory_exists(const std::string& path) const = 0;

@@ -86,9 +86,18 @@ std::vector<Finding> artifact_findings(Artifact artifact) {
 // draft: reading the source
 // ---------------------------------------------------------------------------
 
+// At most kMaxFileBytes, like a file: `--from - < /dev/zero` must end.
 Result<std::string> read_stream(std::istream* in) {
     if (in == nullptr) return Error::system("standard input is not available");
-    std::string bytes{std::istreambuf_iterator<char>(*in), std::istreambuf_iterator<char>()};
+    std::string bytes;
+    char buf[65536];
+    while (in->read(buf, sizeof buf) || in->gcount() > 0) {
+        bytes.append(buf, static_cast<std::size_t>(in->gcount()));
+        if (bytes.size() > kMaxFileBytes) {
+            return Error::invalid("standard input is larger than " + std::to_string(kMaxFileBytes >> 20) +
+                                  " MiB, the most small reads as one draft; nothing saved");
+        }
+    }
     if (in->bad()) return Error::system("cannot read standard input");
     return bytes;
 }

@@ -19,38 +19,65 @@ Error os_error(const std::string& what, const std::string& path, int err) {
     return e;
 }
 
-}  // namespace
+const char* not_regular_kind(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
 
-Result<std::string> RealFileSystem::read_file(const std::string& path) const {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return os_error("cannot read", path, errno);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        const int err = errno;
-        ::close(fd);
-        return os_error("cannot read", path, err);
-    }
-    if (S_ISDIR(st.st_mode)) {
-        ::close(fd);
-        return os_error("cannot read", path, EISDIR);
-    }
+Error refused_read(const std::string& path, const std::string& why) {
+    Error e = Error::invalid("cannot read " + path + ": " + why);
+    e.file = path;
+    return e;
+}
+
+Error too_large(const std::string& path) {
+    return refused_read(path, "it is larger than " + std::to_string(kMaxFileBytes >> 20) +
+                                  " MiB, the most small reads from one file; shorten it");
+}
+
+// The rest of an open regular file, at most kMaxFileBytes (it may grow while read).
+Result<std::string> read_bounded(int fd, std::uint64_t size_hint, const std::string& path) {
     std::string data;
-    data.resize(static_cast<std::size_t>(st.st_size));
+    data.resize(static_cast<std::size_t>(std::min(size_hint, kMaxFileBytes) + 1));
     std::size_t done = 0;
-    while (true) {
-        if (done == data.size()) data.resize(data.size() + 65536);  // file grew, or /proc-like
+    while (done <= kMaxFileBytes) {
+        if (done == data.size()) data.resize(std::min<std::size_t>(data.size() + 65536, kMaxFileBytes + 1));
         const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            const int err = errno;
-            ::close(fd);
-            return os_error("cannot read", path, err);
+        if (n < 0) return os_error("cannot read", path, errno);
+        if (n == 0) {
+            data.resize(done);
+            return data;
         }
-        if (n == 0) break;
         done += static_cast<std::size_t>(n);
     }
+    return too_large(path);
+}
+
+// Only a regular file of at most kMaxFileBytes is read.
+Result<std::string> read_open_file(int fd, const std::string& path) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return os_error("cannot read", path, errno);
+    if (S_ISDIR(st.st_mode)) return os_error("cannot read", path, EISDIR);
+    if (!S_ISREG(st.st_mode)) {
+        return refused_read(path, std::string("it is ") + not_regular_kind(st.st_mode) + ", not a regular file");
+    }
+    if (static_cast<std::uint64_t>(st.st_size) > kMaxFileBytes) return too_large(path);
+    return read_bounded(fd, static_cast<std::uint64_t>(st.st_size), path);
+}
+
+}  // namespace
+
+// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
+// (it changes nothing for regular files).
+Result<std::string> RealFileSystem::read_file(const std::string& path) const {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return os_error("cannot read", path, errno);
+    Result<std::string> data = read_open_file(fd, path);
     ::close(fd);
-    data.resize(done);
     return data;
 }
 

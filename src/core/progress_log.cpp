@@ -77,7 +77,7 @@ Result<FileStamp> stamp_of(int fd, const std::string& path) {
 }
 
 Result<UniqueFd> open_log(const std::string& path, int flags) {
-    const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);  // a FIFO must not block
     if (fd >= 0) return UniqueFd(fd);
     if (errno == ELOOP) return Error::invalid("refusing to use " + path + ": it is a symbolic link");
     return os_error("cannot open", path, errno);
@@ -107,7 +107,7 @@ Result<std::string> tail_digest(int fd, std::uint64_t size, const std::string& p
 
 // Small files of the cache folder: whole contents, nothing when absent.
 Result<std::optional<std::string>> read_small_file(const std::string& path) {
-    const int raw = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const int raw = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (raw < 0) {
         if (errno == ENOENT) return std::optional<std::string>();
         return os_error("cannot open", path, errno);
@@ -478,7 +478,7 @@ Status truncate_log(int fd, std::uint64_t size, const std::string& path) {
 // Applies the journal to the log. Returns an error (and the caller keeps
 // the journal) only when a torn append was found but could not be removed.
 Status settle_journal(const Journal& j, const std::string& file) {
-    const int raw = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const int raw = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (raw < 0) return ok_status();  // no log to repair: the journal is stale
     UniqueFd fd(raw);
     Result<FileStamp> st = stamp_of(fd.get(), file);

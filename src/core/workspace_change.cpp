@@ -24,12 +24,18 @@ constexpr std::uint64_t kSmallLogBytes = 4096;
 
 std::string journal_path(const WorkspacePaths& ws) { return ws.root + "/" + kChangeJournalName; }
 
-// Contents of a regular file, or nullopt when it does not exist. Never follows a symlink.
+// Contents of a regular file, or nullopt when it does not exist. Never
+// follows a symlink, never blocks on a FIFO.
 Result<std::optional<std::string>> read_if_exists(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return std::optional<std::string>();
         return Error::system("cannot open " + path + ": " + std::strerror(errno));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return Error::invalid("refusing to read " + path + ": it is not a regular file");
     }
     std::string bytes;
     char buf[65536];
@@ -172,7 +178,7 @@ bool undo_entries_if_no_file_changed(const WorkspacePaths& ws, const Journal& j)
         if (!write_file_atomic(ws, progress_file(ws), *j.small_log)) return false;
     } else if (j.entries > 0) {
         const std::string log = progress_file(ws);
-        const int fd = ::open(log.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        const int fd = ::open(log.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0) return false;
         const bool cut = ::ftruncate(fd, static_cast<off_t>(j.progress_size)) == 0 && ::fsync(fd) == 0;
         ::close(fd);
