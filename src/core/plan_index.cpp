@@ -45,18 +45,39 @@ PlanIndex plan_index_of(const Document& doc) {
 
 namespace {
 
-// One task a line, "<status> <id>", with '\\' and '\n' in ids escaped: a few
-// hundred nanoseconds a task to read back, no JSON parser on the append path.
+// One task a line, "<status> <id>", each field escaped ('\\' '\n' ' ' as
+// "\\\\" "\\n" "\\s"): no JSON parser on the append path.
+void append_escaped(std::string& out, std::string_view field) {
+    for (char c : field) {
+        if (c == '\\') out += "\\\\";
+        else if (c == '\n') out += "\\n";
+        else if (c == ' ') out += "\\s";
+        else out += c;
+    }
+}
+
+std::optional<std::string> unescaped(std::string_view field) {
+    std::string out;
+    for (std::size_t i = 0; i < field.size(); ++i) {
+        if (field[i] != '\\') {
+            out += field[i];
+            continue;
+        }
+        if (++i == field.size()) return std::nullopt;
+        if (field[i] == '\\') out += '\\';
+        else if (field[i] == 'n') out += '\n';
+        else if (field[i] == 's') out += ' ';
+        else return std::nullopt;
+    }
+    return out;
+}
+
 std::string encode(const PlanIndex& index) {
     std::string out;
     for (const PlanTaskInfo& t : index.tasks) {
-        out += t.status;
+        append_escaped(out, t.status);
         out += ' ';
-        for (char c : t.id) {
-            if (c == '\\') out += "\\\\";
-            else if (c == '\n') out += "\\n";
-            else out += c;
-        }
+        append_escaped(out, t.id);
         out += '\n';
     }
     return out;
@@ -69,17 +90,10 @@ std::optional<PlanIndex> decode(std::string_view body) {
         const std::size_t eol = body.find('\n');
         const std::size_t space = body.find(' ');
         if (eol == std::string_view::npos || space > eol) return std::nullopt;
-        PlanTaskInfo t{std::string(), std::string(body.substr(0, space))};
-        for (std::size_t i = space + 1; i < eol; ++i) {
-            if (body[i] != '\\') {
-                t.id += body[i];
-            } else if (++i < eol && (body[i] == '\\' || body[i] == 'n')) {
-                t.id += body[i] == 'n' ? '\n' : '\\';
-            } else {
-                return std::nullopt;
-            }
-        }
-        index.tasks.push_back(std::move(t));
+        std::optional<std::string> status = unescaped(body.substr(0, space));
+        std::optional<std::string> id = unescaped(body.substr(space + 1, eol - space - 1));
+        if (!status || !id) return std::nullopt;
+        index.tasks.push_back({std::move(*id), std::move(*status)});
         body.remove_prefix(eol + 1);
     }
     return index;
