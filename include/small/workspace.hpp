@@ -41,9 +41,13 @@ struct WorkspacePaths {
 
 // Resolves the workspace (D5): `dir` (the --dir flag) wins and may name
 // the root or its .small/; otherwise walk up from `cwd` to the nearest
-// directory containing .small/. Without one, the root is `dir` or `cwd`
+// directory containing .small/ (or a `.small` symbolic link, even dangling). Without one, the root is `dir` or `cwd`
 // itself (callers then report the missing .small/).
 WorkspacePaths locate_workspace(const FileSystem& fs, const std::optional<std::string>& dir, const std::string& cwd);
+
+// D7: a `.small` that is a symbolic link (dangling or not) is refused by
+// every write (Kind::Invalid, exit 1). Readers follow a link to a folder.
+Status refuse_linked_small_dir(const FileSystem& fs, const WorkspacePaths& ws);
 
 struct Artifact {
     ArtifactType type;

@@ -41,7 +41,14 @@ Finding finding_for(const Error& e, const std::string& rule) {
 
 // Fails the verdict when there is no .small/ directory at all.
 bool require_small_dir(const VerdictInput& in, Verdict& v) {
-    if (in.fs.directory_exists(in.paths.small_dir)) return true;
+    if (in.fs.directory_exists(in.paths.small_dir)) return true;  // a link to a folder is read through
+    if (in.fs.is_symlink(in.paths.small_dir)) {
+        v.blocking.push_back(workspace_finding(in.paths, "WS-1",
+                                               in.paths.small_dir + " is a symbolic link to a folder that does not exist",
+                                               "point the link at the workspace's .small/ folder, or replace it"));
+        v.outcome = VerdictOutcome::SystemError;
+        return false;
+    }
     v.blocking.push_back(workspace_finding(in.paths, "WS-1",
                                            "no .small/ directory found in " + in.paths.root +
                                                (in.paths.from_dir_flag ? "" : " or any parent directory"),

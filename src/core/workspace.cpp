@@ -70,10 +70,20 @@ WorkspacePaths locate_workspace(const FileSystem& fs, const std::optional<std::s
         if (p.filename() == ".small" && fs.directory_exists(p.string())) {
             return make_paths(normalize(p.parent_path().string()), cwd);
         }
-        if (fs.directory_exists((p / ".small").string())) return make_paths(normalize(p.string()), cwd);
+        // A `.small` link (even a dangling one) marks the workspace too: the
+        // search must not go on to a parent's workspace (D7 refuses the link).
+        const std::string marker = (p / ".small").string();
+        if (fs.directory_exists(marker) || fs.is_symlink(marker)) return make_paths(normalize(p.string()), cwd);
         if (p == p.root_path() || p.empty()) break;
     }
     return make_paths(cwd, cwd);
+}
+
+Status refuse_linked_small_dir(const FileSystem& fs, const WorkspacePaths& ws) {
+    if (!fs.is_symlink(ws.small_dir)) return ok_status();
+    return Error::invalid("refusing to write through " + ws.small_dir +
+                          ": it is a symbolic link (small never writes through a linked .small/, DECISIONS D7); "
+                          "replace the link with the folder it points to");
 }
 
 Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, const std::string& display) {

@@ -210,7 +210,25 @@ Status recover_workspace(const WorkspacePaths& ws) {
     return remove_journal(ws);
 }
 
+namespace {
+
+// A file that will be refused (symbolic link, read-only, ...) is found
+// before the journal, so the change is refused whole instead of being left
+// journaled for a roll-forward that would fail the same way.
+Status check_targets(const WorkspacePaths& ws, const WorkspaceChange& change) {
+    if (!change.entries.empty()) {
+        if (Status s = check_replaceable(ws, progress_file(ws)); !s) return s;
+    }
+    for (const FileReplacement& f : change.files) {
+        if (Status s = check_replaceable(ws, f.path); !s) return s;
+    }
+    return ok_status();
+}
+
+}  // namespace
+
 Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const WorkspaceChange& change) {
+    if (Status s = check_targets(ws, change); !s) return s.error();
     Journal j;
     j.entries = change.entries.size();
     if (!change.entries.empty()) {
@@ -289,6 +307,7 @@ Result<std::string> file_version(const std::string& path) {
 // ---------------------------------------------------------------------------
 
 Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePaths& ws, const MutationRequest& req) {
+    if (Status s = refuse_linked_small_dir(fs, ws); !s) return s.error();
     if (!fs.directory_exists(ws.small_dir)) {
         return Error::system("no .small/ directory found in " + ws.root +
                              (ws.from_dir_flag ? "" : " or any parent directory") + "; run `small init` first");
