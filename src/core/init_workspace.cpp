@@ -343,14 +343,18 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     }
 
     // 6. D15: what --force replaces is copied to the run store first.
+    SnapshotMade made;
     if (path_exists_nofollow(result.small_dir)) {
-        Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id);
+        Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id, &made);
         if (!snapshot) return with_prefix(snapshot.error(), "init --force could not keep a copy of the old artifacts: ");
         result.snapshot_dir = *snapshot;
     }
 
     // 7. The .small/ files, as one all-or-nothing change (workspace_change.hpp).
-    if (Status s = ensure_directory(ws, result.small_dir); !s) return s.error();
+    if (Status s = ensure_directory(ws, result.small_dir); !s) {
+        discard_unused_snapshot(ws, made);
+        return s.error();
+    }
     WorkspaceChange change;
     const auto put = [&](std::string_view name, std::string bytes) {
         change.files.push_back({ws.path_of(name), std::move(bytes)});
@@ -411,7 +415,10 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     put(artifact_file_name(ArtifactType::Handoff), emit_document(handoff));
 
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
-    if (!committed) return with_prefix(committed.error(), "init failed: ");
+    if (!committed) {
+        discard_unused_snapshot(ws, made);
+        return with_prefix(committed.error(), "init failed: ");
+    }
     remember_valid_plan(ws, plan_index_of(*plan_doc));
     if (result.progress_kept) {
         result.progress_entry = committed->appended.front().entry;
