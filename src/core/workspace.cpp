@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "small/replay_id.hpp"
+#include "small/text.hpp"
 #include "small/yaml.hpp"
 
 namespace small {
@@ -191,8 +193,8 @@ Result<WorkspaceMetadata> workspace_metadata_from(const Document& doc, const Wor
     } else if (kind.as_string() == "examples") {
         meta.kind = WorkspaceKind::Examples;
     } else {
-        Error e = Error::invalid("invalid workspace kind \"" + std::string(kind.scalar_text()) +
-                                 "\"; valid kinds: [\"repo-root\", \"examples\"]");
+        Error e = Error::invalid("invalid workspace kind " + quoted_excerpt(kind.scalar_text()) +
+                                 "; valid kinds: [\"repo-root\", \"examples\"]");
         e.file = display;
         const Mark m = kind.valid() ? kind.mark() : root.mark();
         e.line = m.line;

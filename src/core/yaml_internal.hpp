@@ -8,8 +8,17 @@
 
 namespace small {
 
+// What one pass spent of the limits: the alias budget is per document, so
+// the parallel path adds up its pieces.
+struct ParseStats {
+    std::uint64_t alias_nodes = 0;
+    std::uint64_t alias_bytes = 0;
+    bool loader_error = false;  // failed on a rule of the loader (depth, keys, aliases), not on syntax
+};
+
 // One sequential pass of libfyaml over `bytes` (already known to be UTF-8).
-Result<Document> parse_yaml_events(std::string bytes, const std::string& file, const YamlLimits& limits);
+Result<Document> parse_yaml_events(std::string bytes, const std::string& file, const YamlLimits& limits,
+                                   ParseStats* stats = nullptr);
 
 // The parallel path for large files: one big top-level block sequence is
 // cut at item boundaries and the pieces parsed on all cores. Returns
