@@ -439,7 +439,9 @@ Result<Document> EventLoader::parser_failure(fy_diag* diag, std::string_view byt
         Mark m{static_cast<std::uint32_t>(std::max(err->line, 1)), static_cast<std::uint32_t>(std::max(err->column, 1))};
         if (err->line <= 0) m = mark_at_offset(bytes, bytes.size());
         std::string msg = err->msg ? err->msg : "invalid YAML";
-        return content_error(file_, m, "YAML syntax error: " + msg);
+        Error e = content_error(file_, m, "YAML syntax error: " + msg);
+        e.hint = syntax_error_hint(bytes, m, msg);
+        return e;
     }
     return content_error(file_, mark_at_offset(bytes, bytes.size()), "YAML syntax error");
 }

@@ -20,6 +20,12 @@ struct ParseStats {
 Result<Document> parse_yaml_events(std::string bytes, const std::string& file, const YamlLimits& limits,
                                    ParseStats* stats = nullptr);
 
+// What to do about a YAML syntax error `message` at `at` in `bytes`, when the
+// text shows a common hand-editing mistake: a tab in the indentation, an
+// unquoted value containing ": ", a line that lines up with nothing above it
+// (the hint names the column expected). "" when none applies.
+std::string syntax_error_hint(std::string_view bytes, Mark at, std::string_view message);
+
 // The parallel path for large files: one big top-level block sequence is
 // cut at item boundaries and the pieces parsed on all cores. Returns
 // nothing when the file does not have that shape or any piece fails; the
