@@ -84,12 +84,17 @@ enum class WorkspaceScope { Root, Examples, Any };
 
 struct WorkspaceMetadata {
     WorkspaceKind kind = WorkspaceKind::RepoRoot;
-    std::string run_replay_id;  // run.replay_id, empty when absent
+    std::string run_replay_id;  // run.replay_id (pinned_run_id), empty when absent
 };
 
 Result<WorkspaceScope> parse_workspace_scope(std::string_view text);
 std::string_view workspace_kind_name(WorkspaceKind kind);
 std::string_view workspace_scope_name(WorkspaceScope scope);
+
+// run.replay_id (D3), the one rule for verify (WS-2) and every write: absent
+// or null (or no `run` at all) means no run yet (""); otherwise 64 hex
+// digits, returned trimmed. Anything else is an error at its position.
+Result<std::string> pinned_run_id(NodeRef root, const WorkspacePaths& ws);
 
 // Loads workspace.small.yml; errors name the file and say how to fix it.
 Result<WorkspaceMetadata> load_workspace_metadata(const FileSystem& fs, const WorkspacePaths& ws);

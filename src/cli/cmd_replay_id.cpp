@@ -2,6 +2,7 @@
 
 #include "cli.hpp"
 #include "small/replay_id.hpp"
+#include "small/run_state.hpp"
 #include "small/workspace.hpp"
 
 namespace small::cli {
@@ -27,7 +28,8 @@ Result<std::string> current_replay_id(const FileSystem& fs, const WorkspacePaths
         if (!c) return c.error();
         constraints = std::move(*c);
     }
-    return compute_replay_id(intent->root(), plan->root(), constraints ? constraints->root() : NodeRef());
+    return compute_replay_id(intent->root(), plan->root(), constraints ? constraints->root() : NodeRef(),
+                             manifest_files(ws));
 }
 
 }  // namespace

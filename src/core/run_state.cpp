@@ -8,6 +8,11 @@
 
 namespace small {
 
+ManifestFiles manifest_files(const WorkspacePaths& ws) {
+    return {ws.display_of(artifact_file_name(ArtifactType::Intent)), ws.display_of(artifact_file_name(ArtifactType::Plan)),
+            ws.display_of(artifact_file_name(ArtifactType::Constraints))};
+}
+
 Result<std::string> manifest_replay_id(std::string_view intent_text, std::string_view plan_text,
                                        const std::optional<std::string>& constraints_text, const WorkspacePaths& ws) {
     Result<Document> intent = parse_yaml(std::string(intent_text), ws.display_of(artifact_file_name(ArtifactType::Intent)));
@@ -20,7 +25,8 @@ Result<std::string> manifest_replay_id(std::string_view intent_text, std::string
         if (!c) return c.error();
         constraints.emplace(std::move(*c));
     }
-    return compute_replay_id(intent->root(), plan->root(), constraints ? constraints->root() : NodeRef());
+    return compute_replay_id(intent->root(), plan->root(), constraints ? constraints->root() : NodeRef(),
+                             manifest_files(ws));
 }
 
 Result<RunPin> pin_run(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,

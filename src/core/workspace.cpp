@@ -201,8 +201,30 @@ Result<WorkspaceMetadata> workspace_metadata_from(const Document& doc, const Wor
         e.column = m.column;
         return e;
     }
-    meta.run_replay_id = std::string(root.find("run").find("replay_id").as_string());
+    Result<std::string> run_id = pinned_run_id(root, ws);
+    if (!run_id) return run_id.error();
+    meta.run_replay_id = std::move(*run_id);
     return meta;
+}
+
+Result<std::string> pinned_run_id(NodeRef root, const WorkspacePaths& ws) {
+    const NodeRef run = root.find("run");
+    if (!run.valid() || run.is_null()) return std::string();
+    const NodeRef id = run.find("replay_id");
+    if (run.is_mapping() && (!id.valid() || id.is_null())) return std::string();
+    if (run.is_mapping() && id.is_string() && is_valid_replay_id(trim(id.as_string()))) {
+        return std::string(trim(id.as_string()));
+    }
+    const NodeRef at = run.is_mapping() ? id : run;
+    Error e = Error::invalid(run.is_mapping() ? "run.replay_id must be a replay id (64 hex digits), got " + shown_value(id)
+                                              : "run must be a mapping (with replay_id), got " + shown_value(run));
+    e.file = ws.display_of(kWorkspaceFileName);
+    e.line = at.mark().line;
+    e.column = at.mark().column;
+    e.rule = "WS-2";
+    e.hint = "set run.replay_id to the run's id (the handoff's replayId.value), or delete the run: block "
+             "and let the next small write pin a new one";
+    return e;
 }
 
 Status check_workspace_scope(const WorkspaceMetadata& meta, WorkspaceScope scope, const WorkspacePaths& ws) {
