@@ -12,6 +12,9 @@ namespace {
 // The id the current intent + plan (+ constraints) would get (D3).
 Result<std::string> current_replay_id(const FileSystem& fs, const WorkspacePaths& ws) {
     if (!fs.directory_exists(ws.small_dir)) {
+        if (fs.is_symlink(ws.small_dir)) {
+            return Error::system(ws.small_dir + " is a symbolic link to a folder that does not exist");
+        }
         return Error::system("no .small/ directory found in " + ws.root + " or any parent directory; run `small init`");
     }
     const auto load = [&](ArtifactType type) {
