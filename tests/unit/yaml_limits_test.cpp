@@ -135,18 +135,22 @@ TEST(YamlLimits, ExcerptCutsAtCharactersNotBytes) {
 
 // ------------------------------------------------------------ syntax hints
 
-TEST(YamlHints, AnUnquotedValueWithAColonIsToldToQuote) {
-    const Error e = parse_err("tasks:\n  - id: \"task-1\"\n    title: Fix bug: crash on \"start\"\n");
-    EXPECT_EQ(e.line, 3u);
-    EXPECT_TRUE(contains(e.message, "YAML syntax error")) << e.message;
-    EXPECT_TRUE(contains(e.hint, "the value of \"title\" contains \": \"")) << e.hint;
-    EXPECT_TRUE(contains(e.hint, "title: \"Fix bug: crash on \\\"start\\\"\"")) << e.hint;
-}
-
-TEST(YamlHints, ATabInTheIndentationIsNamed) {
-    const Error e = parse_err("tasks:\n  - id: \"task-1\"\n\ttitle: x\n");
-    EXPECT_EQ(e.line, 3u);
-    EXPECT_TRUE(contains(e.hint, "line 3 is indented with a tab")) << e.hint;
+TEST(YamlHints, AnUnquotedColonOrATabIsNamedOnItsLine) {
+    const struct {
+        std::string text;
+        std::string hint;
+    } cases[] = {
+        {"tasks:\n  - id: \"task-1\"\n    title: Fix bug: crash on \"start\"\n",
+         "the value of \"title\" contains \": \", which YAML reads as another key; quote the value: "
+         "title: \"Fix bug: crash on \\\"start\\\"\""},
+        {"tasks:\n  - id: \"task-1\"\n\ttitle: x\n", "line 3 is indented with a tab"},
+    };
+    for (const auto& c : cases) {
+        const Error e = parse_err(c.text);
+        EXPECT_EQ(e.line, 3u) << c.text;
+        EXPECT_TRUE(contains(e.message, "YAML syntax error")) << e.message;
+        EXPECT_TRUE(contains(e.hint, c.hint)) << c.text << "\nhint: " << e.hint;
+    }
 }
 
 TEST(YamlHints, AMisindentedLineIsToldTheColumnOfItsSiblings) {
