@@ -481,31 +481,35 @@ Result<Document> EventLoader::run(std::string source) {
     return builder_.finish();
 }
 
-}  // namespace
-
-Result<Document> parse_yaml_events(std::string bytes, const std::string& file, const YamlLimits& limits,
-                                   ParseStats* stats) {
+// One pass of the event loader, without the flow-depth precheck.
+Result<Document> load_events(std::string bytes, const std::string& file, const YamlLimits& limits, ParseStats* stats) {
     EventLoader loader(file, limits);
     Result<Document> doc = loader.run(std::move(bytes));
     if (stats) *stats = loader.stats;
     return doc;
 }
 
-namespace {
-
 // Where a line's brackets may first nest deeper than `max_depth` (the
 // offset just after that bracket). Quoting is ignored, so this may
-// overestimate, never underestimate, the flow nesting of a line.
+// overestimate, never underestimate, the flow nesting of a line. Only lines
+// longer than `max_depth` can get there: the others are skipped by looking
+// for line breaks a window at a time (a large log has few long lines).
 std::optional<std::size_t> deep_flow_candidate(std::string_view bytes, std::size_t max_depth) {
-    std::size_t depth = 0;
-    for (std::size_t i = 0; i < bytes.size(); ++i) {
-        const char c = bytes[i];
-        if (c == '\n') {
-            depth = 0;
-        } else if (c == '[' || c == '{') {
-            if (++depth > max_depth) return i + 1;
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
+    const char* data = bytes.data();
+    std::size_t p = 0;
+    while (bytes.size() - p > max_depth) {
+        if (const void* nl = ::memrchr(data + p, '\n', max_depth + 1)) {
+            p = static_cast<std::size_t>(static_cast<const char*>(nl) - data) + 1;
+            continue;
+        }
+        std::size_t depth = 0;  // a long line starts at p
+        for (; p < bytes.size() && data[p] != '\n'; ++p) {
+            const char c = data[p];
+            if (c == '[' || c == '{') {
+                if (++depth > max_depth) return p + 1;
+            } else if ((c == ']' || c == '}') && depth > 0) {
+                --depth;
+            }
         }
     }
     return std::nullopt;
@@ -522,12 +526,22 @@ std::optional<Error> deep_flow_error(const std::string& bytes, const std::string
     const std::optional<std::size_t> cut = deep_flow_candidate(bytes, limits.max_depth);
     if (!cut) return std::nullopt;
     ParseStats stats;
-    Result<Document> prefix = parse_yaml_events(bytes.substr(0, *cut), file, limits, &stats);
+    Result<Document> prefix = load_events(bytes.substr(0, *cut), file, limits, &stats);
     if (!prefix && stats.loader_error) return prefix.error();
     return std::nullopt;
 }
 
 }  // namespace
+
+// Also each piece of the parallel path: the precheck runs on all cores.
+Result<Document> parse_yaml_events(std::string bytes, const std::string& file, const YamlLimits& limits,
+                                   ParseStats* stats) {
+    if (std::optional<Error> deep = deep_flow_error(bytes, file, limits)) {
+        if (stats) stats->loader_error = true;
+        return *deep;
+    }
+    return load_events(std::move(bytes), file, limits, stats);
+}
 
 Result<Document> parse_yaml(std::string bytes, const std::string& file, const YamlLimits& limits) {
     // libfyaml would stop at a NUL and silently ignore the rest.
@@ -540,7 +554,6 @@ Result<Document> parse_yaml(std::string bytes, const std::string& file, const Ya
         return content_error(file, mark_at_offset(bytes, bad),
                              "the file is not valid UTF-8 (byte " + std::to_string(bad) + "); save it as UTF-8");
     }
-    if (std::optional<Error> deep = deep_flow_error(bytes, file, limits)) return *deep;
     if (limits.parallel) {
         if (auto spliced = parse_yaml_split(bytes, file, limits)) return std::move(*spliced);
     }

@@ -1,6 +1,7 @@
 // Resource bounds of the YAML loader (deep flow nesting, alias budgets in
 // nodes and bytes, bounded echoes of values) and the hints given with
 // syntax errors that hand edits cause.
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -46,6 +47,19 @@ TEST(YamlLimits, MillionsOfOpenBracketsOnOneLineFailAsEarlyAsBlockNesting) {
             EXPECT_EQ(e.column, 5u);
         }
     }
+}
+
+TEST(YamlLimits, ADeepLineInsideALargeLogFailsFastOnTheParallelPathToo) {
+    std::string text = "small_version: \"1.0.0\"\nentries:\n";
+    while (text.size() < (4u << 20)) text += "  - task_id: \"t\"\n    status: \"completed\"\n    evidence: \"ok\"\n";
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    text += "  - evidence: " + std::string(2'000'000, '[') + "\n";
+    while (text.size() < (8u << 20)) text += "  - task_id: \"t\"\n    status: \"completed\"\n    evidence: \"ok\"\n";
+    const auto start = Clock::now();
+    const Error e = parse_err(text);
+    EXPECT_LT(ms_since(start), 3000);
+    EXPECT_TRUE(contains(e.message, "nesting is deeper than 256 levels")) << e.message;
+    EXPECT_EQ(e.line, line);
 }
 
 TEST(YamlLimits, BracketsThatAreTextDoNotTripTheEarlyCheck) {
