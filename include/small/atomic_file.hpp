@@ -12,9 +12,15 @@
 // `.gitignore` (plus, through write_named_file_atomic, the one file a user
 // named explicitly).
 //
+// A file this process may not write (read-only for us: EACCES by the
+// permission rules) is never replaced, although a rename in a writable
+// folder would let us: read-only means "do not change this" (Kind::System,
+// exit 2). Root may write any file, as with every other tool.
+//
 // Errors: Kind::Invalid for a refused operation (symbolic link, path outside
 // the allowed folders, file changed since it was read), Kind::System for an
-// operating-system failure; the message names the path and strerror.
+// operating-system failure or a read-only file; the message names the path
+// and strerror.
 #pragma once
 
 #include <sys/types.h>
@@ -42,6 +48,17 @@ inline constexpr std::string_view kTempDirName = ".small-cache/tmp";
 // makes the rename durable by a later fsync of the same directory.
 Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
                          mode_t mode = 0644, bool sync_directory = true);
+
+// Whether write_file_atomic (or append_file_durable) would accept `target`,
+// without writing anything: the same path rules, no symbolic link on the
+// way, a regular and writable file when it exists. Lets a command refuse
+// before its first write.
+Status check_replaceable(const WorkspacePaths& ws, const std::string& target);
+
+// The read-only rule alone, for a path outside the workspace rules: a
+// regular file at `path` that is read-only (see above) is refused; anything
+// else is left to the write.
+Status check_writable_file(const std::string& path);
 
 // write_file_atomic for one file the user named on the command line
 // (`small agents apply --file GOVERNANCE.md`): `target` must be a direct

@@ -236,6 +236,11 @@ inline NodeRef NodeRef::find(std::string_view k) const {
     return {};
 }
 
+// A value as messages show it: strings quoted and cut (quoted_excerpt),
+// lists and mappings by kind, other scalars as written (cut too);
+// "(missing)" for an invalid ref.
+std::string shown_value(NodeRef node);
+
 // A JSON pointer (RFC 6901) built from path segments, e.g. /entries/3/status.
 std::string json_pointer_escape(std::string_view segment);
 

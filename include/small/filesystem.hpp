@@ -37,6 +37,11 @@ public:
     virtual Result<std::string> read_file(const std::string& path) const = 0;
     virtual bool file_exists(const std::string& path) const = 0;
     virtual bool directory_exists(const std::string& path) const = 0;
+    // Whether `path` itself is a symbolic link (dangling or not).
+    virtual bool is_symlink(const std::string& path) const {
+        (void)path;
+        return false;
+    }
     // Direct children, sorted by name; symbolic links are reported as files.
     virtual Result<std::vector<DirEntry>> list_directory(const std::string& path) const = 0;
     // Up to `length` bytes from `offset` of a regular file (fewer at its end),
@@ -50,6 +55,7 @@ public:
     Result<std::string> read_file(const std::string& path) const override;
     bool file_exists(const std::string& path) const override;
     bool directory_exists(const std::string& path) const override;
+    bool is_symlink(const std::string& path) const override;
     Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
     Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override;
 };
@@ -60,14 +66,18 @@ class MemoryFileSystem final : public FileSystem {
 public:
     void add_file(const std::string& path, std::string contents);
     void add_directory(const std::string& path);
+    // A link that leads nowhere (the fake does not resolve links).
+    void add_symlink(const std::string& path);
     Result<std::string> read_file(const std::string& path) const override;
     bool file_exists(const std::string& path) const override;
     bool directory_exists(const std::string& path) const override;
+    bool is_symlink(const std::string& path) const override;
     Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
 
 private:
     std::map<std::string, std::string> files_;
     std::map<std::string, bool> directories_;
+    std::set<std::string> symlinks_;
 };
 
 }  // namespace small

@@ -75,9 +75,10 @@ struct InitResult {
 // still initializes (D5: it never walks up for its target) but warns and
 // names the outer workspace: commands run below the new root now find it.
 // Error kinds: Usage (bad --agents-mode, conflicting agents flags), Invalid
-// (.small/ exists without --force; AGENTS.md exists without a flag; AGENTS.md
-// markers malformed; --force over a progress log that cannot be appended to),
-// Busy (lock held), System (I/O).
+// (.small/ exists without --force; .small, AGENTS.md, .gitignore or a .small
+// file that would be written is a symbolic link; AGENTS.md exists without a
+// flag; AGENTS.md markers malformed; --force over a progress log that cannot
+// be appended to), Busy (lock held), System (I/O, a read-only target).
 Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req);
 
 // The workspace root init uses: --dir (or cwd) made absolute and normalised;

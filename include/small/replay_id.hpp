@@ -16,8 +16,16 @@ inline constexpr std::string_view kProtocolVersion = "1.0.0";
 // Lower-case hex SHA-256 of `data` (OpenSSL).
 std::string sha256_hex(std::string_view data);
 
-// `constraints` may be an invalid NodeRef (file absent).
-Result<std::string> compute_replay_id(NodeRef intent, NodeRef plan, NodeRef constraints);
+// How the members' files are named in errors ("" leaves the file out and
+// names the member instead, e.g. "intent: number ...").
+struct ManifestFiles {
+    std::string intent, plan, constraints;
+};
+
+// `constraints` may be an invalid NodeRef (file absent). Errors (a value
+// that has no canonical JSON, e.g. `.inf`) carry the value's line:column.
+Result<std::string> compute_replay_id(NodeRef intent, NodeRef plan, NodeRef constraints,
+                                     const ManifestFiles& files = {});
 
 // True for exactly 64 hex digits (either case). Checked before an id is
 // ever used as a path component.

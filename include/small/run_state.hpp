@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "small/filesystem.hpp"
+#include "small/replay_id.hpp"
 #include "small/result.hpp"
 #include "small/workspace.hpp"
 #include "small/workspace_change.hpp"
@@ -25,6 +26,9 @@ struct RunPin {
 // Errors: intent.small.yml missing or unreadable (Invalid/System, file:line).
 Result<RunPin> pin_run(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,
                        std::string_view plan_text);
+
+// The manifest's files as messages name them (.small/intent.small.yml, ...).
+ManifestFiles manifest_files(const WorkspacePaths& ws);
 
 // The replay id of a manifest given as texts (constraints may be absent).
 Result<std::string> manifest_replay_id(std::string_view intent_text, std::string_view plan_text,

@@ -19,11 +19,26 @@ namespace small {
 // Copies intent, constraints, plan and handoff (those that exist) into the
 // store under `key`, a replay id (64 hex: validated before it names a path).
 // Returns the folder's absolute path, or "" when there was nothing to copy.
-Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws, const std::string& key);
+// A failed snapshot leaves no folder behind.
+//
+// `made` (when given) receives what this call created, for
+// discard_unused_snapshot: nothing when an identical folder was reused.
+struct SnapshotMade {
+    std::string dir;            // the snapshot folder, "" when none was created
+    bool runs_created = false;  // .small-runs/ itself was created too
+};
+Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws, const std::string& key,
+                                 SnapshotMade* made = nullptr);
 
 // What a command that replaces artifacts does first (D15): the snapshot
 // under the run's id, or, when there is none, under the replay-id-shaped
 // hash of the artifacts' bytes (sha256 of "SMALL|1.0.0|snapshot|" + files).
-Result<std::string> snapshot_before_replace(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id);
+Result<std::string> snapshot_before_replace(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id,
+                                            SnapshotMade* made = nullptr);
+
+// For a command that made a snapshot and then failed: removes what it made,
+// unless a change journal is pending (its roll-forward still replaces the
+// artifacts the snapshot keeps). Best effort.
+void discard_unused_snapshot(const WorkspacePaths& ws, const SnapshotMade& made);
 
 }  // namespace small

@@ -24,6 +24,16 @@ inline std::string lower_ascii(std::string_view s) {
     return out;
 }
 
+// How much of a value from a file a message repeats: a multi-megabyte
+// scalar must not be printed whole (and again in every message naming it).
+inline constexpr std::size_t kMessageValueChars = 80;
+
+// `text` cut to at most `max` characters (UTF-8 code points, never split),
+// with "…" appended when cut.
+std::string excerpt(std::string_view text, std::size_t max = kMessageValueChars);
+// excerpt() in double quotes: "value" or "first 80 characters…".
+std::string quoted_excerpt(std::string_view text, std::size_t max = kMessageValueChars);
+
 }  // namespace small
 
 namespace small {

@@ -41,9 +41,13 @@ struct WorkspacePaths {
 
 // Resolves the workspace (D5): `dir` (the --dir flag) wins and may name
 // the root or its .small/; otherwise walk up from `cwd` to the nearest
-// directory containing .small/. Without one, the root is `dir` or `cwd`
+// directory containing .small/ (or a `.small` symbolic link, even dangling). Without one, the root is `dir` or `cwd`
 // itself (callers then report the missing .small/).
 WorkspacePaths locate_workspace(const FileSystem& fs, const std::optional<std::string>& dir, const std::string& cwd);
+
+// D7: a `.small` that is a symbolic link (dangling or not) is refused by
+// every write (Kind::Invalid, exit 1). Readers follow a link to a folder.
+Status refuse_linked_small_dir(const FileSystem& fs, const WorkspacePaths& ws);
 
 struct Artifact {
     ArtifactType type;
@@ -80,12 +84,22 @@ enum class WorkspaceScope { Root, Examples, Any };
 
 struct WorkspaceMetadata {
     WorkspaceKind kind = WorkspaceKind::RepoRoot;
-    std::string run_replay_id;  // run.replay_id, empty when absent
+    std::string run_replay_id;  // run.replay_id (pinned_run_id), empty when absent or unusable
+    // Why run.replay_id is unusable, when it is: every write refuses it
+    // (begin_mutation); verify and check only warn, as the reference
+    // accepts any string there.
+    std::optional<Error> run_id_error;
 };
 
 Result<WorkspaceScope> parse_workspace_scope(std::string_view text);
 std::string_view workspace_kind_name(WorkspaceKind kind);
 std::string_view workspace_scope_name(WorkspaceScope scope);
+
+// run.replay_id (D3), the one rule for verify (a WS-2 warning) and every
+// write (a refusal): absent or null (or no `run` at all) means no run yet
+// (""); otherwise 64 hex digits, returned trimmed. Anything else is an
+// error at its position, with the repair as hint.
+Result<std::string> pinned_run_id(NodeRef root, const WorkspacePaths& ws);
 
 // Loads workspace.small.yml; errors name the file and say how to fix it.
 Result<WorkspaceMetadata> load_workspace_metadata(const FileSystem& fs, const WorkspacePaths& ws);

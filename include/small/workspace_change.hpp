@@ -61,10 +61,12 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
 // interrupted change (see above). Under the lock only.
 Status recover_workspace(const WorkspacePaths& ws);
 
-// What every mutating command does first: `.small/` must exist (System
-// error "run small init"), workspace.small.yml must admit `scope` (a
-// missing file is tolerated only for scope Any), then the lock is taken and
-// interrupted writes are recovered. Metadata is re-read under the lock.
+// What every mutating command does first: `.small` must not be a symbolic
+// link (Invalid, D7) and `.small/` must exist (System error "run small
+// init"), workspace.small.yml must admit `scope` (a missing file is
+// tolerated only for scope Any) and its run.replay_id pass pinned_run_id
+// (whatever the scope), then the lock is taken and interrupted writes are
+// recovered. Metadata is re-read under the lock.
 struct MutationRequest {
     WorkspaceScope scope = WorkspaceScope::Root;
     bool refuse_examples = false;  // plan/handoff/start/reset: even scope Any refuses kind examples

@@ -21,9 +21,14 @@ struct PlainScalar {
 };
 PlainScalar resolve_plain_scalar(std::string_view text);
 
+// Resource bounds: a hostile file fails fast with a content error instead
+// of costing gigabytes. Aliases are budgeted by what they add to the
+// document (a "billion laughs" file), in nodes and in scalar bytes, whatever
+// the file's size; plain content is not counted.
 struct YamlLimits {
-    std::size_t max_depth = 256;              // nesting of collections
-    std::size_t max_expanded_nodes = 50'000'000;  // guards alias bombs
+    std::size_t max_depth = 256;                      // nesting of collections, block or flow
+    std::uint64_t max_alias_nodes = 1'000'000;        // nodes added by aliases
+    std::uint64_t max_alias_bytes = std::uint64_t{16} << 20;  // scalar bytes added by aliases (16 MiB)
     bool parallel = true;  // large block sequences may be parsed on all cores
 };
 

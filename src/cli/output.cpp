@@ -141,6 +141,7 @@ int report_error(const Output& out, const Error& error) {
         out.json_document(doc, code);
     }
     out.problem("Error: " + error.describe());
+    if (!error.hint.empty()) out.problem("    Fix: " + error.hint);
     return code;
 }
 

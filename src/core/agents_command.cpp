@@ -125,16 +125,6 @@ Result<AgentsApplyResult> decide_content(const Existing& existing, AgentsMode mo
     return r;
 }
 
-// An atomic replace does not need write permission on the file itself, but
-// a read-only file is the user saying "do not change this": respect it.
-Status check_writable(const AgentsTarget& target) {
-    if (::faccessat(AT_FDCWD, target.path.c_str(), W_OK, AT_EACCESS) == 0) return ok_status();
-    const int err = errno;
-    if (err == ENOENT) return ok_status();
-    return Error::system("failed to write " + target.display + ": " + target.path + " is not writable (" +
-                         std::strerror(err) + ")");
-}
-
 // The staging folder is created next to the target; in a directory that is
 // not a SMALL workspace it should not be left behind.
 void remove_staging_folders(const std::string& root) {
@@ -164,7 +154,7 @@ Result<std::optional<WorkspaceLock>> lock_if_workspace(const FileSystem& fs, con
 }
 
 Status write_target(const AgentsTarget& target, std::string_view content) {
-    if (Status writable = check_writable(target); !writable) return writable;
+    if (Status writable = check_writable_file(target.path); !writable) return writable;  // before staging
     const WorkspacePaths ws = paths_around(target);
     const bool had_cache = lexists(child_path(ws.root, ".small-cache"));
     Status written = write_named_file_atomic(ws, target.path, content);

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -206,7 +207,25 @@ struct ExistingTarget {
     gid_t gid = 0;
 };
 
-// Nothing when the target does not exist yet; refuses links and non-files.
+// Whether this process may write the file itself. A rename only needs the
+// folder to be writable, so it would replace a file that is read-only for
+// us: asked explicitly, before the write. Root may write any file, as with
+// every other tool (and as the reference does: its test corpus is 0444).
+bool writable_for_us(int parent, const std::string& name) {
+    return ::faccessat(parent, name.c_str(), W_OK, AT_EACCESS) == 0;  // not a link: checked before
+}
+
+Error read_only(const std::string& path, const struct stat& st) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    Error e = Error::system("cannot write " + path + ": " + std::strerror(EACCES) + " (it is read-only, mode " + mode +
+                            "); nothing was changed");
+    e.hint = "make it writable (chmod u+w) if small should change it";
+    return e;
+}
+
+// Nothing when the target does not exist yet; refuses links, non-files and
+// read-only files.
 Result<std::optional<ExistingTarget>> inspect_target(int parent, const std::string& name, const std::string& path) {
     struct stat st {};
     if (::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -217,7 +236,29 @@ Result<std::optional<ExistingTarget>> inspect_target(int parent, const std::stri
         return refused("write", path, "it is a symbolic link (symbolic links in the workspace are not followed for writes)");
     }
     if (!S_ISREG(st.st_mode)) return refused("write", path, "it is not a regular file");
+    if (!writable_for_us(parent, name)) return read_only(path, st);
     return std::optional<ExistingTarget>(ExistingTarget{static_cast<mode_t>(st.st_mode & 07777), st.st_uid, st.st_gid});
+}
+
+// The folder holding the last of `parts`, walked like
+// open_workspace_directory; an invalid Fd when a folder on the way does not
+// exist yet (then neither does the target).
+Result<Fd> open_target_directory_if_exists(const WorkspacePaths& ws, const std::vector<std::string>& parts) {
+    const std::string root = strip_trailing_slashes(ws.root);
+    const int root_fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) {
+        if (errno == ENOENT) return Fd();
+        return os_error("cannot open workspace root", root, errno);
+    }
+    Fd dir(root_fd);
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+        struct stat st {};
+        if (::fstatat(dir.get(), parts[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) return Fd();
+        Result<Fd> next = open_directory_at(dir.get(), parts[i], join(root, parts, i + 1));
+        if (!next) return next.error();
+        dir = std::move(next).value();
+    }
+    return dir;
 }
 
 // Temporary names start with the writer's pid so that leftovers of dead
@@ -280,6 +321,24 @@ Status fsync_directory(const std::string& dir) {
     if (fd < 0) return os_error("cannot open directory", dir, errno);
     Fd guard(fd);
     if (const int err = fsync_dir_fd(fd); err != 0) return os_error("cannot sync directory", dir, err);
+    return ok_status();
+}
+
+Status check_writable_file(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return ok_status();  // the write decides
+    if (!writable_for_us(AT_FDCWD, path)) return read_only(path, st);
+    return ok_status();
+}
+
+Status check_replaceable(const WorkspacePaths& ws, const std::string& target) {
+    Result<std::vector<std::string>> parts = workspace_components(ws, target, "write");
+    if (!parts) return parts.error();
+    Result<Fd> dir = open_target_directory_if_exists(ws, *parts);
+    if (!dir) return dir.error();
+    if (!dir->valid()) return ok_status();
+    Result<std::optional<ExistingTarget>> existing = inspect_target(dir->get(), parts->back(), target);
+    if (!existing) return existing.error();
     return ok_status();
 }
 
@@ -365,10 +424,13 @@ Status roll_back_append(int fd, std::uint64_t size, const std::string& target, i
 }  // namespace
 
 Status append_file_durable(const std::string& target, std::string_view bytes, std::uint64_t expected_size) {
-    const int raw = ::open(target.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    const int raw = ::open(target.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (raw < 0) {
-        if (errno == ELOOP) return refused("append to", target, "it is a symbolic link (symbolic links are not followed for writes)");
-        return os_error("cannot append to", target, errno);
+        const int err = errno;
+        if (err == ELOOP) return refused("append to", target, "it is a symbolic link (symbolic links are not followed for writes)");
+        struct stat st {};
+        if (err == EACCES && ::lstat(target.c_str(), &st) == 0) return read_only(target, st);  // as for replaced files
+        return os_error("cannot append to", target, err);
     }
     Fd fd(raw);
     struct stat st {};

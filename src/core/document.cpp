@@ -3,6 +3,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "small/text.hpp"
+
 namespace small {
 
 const char* kind_name(NodeKind kind) {
@@ -159,6 +161,14 @@ Document DocumentBuilder::finish() {
     doc_ = Document();
     have_root_ = false;
     return out;
+}
+
+std::string shown_value(NodeRef node) {
+    if (!node.valid()) return "(missing)";
+    if (node.is_string()) return quoted_excerpt(node.as_string());
+    if (node.is_sequence()) return "a list";
+    if (node.is_mapping()) return "a mapping";
+    return node.scalar_text().empty() ? std::string("null") : excerpt(node.scalar_text());
 }
 
 std::string json_pointer_escape(std::string_view segment) {

@@ -91,6 +91,11 @@ bool RealFileSystem::directory_exists(const std::string& path) const {
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+bool RealFileSystem::is_symlink(const std::string& path) const {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 Result<std::vector<DirEntry>> RealFileSystem::list_directory(const std::string& path) const {
     std::error_code ec;
     std::vector<DirEntry> out;
@@ -108,6 +113,10 @@ void MemoryFileSystem::add_file(const std::string& path, std::string contents) {
 }
 
 void MemoryFileSystem::add_directory(const std::string& path) { directories_[path] = true; }
+
+void MemoryFileSystem::add_symlink(const std::string& path) { symlinks_.insert(path); }
+
+bool MemoryFileSystem::is_symlink(const std::string& path) const { return symlinks_.count(path) != 0; }
 
 Result<std::string> MemoryFileSystem::read_file(const std::string& path) const {
     const auto it = files_.find(path);

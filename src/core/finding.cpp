@@ -27,6 +27,7 @@ Finding finding_from_error(const Error& error, int file_order) {
     f.file_order = file_order;
     f.mark = {error.line, error.column};
     f.message = error.message;
+    f.hint = error.hint;
     return f;
 }
 

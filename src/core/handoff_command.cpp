@@ -419,7 +419,8 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     if (!used) return used.error();
     result.replay_id = new_run_id(*id, result.previous_replay_id, *used);
 
-    Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id);
+    SnapshotMade made;
+    Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id, &made);
     if (!snapshot) return snapshot.error();
     result.snapshot_dir = *snapshot;
 
@@ -437,7 +438,10 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     result.reset_files.push_back(file_of(ArtifactType::Handoff));
     Result<HandoffResult> written =
         write_handoff(ws, in, std::move(change), pinned_workspace_text(*session, result.replay_id));
-    if (!written) return written.error();
+    if (!written) {
+        discard_unused_snapshot(ws, made);  // the reset did not happen: neither did its copy
+        return written.error();
+    }
     remember_valid_plan(ws, plan_index_of(plan));
     result.handoff = written->handoff;
     result.entry = written->entries.front();

@@ -50,10 +50,15 @@ std::string agents_exists_message() {
            "  small init --no-agents                leave AGENTS.md alone";
 }
 
-Result<AgentsPlan> plan_agents(const FileSystem& fs, const std::string& path, const InitRequest& req,
-                               AgentsMode mode) {
+Result<AgentsPlan> plan_agents(const FileSystem& fs, const WorkspacePaths& ws, const std::string& path,
+                               const InitRequest& req, AgentsMode mode) {
     AgentsPlan plan;
     if (req.no_agents) return plan;
+    if (Status s = check_replaceable(ws, path); !s) {
+        Error e = s.error();
+        e.hint = "pass --no-agents to leave AGENTS.md alone";
+        return e;
+    }
     if (!path_exists_nofollow(path)) {
         plan.action = AgentsAction::Created;
         plan.content = harness_block();
@@ -96,6 +101,59 @@ Error with_prefix(const Error& e, const std::string& prefix) {
     Error out = e;
     out.message = prefix + e.message;
     return out;
+}
+
+// The .gitignore update, refused when the file could not be replaced
+// (a symbolic link, read-only): decided before anything is written.
+Result<GitignoreUpdate> plan_gitignore(const FileSystem& fs, const WorkspacePaths& ws) {
+    Result<GitignoreUpdate> update = plan_gitignore_update(fs, ws);
+    if (!update || !update->added.empty()) {
+        if (Status s = check_replaceable(ws, join(ws.root, ".gitignore")); !s) return s.error();
+    }
+    return update;
+}
+
+// Every file init writes must be writable by the atomic_file rules: a
+// refusal there would come after other files were already written.
+Status check_small_targets(const WorkspacePaths& ws) {
+    for (ArtifactType type : kArtifactTypes) {
+        if (Status s = check_replaceable(ws, ws.path_of(artifact_file_name(type))); !s) return s;
+    }
+    return check_replaceable(ws, ws.path_of(kWorkspaceFileName));
+}
+
+// Refusals about the .small folder itself.
+Status check_small_dir(const FileSystem& fs, const WorkspacePaths& ws, bool force) {
+    if (Status s = refuse_linked_small_dir(fs, ws); !s) return s;
+    if (!path_exists_nofollow(ws.small_dir)) return ok_status();
+    if (!force) {
+        return Error::invalid(".small/ directory already exists in " + ws.root +
+                              ". To start a new run on the same intent use `small reset`; to start over from templates use "
+                              "`small init --force` (the old artifacts are copied to .small-runs/, the progress log is kept)");
+    }
+    struct stat st {};
+    if (::lstat(ws.small_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return Error::invalid(ws.small_dir + " exists but is not a directory");
+    }
+    return ok_status();
+}
+
+struct InitDecisions {
+    AgentsPlan agents;
+    GitignoreUpdate gitignore;
+};
+
+// Everything that can refuse without the lock; run before taking it and
+// again under it, so that a refused init writes nothing (not even the lock).
+Result<InitDecisions> decide_init(const FileSystem& fs, const WorkspacePaths& ws, const InitResult& result,
+                                  const InitRequest& req, AgentsMode mode) {
+    if (Status s = check_small_dir(fs, ws, req.force); !s) return s.error();
+    Result<AgentsPlan> agents = plan_agents(fs, ws, result.agents_path, req, mode);
+    if (!agents) return agents.error();
+    Result<GitignoreUpdate> gitignore = plan_gitignore(fs, ws);
+    if (!gitignore) return gitignore.error();
+    if (Status s = check_small_targets(ws); !s) return s.error();
+    return InitDecisions{std::move(*agents), std::move(*gitignore)};
 }
 
 }  // namespace
@@ -194,16 +252,7 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     ws.from_dir_flag = true;
 
     // 2. Refusals that need no lock (re-checked under the lock below).
-    const auto refuse_existing = [&]() -> Status {
-        if (!req.force && path_exists_nofollow(result.small_dir)) {
-            return Error::invalid(".small/ directory already exists in " + result.root +
-                                  ". To start a new run on the same intent use `small reset`; to start over from templates use "
-                                  "`small init --force` (the old artifacts are copied to .small-runs/, the progress log is kept)");
-        }
-        return ok_status();
-    };
-    if (Status s = refuse_existing(); !s) return s.error();
-    if (Result<AgentsPlan> a = plan_agents(fs, result.agents_path, req, *mode); !a) return a.error();
+    if (Result<InitDecisions> early = decide_init(fs, ws, result, req, *mode); !early) return early.error();
 
     // 3. The root folder (--dir may name one that does not exist yet), then the lock.
     {
@@ -219,18 +268,10 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     if (Status r = recover_workspace(ws); !r) return r.error();
 
     // 4. Everything that can refuse, decided under the lock before any write.
-    if (Status s = refuse_existing(); !s) return s.error();
-    Result<AgentsPlan> agents = plan_agents(fs, result.agents_path, req, *mode);
-    if (!agents) return agents.error();
-
+    Result<InitDecisions> decided = decide_init(fs, ws, result, req, *mode);
+    if (!decided) return decided.error();
     const std::string progress_path = ws.path_of(artifact_file_name(ArtifactType::Progress));
     const std::string workspace_path = ws.path_of(kWorkspaceFileName);
-    if (path_exists_nofollow(result.small_dir)) {
-        struct stat st {};
-        if (::lstat(result.small_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-            return Error::invalid(result.small_dir + " exists but is not a directory (symbolic links are not followed)");
-        }
-    }
     // D7: --force never discards progress history: an existing log is kept
     // and the meta/init entry appended to it, so it must be appendable.
     result.progress_kept = path_exists_nofollow(progress_path);
@@ -253,10 +294,6 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
             if (is_valid_replay_id(prev)) result.previous_replay_id = std::string(prev);
         }
     }
-    Result<GitignoreUpdate> gitignore = plan_gitignore_update(fs, ws);
-    if (!gitignore) return gitignore.error();
-    result.gitignore = std::move(*gitignore);
-
     // 5. Templates and the run id they start (D3: init writes a plan, so a run starts).
     const std::string intent_text = emit_document(intent_template(req.intent));
     const std::string constraints_text = emit_document(constraints_template());
@@ -279,14 +316,18 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     }
 
     // 6. D15: what --force replaces is copied to the run store first.
+    SnapshotMade made;
     if (path_exists_nofollow(result.small_dir)) {
-        Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id);
+        Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id, &made);
         if (!snapshot) return with_prefix(snapshot.error(), "init --force could not keep a copy of the old artifacts: ");
         result.snapshot_dir = *snapshot;
     }
 
     // 7. The .small/ files, as one all-or-nothing change (workspace_change.hpp).
-    if (Status s = ensure_directory(ws, result.small_dir); !s) return s.error();
+    if (Status s = ensure_directory(ws, result.small_dir); !s) {
+        discard_unused_snapshot(ws, made);
+        return s.error();
+    }
     WorkspaceChange change;
     const auto put = [&](std::string_view name, std::string bytes) {
         change.files.push_back({ws.path_of(name), std::move(bytes)});
@@ -347,7 +388,10 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     put(artifact_file_name(ArtifactType::Handoff), emit_document(handoff));
 
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
-    if (!committed) return with_prefix(committed.error(), "init failed: ");
+    if (!committed) {
+        discard_unused_snapshot(ws, made);
+        return with_prefix(committed.error(), "init failed: ");
+    }
     remember_valid_plan(ws, plan_index_of(*plan_doc));
     if (result.progress_kept) {
         result.progress_entry = committed->appended.front().entry;
@@ -359,10 +403,11 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     }
 
     // 8. Outside .small/: .gitignore lines, then AGENTS.md.
+    result.gitignore = std::move(decided->gitignore);
     if (Status s = write_gitignore_update(ws, result.gitignore); !s) return s.error();
-    result.agents = agents->action;
-    if (agents->action != AgentsAction::Skipped) {
-        if (Status s = write_file_atomic(ws, result.agents_path, agents->content); !s) return s.error();
+    result.agents = decided->agents.action;
+    if (decided->agents.action != AgentsAction::Skipped) {
+        if (Status s = write_file_atomic(ws, result.agents_path, decided->agents.content); !s) return s.error();
     }
     return result;
 }

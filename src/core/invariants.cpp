@@ -46,7 +46,7 @@ std::vector<Finding> check_schemas(const SchemaSet& schemas, const ArtifactSet& 
             f.file_order = file_order(type);
             f.mark = v.mark;
             f.pointer = v.pointer;
-            f.message = "schema: " + (v.pointer.empty() ? std::string("(document)") : v.pointer) + ": " + v.message;
+            f.message = "schema: " + (v.pointer.empty() ? std::string("(document)") : excerpt(v.pointer)) + ": " + v.message;
             out.push_back(std::move(f));
         }
     }
@@ -183,7 +183,7 @@ std::vector<Finding> check_verify_rules(const ArtifactSet& set) {
                     "use null, or rerun handoff generation: small handoff");
         } else if (id.rfind("meta/", 0) != 0 && !plan_ids.count(id)) {
             r.error("VER-7", current,
-                    "handoff.resume.current_task_id \"" + id + "\" is not in plan.small.yml and does not use meta/",
+                    "handoff.resume.current_task_id " + quoted_excerpt(id) + " is not in plan.small.yml and does not use meta/",
                     "rerun handoff generation (small handoff) or update plan/progress to align");
         }
     }

@@ -1,4 +1,5 @@
 #include "small/jcs.hpp"
+#include "small/text.hpp"
 
 #include "small/utf8.hpp"
 
@@ -162,8 +163,10 @@ private:
     std::optional<Error> write_number(NodeRef node) {
         const double value = node.as_double();
         if (!std::isfinite(value)) {
-            return error_at(node, "number '" + std::string(node.scalar_text()) +
-                                      "' cannot be represented in canonical JSON (not finite)");
+            Error e = error_at(node, "number '" + excerpt(node.scalar_text()) +
+                                         "' cannot be represented in canonical JSON (not finite)");
+            e.hint = "write a finite number, or quote the value to make it text";
+            return e;
         }
         out_ += format_ecmascript_number(value);
         return std::nullopt;

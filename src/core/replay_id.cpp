@@ -31,13 +31,14 @@ std::string sha256_hex(std::string_view data) {
 
 namespace {
 
-// Canonical JSON of one manifest member, with the member named in errors.
-Result<std::string> canonical_member(NodeRef node, std::string_view name) {
+// Canonical JSON of one manifest member, with its file (or name) in errors.
+Result<std::string> canonical_member(NodeRef node, std::string_view name, const std::string& file) {
     if (!node.valid()) return Error::invalid("replay id needs the " + std::string(name) + " document");
     auto json = canonical_json(node);
     if (!json) {
         Error e = json.error();
-        e.message = std::string(name) + ": " + e.message;
+        if (file.empty()) e.message = std::string(name) + ": " + e.message;
+        e.file = file;
         return e;
     }
     return json;
@@ -45,17 +46,17 @@ Result<std::string> canonical_member(NodeRef node, std::string_view name) {
 
 }  // namespace
 
-Result<std::string> compute_replay_id(NodeRef intent, NodeRef plan, NodeRef constraints) {
-    auto intent_json = canonical_member(intent, "intent");
+Result<std::string> compute_replay_id(NodeRef intent, NodeRef plan, NodeRef constraints, const ManifestFiles& files) {
+    auto intent_json = canonical_member(intent, "intent", files.intent);
     if (!intent_json) return intent_json.error();
-    auto plan_json = canonical_member(plan, "plan");
+    auto plan_json = canonical_member(plan, "plan", files.plan);
     if (!plan_json) return plan_json.error();
 
     // The member names are ASCII, so writing them in byte order already is
     // the JCS (UTF-16) order: constraints < intent < plan.
     std::string manifest = "{";
     if (constraints.valid()) {
-        auto constraints_json = canonical_member(constraints, "constraints");
+        auto constraints_json = canonical_member(constraints, "constraints", files.constraints);
         if (!constraints_json) return constraints_json.error();
         manifest += "\"constraints\":" + *constraints_json + ",";
     }

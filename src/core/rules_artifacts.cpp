@@ -33,13 +33,7 @@ bool is_blank(NodeRef node) {
     return !node.valid() || node.is_null() || (node.is_string() && trim(node.as_string()).empty());
 }
 
-std::string show(NodeRef node) {
-    if (!node.valid()) return "(missing)";
-    if (node.is_string()) return std::string("\"").append(node.as_string()).append("\"");
-    if (node.is_sequence()) return "a list";
-    if (node.is_mapping()) return "a mapping";
-    return std::string(node.scalar_text().empty() ? "null" : node.scalar_text());
-}
+std::string show(NodeRef node) { return shown_value(node); }
 
 Mark key_mark(NodeRef mapping, std::string_view key) {
     for (std::size_t i = 0; i < mapping.size(); ++i) {
@@ -91,7 +85,7 @@ void check_global(NodeRef root, ArtifactType type, Reporter& r) {
     for (std::size_t i = 0; i < root.size(); ++i) {
         if (std::find(allowed.begin(), allowed.end(), root.key(i)) != allowed.end()) continue;
         r.error("INV-G3", root.key_node(i),
-                "unknown top-level key \"" + std::string(root.key(i)) + "\" for " + std::string(artifact_name(type)) + " artifact",
+                "unknown top-level key " + quoted_excerpt(root.key(i)) + " for " + std::string(artifact_name(type)) + " artifact",
                 "remove it or move it into an allowed field");
     }
 }
@@ -187,7 +181,7 @@ void check_plan_dependencies(NodeRef tasks, Reporter& r) {
             const NodeRef dep = deps.item(k);
             const auto it = dep.is_string() ? index.find(trim(dep.as_string())) : index.end();
             if (it == index.end()) {
-                r.error("INV-P6", dep, "task " + task_id + " depends on unknown task " + show(dep),
+                r.error("INV-P6", dep, "task " + excerpt(task_id) + " depends on unknown task " + show(dep),
                         "add that task to the plan or remove the dependency");
             } else if (std::find(edges[i].begin(), edges[i].end(), it->second) == edges[i].end()) {
                 edges[i].push_back(it->second);  // a repeated dependency is one edge
@@ -216,9 +210,9 @@ void check_plan_dependencies(NodeRef tasks, Reporter& r) {
                 bool on = false;
                 for (const auto& frame : stack) {
                     on = on || frame.first == to;
-                    if (on) path += std::string(trim(tasks.item(frame.first).find("id").as_string())) + " -> ";
+                    if (on) path += excerpt(trim(tasks.item(frame.first).find("id").as_string())) + " -> ";
                 }
-                path += std::string(trim(tasks.item(to).find("id").as_string()));
+                path += excerpt(trim(tasks.item(to).find("id").as_string()));
                 r.error("INV-P7", task_dependencies(tasks.item(to)), "dependency cycle: " + path,
                         "remove one of these dependencies");
             }
@@ -351,7 +345,7 @@ void check_progress(NodeRef root, Reporter& r) {
         have_previous = true;
         if (!entry_has_evidence(entry)) {
             r.error("INV-R7", entry,
-                    "progress entry " + n + " (task_id: " + std::string(task_id.scalar_text()) +
+                    "progress entry " + n + " (task_id: " + excerpt(task_id.scalar_text()) +
                         ") must have at least one evidence field (evidence, verification, command, test, link, commit)",
                     "add evidence, verification, command, test, link, or commit to the entry");
         }

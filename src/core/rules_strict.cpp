@@ -152,7 +152,7 @@ void check_s1(NodeRef plan, const Artifact& progress, std::vector<Finding>& out)
         if ((status != "completed" && status != "blocked") || id.empty()) continue;
         const auto it = evidence_by_task.find(id);
         if (it != evidence_by_task.end() && it->second) continue;
-        offenders.push_back(std::string(id) + " (" + std::string(task.find("title").as_string()) + ") [" +
+        offenders.push_back(excerpt(id) + " (" + excerpt(task.find("title").as_string()) + ") [" +
                             (it == evidence_by_task.end() ? "no progress entry" : "empty evidence") + "]");
     }
     if (offenders.empty()) return;
@@ -197,7 +197,7 @@ void check_s2(NodeRef plan, const Artifact& progress, const std::string& scope, 
         const std::string id(trim(entry.find("task_id").as_string()));
         if (id.empty() || is_meta(id) || index.id_set.count(id)) continue;
         if (offenders.empty()) first = entry.find("task_id").mark();
-        offenders.push_back(id + closest_ids(id, index));
+        offenders.push_back(excerpt(id) + closest_ids(id, index));
     }
     if (offenders.empty()) return;
     std::sort(offenders.begin(), offenders.end());
@@ -205,7 +205,7 @@ void check_s2(NodeRef plan, const Artifact& progress, const std::string& scope, 
     std::string list;
     for (const auto& o : offenders) list += (list.empty() ? "" : "; ") + o;
     out.push_back(make_finding(progress, "S2", first,
-                               "strict invariant S2 failed (replayId scope: " + (scope.empty() ? "unknown" : scope) +
+                               "strict invariant S2 failed (replayId scope: " + (scope.empty() ? "unknown" : excerpt(scope)) +
                                    "): unknown progress task ids: " + list,
                                "add the tasks to the plan, or record bookkeeping under meta/ task ids"));
 }
@@ -217,8 +217,8 @@ void check_s3(NodeRef plan, const Artifact& handoff, std::vector<Finding>& out) 
     const std::string id(trim(current.as_string()));
     if (id.empty() || is_meta(id) || index_plan(plan).id_set.count(id)) return;
     out.push_back(make_finding(handoff, "S3", current.mark(),
-                               "strict invariant S3 failed: resume.current_task_id references \"" + id +
-                                   "\" which is missing from plan",
+                               "strict invariant S3 failed: resume.current_task_id references " + quoted_excerpt(id) +
+                                   " which is missing from plan",
                                "regenerate the handoff: small handoff"));
 }
 

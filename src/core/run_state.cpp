@@ -8,6 +8,11 @@
 
 namespace small {
 
+ManifestFiles manifest_files(const WorkspacePaths& ws) {
+    return {ws.display_of(artifact_file_name(ArtifactType::Intent)), ws.display_of(artifact_file_name(ArtifactType::Plan)),
+            ws.display_of(artifact_file_name(ArtifactType::Constraints))};
+}
+
 Result<std::string> manifest_replay_id(std::string_view intent_text, std::string_view plan_text,
                                        const std::optional<std::string>& constraints_text, const WorkspacePaths& ws) {
     Result<Document> intent = parse_yaml(std::string(intent_text), ws.display_of(artifact_file_name(ArtifactType::Intent)));
@@ -20,7 +25,8 @@ Result<std::string> manifest_replay_id(std::string_view intent_text, std::string
         if (!c) return c.error();
         constraints.emplace(std::move(*c));
     }
-    return compute_replay_id(intent->root(), plan->root(), constraints ? constraints->root() : NodeRef());
+    return compute_replay_id(intent->root(), plan->root(), constraints ? constraints->root() : NodeRef(),
+                             manifest_files(ws));
 }
 
 namespace {
@@ -41,7 +47,8 @@ Result<std::string> current_manifest_id(const FileSystem& fs, const WorkspacePat
         if (!c) return c.error();
         constraints = std::move(*c);
     }
-    return compute_replay_id(intent->root(), plan->root(), constraints ? constraints->root() : NodeRef());
+    return compute_replay_id(intent->root(), plan->root(), constraints ? constraints->root() : NodeRef(),
+                             manifest_files(ws));
 }
 
 std::string pinned_run_explanation(const WorkspacePaths& ws, const std::string& run_id) {
@@ -54,6 +61,9 @@ std::string pinned_run_explanation(const WorkspacePaths& ws, const std::string& 
 
 Result<ReplayIdReport> replay_id_report(const FileSystem& fs, const WorkspacePaths& ws) {
     if (!fs.directory_exists(ws.small_dir)) {
+        if (fs.is_symlink(ws.small_dir)) {
+            return Error::system(ws.small_dir + " is a symbolic link to a folder that does not exist");
+        }
         return Error::system("no .small/ directory found in " + ws.root + " or any parent directory; run `small init`");
     }
     Result<std::string> manifest_id = current_manifest_id(fs, ws);

@@ -9,8 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "small/atomic_file.hpp"
 #include "small/replay_id.hpp"
+#include "small/workspace_change.hpp"
 
 namespace small {
 
@@ -50,26 +53,47 @@ bool holds_exactly(const FileSystem& fs, const std::string& dir, const Files& fi
     return true;
 }
 
-Status write_snapshot(const WorkspacePaths& ws, const std::string& runs, const std::string& key,
-                      const std::string& dir, const Files& files) {
-    const std::string partial = runs + "/." + key + ".partial";
+// Undoes this command's own folders (best effort).
+void remove_made(const std::string& runs, const std::string& dir, bool runs_created) {
     std::error_code ec;
-    std::filesystem::remove_all(partial, ec);  // a leftover of an interrupted snapshot
+    std::filesystem::remove_all(dir, ec);
+    if (runs_created) std::filesystem::remove(runs, ec);  // only if still empty
+}
+
+Status fill_partial(const WorkspacePaths& ws, const std::string& partial, const Files& files) {
     if (Status s = ensure_directory(ws, partial); !s) return s;
     for (const auto& [name, bytes] : files) {
         if (Status s = write_file_atomic(ws, partial + "/" + name, bytes); !s) return s;
     }
-    if (::rename(partial.c_str(), dir.c_str()) != 0) {
-        const int err = errno;
-        std::filesystem::remove_all(partial, ec);
-        return Error::system("cannot move " + partial + " to " + dir + ": " + std::strerror(err));
+    return ok_status();
+}
+
+Status write_snapshot(const WorkspacePaths& ws, const std::string& runs, const std::string& key,
+                      const std::string& dir, const Files& files, bool& runs_created) {
+    const std::string partial = runs + "/." + key + ".partial";
+    struct stat st {};
+    runs_created = ::lstat(runs.c_str(), &st) != 0;
+    // ensure_directory refuses a linked .small-runs, so remove_all below
+    // cannot reach outside the workspace.
+    if (Status s = ensure_directory(ws, runs); !s) return s;
+    std::error_code ec;
+    std::filesystem::remove_all(partial, ec);  // a leftover of an interrupted snapshot
+    Status filled = fill_partial(ws, partial, files);
+    if (filled && ::rename(partial.c_str(), dir.c_str()) != 0) {
+        filled = Error::system("cannot move " + partial + " to " + dir + ": " + std::strerror(errno));
+    }
+    if (!filled) {
+        remove_made(runs, partial, runs_created);  // e.g. a full disk: nothing left behind
+        return filled;
     }
     return fsync_directory(runs);
 }
 
 }  // namespace
 
-Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws, const std::string& key) {
+Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws, const std::string& key,
+                                 SnapshotMade* made) {
+    if (made) *made = SnapshotMade{};
     if (!is_valid_replay_id(key)) {
         return Error::invalid("internal error: snapshot key \"" + key + "\" is not a 64-hex replay id");
     }
@@ -84,18 +108,30 @@ Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws,
             if (holds_exactly(fs, dir, *files)) return dir;
             continue;  // an older snapshot of the same run: never overwritten
         }
-        if (Status s = write_snapshot(ws, runs, name, dir, *files); !s) return s.error();
+        bool runs_created = false;
+        if (Status s = write_snapshot(ws, runs, name, dir, *files, runs_created); !s) return s.error();
+        if (made) *made = SnapshotMade{dir, runs_created};
         return dir;
     }
 }
 
-Result<std::string> snapshot_before_replace(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
-    if (is_valid_replay_id(run_id)) return snapshot_run(fs, ws, run_id);
+Result<std::string> snapshot_before_replace(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id,
+                                            SnapshotMade* made) {
+    if (is_valid_replay_id(run_id)) return snapshot_run(fs, ws, run_id, made);
     Result<Files> files = artifacts_to_copy(fs, ws);
     if (!files) return files.error();
     std::string data = "SMALL|1.0.0|snapshot|";
     for (const auto& [name, bytes] : *files) data += name + "\n" + std::to_string(bytes.size()) + "\n" + bytes;
-    return snapshot_run(fs, ws, sha256_hex(data));
+    return snapshot_run(fs, ws, sha256_hex(data), made);
+}
+
+void discard_unused_snapshot(const WorkspacePaths& ws, const SnapshotMade& made) {
+    if (made.dir.empty()) return;
+    // A journaled change will still replace the artifacts: keep their copy.
+    struct stat st {};
+    if (::lstat((ws.root + "/" + kChangeJournalName).c_str(), &st) == 0) return;
+    remove_made(ws.root + "/.small-runs", made.dir, made.runs_created);
+    (void)fsync_directory(ws.root);
 }
 
 }  // namespace small

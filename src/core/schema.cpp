@@ -2,6 +2,7 @@
 
 #include "node_adapter.hpp"
 #include "small/node_json.hpp"
+#include "small/text.hpp"
 
 #include <nlohmann/json.hpp>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -97,12 +98,12 @@ std::string describe_value(NodeRef value) {
     std::string out = std::string(value.kind() == NodeKind::Int ? "an " : "a ") + kind_name(value.kind());
     if (value.kind() == NodeKind::Null) return "null";
     if (value.kind() == NodeKind::Int || value.kind() == NodeKind::Float || value.kind() == NodeKind::Bool) {
-        out += " (" + std::string(value.scalar_text()) + ")";
+        out += " (" + excerpt(value.scalar_text()) + ")";
     }
     return out;
 }
 
-std::string quote_text(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string quote_text(std::string_view s) { return quoted_excerpt(s); }
 
 std::string join_enum(const Json& values) {
     std::string out;

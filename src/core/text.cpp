@@ -5,6 +5,20 @@
 
 namespace small {
 
+std::string excerpt(std::string_view text, std::size_t max) {
+    std::size_t chars = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
+        if (chars++ == max) return std::string(text.substr(0, i)) + "\u2026";
+    }
+    return std::string(text);
+}
+
+std::string quoted_excerpt(std::string_view text, std::size_t max) {
+    std::string out = "\"";  // append, not operator+: GCC 12 warns (falsely) on "x" + string&&
+    return out.append(excerpt(text, max)).append("\"");
+}
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
     std::vector<std::size_t> row(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;

@@ -41,7 +41,14 @@ Finding finding_for(const Error& e, const std::string& rule) {
 
 // Fails the verdict when there is no .small/ directory at all.
 bool require_small_dir(const VerdictInput& in, Verdict& v) {
-    if (in.fs.directory_exists(in.paths.small_dir)) return true;
+    if (in.fs.directory_exists(in.paths.small_dir)) return true;  // a link to a folder is read through
+    if (in.fs.is_symlink(in.paths.small_dir)) {
+        v.blocking.push_back(workspace_finding(in.paths, "WS-1",
+                                               in.paths.small_dir + " is a symbolic link to a folder that does not exist",
+                                               "point the link at the workspace's .small/ folder, or replace it"));
+        v.outcome = VerdictOutcome::SystemError;
+        return false;
+    }
     v.blocking.push_back(workspace_finding(in.paths, "WS-1",
                                            "no .small/ directory found in " + in.paths.root +
                                                (in.paths.from_dir_flag ? "" : " or any parent directory"),
@@ -89,6 +96,16 @@ bool check_metadata(const Result<WorkspaceMetadata>& meta, const VerdictOptions&
         }
     }
     return true;
+}
+
+// A run.replay_id that is no id: a warning, so the verdict stays the
+// reference's (which accepts any string), while every write refuses it.
+std::vector<Finding> run_id_warnings(const Result<WorkspaceMetadata>& meta) {
+    if (!meta || !meta->run_id_error) return {};
+    Finding f = finding_for(*meta->run_id_error, "WS-2");
+    f.severity = Severity::Warning;
+    f.message += " (every write command refuses it until it is repaired)";
+    return {std::move(f)};
 }
 
 StageResult make_stage(std::string name, std::vector<Finding> findings) {
@@ -176,6 +193,7 @@ Verdict run_verify(const VerdictInput& in, const VerdictOptions& options) {
     std::vector<Finding> findings = check_schemas(in.schemas, set);
     append(findings, lint_findings(in, set, options, run_id_of(meta), v));
     append(findings, check_verify_rules(set));
+    append(findings, run_id_warnings(meta));
     sort_findings(findings);
     v.stages.push_back(make_stage("verify", std::move(findings)));
     finish(v);
@@ -213,6 +231,10 @@ Verdict run_check(const VerdictInput& in, const VerdictOptions& options) {
         }
     }
     v.stages = {std::move(validate), std::move(lint), std::move(verify)};
+    StageResult* last_run = &v.stages.front();
+    for (StageResult& stage : v.stages) last_run = stage.status == StageResult::Status::Skipped ? last_run : &stage;
+    append(last_run->findings, run_id_warnings(meta));
+    sort_findings(last_run->findings);
     finish(v);
     return v;
 }

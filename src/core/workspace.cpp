@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "small/replay_id.hpp"
+#include "small/text.hpp"
 #include "small/yaml.hpp"
 
 namespace small {
@@ -70,10 +72,20 @@ WorkspacePaths locate_workspace(const FileSystem& fs, const std::optional<std::s
         if (p.filename() == ".small" && fs.directory_exists(p.string())) {
             return make_paths(normalize(p.parent_path().string()), cwd);
         }
-        if (fs.directory_exists((p / ".small").string())) return make_paths(normalize(p.string()), cwd);
+        // A `.small` link (even a dangling one) marks the workspace too: the
+        // search must not go on to a parent's workspace (D7 refuses the link).
+        const std::string marker = (p / ".small").string();
+        if (fs.directory_exists(marker) || fs.is_symlink(marker)) return make_paths(normalize(p.string()), cwd);
         if (p == p.root_path() || p.empty()) break;
     }
     return make_paths(cwd, cwd);
+}
+
+Status refuse_linked_small_dir(const FileSystem& fs, const WorkspacePaths& ws) {
+    if (!fs.is_symlink(ws.small_dir)) return ok_status();
+    return Error::invalid("refusing to write through " + ws.small_dir +
+                          ": it is a symbolic link (small never writes through a linked .small/); "
+                          "replace the link with the folder it points to");
 }
 
 Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, const std::string& display) {
@@ -181,16 +193,38 @@ Result<WorkspaceMetadata> workspace_metadata_from(const Document& doc, const Wor
     } else if (kind.as_string() == "examples") {
         meta.kind = WorkspaceKind::Examples;
     } else {
-        Error e = Error::invalid("invalid workspace kind \"" + std::string(kind.scalar_text()) +
-                                 "\"; valid kinds: [\"repo-root\", \"examples\"]");
+        Error e = Error::invalid("invalid workspace kind " + quoted_excerpt(kind.scalar_text()) +
+                                 "; valid kinds: [\"repo-root\", \"examples\"]");
         e.file = display;
         const Mark m = kind.valid() ? kind.mark() : root.mark();
         e.line = m.line;
         e.column = m.column;
         return e;
     }
-    meta.run_replay_id = std::string(root.find("run").find("replay_id").as_string());
+    Result<std::string> run_id = pinned_run_id(root, ws);
+    if (run_id) meta.run_replay_id = std::move(*run_id);
+    else meta.run_id_error = run_id.error();  // writes refuse it; readers warn (see the header)
     return meta;
+}
+
+Result<std::string> pinned_run_id(NodeRef root, const WorkspacePaths& ws) {
+    const NodeRef run = root.find("run");
+    if (!run.valid() || run.is_null()) return std::string();
+    const NodeRef id = run.find("replay_id");
+    if (run.is_mapping() && (!id.valid() || id.is_null())) return std::string();
+    if (run.is_mapping() && id.is_string() && is_valid_replay_id(trim(id.as_string()))) {
+        return std::string(trim(id.as_string()));
+    }
+    const NodeRef at = run.is_mapping() ? id : run;
+    Error e = Error::invalid(run.is_mapping() ? "run.replay_id must be a replay id (64 hex digits), got " + shown_value(id)
+                                              : "run must be a mapping (with replay_id), got " + shown_value(run));
+    e.file = ws.display_of(kWorkspaceFileName);
+    e.line = at.mark().line;
+    e.column = at.mark().column;
+    e.rule = "WS-2";
+    e.hint = "set run.replay_id to the run's id (the handoff's replayId.value), or delete the run: block "
+             "and let the next small write pin a new one";
+    return e;
 }
 
 Status check_workspace_scope(const WorkspaceMetadata& meta, WorkspaceScope scope, const WorkspacePaths& ws) {

@@ -210,7 +210,25 @@ Status recover_workspace(const WorkspacePaths& ws) {
     return remove_journal(ws);
 }
 
+namespace {
+
+// A file that will be refused (symbolic link, read-only, ...) is found
+// before the journal, so the change is refused whole instead of being left
+// journaled for a roll-forward that would fail the same way.
+Status check_targets(const WorkspacePaths& ws, const WorkspaceChange& change) {
+    if (!change.entries.empty()) {
+        if (Status s = check_replaceable(ws, progress_file(ws)); !s) return s;
+    }
+    for (const FileReplacement& f : change.files) {
+        if (Status s = check_replaceable(ws, f.path); !s) return s;
+    }
+    return ok_status();
+}
+
+}  // namespace
+
 Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const WorkspaceChange& change) {
+    if (Status s = check_targets(ws, change); !s) return s.error();
     Journal j;
     j.entries = change.entries.size();
     if (!change.entries.empty()) {
@@ -289,20 +307,30 @@ Result<std::string> file_version(const std::string& path) {
 // ---------------------------------------------------------------------------
 
 Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePaths& ws, const MutationRequest& req) {
+    if (Status s = refuse_linked_small_dir(fs, ws); !s) return s.error();
     if (!fs.directory_exists(ws.small_dir)) {
         return Error::system("no .small/ directory found in " + ws.root +
                              (ws.from_dir_flag ? "" : " or any parent directory") + "; run `small init` first");
     }
-    const auto read_metadata = [&]() -> Result<YamlValue> {
+    // The value and run id of workspace.small.yml. A bad run.replay_id is
+    // refused whatever the scope: a write must not replace it unseen.
+    struct Metadata {
+        YamlValue value;  // null when absent / unusable with scope Any
+        std::string run_id;
+    };
+    const auto read_metadata = [&]() -> Result<Metadata> {
         const std::string path = ws.path_of(kWorkspaceFileName);
         if (!fs.file_exists(path)) {
-            if (req.scope == WorkspaceScope::Any) return YamlValue();
+            if (req.scope == WorkspaceScope::Any) return Metadata{};
             return load_workspace_metadata(fs, ws).error();  // says how to create it
         }
         Result<Document> doc = load_yaml_file(fs, path, ws.display_of(kWorkspaceFileName));
+        if (doc) {
+            if (Result<std::string> id = pinned_run_id(doc->root(), ws); !id) return id.error();
+        }
         Result<WorkspaceMetadata> meta = doc ? workspace_metadata_from(*doc, ws) : Result<WorkspaceMetadata>(doc.error());
         if (!meta) {
-            if (req.scope == WorkspaceScope::Any) return YamlValue();
+            if (req.scope == WorkspaceScope::Any) return Metadata{};
             return meta.error();
         }
         if (req.refuse_examples && meta->kind == WorkspaceKind::Examples) {
@@ -312,32 +340,19 @@ Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePath
             return e;
         }
         if (Status s = check_workspace_scope(*meta, req.scope, ws); !s) return s.error();
-        return to_yaml_value(doc->root());
+        return Metadata{to_yaml_value(doc->root()), lower_ascii(meta->run_replay_id)};
     };
     std::optional<WorkspaceLock> lock;
     if (!req.read_only) {
-        if (Result<YamlValue> early = read_metadata(); !early) return early.error();  // refuse before locking
+        if (Result<Metadata> early = read_metadata(); !early) return early.error();  // refuse before locking
         Result<WorkspaceLock> got = WorkspaceLock::acquire(ws, req.lock_wait);
         if (!got) return got.error();
         lock.emplace(std::move(*got));
         if (Status s = recover_workspace(ws); !s) return s.error();
     }
-    Result<YamlValue> metadata = read_metadata();
+    Result<Metadata> metadata = read_metadata();
     if (!metadata) return metadata.error();
-
-    MutationSession session{std::move(lock), std::move(*metadata), {}};
-    if (session.metadata.is_object() && session.metadata.contains("run") && session.metadata["run"].is_object() &&
-        session.metadata["run"].contains("replay_id") && session.metadata["run"]["replay_id"].is_string()) {
-        session.run_replay_id = std::string(trim(session.metadata["run"]["replay_id"].get<std::string>()));
-    }
-    if (!session.run_replay_id.empty() && !is_valid_replay_id(session.run_replay_id)) {
-        Error e = Error::invalid("run.replay_id \"" + session.run_replay_id +
-                                 "\" is not 64 hex digits; fix or remove it in " + ws.display_of(kWorkspaceFileName));
-        e.file = ws.display_of(kWorkspaceFileName);
-        return e;
-    }
-    session.run_replay_id = lower_ascii(session.run_replay_id);
-    return session;
+    return MutationSession{std::move(lock), std::move(metadata->value), std::move(metadata->run_id)};
 }
 
 std::string workspace_metadata_with_run(const YamlValue& metadata, const std::string& run_id,

@@ -1,5 +1,6 @@
 #include "small/yaml.hpp"
 
+#include "small/text.hpp"
 #include "small/utf8.hpp"
 #include "yaml_internal.hpp"
 
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -181,13 +183,22 @@ public:
     Result<Document> run(std::string bytes);
 
 private:
+    // What a node costs when an alias repeats it: nodes and scalar bytes.
+    struct Cost {
+        std::uint64_t nodes = 0;
+        std::uint64_t bytes = 0;
+        void add(const Cost& c) {
+            nodes += c.nodes;
+            bytes += c.bytes;
+        }
+    };
     struct Anchor {
         std::uint32_t node;
-        std::uint64_t size;
+        Cost cost;
         NodeKind kind;
     };
     struct OpenContainer {
-        std::uint64_t size = 1;
+        Cost cost{1, 0};
         std::string anchor;
     };
 
@@ -199,7 +210,7 @@ private:
     Status check_key_position(Mark mark, bool scalar);
     Status check_duplicate_keys();
     Status apply_merge_keys();
-    Status account(std::uint64_t size, Mark mark);
+    Status add_alias_cost(const Cost& cost, Mark mark);
     Result<Document> parser_failure(fy_diag* diag, std::string_view bytes);
     // A token's position, or (for empty values, which have no token) the
     // end of the last token seen, e.g. just after the key of `a:`.
@@ -219,20 +230,26 @@ private:
     std::vector<OpenContainer> open_;
     std::vector<bool> mapping_flags_;
     std::unordered_map<std::string, Anchor> anchors_;
-    std::uint64_t expanded_ = 0;
     bool done_ = false;
     Mark last_end_{1, 1};
-    // Aliases may not blow a file up far beyond its own size (alias bombs).
-    std::uint64_t expansion_limit_ = 0;
     std::unordered_set<std::uint32_t> merge_keys_;  // plain `<<` keys
+
+public:
+    ParseStats stats;
 };
 
-Status EventLoader::account(std::uint64_t size, Mark mark) {
-    expanded_ += size;
-    if (!open_.empty()) open_.back().size += size;
-    if (expanded_ > expansion_limit_) {
-        return content_error(file_, mark, "aliases expand to more than " + std::to_string(expansion_limit_) +
+// Aliases may not blow a file up (alias bombs): what they add is budgeted.
+Status EventLoader::add_alias_cost(const Cost& cost, Mark mark) {
+    if (!open_.empty()) open_.back().cost.add(cost);
+    stats.alias_nodes += cost.nodes;
+    stats.alias_bytes += cost.bytes;
+    if (stats.alias_nodes > limits_.max_alias_nodes) {
+        return content_error(file_, mark, "aliases expand to more than " + std::to_string(limits_.max_alias_nodes) +
                                               " nodes; remove the alias chain");
+    }
+    if (stats.alias_bytes > limits_.max_alias_bytes) {
+        return content_error(file_, mark, "aliases expand to more than " + std::to_string(limits_.max_alias_bytes) +
+                                              " bytes of text; remove the alias chain");
     }
     return ok_status();
 }
@@ -267,8 +284,8 @@ Status EventLoader::on_scalar(fy_event* ev) {
                           (tag == "!!bool" && resolved.kind == NodeKind::Bool) ||
                           (tag == "!!null" && resolved.kind == NodeKind::Null);
         if ((tag == "!!int" || tag == "!!float" || tag == "!!bool" || tag == "!!null") && !fits) {
-            std::string message = "\"";  // built by append: GCC 12 warns (falsely) on operator+ here
-            message.append(text).append("\" cannot be read as ").append(tag);
+            std::string message = quoted_excerpt(text);  // built by append: GCC 12 warns (falsely) on operator+
+            message.append(" cannot be read as ").append(tag);
             return content_error(file_, mark, std::move(message));
         }
         if (resolved.kind == NodeKind::String) index = builder_.add_string(text, mark);
@@ -277,13 +294,15 @@ Status EventLoader::on_scalar(fy_event* ev) {
         else if (resolved.kind == NodeKind::Int) index = builder_.add_int(resolved.integer, mark, text);
         else index = builder_.add_float(resolved.real, mark, text);
     }
+    const Cost cost{1, text.size()};
     if (fy_token* anchor = fy_event_get_anchor_token(ev)) {
-        anchors_[std::string(token_text(anchor))] = {index, 1, builder_.node_kind(index)};
+        anchors_[std::string(token_text(anchor))] = {index, cost, builder_.node_kind(index)};
     }
     if (plain && tag.empty() && text == "<<" && in_mapping() && builder_.open_child_count() % 2 == 1) {
         merge_keys_.insert(index);  // the reference's YAML reader honours merge keys; so do we
     }
-    return account(1, mark);
+    if (!open_.empty()) open_.back().cost.add(cost);
+    return ok_status();
 }
 
 Status EventLoader::on_alias(fy_event* ev) {
@@ -292,11 +311,13 @@ Status EventLoader::on_alias(fy_event* ev) {
     if (mark.column > 1) --mark.column;  // libfyaml marks the name; point at the '*'
     const std::string name(token_text(token));
     const auto it = anchors_.find(name);
-    if (it == anchors_.end()) return content_error(file_, mark, "alias *" + name + " refers to an unknown anchor");
+    if (it == anchors_.end()) {
+        return content_error(file_, mark, "alias *" + excerpt(name) + " refers to an unknown anchor");
+    }
     const bool scalar = it->second.kind != NodeKind::Sequence && it->second.kind != NodeKind::Mapping;
     if (Status s = check_key_position(mark, scalar); !s) return s;
     builder_.add_existing(it->second.node);
-    return account(it->second.size, mark);
+    return add_alias_cost(it->second.cost, mark);
 }
 
 Status EventLoader::on_collection_start(fy_event* ev, bool mapping) {
@@ -329,7 +350,7 @@ Status EventLoader::check_duplicate_keys() {
         if (keys[i].first != keys[i - 1].first) continue;
         const Mark first = builder_.node_mark(keys[i - 1].second);
         return content_error(file_, builder_.node_mark(keys[i].second),
-                             "duplicate key \"" + std::string(keys[i].first) + "\" (first defined at line " +
+                             "duplicate key " + quoted_excerpt(keys[i].first) + " (first defined at line " +
                                  std::to_string(first.line) + "); keep only one of them");
     }
     return ok_status();
@@ -383,9 +404,9 @@ Status EventLoader::on_collection_end() {
     mapping_flags_.pop_back();
     const std::uint32_t index = builder_.end();
     if (!open.anchor.empty()) {
-        anchors_[open.anchor] = {index, open.size, mapping ? NodeKind::Mapping : NodeKind::Sequence};
+        anchors_[open.anchor] = {index, open.cost, mapping ? NodeKind::Mapping : NodeKind::Sequence};
     }
-    if (!open_.empty()) open_.back().size += open.size;
+    if (!open_.empty()) open_.back().cost.add(open.cost);
     return ok_status();
 }
 
@@ -418,7 +439,9 @@ Result<Document> EventLoader::parser_failure(fy_diag* diag, std::string_view byt
         Mark m{static_cast<std::uint32_t>(std::max(err->line, 1)), static_cast<std::uint32_t>(std::max(err->column, 1))};
         if (err->line <= 0) m = mark_at_offset(bytes, bytes.size());
         std::string msg = err->msg ? err->msg : "invalid YAML";
-        return content_error(file_, m, "YAML syntax error: " + msg);
+        Error e = content_error(file_, m, "YAML syntax error: " + msg);
+        e.hint = syntax_error_hint(bytes, m, msg);
+        return e;
     }
     return content_error(file_, mark_at_offset(bytes, bytes.size()), "YAML syntax error");
 }
@@ -426,7 +449,6 @@ Result<Document> EventLoader::parser_failure(fy_diag* diag, std::string_view byt
 Result<Document> EventLoader::run(std::string source) {
     // A scalar node costs ~2 nodes (key + value) per ~20 bytes of YAML.
     const std::size_t expected_nodes = source.size() / 16 + 16;
-    expansion_limit_ = std::min<std::uint64_t>(limits_.max_expanded_nodes, 1'000'000 + 2 * static_cast<std::uint64_t>(source.size()));
     builder_.set_source(std::move(source), expected_nodes);
     const std::string_view bytes = builder_.source();
     fy_diag_cfg diag_cfg;
@@ -450,17 +472,75 @@ Result<Document> EventLoader::run(std::string source) {
         if (!ev) break;
         Status status = on_event(ev);
         fy_parser_event_free(parser.get(), ev);
-        if (!status) return status.error();
+        if (!status) {
+            stats.loader_error = true;
+            return status.error();
+        }
     }
     if (fy_parser_get_stream_error(parser.get())) return parser_failure(diag.get(), bytes);
     return builder_.finish();
 }
 
+// One pass of the event loader, without the flow-depth precheck.
+Result<Document> load_events(std::string bytes, const std::string& file, const YamlLimits& limits, ParseStats* stats) {
+    EventLoader loader(file, limits);
+    Result<Document> doc = loader.run(std::move(bytes));
+    if (stats) *stats = loader.stats;
+    return doc;
+}
+
+// Where a line's brackets may first nest deeper than `max_depth` (the
+// offset just after that bracket). Quoting is ignored, so this may
+// overestimate, never underestimate, the flow nesting of a line. Only lines
+// longer than `max_depth` can get there: the others are skipped by looking
+// for line breaks a window at a time (a large log has few long lines).
+std::optional<std::size_t> deep_flow_candidate(std::string_view bytes, std::size_t max_depth) {
+    const char* data = bytes.data();
+    std::size_t p = 0;
+    while (bytes.size() - p > max_depth) {
+        if (const void* nl = ::memrchr(data + p, '\n', max_depth + 1)) {
+            p = static_cast<std::size_t>(static_cast<const char*>(nl) - data) + 1;
+            continue;
+        }
+        std::size_t depth = 0;  // a long line starts at p
+        for (; p < bytes.size() && data[p] != '\n'; ++p) {
+            const char c = data[p];
+            if (c == '[' || c == '{') {
+                if (++depth > max_depth) return p + 1;
+            } else if ((c == ']' || c == '}') && depth > 0) {
+                --depth;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+// libfyaml keeps every token of a line while a flow collection on it is
+// open (each could start an implicit key), so a line of 5M '[' costs
+// gigabytes before the first event reaches the depth check. The text up to
+// the suspicious bracket is parsed first: deep nesting fails there, cheaply.
+// Only the loader's own errors count (the rest of the line can only make
+// nodes keys or nest deeper, never undo them); a syntax error of the cut
+// text, or a false alarm (brackets in quotes), goes on to the full parse.
+std::optional<Error> deep_flow_error(const std::string& bytes, const std::string& file, const YamlLimits& limits) {
+    const std::optional<std::size_t> cut = deep_flow_candidate(bytes, limits.max_depth);
+    if (!cut) return std::nullopt;
+    ParseStats stats;
+    Result<Document> prefix = load_events(bytes.substr(0, *cut), file, limits, &stats);
+    if (!prefix && stats.loader_error) return prefix.error();
+    return std::nullopt;
+}
+
 }  // namespace
 
-Result<Document> parse_yaml_events(std::string bytes, const std::string& file, const YamlLimits& limits) {
-    EventLoader loader(file, limits);
-    return loader.run(std::move(bytes));
+// Also each piece of the parallel path: the precheck runs on all cores.
+Result<Document> parse_yaml_events(std::string bytes, const std::string& file, const YamlLimits& limits,
+                                   ParseStats* stats) {
+    if (std::optional<Error> deep = deep_flow_error(bytes, file, limits)) {
+        if (stats) stats->loader_error = true;
+        return *deep;
+    }
+    return load_events(std::move(bytes), file, limits, stats);
 }
 
 Result<Document> parse_yaml(std::string bytes, const std::string& file, const YamlLimits& limits) {

@@ -134,6 +134,7 @@ struct Piece {
     std::size_t begin, end;
     std::uint32_t line_offset;
     std::optional<Document> doc;
+    ParseStats stats;
 };
 
 // Runs `jobs` (head = -1, pieces 0..n-1) on all cores.
@@ -164,24 +165,25 @@ std::optional<Document> parse_yaml_split(std::string& bytes, const std::string& 
         const std::size_t a = k * block->items.size() / count;
         const std::size_t b = (k + 1) * block->items.size() / count;
         pieces[k] = {block->items[a].first, b < block->items.size() ? block->items[b].first : block->end,
-                     block->items[a].second, std::nullopt};
+                     block->items[a].second, std::nullopt, {}};
     }
     // The head keeps the block's line breaks so later lines keep their numbers.
     const std::size_t newlines = static_cast<std::size_t>(
         std::count(bytes.begin() + static_cast<std::ptrdiff_t>(block->start), bytes.begin() + static_cast<std::ptrdiff_t>(block->end), '\n'));
     std::string head_text = bytes.substr(0, block->start) + std::string(newlines, '\n') + bytes.substr(block->end);
     std::optional<Document> head;
+    ParseStats head_stats;
     YamlLimits piece_limits = limits;
     piece_limits.max_depth = limits.max_depth > 1 ? limits.max_depth - 1 : 1;
 
     run_parallel(count + 1, [&](std::size_t job) {
         if (job == count) {
-            Result<Document> r = parse_yaml_events(std::move(head_text), file, limits);
+            Result<Document> r = parse_yaml_events(std::move(head_text), file, limits, &head_stats);
             if (r) head = std::move(*r);
             return;
         }
         Piece& p = pieces[job];
-        Result<Document> r = parse_yaml_events(bytes.substr(p.begin, p.end - p.begin), file, piece_limits);
+        Result<Document> r = parse_yaml_events(bytes.substr(p.begin, p.end - p.begin), file, piece_limits, &p.stats);
         if (r && r->root().is_sequence()) p.doc = std::move(*r);
     });
 
@@ -189,10 +191,15 @@ std::optional<Document> parse_yaml_split(std::string& bytes, const std::string& 
     const NodeRef placeholder = head->root().find(block->key);
     if (!placeholder.is_null() || !placeholder.scalar_text().empty()) return std::nullopt;
     std::vector<SplicePart> parts;
+    ParseStats total = head_stats;
     for (Piece& p : pieces) {
         if (!p.doc) return std::nullopt;  // the sequential parse reports the error exactly
         parts.push_back({&*p.doc, p.line_offset, static_cast<std::uint32_t>(p.begin)});
+        total.alias_nodes += p.stats.alias_nodes;
+        total.alias_bytes += p.stats.alias_bytes;
     }
+    // The alias budget is the document's, not each piece's.
+    if (total.alias_nodes > limits.max_alias_nodes || total.alias_bytes > limits.max_alias_bytes) return std::nullopt;
     const auto shift_from = static_cast<std::uint32_t>(block->start + newlines);
     const auto shift = static_cast<std::int64_t>(block->end) - static_cast<std::int64_t>(shift_from);
     return Document::splice(std::move(*head), std::move(bytes), placeholder.index(), parts, shift_from, shift);

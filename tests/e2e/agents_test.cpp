@@ -239,7 +239,7 @@ TEST(AgentsApplyE2E, ReadOnlyFileIsASystemError) {
     fs::permissions(dir.path() / "AGENTS.md", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
     RunResult r = run_in(dir.path(), {"agents", "apply", "--force"});
     EXPECT_EQ(r.exit_code, 2) << r;
-    EXPECT_TRUE(contains(r.err, "not writable")) << r;
+    EXPECT_TRUE(contains(r.err, "read-only")) << r;
     EXPECT_EQ(read_file(dir.path() / "AGENTS.md"), kTeam);
 }
 

@@ -116,8 +116,10 @@ struct RunOptions {
     std::vector<std::pair<std::string, std::optional<std::string>>> env;
     std::chrono::milliseconds timeout{30'000};
     std::optional<std::string> stdin_text;  // default: /dev/null (must fit a pipe buffer)
+    std::optional<std::string> stdin_file;  // or this file (e.g. /dev/zero) as standard input
     // Applied in the child between fork and exec.
     std::optional<rlim_t> fsize_limit;      // RLIMIT_FSIZE in bytes (a "full disk")
+    std::optional<rlim_t> memory_limit;     // RLIMIT_AS in bytes (a runaway read fails instead of swapping)
     std::optional<uid_t> uid;               // run as this user (needs root)
     std::optional<gid_t> gid;
 };
@@ -152,6 +154,8 @@ inline RunResult run_small(const std::vector<std::string>& args, const RunOption
     if (opts.stdin_text) result.command += " [stdin \"" + *opts.stdin_text + "\"]";
     if (opts.fsize_limit) result.command += " [RLIMIT_FSIZE " + std::to_string(*opts.fsize_limit) + "]";
     if (opts.uid) result.command += " [uid " + std::to_string(*opts.uid) + "]";
+    if (opts.stdin_file) result.command += " < " + *opts.stdin_file;
+    if (opts.memory_limit) result.command += " [RLIMIT_AS " + std::to_string(*opts.memory_limit) + "]";
 
     // Everything the child needs is prepared before fork.
     std::vector<std::string> argv_store = {SMALL_BINARY};
@@ -176,7 +180,7 @@ inline RunResult run_small(const std::vector<std::string>& args, const RunOption
         return result;
     }
     if (pid == 0) {
-        const int devnull = ::open("/dev/null", O_RDONLY);
+        const int devnull = ::open(opts.stdin_file ? opts.stdin_file->c_str() : "/dev/null", O_RDONLY);
         ::dup2(opts.stdin_text ? in_pipe[0] : devnull, STDIN_FILENO);
         ::dup2(out_pipe[1], STDOUT_FILENO);
         ::dup2(err_pipe[1], STDERR_FILENO);
@@ -185,6 +189,10 @@ inline RunResult run_small(const std::vector<std::string>& args, const RunOption
         if (opts.fsize_limit) {
             const rlimit lim{*opts.fsize_limit, *opts.fsize_limit};
             if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) ::_exit(125);
+        }
+        if (opts.memory_limit) {
+            const rlimit lim{*opts.memory_limit, *opts.memory_limit};
+            if (::setrlimit(RLIMIT_AS, &lim) != 0) ::_exit(125);
         }
         if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
         ::execve(argv[0], argv.data(), envp.data());

@@ -328,7 +328,7 @@ TEST(AgentsApply, ReadOnlyFileIsASystemErrorAndStaysUnchanged) {
     Result<AgentsApplyResult> r = agents_apply(real_fs, req);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::System);
-    EXPECT_TRUE(contains(r.error().message, "not writable")) << r.error().message;
+    EXPECT_TRUE(contains(r.error().message, "read-only")) << r.error().message;
     EXPECT_EQ(read_text(dir.path("AGENTS.md")), kTeamText);
 }
 

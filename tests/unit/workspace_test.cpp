@@ -386,12 +386,35 @@ TEST(WorkspaceMetadataLoad, RunReplayId) {
     const auto r = metadata("kind: repo-root\nrun:\n  replay_id: " + id + "\n  started_at: x\n");
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->run_replay_id, id);
-    const auto not_a_mapping = metadata(std::string("kind: repo-root\nrun: 5\n"));
-    ASSERT_TRUE(not_a_mapping.ok());
-    EXPECT_EQ(not_a_mapping->run_replay_id, "");
-    const auto numeric = metadata(std::string("kind: repo-root\nrun:\n  replay_id: 123\n"));
-    ASSERT_TRUE(numeric.ok());
-    EXPECT_EQ(numeric->run_replay_id, "");  // not a string
+    const auto no_run = metadata(std::string("kind: repo-root\nrun:\n  replay_id: ~\n"));
+    ASSERT_TRUE(no_run.ok()) << no_run.error().describe();
+    EXPECT_EQ(no_run->run_replay_id, "");
+}
+
+// One rule for verify (a WS-2 warning) and every write (a refusal): what is
+// there must be an id. The metadata still loads; the problem rides along.
+TEST(WorkspaceMetadataLoad, RunReplayIdThatIsNoIdIsAnErrorAtItsPosition) {
+    const struct {
+        std::string text;
+        unsigned line, column;
+    } cases[] = {
+        {"kind: repo-root\nrun: 5\n", 2, 6},
+        {"kind: repo-root\nrun:\n  replay_id: 123\n", 3, 14},
+        {"kind: repo-root\nrun:\n  replay_id: \"abc\"\n", 3, 15},  // quoted: the text's first character
+        {"kind: repo-root\nrun:\n  replay_id: \"" + std::string(63, 'a') + "g\"\n", 3, 15},
+    };
+    for (const auto& c : cases) {
+        const auto r = metadata(c.text);
+        ASSERT_TRUE(r.ok()) << c.text;
+        EXPECT_EQ(r->run_replay_id, "") << c.text;
+        ASSERT_TRUE(r->run_id_error.has_value()) << c.text;
+        const Error& e = *r->run_id_error;
+        EXPECT_EQ(e.file, ".small/workspace.small.yml");
+        EXPECT_EQ(e.line, c.line) << c.text;
+        EXPECT_EQ(e.column, c.column) << c.text;
+        EXPECT_EQ(e.rule, "WS-2");
+        EXPECT_TRUE(contains(e.hint, "run.replay_id")) << e.hint;
+    }
 }
 
 TEST(WorkspaceMetadataLoad, InvalidKind) {

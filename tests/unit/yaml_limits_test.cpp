@@ -1,0 +1,195 @@
+// Resource bounds of the YAML loader (deep flow nesting, alias budgets in
+// nodes and bytes, bounded echoes of values) and the hints given with
+// syntax errors that hand edits cause.
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include <gtest/gtest.h>
+
+#include "small/text.hpp"
+#include "small/yaml.hpp"
+
+namespace small {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool contains(std::string_view haystack, std::string_view needle) {
+    return haystack.find(needle) != std::string_view::npos;
+}
+
+Error parse_err(const std::string& text, const YamlLimits& limits = {}) {
+    Result<Document> r = parse_yaml(text, "t.yml", limits);
+    EXPECT_FALSE(r.ok()) << "accepted: " << text.substr(0, 200);
+    return r.ok() ? Error::invalid("<accepted>") : r.error();
+}
+
+long long ms_since(Clock::time_point start) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+// ------------------------------------------------------------ flow nesting
+
+TEST(YamlLimits, MillionsOfOpenBracketsOnOneLineFailAsEarlyAsBlockNesting) {
+    for (const char open : {'[', '{'}) {
+        const std::string text = "a: " + std::string(5'000'000, open) + "\n";
+        const auto start = Clock::now();
+        const Error e = parse_err(text);
+        EXPECT_LT(ms_since(start), 1000) << open;  // was 7.7 s and 1.7 GB
+        EXPECT_EQ(e.line, 1u);
+        if (open == '[') {
+            EXPECT_TRUE(contains(e.message, "nesting is deeper than 256 levels")) << e.message;
+            EXPECT_EQ(e.column, 4u + 255u);  // the root mapping is the first of the 256 levels
+        } else {
+            EXPECT_TRUE(contains(e.message, "mapping keys must be plain text")) << e.message;  // `{{`
+            EXPECT_EQ(e.column, 5u);
+        }
+    }
+}
+
+TEST(YamlLimits, ADeepLineInsideALargeLogFailsFastOnTheParallelPathToo) {
+    std::string text = "small_version: \"1.0.0\"\nentries:\n";
+    while (text.size() < (4u << 20)) text += "  - task_id: \"t\"\n    status: \"completed\"\n    evidence: \"ok\"\n";
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    text += "  - evidence: " + std::string(2'000'000, '[') + "\n";
+    while (text.size() < (8u << 20)) text += "  - task_id: \"t\"\n    status: \"completed\"\n    evidence: \"ok\"\n";
+    const auto start = Clock::now();
+    const Error e = parse_err(text);
+    EXPECT_LT(ms_since(start), 3000);
+    EXPECT_TRUE(contains(e.message, "nesting is deeper than 256 levels")) << e.message;
+    EXPECT_EQ(e.line, line);
+}
+
+TEST(YamlLimits, BracketsThatAreTextDoNotTripTheEarlyCheck) {
+    const std::string brackets(1000, '[');
+    const std::string text = "a: \"" + brackets + "\"\nb: '" + brackets + "'\nc: |\n  " + brackets + "\nd: x" + brackets + "\n";
+    Result<Document> r = parse_yaml(text, "t.yml");
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->root().find("a").as_string(), brackets);
+    EXPECT_EQ(r->root().find("d").as_string(), "x" + brackets);
+}
+
+// ------------------------------------------------------------ alias budget
+
+TEST(YamlLimits, AliasesAreBudgetedInBytes) {
+    // Few nodes (300k), but 30 GB of text once every alias is expanded.
+    std::string text = "s: &s \"" + std::string(100'000, 'x') + "\"\nl: &l [";
+    for (int i = 0; i < 1000; ++i) text += i ? ",*s" : "*s";
+    text += "]\nm: [";
+    for (int i = 0; i < 300; ++i) text += i ? ",*l" : "*l";
+    text += "]\n";
+    const auto start = Clock::now();
+    const Error e = parse_err(text);
+    EXPECT_LT(ms_since(start), 1000);
+    EXPECT_TRUE(contains(e.message, "aliases expand to more than 16777216 bytes")) << e.message;
+    EXPECT_EQ(e.line, 2u);  // 168 copies of 100 KB cross 16 MiB inside `l`
+}
+
+TEST(YamlLimits, AliasBudgetDoesNotScaleWithTheFile) {
+    // A big file gains no extra budget: its own content is not counted, what aliases add is.
+    std::string text = "pad: \"" + std::string(4'000'000, 'p') + "\"\nl0: &l0 [a,b,c,d,e,f,g,h,i,j]\n";
+    for (int i = 1; i <= 6; ++i) {
+        text += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+        for (int k = 0; k < 10; ++k) text += (k ? ",*l" : "*l") + std::to_string(i - 1);
+        text += "]\n";
+    }
+    const Error e = parse_err(text);
+    EXPECT_TRUE(contains(e.message, "aliases expand to more than 1000000 nodes")) << e.message;
+    EXPECT_EQ(e.line, 7u);  // l5: 1.1M nodes added by aliases in all
+}
+
+TEST(YamlLimits, ModestAliasUseIsFine) {
+    YamlLimits limits;
+    limits.max_alias_bytes = 100;
+    Result<Document> r = parse_yaml("base: &b {owner: agent, note: hello}\nx: *b\ny: {<<: *b, note: bye}\n", "t.yml", limits);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->root().find("y").find("owner").as_string(), "agent");
+    limits.max_alias_bytes = 30;  // two copies of 20 bytes of text
+    EXPECT_TRUE(contains(parse_err("base: &b {owner: agent, note: hello}\nx: *b\ny: *b\n", limits).message,
+                         "more than 30 bytes"));
+}
+
+TEST(YamlLimits, TheParallelPathSharesOneAliasBudget) {
+    // A long block sequence is parsed in pieces; each piece's aliases count
+    // against the one budget of the document.
+    std::string text = "small_version: \"1.0.0\"\nentries:\n";
+    for (int i = 0; i < 20'000; ++i) {
+        text += "  - &e" + std::to_string(i) + " {task_id: \"t" + std::to_string(i) + "\", status: done}\n";
+        text += "  - *e" + std::to_string(i) + "\n";
+    }
+    YamlLimits limits;
+    limits.max_alias_nodes = 50'000;  // 20,000 aliases of 5 nodes each: 100,000
+    const Error e = parse_err(text, limits);
+    EXPECT_TRUE(contains(e.message, "more than 50000 nodes")) << e.message;
+    limits.max_alias_nodes = 100'000;
+    EXPECT_TRUE(parse_yaml(text, "t.yml", limits).ok());
+}
+
+// ------------------------------------------------------------ bounded echoes
+
+TEST(YamlLimits, ValuesEchoedInMessagesAreCut) {
+    const std::string huge(8 << 20, 'k');
+    for (const std::string& text : {huge + ": 1\n" + huge + ": 2\n", "a: !!int " + huge + "\n",
+                                    "a: *" + huge + "\n"}) {
+        const Error e = parse_err(text);
+        EXPECT_LT(e.message.size(), 300u) << e.message.substr(0, 300);
+        EXPECT_TRUE(contains(e.message, std::string(80, 'k') + "\u2026")) << e.message.substr(0, 300);
+    }
+}
+
+TEST(YamlLimits, ExcerptCutsAtCharactersNotBytes) {
+    EXPECT_EQ(excerpt("short"), "short");
+    EXPECT_EQ(excerpt(std::string(80, 'a')), std::string(80, 'a'));
+    EXPECT_EQ(excerpt(std::string(81, 'a')), std::string(80, 'a') + "\u2026");
+    EXPECT_EQ(excerpt("\u00e9\u00e9\u00e9", 2), "\u00e9\u00e9\u2026");  // never half a character
+    EXPECT_EQ(quoted_excerpt("abc", 2), "\"ab\u2026\"");
+}
+
+// ------------------------------------------------------------ syntax hints
+
+TEST(YamlHints, AnUnquotedColonOrATabIsNamedOnItsLine) {
+    const struct {
+        std::string text;
+        std::string hint;
+    } cases[] = {
+        {"tasks:\n  - id: \"task-1\"\n    title: Fix bug: crash on \"start\"\n",
+         "the value of \"title\" contains \": \", which YAML reads as another key; quote the value: "
+         "title: \"Fix bug: crash on \\\"start\\\"\""},
+        {"tasks:\n  - id: \"task-1\"\n\ttitle: x\n", "line 3 is indented with a tab"},
+    };
+    for (const auto& c : cases) {
+        const Error e = parse_err(c.text);
+        EXPECT_EQ(e.line, 3u) << c.text;
+        EXPECT_TRUE(contains(e.message, "YAML syntax error")) << e.message;
+        EXPECT_TRUE(contains(e.hint, c.hint)) << c.text << "\nhint: " << e.hint;
+    }
+}
+
+TEST(YamlHints, AMisindentedLineIsToldTheColumnOfItsSiblings) {
+    struct Case {
+        std::string text;
+        std::string hint;
+    } cases[] = {
+        {"tasks:\n  - id: \"task-1\"\n   title: \"x\"\n", "indent it to column 5 like `id` on line 2"},
+        {"tasks:\n  - id: \"task-1\"\n    title: \"x\"\n      status: pending\n",
+         "indent it to column 5 like `title` on line 3"},
+        {"a: 1\n b: 2\n", "indent it to column 1 like `a` on line 1"},
+        {"tasks:\n  - id: a\n    steps:\n      - one\n     - two\n", "indent it to column 7 like `-` on line 4"},
+        // Lines of a block scalar are text, not structure.
+        {"tasks:\n  - id: a\n    notes: |\n       deep text\n   title: x\n", "like `notes` on line 3"},
+    };
+    for (const Case& c : cases) {
+        const Error e = parse_err(c.text);
+        EXPECT_TRUE(contains(e.hint, c.hint)) << c.text << "\nmessage: " << e.message << "\nhint: " << e.hint;
+    }
+}
+
+TEST(YamlHints, NoHintWhenTheTextDoesNotShowTheCause) {
+    EXPECT_EQ(parse_err("a: [1, 2\n").hint, "");
+    EXPECT_EQ(parse_err("a: \"open\n").hint, "");
+}
+
+}  // namespace
+}  // namespace small
