@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "small/filesystem.hpp"
-#include "small/finding.hpp"
-#include "small/gitignore.hpp"
-#include "small/verdict.hpp"
-#include "small/yaml_writer.hpp"
+#include "small/base/filesystem.hpp"
+#include "small/check/finding.hpp"
+#include "small/store/gitignore.hpp"
+#include "small/check/verdict.hpp"
+#include "small/doc/yaml_writer.hpp"
 
 namespace small::cli {
 

@@ -1,11 +1,12 @@
 // `small accept intent|constraints`: flags and rendering only; the work is
-// done by small/draft_accept.hpp.
+// done by small/ops/draft.hpp.
 #include <memory>
 
 #include "cli.hpp"
-#include "small/draft_accept.hpp"
-#include "small/workspace.hpp"
-#include "small/workspace_lock.hpp"
+#include "small/ops/draft.hpp"
+#include "small/model/workspace.hpp"
+#include "small/store/workspace_lock.hpp"
+#include "small/ops/accept.hpp"
 
 namespace small::cli {
 

@@ -1,12 +1,12 @@
 // `small agents apply|check|print`: flags and rendering only; the work is
-// done by small/agents_command.hpp.
+// done by small/ops/agents.hpp.
 #include <iostream>
 #include <memory>
 #include <vector>
 
 #include "cli.hpp"
-#include "small/agents_command.hpp"
-#include "small/workspace_lock.hpp"
+#include "small/ops/agents.hpp"
+#include "small/store/workspace_lock.hpp"
 
 namespace small::cli {
 

@@ -1,12 +1,12 @@
 // `small draft intent|constraints --from PATH|-|stdin`: flags and rendering
-// only; the work is done by small/draft_accept.hpp.
+// only; the work is done by small/ops/draft.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/draft_accept.hpp"
-#include "small/workspace.hpp"
-#include "small/workspace_lock.hpp"
+#include "small/ops/draft.hpp"
+#include "small/model/workspace.hpp"
+#include "small/store/workspace_lock.hpp"
 
 namespace small::cli {
 

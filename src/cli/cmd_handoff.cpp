@@ -1,10 +1,10 @@
-// `small handoff`: flags and rendering; the work is in small/handoff_command.hpp.
+// `small handoff`: flags and rendering; the work is in small/ops/handoff.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/handoff_command.hpp"
-#include "small/workspace_lock.hpp"
+#include "small/ops/handoff.hpp"
+#include "small/store/workspace_lock.hpp"
 
 namespace small::cli {
 

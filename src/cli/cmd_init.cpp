@@ -1,11 +1,11 @@
 // `small init`: flags and rendering only; the work is done by
-// small/init_workspace.hpp.
+// small/ops/init.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/init_workspace.hpp"
-#include "small/workspace_lock.hpp"
+#include "small/ops/init.hpp"
+#include "small/store/workspace_lock.hpp"
 
 namespace small::cli {
 

@@ -1,9 +1,9 @@
-// `small plan`: flags and rendering; the work is in small/plan_command.hpp.
+// `small plan`: flags and rendering; the work is in small/ops/plan.hpp.
 #include <memory>
 
 #include "cli.hpp"
-#include "small/plan_command.hpp"
-#include "small/workspace_lock.hpp"
+#include "small/ops/plan.hpp"
+#include "small/store/workspace_lock.hpp"
 
 namespace small::cli {
 

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "small/plan_view.hpp"
-#include "small/yaml_writer.hpp"
+#include "small/ops/plan_show.hpp"
+#include "small/doc/yaml_writer.hpp"
 
 namespace small::cli {
 

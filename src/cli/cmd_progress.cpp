@@ -1,12 +1,13 @@
 // `small progress add` and `small progress migrate`: flags and rendering
-// only; the work is done by small/progress_command.hpp.
+// only; the work is done by small/ops/progress_add.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/progress_command.hpp"
-#include "small/workspace.hpp"
-#include "small/workspace_lock.hpp"
+#include "small/ops/progress_add.hpp"
+#include "small/model/workspace.hpp"
+#include "small/store/workspace_lock.hpp"
+#include "small/ops/progress_migrate.hpp"
 
 namespace small::cli {
 

@@ -3,9 +3,10 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "small/plan_view.hpp"
-#include "small/progress_command.hpp"
-#include "small/text.hpp"
+#include "small/ops/plan_show.hpp"
+#include "small/ops/progress_add.hpp"
+#include "small/base/text.hpp"
+#include "small/ops/progress_list.hpp"
 
 namespace small::cli {
 

@@ -1,10 +1,11 @@
-// `small replay-id`: flags and rendering; the work is in small/run_state.hpp.
+// `small replay-id`: flags and rendering; the work is in small/store/run_state.hpp.
 #include <iostream>
 
 #include "cli.hpp"
-#include "small/replay_id.hpp"
-#include "small/run_state.hpp"
-#include "small/workspace.hpp"
+#include "small/model/replay_id.hpp"
+#include "small/store/run_state.hpp"
+#include "small/model/workspace.hpp"
+#include "small/ops/replay_id.hpp"
 
 namespace small::cli {
 

@@ -1,11 +1,12 @@
 // `small reset`: confirmation, flags and rendering; the work is in
-// small/handoff_command.hpp.
+// small/ops/handoff.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/handoff_command.hpp"
-#include "small/workspace_lock.hpp"
+#include "small/ops/handoff.hpp"
+#include "small/store/workspace_lock.hpp"
+#include "small/ops/reset.hpp"
 
 namespace small::cli {
 

@@ -1,9 +1,10 @@
-// `small start`: flags and rendering; the work is in small/handoff_command.hpp.
+// `small start`: flags and rendering; the work is in small/ops/handoff.hpp.
 #include <memory>
 
 #include "cli.hpp"
-#include "small/handoff_command.hpp"
-#include "small/workspace_lock.hpp"
+#include "small/ops/handoff.hpp"
+#include "small/store/workspace_lock.hpp"
+#include "small/ops/start.hpp"
 
 namespace small::cli {
 

@@ -1,7 +1,7 @@
 #include <iostream>
 
 #include "cli.hpp"
-#include "small/replay_id.hpp"
+#include "small/model/replay_id.hpp"
 
 namespace small::cli {
 

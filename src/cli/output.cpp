@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "cli.hpp"
-#include "small/text.hpp"
+#include "small/base/text.hpp"
 
 namespace small::cli {
 

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "cli.hpp"
-#include "small/text.hpp"
+#include "small/base/text.hpp"
 
 namespace small::cli {
 

@@ -1,6 +1,6 @@
 // agents apply / check / print in the library (authoring.md §4), on a real
 // temporary directory for apply (it writes) and in memory for check.
-#include "small/agents_command.hpp"
+#include "small/ops/agents.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "small/atomic_file.hpp"
+#include "small/store/atomic_file.hpp"
 
 namespace small {
 namespace {

@@ -1,7 +1,7 @@
 // write_file_atomic / append_file_durable on a real disk: contents, modes,
 // refusals, full disks (RLIMIT_FSIZE in a forked child) and SIGKILL at
 // random instants.
-#include "small/atomic_file.hpp"
+#include "small/store/atomic_file.hpp"
 
 #include <gtest/gtest.h>
 

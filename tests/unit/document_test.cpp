@@ -1,6 +1,6 @@
 // The document model: DocumentBuilder, NodeRef accessors and bounds,
 // kind names, numeric conversions, JSON pointers (RFC 6901).
-#include "small/document.hpp"
+#include "small/doc/document.hpp"
 
 #include <gtest/gtest.h>
 

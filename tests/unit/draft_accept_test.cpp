@@ -1,7 +1,7 @@
 // small draft / small accept, library half: the draft checks, saving a
 // draft from stdin or a file, and accept's one-step replace + progress entry
 // on a real workspace (refusals leave every file unchanged).
-#include "small/draft_accept.hpp"
+#include "small/ops/draft.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,11 +14,12 @@
 
 #include <gtest/gtest.h>
 
-#include "small/verdict.hpp"
+#include "small/check/verdict.hpp"
 #include "../common/minimal_workspace.hpp"
-#include "small/workspace_change.hpp"
-#include "small/workspace_lock.hpp"
-#include "small/yaml.hpp"
+#include "small/store/workspace_change.hpp"
+#include "small/store/workspace_lock.hpp"
+#include "small/doc/yaml.hpp"
+#include "small/ops/accept.hpp"
 #include "temp_workspace.hpp"
 
 namespace small {

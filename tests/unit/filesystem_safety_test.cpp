@@ -13,14 +13,14 @@
 
 #include <gtest/gtest.h>
 
-#include "small/atomic_file.hpp"
-#include "small/filesystem.hpp"
-#include "small/replay_id.hpp"
-#include "small/run_state.hpp"
-#include "small/run_store.hpp"
-#include "small/workspace.hpp"
-#include "small/workspace_change.hpp"
-#include "small/yaml.hpp"
+#include "small/store/atomic_file.hpp"
+#include "small/base/filesystem.hpp"
+#include "small/model/replay_id.hpp"
+#include "small/store/run_state.hpp"
+#include "small/store/run_store.hpp"
+#include "small/model/workspace.hpp"
+#include "small/store/workspace_change.hpp"
+#include "small/doc/yaml.hpp"
 #include "temp_workspace.hpp"
 
 namespace small {

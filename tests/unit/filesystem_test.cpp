@@ -1,5 +1,5 @@
 // RealFileSystem against a temporary directory, and MemoryFileSystem.
-#include "small/filesystem.hpp"
+#include "small/base/filesystem.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -13,12 +13,13 @@
 
 #include <gtest/gtest.h>
 
-#include "small/agents_block.hpp"
-#include "small/filesystem.hpp"
-#include "small/init_workspace.hpp"
-#include "small/replay_id.hpp"
-#include "small/timestamp.hpp"
-#include "small/yaml.hpp"
+#include "small/model/agents_block.hpp"
+#include "small/base/filesystem.hpp"
+#include "small/ops/init.hpp"
+#include "small/model/replay_id.hpp"
+#include "small/base/timestamp.hpp"
+#include "small/doc/yaml.hpp"
+#include "small/model/templates.hpp"
 
 namespace small {
 namespace {

@@ -2,7 +2,7 @@
 // every rule from a minimal mutation of a valid workspace, the reference's
 // test checklist (protocol.md §11.1-11.2), S4 layout, small_version quoting
 // and verify's own rules.
-#include "small/invariants.hpp"
+#include "small/check/invariants.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "small/verdict.hpp"
+#include "small/check/verdict.hpp"
 #include "test_workspace.hpp"
 
 namespace small {

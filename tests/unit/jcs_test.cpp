@@ -1,6 +1,6 @@
 // RFC 8785 (JCS) canonicalization: number vectors from RFC 8785 Appendix B,
 // the §3.2.2 and §3.2.3 examples, escaping and rejection cases.
-#include "small/jcs.hpp"
+#include "small/doc/jcs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <limits>
 #include <string>
 
-#include "small/document.hpp"
+#include "small/doc/document.hpp"
 #include "tree_builder.hpp"
 
 namespace small {

@@ -1,4 +1,4 @@
-#include "small/links.hpp"
+#include "small/check/links.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // (plan_command.hpp, handoff_command.hpp) on real workspaces made by
 // init_workspace in temporary directories; build_handoff's state machine on
 // inputs built by hand.
-#include "small/plan_command.hpp"
+#include "small/ops/plan.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -19,20 +19,24 @@
 #include <string>
 #include <vector>
 
-#include "small/handoff_command.hpp"
-#include "small/init_workspace.hpp"
-#include "small/plan_index.hpp"
-#include "small/plan_model.hpp"
-#include "small/progress_command.hpp"
-#include "small/progress_log.hpp"
-#include "small/replay_id.hpp"
-#include "small/run_store.hpp"
-#include "small/text.hpp"
-#include "small/schema.hpp"
-#include "small/verdict.hpp"
-#include "small/workspace_change.hpp"
-#include "small/workspace_lock.hpp"
-#include "small/yaml.hpp"
+#include "small/ops/handoff.hpp"
+#include "small/ops/init.hpp"
+#include "small/store/plan_cache.hpp"
+#include "small/model/plan_model.hpp"
+#include "small/ops/progress_add.hpp"
+#include "small/store/progress_log.hpp"
+#include "small/model/replay_id.hpp"
+#include "small/store/run_store.hpp"
+#include "small/base/text.hpp"
+#include "small/check/schema.hpp"
+#include "small/check/verdict.hpp"
+#include "small/store/workspace_change.hpp"
+#include "small/store/workspace_lock.hpp"
+#include "small/doc/yaml.hpp"
+#include "small/ops/start.hpp"
+#include "small/ops/reset.hpp"
+#include "small/ops/checkpoint.hpp"
+#include "small/model/templates.hpp"
 
 namespace small {
 namespace {

@@ -2,7 +2,7 @@
 // checkpoint and handoff (plan_model.hpp): next ids, status normalisation,
 // dependencies (alias, dedupe, errors in their documented order, cycles)
 // and the runnable / blocked / done queries.
-#include "small/plan_model.hpp"
+#include "small/model/plan_model.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 //
 // Tests that append many times use /dev/shm when it exists (fsync there is
 // free; on an ext4 disk each append costs a few fsyncs of ~3 ms).
-#include "small/progress_log.hpp"
+#include "small/store/progress_log.hpp"
 
 #include <gtest/gtest.h>
 
@@ -28,12 +28,12 @@
 #include <thread>
 #include <vector>
 
-#include "small/atomic_file.hpp"
-#include "small/invariants.hpp"
-#include "small/replay_id.hpp"
-#include "small/schema.hpp"
-#include "small/workspace_lock.hpp"
-#include "small/yaml.hpp"
+#include "small/store/atomic_file.hpp"
+#include "small/check/invariants.hpp"
+#include "small/model/replay_id.hpp"
+#include "small/check/schema.hpp"
+#include "small/store/workspace_lock.hpp"
+#include "small/doc/yaml.hpp"
 
 namespace small {
 namespace {

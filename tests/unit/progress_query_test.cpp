@@ -1,13 +1,13 @@
 // The tail query of the progress log: the same answer as a full parse, at a
 // cost that does not grow with the log.
-#include "small/progress_query.hpp"
+#include "small/store/progress_query.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "small/yaml.hpp"
+#include "small/doc/yaml.hpp"
 
 namespace small {
 namespace {

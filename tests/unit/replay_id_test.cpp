@@ -2,7 +2,7 @@
 // the ids pinned by the conformance corpus (cases/replayid/*); the documents
 // are rebuilt here by hand from those workspaces' YAML files (YAML 1.2 core
 // schema) so the tests do not depend on the loader.
-#include "small/replay_id.hpp"
+#include "small/model/replay_id.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "small/document.hpp"
+#include "small/doc/document.hpp"
 #include "tree_builder.hpp"
-#include "small/jcs.hpp"
+#include "small/doc/jcs.hpp"
 
 namespace small {
 namespace {

@@ -1,10 +1,11 @@
 // replay_id_report (run_state.hpp): the manifest's id next to the run's
 // pinned id, and why they differ (D3: the pin does not follow edits).
-#include "small/run_state.hpp"
+#include "small/store/run_state.hpp"
 
 #include <gtest/gtest.h>
 
-#include "small/replay_id.hpp"
+#include "small/model/replay_id.hpp"
+#include "small/ops/replay_id.hpp"
 #include "test_workspace.hpp"
 
 namespace small {

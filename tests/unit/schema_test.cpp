@@ -1,7 +1,7 @@
 // JSON Schema validation of the five artifacts (DECISIONS D1): embedded
 // schemas, messages and pointers a user can act on, marks, the parallel
 // chunked path for large logs, and --spec-dir overrides.
-#include "small/schema.hpp"
+#include "small/check/schema.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "small/yaml.hpp"
+#include "small/doc/yaml.hpp"
 #include "test_workspace.hpp"
 
 namespace small {

@@ -1,4 +1,4 @@
-#include "small/secrets.hpp"
+#include "small/check/secrets.hpp"
 
 #include <gtest/gtest.h>
 
@@ -189,7 +189,7 @@ TEST(SecretValue, OrdinaryContentIsClean) {
              "The password reset page now validates the secret question.",
              "ran go test ./... and all passed",
              "src/core/timestamp.cpp",
-             "/home/user/projects/small/include/small/timestamp.hpp",
+             "/home/user/projects/small/include/small/base/timestamp.hpp",
              "https://github.com/example/project/pull/123",
              "http://localhost:3000/api/v1/users",
              "2025-01-15T10:00:00.123456789Z",

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "small/workspace.hpp"
+#include "small/model/workspace.hpp"
 
 namespace small::testing {
 

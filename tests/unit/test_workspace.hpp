@@ -15,11 +15,11 @@
 #include <string_view>
 #include <vector>
 
-#include "small/filesystem.hpp"
-#include "small/finding.hpp"
-#include "small/invariants.hpp"
-#include "small/workspace.hpp"
-#include "small/yaml.hpp"
+#include "small/base/filesystem.hpp"
+#include "small/check/finding.hpp"
+#include "small/check/invariants.hpp"
+#include "small/model/workspace.hpp"
+#include "small/doc/yaml.hpp"
 
 namespace small::testing {
 

@@ -1,5 +1,5 @@
 // Typo distance and "did you mean" helpers (text.hpp).
-#include "small/text.hpp"
+#include "small/base/text.hpp"
 
 #include <gtest/gtest.h>
 

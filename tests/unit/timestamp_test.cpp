@@ -1,4 +1,4 @@
-#include "small/timestamp.hpp"
+#include "small/base/timestamp.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "small/document.hpp"
+#include "small/doc/document.hpp"
 
 namespace small::testing {
 

@@ -1,6 +1,6 @@
 // The verdict pipeline behind validate / lint / verify / check, on
 // in-memory workspaces.
-#include "small/verdict.hpp"
+#include "small/check/verdict.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // start of every mutating command (begin_mutation), recovery of a change
 // journal written by hand (roll forward, roll back, foreign edits, garbage)
 // and SIGKILL at random instants with a "both or neither" check.
-#include "small/workspace_change.hpp"
+#include "small/store/workspace_change.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,13 +23,13 @@
 #include <thread>
 #include <vector>
 
-#include "small/filesystem.hpp"
-#include "small/progress_log.hpp"
-#include "small/replay_id.hpp"
-#include "small/timestamp.hpp"
-#include "small/workspace.hpp"
-#include "small/workspace_lock.hpp"
-#include "small/yaml.hpp"
+#include "small/base/filesystem.hpp"
+#include "small/store/progress_log.hpp"
+#include "small/model/replay_id.hpp"
+#include "small/base/timestamp.hpp"
+#include "small/model/workspace.hpp"
+#include "small/store/workspace_lock.hpp"
+#include "small/doc/yaml.hpp"
 
 namespace small {
 namespace {

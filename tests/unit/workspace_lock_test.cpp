@@ -1,6 +1,6 @@
 // WorkspaceLock across real processes: busy errors naming the holder, no
 // stale lock after a holder dies, and serialised read-modify-write.
-#include "small/workspace_lock.hpp"
+#include "small/store/workspace_lock.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "small/atomic_file.hpp"
+#include "small/store/atomic_file.hpp"
 
 namespace small {
 namespace {

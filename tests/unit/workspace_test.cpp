@@ -1,6 +1,6 @@
 // Workspace discovery (DECISIONS D5), artifact loading and workspace
 // metadata, all against MemoryFileSystem (no disk).
-#include "small/workspace.hpp"
+#include "small/model/workspace.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "small/filesystem.hpp"
+#include "small/base/filesystem.hpp"
 
 namespace small {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "small/text.hpp"
-#include "small/yaml.hpp"
+#include "small/base/text.hpp"
+#include "small/doc/yaml.hpp"
 
 namespace small {
 namespace {

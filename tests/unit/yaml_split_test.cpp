@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "small/yaml.hpp"
+#include "small/doc/yaml.hpp"
 #include "yaml_internal.hpp"
 
 namespace small {

@@ -1,6 +1,6 @@
 // The YAML loader (DECISIONS D2): YAML 1.2 core-schema scalar typing, marks,
 // error positions and messages, anchors/aliases, limits, source slices.
-#include "small/yaml.hpp"
+#include "small/doc/yaml.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <utility>
 
-#include "small/document.hpp"
+#include "small/doc/document.hpp"
 
 namespace small {
 namespace {

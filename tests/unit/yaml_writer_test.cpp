@@ -1,7 +1,7 @@
 // The YAML writer: scalars that re-read as exactly the string written, the
 // house block style, and appending progress entries without touching the
 // bytes already in the file (DECISIONS D2, D7, D8).
-#include "small/yaml_writer.hpp"
+#include "small/doc/yaml_writer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "small/yaml.hpp"
+#include "small/doc/yaml.hpp"
 #include "yaml_internal.hpp"
 
 namespace small {

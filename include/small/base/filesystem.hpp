@@ -1,0 +1,83 @@
+// The library's only door to the disk (after ninja's DiskInterface): the
+// real one for the CLI, an in-memory one for tests.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "small/base/result.hpp"
+
+namespace small {
+
+// Part of a file: the bytes read and the whole file's size.
+struct FileRange {
+    std::string bytes;
+    std::uint64_t file_size = 0;
+};
+
+struct DirEntry {
+    std::string name;
+    bool is_directory = false;
+};
+
+// The largest file the library reads (artifacts, drafts, AGENTS.md, a draft
+// on standard input): anything larger is refused, not read into memory.
+inline constexpr std::uint64_t kMaxFileBytes = std::uint64_t{256} << 20;  // 256 MiB
+
+class FileSystem {
+public:
+    virtual ~FileSystem() = default;
+    // Whole file contents; Error::Kind::System when missing or unreadable
+    // (the message says which). Only regular files are read: a FIFO, device
+    // or socket is refused without blocking, and so is a file larger than
+    // kMaxFileBytes (Kind::Invalid; the message names the path).
+    virtual Result<std::string> read_file(const std::string& path) const = 0;
+    virtual bool file_exists(const std::string& path) const = 0;
+    virtual bool directory_exists(const std::string& path) const = 0;
+    // Whether `path` itself is a symbolic link (dangling or not).
+    virtual bool is_symlink(const std::string& path) const {
+        (void)path;
+        return false;
+    }
+    // Direct children, sorted by name; symbolic links are reported as files.
+    virtual Result<std::vector<DirEntry>> list_directory(const std::string& path) const = 0;
+    // Up to `length` bytes from `offset` of a regular file (fewer at its end),
+    // so that a reader of a large log can stay O(1) in its size. The default
+    // reads the whole file (fine for fakes); the real one reads just the range.
+    virtual Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const;
+};
+
+class RealFileSystem final : public FileSystem {
+public:
+    Result<std::string> read_file(const std::string& path) const override;
+    bool file_exists(const std::string& path) const override;
+    bool directory_exists(const std::string& path) const override;
+    bool is_symlink(const std::string& path) const override;
+    Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
+    Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override;
+};
+
+// Paths are plain strings; a directory exists when it was added or when a
+// file lies below it.
+class MemoryFileSystem final : public FileSystem {
+public:
+    void add_file(const std::string& path, std::string contents);
+    void add_directory(const std::string& path);
+    // A link that leads nowhere (the fake does not resolve links).
+    void add_symlink(const std::string& path);
+    Result<std::string> read_file(const std::string& path) const override;
+    bool file_exists(const std::string& path) const override;
+    bool directory_exists(const std::string& path) const override;
+    bool is_symlink(const std::string& path) const override;
+    Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
+
+private:
+    std::map<std::string, std::string> files_;
+    std::map<std::string, bool> directories_;
+    std::set<std::string> symlinks_;
+};
+
+}  // namespace small

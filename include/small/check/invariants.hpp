@@ -1,0 +1,51 @@
+// The invariant engine: rules beyond the schemas (protocol.md §3 as amended
+// by DECISIONS D6 and D9). Every rule has a stable id shown in reports.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "small/base/filesystem.hpp"
+#include "small/check/finding.hpp"
+#include "small/check/schema.hpp"
+#include "small/model/workspace.hpp"
+
+namespace small {
+
+struct InvariantOptions {
+    bool strict = false;
+    // workspace.small.yml run.replay_id: scopes strict rule S2 (D9).
+    std::string run_replay_id;
+};
+
+// Canonical file order index of an artifact (intent = 0 ... handoff = 4);
+// workspace.small.yml is 5 and the .small/ directory itself 6.
+int file_order(ArtifactType type);
+inline constexpr int kWorkspaceFileOrder = 5;
+inline constexpr int kSmallDirOrder = 6;
+
+// Per-artifact rules, and in strict mode secrets, insecure links and the
+// cross-artifact rules S1-S3. Artifacts that failed to load are skipped.
+std::vector<Finding> check_invariants(const ArtifactSet& set, const InvariantOptions& options);
+
+// Schema violations of every loaded artifact (rule "SCHEMA").
+std::vector<Finding> check_schemas(const SchemaSet& schemas, const ArtifactSet& set);
+
+// Strict rule S4: nothing but the six canonical files (and ext/) in .small/.
+Result<std::vector<Finding>> check_layout(const FileSystem& fs, const WorkspacePaths& ws);
+
+// Warnings for small_version values that are not double-quoted (FMT-1);
+// `as_errors` turns them into errors (--format-strict). Loaded artifacts
+// are inspected from memory; workspace.small.yml is read from disk.
+std::vector<Finding> check_version_quoting(const FileSystem& fs, const WorkspacePaths& ws, const ArtifactSet& set,
+                                           bool as_errors);
+
+// Rules only `verify` applies: handoff replayId shape (VER-1..5) and the
+// current task against the plan (VER-6/7).
+std::vector<Finding> check_verify_rules(const ArtifactSet& set);
+
+// True if a progress entry carries evidence: one of evidence, verification,
+// command, test, link, commit that is present, not null and not blank (D9).
+bool entry_has_evidence(NodeRef entry);
+
+}  // namespace small

@@ -1,0 +1,63 @@
+// The verdict pipeline behind `validate`, `lint`, `check` and `verify`:
+// load once, then schema -> invariants -> verify rules, as findings.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "small/base/filesystem.hpp"
+#include "small/check/finding.hpp"
+#include "small/check/invariants.hpp"
+#include "small/check/schema.hpp"
+#include "small/model/workspace.hpp"
+
+namespace small {
+
+// Where a verdict stopped, in the order a user has to fix things.
+enum class VerdictOutcome {
+    Ok,         // no errors
+    Invalid,    // errors in content or workspace state (exit 1)
+    SystemError // no .small/, unreadable file, ... (exit 2)
+};
+
+struct StageResult {
+    std::string name;  // "validate", "lint", "verify"
+    enum class Status { Ok, Failed, Error, Skipped } status = Status::Skipped;
+    std::vector<Finding> findings;  // errors and warnings of this stage
+};
+const char* stage_status_name(StageResult::Status status);
+
+struct VerdictOptions {
+    bool strict = false;
+    bool format_strict = false;       // small_version quoting drift is an error
+    std::optional<WorkspaceScope> scope;  // checked when set and not Any
+    bool require_metadata = false;    // verify: workspace.small.yml must load
+};
+
+struct Verdict {
+    VerdictOutcome outcome = VerdictOutcome::Ok;
+    std::vector<StageResult> stages;
+    // Problems that stop everything (no .small/, bad metadata, load errors).
+    std::vector<Finding> blocking;
+    std::vector<Finding> all_findings() const;
+};
+
+// Shared state of one invocation: the workspace, loaded once.
+struct VerdictInput {
+    const FileSystem& fs;
+    WorkspacePaths paths;
+    const SchemaSet& schemas;
+};
+
+// `small validate`: load + schema.
+Verdict run_validate(const VerdictInput& in);
+// `small lint`: load + invariants (+S4 when strict) + quoting warnings.
+Verdict run_lint(const VerdictInput& in, const VerdictOptions& options);
+// `small verify`: metadata + scope, required files, schema, invariants,
+// verify rules; every error collected.
+Verdict run_verify(const VerdictInput& in, const VerdictOptions& options);
+// `small check`: validate -> lint -> verify, stopping at the first failing stage.
+Verdict run_check(const VerdictInput& in, const VerdictOptions& options);
+
+}  // namespace small

@@ -1,0 +1,65 @@
+// Where everything of a workspace lives: the artifact files under .small/
+// and every runtime file name under the workspace root. No other file spells
+// these names (D7: nothing is written outside these folders).
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace small {
+
+enum class ArtifactType { Intent, Constraints, Plan, Progress, Handoff };
+
+// Canonical order: every report lists files in this order.
+inline constexpr std::array<ArtifactType, 5> kArtifactTypes = {
+    ArtifactType::Intent, ArtifactType::Constraints, ArtifactType::Plan, ArtifactType::Progress,
+    ArtifactType::Handoff};
+
+std::string_view artifact_name(ArtifactType type);       // "intent"
+std::string artifact_file_name(ArtifactType type);       // "intent.small.yml"
+inline constexpr std::string_view kWorkspaceFileName = "workspace.small.yml";
+
+struct WorkspacePaths {
+    std::string root;       // absolute directory that contains .small/
+    std::string small_dir;  // root + "/.small"
+    // How files are named in messages: relative to the current directory
+    // when the workspace lies below it, else absolute.
+    std::string display_prefix;
+    bool from_dir_flag = false;  // named by --dir (no search of parent directories)
+
+    std::string path_of(std::string_view file_name) const { return small_dir + "/" + std::string(file_name); }
+    std::string display_of(std::string_view file_name) const {
+        return display_prefix + ".small/" + std::string(file_name);
+    }
+};
+
+// The artifact file names, for messages and paths.
+inline constexpr std::string_view kPlanFileName = "plan.small.yml";
+inline constexpr std::string_view kProgressFileName = "progress.small.yml";
+inline constexpr std::string_view kHandoffFileName = "handoff.small.yml";
+
+// Runtime folders beside .small/ (never part of the protocol's state).
+inline constexpr std::string_view kCacheDirName = ".small-cache";
+inline constexpr std::string_view kRunsDirName = ".small-runs";
+inline constexpr std::string_view kArchiveDirName = ".small-archive";
+// The lines `init` adds to .gitignore, in this order.
+inline constexpr std::string_view kRuntimeIgnoreLines[] = {".small-cache/", ".small-runs/", ".small-archive/"};
+
+// Runtime files, relative to the workspace root.
+inline constexpr std::string_view kTempDirName = ".small-cache/tmp";            // atomic writes stage here
+inline constexpr const char* kLockFileName = ".small-cache/lock";               // one writer at a time
+inline constexpr const char* kChangeJournalName = ".small-cache/change.journal";  // multi-file changes
+inline constexpr const char* kProgressTailName = ".small-cache/progress.tail";  // O(1) appends
+inline constexpr const char* kProgressJournalName = ".small-cache/progress.journal";
+inline constexpr std::string_view kDraftsDirName = ".small-cache/drafts";       // draft / accept
+// Stamped caches in .small-cache/, named without the folder.
+inline constexpr const char* kPlanTasksName = "plan.tasks";  // the plan's task ids and statuses
+inline constexpr const char* kPlanValidName = "plan.valid";  // the plan passed schema + invariants
+
+// <root>/<relative>, for the runtime names above.
+inline std::string runtime_path(const std::string& root, std::string_view relative) {
+    return (root == "/" ? std::string() : root) + "/" + std::string(relative);
+}
+
+}  // namespace small

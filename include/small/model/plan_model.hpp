@@ -1,0 +1,61 @@
+// The plan as an editable value (DECISIONS D6) and the task-queue rules that
+// plan, checkpoint and handoff share (authoring.md §5 "Runnable-task
+// semantics"). Edits work on the whole parsed document, so task fields and
+// top-level keys the tool does not know are kept in place on every rewrite.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "small/base/result.hpp"
+#include "small/doc/yaml_writer.hpp"
+
+namespace small {
+
+// The five plan statuses (D6), in the order messages list them.
+inline constexpr std::string_view kPlanStatuses[] = {"pending", "in_progress", "completed", "blocked", "cancelled"};
+
+// The task keys the protocol and this tool read (others are kept, unread).
+inline constexpr std::string_view kTaskKeys[] = {"id",     "title",      "steps",       "acceptance",
+                                                 "status", "depends_on", "dependencies"};
+
+// Index of the task whose id is exactly `id`.
+std::optional<std::size_t> find_task(const YamlValue& plan, std::string_view id);
+
+// `task-<N+1>`, N the largest number among ids of the exact form task-<digits>
+// (0 when none); other ids are ignored and gaps are not reused.
+std::string next_task_id(const YamlValue& plan);
+
+// A task's status, trimmed and lower-cased; blank or missing means "pending".
+std::string task_status(const YamlValue& task);
+
+// Ids the task depends on: `depends_on` (D6), then `dependencies` (read as
+// an alias), duplicates dropped, in order.
+std::vector<std::string> task_dependencies(const YamlValue& task);
+
+// Sets `status`, keeping the key's position when it exists.
+void set_task_status(YamlValue& task, std::string_view status);
+
+// Adds `dep` to the dependencies of task `task_id` (into `depends_on`, or
+// into `dependencies` when only that key exists). Errors, in this order:
+// unknown task, unknown dependency, self-dependency, duplicate (Invalid),
+// and a cycle the new edge would close (Invalid, listing it: a -> b -> a).
+Status add_dependency(YamlValue& plan, std::string_view task_id, std::string_view dep);
+
+// A dependency cycle as a closed path (first id repeated at the end), or
+// nothing. Deterministic: searches from tasks in plan order.
+std::optional<std::vector<std::string>> find_dependency_cycle(const YamlValue& plan);
+
+// The task an agent should work on: the first `in_progress` task, else the
+// first `pending` task whose dependencies all exist and are `completed`.
+std::optional<std::string> next_runnable_task(const YamlValue& plan);
+
+// The id of the first `blocked` task.
+std::optional<std::string> first_blocked_task(const YamlValue& plan);
+
+// True when the plan has tasks and every one is `completed` (or `cancelled`).
+bool all_tasks_done(const YamlValue& plan);
+
+}  // namespace small

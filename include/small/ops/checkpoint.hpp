@@ -1,0 +1,46 @@
+// `small checkpoint`: one task's status set in the plan and a progress entry
+// recording it, as one crash-safe change (workspace_change.hpp).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "small/base/filesystem.hpp"
+#include "small/base/result.hpp"
+#include "small/doc/yaml_writer.hpp"
+#include "small/model/workspace.hpp"
+
+namespace small {
+
+// The statuses checkpoint sets (in the plan and in the entry).
+inline constexpr std::string_view kCheckpointStatuses[] = {"completed", "blocked", "cancelled", "in_progress"};
+
+struct CheckpointRequest {
+    std::string task;
+    std::string status;  // one of kCheckpointStatuses
+    std::optional<std::string> evidence, verification, command, test, link, commit, notes;
+    std::optional<std::string> at, after;
+    WorkspaceScope scope = WorkspaceScope::Root;
+    std::chrono::milliseconds lock_wait{10'000};
+};
+
+inline constexpr std::string_view kDefaultCheckpointEvidence = "Recorded checkpoint via small checkpoint";
+
+struct CheckpointResult {
+    YamlValue entry;         // as written, `timestamp` first
+    std::string timestamp;
+    std::string previous_status;
+    std::string replay_id;
+    bool pinned_run = false;
+};
+
+// Error kinds: Usage (status not in kCheckpointStatuses, bad --at/--after, both
+// given, blank task, a field the schema rejects), Invalid (task not in the
+// plan, plan or log unusable, --at not after the last entry), System (no
+// .small/, no progress log, I/O), Busy.
+Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const WorkspacePaths& ws,
+                                            const CheckpointRequest& req);
+
+}  // namespace small

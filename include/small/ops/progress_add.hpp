@@ -1,0 +1,56 @@
+// The logic behind `small progress add` (D4, D7, D8, D9 of docs/design.md).
+// The CLI only parses flags and renders; everything that touches the
+// workspace is here. One entry is appended under the workspace lock with
+// append_progress_entry (O(1), existing bytes never rewritten, D7). Only the
+// NEW entry is validated (schema + per-entry invariants) before the append;
+// the existing log is neither re-validated nor rewritten.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "small/base/filesystem.hpp"
+#include "small/base/result.hpp"
+#include "small/base/timestamp.hpp"
+#include "small/model/workspace.hpp"
+#include "small/doc/yaml_writer.hpp"
+#include "small/store/progress_entry.hpp"
+
+namespace small {
+
+// Evidence written when no evidence field is given (authoring.md §6.1), so
+// every entry `small` writes satisfies D9's evidence rule.
+inline constexpr std::string_view kDefaultProgressEvidence = "Recorded progress via small progress add";
+
+struct ProgressAddRequest {
+    std::string task;    // trimmed when stored; blank is a usage error
+    std::string status;  // trimmed and lower-cased; must be a progress status
+    // Evidence fields (D9) and notes, stored verbatim when not blank.
+    std::optional<std::string> evidence, verification, command, test, link, commit, notes;
+    std::optional<std::string> at;     // exact instant (strictly after the last entry)
+    std::optional<std::string> after;  // max(after, last) + 1 ns
+    WorkspaceScope scope = WorkspaceScope::Root;
+    std::chrono::milliseconds lock_wait{10'000};
+};
+
+struct ProgressAddResult {
+    YamlValue entry;             // as written, `timestamp` first
+    std::string timestamp;       // 9-digit UTC
+    bool task_exists_in_plan = false;
+    std::string plan_status;     // the task's status in the plan ("" for meta/ ids)
+    bool meta_task = false;      // task id starts with "meta/"
+    bool created_log = false;    // progress.small.yml did not exist and was created
+    std::vector<std::string> warnings;  // e.g. "the plan still says task X is pending; ..."
+};
+
+// Error kinds: Usage (bad flag value: status, --at/--after, both given,
+// blank task, a field the schema rejects), System (no .small/, I/O),
+// Busy (lock held), Invalid (a non-meta/ task the plan does not have, D14,
+// with the closest ids; a plan that does not parse; --at not after the last
+// entry, unusable log or workspace metadata, run replay id malformed).
+Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req);
+
+}  // namespace small

@@ -1,0 +1,92 @@
+// Crash-safe writes into a workspace (DECISIONS D7).
+//
+// Every whole-file write stages a temporary file under
+// `<root>/.small-cache/tmp/` (never inside `.small/`, so a concurrent strict
+// layout check cannot see it), fsyncs it, renames it over the target and
+// fsyncs the target's directory: after a crash the target holds either the
+// old or the new bytes, never a mixture. Appends to the progress log go
+// through append_file_durable(), which never changes existing bytes.
+//
+// Symbolic links are never followed below the workspace root, and nothing
+// is written outside the workspace's `.small*` folders, `AGENTS.md` and
+// `.gitignore` (plus, through write_named_file_atomic, the one file a user
+// named explicitly).
+//
+// A file this process may not write (read-only for us: EACCES by the
+// permission rules) is never replaced, although a rename in a writable
+// folder would let us: read-only means "do not change this" (Kind::System,
+// exit 2). Root may write any file, as with every other tool.
+//
+// Errors: Kind::Invalid for a refused operation (symbolic link, path outside
+// the allowed folders, file changed since it was read), Kind::System for an
+// operating-system failure or a read-only file; the message names the path
+// and strerror.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "small/base/result.hpp"
+#include "small/model/workspace.hpp"
+
+namespace small {
+
+// Replaces `target` (an absolute path below ws.root, inside `.small*`,
+// or `AGENTS.md` / `.gitignore` at the root) with `bytes`, atomically and
+// durably. The target's directory must exist (see ensure_directory). A new
+// file gets `mode` (minus the umask); an existing file keeps its permission
+// bits. On failure the temporary file is removed and the target is left
+// untouched, except when only the final directory fsync fails (the rename
+// has then happened but its durability is unknown; the error says so).
+// `sync_directory` false skips the final directory fsync, for a caller that
+// makes the rename durable by a later fsync of the same directory.
+Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
+                         mode_t mode = 0644, bool sync_directory = true);
+
+// Whether write_file_atomic (or append_file_durable) would accept `target`,
+// without writing anything: the same path rules, no symbolic link on the
+// way, a regular and writable file when it exists. Lets a command refuse
+// before its first write.
+Status check_replaceable(const WorkspacePaths& ws, const std::string& target);
+
+// The read-only rule alone, for a path outside the workspace rules: a
+// regular file at `path` that is read-only (see above) is refused; anything
+// else is left to the write.
+Status check_writable_file(const std::string& path);
+
+// write_file_atomic for one file the user named on the command line
+// (`small agents apply --file GOVERNANCE.md`): `target` must be a direct
+// child of ws.root; its name is the user's choice rather than the D7 list,
+// except that the workspace's own `.small` / `.small-*` names are refused.
+// Same staging, durability and symbolic-link refusal as write_file_atomic.
+Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
+                               mode_t mode = 0644);
+
+// Appends `bytes` to the existing regular file `target` (never creates it)
+// and fsyncs. `expected_size` is the size the caller read and validated; if
+// the file's size differs, nothing is written (Kind::Invalid, "the file
+// changed since it was read"). If the write or fsync fails part-way, the
+// file is truncated back to `expected_size`, so earlier bytes are never
+// changed and no partial entry remains.
+//
+// A write beyond RLIMIT_FSIZE raises SIGXFSZ, which kills the process by
+// default; processes that want an EFBIG error instead must ignore SIGXFSZ.
+Status append_file_durable(const std::string& target, std::string_view bytes, std::uint64_t expected_size);
+
+// fsync() on a directory, making renames and creations inside it durable.
+Status fsync_directory(const std::string& dir);
+
+// mkdir -p for `dir` (absolute, below ws.root, same rules as the targets of
+// write_file_atomic): missing folders are created with mode 0755 and made
+// durable; an existing symbolic link on the way is refused.
+Status ensure_directory(const WorkspacePaths& ws, const std::string& dir);
+
+// Removes temporary files in `.small-cache/tmp/` left behind by writers
+// that died (their pid, recorded in the name, no longer exists). Returns how
+// many were removed. Best effort: files of live processes are kept.
+Result<std::size_t> remove_stale_temp_files(const WorkspacePaths& ws);
+
+}  // namespace small

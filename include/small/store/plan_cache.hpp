@@ -1,0 +1,77 @@
+// The plan's task ids and statuses, for the writes that must name an
+// existing task (DECISIONS D14) without parsing the whole plan each time.
+//
+// `.small-cache/plan.tasks` keeps them next to the plan file's version stamp
+// (size, mtime, ctime, inode: file_version()); a hand edit changes the stamp
+// and the plan is parsed again. The cache is a shortcut only: it is written
+// by rename and not fsynced, and a lost or stale one just costs a parse.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "small/base/filesystem.hpp"
+#include "small/base/result.hpp"
+#include "small/model/workspace.hpp"
+#include "small/doc/yaml_writer.hpp"
+
+namespace small {
+
+struct PlanTaskInfo {
+    std::string id;
+    std::string status;  // trimmed, lower-cased; blank is "pending"
+};
+
+struct PlanIndex {
+    bool plan_exists = false;
+    std::vector<PlanTaskInfo> tasks;  // plan order
+
+    const PlanTaskInfo* find(std::string_view id) const;
+    std::vector<std::string> ids() const;
+};
+
+// The index of plan.small.yml as it is now. A plan that does not parse is an
+// Invalid error with its file:line:column (a task cannot be checked against it).
+Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws);
+
+// The index of a plan value or parsed plan, for the writers that hold one.
+PlanIndex plan_index_of(const YamlValue& plan);
+PlanIndex plan_index_of(const Document& plan);
+
+// Stores `index` as the cache of the plan file as it now is on disk (call
+// after writing the plan, under the lock).
+void remember_plan_index(const WorkspacePaths& ws, const PlanIndex& index);
+
+// D14: an Invalid error for a task id the plan does not have, naming the
+// closest ids (or listing a few when none is close) and how to add one.
+// `for_write` adds "nothing written".
+Error unknown_task_error(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws,
+                         bool for_write = true);
+
+// ok when `id` is a meta/ id or a task of the plan; else unknown_task_error.
+Status require_plan_task(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws);
+
+// Small caches under .small-cache/ keyed by a file's version stamp: the body
+// is returned only while `stamp` is unchanged.
+std::optional<std::string> read_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const char* name,
+                                              const std::string& stamp);
+void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::string& stamp,
+                         const std::string& body);
+
+// plan.small.yml as an editable value, once the file as it is has passed
+// the plan schema and the plan invariants (errors carry file:line:column;
+// an invalid plan is never rewritten). The edits plan and checkpoint make (a
+// status from the enum, a new task with a fresh id and a title, an acyclic
+// dependency on an existing task) keep a valid plan valid, so the result is
+// emitted without a second parse. A plan this tool wrote is not validated
+// again: `.small-cache/plan.valid` remembers its size, mtime, ctime and inode.
+Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws);
+// The same, as the parsed document (positions and source kept).
+Result<Document> load_valid_plan_document(const FileSystem& fs, const WorkspacePaths& ws);
+
+// Records that the plan file as it now is on disk is valid and has the
+// tasks of `index` (after a write, under the lock).
+void remember_valid_plan(const WorkspacePaths& ws, const PlanIndex& index);
+
+}  // namespace small

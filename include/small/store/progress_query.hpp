@@ -1,0 +1,45 @@
+// Reading the newest progress entries without parsing the whole log, for
+// `small progress list` and `small plan show ID`.
+//
+// A log is one block sequence under `entries:`; a line that starts an item
+// at the sequence's indentation is a safe cut point (item content, block
+// scalars and continuation lines are indented deeper). The query reads a
+// window at the end of the file, parses the complete items in it, and
+// widens the window (x4) only while it still needs older entries. A log of
+// an unusual shape (flow style, `entries` not found near the top) or a
+// window that does not parse falls back to parsing the whole file, so the
+// answer is always the same as a full read; only the cost differs.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "small/base/filesystem.hpp"
+#include "small/base/result.hpp"
+#include "small/base/timestamp.hpp"
+#include "small/model/workspace.hpp"
+#include "small/doc/yaml_writer.hpp"
+
+namespace small {
+
+struct EntryQuery {
+    std::optional<std::string> task;    // task_id equals (trimmed)
+    std::optional<std::string> status;  // status equals (trimmed, case-insensitive)
+    std::optional<Instant> since;       // timestamp at or after (entries are in time order, INV-R5)
+    std::string run_id;                 // replayId equals ("" = every run)
+    std::size_t limit = 0;              // the newest N matches; 0 = all
+};
+
+struct EntryList {
+    std::vector<YamlValue> entries;  // newest first
+    bool more = false;               // further matches exist beyond `limit`
+    bool whole_log_parsed = false;   // the fallback ran (or the window reached the start)
+};
+
+// Errors: the log is missing or unreadable (System), does not parse
+// (Invalid, file:line:column from the full parse).
+Result<EntryList> query_entries(const FileSystem& fs, const WorkspacePaths& ws, const EntryQuery& query);
+
+}  // namespace small

@@ -1,0 +1,94 @@
+// Changing several workspace files as ONE crash-safe step (DECISIONS D7):
+// `checkpoint` (plan status + progress entry), `plan`, `accept`, `reset`,
+// `start` and `handoff` all go through commit_workspace_change, under the
+// workspace lock taken by begin_mutation.
+//
+// The change journal `.small-cache/change.journal` makes "all files or none":
+//   1. the journal (new bytes of every file, the version stamp of their old
+//      bytes (file_version), the progress log's size) is written atomically
+//      and durably;
+//   2. the progress entries are appended in one journaled append
+//      (progress_log.hpp), so a crash keeps all of them or none;
+//   3. each file is replaced atomically (write_file_atomic);
+//   4. the journal is removed, durably.
+// recover_workspace (run by every mutating command under the lock, before it
+// reads anything) finishes an interrupted change: when the entries made it
+// into the log (it is longer than the journal says) or the change has no
+// entries, every file still holding its old bytes gets its new ones (roll
+// forward); otherwise nothing was committed and the journal is dropped (roll
+// back: the files were never touched). Either way the workspace ends with
+// all of the change or none of it. Entries go first because a log that
+// already records a step the plan does not show yet is valid, whereas a plan
+// claiming `completed` without its evidence entry would fail strict S1.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "small/base/filesystem.hpp"
+#include "small/store/progress_log.hpp"
+#include "small/base/result.hpp"
+#include "small/model/workspace.hpp"
+#include "small/store/workspace_lock.hpp"
+#include "small/doc/yaml_writer.hpp"
+
+namespace small {
+
+struct FileReplacement {
+    std::string path;   // absolute, below the workspace root (atomic_file.hpp rules)
+    std::string bytes;  // new contents
+};
+
+struct WorkspaceChange {
+    std::vector<YamlValue> entries;     // progress entries without timestamps, in order
+    std::optional<Instant> first_at;    // exact instant of the first entry (--at)
+    std::vector<FileReplacement> files; // replaced after the entries, in order
+};
+
+struct CommittedChange {
+    std::vector<AppendResult> appended;  // one per entry, as written
+};
+
+// Applies `change` (see above). The caller holds the workspace lock and has
+// run recover_workspace. The progress log must exist when there are entries.
+Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const WorkspaceChange& change);
+
+// Finishes or undoes an interrupted append (recover_progress) and an
+// interrupted change (see above). Under the lock only.
+Status recover_workspace(const WorkspacePaths& ws);
+
+// What every mutating command does first: `.small` must not be a symbolic
+// link (Invalid, D7) and `.small/` must exist (System error "run small
+// init"), workspace.small.yml must admit `scope` (a missing file is
+// tolerated only for scope Any) and its run.replay_id pass pinned_run_id
+// (whatever the scope), then the lock is taken and interrupted writes are
+// recovered. Metadata is re-read under the lock.
+struct MutationRequest {
+    WorkspaceScope scope = WorkspaceScope::Root;
+    bool refuse_examples = false;  // plan/handoff/start/reset: even scope Any refuses kind examples
+    std::chrono::milliseconds lock_wait{10'000};
+    bool read_only = false;  // checks only: no lock, no recovery (e.g. a --dry-run)
+};
+
+struct MutationSession {
+    std::optional<WorkspaceLock> lock;  // empty for read_only
+    YamlValue metadata;          // workspace.small.yml as a value (null when absent/unreadable with scope Any)
+    std::string run_replay_id;   // run.replay_id ("" when none); validated 64 hex when set
+};
+
+Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePaths& ws, const MutationRequest& req);
+
+// Which version of a file is on disk, as a short text: size, mtime, ctime,
+// inode and device (every replace is a rename, so a new version always has a
+// new inode); "absent" when there is none. Cheaper than hashing the bytes.
+Result<std::string> file_version(const std::string& path);
+
+// workspace.small.yml with run.replay_id = `run_id` and updated_at =
+// `now_text`; every other key kept in place. A null `metadata` gives a fresh
+// repo-root file.
+std::string workspace_metadata_with_run(const YamlValue& metadata, const std::string& run_id,
+                                        const std::string& now_text);
+
+}  // namespace small

@@ -1,0 +1,196 @@
+#include "small/base/filesystem.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace small {
+
+namespace {
+
+Error os_error(const std::string& what, const std::string& path, int err) {
+    Error e = Error::system(what + " " + path + ": " + std::strerror(err));
+    e.file = path;
+    return e;
+}
+
+const char* not_regular_kind(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+Error refused_read(const std::string& path, const std::string& why) {
+    Error e = Error::invalid("cannot read " + path + ": " + why);
+    e.file = path;
+    return e;
+}
+
+Error too_large(const std::string& path) {
+    return refused_read(path, "it is larger than " + std::to_string(kMaxFileBytes >> 20) +
+                                  " MiB, the most small reads from one file; shorten it");
+}
+
+// The rest of an open regular file, at most kMaxFileBytes (it may grow while read).
+Result<std::string> read_bounded(int fd, std::uint64_t size_hint, const std::string& path) {
+    std::string data;
+    data.resize(static_cast<std::size_t>(std::min(size_hint, kMaxFileBytes) + 1));
+    std::size_t done = 0;
+    while (done <= kMaxFileBytes) {
+        if (done == data.size()) data.resize(std::min<std::size_t>(data.size() + 65536, kMaxFileBytes + 1));
+        const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return os_error("cannot read", path, errno);
+        if (n == 0) {
+            data.resize(done);
+            return data;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return too_large(path);
+}
+
+// Only a regular file of at most kMaxFileBytes is read.
+Result<std::string> read_open_file(int fd, const std::string& path) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return os_error("cannot read", path, errno);
+    if (S_ISDIR(st.st_mode)) return os_error("cannot read", path, EISDIR);
+    if (!S_ISREG(st.st_mode)) {
+        return refused_read(path, std::string("it is ") + not_regular_kind(st.st_mode) + ", not a regular file");
+    }
+    if (static_cast<std::uint64_t>(st.st_size) > kMaxFileBytes) return too_large(path);
+    return read_bounded(fd, static_cast<std::uint64_t>(st.st_size), path);
+}
+
+}  // namespace
+
+// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
+// (it changes nothing for regular files).
+Result<std::string> RealFileSystem::read_file(const std::string& path) const {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return os_error("cannot read", path, errno);
+    Result<std::string> data = read_open_file(fd, path);
+    ::close(fd);
+    return data;
+}
+
+bool RealFileSystem::file_exists(const std::string& path) const {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+bool RealFileSystem::directory_exists(const std::string& path) const {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool RealFileSystem::is_symlink(const std::string& path) const {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+Result<std::vector<DirEntry>> RealFileSystem::list_directory(const std::string& path) const {
+    std::error_code ec;
+    std::vector<DirEntry> out;
+    for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+        const bool dir = it->is_directory(ec) && !it->is_symlink(ec);
+        out.push_back({it->path().filename().string(), dir});
+    }
+    if (ec) return os_error("cannot list", path, ec.value());
+    std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    return out;
+}
+
+void MemoryFileSystem::add_file(const std::string& path, std::string contents) {
+    files_[path] = std::move(contents);
+}
+
+void MemoryFileSystem::add_directory(const std::string& path) { directories_[path] = true; }
+
+void MemoryFileSystem::add_symlink(const std::string& path) { symlinks_.insert(path); }
+
+bool MemoryFileSystem::is_symlink(const std::string& path) const { return symlinks_.count(path) != 0; }
+
+Result<std::string> MemoryFileSystem::read_file(const std::string& path) const {
+    const auto it = files_.find(path);
+    if (it == files_.end()) return os_error("cannot read", path, ENOENT);
+    return it->second;
+}
+
+bool MemoryFileSystem::file_exists(const std::string& path) const { return files_.count(path) != 0; }
+
+bool MemoryFileSystem::directory_exists(const std::string& path) const {
+    if (directories_.count(path)) return true;
+    const std::string prefix = path == "/" ? path : path + "/";
+    const auto starts = [&](const auto& kv) { return kv.first.rfind(prefix, 0) == 0; };
+    return std::any_of(files_.begin(), files_.end(), starts) ||
+           std::any_of(directories_.begin(), directories_.end(), starts);
+}
+
+Result<std::vector<DirEntry>> MemoryFileSystem::list_directory(const std::string& path) const {
+    if (!directory_exists(path)) return os_error("cannot list", path, ENOENT);
+    const std::string prefix = path == "/" ? path : path + "/";
+    std::map<std::string, bool> children;
+    const auto collect = [&](const std::string& p, bool is_dir) {
+        if (p.rfind(prefix, 0) != 0) return;
+        const std::string rest = p.substr(prefix.size());
+        const auto slash = rest.find('/');
+        if (slash == std::string::npos) children[rest] = children[rest] || is_dir;
+        else children[rest.substr(0, slash)] = true;
+    };
+    for (const auto& kv : files_) collect(kv.first, false);
+    for (const auto& kv : directories_) collect(kv.first, true);
+    std::vector<DirEntry> out;
+    for (const auto& [name, is_dir] : children) out.push_back({name, is_dir});
+    return out;
+}
+
+Result<FileRange> RealFileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return os_error("cannot read", path, errno);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const int err = errno ? errno : EINVAL;
+        ::close(fd);
+        return os_error("cannot read", path, S_ISDIR(st.st_mode) ? EISDIR : err);
+    }
+    FileRange range;
+    range.file_size = static_cast<std::uint64_t>(st.st_size);
+    const std::uint64_t end = std::min<std::uint64_t>(range.file_size, offset + length);
+    range.bytes.resize(end > offset ? static_cast<std::size_t>(end - offset) : 0);
+    std::size_t done = 0;
+    while (done < range.bytes.size()) {
+        const ssize_t n = ::pread(fd, range.bytes.data() + done, range.bytes.size() - done,
+                                  static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            return os_error("cannot read", path, err);
+        }
+        if (n == 0) break;  // the file shrank meanwhile
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    range.bytes.resize(done);
+    return range;
+}
+
+Result<FileRange> FileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {
+    Result<std::string> all = read_file(path);
+    if (!all) return all.error();
+    FileRange range;
+    range.file_size = all->size();
+    if (offset < all->size()) range.bytes = all->substr(static_cast<std::size_t>(offset), length);
+    return range;
+}
+
+}  // namespace small

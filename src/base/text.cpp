@@ -1,0 +1,70 @@
+// Edit distance and "did you mean" suggestions (see text.hpp).
+#include "small/base/text.hpp"
+
+#include <algorithm>
+
+namespace small {
+
+std::string excerpt(std::string_view text, std::size_t max) {
+    std::size_t chars = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
+        if (chars++ == max) return std::string(text.substr(0, i)) + "\u2026";
+    }
+    return std::string(text);
+}
+
+std::string quoted_excerpt(std::string_view text, std::size_t max) {
+    std::string out = "\"";  // append, not operator+: GCC 12 warns (falsely) on "x" + string&&
+    return out.append(excerpt(text, max)).append("\"");
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+bool one_typo_apart(std::string_view a, std::string_view b) {
+    if (a.size() == b.size()) {
+        std::size_t first = 0;
+        while (first < a.size() && a[first] == b[first]) ++first;
+        if (first == a.size()) return false;
+        const bool swapped = first + 1 < a.size() && a[first] == b[first + 1] && a[first + 1] == b[first] &&
+                             a.substr(first + 2) == b.substr(first + 2);
+        if (swapped) return true;
+    }
+    return edit_distance(a, b) == 1;
+}
+
+std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
+                                         std::size_t limit) {
+    const std::size_t budget = std::max<std::size_t>(2, word.size() / 3);
+    std::vector<std::pair<std::size_t, std::size_t>> scored;  // distance, index
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        // Lengths that differ by more than the budget cannot be close enough.
+        const std::size_t n = candidates[i].size();
+        if ((n > word.size() ? n - word.size() : word.size() - n) > budget) continue;
+        const std::size_t d = edit_distance(word, candidates[i]);
+        if (d <= budget && d > 0) scored.emplace_back(d, i);
+    }
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    // Only the nearest: "task-2" for "task-22", not every task-N two edits away.
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < scored.size() && out.size() < limit && scored[k].first == scored[0].first; ++k) {
+        out.push_back(candidates[scored[k].second]);
+    }
+    return out;
+}
+
+}  // namespace small

@@ -1,0 +1,430 @@
+#include "small/check/schema.hpp"
+
+#include "node_adapter.hpp"
+#include "small/doc/node_json.hpp"
+#include "small/base/text.hpp"
+
+#include <nlohmann/json.hpp>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace small {
+
+using Json = nlohmann::json;
+
+namespace {
+
+// `format` is an annotation in SMALL (D1); valijson would assert it.
+void strip_format_keywords(Json& schema) {
+    if (schema.is_object()) {
+        if (auto it = schema.find("format"); it != schema.end() && it->is_string()) schema.erase(it);
+        for (auto& [key, value] : schema.items()) strip_format_keywords(value);
+    } else if (schema.is_array()) {
+        for (auto& value : schema) strip_format_keywords(value);
+    }
+}
+
+Json to_json(NodeRef node) { return node_to_json<Json>(node); }
+
+}  // namespace
+
+nlohmann::json schema_adapter::node_to_json(NodeRef node) { return to_json(node); }
+
+namespace {
+
+// valijson context ["<root>", "[entries]", "[3]"] -> "/entries/3".
+std::string context_to_pointer(const std::vector<std::string>& context) {
+    std::string pointer;
+    for (const std::string& part : context) {
+        if (part.size() >= 2 && part.front() == '[' && part.back() == ']') {
+            pointer += "/" + json_pointer_escape(part.substr(1, part.size() - 2));
+        }
+    }
+    return pointer;
+}
+
+// The subschema that governs the value at `pointer` (properties/items only;
+// that is all the SMALL schemas use). Null when none applies.
+const Json* subschema_at(const Json& schema, const std::string& pointer) {
+    const Json* current = &schema;
+    std::size_t pos = 1;
+    while (pos <= pointer.size() && !pointer.empty()) {
+        const std::size_t next = pointer.find('/', pos);
+        const std::string segment = pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+        if (current->contains("properties") && (*current)["properties"].contains(segment)) {
+            current = &(*current)["properties"][segment];
+        } else if (current->contains("items") && (*current)["items"].is_object()) {
+            current = &(*current)["items"];
+        } else {
+            return nullptr;
+        }
+        if (next == std::string::npos) break;
+        pos = next + 1;
+    }
+    return current;
+}
+
+std::string article_type(const std::string& type) {
+    if (type == "string") return "a string";
+    if (type == "object") return "a mapping";
+    if (type == "array") return "a list";
+    if (type == "number") return "a number";
+    if (type == "integer") return "an integer";
+    if (type == "boolean") return "true or false";
+    if (type == "null") return "null";
+    return type;
+}
+
+std::string describe_branch(const Json& branch) {
+    const std::string type = branch.value("type", "");
+    if (type == "string" && branch.value("minLength", 0) > 0) return "a non-empty string";
+    return article_type(type);
+}
+
+std::string describe_value(NodeRef value) {
+    if (!value.valid()) return "nothing";
+    std::string out = std::string(value.kind() == NodeKind::Int ? "an " : "a ") + kind_name(value.kind());
+    if (value.kind() == NodeKind::Null) return "null";
+    if (value.kind() == NodeKind::Int || value.kind() == NodeKind::Float || value.kind() == NodeKind::Bool) {
+        out += " (" + excerpt(value.scalar_text()) + ")";
+    }
+    return out;
+}
+
+std::string quote_text(std::string_view s) { return quoted_excerpt(s); }
+
+std::string join_enum(const Json& values) {
+    std::string out;
+    for (const auto& v : values) out += (out.empty() ? "" : ", ") + v.dump();
+    return out;
+}
+
+std::string allowed_fields(const Json* schema) {
+    if (!schema || !schema->contains("properties")) return "";
+    std::string out;
+    for (const auto& [key, value] : (*schema)["properties"].items()) out += (out.empty() ? "" : ", ") + key;
+    return " (allowed: " + out + ")";
+}
+
+struct Explained {
+    std::string pointer;
+    std::string message;
+    bool one_of = false;  // the summary of a failed oneOf: its branches' errors are noise
+};
+
+// Rewrites one valijson message into what is wrong and what is expected.
+std::vector<Explained> explain(const std::string& description, const std::string& pointer, const Json& root_schema,
+                               NodeRef doc_root) {
+    const Json* schema = subschema_at(root_schema, pointer);
+    const NodeRef value = resolve_pointer(doc_root, pointer);
+    const auto starts = [&](std::string_view p) { return description.rfind(p, 0) == 0; };
+    if (starts("Failed to validate item #") || starts("Failed to validate against schema associated with property") ||
+        starts("Failed to validate against additional properties schema") || starts("Failed to validate against child schema")) {
+        return {};  // wrappers around a deeper, more precise error
+    }
+    if (starts("Missing required property '")) {
+        const std::string name = description.substr(27, description.find('\'', 27) - 27);
+        return {Explained{pointer + "/" + json_pointer_escape(name), "missing required field " + quote_text(name)}};
+    }
+    if (starts("Object contains a property that could not be validated")) {
+        // valijson names only the first; list every field the schema lacks.
+        std::vector<Explained> out;
+        for (std::size_t i = 0; schema && schema->contains("properties") && i < value.size(); ++i) {
+            const std::string name(value.key(i));
+            if ((*schema)["properties"].contains(name)) continue;
+            out.push_back({pointer + "/" + json_pointer_escape(name),
+                           "field " + quote_text(name) + " is not allowed here" + allowed_fields(schema)});
+        }
+        if (out.empty()) {
+            const std::size_t open = description.rfind(": '");
+            const std::string name = open == std::string::npos ? "" : description.substr(open + 3, description.size() - open - 5);
+            out.push_back({pointer + "/" + json_pointer_escape(name), "field " + quote_text(name) + " is not allowed here"});
+        }
+        return out;
+    }
+    if (starts("Value type not permitted") && schema && schema->contains("type")) {
+        return {Explained{pointer, "expected " + article_type((*schema)["type"].get<std::string>()) + ", got " + describe_value(value)}};
+    }
+    if (starts("Failed to match expected value set by 'const'") && schema && schema->contains("const")) {
+        return {Explained{pointer, "must be " + (*schema)["const"].dump() + ", got " +
+                                      (value.is_string() ? quote_text(value.as_string()) : describe_value(value))}};
+    }
+    if (starts("Failed to match against any enum values") && schema && schema->contains("enum")) {
+        return {Explained{pointer, "must be one of " + join_enum((*schema)["enum"]) + "; got " +
+                                      (value.is_string() ? quote_text(value.as_string()) : describe_value(value))}};
+    }
+    if (starts("Failed to match regex") && schema && schema->contains("pattern")) {
+        return {Explained{pointer, quote_text(value.as_string()) + " does not match the pattern " +
+                                      (*schema)["pattern"].get<std::string>()}};
+    }
+    if (starts("String should be no fewer than")) return {Explained{pointer, "must not be empty"}};
+    if (starts("Array should contain no fewer than") && schema) {
+        return {Explained{pointer, "must have at least " + std::to_string(schema->value("minItems", 1)) + " item(s)"}};
+    }
+    if ((starts("Failed to validate against any child schemas allowed by oneOf") ||
+         starts("Failed to validate against exactly one child schema")) && schema && schema->contains("oneOf")) {
+        std::string expected;
+        for (const auto& branch : (*schema)["oneOf"]) expected += (expected.empty() ? "" : " or ") + describe_branch(branch);
+        return {Explained{pointer, "must be " + expected + ", got " +
+                                       (value.is_string() ? "an empty string" : describe_value(value)), true}};
+    }
+    return {Explained{pointer, description}};
+}
+
+Mark mark_for(NodeRef root, const std::string& pointer) {
+    // The value itself, else the nearest ancestor that exists.
+    std::string p = pointer;
+    while (true) {
+        const NodeRef node = resolve_pointer(root, p);
+        if (node.valid()) {
+            // For a mapping member, point at its key: that is where the eye goes.
+            const auto slash = p.rfind('/');
+            if (slash != std::string::npos && !p.empty()) {
+                const NodeRef parent = resolve_pointer(root, p.substr(0, slash));
+                if (parent.is_mapping()) {
+                    for (std::size_t i = 0; i < parent.size(); ++i) {
+                        if (parent.value(i).index() == node.index()) return parent.key_node(i).mark();
+                    }
+                }
+            }
+            return node.mark();
+        }
+        const auto slash = p.rfind('/');
+        if (slash == std::string::npos) return root.mark();
+        p = p.substr(0, slash);
+    }
+}
+
+}  // namespace
+
+struct SchemaSet::Impl {
+    // A top-level array property whose items can be validated chunk by
+    // chunk (its schema has no array-level constraints besides items).
+    struct ChunkableArray {
+        std::string property;
+        Json items_source;
+        valijson::Schema items;
+    };
+    struct Compiled {
+        Json source;
+        valijson::Schema schema;
+        std::vector<std::unique_ptr<ChunkableArray>> arrays;
+    };
+    std::map<std::string, std::unique_ptr<Compiled>, std::less<>> schemas;
+    // One validator for the small, whole-document validations, so each
+    // pattern's regex is compiled once per process rather than per file.
+    std::mutex shell_mutex;
+    valijson::Validator shell_validator;
+};
+
+SchemaSet::SchemaSet() : impl_(std::make_unique<Impl>()) {}
+SchemaSet::SchemaSet(SchemaSet&&) noexcept = default;
+SchemaSet& SchemaSet::operator=(SchemaSet&&) noexcept = default;
+SchemaSet::~SchemaSet() = default;
+
+namespace {
+
+constexpr std::size_t kChunkSize = 2048;
+
+void populate(const Json& source, valijson::Schema& schema) {
+    valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+    valijson::adapters::NlohmannJsonAdapter adapter(source);
+    parser.populateSchema(adapter, schema);
+}
+
+bool contains_ref(const Json& j) {
+    if (j.is_object()) {
+        if (j.contains("$ref")) return true;
+        return std::any_of(j.begin(), j.end(), [](const Json& v) { return contains_ref(v); });
+    }
+    if (j.is_array()) return std::any_of(j.begin(), j.end(), [](const Json& v) { return contains_ref(v); });
+    return false;
+}
+
+// Only {type: array, items: {...}} plus annotations can be split safely.
+bool chunkable(const Json& property_schema) {
+    if (!property_schema.is_object() || property_schema.value("type", "") != "array") return false;
+    if (!property_schema.contains("items") || !property_schema["items"].is_object()) return false;
+    for (const auto& [key, value] : property_schema.items()) {
+        if (key != "type" && key != "items" && key != "description" && key != "title" && key != "$comment") return false;
+    }
+    return !contains_ref(property_schema["items"]);
+}
+
+std::unique_ptr<SchemaSet::Impl::Compiled> compile_schema(const std::string& text) {
+    auto compiled = std::make_unique<SchemaSet::Impl::Compiled>();
+    compiled->source = Json::parse(text);
+    strip_format_keywords(compiled->source);
+    populate(compiled->source, compiled->schema);
+    if (compiled->source.contains("properties") && compiled->source["properties"].is_object()) {
+        for (const auto& [name, property] : compiled->source["properties"].items()) {
+            if (!chunkable(property)) continue;
+            auto array = std::make_unique<SchemaSet::Impl::ChunkableArray>();
+            array->property = name;
+            array->items_source = property["items"];
+            populate(array->items_source, array->items);
+            compiled->arrays.push_back(std::move(array));
+        }
+    }
+    return compiled;
+}
+
+// Validates `target`; collects explained violations. `prefix` is the
+// pointer of the target within the document ("" for the root).
+// `validator` caches compiled regexes: reuse one per thread.
+template <typename Adapter>
+void validate_value(valijson::Validator& validator, const valijson::Schema& schema, const Adapter& target,
+                    const std::string& prefix, const Json& root_schema, NodeRef doc_root,
+                    std::vector<SchemaViolation>& out) {
+    // Fast path: no error collection (and no context strings) when valid.
+    if (validator.validate(schema, target, nullptr)) return;
+    valijson::ValidationResults results;
+    validator.validate(schema, target, &results);
+    valijson::ValidationResults::Error error;
+    std::vector<Explained> all;
+    while (results.popError(error)) {
+        for (Explained& e : explain(error.description, prefix + context_to_pointer(error.context), root_schema, doc_root)) {
+            all.push_back(std::move(e));
+        }
+    }
+    // A failed oneOf speaks for its value: drop its branches' errors there and below.
+    std::vector<std::string> one_of;
+    for (const Explained& e : all) {
+        if (e.one_of) one_of.push_back(e.pointer);
+    }
+    const auto under_one_of = [&](const Explained& e) {
+        return !e.one_of && std::any_of(one_of.begin(), one_of.end(), [&](const std::string& p) {
+                   return e.pointer == p || e.pointer.rfind(p + "/", 0) == 0;
+               });
+    };
+    std::vector<std::string> seen;
+    for (const Explained& e : all) {
+        if (under_one_of(e)) continue;
+        const std::string key = e.pointer + "\n" + e.message;
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+        seen.push_back(key);
+        out.push_back({e.pointer, e.message, mark_for(doc_root, e.pointer)});
+    }
+}
+
+// Large arrays are validated item by item, in chunks spread over the
+// cores: the wall time of a 100k-entry log is divided.
+void validate_chunks(const SchemaSet::Impl::ChunkableArray& array, NodeRef items, const Json& root_schema,
+                     NodeRef doc_root, std::vector<SchemaViolation>& out) {
+    const std::size_t chunks = (items.size() + kChunkSize - 1) / kChunkSize;
+    std::vector<std::vector<SchemaViolation>> results(chunks);
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        valijson::Validator validator;
+        for (std::size_t c = next++; c < chunks; c = next++) {
+            const std::size_t begin = c * kChunkSize;
+            const std::size_t end = std::min(items.size(), begin + kChunkSize);
+            const std::string prefix = "/" + json_pointer_escape(array.property) + "/";
+            for (std::size_t i = begin; i < end; ++i) {
+                validate_value(validator, array.items, schema_adapter::NodeAdapter(items.item(i)), prefix + std::to_string(i),
+                               root_schema, doc_root, results[c]);
+            }
+        }
+    };
+    const unsigned workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> threads;
+    for (unsigned i = 1; i < workers && i < chunks; ++i) threads.emplace_back(work);
+    work();
+    for (auto& t : threads) t.join();
+    for (auto& r : results) out.insert(out.end(), r.begin(), r.end());
+}
+
+}  // namespace
+
+Result<SchemaSet> SchemaSet::embedded() {
+    SchemaSet set;
+    set.source_ = "embedded v1.0.0 schemas";
+    for (const EmbeddedSchema& s : embedded_schemas()) {
+        try {
+            set.impl_->schemas[s.artifact] = compile_schema(s.json);
+        } catch (const std::exception& e) {
+            return Error::system(std::string("embedded schema ") + s.artifact + " is broken: " + e.what());
+        }
+    }
+    return set;
+}
+
+Result<const SchemaSet*> SchemaSet::embedded_shared() {
+    static const Result<SchemaSet> shared = embedded();
+    if (!shared) return shared.error();
+    return &*shared;
+}
+
+Result<SchemaSet> SchemaSet::from_directory(const std::string& dir) {
+    SchemaSet set;
+    set.source_ = dir;
+    for (const char* artifact : {"intent", "constraints", "plan", "progress", "handoff"}) {
+        const std::string name = std::string(artifact) + ".schema.json";
+        std::string path = dir + "/small/v1.0.0/schemas/" + name;
+        if (!std::filesystem::exists(path)) path = dir + "/" + name;
+        std::ifstream in(path);
+        if (!in) return Error::system("schema not found at --spec-dir path: " + dir + "/small/v1.0.0/schemas/" + name);
+        std::stringstream text;
+        text << in.rdbuf();
+        try {
+            set.impl_->schemas[artifact] = compile_schema(text.str());
+        } catch (const std::exception& e) {
+            return Error::system("cannot use schema " + path + ": " + e.what());
+        }
+    }
+    return set;
+}
+
+std::vector<SchemaViolation> SchemaSet::validate(std::string_view artifact, const Document& doc) const {
+    std::vector<SchemaViolation> out;
+    const auto it = impl_->schemas.find(artifact);
+    if (it == impl_->schemas.end()) return out;
+    const Impl::Compiled& compiled = *it->second;
+    const NodeRef root = doc.root();
+    if (!root.is_mapping()) {
+        const Json instance = root.valid() ? to_json(root) : Json::object();
+        const std::lock_guard<std::mutex> lock(impl_->shell_mutex);
+        validate_value(impl_->shell_validator, compiled.schema, valijson::adapters::NlohmannJsonAdapter(instance), "", compiled.source,
+                       root, out);
+        return out;
+    }
+    // The root without its large arrays (left empty), then the arrays in chunks.
+    Json shell = Json::object();
+    std::vector<std::pair<const Impl::ChunkableArray*, NodeRef>> chunked;
+    for (std::size_t i = 0; i < root.size(); ++i) {
+        const std::string key(root.key(i));
+        const NodeRef value = root.value(i);
+        const auto array = std::find_if(compiled.arrays.begin(), compiled.arrays.end(),
+                                        [&](const auto& a) { return a->property == key; });
+        if (array != compiled.arrays.end() && value.is_sequence() && value.size() >= kChunkSize) {
+            shell[key] = Json::array();
+            chunked.emplace_back(array->get(), value);
+        } else {
+            shell[key] = to_json(value);
+        }
+    }
+    {
+        const std::lock_guard<std::mutex> lock(impl_->shell_mutex);
+        validate_value(impl_->shell_validator, compiled.schema, valijson::adapters::NlohmannJsonAdapter(shell), "",
+                       compiled.source, root, out);
+    }
+    for (const auto& [array, items] : chunked) validate_chunks(*array, items, compiled.source, root, out);
+    std::stable_sort(out.begin(), out.end(), [](const SchemaViolation& a, const SchemaViolation& b) {
+        return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);
+    });
+    return out;
+}
+
+}  // namespace small

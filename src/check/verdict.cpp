@@ -1,0 +1,242 @@
+#include "small/check/verdict.hpp"
+
+#include <algorithm>
+#include <future>
+
+namespace small {
+
+const char* stage_status_name(StageResult::Status status) {
+    switch (status) {
+        case StageResult::Status::Ok: return "ok";
+        case StageResult::Status::Failed: return "failed";
+        case StageResult::Status::Error: return "error";
+        case StageResult::Status::Skipped: return "skipped";
+    }
+    return "skipped";
+}
+
+std::vector<Finding> Verdict::all_findings() const {
+    std::vector<Finding> out = blocking;
+    for (const StageResult& stage : stages) out.insert(out.end(), stage.findings.begin(), stage.findings.end());
+    return out;
+}
+
+namespace {
+
+Finding workspace_finding(const WorkspacePaths& ws, std::string rule, std::string message, std::string hint = {}) {
+    Finding f;
+    f.rule = std::move(rule);
+    f.file = ws.display_prefix + ".small/";
+    f.file_order = kSmallDirOrder;
+    f.message = std::move(message);
+    f.hint = std::move(hint);
+    return f;
+}
+
+Finding finding_for(const Error& e, const std::string& rule) {
+    Finding f = finding_from_error(e, kWorkspaceFileOrder);
+    f.rule = rule;
+    return f;
+}
+
+// Fails the verdict when there is no .small/ directory at all.
+bool require_small_dir(const VerdictInput& in, Verdict& v) {
+    if (in.fs.directory_exists(in.paths.small_dir)) return true;  // a link to a folder is read through
+    if (in.fs.is_symlink(in.paths.small_dir)) {
+        v.blocking.push_back(workspace_finding(in.paths, "WS-1",
+                                               in.paths.small_dir + " is a symbolic link to a folder that does not exist",
+                                               "point the link at the workspace's .small/ folder, or replace it"));
+        v.outcome = VerdictOutcome::SystemError;
+        return false;
+    }
+    v.blocking.push_back(workspace_finding(in.paths, "WS-1",
+                                           "no .small/ directory found in " + in.paths.root +
+                                               (in.paths.from_dir_flag ? "" : " or any parent directory"),
+                                           "create a workspace with `small init`, or pass --dir"));
+    v.outcome = VerdictOutcome::SystemError;
+    return false;
+}
+
+// Loads the artifacts; load errors block the verdict.
+bool load_or_block(const VerdictInput& in, ArtifactSet& set, Verdict& v) {
+    set = load_artifacts(in.fs, in.paths);
+    if (set.complete()) return true;
+    bool system = false;
+    for (const Error& e : set.errors) {
+        Finding f = finding_from_error(e, 0);
+        // Keep canonical order for load errors too.
+        for (ArtifactType type : kArtifactTypes) {
+            if (e.file == in.paths.display_of(artifact_file_name(type))) f.file_order = file_order(type);
+        }
+        if (e.message.rfind("file is missing", 0) == 0) f.hint = "create it with `small init`, or restore it";
+        system = system || e.kind == Error::Kind::System;
+        v.blocking.push_back(std::move(f));
+    }
+    sort_findings(v.blocking);
+    v.outcome = system ? VerdictOutcome::SystemError : VerdictOutcome::Invalid;
+    return false;
+}
+
+// The run id that scopes S2 (D9); none when workspace.small.yml is unusable.
+std::string run_id_of(const Result<WorkspaceMetadata>& meta) { return meta ? meta->run_replay_id : std::string(); }
+
+// Metadata must load and its kind suit the scope (verify always; check when scoped).
+bool check_metadata(const Result<WorkspaceMetadata>& meta, const VerdictOptions& options, const WorkspacePaths& ws,
+                    Verdict& v) {
+    if (!meta) {
+        v.blocking.push_back(finding_for(meta.error(), "WS-2"));
+        v.outcome = VerdictOutcome::Invalid;
+        return false;
+    }
+    if (options.scope) {
+        if (Status s = check_workspace_scope(*meta, *options.scope, ws); !s) {
+            v.blocking.push_back(finding_for(s.error(), "WS-3"));
+            v.outcome = VerdictOutcome::Invalid;
+            return false;
+        }
+    }
+    return true;
+}
+
+// A run.replay_id that is no id: a warning, so the verdict stays the
+// reference's (which accepts any string), while every write refuses it.
+std::vector<Finding> run_id_warnings(const Result<WorkspaceMetadata>& meta) {
+    if (!meta || !meta->run_id_error) return {};
+    Finding f = finding_for(*meta->run_id_error, "WS-2");
+    f.severity = Severity::Warning;
+    f.message += " (every write command refuses it until it is repaired)";
+    return {std::move(f)};
+}
+
+StageResult make_stage(std::string name, std::vector<Finding> findings) {
+    StageResult stage;
+    stage.name = std::move(name);
+    stage.status = count_errors(findings) ? StageResult::Status::Failed : StageResult::Status::Ok;
+    stage.findings = std::move(findings);
+    return stage;
+}
+
+void append(std::vector<Finding>& to, std::vector<Finding> from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+// Invariants, plus S4 (strict) and small_version quoting.
+std::vector<Finding> lint_findings(const VerdictInput& in, const ArtifactSet& set, const VerdictOptions& options,
+                                   const std::string& run_id, Verdict& v) {
+    InvariantOptions inv;
+    inv.strict = options.strict;
+    inv.run_replay_id = run_id;
+    std::vector<Finding> findings = check_invariants(set, inv);
+    if (options.strict) {
+        Result<std::vector<Finding>> layout = check_layout(in.fs, in.paths);
+        if (!layout) {
+            v.blocking.push_back(finding_for(layout.error(), "IO"));
+            v.outcome = VerdictOutcome::SystemError;
+        } else {
+            append(findings, std::move(*layout));
+        }
+    }
+    append(findings, check_version_quoting(in.fs, in.paths, set, options.format_strict));
+    sort_findings(findings);
+    return findings;
+}
+
+void finish(Verdict& v) {
+    if (v.outcome != VerdictOutcome::Ok) return;
+    for (const StageResult& stage : v.stages) {
+        if (stage.status == StageResult::Status::Failed) v.outcome = VerdictOutcome::Invalid;
+    }
+}
+
+// Verify's required-files step: name every missing file at once.
+bool require_files(const VerdictInput& in, Verdict& v) {
+    std::string missing;
+    for (ArtifactType type : kArtifactTypes) {
+        if (!in.fs.file_exists(in.paths.path_of(artifact_file_name(type)))) {
+            missing += (missing.empty() ? "" : ", ") + artifact_file_name(type);
+        }
+    }
+    if (missing.empty()) return true;
+    v.blocking.push_back(workspace_finding(in.paths, "VER-0", "Missing required files: " + missing,
+                                           "create them with `small init`, or restore them from version control"));
+    v.outcome = VerdictOutcome::Invalid;
+    return false;
+}
+
+}  // namespace
+
+Verdict run_validate(const VerdictInput& in) {
+    Verdict v;
+    ArtifactSet set;
+    if (!require_small_dir(in, v) || !load_or_block(in, set, v)) return v;
+    v.stages.push_back(make_stage("validate", check_schemas(in.schemas, set)));
+    finish(v);
+    return v;
+}
+
+Verdict run_lint(const VerdictInput& in, const VerdictOptions& options) {
+    Verdict v;
+    ArtifactSet set;
+    if (!require_small_dir(in, v) || !load_or_block(in, set, v)) return v;
+    const std::string run_id = run_id_of(load_workspace_metadata(in.fs, in.paths));
+    v.stages.push_back(make_stage("lint", lint_findings(in, set, options, run_id, v)));
+    finish(v);
+    return v;
+}
+
+Verdict run_verify(const VerdictInput& in, const VerdictOptions& options) {
+    Verdict v;
+    ArtifactSet set;
+    if (!require_small_dir(in, v)) return v;
+    const Result<WorkspaceMetadata> meta = load_workspace_metadata(in.fs, in.paths);
+    if (!check_metadata(meta, options, in.paths, v) || !require_files(in, v) || !load_or_block(in, set, v)) return v;
+    std::vector<Finding> findings = check_schemas(in.schemas, set);
+    append(findings, lint_findings(in, set, options, run_id_of(meta), v));
+    append(findings, check_verify_rules(set));
+    append(findings, run_id_warnings(meta));
+    sort_findings(findings);
+    v.stages.push_back(make_stage("verify", std::move(findings)));
+    finish(v);
+    return v;
+}
+
+Verdict run_check(const VerdictInput& in, const VerdictOptions& options) {
+    Verdict v;
+    ArtifactSet set;
+    const bool scoped = options.scope && *options.scope != WorkspaceScope::Any;
+    if (!require_small_dir(in, v)) return v;
+    const Result<WorkspaceMetadata> meta = load_workspace_metadata(in.fs, in.paths);
+    if ((scoped && !check_metadata(meta, options, in.paths, v)) || !load_or_block(in, set, v)) return v;
+    // Lint does not depend on validate's result, so both run at once (the
+    // lint stage is still reported as skipped when validation fails).
+    Verdict lint_scratch;
+    const std::string run_id = run_id_of(meta);
+    auto lint_future = std::async(std::launch::async, [&] { return lint_findings(in, set, options, run_id, lint_scratch); });
+    StageResult validate = make_stage("validate", check_schemas(in.schemas, set));
+    std::vector<Finding> lint_result = lint_future.get();
+    StageResult lint{"lint", StageResult::Status::Skipped, {}};
+    if (validate.status == StageResult::Status::Ok) {
+        lint = make_stage("lint", std::move(lint_result));
+        append(v.blocking, std::move(lint_scratch.blocking));
+        if (lint_scratch.outcome != VerdictOutcome::Ok) v.outcome = lint_scratch.outcome;
+    }
+    StageResult verify{"verify", StageResult::Status::Skipped, {}};
+    if (lint.status == StageResult::Status::Ok && v.outcome == VerdictOutcome::Ok) {
+        // Schema and invariants already passed; verify adds its own checks.
+        Verdict unusable;
+        if (!check_metadata(meta, options, in.paths, unusable)) {
+            verify = make_stage("verify", unusable.blocking);
+        } else {
+            verify = make_stage("verify", check_verify_rules(set));
+        }
+    }
+    v.stages = {std::move(validate), std::move(lint), std::move(verify)};
+    StageResult* last_run = &v.stages.front();
+    for (StageResult& stage : v.stages) last_run = stage.status == StageResult::Status::Skipped ? last_run : &stage;
+    append(last_run->findings, run_id_warnings(meta));
+    sort_findings(last_run->findings);
+    finish(v);
+    return v;
+}
+
+}  // namespace small

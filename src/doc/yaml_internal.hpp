@@ -1,0 +1,36 @@
+// Internals of the YAML loader shared by yaml.cpp and yaml_split.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "small/doc/yaml.hpp"
+
+namespace small {
+
+// What one pass spent of the limits: the alias budget is per document, so
+// the parallel path adds up its pieces.
+struct ParseStats {
+    std::uint64_t alias_nodes = 0;
+    std::uint64_t alias_bytes = 0;
+    bool loader_error = false;  // failed on a rule of the loader (depth, keys, aliases), not on syntax
+};
+
+// One sequential pass of libfyaml over `bytes` (already known to be UTF-8).
+Result<Document> parse_yaml_events(std::string bytes, const std::string& file, const YamlLimits& limits,
+                                   ParseStats* stats = nullptr);
+
+// What to do about a YAML syntax error `message` at `at` in `bytes`, when the
+// text shows a common hand-editing mistake: a tab in the indentation, an
+// unquoted value containing ": ", a line that lines up with nothing above it
+// (the hint names the column expected). "" when none applies.
+std::string syntax_error_hint(std::string_view bytes, Mark at, std::string_view message);
+
+// The parallel path for large files: one big top-level block sequence is
+// cut at item boundaries and the pieces parsed on all cores. Returns
+// nothing when the file does not have that shape or any piece fails; the
+// caller then parses sequentially, which also yields the exact error.
+// On success `bytes` has been moved into the document.
+std::optional<Document> parse_yaml_split(std::string& bytes, const std::string& file, const YamlLimits& limits);
+
+}  // namespace small

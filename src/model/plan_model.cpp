@@ -1,0 +1,177 @@
+// Plan edits and task-queue rules (see the header).
+#include "small/model/plan_model.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include "small/base/text.hpp"
+
+namespace small {
+
+namespace {
+
+const YamlValue& tasks_of(const YamlValue& plan) {
+    static const YamlValue empty = YamlValue::array();
+    if (!plan.is_object() || !plan.contains("tasks") || !plan["tasks"].is_array()) return empty;
+    return plan["tasks"];
+}
+
+std::string task_id(const YamlValue& task) {
+    if (!task.is_object() || !task.contains("id") || !task["id"].is_string()) return {};
+    return task["id"].get<std::string>();
+}
+
+bool is_done(std::string_view status) { return status == "completed" || status == "cancelled"; }
+
+}  // namespace
+
+std::optional<std::size_t> find_task(const YamlValue& plan, std::string_view id) {
+    const YamlValue& tasks = tasks_of(plan);
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (task_id(tasks[i]) == id) return i;
+    }
+    return std::nullopt;
+}
+
+std::string next_task_id(const YamlValue& plan) {
+    unsigned long long max = 0;
+    for (const YamlValue& task : tasks_of(plan)) {
+        const std::string id = task_id(task);
+        if (id.size() <= 5 || id.rfind("task-", 0) != 0) continue;
+        const std::string_view digits = std::string_view(id).substr(5);
+        if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+        unsigned long long n = 0;
+        if (std::from_chars(digits.data(), digits.data() + digits.size(), n).ec == std::errc()) max = std::max(max, n);
+    }
+    return "task-" + std::to_string(max + 1);
+}
+
+std::string task_status(const YamlValue& task) {
+    if (!task.is_object() || !task.contains("status") || !task["status"].is_string()) return "pending";
+    const std::string s = lower_ascii(trim(task["status"].get<std::string>()));
+    return s.empty() ? "pending" : s;
+}
+
+std::vector<std::string> task_dependencies(const YamlValue& task) {
+    std::vector<std::string> out;
+    for (const char* key : {"depends_on", "dependencies"}) {
+        if (!task.is_object() || !task.contains(key) || !task[key].is_array()) continue;
+        for (const YamlValue& d : task[key]) {
+            if (!d.is_string()) continue;
+            std::string id = d.get<std::string>();
+            if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(std::move(id));
+        }
+    }
+    return out;
+}
+
+void set_task_status(YamlValue& task, std::string_view status) { task["status"] = std::string(status); }
+
+std::optional<std::vector<std::string>> find_dependency_cycle(const YamlValue& plan) {
+    const YamlValue& tasks = tasks_of(plan);
+    std::map<std::string, std::vector<std::string>> edges;
+    std::vector<std::string> order;
+    for (const YamlValue& t : tasks) {
+        const std::string id = task_id(t);
+        if (id.empty() || edges.count(id)) continue;
+        edges[id] = task_dependencies(t);
+        order.push_back(id);
+    }
+    enum class Mark { New, Active, Done };
+    std::map<std::string, Mark> mark;
+    std::vector<std::string> path;
+    std::optional<std::vector<std::string>> cycle;
+    // Depth-first with an explicit stack: a long dependency chain must not
+    // overflow the call stack.
+    for (const std::string& start : order) {
+        if (mark[start] != Mark::New) continue;
+        std::vector<std::pair<std::string, std::size_t>> stack{{start, 0}};
+        mark[start] = Mark::Active;
+        path = {start};
+        while (!stack.empty() && !cycle) {
+            auto& [node, next] = stack.back();
+            const std::vector<std::string>& deps = edges[node];
+            if (next == deps.size()) {
+                mark[node] = Mark::Done;
+                stack.pop_back();
+                path.pop_back();
+                continue;
+            }
+            const std::string dep = deps[next++];
+            if (!edges.count(dep)) continue;  // unknown ids are reported elsewhere
+            if (mark[dep] == Mark::Active) {
+                auto from = std::find(path.begin(), path.end(), dep);
+                cycle = std::vector<std::string>(from, path.end());
+                cycle->push_back(dep);
+            } else if (mark[dep] == Mark::New) {
+                mark[dep] = Mark::Active;
+                path.push_back(dep);
+                stack.emplace_back(dep, 0);
+            }
+        }
+        if (cycle) return cycle;
+    }
+    return std::nullopt;
+}
+
+Status add_dependency(YamlValue& plan, std::string_view task, std::string_view dep) {
+    const std::optional<std::size_t> at = find_task(plan, task);
+    if (!at) return Error::invalid("task " + std::string(task) + " not found in plan.small.yml");
+    if (!find_task(plan, dep)) return Error::invalid("dependency task " + std::string(dep) + " not found in plan.small.yml");
+    if (task == dep) return Error::invalid("task " + std::string(task) + " cannot depend on itself");
+    YamlValue& t = plan["tasks"][*at];
+    const std::vector<std::string> deps = task_dependencies(t);
+    if (std::find(deps.begin(), deps.end(), dep) != deps.end()) {
+        return Error::invalid("dependency " + std::string(dep) + " already exists for task " + std::string(task));
+    }
+    const char* key = (!t.contains("depends_on") && t.contains("dependencies") && t["dependencies"].is_array())
+                          ? "dependencies"
+                          : "depends_on";
+    const bool created = !t.contains(key) || !t[key].is_array();
+    if (created) t[key] = YamlValue::array();
+    t[key].push_back(std::string(dep));
+    if (const auto cycle = find_dependency_cycle(plan)) {
+        t[key].erase(t[key].size() - 1);  // a refused edit leaves the plan as it was
+        if (created) t.erase(key);
+        std::string path;
+        for (const std::string& id : *cycle) path += (path.empty() ? "" : " -> ") + id;
+        return Error::invalid("dependency " + std::string(dep) + " for task " + std::string(task) +
+                              " would create a cycle: " + path);
+    }
+    return ok_status();
+}
+
+std::optional<std::string> next_runnable_task(const YamlValue& plan) {
+    const YamlValue& tasks = tasks_of(plan);
+    for (const YamlValue& t : tasks) {
+        if (task_status(t) == "in_progress") return task_id(t);
+    }
+    std::map<std::string, std::string> status;
+    for (const YamlValue& t : tasks) status.emplace(task_id(t), task_status(t));
+    for (const YamlValue& t : tasks) {
+        if (task_status(t) != "pending") continue;
+        const std::vector<std::string> deps = task_dependencies(t);
+        const bool ready = std::all_of(deps.begin(), deps.end(), [&](const std::string& d) {
+            const auto it = status.find(d);
+            return it != status.end() && it->second == "completed";
+        });
+        if (ready) return task_id(t);
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> first_blocked_task(const YamlValue& plan) {
+    for (const YamlValue& t : tasks_of(plan)) {
+        if (task_status(t) == "blocked") return task_id(t);
+    }
+    return std::nullopt;
+}
+
+bool all_tasks_done(const YamlValue& plan) {
+    const YamlValue& tasks = tasks_of(plan);
+    return !tasks.empty() &&
+           std::all_of(tasks.begin(), tasks.end(), [](const YamlValue& t) { return is_done(task_status(t)); });
+}
+
+}  // namespace small

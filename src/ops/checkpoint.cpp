@@ -1,0 +1,112 @@
+// `small checkpoint` (see the header).
+#include "small/ops/checkpoint.hpp"
+
+#include <algorithm>
+
+#include "small/base/text.hpp"
+#include "small/doc/yaml.hpp"
+#include "small/model/plan_model.hpp"
+#include "small/store/plan_cache.hpp"
+#include "small/store/progress_entry.hpp"
+#include "small/store/run_state.hpp"
+#include "small/store/workspace_change.hpp"
+
+namespace small {
+
+namespace {
+
+// The task whose id is `id` in a parsed plan.
+NodeRef task_node(const Document& plan, std::string_view id) {
+    const NodeRef tasks = plan.root().find("tasks");
+    for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
+        const NodeRef t = tasks.item(i);
+        if (t.find("id").is_string() && t.find("id").as_string() == id) return t;
+    }
+    return NodeRef();
+}
+
+// The plan's text with `task`'s status set. Replaces just the status
+// scalar's bytes when it can be located (comments and formatting kept, and
+// no re-emit); otherwise re-emits the whole plan from its value.
+std::string plan_with_status(const Document& plan, NodeRef task, std::string_view status) {
+    const NodeRef current = task.find("status");
+    if (current.is_string() && !plan.source().empty()) {
+        if (const auto at = ScalarLocator(plan.source()).find(current.mark(), current.as_string())) {
+            std::string text = plan.source();
+            text.replace(at->offset, at->length, yaml_quoted(status));
+            return text;
+        }
+    }
+    YamlValue value = to_yaml_value(plan.root());
+    const std::string id(task.find("id").as_string());
+    set_task_status(value["tasks"][*find_task(value, id)], status);
+    return emit_document(value);
+}
+
+std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
+std::string plan_display(const WorkspacePaths& ws) { return ws.display_of(artifact_file_name(ArtifactType::Plan)); }
+
+}  // namespace
+
+Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const WorkspacePaths& ws,
+                                            const CheckpointRequest& req) {
+    const std::string task(trim(req.task));
+    if (task.empty()) return Error::usage("--task must not be blank");
+    const std::string status = lower_ascii(trim(req.status));
+    if (std::find(std::begin(kCheckpointStatuses), std::end(kCheckpointStatuses), status) ==
+        std::end(kCheckpointStatuses)) {
+        return Error::usage("invalid status \"" + req.status +
+                            "\" (must be completed, blocked, cancelled or in_progress)");
+    }
+    Result<EntryTime> when = parse_entry_time(req.at, req.after);
+    if (!when) return when.error();
+
+    Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
+    if (!session) return session.error();
+    if (!fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Progress)))) {
+        return Error::system(ws.display_of(artifact_file_name(ArtifactType::Progress)) +
+                             " is missing; run `small init` first");
+    }
+    if (!fs.file_exists(plan_path(ws))) {
+        return Error::system(plan_display(ws) + " is missing; run `small plan` to create it");
+    }
+    Result<Document> plan = load_valid_plan_document(fs, ws);
+    if (!plan) return plan.error();
+    PlanIndex index = plan_index_of(*plan);
+    const NodeRef node = task_node(*plan, task);
+    if (!node) return unknown_task_error(index, task, ws);
+
+    CheckpointResult result;
+    result.previous_status = task_status(to_yaml_value(node));
+    const std::string text = plan_with_status(*plan, node, status);
+    Result<RunPin> pin = pin_run(fs, ws, *session, text);
+    if (!pin) return pin.error();
+
+    const EntryFields fields{req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes};
+    const YamlValue entry = build_progress_entry(task, status, fields, kDefaultCheckpointEvidence, pin->replay_id);
+    if (Status v = validate_progress_entry(entry, format_timestamp_utc9(probe_instant(*when)), ws); !v) {
+        return v.error();
+    }
+    Result<std::optional<Instant>> requested = requested_instant(ws, *when);
+    if (!requested) return requested.error();
+
+    WorkspaceChange change;
+    change.entries.push_back(entry);
+    change.first_at = *requested;
+    change.files.push_back({plan_path(ws), text});
+    if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
+    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    if (!committed) return committed.error();
+    for (PlanTaskInfo& t : index.tasks) {
+        if (t.id == task) t.status = status;
+    }
+    remember_valid_plan(ws, index);
+
+    result.entry = std::move(committed->appended.front().entry);
+    result.timestamp = committed->appended.front().timestamp_text;
+    result.replay_id = pin->replay_id;
+    result.pinned_run = pin->pinned;
+    return result;
+}
+
+}  // namespace small

@@ -1,0 +1,353 @@
+#include "small/ops/init.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "small/store/atomic_file.hpp"
+#include "small/store/progress_log.hpp"
+#include "small/model/replay_id.hpp"
+#include "small/base/text.hpp"
+#include "small/base/timestamp.hpp"
+#include "small/model/templates.hpp"
+#include "small/store/plan_cache.hpp"
+#include "small/store/plan_cache.hpp"
+#include "small/store/run_store.hpp"
+#include "small/store/run_state.hpp"
+#include "small/store/workspace_change.hpp"
+#include "small/store/workspace_lock.hpp"
+#include "small/doc/yaml.hpp"
+
+namespace small {
+
+namespace {
+
+namespace stdfs = std::filesystem;
+
+bool path_exists_nofollow(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0;
+}
+
+std::string join(const std::string& dir, std::string_view name) {
+    return (dir == "/" ? std::string() : dir) + "/" + std::string(name);
+}
+
+// What init will do to AGENTS.md, decided before anything is written.
+struct AgentsPlan {
+    AgentsAction action = AgentsAction::Skipped;
+    std::string content;
+};
+
+std::string agents_exists_message() {
+    return "AGENTS.md already exists; nothing was written.\n"
+           "Use one of:\n"
+           "  small init --overwrite-agents         replace AGENTS.md with the SMALL harness block\n"
+           "  small init --agents-mode=append       add the block after the existing text\n"
+           "  small init --agents-mode=prepend      add the block before the existing text\n"
+           "  small init --no-agents                leave AGENTS.md alone";
+}
+
+Result<AgentsPlan> plan_agents(const FileSystem& fs, const WorkspacePaths& ws, const std::string& path,
+                               const InitRequest& req, AgentsMode mode) {
+    AgentsPlan plan;
+    if (req.no_agents) return plan;
+    if (Status s = check_replaceable(ws, path); !s) {
+        Error e = s.error();
+        e.hint = "pass --no-agents to leave AGENTS.md alone";
+        return e;
+    }
+    if (!path_exists_nofollow(path)) {
+        plan.action = AgentsAction::Created;
+        plan.content = harness_block();
+        return plan;
+    }
+    Result<std::string> existing = fs.read_file(path);
+    if (!existing) return Error::system("failed to read AGENTS.md: " + existing.error().message);
+    if (req.overwrite_agents) {
+        plan.action = AgentsAction::Overwrote;
+        plan.content = harness_block();
+        return plan;
+    }
+    Result<HarnessSpan> span = find_harness_block(*existing);
+    if (!span) return Error::invalid("failed to compose AGENTS.md: " + span.error().message);
+    // A file that already has a block gets it updated in place, as `agents apply` does.
+    if (mode == AgentsMode::None && !span->found) return Error::invalid(agents_exists_message());
+    Result<std::string> composed = compose_agents_file(*existing, mode);
+    if (!composed) return Error::invalid("failed to compose AGENTS.md: " + composed.error().message);
+    plan.content = std::move(*composed);
+    plan.action = span->found ? AgentsAction::Updated
+                  : mode == AgentsMode::Append ? AgentsAction::Appended
+                                               : AgentsAction::Prepended;
+    return plan;
+}
+
+// The workspace `root` sits inside (the nearest parent holding .small/), or "".
+std::string enclosing_workspace(const FileSystem& fs, const std::string& root) {
+    if (root == "/") return "";
+    const WorkspacePaths outer = locate_workspace(fs, std::nullopt, stdfs::path(root).parent_path().string());
+    return fs.directory_exists(outer.small_dir) ? outer.root : "";
+}
+
+std::string nested_workspace_warning(const std::string& outer, const std::string& root) {
+    return "initialized inside the workspace at " + outer + " (a parent directory holds .small/): commands run in " +
+           root + " or below now use this new workspace, not " + outer +
+           "; to work on the outer one, run small there (init never searches parent directories)";
+}
+
+Error with_prefix(const Error& e, const std::string& prefix) {
+    Error out = e;
+    out.message = prefix + e.message;
+    return out;
+}
+
+// The .gitignore update, refused when the file could not be replaced
+// (a symbolic link, read-only): decided before anything is written.
+Result<GitignoreUpdate> plan_gitignore(const FileSystem& fs, const WorkspacePaths& ws) {
+    Result<GitignoreUpdate> update = plan_gitignore_update(fs, ws);
+    if (!update || !update->added.empty()) {
+        if (Status s = check_replaceable(ws, join(ws.root, ".gitignore")); !s) return s.error();
+    }
+    return update;
+}
+
+// Every file init writes must be writable by the atomic_file rules: a
+// refusal there would come after other files were already written.
+Status check_small_targets(const WorkspacePaths& ws) {
+    for (ArtifactType type : kArtifactTypes) {
+        if (Status s = check_replaceable(ws, ws.path_of(artifact_file_name(type))); !s) return s;
+    }
+    return check_replaceable(ws, ws.path_of(kWorkspaceFileName));
+}
+
+// Refusals about the .small folder itself.
+Status check_small_dir(const FileSystem& fs, const WorkspacePaths& ws, bool force) {
+    if (Status s = refuse_linked_small_dir(fs, ws); !s) return s;
+    if (!path_exists_nofollow(ws.small_dir)) return ok_status();
+    if (!force) {
+        return Error::invalid(".small/ directory already exists in " + ws.root +
+                              ". To start a new run on the same intent use `small reset`; to start over from templates use "
+                              "`small init --force` (the old artifacts are copied to .small-runs/, the progress log is kept)");
+    }
+    struct stat st {};
+    if (::lstat(ws.small_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return Error::invalid(ws.small_dir + " exists but is not a directory");
+    }
+    return ok_status();
+}
+
+struct InitDecisions {
+    AgentsPlan agents;
+    GitignoreUpdate gitignore;
+};
+
+// Everything that can refuse without the lock; run before taking it and
+// again under it, so that a refused init writes nothing (not even the lock).
+Result<InitDecisions> decide_init(const FileSystem& fs, const WorkspacePaths& ws, const InitResult& result,
+                                  const InitRequest& req, AgentsMode mode) {
+    if (Status s = check_small_dir(fs, ws, req.force); !s) return s.error();
+    Result<AgentsPlan> agents = plan_agents(fs, ws, result.agents_path, req, mode);
+    if (!agents) return agents.error();
+    Result<GitignoreUpdate> gitignore = plan_gitignore(fs, ws);
+    if (!gitignore) return gitignore.error();
+    if (Status s = check_small_targets(ws); !s) return s.error();
+    return InitDecisions{std::move(*agents), std::move(*gitignore)};
+}
+
+}  // namespace
+
+std::string resolve_init_root(const std::optional<std::string>& dir, const std::string& cwd) {
+    stdfs::path p = dir && !dir->empty() ? stdfs::path(*dir) : stdfs::path(cwd);
+    if (p.is_relative()) p = stdfs::path(cwd) / p;
+    p = p.lexically_normal();
+    std::string s = p.string();
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    p = stdfs::path(s);
+    if (p.filename() == ".small") p = p.parent_path();
+    s = p.string();
+    return s.empty() ? "/" : s;
+}
+
+Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) {
+    // 1. Flags (nothing touched yet).
+    Result<AgentsMode> mode = parse_agents_mode(req.agents_mode);
+    if (!mode) return mode.error();
+    const int agents_flags = (*mode != AgentsMode::None) + req.no_agents + req.overwrite_agents;
+    if (agents_flags > 1) {
+        return Error::usage("--agents-mode, --no-agents, and --overwrite-agents are mutually exclusive");
+    }
+
+    InitResult result;
+    result.root = resolve_init_root(req.dir, req.cwd);
+    result.small_dir = join(result.root, ".small");
+    result.agents_path = join(result.root, "AGENTS.md");
+    WorkspacePaths ws;
+    ws.root = result.root;
+    ws.small_dir = result.small_dir;
+    ws.from_dir_flag = true;
+
+    // 2. Refusals that need no lock (re-checked under the lock below).
+    if (Result<InitDecisions> early = decide_init(fs, ws, result, req, *mode); !early) return early.error();
+
+    // 3. The root folder (--dir may name one that does not exist yet), then the lock.
+    {
+        std::error_code ec;
+        stdfs::create_directories(result.root, ec);
+        if (ec || !stdfs::is_directory(result.root)) {
+            return Error::system("failed to create workspace directory " + result.root + ": " +
+                                 (ec ? ec.message() : std::string("not a directory")));
+        }
+    }
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
+    if (!lock) return lock.error();
+    if (Status r = recover_workspace(ws); !r) return r.error();
+
+    // 4. Everything that can refuse, decided under the lock before any write.
+    Result<InitDecisions> decided = decide_init(fs, ws, result, req, *mode);
+    if (!decided) return decided.error();
+    const std::string progress_path = ws.path_of(artifact_file_name(ArtifactType::Progress));
+    const std::string workspace_path = ws.path_of(kWorkspaceFileName);
+    // D7: --force never discards progress history: an existing log is kept
+    // and the meta/init entry appended to it, so it must be appendable.
+    result.progress_kept = path_exists_nofollow(progress_path);
+    if (result.progress_kept) {
+        Result<ProgressTail> tail = read_tail(ws);
+        if (!tail) {
+            return with_prefix(tail.error(),
+                               "init --force keeps the existing progress log (D7), but it cannot be appended to: ");
+        }
+    }
+    std::string created_at;
+    if (fs.file_exists(workspace_path)) {
+        Result<Document> old = load_yaml_file(fs, workspace_path, ws.display_of(kWorkspaceFileName));
+        if (old && old->root().is_mapping()) {
+            const NodeRef root = old->root();
+            if (root.find("created_at").is_string() && !trim(root.find("created_at").as_string()).empty()) {
+                created_at = std::string(root.find("created_at").as_string());
+            }
+            const std::string_view prev = trim(root.find("run").find("replay_id").as_string());
+            if (is_valid_replay_id(prev)) result.previous_replay_id = std::string(prev);
+        }
+    }
+    // 5. Templates and the run id they start (D3: init writes a plan, so a run starts).
+    const std::string intent_text = emit_document(intent_template(req.intent));
+    const std::string constraints_text = emit_document(constraints_template());
+    const std::string plan_text = emit_document(plan_template());
+    Result<Document> intent_doc = parse_yaml(intent_text, "intent template");
+    Result<Document> constraints_doc = parse_yaml(constraints_text, "constraints template");
+    Result<Document> plan_doc = parse_yaml(plan_text, "plan template");
+    if (!intent_doc || !constraints_doc || !plan_doc) {
+        return Error::system("internal error: a template does not re-read");
+    }
+    Result<std::string> run_id = compute_replay_id(intent_doc->root(), plan_doc->root(), constraints_doc->root());
+    if (!run_id) return run_id.error();
+    result.replay_id = *run_id;
+    if (result.progress_kept) {
+        // --force over a worked workspace starts a NEW run: the kept entries
+        // must not fall into its S2 scope (see new_run_id).
+        Result<std::set<std::string>> used = used_run_ids(fs, ws);
+        if (!used) return with_prefix(used.error(), "init --force keeps the existing progress log (D7), but it cannot be read: ");
+        result.replay_id = new_run_id(*run_id, result.previous_replay_id, *used);
+    }
+
+    // 6. D15: what --force replaces is copied to the run store first.
+    SnapshotMade made;
+    if (path_exists_nofollow(result.small_dir)) {
+        Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id, &made);
+        if (!snapshot) return with_prefix(snapshot.error(), "init --force could not keep a copy of the old artifacts: ");
+        result.snapshot_dir = *snapshot;
+    }
+
+    // 7. The .small/ files, as one all-or-nothing change (workspace_change.hpp).
+    if (Status s = ensure_directory(ws, result.small_dir); !s) {
+        discard_unused_snapshot(ws, made);
+        return s.error();
+    }
+    WorkspaceChange change;
+    const auto put = [&](std::string_view name, std::string bytes) {
+        change.files.push_back({ws.path_of(name), std::move(bytes)});
+        result.written.emplace_back(name);
+    };
+    put(artifact_file_name(ArtifactType::Intent), intent_text);
+    put(artifact_file_name(ArtifactType::Constraints), constraints_text);
+    put(artifact_file_name(ArtifactType::Plan), plan_text);
+    const std::string now = format_timestamp_utc9(current_instant());
+
+    // D8: meta/init, stamped with the run that init just started.
+    YamlValue entry = YamlValue::object();
+    entry["task_id"] = "meta/init";
+    entry["status"] = "completed";
+    entry["evidence"] = std::string(kInitEvidence);
+    entry["command"] = "small init";
+    entry["notes"] = "small init in " + result.root + (result.progress_kept ? " (--force; earlier entries kept)" : "");
+    entry["replayId"] = result.replay_id;
+    if (result.progress_kept) {
+        change.entries.push_back(entry);  // appended to the kept log (D7)
+    } else {
+        // A new log: written whole, holding its first entry.
+        result.timestamp = now;
+        YamlValue stamped = YamlValue::object();
+        stamped["timestamp"] = result.timestamp;
+        for (const auto& [k, v] : entry.items()) stamped[k] = v;
+        YamlValue log = progress_template();
+        log["entries"].push_back(stamped);
+        put(artifact_file_name(ArtifactType::Progress), emit_document(log));
+        result.progress_entry = std::move(stamped);
+    }
+
+    YamlValue meta = YamlValue::object();
+    meta["small_version"] = std::string(kProtocolVersion);
+    meta["owner"] = "agent";
+    meta["kind"] = "repo-root";
+    meta["created_at"] = created_at.empty() ? now : created_at;
+    meta["updated_at"] = now;
+    meta["run"] = YamlValue::object();
+    meta["run"]["replay_id"] = result.replay_id;
+    put(kWorkspaceFileName, emit_document(meta));
+
+    YamlValue handoff = artifact_head("agent");
+    handoff["summary"] = std::string(kInitSummary);
+    handoff["resume"] = YamlValue::object();
+    handoff["resume"]["next_steps"] = YamlValue::array({"Fill intent.small.yml", "Fill constraints.small.yml",
+                                                        "Generate plan.small.yml"});
+    handoff["links"] = YamlValue::array();
+    handoff["replayId"] = YamlValue::object();
+    handoff["replayId"]["value"] = result.replay_id;
+    handoff["replayId"]["source"] = "auto";
+    if (!result.previous_replay_id.empty() && result.previous_replay_id != result.replay_id) {
+        handoff["run"] = YamlValue::object();
+        handoff["run"]["created_at"] = now;
+        handoff["run"]["transition_reason"] = "manual";
+        handoff["run"]["previous_replay_id"] = result.previous_replay_id;
+    }
+    put(artifact_file_name(ArtifactType::Handoff), emit_document(handoff));
+
+    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    if (!committed) {
+        discard_unused_snapshot(ws, made);
+        return with_prefix(committed.error(), "init failed: ");
+    }
+    remember_valid_plan(ws, plan_index_of(*plan_doc));
+    if (result.progress_kept) {
+        result.progress_entry = committed->appended.front().entry;
+        result.timestamp = committed->appended.front().timestamp_text;
+    }
+    result.outer_workspace = enclosing_workspace(fs, result.root);
+    if (!result.outer_workspace.empty()) {
+        result.warnings.push_back(nested_workspace_warning(result.outer_workspace, result.root));
+    }
+
+    // 8. Outside .small/: .gitignore lines, then AGENTS.md.
+    result.gitignore = std::move(decided->gitignore);
+    if (Status s = write_gitignore_update(ws, result.gitignore); !s) return s.error();
+    result.agents = decided->agents.action;
+    if (decided->agents.action != AgentsAction::Skipped) {
+        if (Status s = write_file_atomic(ws, result.agents_path, decided->agents.content); !s) return s.error();
+    }
+    return result;
+}
+
+}  // namespace small

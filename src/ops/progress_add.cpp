@@ -1,0 +1,108 @@
+// `small progress add` (see the header).
+#include "small/ops/progress_add.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "small/store/atomic_file.hpp"
+#include "small/store/plan_cache.hpp"
+#include "small/store/progress_log.hpp"
+#include "small/base/text.hpp"
+#include "small/store/workspace_change.hpp"
+#include "small/store/workspace_lock.hpp"
+#include "small/doc/yaml.hpp"
+
+namespace small {
+
+namespace {
+
+
+bool is_progress_status(std::string_view s) {
+    return std::find(std::begin(kProgressStatuses), std::end(kProgressStatuses), s) != std::end(kProgressStatuses);
+}
+
+// D14: a task the plan names (meta/ ids are bookkeeping and always allowed).
+// Reads the stamped task index, not the plan, so an append stays O(1).
+// Fills the result's plan fields and the "plan still says" warning.
+Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
+                  const std::string& status, ProgressAddResult& result) {
+    if (result.meta_task) return ok_status();
+    Result<PlanIndex> index = load_plan_index(fs, ws);
+    if (!index) {
+        Error e = index.error();
+        e.message = "cannot check task " + task + " against the plan: " + e.message +
+                    " (fix the plan first; nothing written)";
+        return e;
+    }
+    const PlanTaskInfo* t = index->find(task);
+    if (!t) return unknown_task_error(*index, task, ws);
+    result.task_exists_in_plan = true;
+    result.plan_status = t->status;
+    const bool settles = status == "completed" || status == "blocked" || status == "cancelled";
+    if (settles && t->status != status) {
+        result.warnings.push_back("the plan still says task " + task + " is " + t->status +
+                                  "; `small checkpoint --task " + task + " --status " + status +
+                                  "` records the entry and sets the plan status together");
+    }
+    return ok_status();
+}
+
+}  // namespace
+
+Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req) {
+    // 1. Flag values (usage errors, nothing touched).
+    const std::string task(trim(req.task));
+    if (task.empty()) return Error::usage("task_id is required (--task must not be blank)");
+    const std::string status = lower_ascii(trim(req.status));
+    if (!is_progress_status(status)) {
+        return Error::usage("invalid status \"" + req.status +
+                            "\" (must be pending, in_progress, completed, blocked, or cancelled)");
+    }
+    Result<EntryTime> when = parse_entry_time(req.at, req.after);
+    if (!when) return when.error();
+
+    // 2. The workspace, locked; interrupted writes recovered.
+    Result<MutationSession> session =
+        begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
+    if (!session) return session.error();
+
+    // 3. The entry (D8: replayId of the current run; D9: evidence).
+    ProgressAddResult result;
+    const EntryFields fields{req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes};
+    const YamlValue entry =
+        build_progress_entry(task, status, fields, kDefaultProgressEvidence, session->run_replay_id);
+    if (Status v = validate_progress_entry(entry, format_timestamp_utc9(probe_instant(*when)), ws); !v) {
+        return v.error();
+    }
+    result.meta_task = task.rfind("meta/", 0) == 0;
+    if (Status s = check_task(fs, ws, task, status, result); !s) return s.error();
+
+    // 4. Append (or create the log holding the entry).
+    const std::string file = ws.path_of(kProgressFileName);
+    if (!fs.file_exists(file)) {
+        // No log yet: write it whole, atomically, already holding the entry
+        // (a crash leaves either no file or the complete one).
+        const Instant t = probe_instant(*when);
+        YamlValue stamped = YamlValue::object();
+        stamped["timestamp"] = format_timestamp_utc9(t);
+        for (const auto& [k, v] : entry.items()) stamped[k] = v;
+        YamlValue log = YamlValue::object();
+        log["small_version"] = "1.0.0";
+        log["owner"] = "agent";
+        log["entries"] = YamlValue::array({stamped});
+        if (Status made = write_file_atomic(ws, file, emit_document(log)); !made) return made.error();
+        result.created_log = true;
+        result.timestamp = stamped["timestamp"].get<std::string>();
+        result.entry = std::move(stamped);
+        return result;
+    }
+    Result<std::optional<Instant>> requested = requested_instant(ws, *when);
+    if (!requested) return requested.error();
+    Result<AppendResult> appended = append_progress_entry(ws, entry, *requested);
+    if (!appended) return appended.error();
+    result.entry = std::move(appended->entry);
+    result.timestamp = appended->timestamp_text;
+    return result;
+}
+
+}  // namespace small

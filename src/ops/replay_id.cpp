@@ -1,0 +1,58 @@
+// `small replay-id` (see the header).
+#include "small/ops/replay_id.hpp"
+
+#include "small/doc/yaml.hpp"
+#include "small/model/replay_id.hpp"
+#include "small/store/run_state.hpp"
+
+namespace small {
+
+namespace {
+
+// The id the current intent + plan (+ constraints) would get (D3).
+Result<std::string> current_manifest_id(const FileSystem& fs, const WorkspacePaths& ws) {
+    const auto load = [&](ArtifactType type) {
+        const std::string name = artifact_file_name(type);
+        return load_yaml_file(fs, ws.path_of(name), ws.display_of(name));
+    };
+    Result<Document> intent = load(ArtifactType::Intent);
+    if (!intent) return intent.error();
+    Result<Document> plan = load(ArtifactType::Plan);
+    if (!plan) return plan.error();
+    std::optional<Document> constraints;
+    if (fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Constraints)))) {
+        Result<Document> c = load(ArtifactType::Constraints);
+        if (!c) return c.error();
+        constraints = std::move(*c);
+    }
+    return compute_replay_id(intent->root(), plan->root(), constraints ? constraints->root() : NodeRef(),
+                             manifest_files(ws));
+}
+
+std::string pinned_run_explanation(const WorkspacePaths& ws, const std::string& run_id) {
+    return "the run's pinned id (" + ws.display_of(kWorkspaceFileName) + " run.replay_id) is " + run_id +
+           ", not this manifest's id: a run's id is pinned when the run starts and does not follow later edits "
+           "of intent, plan or constraints; `small reset` starts a new run, which pins a new id";
+}
+
+}  // namespace
+
+Result<ReplayIdReport> replay_id_report(const FileSystem& fs, const WorkspacePaths& ws) {
+    if (!fs.directory_exists(ws.small_dir)) {
+        if (fs.is_symlink(ws.small_dir)) {
+            return Error::system(ws.small_dir + " is a symbolic link to a folder that does not exist");
+        }
+        return Error::system("no .small/ directory found in " + ws.root + " or any parent directory; run `small init`");
+    }
+    Result<std::string> manifest_id = current_manifest_id(fs, ws);
+    if (!manifest_id) return manifest_id.error();
+    ReplayIdReport report;
+    report.manifest_id = *manifest_id;
+    if (Result<WorkspaceMetadata> meta = load_workspace_metadata(fs, ws)) report.run_id = meta->run_replay_id;
+    if (!report.run_id.empty() && report.run_id != report.manifest_id) {
+        report.explanation = pinned_run_explanation(ws, report.run_id);
+    }
+    return report;
+}
+
+}  // namespace small

@@ -1,0 +1,92 @@
+// `small start` (see the header).
+#include "small/ops/start.hpp"
+
+#include "small/base/text.hpp"
+#include "small/doc/yaml.hpp"
+#include "small/model/replay_id.hpp"
+#include "small/store/run_state.hpp"
+#include "small/store/workspace_change.hpp"
+#include "small/model/templates.hpp"
+#include "small/store/atomic_file.hpp"
+#include "small/store/plan_cache.hpp"
+#include "small/store/progress_entry.hpp"
+
+namespace small {
+
+Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws, const StartRequest& req) {
+    const bool creates_small_dir = req.scope == WorkspaceScope::Any && !fs.directory_exists(ws.small_dir);
+    if (creates_small_dir) {
+        if (Status s = ensure_directory(ws, ws.small_dir); !s) return s.error();
+    }
+    Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
+    if (!session) return session.error();
+
+    if (Status s = require_parseable(fs, ws, {ArtifactType::Intent, ArtifactType::Constraints, ArtifactType::Plan,
+                                              ArtifactType::Progress});
+        !s) {
+        return s.error();
+    }
+    StartResult result;
+    if (creates_small_dir) {  // a new workspace, as init makes one: its runtime folders stay out of git
+        Result<GitignoreUpdate> gitignore = plan_gitignore_update(fs, ws);
+        if (!gitignore) return gitignore.error();
+        result.gitignore = std::move(*gitignore);
+    }
+    const std::pair<ArtifactType, YamlValue> templates[] = {
+        {ArtifactType::Intent, intent_template(std::nullopt)},
+        {ArtifactType::Constraints, constraints_template()},
+        {ArtifactType::Plan, plan_template()},
+        {ArtifactType::Progress, progress_template()}};
+    for (const auto& [type, value] : templates) {
+        const std::string path = ws.path_of(artifact_file_name(type));
+        if (fs.file_exists(path)) continue;
+        if (Status s = write_file_atomic(ws, path, emit_document(value)); !s) return s.error();
+        result.created.push_back(artifact_file_name(type));
+    }
+    const bool had_metadata = fs.file_exists(ws.path_of(kWorkspaceFileName));
+    if (!had_metadata) result.created.emplace_back(kWorkspaceFileName);
+
+    Result<Document> plan_doc = load_artifact(fs, ws, ArtifactType::Plan);
+    if (!plan_doc) return plan_doc.error();
+    const YamlValue previous = old_handoff(fs, ws);
+    HandoffInputs in;
+    in.plan = to_yaml_value(plan_doc->root());
+    in.readiness = strict_readiness(fs, ws);
+    in.summary = req.summary;
+    in.links = old_links(previous);
+    if (!session->run_replay_id.empty()) {
+        in.replay_id = session->run_replay_id;
+        in.source = old_replay_id(previous) == in.replay_id ? old_source(previous) : "auto";
+    } else if (!old_replay_id(previous).empty()) {
+        in.replay_id = old_replay_id(previous);
+        in.source = old_source(previous);
+    } else {
+        Result<RunPin> pin = pin_run(fs, ws, *session, emit_document(in.plan));
+        if (!pin) return pin.error();
+        in.replay_id = pin->replay_id;
+        result.self_heal = true;
+    }
+    in.run = run_block(result.self_heal ? "self_heal" : "manual", "");
+
+    WorkspaceChange change;
+    if (result.self_heal) {
+        EntryFields fields;
+        fields.evidence = "Generated the run replay id during small start";
+        fields.notes = "small start self-heal";
+        change.entries.push_back(build_progress_entry("meta/replayid-self-heal", "completed", fields, "", in.replay_id));
+    }
+    std::string workspace_text = pinned_workspace_text(*session, in.replay_id);
+    if (!had_metadata && workspace_text.empty()) {
+        workspace_text = workspace_metadata_with_run(YamlValue(), in.replay_id, format_timestamp_utc9(current_instant()));
+    }
+    Result<HandoffResult> written = write_handoff(ws, in, std::move(change), workspace_text);
+    if (!written) return written.error();
+    if (!written->entries.empty()) result.entry = written->entries.front();
+    result.handoff = std::move(*written);
+    if (result.gitignore) {
+        if (Status s = write_gitignore_update(ws, *result.gitignore); !s) return s.error();
+    }
+    return result;
+}
+
+}  // namespace small

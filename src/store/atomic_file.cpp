@@ -1,0 +1,492 @@
+#include "small/store/atomic_file.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace small {
+
+namespace {
+
+// Owns one file descriptor; close() errors are reported where they matter.
+class Fd {
+public:
+    Fd() = default;
+    explicit Fd(int fd) : fd_(fd) {}
+    Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+    Fd& operator=(Fd&& other) noexcept {
+        if (this != &other) {
+            reset();
+            fd_ = std::exchange(other.fd_, -1);
+        }
+        return *this;
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() { reset(); }
+
+    int get() const { return fd_; }
+    bool valid() const { return fd_ >= 0; }
+    void reset() {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+    // 0 or errno. On Linux the descriptor is gone even when close() fails
+    // (EINTR included), so it is never retried.
+    int close_checked() {
+        const int fd = std::exchange(fd_, -1);
+        if (fd < 0) return 0;
+        return ::close(fd) == 0 || errno == EINTR ? 0 : errno;
+    }
+
+private:
+    int fd_ = -1;
+};
+
+Error os_error(const std::string& what, const std::string& path, int err) {
+    return Error::system(what + " " + path + ": " + std::strerror(err));
+}
+
+Error refused(const std::string& what, const std::string& path, const std::string& why) {
+    return Error::invalid("refusing to " + what + " " + path + ": " + why);
+}
+
+// 0 or errno; EINTR is retried.
+int fsync_fd(int fd) {
+    while (::fsync(fd) != 0) {
+        if (errno != EINTR) return errno;
+    }
+    return 0;
+}
+
+// Directories on some filesystems cannot be fsynced (EINVAL): there is
+// nothing to flush there, so that is not an error.
+int fsync_dir_fd(int fd) {
+    const int err = fsync_fd(fd);
+    return err == EINVAL ? 0 : err;
+}
+
+// 0 or errno; handles EINTR and short writes.
+int write_all(int fd, std::string_view bytes) {
+    while (!bytes.empty()) {
+        const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return errno;
+        if (n == 0) return EIO;  // no progress: do not spin
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return 0;
+}
+
+std::string strip_trailing_slashes(std::string path) {
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    return path;
+}
+
+std::vector<std::string> split_components(std::string_view rel) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (start <= rel.size()) {
+        const std::size_t slash = rel.find('/', start);
+        const std::size_t end = slash == std::string_view::npos ? rel.size() : slash;
+        parts.emplace_back(rel.substr(start, end - start));
+        start = end + 1;
+    }
+    return parts;
+}
+
+bool is_small_folder_name(const std::string& name) { return name == ".small" || name.rfind(".small-", 0) == 0; }
+
+// D7: only the workspace's `.small*` folders, AGENTS.md and .gitignore.
+bool allowed_top_level(const std::vector<std::string>& parts) {
+    const std::string& top = parts.front();
+    if (is_small_folder_name(top)) return true;
+    return parts.size() == 1 && (top == "AGENTS.md" || top == ".gitignore");
+}
+
+// Which targets a write admits: the D7 list, or one file the user named.
+enum class TargetRule { Workspace, UserNamedChild };
+
+Status check_user_named_child(const std::vector<std::string>& parts, const std::string& path,
+                              const std::string& root, const std::string& what) {
+    if (parts.size() != 1) return refused(what, path, "it is not directly inside " + root);
+    if (is_small_folder_name(parts.front())) {
+        return refused(what, path, "the workspace's .small* folders are not written by name");
+    }
+    return ok_status();
+}
+
+// The components of `path` below ws.root, checked against `rule`.
+Result<std::vector<std::string>> workspace_components(const WorkspacePaths& ws, const std::string& path,
+                                                     const std::string& what,
+                                                     TargetRule rule = TargetRule::Workspace) {
+    const std::string root = strip_trailing_slashes(ws.root);
+    if (root.empty() || root.front() != '/') return refused(what, path, "the workspace root is not an absolute path");
+    const std::string prefix = root == "/" ? "/" : root + "/";
+    if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) {
+        return refused(what, path, "it is not inside the workspace " + root);
+    }
+    std::vector<std::string> parts = split_components(std::string_view(path).substr(prefix.size()));
+    for (const std::string& part : parts) {
+        if (part.empty() || part == "." || part == "..") {
+            return refused(what, path, "the path must be normalised (no empty, '.' or '..' parts)");
+        }
+    }
+    if (rule == TargetRule::UserNamedChild) {
+        if (Status named = check_user_named_child(parts, path, root, what); !named) return named.error();
+        return parts;
+    }
+    if (!allowed_top_level(parts)) {
+        return refused(what, path, "only the workspace's .small* folders, AGENTS.md and .gitignore are written");
+    }
+    return parts;
+}
+
+std::string join(const std::string& root, const std::vector<std::string>& parts, std::size_t count) {
+    std::string out = strip_trailing_slashes(root);
+    for (std::size_t i = 0; i < count; ++i) out += (out == "/" ? "" : "/") + parts[i];
+    return out;
+}
+
+Result<Fd> open_directory_at(int parent, const std::string& name, const std::string& display) {
+    const int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) return Fd(fd);
+    const int err = errno;
+    struct stat st {};
+    if (::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+        return refused("use", display, "it is a symbolic link (symbolic links in the workspace are not followed)");
+    }
+    return os_error("cannot open directory", display, err);
+}
+
+// Creates `name` in `parent` if missing; the new entry is made durable.
+Status make_directory_at(int parent, const std::string& name, const std::string& display) {
+    if (::mkdirat(parent, name.c_str(), 0755) != 0) {
+        if (errno == EEXIST) return ok_status();
+        return os_error("cannot create directory", display, errno);
+    }
+    if (const int err = fsync_dir_fd(parent); err != 0) return os_error("cannot sync the directory above", display, err);
+    return ok_status();
+}
+
+// Walks the first `count` components below the root without following
+// symbolic links, creating missing folders when `create` is set.
+Result<Fd> open_workspace_directory(const WorkspacePaths& ws, const std::vector<std::string>& parts,
+                                    std::size_t count, bool create) {
+    const std::string root = strip_trailing_slashes(ws.root);
+    const int root_fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) return os_error("cannot open workspace root", root, errno);
+    Fd dir(root_fd);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::string display = join(root, parts, i + 1);
+        if (create) {
+            if (Status made = make_directory_at(dir.get(), parts[i], display); !made) return made.error();
+        }
+        Result<Fd> next = open_directory_at(dir.get(), parts[i], display);
+        if (!next) return next.error();
+        dir = std::move(next).value();
+    }
+    return dir;
+}
+
+struct ExistingTarget {
+    mode_t permissions = 0;
+    uid_t uid = 0;
+    gid_t gid = 0;
+};
+
+// Whether this process may write the file itself. A rename only needs the
+// folder to be writable, so it would replace a file that is read-only for
+// us: asked explicitly, before the write. Root may write any file, as with
+// every other tool (and as the reference does: its test corpus is 0444).
+bool writable_for_us(int parent, const std::string& name) {
+    return ::faccessat(parent, name.c_str(), W_OK, AT_EACCESS) == 0;  // not a link: checked before
+}
+
+Error read_only(const std::string& path, const struct stat& st) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    Error e = Error::system("cannot write " + path + ": " + std::strerror(EACCES) + " (it is read-only, mode " + mode +
+                            "); nothing was changed");
+    e.hint = "make it writable (chmod u+w) if small should change it";
+    return e;
+}
+
+// Nothing when the target does not exist yet; refuses links, non-files and
+// read-only files.
+Result<std::optional<ExistingTarget>> inspect_target(int parent, const std::string& name, const std::string& path) {
+    struct stat st {};
+    if (::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT) return std::optional<ExistingTarget>();
+        return os_error("cannot write", path, errno);
+    }
+    if (S_ISLNK(st.st_mode)) {
+        return refused("write", path, "it is a symbolic link (symbolic links in the workspace are not followed for writes)");
+    }
+    if (!S_ISREG(st.st_mode)) return refused("write", path, "it is not a regular file");
+    if (!writable_for_us(parent, name)) return read_only(path, st);
+    return std::optional<ExistingTarget>(ExistingTarget{static_cast<mode_t>(st.st_mode & 07777), st.st_uid, st.st_gid});
+}
+
+// The folder holding the last of `parts`, walked like
+// open_workspace_directory; an invalid Fd when a folder on the way does not
+// exist yet (then neither does the target).
+Result<Fd> open_target_directory_if_exists(const WorkspacePaths& ws, const std::vector<std::string>& parts) {
+    const std::string root = strip_trailing_slashes(ws.root);
+    const int root_fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) {
+        if (errno == ENOENT) return Fd();
+        return os_error("cannot open workspace root", root, errno);
+    }
+    Fd dir(root_fd);
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+        struct stat st {};
+        if (::fstatat(dir.get(), parts[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) return Fd();
+        Result<Fd> next = open_directory_at(dir.get(), parts[i], join(root, parts, i + 1));
+        if (!next) return next.error();
+        dir = std::move(next).value();
+    }
+    return dir;
+}
+
+// Temporary names start with the writer's pid so that leftovers of dead
+// writers can be recognised (remove_stale_temp_files).
+std::string temp_name(const std::string& base) {
+    static std::atomic<unsigned> counter{0};
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::string shortened = base.substr(0, 100);
+    return std::to_string(::getpid()) + "." + std::to_string(now) + "-" + std::to_string(counter++) + "." + shortened +
+           ".tmp";
+}
+
+struct TempFile {
+    Fd fd;
+    std::string name;
+};
+
+Result<TempFile> create_temp(int tmp_dir, const std::string& base, mode_t mode, const std::string& tmp_display) {
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        std::string name = temp_name(base);
+        const int fd = ::openat(tmp_dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd >= 0) return TempFile{Fd(fd), std::move(name)};
+        if (errno != EEXIST) return os_error("cannot create a temporary file in", tmp_display, errno);
+    }
+    return os_error("cannot create a temporary file in", tmp_display, EEXIST);
+}
+
+Status same_filesystem(int tmp_dir, int target_dir, const std::string& tmp_display, const std::string& target_display,
+                       const std::string& target) {
+    struct stat a {};
+    struct stat b {};
+    if (::fstat(tmp_dir, &a) != 0) return os_error("cannot stat", tmp_display, errno);
+    if (::fstat(target_dir, &b) != 0) return os_error("cannot stat", target_display, errno);
+    if (a.st_dev == b.st_dev) return ok_status();
+    return Error::system("cannot write " + target + ": " + tmp_display + " is on a different filesystem than " +
+                         target_display + ", so the write could not be atomic (" + std::strerror(EXDEV) + ")");
+}
+
+// Gives the staged file the bytes and the target's permissions, durably.
+Status fill_temp(TempFile& temp, std::string_view bytes, const std::optional<ExistingTarget>& existing,
+                 const std::string& path) {
+    if (existing) {
+        // Best effort: only root may give a file away; keeping our own
+        // ownership otherwise is harmless.
+        if (existing->uid != ::geteuid() || existing->gid != ::getegid()) {
+            [[maybe_unused]] const int ignored = ::fchown(temp.fd.get(), existing->uid, existing->gid);
+        }
+        if (::fchmod(temp.fd.get(), existing->permissions) != 0) return os_error("cannot write", path, errno);
+    }
+    if (const int err = write_all(temp.fd.get(), bytes); err != 0) return os_error("cannot write", path, err);
+    if (const int err = fsync_fd(temp.fd.get()); err != 0) return os_error("cannot write", path, err);
+    if (const int err = temp.fd.close_checked(); err != 0) return os_error("cannot write", path, err);
+    return ok_status();
+}
+
+}  // namespace
+
+Status fsync_directory(const std::string& dir) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return os_error("cannot open directory", dir, errno);
+    Fd guard(fd);
+    if (const int err = fsync_dir_fd(fd); err != 0) return os_error("cannot sync directory", dir, err);
+    return ok_status();
+}
+
+Status check_writable_file(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return ok_status();  // the write decides
+    if (!writable_for_us(AT_FDCWD, path)) return read_only(path, st);
+    return ok_status();
+}
+
+Status check_replaceable(const WorkspacePaths& ws, const std::string& target) {
+    Result<std::vector<std::string>> parts = workspace_components(ws, target, "write");
+    if (!parts) return parts.error();
+    Result<Fd> dir = open_target_directory_if_exists(ws, *parts);
+    if (!dir) return dir.error();
+    if (!dir->valid()) return ok_status();
+    Result<std::optional<ExistingTarget>> existing = inspect_target(dir->get(), parts->back(), target);
+    if (!existing) return existing.error();
+    return ok_status();
+}
+
+Status ensure_directory(const WorkspacePaths& ws, const std::string& dir) {
+    Result<std::vector<std::string>> parts = workspace_components(ws, strip_trailing_slashes(dir), "create");
+    if (!parts) return parts.error();
+    Result<Fd> opened = open_workspace_directory(ws, *parts, parts->size(), true);
+    if (!opened) return opened.error();
+    return ok_status();
+}
+
+namespace {
+
+// The write itself, once `parts` (the target below ws.root) were admitted.
+Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vector<std::string>>& parts,
+                               const std::string& target, std::string_view bytes, mode_t mode,
+                               bool sync_directory = true) {
+    if (!parts) return parts.error();
+    const std::string& name = parts->back();
+    const std::string target_dir_display = join(ws.root, *parts, parts->size() - 1);
+
+    Result<Fd> target_dir = open_workspace_directory(ws, *parts, parts->size() - 1, false);
+    if (!target_dir) return target_dir.error();
+    Result<std::optional<ExistingTarget>> existing = inspect_target(target_dir->get(), name, target);
+    if (!existing) return existing.error();
+
+    const std::vector<std::string> tmp_parts = split_components(kTempDirName);
+    const std::string tmp_display = join(ws.root, tmp_parts, tmp_parts.size());
+    Result<Fd> tmp_dir = open_workspace_directory(ws, tmp_parts, tmp_parts.size(), true);
+    if (!tmp_dir) return tmp_dir.error();
+    if (Status same = same_filesystem(tmp_dir->get(), target_dir->get(), tmp_display, target_dir_display, target);
+        !same) {
+        return same.error();
+    }
+
+    Result<TempFile> temp = create_temp(tmp_dir->get(), name, mode, tmp_display);
+    if (!temp) return temp.error();
+    Status filled = fill_temp(*temp, bytes, *existing, target);
+    if (filled && ::renameat(tmp_dir->get(), temp->name.c_str(), target_dir->get(), name.c_str()) != 0) {
+        filled = os_error("cannot replace", target, errno);
+    }
+    if (!filled) {
+        ::unlinkat(tmp_dir->get(), temp->name.c_str(), 0);
+        return filled.error();
+    }
+    if (!sync_directory) return ok_status();
+    if (const int err = fsync_dir_fd(target_dir->get()); err != 0) {
+        return os_error("wrote " + target + " but could not make it durable: cannot sync directory", target_dir_display,
+                        err);
+    }
+    return ok_status();
+}
+
+}  // namespace
+
+Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes, mode_t mode,
+                         bool sync_directory) {
+    return write_components_atomic(ws, workspace_components(ws, target, "write"), target, bytes, mode, sync_directory);
+}
+
+Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
+                               mode_t mode) {
+    return write_components_atomic(ws, workspace_components(ws, target, "write", TargetRule::UserNamedChild), target,
+                                   bytes, mode);
+}
+
+namespace {
+
+Status roll_back_append(int fd, std::uint64_t size, const std::string& target, int cause) {
+    std::string message = "cannot append to " + target + ": " + std::strerror(cause);
+    int err = 0;
+    while (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+        if (errno != EINTR) {
+            err = errno;
+            break;
+        }
+    }
+    if (err == 0) err = fsync_fd(fd);
+    if (err == 0) return Error::system(message + " (nothing was appended)");
+    return Error::system(message + "; removing the partial write also failed: " + std::strerror(err));
+}
+
+}  // namespace
+
+Status append_file_durable(const std::string& target, std::string_view bytes, std::uint64_t expected_size) {
+    const int raw = ::open(target.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (raw < 0) {
+        const int err = errno;
+        if (err == ELOOP) return refused("append to", target, "it is a symbolic link (symbolic links are not followed for writes)");
+        struct stat st {};
+        if (err == EACCES && ::lstat(target.c_str(), &st) == 0) return read_only(target, st);  // as for replaced files
+        return os_error("cannot append to", target, err);
+    }
+    Fd fd(raw);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return os_error("cannot append to", target, errno);
+    if (!S_ISREG(st.st_mode)) return refused("append to", target, "it is not a regular file");
+    const auto actual = static_cast<std::uint64_t>(st.st_size);
+    if (actual != expected_size) {
+        return Error::invalid("cannot append to " + target + ": the file changed since it was read (expected " +
+                              std::to_string(expected_size) + " bytes, found " + std::to_string(actual) + ")");
+    }
+    if (bytes.empty()) return ok_status();
+    int err = write_all(fd.get(), bytes);
+    if (err == 0) err = fsync_fd(fd.get());
+    if (err != 0) return roll_back_append(fd.get(), expected_size, target, err);
+    if (const int close_err = fd.close_checked(); close_err != 0) return os_error("cannot append to", target, close_err);
+    return ok_status();
+}
+
+namespace {
+
+// The pid a temporary name starts with; nothing for foreign names.
+std::optional<pid_t> writer_pid(std::string_view name) {
+    const std::size_t dot = name.find('.');
+    if (dot == std::string_view::npos || dot == 0 || !name.ends_with(".tmp")) return std::nullopt;
+    pid_t pid = 0;
+    const auto [end, ec] = std::from_chars(name.data(), name.data() + dot, pid);
+    if (ec != std::errc() || end != name.data() + dot || pid <= 0) return std::nullopt;
+    return pid;
+}
+
+bool process_is_gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+}  // namespace
+
+Result<std::size_t> remove_stale_temp_files(const WorkspacePaths& ws) {
+    const std::vector<std::string> tmp_parts = split_components(kTempDirName);
+    const std::string tmp_display = join(ws.root, tmp_parts, tmp_parts.size());
+    struct stat st {};
+    if (::lstat(tmp_display.c_str(), &st) != 0 && errno == ENOENT) return std::size_t{0};
+    Result<Fd> tmp_dir = open_workspace_directory(ws, tmp_parts, tmp_parts.size(), false);
+    if (!tmp_dir) return tmp_dir.error();
+    const int listing_fd = ::dup(tmp_dir->get());
+    if (listing_fd < 0) return os_error("cannot list", tmp_display, errno);
+    DIR* listing = ::fdopendir(listing_fd);
+    if (listing == nullptr) {
+        const int err = errno;
+        ::close(listing_fd);
+        return os_error("cannot list", tmp_display, err);
+    }
+    std::size_t removed = 0;
+    while (const dirent* entry = ::readdir(listing)) {
+        const std::optional<pid_t> pid = writer_pid(entry->d_name);
+        if (pid && process_is_gone(*pid) && ::unlinkat(tmp_dir->get(), entry->d_name, 0) == 0) ++removed;
+    }
+    ::closedir(listing);
+    return removed;
+}
+
+}  // namespace small

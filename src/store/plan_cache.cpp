@@ -1,0 +1,261 @@
+// The plan's task index and its stamped cache (see plan_index.hpp).
+#include "small/store/plan_cache.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "small/model/plan_model.hpp"
+#include "small/base/text.hpp"
+#include "small/check/invariants.hpp"
+#include "small/check/schema.hpp"
+#include "small/doc/yaml.hpp"
+#include "small/store/workspace_change.hpp"
+
+namespace small {
+
+namespace {
+
+
+std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
+std::string plan_display(const WorkspacePaths& ws) { return ws.display_of(artifact_file_name(ArtifactType::Plan)); }
+
+std::optional<std::string> plan_stamp(const WorkspacePaths& ws) {
+    Result<std::string> v = file_version(plan_path(ws));
+    if (!v || *v == "absent") return std::nullopt;
+    return *v;
+}
+
+std::string normal_status(std::string_view raw) {
+    std::string s = lower_ascii(trim(raw));
+    return s.empty() ? "pending" : s;
+}
+
+}  // namespace
+
+PlanIndex plan_index_of(const Document& doc) {
+    PlanIndex index;
+    index.plan_exists = true;
+    const NodeRef tasks = doc.root().find("tasks");
+    for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
+        const NodeRef t = tasks.item(i);
+        if (!t.find("id").is_string()) continue;
+        const NodeRef status = t.find("status");
+        index.tasks.push_back({std::string(t.find("id").as_string()),
+                               normal_status(status.is_string() ? status.as_string() : std::string_view())});
+    }
+    return index;
+}
+
+namespace {
+
+// One task a line, "<status> <id>", each field escaped ('\\' '\n' ' ' as
+// "\\\\" "\\n" "\\s"): no JSON parser on the append path.
+void append_escaped(std::string& out, std::string_view field) {
+    for (char c : field) {
+        if (c == '\\') out += "\\\\";
+        else if (c == '\n') out += "\\n";
+        else if (c == ' ') out += "\\s";
+        else out += c;
+    }
+}
+
+std::optional<std::string> unescaped(std::string_view field) {
+    std::string out;
+    for (std::size_t i = 0; i < field.size(); ++i) {
+        if (field[i] != '\\') {
+            out += field[i];
+            continue;
+        }
+        if (++i == field.size()) return std::nullopt;
+        if (field[i] == '\\') out += '\\';
+        else if (field[i] == 'n') out += '\n';
+        else if (field[i] == 's') out += ' ';
+        else return std::nullopt;
+    }
+    return out;
+}
+
+std::string encode(const PlanIndex& index) {
+    std::string out;
+    for (const PlanTaskInfo& t : index.tasks) {
+        append_escaped(out, t.status);
+        out += ' ';
+        append_escaped(out, t.id);
+        out += '\n';
+    }
+    return out;
+}
+
+std::optional<PlanIndex> decode(std::string_view body) {
+    PlanIndex index;
+    index.plan_exists = true;
+    while (!body.empty()) {
+        const std::size_t eol = body.find('\n');
+        const std::size_t space = body.find(' ');
+        if (eol == std::string_view::npos || space > eol) return std::nullopt;
+        std::optional<std::string> status = unescaped(body.substr(0, space));
+        std::optional<std::string> id = unescaped(body.substr(space + 1, eol - space - 1));
+        if (!status || !id) return std::nullopt;
+        index.tasks.push_back({std::move(*id), std::move(*status)});
+        body.remove_prefix(eol + 1);
+    }
+    return index;
+}
+
+}  // namespace
+
+const PlanTaskInfo* PlanIndex::find(std::string_view id) const {
+    for (const PlanTaskInfo& t : tasks) {
+        if (t.id == id) return &t;
+    }
+    return nullptr;
+}
+
+std::vector<std::string> PlanIndex::ids() const {
+    std::vector<std::string> out;
+    out.reserve(tasks.size());
+    for (const PlanTaskInfo& t : tasks) out.push_back(t.id);
+    return out;
+}
+
+std::optional<std::string> read_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const char* name,
+                                              const std::string& stamp) {
+    Result<std::string> cached = fs.read_file(ws.root + "/.small-cache/" + name);
+    if (!cached) return std::nullopt;
+    const std::size_t eol = cached->find('\n');
+    if (eol == std::string::npos || cached->compare(0, eol, stamp) != 0) return std::nullopt;
+    return cached->substr(eol + 1);
+}
+
+void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::string& stamp,
+                         const std::string& body) {
+    const std::string path = ws.root + "/.small-cache/" + name;
+    const std::string tmp = path + "." + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    const std::string bytes = stamp + "\n" + body;
+    const bool written = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+    ::close(fd);
+    if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+}
+
+Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws) {
+    const std::optional<std::string> before = plan_stamp(ws);
+    if (!before) return PlanIndex{};
+    if (std::optional<std::string> body = read_stamped_cache(fs, ws, kPlanTasksName, *before)) {
+        if (std::optional<PlanIndex> index = decode(*body)) return *index;
+    }
+    const std::string display = ws.display_of(artifact_file_name(ArtifactType::Plan));
+    Result<Document> doc = load_yaml_file(fs, plan_path(ws), display);
+    if (!doc) return doc.error();
+    PlanIndex index = plan_index_of(*doc);
+    // Cache only what was read from one version of the file (a hand edit takes no lock).
+    if (plan_stamp(ws) == before) write_stamped_cache(ws, kPlanTasksName, *before, encode(index));
+    return index;
+}
+
+PlanIndex plan_index_of(const YamlValue& plan) {
+    PlanIndex index;
+    index.plan_exists = true;
+    if (!plan.is_object() || !plan.contains("tasks") || !plan["tasks"].is_array()) return index;
+    for (const YamlValue& t : plan["tasks"]) {
+        if (!t.is_object() || !t.contains("id") || !t["id"].is_string()) continue;
+        index.tasks.push_back({t["id"].get<std::string>(), task_status(t)});
+    }
+    return index;
+}
+
+void remember_plan_index(const WorkspacePaths& ws, const PlanIndex& index) {
+    if (const std::optional<std::string> stamp = plan_stamp(ws)) {
+        write_stamped_cache(ws, kPlanTasksName, *stamp, encode(index));
+    }
+}
+
+Error unknown_task_error(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws, bool for_write) {
+    const std::string plan = ws.display_of(artifact_file_name(ArtifactType::Plan));
+    if (!index.plan_exists) {
+        return Error::invalid("task " + id + " cannot be recorded: " + plan +
+                              " is missing; create it with `small plan --add \"<title>\"` (nothing written)");
+    }
+    std::string msg = "task " + id + " is not in " + plan + (for_write ? "; nothing written." : ".");
+    const std::vector<std::string> ids = index.ids();
+    if (const std::vector<std::string> close = closest_matches(id, ids); !close.empty()) {
+        msg += " Did you mean ";
+        for (std::size_t i = 0; i < close.size(); ++i) msg += (i ? i + 1 == close.size() ? " or " : ", " : "") + close[i];
+        msg += "?";
+    } else if (!ids.empty()) {
+        msg += " The plan has ";
+        for (std::size_t i = 0; i < ids.size() && i < 5; ++i) msg += (i ? ", " : "") + ids[i];
+        msg += ids.size() > 5 ? " and " + std::to_string(ids.size() - 5) + " more." : std::string(".");
+    } else {
+        msg += " The plan has no tasks.";
+    }
+    msg += " To add a task: small plan --add \"<title>\"";
+    return Error::invalid(msg);
+}
+
+Status require_plan_task(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws) {
+    if (id.rfind("meta/", 0) == 0 || index.find(id)) return ok_status();
+    return unknown_task_error(index, id, ws);
+}
+
+namespace {
+
+bool plan_known_valid(const FileSystem& fs, const WorkspacePaths& ws) {
+    const std::optional<std::string> stamp = plan_stamp(ws);
+    return stamp && read_stamped_cache(fs, ws, kPlanValidName, *stamp).has_value();
+}
+
+Result<Document> validate_plan_document(Document doc, const WorkspacePaths& ws) {
+    Result<const SchemaSet*> schemas = SchemaSet::embedded_shared();
+    if (!schemas) return schemas.error();
+    const std::vector<SchemaViolation> violations = (*schemas)->validate("plan", doc);
+    if (!violations.empty()) {
+        Error e = Error::invalid(violations.front().pointer + ": " + violations.front().message +
+                                 " (fix the plan first; nothing written)");
+        e.file = plan_display(ws);
+        e.line = violations.front().mark.line;
+        e.column = violations.front().mark.column;
+        return e;
+    }
+    ArtifactSet set;
+    auto& slot = set.artifacts[static_cast<std::size_t>(ArtifactType::Plan)];
+    slot = Artifact{ArtifactType::Plan, plan_path(ws), plan_display(ws), std::move(doc)};
+    for (const Finding& f : check_invariants(set, InvariantOptions{})) {
+        if (f.severity != Severity::Error) continue;
+        Error e = Error::invalid(f.message + " [" + f.rule + "] (fix the plan first; nothing written)");
+        e.file = plan_display(ws);
+        e.line = f.mark.line;
+        e.column = f.mark.column;
+        return e;
+    }
+    return std::move(slot->doc);
+}
+
+}  // namespace
+
+Result<Document> load_valid_plan_document(const FileSystem& fs, const WorkspacePaths& ws) {
+    const std::optional<std::string> before = plan_stamp(ws);
+    Result<Document> doc = load_yaml_file(fs, plan_path(ws), plan_display(ws));
+    if (!doc) return doc.error();
+    // Trust the stamp only if the file did not change while it was read (a
+    // hand edit takes no lock).
+    const bool known_valid = before && plan_stamp(ws) == before && plan_known_valid(fs, ws);
+    if (known_valid) return doc;
+    return validate_plan_document(std::move(*doc), ws);
+}
+
+Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws) {
+    Result<Document> doc = load_valid_plan_document(fs, ws);
+    if (!doc) return doc.error();
+    return to_yaml_value(doc->root());
+}
+
+void remember_valid_plan(const WorkspacePaths& ws, const PlanIndex& index) {
+    // A shortcut only: a lost or stale stamp just means the plan is validated again.
+    if (const std::optional<std::string> stamp = plan_stamp(ws)) write_stamped_cache(ws, kPlanValidName, *stamp, "");
+    remember_plan_index(ws, index);
+}
+
+
+}  // namespace small

@@ -1,0 +1,637 @@
+#include "small/store/progress_log.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <type_traits>
+#include <utility>
+
+#include "small/store/atomic_file.hpp"
+#include "small/model/replay_id.hpp"  // sha256_hex
+#include "small/doc/yaml.hpp"
+
+namespace small {
+
+namespace {
+
+constexpr std::string_view kProgressFile = "progress.small.yml";
+constexpr std::string_view kTailHeader = "small-progress-tail 1";
+constexpr std::string_view kJournalHeader = "small-progress-journal 1";
+// The cache also hashes this many trailing bytes of the log, so that an
+// outside edit that keeps size and (coarse) mtime is still noticed where it
+// matters for appending: at the end.
+constexpr std::uint64_t kTailHashBytes = 4096;
+
+std::atomic<std::size_t> g_full_parses{0};
+
+class UniqueFd {
+public:
+    explicit UniqueFd(int fd = -1) : fd_(fd) {}
+    UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    UniqueFd& operator=(UniqueFd&&) = delete;
+    ~UniqueFd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    int get() const { return fd_; }
+    bool valid() const { return fd_ >= 0; }
+
+private:
+    int fd_;
+};
+
+Error os_error(const std::string& what, const std::string& path, int err) {
+    return Error::system(what + " " + path + ": " + std::strerror(err));
+}
+
+std::string progress_path(const WorkspacePaths& ws) { return ws.path_of(kProgressFile); }
+std::string cache_path(const WorkspacePaths& ws, const char* name) { return ws.root + "/" + name; }
+std::string cache_dir(const WorkspacePaths& ws) { return ws.root + "/.small-cache"; }
+
+// Everything the tail cache and the journal use to recognise "the same file,
+// unchanged". ctime cannot be set from user space, unlike mtime.
+struct FileStamp {
+    std::uint64_t dev = 0;
+    std::uint64_t ino = 0;
+    std::uint64_t size = 0;
+    std::int64_t mtime_ns = 0;
+    std::int64_t ctime_ns = 0;
+    bool operator==(const FileStamp&) const = default;
+};
+
+std::int64_t ns_of(const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; }
+
+Result<FileStamp> stamp_of(int fd, const std::string& path) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return os_error("cannot stat", path, errno);
+    if (!S_ISREG(st.st_mode)) return Error::invalid(path + " is not a regular file");
+    return FileStamp{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                     static_cast<std::uint64_t>(st.st_size), ns_of(st.st_mtim), ns_of(st.st_ctim)};
+}
+
+Result<UniqueFd> open_log(const std::string& path, int flags) {
+    const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);  // a FIFO must not block
+    if (fd >= 0) return UniqueFd(fd);
+    if (errno == ELOOP) return Error::invalid("refusing to use " + path + ": it is a symbolic link");
+    return os_error("cannot open", path, errno);
+}
+
+// `n` bytes at `offset` (fewer only at end of file).
+Result<std::string> read_at(int fd, std::uint64_t offset, std::size_t n, const std::string& path) {
+    std::string out(n, '\0');
+    std::size_t done = 0;
+    while (done < n) {
+        const ssize_t got = ::pread(fd, out.data() + done, n - done, static_cast<off_t>(offset + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return os_error("cannot read", path, errno);
+        if (got == 0) break;
+        done += static_cast<std::size_t>(got);
+    }
+    out.resize(done);
+    return out;
+}
+
+Result<std::string> tail_digest(int fd, std::uint64_t size, const std::string& path) {
+    const std::uint64_t n = std::min(size, kTailHashBytes);
+    Result<std::string> bytes = read_at(fd, size - n, static_cast<std::size_t>(n), path);
+    if (!bytes) return bytes.error();
+    return sha256_hex(*bytes);
+}
+
+// Small files of the cache folder: whole contents, nothing when absent.
+Result<std::optional<std::string>> read_small_file(const std::string& path) {
+    const int raw = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (raw < 0) {
+        if (errno == ENOENT) return std::optional<std::string>();
+        return os_error("cannot open", path, errno);
+    }
+    UniqueFd fd(raw);
+    Result<FileStamp> st = stamp_of(fd.get(), path);
+    if (!st) return st.error();
+    Result<std::string> bytes = read_at(fd.get(), 0, static_cast<std::size_t>(st->size), path);
+    if (!bytes) return bytes.error();
+    return std::optional<std::string>(std::move(*bytes));
+}
+
+// ---- "key value" records (tail cache, journal header) ----
+
+using Record = std::map<std::string, std::string, std::less<>>;
+
+// Lines "key value" between `header` and "end"; nothing if malformed.
+std::optional<Record> parse_record(std::string_view text, std::string_view header) {
+    Record rec;
+    bool ended = false;
+    std::size_t pos = 0;
+    bool first = true;
+    while (pos < text.size() && !ended) {
+        const std::size_t nl = text.find('\n', pos);
+        if (nl == std::string_view::npos) return std::nullopt;
+        const std::string_view line = text.substr(pos, nl - pos);
+        pos = nl + 1;
+        if (first) {
+            if (line != header) return std::nullopt;
+            first = false;
+        } else if (line == "end") {
+            ended = true;
+        } else {
+            const std::size_t sp = line.find(' ');
+            if (sp == std::string_view::npos || sp == 0 || !rec.emplace(line.substr(0, sp), line.substr(sp + 1)).second) {
+                return std::nullopt;
+            }
+        }
+    }
+    if (!ended) return std::nullopt;
+    rec.emplace("", std::string(text.substr(pos)));  // what follows "end" (journal bytes)
+    return rec;
+}
+
+template <typename T>
+bool get_number(const Record& rec, std::string_view key, T& out) {
+    const auto it = rec.find(key);
+    if (it == rec.end() || it->second.empty()) return false;
+    const char* end = it->second.data() + it->second.size();
+    const auto [p, ec] = std::from_chars(it->second.data(), end, out);
+    return ec == std::errc() && p == end;
+}
+
+bool get_flag(const Record& rec, std::string_view key, bool& out) {
+    int v = 0;
+    if (!get_number(rec, key, v) || (v != 0 && v != 1)) return false;
+    out = v == 1;
+    return true;
+}
+
+void put(std::string& out, std::string_view key, const auto& value) {
+    out += key;
+    out += ' ';
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, bool>) {
+        out += value ? "1" : "0";
+    } else if constexpr (std::is_arithmetic_v<std::decay_t<decltype(value)>>) {
+        out += std::to_string(value);
+    } else {
+        out += value;
+    }
+    out += '\n';
+}
+
+void put_stamp(std::string& out, const FileStamp& s) {
+    put(out, "dev", s.dev);
+    put(out, "ino", s.ino);
+    put(out, "size", s.size);
+    put(out, "mtime_ns", s.mtime_ns);
+    put(out, "ctime_ns", s.ctime_ns);
+}
+
+bool get_stamp(const Record& rec, FileStamp& s) {
+    return get_number(rec, "dev", s.dev) && get_number(rec, "ino", s.ino) && get_number(rec, "size", s.size) &&
+           get_number(rec, "mtime_ns", s.mtime_ns) && get_number(rec, "ctime_ns", s.ctime_ns);
+}
+
+// ---- the tail cache ----
+
+struct CachedTail {
+    std::string file;
+    FileStamp stamp;
+    std::string digest;
+    ProgressTail tail;
+};
+
+std::string render_cache(const CachedTail& c) {
+    std::string out = std::string(kTailHeader) + "\n";
+    put(out, "file", c.file);
+    put_stamp(out, c.stamp);
+    put(out, "tail_sha256", c.digest);
+    put(out, "has_entries", c.tail.has_entries);
+    put(out, "last_seconds", c.tail.last_instant.seconds);
+    put(out, "last_nanos", c.tail.last_instant.nanos);
+    put(out, "offset", static_cast<std::uint64_t>(c.tail.point.offset));
+    put(out, "indent", c.tail.point.indent);
+    put(out, "needs_newline", c.tail.point.needs_newline);
+    put(out, "inline_empty_list", c.tail.point.inline_empty_list);
+    put(out, "inline_size", static_cast<std::uint64_t>(c.tail.point.inline_size));
+    put(out, "crlf", c.tail.point.crlf);
+    return out + "end\n";
+}
+
+// Values that could not come from a real parse make the cache worthless.
+bool plausible(const ProgressTail& t) {
+    const AppendPoint& p = t.point;
+    if (t.last_instant.nanos >= 1'000'000'000 || p.indent < 0 || p.indent > 4096) return false;
+    if (p.inline_empty_list) return p.offset + p.inline_size <= t.size && p.inline_size >= 2 && !p.needs_newline;
+    return p.offset == t.size;
+}
+
+std::optional<CachedTail> parse_cache(std::string_view text) {
+    const std::optional<Record> rec = parse_record(text, kTailHeader);
+    if (!rec || !rec->at("").empty()) return std::nullopt;
+    CachedTail c;
+    std::uint64_t offset = 0;
+    std::uint64_t inline_size = 0;
+    AppendPoint& p = c.tail.point;
+    const auto file = rec->find("file");
+    const auto digest = rec->find("tail_sha256");
+    if (file == rec->end() || digest == rec->end() || !get_stamp(*rec, c.stamp) ||
+        !get_flag(*rec, "has_entries", c.tail.has_entries) ||
+        !get_number(*rec, "last_seconds", c.tail.last_instant.seconds) ||
+        !get_number(*rec, "last_nanos", c.tail.last_instant.nanos) || !get_number(*rec, "offset", offset) ||
+        !get_number(*rec, "indent", p.indent) || !get_flag(*rec, "needs_newline", p.needs_newline) ||
+        !get_flag(*rec, "inline_empty_list", p.inline_empty_list) ||
+        !get_number(*rec, "inline_size", inline_size) || !get_flag(*rec, "crlf", p.crlf)) {
+        return std::nullopt;
+    }
+    c.file = file->second;
+    c.digest = digest->second;
+    p.offset = static_cast<std::size_t>(offset);
+    p.inline_size = static_cast<std::size_t>(inline_size);
+    c.tail.size = c.stamp.size;
+    if (!plausible(c.tail)) return std::nullopt;
+    return c;
+}
+
+// Replaces the tail cache atomically (temp + rename, so no reader sees half
+// of it) but, unlike write_file_atomic, without fsync: the cache needs no
+// durability. Whatever a power loss leaves (old, empty or torn contents) is
+// either rejected by parse_cache or describes a stamp the log no longer
+// has, because the cache is only written after the log's bytes are fsynced.
+// That saves two fsyncs per append. Best effort.
+void write_cache_file(const WorkspacePaths& ws, const std::string& bytes) {
+    const std::string tmp_dir = ws.root + "/" + std::string(kTempDirName);
+    if (!ensure_directory(ws, tmp_dir)) return;
+    static std::atomic<unsigned> counter{0};
+    // "<pid>.<...>.tmp": remove_stale_temp_files sweeps leftovers of dead writers.
+    const std::string tmp = tmp_dir + "/" + std::to_string(::getpid()) + "." + std::to_string(counter++) +
+                            ".progress.tail.tmp";
+    const int raw = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (raw < 0) return;
+    bool written = true;
+    {
+        UniqueFd fd(raw);
+        std::string_view rest = bytes;
+        while (written && !rest.empty()) {
+            const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
+            if (n < 0 && errno == EINTR) continue;
+            written = n > 0;
+            if (written) rest.remove_prefix(static_cast<std::size_t>(n));
+        }
+    }
+    if (!written || ::rename(tmp.c_str(), cache_path(ws, kProgressTailName).c_str()) != 0) ::unlink(tmp.c_str());
+}
+
+// Best effort: a cache that cannot be written only costs speed. `expect`
+// is the stamp the tail was computed from, when known.
+void store_cache(const WorkspacePaths& ws, const std::string& file, int fd, const ProgressTail& tail,
+                 const std::optional<FileStamp>& expect) {
+    if (file.find('\n') != std::string::npos) return;
+    Result<FileStamp> stamp = stamp_of(fd, file);
+    if (!stamp || stamp->size != tail.size || (expect && !(*expect == *stamp))) return;
+    Result<std::string> digest = tail_digest(fd, tail.size, file);
+    if (!digest) return;
+    write_cache_file(ws, render_cache({file, *stamp, *digest, tail}));
+}
+
+// The cached tail if it describes exactly this file as it is now.
+std::optional<ProgressTail> cached_tail(const WorkspacePaths& ws, const std::string& file, int fd,
+                                        const FileStamp& now) {
+    Result<std::optional<std::string>> text = read_small_file(cache_path(ws, kProgressTailName));
+    if (!text || !*text) return std::nullopt;
+    const std::optional<CachedTail> c = parse_cache(**text);
+    if (!c || c->file != file || !(c->stamp == now)) return std::nullopt;
+    Result<std::string> digest = tail_digest(fd, now.size, file);
+    if (!digest || *digest != c->digest) return std::nullopt;
+    return c->tail;
+}
+
+// ---- the cold path: parse the whole log once ----
+
+Result<Instant> last_entry_instant(NodeRef entries) {
+    const NodeRef last = entries.item(entries.size() - 1);
+    const NodeRef stamp = last.find("timestamp");
+    Result<Instant> parsed = stamp.is_string() ? parse_progress_timestamp(stamp.as_string())
+                                               : Result<Instant>(Error::invalid(
+                                                     stamp.valid() ? "timestamp must be a string"
+                                                                   : "timestamp is required (RFC3339Nano with fractional seconds)"));
+    if (parsed) return parsed;
+    Error e = Error::invalid("existing progress timestamps invalid: " + parsed.error().message +
+                             " (run 'small progress migrate' to repair)");
+    e.line = (stamp.valid() ? stamp : last).mark().line;
+    e.column = (stamp.valid() ? stamp : last).mark().column;
+    return e;
+}
+
+Result<ProgressTail> parse_tail(std::string bytes, const WorkspacePaths& ws) {
+    ++g_full_parses;
+    const std::string display = ws.display_of(kProgressFile);
+    const std::size_t size = bytes.size();
+    Result<Document> doc = parse_yaml(std::move(bytes), display);
+    if (!doc) return doc.error();
+    if (doc->source().size() != size) return Error::system("internal error: the parse of " + display + " lost its bytes");
+    Result<AppendPoint> point = progress_append_point(doc->source(), *doc);
+    if (!point) {
+        Error e = point.error();
+        if (e.file.empty()) e.file = display;
+        return e;
+    }
+    ProgressTail tail;
+    tail.size = size;
+    tail.point = *point;
+    const NodeRef entries = doc->root().find("entries");
+    if (entries.is_sequence() && entries.size() > 0) {
+        Result<Instant> last = last_entry_instant(entries);
+        if (!last) {
+            Error e = last.error();
+            e.file = display;
+            return e;
+        }
+        tail.last_instant = *last;
+        tail.has_entries = true;
+    }
+    return tail;
+}
+
+// Reads the whole file through `fd`, making sure it did not change meanwhile.
+Result<std::string> read_stable(int fd, const std::string& path, FileStamp& stamp) {
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        Result<std::string> bytes = read_at(fd, 0, static_cast<std::size_t>(stamp.size), path);
+        if (!bytes) return bytes.error();
+        Result<FileStamp> after = stamp_of(fd, path);
+        if (!after) return after.error();
+        if (*after == stamp && bytes->size() == stamp.size) return bytes;
+        stamp = *after;
+    }
+    return Error::system("cannot read " + path + ": it keeps changing while being read");
+}
+
+}  // namespace
+
+Result<ProgressTail> read_tail(const WorkspacePaths& ws) {
+    const std::string file = progress_path(ws);
+    Result<UniqueFd> fd = open_log(file, O_RDONLY);
+    if (!fd) return fd.error();
+    Result<FileStamp> stamp = stamp_of(fd->get(), file);
+    if (!stamp) return stamp.error();
+    if (std::optional<ProgressTail> hit = cached_tail(ws, file, fd->get(), *stamp)) return *hit;
+    Result<std::string> bytes = read_stable(fd->get(), file, *stamp);
+    if (!bytes) return bytes.error();
+    Result<ProgressTail> tail = parse_tail(std::move(*bytes), ws);
+    if (tail) store_cache(ws, file, fd->get(), *tail, *stamp);
+    return tail;
+}
+
+std::size_t progress_full_parses_for_tests() { return g_full_parses.load(); }
+
+Instant next_timestamp(Instant now, const ProgressTail& tail) {
+    if (!tail.has_entries || tail.last_instant < now) return now;
+    Instant bumped = tail.last_instant;
+    if (++bumped.nanos == 1'000'000'000) {
+        bumped.nanos = 0;
+        ++bumped.seconds;
+    }
+    return bumped;
+}
+
+Instant current_instant() {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    Instant t;
+    t.seconds = ns / 1'000'000'000;
+    t.nanos = static_cast<std::uint32_t>(ns % 1'000'000'000);
+    if (ns < 0 && t.nanos != 0) {  // before 1970: keep nanos non-negative
+        --t.seconds;
+        t.nanos = static_cast<std::uint32_t>(ns % 1'000'000'000 + 1'000'000'000);
+    }
+    return t;
+}
+
+// ---- the journal and recovery ----
+
+namespace {
+
+struct Journal {
+    std::uint64_t dev = 0;
+    std::uint64_t ino = 0;
+    std::uint64_t expected_size = 0;
+    std::string bytes;  // exactly what the append writes
+};
+
+std::string render_journal(const Journal& j) {
+    std::string out = std::string(kJournalHeader) + "\n";
+    put(out, "dev", j.dev);
+    put(out, "ino", j.ino);
+    put(out, "expected_size", j.expected_size);
+    put(out, "length", static_cast<std::uint64_t>(j.bytes.size()));
+    put(out, "sha256", sha256_hex(j.bytes));
+    out += "end\n";
+    return out + j.bytes;
+}
+
+std::optional<Journal> parse_journal(std::string_view text) {
+    const std::optional<Record> rec = parse_record(text, kJournalHeader);
+    if (!rec) return std::nullopt;
+    Journal j;
+    std::uint64_t length = 0;
+    const auto sha = rec->find("sha256");
+    if (!get_number(*rec, "dev", j.dev) || !get_number(*rec, "ino", j.ino) ||
+        !get_number(*rec, "expected_size", j.expected_size) || !get_number(*rec, "length", length) ||
+        sha == rec->end()) {
+        return std::nullopt;
+    }
+    j.bytes = rec->at("");
+    if (j.bytes.size() != length || sha256_hex(j.bytes) != sha->second) return std::nullopt;
+    return j;
+}
+
+// The removal need not be durable: a journal that a power cut brings back
+// finds its bytes complete in the log and is dropped then (see the header).
+Status remove_journal(const WorkspacePaths& ws) {
+    const std::string path = cache_path(ws, kProgressJournalName);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return os_error("cannot remove", path, errno);
+    return ok_status();
+}
+
+// A write that stopped part-way: a prefix of the journaled bytes, possibly
+// followed by zeros (what a power loss can leave in a grown file).
+bool unfinished_copy(std::string_view found, std::string_view journaled) {
+    if (found.size() > journaled.size()) return false;
+    std::size_t i = 0;
+    while (i < found.size() && found[i] == journaled[i]) ++i;
+    return found.find_first_not_of('\0', i) == std::string_view::npos;
+}
+
+Status truncate_log(int fd, std::uint64_t size, const std::string& path) {
+    while (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+        if (errno != EINTR) return os_error("cannot remove an interrupted append from", path, errno);
+    }
+    while (::fsync(fd) != 0) {
+        if (errno != EINTR) return os_error("cannot sync", path, errno);
+    }
+    return ok_status();
+}
+
+// Applies the journal to the log. Returns an error (and the caller keeps
+// the journal) only when a torn append was found but could not be removed.
+Status settle_journal(const Journal& j, const std::string& file) {
+    const int raw = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (raw < 0) return ok_status();  // no log to repair: the journal is stale
+    UniqueFd fd(raw);
+    Result<FileStamp> st = stamp_of(fd.get(), file);
+    if (!st) return ok_status();
+    const std::uint64_t end = j.expected_size + j.bytes.size();
+    if (st->dev != j.dev || st->ino != j.ino || st->size <= j.expected_size || st->size > end) return ok_status();
+    Result<std::string> found =
+        read_at(fd.get(), j.expected_size, static_cast<std::size_t>(st->size - j.expected_size), file);
+    if (!found) return found.error();
+    if (*found == j.bytes) return ok_status();                  // the append completed: keep the entry
+    if (!unfinished_copy(*found, j.bytes)) return ok_status();  // not our bytes: leave them alone
+    Result<UniqueFd> rw = open_log(file, O_WRONLY);
+    if (!rw) return rw.error();
+    Result<FileStamp> again = stamp_of(rw->get(), file);
+    if (!again || again->ino != j.ino || again->dev != j.dev) return ok_status();
+    return truncate_log(rw->get(), j.expected_size, file);
+}
+
+}  // namespace
+
+Status recover_progress(const WorkspacePaths& ws) {
+    [[maybe_unused]] Result<std::size_t> swept = remove_stale_temp_files(ws);
+    Result<std::optional<std::string>> text = read_small_file(cache_path(ws, kProgressJournalName));
+    if (!text) return text.error();
+    if (!*text) return ok_status();
+    if (const std::optional<Journal> j = parse_journal(**text)) {
+        if (Status st = settle_journal(*j, progress_path(ws)); !st) return st;
+    }
+    return remove_journal(ws);
+}
+
+// ---- the append ----
+
+namespace {
+
+Result<Instant> choose_timestamp(std::optional<Instant> requested, const ProgressTail& tail) {
+    if (!requested) return next_timestamp(current_instant(), tail);
+    if (tail.has_entries && !(tail.last_instant < *requested)) {
+        return Error::invalid("--at timestamp \"" + format_timestamp_short(*requested) +
+                              "\" must be after previous entry \"" + format_timestamp_short(tail.last_instant) +
+                              "\" (the last progress entry)");
+    }
+    return *requested;
+}
+
+Result<YamlValue> stamped_entry(const YamlValue& entry, const std::string& timestamp) {
+    if (!entry.is_object()) return Error::invalid("a progress entry must be a mapping");
+    YamlValue out = YamlValue::object();
+    out["timestamp"] = timestamp;
+    for (const auto& [key, value] : entry.items()) {
+        if (key != "timestamp") out[key] = value;
+    }
+    return out;
+}
+
+// `entries: []`: the file has no entries and is small, so it is replaced
+// whole and atomically (readers see the old or the new file, never a mix).
+Status replace_inline_list(const WorkspacePaths& ws, const std::string& file, const ProgressTail& tail,
+                           const std::string& item, std::uint64_t& new_size) {
+    Result<UniqueFd> fd = open_log(file, O_RDONLY);
+    if (!fd) return fd.error();
+    Result<std::string> bytes = read_at(fd->get(), 0, static_cast<std::size_t>(tail.size) + 1, file);
+    if (!bytes) return bytes.error();
+    if (bytes->size() != tail.size) {
+        return Error::invalid("cannot append to " + file + ": the file changed since it was read");
+    }
+    const AppendEdit edit = append_edit(tail.point, item, *bytes);
+    bytes->replace(edit.offset, edit.erase, edit.text);
+    new_size = bytes->size();
+    return write_file_atomic(ws, file, *bytes);
+}
+
+// The in-place append, bracketed by the journal (see the header).
+Status journaled_append(const WorkspacePaths& ws, const std::string& file, const ProgressTail& tail,
+                        const std::string& text) {
+    Result<UniqueFd> fd = open_log(file, O_RDONLY);
+    if (!fd) return fd.error();
+    Result<FileStamp> st = stamp_of(fd->get(), file);
+    if (!st) return st.error();
+    if (Status made = ensure_directory(ws, cache_dir(ws)); !made) return made;
+    const Journal j{st->dev, st->ino, tail.size, text};
+    if (Status wrote = write_file_atomic(ws, cache_path(ws, kProgressJournalName), render_journal(j)); !wrote) {
+        return wrote;
+    }
+    Status appended = append_file_durable(file, text, tail.size);
+    if (!appended) {
+        // append_file_durable rolled back; recovery double-checks and drops the journal.
+        [[maybe_unused]] Status again = recover_progress(ws);
+        return appended;
+    }
+    return remove_journal(ws);
+}
+
+ProgressTail tail_after(const ProgressTail& before, Instant ts, std::uint64_t new_size) {
+    ProgressTail t;
+    t.size = new_size;
+    t.last_instant = ts;
+    t.has_entries = true;
+    t.point.offset = static_cast<std::size_t>(new_size);
+    t.point.indent = before.point.indent;
+    t.point.crlf = before.point.crlf;
+    return t;
+}
+
+}  // namespace
+
+Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& ws,
+                                                          const std::vector<YamlValue>& entries,
+                                                          std::optional<Instant> requested_at) {
+    if (entries.empty()) return std::vector<AppendResult>{};
+    if (Status rec = recover_progress(ws); !rec) return rec.error();
+    Result<ProgressTail> tail = read_tail(ws);
+    if (!tail) return tail.error();
+    Result<Instant> first = choose_timestamp(requested_at, *tail);
+    if (!first) return first.error();
+
+    std::vector<AppendResult> results;
+    std::string items;
+    Instant ts = *first;
+    for (const YamlValue& raw : entries) {
+        if (!results.empty()) ts = next_timestamp(current_instant(), tail_after(*tail, ts, tail->size));
+        AppendResult r;
+        r.timestamp = ts;
+        r.timestamp_text = format_timestamp_utc9(ts);
+        Result<YamlValue> entry = stamped_entry(raw, r.timestamp_text);
+        if (!entry) return entry.error();
+        r.entry = std::move(*entry);
+        items += emit_sequence_item(r.entry, tail->point.indent);
+        results.push_back(std::move(r));
+    }
+
+    // All the items go in ONE write: a crash keeps all of them or none.
+    const std::string file = progress_path(ws);
+    std::uint64_t new_size = 0;
+    if (tail->point.inline_empty_list) {
+        if (Status st = replace_inline_list(ws, file, *tail, items, new_size); !st) return st.error();
+    } else {
+        const AppendEdit edit = append_edit(tail->point, items, {});
+        if (Status st = journaled_append(ws, file, *tail, edit.text); !st) return st.error();
+        new_size = tail->size + edit.text.size();
+    }
+    for (AppendResult& r : results) r.new_size = new_size;
+    if (Result<UniqueFd> fd = open_log(file, O_RDONLY)) {
+        store_cache(ws, file, fd->get(), tail_after(*tail, ts, new_size), std::nullopt);
+    }
+    return results;
+}
+
+Result<AppendResult> append_progress_entry(const WorkspacePaths& ws, const YamlValue& entry_without_timestamp,
+                                           std::optional<Instant> requested_at) {
+    Result<std::vector<AppendResult>> r = append_progress_entries(ws, {entry_without_timestamp}, requested_at);
+    if (!r) return r.error();
+    return std::move(r->front());
+}
+
+}  // namespace small

@@ -1,0 +1,373 @@
+// Multi-file changes and the start of every mutating command (see the header).
+#include "small/store/workspace_change.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "small/store/atomic_file.hpp"
+#include "small/model/replay_id.hpp"
+#include "small/base/text.hpp"
+#include "small/doc/yaml.hpp"
+
+namespace small {
+
+namespace {
+
+constexpr std::string_view kJournalMagic = "small-change 1\n";
+constexpr std::string_view kAbsent = "absent";
+constexpr std::uint64_t kSmallLogBytes = 4096;
+
+std::string journal_path(const WorkspacePaths& ws) { return ws.root + "/" + kChangeJournalName; }
+
+// Contents of a regular file, or nullopt when it does not exist. Never
+// follows a symlink, never blocks on a FIFO.
+Result<std::optional<std::string>> read_if_exists(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return std::optional<std::string>();
+        return Error::system("cannot open " + path + ": " + std::strerror(errno));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return Error::invalid("refusing to read " + path + ": it is not a regular file");
+    }
+    std::string bytes;
+    char buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            return Error::system("cannot read " + path + ": " + std::strerror(err));
+        }
+        if (n == 0) break;
+        bytes.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return std::optional<std::string>(std::move(bytes));
+}
+
+Result<std::uint64_t> file_size(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return std::uint64_t{0};
+        return Error::system("cannot stat " + path + ": " + std::strerror(errno));
+    }
+    return static_cast<std::uint64_t>(st.st_size);
+}
+
+struct JournalFile {
+    std::string path;
+    std::string old_fingerprint;  // see file_version(), or "absent"
+    std::string bytes;
+};
+
+struct Journal {
+    std::size_t entries = 0;
+    std::uint64_t progress_size = 0;
+    std::vector<JournalFile> files;
+    // In memory only: the whole log when it is tiny. A first append to
+    // `entries: []` rewrites those bytes instead of appending, so undoing it
+    // means restoring them, not truncating.
+    std::optional<std::string> small_log;
+};
+
+// Layout: magic, "entries <n> progress-size <N>\n", then per file
+// "file <path-length> <old-fingerprint> <byte-length>\n<path><bytes>\n",
+// then "end\n". Lengths make any byte content safe.
+std::string encode(const Journal& j) {
+    std::string out(kJournalMagic);
+    out += "entries " + std::to_string(j.entries) + " progress-size " + std::to_string(j.progress_size) + "\n";
+    for (const JournalFile& f : j.files) {
+        out += "file " + std::to_string(f.path.size()) + " " + f.old_fingerprint + " " +
+               std::to_string(f.bytes.size()) + "\n" + f.path + f.bytes + "\n";
+    }
+    out += "end\n";
+    return out;
+}
+
+std::optional<Journal> decode(const std::string& text) {
+    if (text.rfind(kJournalMagic, 0) != 0) return std::nullopt;
+    std::size_t pos = kJournalMagic.size();
+    const auto line = [&]() -> std::optional<std::string> {
+        const std::size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) return std::nullopt;
+        std::string l = text.substr(pos, nl - pos);
+        pos = nl + 1;
+        return l;
+    };
+    Journal j;
+    {
+        const auto head = line();
+        if (!head) return std::nullopt;
+        std::istringstream in(*head);
+        std::string w1, w2;
+        if (!(in >> w1 >> j.entries >> w2 >> j.progress_size) || w1 != "entries" || w2 != "progress-size") {
+            return std::nullopt;
+        }
+    }
+    for (;;) {
+        const auto l = line();
+        if (!l) return std::nullopt;
+        if (*l == "end") return j;
+        std::istringstream in(*l);
+        std::string word;
+        std::size_t path_len = 0, byte_len = 0;
+        JournalFile f;
+        if (!(in >> word >> path_len >> f.old_fingerprint >> byte_len) || word != "file") return std::nullopt;
+        if (pos + path_len + byte_len + 1 > text.size()) return std::nullopt;
+        f.path = text.substr(pos, path_len);
+        f.bytes = text.substr(pos + path_len, byte_len);
+        pos += path_len + byte_len;
+        if (text[pos] != '\n') return std::nullopt;
+        ++pos;
+        j.files.push_back(std::move(f));
+    }
+}
+
+// Removes the journal. After a roll-back the removal must be durable: a
+// journal that came back after a power cut would find the log longer (later
+// appends) and roll its files forward without their entries. After a
+// successful commit it need not be: its files no longer hold their old
+// bytes, so roll-forward skips them, and the only writes that could restore
+// those bytes (plan edits) journal their own change first, which fsyncs
+// .small-cache and with it this removal.
+Status remove_journal(const WorkspacePaths& ws, bool durable = true) {
+    const std::string path = journal_path(ws);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+        return Error::system("cannot remove " + path + ": " + std::strerror(errno));
+    }
+    return durable ? fsync_directory(ws.root + "/.small-cache") : ok_status();
+}
+
+// Replaces every file that still holds its old bytes (roll forward).
+Status apply_files(const WorkspacePaths& ws, const std::vector<JournalFile>& files) {
+    for (const JournalFile& f : files) {
+        Result<std::string> current = file_version(f.path);
+        if (!current) return current.error();
+        if (*current != f.old_fingerprint) continue;  // already new (or changed by hand): leave it
+        if (Status s = write_file_atomic(ws, f.path, f.bytes); !s) return s;
+    }
+    return ok_status();
+}
+
+std::string progress_file(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Progress)); }
+
+bool log_starts_with(const WorkspacePaths& ws, const std::string& prefix) {
+    Result<std::optional<std::string>> now = read_if_exists(progress_file(ws));
+    return now && *now && (*now)->compare(0, prefix.size(), prefix) == 0;
+}
+
+// A file write failed (e.g. the disk is full). When no file got its new
+// bytes yet, cutting the log back to its journaled size removes the entries
+// (we hold the lock: nobody appended after us) and the change never happened.
+bool undo_entries_if_no_file_changed(const WorkspacePaths& ws, const Journal& j) {
+    for (const JournalFile& f : j.files) {
+        Result<std::string> now = file_version(f.path);
+        if (!now || *now != f.old_fingerprint) return false;
+    }
+    if (j.entries > 0 && j.small_log && !log_starts_with(ws, *j.small_log)) {
+        // `entries: []` was rewritten by the first append: put the old bytes back.
+        if (!write_file_atomic(ws, progress_file(ws), *j.small_log)) return false;
+    } else if (j.entries > 0) {
+        const std::string log = progress_file(ws);
+        const int fd = ::open(log.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) return false;
+        const bool cut = ::ftruncate(fd, static_cast<off_t>(j.progress_size)) == 0 && ::fsync(fd) == 0;
+        ::close(fd);
+        if (!cut) return false;
+    }
+    return static_cast<bool>(remove_journal(ws));
+}
+
+}  // namespace
+
+Status recover_workspace(const WorkspacePaths& ws) {
+    if (Status s = recover_progress(ws); !s) return s;
+    Result<std::optional<std::string>> text = read_if_exists(journal_path(ws));
+    if (!text) return text.error();
+    if (!*text) return ok_status();
+    if (const std::optional<Journal> j = decode(**text)) {
+        Result<std::uint64_t> size = file_size(progress_file(ws));
+        if (!size) return size.error();
+        const bool entries_committed = j->entries == 0 || *size > j->progress_size;
+        if (entries_committed) {
+            if (Status s = apply_files(ws, j->files); !s) {
+                Error e = s.error();
+                e.message = "cannot finish the interrupted change recorded in " + journal_path(ws) + ": " +
+                            e.message + " (fix the cause, or delete that file to abandon the change)";
+                return e;
+            }
+        }
+    }
+    return remove_journal(ws);
+}
+
+namespace {
+
+// A file that will be refused (symbolic link, read-only, ...) is found
+// before the journal, so the change is refused whole instead of being left
+// journaled for a roll-forward that would fail the same way.
+Status check_targets(const WorkspacePaths& ws, const WorkspaceChange& change) {
+    if (!change.entries.empty()) {
+        if (Status s = check_replaceable(ws, progress_file(ws)); !s) return s;
+    }
+    for (const FileReplacement& f : change.files) {
+        if (Status s = check_replaceable(ws, f.path); !s) return s;
+    }
+    return ok_status();
+}
+
+}  // namespace
+
+Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const WorkspaceChange& change) {
+    if (Status s = check_targets(ws, change); !s) return s.error();
+    Journal j;
+    j.entries = change.entries.size();
+    if (!change.entries.empty()) {
+        Result<std::uint64_t> size = file_size(progress_file(ws));
+        if (!size) return size.error();
+        j.progress_size = *size;
+        if (j.progress_size <= kSmallLogBytes) {
+            Result<std::optional<std::string>> log = read_if_exists(progress_file(ws));
+            if (!log) return log.error();
+            j.small_log = *log;
+        }
+    }
+    for (const FileReplacement& f : change.files) {
+        Result<std::string> old = file_version(f.path);
+        if (!old) return old.error();
+        j.files.push_back({f.path, *old, f.bytes});
+    }
+    const bool needs_journal = !change.files.empty() && (change.files.size() > 1 || !change.entries.empty());
+    if (needs_journal) {
+        if (Status s = ensure_directory(ws, ws.root + "/.small-cache"); !s) return s.error();
+        // An in-place append first writes the progress journal into
+        // .small-cache/ and fsyncs that directory, which makes this journal's
+        // rename durable too, before any entry byte is written.
+        bool synced_by_append = false;
+        if (!change.entries.empty()) {
+            Result<ProgressTail> tail = read_tail(ws);
+            synced_by_append = tail && !tail->point.inline_empty_list;
+        }
+        if (Status s = write_file_atomic(ws, journal_path(ws), encode(j), 0644, !synced_by_append); !s) {
+            return s.error();
+        }
+    }
+
+    CommittedChange result;
+    Result<std::vector<AppendResult>> appended = append_progress_entries(ws, change.entries, change.first_at);
+    if (!appended) {
+        if (needs_journal) (void)remove_journal(ws);  // nothing committed: roll back
+        return appended.error();
+    }
+    result.appended = std::move(*appended);
+    if (Status s = apply_files(ws, j.files); !s) {
+        if (!needs_journal || undo_entries_if_no_file_changed(ws, j)) {
+            return s.error();  // nothing of the change is left
+        }
+        Error e = s.error();
+        e.message += " (the change is journaled; the next small command that writes will complete it)";
+        return e;
+    }
+    if (needs_journal) {
+        if (Status s = remove_journal(ws, /*durable=*/false); !s) return s.error();
+    }
+    return result;
+}
+
+// Which version of a file is on disk: size, mtime, ctime, inode and device
+// (every replace is a rename, so a new version always has a new inode).
+// Cheaper than hashing the bytes, which matters for a large plan.
+Result<std::string> file_version(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return std::string("absent");
+        return Error::system("cannot stat " + path + ": " + std::strerror(errno));
+    }
+    std::string out;
+    for (const auto& [tag, value] : {std::pair<char, long long>{'s', st.st_size},
+                                     {'m', st.st_mtim.tv_sec}, {'.', st.st_mtim.tv_nsec},
+                                     {'c', st.st_ctim.tv_sec}, {'.', st.st_ctim.tv_nsec},
+                                     {'i', static_cast<long long>(st.st_ino)},
+                                     {'d', static_cast<long long>(st.st_dev)}}) {
+        out += tag;
+        out += std::to_string(value);
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------
+
+Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePaths& ws, const MutationRequest& req) {
+    if (Status s = refuse_linked_small_dir(fs, ws); !s) return s.error();
+    if (!fs.directory_exists(ws.small_dir)) {
+        return Error::system("no .small/ directory found in " + ws.root +
+                             (ws.from_dir_flag ? "" : " or any parent directory") + "; run `small init` first");
+    }
+    // The value and run id of workspace.small.yml. A bad run.replay_id is
+    // refused whatever the scope: a write must not replace it unseen.
+    struct Metadata {
+        YamlValue value;  // null when absent / unusable with scope Any
+        std::string run_id;
+    };
+    const auto read_metadata = [&]() -> Result<Metadata> {
+        const std::string path = ws.path_of(kWorkspaceFileName);
+        if (!fs.file_exists(path)) {
+            if (req.scope == WorkspaceScope::Any) return Metadata{};
+            return load_workspace_metadata(fs, ws).error();  // says how to create it
+        }
+        Result<Document> doc = load_yaml_file(fs, path, ws.display_of(kWorkspaceFileName));
+        if (doc) {
+            if (Result<std::string> id = pinned_run_id(doc->root(), ws); !id) return id.error();
+        }
+        Result<WorkspaceMetadata> meta = doc ? workspace_metadata_from(*doc, ws) : Result<WorkspaceMetadata>(doc.error());
+        if (!meta) {
+            if (req.scope == WorkspaceScope::Any) return Metadata{};
+            return meta.error();
+        }
+        if (req.refuse_examples && meta->kind == WorkspaceKind::Examples) {
+            Error e = Error::invalid("this command does not run in an examples workspace (kind \"examples\" in " +
+                                     ws.display_of(kWorkspaceFileName) + ")");
+            e.file = ws.display_of(kWorkspaceFileName);
+            return e;
+        }
+        if (Status s = check_workspace_scope(*meta, req.scope, ws); !s) return s.error();
+        return Metadata{to_yaml_value(doc->root()), lower_ascii(meta->run_replay_id)};
+    };
+    std::optional<WorkspaceLock> lock;
+    if (!req.read_only) {
+        if (Result<Metadata> early = read_metadata(); !early) return early.error();  // refuse before locking
+        Result<WorkspaceLock> got = WorkspaceLock::acquire(ws, req.lock_wait);
+        if (!got) return got.error();
+        lock.emplace(std::move(*got));
+        if (Status s = recover_workspace(ws); !s) return s.error();
+    }
+    Result<Metadata> metadata = read_metadata();
+    if (!metadata) return metadata.error();
+    return MutationSession{std::move(lock), std::move(metadata->value), std::move(metadata->run_id)};
+}
+
+std::string workspace_metadata_with_run(const YamlValue& metadata, const std::string& run_id,
+                                        const std::string& now_text) {
+    YamlValue out = metadata.is_object() ? metadata : YamlValue::object();
+    if (!metadata.is_object()) {
+        out["small_version"] = std::string(kProtocolVersion);
+        out["owner"] = "agent";
+        out["kind"] = "repo-root";
+        out["created_at"] = now_text;
+    }
+    out["updated_at"] = now_text;
+    if (!out.contains("run") || !out["run"].is_object()) out["run"] = YamlValue::object();
+    out["run"]["replay_id"] = run_id;
+    return emit_document(out);
+}
+
+}  // namespace small
