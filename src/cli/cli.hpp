@@ -14,24 +14,17 @@
 #include "small/store/gitignore.hpp"
 #include "small/check/verdict.hpp"
 #include "small/doc/yaml_writer.hpp"
+#include "small/report/envelope.hpp"
+#include "small/report/findings.hpp"
+#include "small/report/session.hpp"
 
 namespace small::cli {
-
-// Exit codes (DECISIONS D4).
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitInvalid = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitSystem = 2;
-inline constexpr int kExitBusy = 3;  // workspace lock held by another process
 
 struct Globals {
     bool json = false;
     bool quiet = false;
     bool no_color = false;
 };
-
-// Version of the --json envelope (D16): bumped only on an incompatible change.
-inline constexpr int kJsonSchemaVersion = 1;
 
 // Everything a command needs besides its own flags.
 struct Context {
@@ -64,24 +57,11 @@ private:
     bool color_;
 };
 
-// The envelope (D16) around `doc`, for documents printed outside an Output.
-nlohmann::json with_envelope(nlohmann::json doc, const std::string& command, int exit_code);
-
-nlohmann::json finding_json(const Finding& f);
-nlohmann::json findings_json(const std::vector<Finding>& findings);
-int exit_code_for(VerdictOutcome outcome);
 // Prints a command's failure (one JSON document with --json, else
 // "Error: ..." on stderr) and returns its exit code (D4: Busy is 3).
 int report_error(const Output& out, const Error& error);
-// {"error": {kind, message}} for a failure; json_document adds the envelope.
-nlohmann::json error_json(const std::string& kind, const std::string& message);
-// The D16 `error.kind` name and the exit code (D4) of an error kind.
-const char* error_kind_name(Error::Kind kind);
-int exit_code_for(Error::Kind kind);
-
-// The runtime lines a command added to .gitignore (init, start): JSON
-// {file, created, added}, and the text line ("" when none were added).
-nlohmann::json gitignore_json(const GitignoreUpdate& update);
+// The runtime lines a command added to .gitignore (init, start) as a text
+// line ("" when none were added); report/session.hpp has the JSON.
 std::string gitignore_line(const GitignoreUpdate& update);
 
 // D15: an explicit confirmation. With `yes` (-y/--yes) it is given;

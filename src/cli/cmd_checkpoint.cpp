@@ -29,17 +29,7 @@ int run_checkpoint(Context& ctx, CheckpointFlags& f) {
     const std::string status = r->entry["status"].get<std::string>();
     const std::string line = "checkpoint: " + task + " -> " + status + " at " + r->timestamp;
     if (out.json()) {
-        out.json_document({{"task_id", task},
-                           {"status", status},
-                           {"progress_entry", nlohmann::json::parse(r->entry.dump())},
-                           {"files", {"plan.small.yml", "progress.small.yml"}},
-                           {"validated", true},
-                           {"workspace", ws.root},
-                           {"plan_status", status},
-                           {"previous_status", r->previous_status},
-                           {"checkpoint", line},
-                           {"checkpoint_at", r->timestamp},
-                           {"replay_id", r->replay_id}});
+        out.json_document(checkpoint_json(*r, ws));
         return kExitOk;
     }
     out.info(line);

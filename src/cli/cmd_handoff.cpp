@@ -26,32 +26,12 @@ int run_handoff(Context& ctx, HandoffFlags& f) {
     if (!r) return report_error(out, r.error());
 
     const std::size_t steps = r->handoff["resume"]["next_steps"].size();
-    std::vector<std::string> warnings;
-    nlohmann::json unsettled = nlohmann::json::array();
-    for (const UnsettledTask& t : r->unsettled) {
-        unsettled.push_back({{"id", t.id}, {"title", t.title}, {"plan_status", t.plan_status},
-                             {"last_status", t.last_status}});
-    }
-    if (!r->unsettled.empty()) {
-        warnings.push_back(std::to_string(r->unsettled.size()) + " task" + (r->unsettled.size() == 1 ? "" : "s") +
-                           " of the current run " + (r->unsettled.size() == 1 ? "has" : "have") +
-                           " progress but " + (r->unsettled.size() == 1 ? "is" : "are") +
-                           " not completed, blocked or cancelled; the handoff names " +
-                           (r->unsettled.size() == 1 ? "it" : "them") + " as next steps");
-    }
     if (out.json()) {
-        out.json_document({{"workspace", ws.root},
-                           {"file", ws.path_of("handoff.small.yml")},
-                           {"replay_id", r->replay_id},
-                           {"source", r->source},
-                           {"pinned_run", r->pinned_run},
-                           {"unsettled_tasks", unsettled},
-                           {"warnings", warnings},
-                           {"handoff", nlohmann::json::parse(r->handoff.dump())}});
+        out.json_document(handoff_json(*r, ws));
         return kExitOk;
     }
     if (!ctx.globals.quiet) {
-        for (const std::string& w : warnings) std::cerr << "Warning: " << w << '\n';
+        if (!r->unsettled.empty()) std::cerr << "Warning: " << unsettled_warning(r->unsettled) << '\n';
         for (const UnsettledTask& t : r->unsettled) std::cerr << "  - " << describe_unsettled(t) << '\n';
     }
     out.success("Generated handoff.small.yml with " + std::to_string(steps) + " next step" + (steps == 1 ? "" : "s"));

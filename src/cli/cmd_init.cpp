@@ -49,23 +49,7 @@ int run_init(Context& ctx, const InitFlags& f) {
     }
 
     if (out.json()) {
-        nlohmann::json written = nlohmann::json::array();
-        for (const std::string& name : r->written) written.push_back(".small/" + name);
-        nlohmann::json doc = {
-            {"workspace", r->root},
-            {"small_dir", r->small_dir},
-            {"written", written},
-            {"progress_kept", r->progress_kept},
-            {"replay_id", r->replay_id},
-            {"progress_entry", nlohmann::json::parse(r->progress_entry.dump())},
-            {"agents", {{"file", r->agents_path}, {"action", std::string(agents_action_name(r->agents))}}},
-            {"gitignore", gitignore_json(r->gitignore)},
-        };
-        doc["warnings"] = r->warnings;
-        if (!r->outer_workspace.empty()) doc["outer_workspace"] = r->outer_workspace;
-        if (!r->previous_replay_id.empty()) doc["previous_replay_id"] = r->previous_replay_id;
-        if (!r->snapshot_dir.empty()) doc["snapshot"] = r->snapshot_dir;
-        out.json_document(doc);
+        out.json_document(init_json(*r));
         return kExitOk;
     }
 

@@ -32,13 +32,7 @@ int run_plan(Context& ctx, PlanFlags& f) {
     if (!r) return report_error(out, r.error());
 
     if (out.json()) {
-        nlohmann::json entries = nlohmann::json::array();
-        for (const YamlValue& e : r->entries) entries.push_back(nlohmann::json::parse(e.dump()));
-        nlohmann::json doc = {{"workspace", ws.root},   {"changed", r->changed},
-                              {"created", r->created}, {"messages", r->messages}, {"entries", entries},
-                              {"replay_id", r->replay_id}, {"pinned_run", r->pinned_run}};
-        if (!r->added_task_id.empty()) doc["added_task_id"] = r->added_task_id;
-        out.json_document(doc);
+        out.json_document(plan_json(*r, ws));
         return kExitOk;
     }
     for (const std::string& m : r->messages) out.info(m);

@@ -16,12 +16,6 @@ struct ShowFlags {
     std::size_t limit = 20;
 };
 
-nlohmann::json as_json(const YamlValue& v) { return nlohmann::json::parse(v.dump()); }
-
-nlohmann::json summary_json(const TaskSummary& t) {
-    return {{"id", t.id}, {"title", t.title}, {"status", t.status}, {"depends_on", t.depends_on}};
-}
-
 std::string padded(const std::string& s, std::size_t width) {
     return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
 }
@@ -34,9 +28,7 @@ std::string joined(const std::vector<std::string>& items) {
 
 int show_plan(const Output& out, const PlanView& v) {
     if (out.json()) {
-        nlohmann::json tasks = nlohmann::json::array();
-        for (const TaskSummary& t : v.tasks) tasks.push_back(summary_json(t));
-        out.json_document({{"tasks", tasks}, {"next_task", v.next_task ? nlohmann::json(*v.next_task) : nullptr}});
+        out.json_document(plan_view_json(v));
         return kExitOk;
     }
     std::size_t width = 4;
@@ -65,18 +57,7 @@ std::string entry_line(const YamlValue& e) {
 
 int show_task(const Output& out, const TaskDetail& d) {
     if (out.json()) {
-        nlohmann::json deps = nlohmann::json::array();
-        for (const TaskDependency& dep : d.dependencies) deps.push_back({{"id", dep.id}, {"status", dep.status}});
-        nlohmann::json entries = nlohmann::json::array();
-        for (const YamlValue& e : d.entries.entries) entries.push_back(as_json(e));
-        nlohmann::json task = as_json(d.task);
-        task["status"] = d.summary.status;
-        out.json_document({{"tasks", nlohmann::json::array({task})},
-                           {"dependencies", deps},
-                           {"dependents", d.dependents},
-                           {"run_id", d.run_id},
-                           {"entries", entries},
-                           {"more_entries", d.entries.more}});
+        out.json_document(task_detail_json(d));
         return kExitOk;
     }
     out.info(d.summary.id + ": " + d.summary.title);

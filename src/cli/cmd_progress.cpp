@@ -49,12 +49,7 @@ int run_add(Context& ctx, const AddFlags& f) {
     if (!r) return report_error(out, r.error());
 
     if (out.json()) {
-        nlohmann::json entry = nlohmann::json::parse(r->entry.dump());  // keys sorted, as the reference prints them
-        out.json_document({{"workspace", ws.root},
-                           {"entry", entry},
-                           {"task_exists_in_plan", r->task_exists_in_plan},
-                           {"plan_status", r->meta_task ? nlohmann::json() : nlohmann::json(r->plan_status)},
-                           {"warnings", r->warnings}});
+        out.json_document(progress_add_json(*r, ws));
         return kExitOk;
     }
     if (!ctx.globals.quiet) {
@@ -78,16 +73,7 @@ int run_migrate(Context& ctx, const MigrateFlags& f) {
     if (!r) return report_error(out, r.error());
 
     if (out.json()) {
-        nlohmann::json changes = nlohmann::json::array();
-        for (const TimestampChange& c : r->changes) {
-            changes.push_back({{"index", c.index}, {"before", c.before}, {"after", c.after}});
-        }
-        out.json_document({{"file", r->file},
-                           {"entries", r->entries},
-                           {"changed", r->changes.size()},
-                           {"changes", changes},
-                           {"written", r->written},
-                           {"dry_run", f.dry_run}});
+        out.json_document(progress_migrate_json(*r, f.dry_run));
         return kExitOk;
     }
     const std::string name = ws.display_of("progress.small.yml");

@@ -32,9 +32,7 @@ int run_list(Context& ctx, const ListFlags& f) {
     Result<EntryList> r = progress_list(ctx.fs, ws, q);
     if (!r) return report_error(out, r.error());
     if (out.json()) {
-        nlohmann::json entries = nlohmann::json::array();
-        for (const YamlValue& e : r->entries) entries.push_back(nlohmann::json::parse(e.dump()));
-        out.json_document({{"entries", entries}, {"more", r->more}, {"workspace", ws.root}});
+        out.json_document(entry_list_json(*r, ws));
         return kExitOk;
     }
     for (const YamlValue& e : r->entries) out.info(progress_entry_line(e));

@@ -16,18 +16,13 @@ int run_replay_id(const Context& ctx, const std::optional<std::string>& dir) {
     const WorkspacePaths ws = locate_workspace(ctx.fs, dir, current_directory());
     Result<ReplayIdReport> r = replay_id_report(ctx.fs, ws);
     if (!r) return report_error(out, r.error());
-    const std::vector<std::string> warnings =
-        r->explanation.empty() ? std::vector<std::string>{} : std::vector<std::string>{r->explanation};
     if (out.json()) {
-        out.json_document({{"replay_id", r->manifest_id},
-                           {"protocol_version", std::string(kProtocolVersion)},
-                           {"run_replay_id", r->run_id.empty() ? nlohmann::json() : nlohmann::json(r->run_id)},
-                           {"warnings", warnings}});
+        out.json_document(replay_id_json(*r));
         return kExitOk;
     }
     std::cout << r->manifest_id << '\n';  // the result itself (scripts read it): even with --quiet
     if (!ctx.globals.quiet) {
-        for (const std::string& w : warnings) std::cerr << "Note: " << w << '\n';
+        if (!r->explanation.empty()) std::cerr << "Note: " << r->explanation << '\n';
     }
     return kExitOk;
 }

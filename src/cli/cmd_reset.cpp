@@ -44,13 +44,7 @@ int run_reset(Context& ctx, ResetFlags& f) {
     if (!r) return report_error(out, r.error());
 
     if (out.json()) {
-        out.json_document({{"workspace", ws.root},
-                           {"reset", r->reset_files},
-                           {"replay_id", r->replay_id},
-                           {"previous_replay_id", r->previous_replay_id},
-                           {"snapshot", r->snapshot_dir},
-                           {"entry", nlohmann::json::parse(r->entry.dump())},
-                           {"handoff", nlohmann::json::parse(r->handoff.dump())}});
+        out.json_document(reset_json(*r, ws));
         return kExitOk;
     }
     for (const std::string& name : r->reset_files) out.info("Reset: .small/" + name);

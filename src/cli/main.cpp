@@ -8,6 +8,7 @@
 
 namespace {
 
+using namespace small;
 using namespace small::cli;
 
 bool wants_json(int argc, char** argv) {

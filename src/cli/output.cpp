@@ -63,90 +63,12 @@ void Output::json_document(nlohmann::json doc, int exit_code) const {
     std::cout << with_envelope(std::move(doc), command_, exit_code).dump(2) << '\n';
 }
 
-nlohmann::json with_envelope(nlohmann::json doc, const std::string& command, int exit_code) {
-    doc["schema_version"] = kJsonSchemaVersion;
-    doc["command"] = command;
-    doc["ok"] = exit_code == kExitOk;
-    doc["exit_code"] = exit_code;
-    if (exit_code != kExitOk && !doc.contains("error")) {
-        doc["error"] = {{"kind", exit_code == kExitInvalid ? "invalid" : exit_code == kExitBusy ? "busy" : "system"},
-                        {"message", command + " failed"}};
-    }
-    return doc;
-}
-
-nlohmann::json finding_json(const Finding& f) {
-    nlohmann::json j = {{"rule", f.rule},
-                        {"severity", f.severity == Severity::Error ? "error" : "warning"},
-                        {"file", f.file},
-                        {"line", f.mark.line},
-                        {"column", f.mark.column},
-                        {"message", f.message}};
-    if (!f.pointer.empty()) j["pointer"] = f.pointer;
-    if (!f.hint.empty()) j["hint"] = f.hint;
-    return j;
-}
-
-nlohmann::json findings_json(const std::vector<Finding>& findings) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const Finding& f : findings) out.push_back(finding_json(f));
-    return out;
-}
-
-nlohmann::json error_json(const std::string& kind, const std::string& message) {
-    return {{"error", {{"kind", kind}, {"message", message}}}};
-}
-
-int exit_code_for(VerdictOutcome outcome) {
-    switch (outcome) {
-        case VerdictOutcome::Ok: return kExitOk;
-        case VerdictOutcome::Invalid: return kExitInvalid;
-        case VerdictOutcome::SystemError: return kExitSystem;
-    }
-    return kExitSystem;
-}
-
-const char* error_kind_name(Error::Kind kind) {
-    switch (kind) {
-        case Error::Kind::Invalid: return "invalid";
-        case Error::Kind::System: return "system";
-        case Error::Kind::Usage: return "usage";
-        case Error::Kind::Busy: return "busy";
-    }
-    return "invalid";
-}
-
-int exit_code_for(Error::Kind kind) {
-    switch (kind) {
-        case Error::Kind::Invalid: return kExitInvalid;
-        case Error::Kind::System: return kExitSystem;
-        case Error::Kind::Usage: return kExitUsage;
-        case Error::Kind::Busy: return kExitBusy;
-    }
-    return kExitSystem;
-}
-
 int report_error(const Output& out, const Error& error) {
     const int code = exit_code_for(error.kind);
-    if (out.json()) {
-        nlohmann::json doc = error_json(error_kind_name(error.kind), error.describe());
-        if (!error.file.empty()) {
-            // The same finding object as the gates print: a rule id (LOAD/IO
-            // when the error has none), a severity, no empty hint.
-            Finding f = finding_from_error(error, 0);
-            if (!error.rule.empty()) f.rule = error.rule;
-            f.hint = error.hint;
-            doc["errors"] = nlohmann::json::array({finding_json(f)});
-        }
-        out.json_document(doc, code);
-    }
+    if (out.json()) out.json_document(error_document(error), code);
     out.problem("Error: " + error.describe());
     if (!error.hint.empty()) out.problem("    Fix: " + error.hint);
     return code;
-}
-
-nlohmann::json gitignore_json(const GitignoreUpdate& update) {
-    return {{"file", update.path}, {"created", update.created()}, {"added", update.added}};
 }
 
 std::string gitignore_line(const GitignoreUpdate& update) {

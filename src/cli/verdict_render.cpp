@@ -46,56 +46,10 @@ Result<SchemaSet> load_schemas(const VerdictFlags& flags) {
     return dir ? SchemaSet::from_directory(*dir) : SchemaSet::embedded();
 }
 
-std::vector<Finding> split(const std::vector<Finding>& all, Severity severity) {
-    std::vector<Finding> out;
-    for (const Finding& f : all) {
-        if (f.severity == severity) out.push_back(f);
-    }
-    return out;
-}
-
-// check --json keeps the reference's keys: per stage {status, errors}
-// with "<file>: <message>" strings; findings and ok are additions.
-nlohmann::json check_json(const Verdict& v, int exit_code) {
-    nlohmann::json doc = nlohmann::json::object();
-    for (const StageResult& stage : v.stages) {
-        nlohmann::json s = {{"status", stage_status_name(stage.status)}};
-        nlohmann::json errors = nlohmann::json::array();
-        for (const Finding& f : stage.findings) {
-            if (f.severity == Severity::Error) errors.push_back(f.location_text());
-        }
-        if (!errors.empty()) s["errors"] = errors;
-        s["findings"] = findings_json(stage.findings);
-        doc[stage.name] = s;
-    }
-    for (const char* name : {"validate", "lint", "verify"}) {
-        if (!doc.contains(name)) doc[name] = {{"status", v.blocking.empty() ? "skipped" : "error"}};
-    }
-    if (!v.blocking.empty()) doc["findings"] = findings_json(v.blocking);
-    // D16: every error, as objects (all_findings already holds the blocking ones).
-    const std::vector<Finding> errors = split(v.all_findings(), Severity::Error);
-    doc["errors"] = findings_json(errors);
-    if (exit_code != kExitOk && !errors.empty()) {
-        doc["error"] = {{"kind", v.outcome == VerdictOutcome::SystemError ? "system" : "invalid"},
-                        {"message", errors.front().location_text()}};
-    }
-    return doc;
-}
-
 nlohmann::json verdict_json(VerdictKind kind, const Verdict& v, int exit_code, const WorkspacePaths& ws,
                             const std::string& schema_source) {
     if (kind == VerdictKind::Check) return check_json(v, exit_code);
-    const std::vector<Finding> all = v.all_findings();
-    nlohmann::json doc = {{"workspace", ws.root},
-                          {"errors", findings_json(split(all, Severity::Error))},
-                          {"warnings", findings_json(split(all, Severity::Warning))}};
-    if (kind == VerdictKind::Validate) doc["schemas"] = schema_source;
-    if (exit_code != kExitOk && !all.empty()) {
-        doc["error"] = {{"kind", v.outcome == VerdictOutcome::SystemError ? "system" : "invalid"},
-                        {"message", split(all, Severity::Error).empty() ? all.front().location_text()
-                                                                        : split(all, Severity::Error).front().location_text()}};
-    }
-    return doc;
+    return small::verdict_json(v, exit_code, ws, kind == VerdictKind::Validate ? &schema_source : nullptr);
 }
 
 void render_text(VerdictKind kind, const Verdict& v, const Output& out, bool ci) {

@@ -1,0 +1,66 @@
+// The JSON envelope (see the header).
+#include "small/report/envelope.hpp"
+
+#include "small/report/findings.hpp"
+
+namespace small {
+
+nlohmann::json with_envelope(nlohmann::json doc, const std::string& command, int exit_code) {
+    doc["schema_version"] = kJsonSchemaVersion;
+    doc["command"] = command;
+    doc["ok"] = exit_code == kExitOk;
+    doc["exit_code"] = exit_code;
+    if (exit_code != kExitOk && !doc.contains("error")) {
+        doc["error"] = {{"kind", exit_code == kExitInvalid ? "invalid" : exit_code == kExitBusy ? "busy" : "system"},
+                        {"message", command + " failed"}};
+    }
+    return doc;
+}
+
+nlohmann::json error_json(const std::string& kind, const std::string& message) {
+    return {{"error", {{"kind", kind}, {"message", message}}}};
+}
+
+const char* error_kind_name(Error::Kind kind) {
+    switch (kind) {
+        case Error::Kind::Invalid: return "invalid";
+        case Error::Kind::System: return "system";
+        case Error::Kind::Usage: return "usage";
+        case Error::Kind::Busy: return "busy";
+    }
+    return "invalid";
+}
+
+int exit_code_for(Error::Kind kind) {
+    switch (kind) {
+        case Error::Kind::Invalid: return kExitInvalid;
+        case Error::Kind::System: return kExitSystem;
+        case Error::Kind::Usage: return kExitUsage;
+        case Error::Kind::Busy: return kExitBusy;
+    }
+    return kExitSystem;
+}
+
+int exit_code_for(VerdictOutcome outcome) {
+    switch (outcome) {
+        case VerdictOutcome::Ok: return kExitOk;
+        case VerdictOutcome::Invalid: return kExitInvalid;
+        case VerdictOutcome::SystemError: return kExitSystem;
+    }
+    return kExitSystem;
+}
+
+nlohmann::json error_document(const Error& error) {
+    nlohmann::json doc = error_json(error_kind_name(error.kind), error.describe());
+    if (!error.file.empty()) {
+        // The same finding object as the gates print: a rule id (LOAD/IO
+        // when the error has none), a severity, no empty hint.
+        Finding f = finding_from_error(error, 0);
+        if (!error.rule.empty()) f.rule = error.rule;
+        f.hint = error.hint;
+        doc["errors"] = nlohmann::json::array({finding_json(f)});
+    }
+    return doc;
+}
+
+}  // namespace small
