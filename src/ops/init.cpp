@@ -171,48 +171,35 @@ std::string resolve_init_root(const std::optional<std::string>& dir, const std::
     return s.empty() ? "/" : s;
 }
 
-Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) {
-    // 1. Flags (nothing touched yet).
+namespace {
+
+// 1. Flags (nothing touched yet).
+Result<AgentsMode> check_init_flags(const InitRequest& req) {
     Result<AgentsMode> mode = parse_agents_mode(req.agents_mode);
     if (!mode) return mode.error();
     const int agents_flags = (*mode != AgentsMode::None) + req.no_agents + req.overwrite_agents;
     if (agents_flags > 1) {
         return Error::usage("--agents-mode, --no-agents, and --overwrite-agents are mutually exclusive");
     }
+    return mode;
+}
 
-    InitResult result;
-    result.root = resolve_init_root(req.dir, req.cwd);
-    result.small_dir = join(result.root, ".small");
-    result.agents_path = join(result.root, "AGENTS.md");
-    WorkspacePaths ws;
-    ws.root = result.root;
-    ws.small_dir = result.small_dir;
-    ws.from_dir_flag = true;
-
-    // 2. Refusals that need no lock (re-checked under the lock below).
-    if (Result<InitDecisions> early = decide_init(fs, ws, result, req, *mode); !early) return early.error();
-
-    // 3. The root folder (--dir may name one that does not exist yet), then the lock.
-    {
-        std::error_code ec;
-        stdfs::create_directories(result.root, ec);
-        if (ec || !stdfs::is_directory(result.root)) {
-            return Error::system("failed to create workspace directory " + result.root + ": " +
-                                 (ec ? ec.message() : std::string("not a directory")));
-        }
+// --dir may name a folder that does not exist yet.
+Status create_root(const std::string& root) {
+    std::error_code ec;
+    stdfs::create_directories(root, ec);
+    if (ec || !stdfs::is_directory(root)) {
+        return Error::system("failed to create workspace directory " + root + ": " +
+                             (ec ? ec.message() : std::string("not a directory")));
     }
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
-    if (!lock) return lock.error();
-    if (Status r = recover_workspace(ws); !r) return r.error();
+    return ok_status();
+}
 
-    // 4. Everything that can refuse, decided under the lock before any write.
-    Result<InitDecisions> decided = decide_init(fs, ws, result, req, *mode);
-    if (!decided) return decided.error();
-    const std::string progress_path = ws.path_of(artifact_file_name(ArtifactType::Progress));
-    const std::string workspace_path = ws.path_of(kWorkspaceFileName);
-    // D7: --force never discards progress history: an existing log is kept
-    // and the meta/init entry appended to it, so it must be appendable.
-    result.progress_kept = path_exists_nofollow(progress_path);
+// D7: --force never discards progress history: an existing log is kept and
+// the meta/init entry appended to it, so it must be appendable. Also what
+// the old metadata says: when the workspace was created, the run it pinned.
+Result<std::string> read_prior_state(const FileSystem& fs, const WorkspacePaths& ws, InitResult& result) {
+    result.progress_kept = path_exists_nofollow(ws.path_of(artifact_file_name(ArtifactType::Progress)));
     if (result.progress_kept) {
         Result<ProgressTail> tail = read_tail(ws);
         if (!tail) {
@@ -221,62 +208,50 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
         }
     }
     std::string created_at;
-    if (fs.file_exists(workspace_path)) {
-        Result<Document> old = load_yaml_file(fs, workspace_path, ws.display_of(kWorkspaceFileName));
-        if (old && old->root().is_mapping()) {
-            const NodeRef root = old->root();
-            if (root.find("created_at").is_string() && !trim(root.find("created_at").as_string()).empty()) {
-                created_at = std::string(root.find("created_at").as_string());
-            }
-            const std::string_view prev = trim(root.find("run").find("replay_id").as_string());
-            if (is_valid_replay_id(prev)) result.previous_replay_id = std::string(prev);
-        }
+    const std::string workspace_path = ws.path_of(kWorkspaceFileName);
+    if (!fs.file_exists(workspace_path)) return created_at;
+    Result<Document> old = load_yaml_file(fs, workspace_path, ws.display_of(kWorkspaceFileName));
+    if (!old || !old->root().is_mapping()) return created_at;
+    const NodeRef root = old->root();
+    if (root.find("created_at").is_string() && !trim(root.find("created_at").as_string()).empty()) {
+        created_at = std::string(root.find("created_at").as_string());
     }
-    // 5. Templates and the run id they start (D3: init writes a plan, so a run starts).
-    const std::string intent_text = emit_document(intent_template(req.intent));
-    const std::string constraints_text = emit_document(constraints_template());
-    const std::string plan_text = emit_document(plan_template());
-    Result<Document> intent_doc = parse_yaml(intent_text, "intent template");
-    Result<Document> constraints_doc = parse_yaml(constraints_text, "constraints template");
-    Result<Document> plan_doc = parse_yaml(plan_text, "plan template");
+    const std::string_view prev = trim(root.find("run").find("replay_id").as_string());
+    if (is_valid_replay_id(prev)) result.previous_replay_id = std::string(prev);
+    return created_at;
+}
+
+struct InitTemplates {
+    std::string intent, constraints, plan;  // the files' bytes
+    PlanIndex plan_index;
+};
+
+// Templates and the run id they start (D3: init writes a plan, so a run
+// starts). --force over a worked workspace starts a NEW run: the kept
+// entries must not fall into its S2 scope (see new_run_id).
+Result<InitTemplates> render_templates(const FileSystem& fs, const WorkspacePaths& ws, const InitRequest& req,
+                                       InitResult& result) {
+    InitTemplates t{emit_document(intent_template(req.intent)), emit_document(constraints_template()),
+                    emit_document(plan_template()), {}};
+    Result<Document> intent_doc = parse_yaml(t.intent, "intent template");
+    Result<Document> constraints_doc = parse_yaml(t.constraints, "constraints template");
+    Result<Document> plan_doc = parse_yaml(t.plan, "plan template");
     if (!intent_doc || !constraints_doc || !plan_doc) {
         return Error::system("internal error: a template does not re-read");
     }
     Result<std::string> run_id = compute_replay_id(intent_doc->root(), plan_doc->root(), constraints_doc->root());
     if (!run_id) return run_id.error();
     result.replay_id = *run_id;
-    if (result.progress_kept) {
-        // --force over a worked workspace starts a NEW run: the kept entries
-        // must not fall into its S2 scope (see new_run_id).
-        Result<std::set<std::string>> used = used_run_ids(fs, ws);
-        if (!used) return with_prefix(used.error(), "init --force keeps the existing progress log (D7), but it cannot be read: ");
-        result.replay_id = new_run_id(*run_id, result.previous_replay_id, *used);
-    }
+    t.plan_index = plan_index_of(*plan_doc);
+    if (!result.progress_kept) return t;
+    Result<std::set<std::string>> used = used_run_ids(fs, ws);
+    if (!used) return with_prefix(used.error(), "init --force keeps the existing progress log (D7), but it cannot be read: ");
+    result.replay_id = new_run_id(*run_id, result.previous_replay_id, *used);
+    return t;
+}
 
-    // 6. D15: what --force replaces is copied to the run store first.
-    SnapshotMade made;
-    if (path_exists_nofollow(result.small_dir)) {
-        Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id, &made);
-        if (!snapshot) return with_prefix(snapshot.error(), "init --force could not keep a copy of the old artifacts: ");
-        result.snapshot_dir = *snapshot;
-    }
-
-    // 7. The .small/ files, as one all-or-nothing change (workspace_change.hpp).
-    if (Status s = ensure_directory(ws, result.small_dir); !s) {
-        discard_unused_snapshot(ws, made);
-        return s.error();
-    }
-    WorkspaceChange change;
-    const auto put = [&](std::string_view name, std::string bytes) {
-        change.files.push_back({ws.path_of(name), std::move(bytes)});
-        result.written.emplace_back(name);
-    };
-    put(artifact_file_name(ArtifactType::Intent), intent_text);
-    put(artifact_file_name(ArtifactType::Constraints), constraints_text);
-    put(artifact_file_name(ArtifactType::Plan), plan_text);
-    const std::string now = format_timestamp_utc9(current_instant());
-
-    // D8: meta/init, stamped with the run that init just started.
+// D8: meta/init, stamped with the run that init just started.
+YamlValue init_entry(const InitResult& result) {
     YamlValue entry = YamlValue::object();
     entry["task_id"] = "meta/init";
     entry["status"] = "completed";
@@ -284,20 +259,10 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     entry["command"] = "small init";
     entry["notes"] = "small init in " + result.root + (result.progress_kept ? " (--force; earlier entries kept)" : "");
     entry["replayId"] = result.replay_id;
-    if (result.progress_kept) {
-        change.entries.push_back(entry);  // appended to the kept log (D7)
-    } else {
-        // A new log: written whole, holding its first entry.
-        result.timestamp = now;
-        YamlValue stamped = YamlValue::object();
-        stamped["timestamp"] = result.timestamp;
-        for (const auto& [k, v] : entry.items()) stamped[k] = v;
-        YamlValue log = progress_template();
-        log["entries"].push_back(stamped);
-        put(artifact_file_name(ArtifactType::Progress), emit_document(log));
-        result.progress_entry = std::move(stamped);
-    }
+    return entry;
+}
 
+YamlValue init_metadata(const InitResult& result, const std::string& created_at, const std::string& now) {
     YamlValue meta = YamlValue::object();
     meta["small_version"] = std::string(kProtocolVersion);
     meta["owner"] = "agent";
@@ -306,8 +271,10 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     meta["updated_at"] = now;
     meta["run"] = YamlValue::object();
     meta["run"]["replay_id"] = result.replay_id;
-    put(kWorkspaceFileName, emit_document(meta));
+    return meta;
+}
 
+YamlValue init_handoff(const InitResult& result, const std::string& now) {
     YamlValue handoff = artifact_head("agent");
     handoff["summary"] = std::string(kInitSummary);
     handoff["resume"] = YamlValue::object();
@@ -323,14 +290,95 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
         handoff["run"]["transition_reason"] = "manual";
         handoff["run"]["previous_replay_id"] = result.previous_replay_id;
     }
-    put(artifact_file_name(ArtifactType::Handoff), emit_document(handoff));
+    return handoff;
+}
 
-    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+// The .small/ files, as one all-or-nothing change (workspace_change.hpp).
+// A kept log gets meta/init appended (D7); a new one is written whole,
+// holding that entry.
+WorkspaceChange init_change(const WorkspacePaths& ws, const InitTemplates& t, const std::string& created_at,
+                            InitResult& result) {
+    WorkspaceChange change;
+    const auto put = [&](std::string_view name, std::string bytes) {
+        change.files.push_back({ws.path_of(name), std::move(bytes)});
+        result.written.emplace_back(name);
+    };
+    put(artifact_file_name(ArtifactType::Intent), t.intent);
+    put(artifact_file_name(ArtifactType::Constraints), t.constraints);
+    put(artifact_file_name(ArtifactType::Plan), t.plan);
+    const std::string now = format_timestamp_utc9(current_instant());
+    const YamlValue entry = init_entry(result);
+    if (result.progress_kept) {
+        change.entries.push_back(entry);
+    } else {
+        result.timestamp = now;
+        YamlValue stamped = YamlValue::object();
+        stamped["timestamp"] = result.timestamp;
+        for (const auto& [k, v] : entry.items()) stamped[k] = v;
+        YamlValue log = progress_template();
+        log["entries"].push_back(stamped);
+        put(artifact_file_name(ArtifactType::Progress), emit_document(log));
+        result.progress_entry = std::move(stamped);
+    }
+    put(kWorkspaceFileName, emit_document(init_metadata(result, created_at, now)));
+    put(artifact_file_name(ArtifactType::Handoff), emit_document(init_handoff(result, now)));
+    return change;
+}
+
+// Outside .small/: .gitignore lines, then AGENTS.md (both decided before).
+Status write_root_files(const WorkspacePaths& ws, InitDecisions decided, InitResult& result) {
+    result.gitignore = std::move(decided.gitignore);
+    if (Status s = write_gitignore_update(ws, result.gitignore); !s) return s;
+    result.agents = decided.agents.action;
+    if (decided.agents.action == AgentsAction::Skipped) return ok_status();
+    return write_file_atomic(ws, result.agents_path, decided.agents.content);
+}
+
+}  // namespace
+
+Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) {
+    Result<AgentsMode> mode = check_init_flags(req);
+    if (!mode) return mode.error();
+    InitResult result;
+    result.root = resolve_init_root(req.dir, req.cwd);
+    result.small_dir = join(result.root, ".small");
+    result.agents_path = join(result.root, "AGENTS.md");
+    WorkspacePaths ws;
+    ws.root = result.root;
+    ws.small_dir = result.small_dir;
+    ws.from_dir_flag = true;
+
+    // Refusals that need no lock, then again under the lock: a refused init
+    // writes nothing, not even the lock file.
+    if (Result<InitDecisions> early = decide_init(fs, ws, result, req, *mode); !early) return early.error();
+    if (Status s = create_root(result.root); !s) return s.error();
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
+    if (!lock) return lock.error();
+    if (Status r = recover_workspace(ws); !r) return r.error();
+    Result<InitDecisions> decided = decide_init(fs, ws, result, req, *mode);
+    if (!decided) return decided.error();
+    Result<std::string> created_at = read_prior_state(fs, ws, result);
+    if (!created_at) return created_at.error();
+    Result<InitTemplates> templates = render_templates(fs, ws, req, result);
+    if (!templates) return templates.error();
+
+    // D15: what --force replaces is copied to the run store first.
+    SnapshotMade made;
+    if (path_exists_nofollow(result.small_dir)) {
+        Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id, &made);
+        if (!snapshot) return with_prefix(snapshot.error(), "init --force could not keep a copy of the old artifacts: ");
+        result.snapshot_dir = *snapshot;
+    }
+    if (Status s = ensure_directory(ws, result.small_dir); !s) {
+        discard_unused_snapshot(ws, made);
+        return s.error();
+    }
+    Result<CommittedChange> committed = commit_workspace_change(ws, init_change(ws, *templates, *created_at, result));
     if (!committed) {
         discard_unused_snapshot(ws, made);
         return with_prefix(committed.error(), "init failed: ");
     }
-    remember_valid_plan(ws, plan_index_of(*plan_doc));
+    remember_valid_plan(ws, templates->plan_index);
     if (result.progress_kept) {
         result.progress_entry = committed->appended.front().entry;
         result.timestamp = committed->appended.front().timestamp_text;
@@ -339,14 +387,7 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     if (!result.outer_workspace.empty()) {
         result.warnings.push_back(nested_workspace_warning(result.outer_workspace, result.root));
     }
-
-    // 8. Outside .small/: .gitignore lines, then AGENTS.md.
-    result.gitignore = std::move(decided->gitignore);
-    if (Status s = write_gitignore_update(ws, result.gitignore); !s) return s.error();
-    result.agents = decided->agents.action;
-    if (decided->agents.action != AgentsAction::Skipped) {
-        if (Status s = write_file_atomic(ws, result.agents_path, decided->agents.content); !s) return s.error();
-    }
+    if (Status s = write_root_files(ws, std::move(*decided), result); !s) return s.error();
     return result;
 }
 

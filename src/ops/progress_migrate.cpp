@@ -13,15 +13,24 @@ namespace small {
 // migrate
 // ---------------------------------------------------------------------------
 
-Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const WorkspacePaths& ws,
-                                               const ProgressMigrateRequest& req) {
-    // A dry run only checks: no lock, no recovery (which may write).
-    MutationRequest mutation{req.scope, false, req.lock_wait};
-    mutation.read_only = req.dry_run;
-    Result<MutationSession> session = begin_mutation(fs, ws, mutation);
-    if (!session) return session.error();
+namespace {
 
-    ProgressMigrateResult result;
+// One timestamp's bytes in the source, replaced by its canonical form.
+struct Edit {
+    std::size_t offset, length;
+    std::string text;
+};
+
+Error entry_error(const WorkspacePaths& ws, std::string message, NodeRef at) {
+    Error e = Error::invalid(std::move(message));
+    e.file = ws.display_of(kProgressFileName);
+    e.line = at.mark().line;
+    e.column = at.mark().column;
+    return e;
+}
+
+// The log, parsed; `entries` must be a list.
+Result<Document> read_log(const FileSystem& fs, const WorkspacePaths& ws, ProgressMigrateResult& result) {
     result.file = ws.path_of(kProgressFileName);
     if (!fs.file_exists(result.file)) {
         return Error::system(ws.display_of(kProgressFileName) + " not found; run `small init` first");
@@ -30,39 +39,31 @@ Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const Works
     if (!bytes) return bytes.error();
     Result<Document> doc = parse_yaml(*bytes, ws.display_of(kProgressFileName));
     if (!doc) return doc.error();
-    const NodeRef entries = doc->root().find("entries");
-    if (!doc->root().is_mapping() || !entries.is_sequence()) {
+    if (!doc->root().is_mapping() || !doc->root().find("entries").is_sequence()) {
         return Error::invalid(ws.display_of(kProgressFileName) + ": `entries` must be a list of progress entries");
     }
-    result.entries = entries.size();
+    result.entries = doc->root().find("entries").size();
+    return doc;
+}
 
-    struct Edit {
-        std::size_t offset, length;
-        std::string text;
-    };
-    std::vector<Edit> edits;
+// Every timestamp in canonical form, strictly increasing (a tie is bumped by
+// 1 ns): the changes, and where their bytes are (`edits`; false when one
+// cannot be located, then the whole file is re-emitted). Fail-fast on a
+// missing or unparseable timestamp.
+Result<bool> plan_changes(const WorkspacePaths& ws, NodeRef entries, const ScalarLocator& locate,
+                          ProgressMigrateResult& result, std::vector<Edit>& edits) {
     bool locatable = true;
-    const std::string_view src = doc->source().empty() ? std::string_view(*bytes) : std::string_view(doc->source());
-    const ScalarLocator locate(src);
     std::optional<Instant> previous;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const NodeRef ts = entries.item(i).find("timestamp");
         const std::string label = "progress entry " + std::to_string(i);
         if (!ts || ts.is_null() || (ts.is_string() && trim(ts.as_string()).empty())) {
-            Error e = Error::invalid(label + " timestamp is required");
-            e.file = ws.display_of(kProgressFileName);
-            e.line = entries.item(i).mark().line;
-            e.column = entries.item(i).mark().column;
-            return e;
+            return entry_error(ws, label + " timestamp is required", entries.item(i));
         }
         const std::string raw(ts.is_string() ? ts.as_string() : ts.scalar_text());
         Result<Instant> parsed = ts.is_string() ? parse_lenient_timestamp(raw) : Result<Instant>(Error::invalid("not a string"));
         if (!parsed) {
-            Error e = Error::invalid(label + " timestamp \"" + raw + "\" is not parseable: " + parsed.error().message);
-            e.file = ws.display_of(kProgressFileName);
-            e.line = ts.mark().line;
-            e.column = ts.mark().column;
-            return e;
+            return entry_error(ws, label + " timestamp \"" + raw + "\" is not parseable: " + parsed.error().message, ts);
         }
         Instant t = *parsed;
         if (previous && !(*previous < t)) t = plus_one_ns(*previous);
@@ -74,29 +75,59 @@ Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const Works
         if (!at) locatable = false;
         else edits.push_back({at->offset, at->length, yaml_quoted(canonical)});
     }
-    if (result.changes.empty() || req.dry_run) return result;
+    return locatable;
+}
 
-    std::string out;
+// The new file's bytes: only the timestamp scalars replaced when they could
+// all be located (comments kept), else the whole log re-emitted.
+std::string migrated_text(const Document& doc, std::string_view src, const std::vector<Edit>& edits, bool locatable,
+                          ProgressMigrateResult& result) {
     if (locatable) {
-        out = std::string(src);
+        std::string out(src);
         for (auto it = edits.rbegin(); it != edits.rend(); ++it) out.replace(it->offset, it->length, it->text);
-    } else {
-        YamlValue whole = to_yaml_value(doc->root());
-        for (const TimestampChange& c : result.changes) whole["entries"][c.index]["timestamp"] = c.after;
-        out = emit_document(whole);
-        result.whole_file_rewritten = true;
+        return out;
     }
-    // The rewrite must re-read as the same log with the new timestamps.
+    YamlValue whole = to_yaml_value(doc.root());
+    for (const TimestampChange& c : result.changes) whole["entries"][c.index]["timestamp"] = c.after;
+    result.whole_file_rewritten = true;
+    return emit_document(whole);
+}
+
+// The rewrite must re-read as the same log with the new timestamps.
+Status check_rewrite(const std::string& out, const WorkspacePaths& ws, const ProgressMigrateResult& result) {
+    const Error broken = Error::invalid("internal error: the migrated progress log does not re-read; nothing written");
     Result<Document> check = parse_yaml(out, ws.display_of(kProgressFileName));
     if (!check || !check->root().find("entries").is_sequence() ||
         check->root().find("entries").size() != result.entries) {
-        return Error::invalid("internal error: the migrated progress log does not re-read; nothing written");
+        return broken;
     }
     for (const TimestampChange& c : result.changes) {
-        if (check->root().find("entries").item(c.index).find("timestamp").as_string() != c.after) {
-            return Error::invalid("internal error: the migrated progress log does not re-read; nothing written");
-        }
+        if (check->root().find("entries").item(c.index).find("timestamp").as_string() != c.after) return broken;
     }
+    return ok_status();
+}
+
+}  // namespace
+
+Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const WorkspacePaths& ws,
+                                               const ProgressMigrateRequest& req) {
+    // A dry run only checks: no lock, no recovery (which may write).
+    MutationRequest mutation{req.scope, false, req.lock_wait};
+    mutation.read_only = req.dry_run;
+    Result<MutationSession> session = begin_mutation(fs, ws, mutation);
+    if (!session) return session.error();
+
+    ProgressMigrateResult result;
+    Result<Document> doc = read_log(fs, ws, result);
+    if (!doc) return doc.error();
+    std::vector<Edit> edits;
+    const std::string_view src = doc->source();
+    Result<bool> locatable = plan_changes(ws, doc->root().find("entries"), ScalarLocator(src), result, edits);
+    if (!locatable) return locatable.error();
+    if (result.changes.empty() || req.dry_run) return result;
+
+    const std::string out = migrated_text(*doc, src, edits, *locatable, result);
+    if (Status s = check_rewrite(out, ws, result); !s) return s.error();
     if (Status w = write_file_atomic(ws, result.file, out); !w) return w.error();
     result.written = true;
     return result;
