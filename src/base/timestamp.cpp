@@ -1,4 +1,4 @@
-// Progress timestamp parsing and formatting (protocol §3.6, DECISIONS D9).
+// Progress timestamp parsing and formatting (D9).
 // Hand-written because it runs once per progress entry on very long logs.
 #include "small/base/timestamp.hpp"
 #include "small/base/text.hpp"

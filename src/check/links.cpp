@@ -1,4 +1,4 @@
-// Insecure link detection (protocol §3.10, §10.6 item 43). Unlike the
+// Insecure link detection. Unlike the
 // reference, the scheme is matched in any case and the loopback allowance
 // compares the whole host, not a prefix of the URL.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Secret detection heuristics (protocol §3.9, §10.6 item 42; DECISIONS D9).
+// Secret detection heuristics (D9).
 // Values are scanned in one pass: only word starts are tried against the
 // known token prefixes, so long prose costs little.
 #include "small/check/secrets.hpp"

@@ -1,5 +1,5 @@
 // Progress timestamps: RFC 3339 with 1-9 fractional digits and `Z` or
-// `+HH:MM`/`-HH:MM` (DECISIONS D9). Order compares instants.
+// `+HH:MM`/`-HH:MM` (D9). Order compares instants.
 #pragma once
 
 #include <compare>

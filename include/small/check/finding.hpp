@@ -26,7 +26,7 @@ struct Finding {
     std::string location_text() const;
 };
 
-// Canonical file order, then line, column, rule (DECISIONS D9).
+// Canonical file order, then line, column, rule (D9).
 void sort_findings(std::vector<Finding>& findings);
 
 // A finding for a load error (missing file, YAML syntax error, ...).

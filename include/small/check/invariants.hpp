@@ -1,5 +1,4 @@
-// The invariant engine: rules beyond the schemas (protocol.md §3 as amended
-// by DECISIONS D6 and D9). Every rule has a stable id shown in reports.
+// The invariant engine: rules beyond the schemas. Every rule has a stable id shown in reports.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// JSON Schema validation of the canonical artifacts (DECISIONS D1).
+// JSON Schema validation of the canonical artifacts (D1).
 // The five v1.0.0 schemas are compiled into the binary; a spec directory
 // (--spec-dir / SMALL_SPEC_DIR) may override them.
 #pragma once

@@ -1,4 +1,4 @@
-// Secret detection (strict mode; DECISIONS D9): the reference's key-name
+// Secret detection (strict mode; D9): the reference's key-name
 // heuristic plus well-known token shapes.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Reading YAML into the document model (DECISIONS D2): YAML 1.2 core
+// Reading YAML into the document model (D2): YAML 1.2 core
 // schema, no timestamp type, duplicate keys rejected, aliases resolved,
 // every node positioned. Parsing is done by libfyaml's event API.
 #pragma once

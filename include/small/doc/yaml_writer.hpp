@@ -1,5 +1,5 @@
 // Writing YAML: whole artifacts (templates, plan and handoff rewrites) and
-// single progress entries appended to progress.small.yml (DECISIONS D7, D8).
+// single progress entries appended to progress.small.yml (D7, D8).
 //
 // House style (as in the reference's own files): block style, two-space
 // indentation, keys plain when safe, every string VALUE double-quoted,

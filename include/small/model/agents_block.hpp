@@ -1,4 +1,4 @@
-// The SMALL harness block in AGENTS.md (protocol.md §8, authoring.md §0.13):
+// The SMALL harness block in AGENTS.md:
 // a bounded, generated section between BEGIN/END markers that `small init`
 // (and `small agents apply`) write; text outside the block belongs to people.
 #pragma once

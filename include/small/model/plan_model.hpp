@@ -1,6 +1,5 @@
-// The plan as an editable value (DECISIONS D6) and the task-queue rules that
-// plan, checkpoint and handoff share (authoring.md §5 "Runnable-task
-// semantics"). Edits work on the whole parsed document, so task fields and
+// The plan as an editable value (D6) and the task-queue rules that
+// plan, checkpoint and handoff share. Edits work on the whole parsed document, so task fields and
 // top-level keys the tool does not know are kept in place on every rewrite.
 #pragma once
 

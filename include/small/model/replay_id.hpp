@@ -1,4 +1,4 @@
-// Replay ids (DECISIONS D3): lowercase hex(sha256("SMALL|1.0.0|" + JCS(manifest)))
+// Replay ids (D3): lowercase hex(sha256("SMALL|1.0.0|" + JCS(manifest)))
 // with manifest = {"intent": ..., "plan": ..., "constraints": ...}; the
 // constraints member is left out when that file does not exist.
 #pragma once

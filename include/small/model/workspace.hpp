@@ -1,5 +1,5 @@
 // A SMALL workspace: a directory holding `.small/` with the five canonical
-// artifacts and workspace.small.yml (DECISIONS D5 for discovery).
+// artifacts and workspace.small.yml (D5 for discovery).
 #pragma once
 
 #include <array>

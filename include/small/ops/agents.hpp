@@ -1,5 +1,4 @@
-// `small agents apply|check|print` (authoring.md §4 as amended by DECISIONS
-// D4, D5, D7, D11): the harness block of agents_block.hpp applied to,
+// `small agents apply|check|print` (D4, D5, D7, D11): the harness block of agents_block.hpp applied to,
 // checked in, or printed for one file. The CLI parses flags and renders; the
 // decisions and the disk access are here. The file is found from the
 // workspace root as every command finds it (D5); these commands never read
@@ -111,7 +110,7 @@ struct AgentsCheckReport {
     bool passed = true;           // exit 0 when true, 1 when false
 };
 
-// The decision table of authoring.md §4.2 (first match wins): missing file
+// The decision table (first match wins; docs/commands.md, agents check): missing file
 // (pass only with allow_missing), malformed markers (fail), no block (fail
 // only with strict), a block lacking a required section (fail), drift from
 // the canonical block (fail only with strict). A block of another marker

@@ -1,5 +1,4 @@
-// `small draft` and `small accept` (authoring.md §2, §3 and §13.8 item 43, as
-// amended by DECISIONS D4, D5, D7, D8): besides `init`, the only way to
+// `small draft` and `small accept` (D4, D5, D7, D8): besides `init`, the only way to
 // change the human-owned intent and constraints.
 //
 // draft   saves the source bytes verbatim to

@@ -1,6 +1,5 @@
 // The handoff (the one place an agent resumes from) and the run lifecycle:
-// `small handoff`, `small start`, `small reset` (authoring.md §0.11, §9-§11
-// as amended by DECISIONS D3, D7, D8, D10).
+// `small handoff`, `small start`, `small reset` (D3, D7, D8, D10).
 //
 // Handoff state machine (plan statuses trimmed and lower-cased; a blank
 // status is pending):

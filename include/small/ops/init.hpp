@@ -1,5 +1,4 @@
-// `small init`: create a SMALL workspace (authoring.md §1 as amended by
-// DECISIONS D3, D5, D7, D8). The CLI parses flags and renders; everything
+// `small init`: create a SMALL workspace (D3, D5, D7, D8). The CLI parses flags and renders; everything
 // that touches the disk is here.
 //
 // What init writes, under the workspace lock (.small-cache/lock):

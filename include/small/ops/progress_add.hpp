@@ -21,7 +21,7 @@
 
 namespace small {
 
-// Evidence written when no evidence field is given (authoring.md §6.1), so
+// Evidence written when no evidence field is given, so
 // every entry `small` writes satisfies D9's evidence rule.
 inline constexpr std::string_view kDefaultProgressEvidence = "Recorded progress via small progress add";
 

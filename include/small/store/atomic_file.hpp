@@ -1,4 +1,4 @@
-// Crash-safe writes into a workspace (DECISIONS D7).
+// Crash-safe writes into a workspace (D7).
 //
 // Every whole-file write stages a temporary file under
 // `<root>/.small-cache/tmp/` (never inside `.small/`, so a concurrent strict

@@ -1,5 +1,5 @@
 // The plan's task ids and statuses, for the writes that must name an
-// existing task (DECISIONS D14) without parsing the whole plan each time.
+// existing task (D14) without parsing the whole plan each time.
 //
 // `.small-cache/plan.tasks` keeps them next to the plan file's version stamp
 // (size, mtime, ctime, inode: file_version()); a hand edit changes the stamp

@@ -1,4 +1,4 @@
-// Appending one entry to `.small/progress.small.yml` (DECISIONS D7, D8):
+// Appending one entry to `.small/progress.small.yml` (D7, D8):
 // O(1) in the size of the log, existing bytes never rewritten, crash-safe.
 // The command layer (`small progress add`, checkpoint, ...) builds the entry
 // and holds the WorkspaceLock around recover_progress + append_progress_entry.

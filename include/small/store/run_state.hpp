@@ -1,4 +1,4 @@
-// The run a workspace is in (DECISIONS D3, D10): its replay id is pinned in
+// The run a workspace is in (D3, D10): its replay id is pinned in
 // workspace.small.yml at run.replay_id when the run starts and not
 // recomputed while it lasts.
 #pragma once

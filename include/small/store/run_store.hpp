@@ -1,5 +1,5 @@
 // The run store, `.small-runs/`: copies of a run's human and plan artifacts
-// made before a command replaces them (DECISIONS D10 reset, D15 init --force).
+// made before a command replaces them (D10 reset, D15 init --force).
 //
 // A snapshot folder only ever exists complete: the copy is made in a side
 // folder (`.small-runs/.<key>.partial`) and renamed into place. Nothing in it

@@ -1,4 +1,4 @@
-// Changing several workspace files as ONE crash-safe step (DECISIONS D7):
+// Changing several workspace files as ONE crash-safe step (D7):
 // `checkpoint` (plan status + progress entry), `plan`, `accept`, `reset`,
 // `start` and `handoff` all go through commit_workspace_change, under the
 // workspace lock taken by begin_mutation.

@@ -1,5 +1,5 @@
 // The one exclusive lock per workspace taken by every mutating command
-// (DECISIONS D7, D12). Readers take no lock: writes are atomic.
+// (D7, D12). Readers take no lock: writes are atomic.
 //
 // The lock is an flock() on `<root>/.small-cache/lock`, outside `.small/`.
 // The kernel drops an flock when the last descriptor of its open file
