@@ -1,6 +1,8 @@
 // Newest progress entries from the end of the log (see progress_query.hpp).
 #include "small/store/progress_query.hpp"
 
+#include "small/model/workspace.hpp"
+
 #include <algorithm>
 #include <string_view>
 

@@ -30,7 +30,7 @@
 #include <string_view>
 
 #include "small/base/result.hpp"
-#include "small/model/workspace.hpp"
+#include "small/model/layout.hpp"
 
 namespace small {
 

@@ -9,7 +9,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
-#include "small/model/workspace.hpp"
+#include "small/model/layout.hpp"
 
 namespace small {
 

@@ -10,7 +10,7 @@
 #include "small/base/result.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/doc/yaml_writer.hpp"
-#include "small/model/workspace.hpp"
+#include "small/model/layout.hpp"
 
 namespace small {
 

@@ -45,7 +45,7 @@
 
 #include "small/base/result.hpp"
 #include "small/base/timestamp.hpp"
-#include "small/model/workspace.hpp"
+#include "small/model/layout.hpp"
 #include "small/doc/yaml_writer.hpp"
 
 namespace small {

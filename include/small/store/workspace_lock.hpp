@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "small/base/result.hpp"
-#include "small/model/workspace.hpp"
+#include "small/model/layout.hpp"
 
 namespace small {
 
