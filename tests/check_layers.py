@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Layer check for the small source tree (Python 3 standard library only).
+
+    tests/check_layers.py [ROOT]        (ROOT: the checkout, default: this file's ../)
+
+libsmall is built in layers, lowest first:
+
+    base < doc < model < check < store < ops < report < cli
+
+Public headers live in include/small/<layer>/, sources and private headers in
+src/<layer>/ (src/cli is the executable). Every #include in a .cpp/.hpp file under
+include/small and src is checked:
+
+  * "small/<layer>/..." must name the file's own layer or a lower one;
+  * an ops/ file never includes another ops/ header (a .cpp may include its own .hpp);
+  * "small/..." must name a layer folder (an old flat "small/x.hpp" is refused);
+  * a quoted include that is not "small/..." must resolve beside the including file
+    to a header in a layer folder, under the same rules;
+  * a public header (include/small) never includes a private header from src/;
+  * every file itself sits in a layer folder (no leftover src/core/ or flat headers).
+
+Each finding is printed as file:line: message. Exit 1 on any finding, 2 on a bad
+ROOT; on success print "layers: N files, no upward include" and exit 0.
+"""
+
+import os
+import re
+import sys
+
+LAYERS = ["base", "doc", "model", "check", "store", "ops", "report", "cli"]
+RANK = {name: i for i, name in enumerate(LAYERS)}
+EXTENSIONS = (".cpp", ".hpp")
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+
+
+def source_files(root):
+    """Every .cpp/.hpp under include/small and src, as sorted relative paths."""
+    found = []
+    for top in ("include/small", "src"):
+        base = os.path.join(root, top)
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames.sort()
+            for name in filenames:
+                if name.endswith(EXTENSIONS):
+                    full = os.path.join(dirpath, name)
+                    found.append(os.path.relpath(full, root).replace(os.sep, "/"))
+    return sorted(found)
+
+
+def layer_of(rel):
+    """(layer, is_public) of a path relative to ROOT, or (None, is_public) outside a layer folder."""
+    parts = rel.split("/")
+    if parts[:2] == ["include", "small"]:
+        is_public, rest = True, parts[2:]
+    elif parts[:1] == ["src"]:
+        is_public, rest = False, parts[1:]
+    else:
+        return None, False
+    if len(rest) >= 2 and rest[0] in RANK:
+        return rest[0], is_public
+    return None, is_public
+
+
+def strip_comments(line, in_block):
+    """The code of one line with comments blanked, and whether a /* comment is still open.
+
+    String and character literals are skipped, so "a/*b" opens no comment; a ' after a
+    letter or digit is a digit separator (1'000), not a character literal."""
+    out = []
+    i, n = 0, len(line)
+    while i < n:
+        if in_block:
+            end = line.find("*/", i)
+            if end < 0:
+                return "".join(out), True
+            in_block = False
+            out.append(" ")
+            i = end + 2
+            continue
+        c = line[i]
+        if line.startswith("//", i):
+            break
+        if line.startswith("/*", i):
+            in_block = True
+            i += 2
+            continue
+        if c == '"' or (c == "'" and not (i > 0 and line[i - 1].isalnum())):
+            j = i + 1
+            while j < n and line[j] != c:
+                j += 2 if line[j] == "\\" else 1
+            out.append(line[i : j + 1])
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), in_block
+
+
+def includes(path):
+    """(line number, delimiter, target) of each #include outside comments."""
+    result = []
+    in_block = False
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            code, in_block = strip_comments(line, in_block)
+            match = INCLUDE_RE.match(code)
+            if match:
+                result.append((number, match.group(1), match.group(2).strip()))
+    return result
+
+
+def private_headers(files):
+    """Basenames of the headers under src/ (private to their layer)."""
+    return {rel.rsplit("/", 1)[-1] for rel in files if rel.startswith("src/") and rel.endswith(".hpp")}
+
+
+def own_header(rel):
+    """The public header a source file implements: src/ops/x.cpp -> small/ops/x.hpp."""
+    parts = rel.split("/")
+    if parts[0] == "src" and rel.endswith(".cpp"):
+        return "small/" + "/".join(parts[1:])[: -len(".cpp")] + ".hpp"
+    if parts[:2] == ["include", "small"]:
+        return "/".join(parts[1:])
+    return None
+
+
+def check_target(rel, layer, target_layer, target, findings, number):
+    """Layer order and the ops rule between the including file and the included one."""
+    if RANK[target_layer] > RANK[layer]:
+        message = f'upward include: {layer}/ includes "{target}" ({target_layer}/ is a higher layer)'
+        findings.append((rel, number, message))
+    elif layer == "ops" and target_layer == "ops":
+        findings.append((rel, number, f'ops/ includes another ops/ header "{target}" (ops files are independent)'))
+
+
+def check_file(root, rel, private, findings):
+    layer, is_public = layer_of(rel)
+    if layer is None:
+        findings.append((rel, 1, "file is not in a layer folder (" + ", ".join(LAYERS) + ")"))
+        return
+    here = os.path.dirname(os.path.join(root, rel))
+    mine = own_header(rel)
+    for number, delim, target in includes(os.path.join(root, rel)):
+        parts = target.split("/")
+        if parts[0] == "small":
+            if len(parts) < 3 or parts[1] not in RANK:
+                findings.append((rel, number, f'"{target}" is not under a layer folder (small/<layer>/...)'))
+                continue
+            if target == mine:
+                continue
+            check_target(rel, layer, parts[1], target, findings, number)
+            continue
+        resolved = os.path.normpath(os.path.join(here, target))
+        resolved_rel = os.path.relpath(resolved, root).replace(os.sep, "/")
+        exists = delim == '"' and os.path.isfile(resolved)
+        if is_public and (resolved_rel.startswith("src/") or (not exists and parts[-1] in private)):
+            findings.append((rel, number, f'public header includes private header "{target}" (src/ is not installed)'))
+            continue
+        if delim == "<":
+            continue  # system and third-party headers
+        if not exists:
+            findings.append((rel, number, f'"{target}" is not under a layer folder (not found beside the file)'))
+            continue
+        target_layer, _ = layer_of(resolved_rel)
+        if target_layer is None:
+            findings.append((rel, number, f'"{target}" ({resolved_rel}) is not under a layer folder'))
+            continue
+        if resolved_rel.startswith("include/small/") and resolved_rel[len("include/"):] == mine:
+            continue
+        check_target(rel, layer, target_layer, target, findings, number)
+
+
+def main(argv):
+    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    root = os.path.abspath(root)
+    if not os.path.isdir(os.path.join(root, "include", "small")) or not os.path.isdir(os.path.join(root, "src")):
+        print(f"layers: {root} has no include/small and src", file=sys.stderr)
+        return 2
+    files = source_files(root)
+    private = private_headers(files)
+    findings = []
+    for rel in files:
+        check_file(root, rel, private, findings)
+    for rel, number, message in findings:
+        print(f"{rel}:{number}: {message}")
+    if findings:
+        print(f"layers: {len(findings)} finding(s) in {len(files)} files")
+        return 1
+    print(f"layers: {len(files)} files, no upward include")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
