@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
-#include <cstring>
 #include <map>
 #include <type_traits>
 #include <utility>
@@ -47,10 +46,6 @@ private:
     int fd_;
 };
 
-Error os_error(const std::string& what, const std::string& path, int err) {
-    return Error::system(what + " " + path + ": " + std::strerror(err));
-}
-
 std::string progress_path(const WorkspacePaths& ws) { return ws.path_of(kProgressFile); }
 std::string cache_path(const WorkspacePaths& ws, const char* name) { return ws.root + "/" + name; }
 std::string cache_dir(const WorkspacePaths& ws) { return ws.root + "/.small-cache"; }
@@ -70,7 +65,7 @@ std::int64_t ns_of(const timespec& t) { return static_cast<std::int64_t>(t.tv_se
 
 Result<FileStamp> stamp_of(int fd, const std::string& path) {
     struct stat st {};
-    if (::fstat(fd, &st) != 0) return os_error("cannot stat", path, errno);
+    if (::fstat(fd, &st) != 0) return Error::from_errno("cannot stat", path, errno);
     if (!S_ISREG(st.st_mode)) return Error::invalid(path + " is not a regular file");
     return FileStamp{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
                      static_cast<std::uint64_t>(st.st_size), ns_of(st.st_mtim), ns_of(st.st_ctim)};
@@ -80,7 +75,7 @@ Result<UniqueFd> open_log(const std::string& path, int flags) {
     const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);  // a FIFO must not block
     if (fd >= 0) return UniqueFd(fd);
     if (errno == ELOOP) return Error::invalid("refusing to use " + path + ": it is a symbolic link");
-    return os_error("cannot open", path, errno);
+    return Error::from_errno("cannot open", path, errno);
 }
 
 // `n` bytes at `offset` (fewer only at end of file).
@@ -90,7 +85,7 @@ Result<std::string> read_at(int fd, std::uint64_t offset, std::size_t n, const s
     while (done < n) {
         const ssize_t got = ::pread(fd, out.data() + done, n - done, static_cast<off_t>(offset + done));
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) return os_error("cannot read", path, errno);
+        if (got < 0) return Error::from_errno("cannot read", path, errno);
         if (got == 0) break;
         done += static_cast<std::size_t>(got);
     }
@@ -110,7 +105,7 @@ Result<std::optional<std::string>> read_small_file(const std::string& path) {
     const int raw = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (raw < 0) {
         if (errno == ENOENT) return std::optional<std::string>();
-        return os_error("cannot open", path, errno);
+        return Error::from_errno("cannot open", path, errno);
     }
     UniqueFd fd(raw);
     Result<FileStamp> st = stamp_of(fd.get(), path);
@@ -452,7 +447,7 @@ std::optional<Journal> parse_journal(std::string_view text) {
 // finds its bytes complete in the log and is dropped then (see the header).
 Status remove_journal(const WorkspacePaths& ws) {
     const std::string path = cache_path(ws, kProgressJournalName);
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return os_error("cannot remove", path, errno);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Error::from_errno("cannot remove", path, errno);
     return ok_status();
 }
 
@@ -467,10 +462,10 @@ bool unfinished_copy(std::string_view found, std::string_view journaled) {
 
 Status truncate_log(int fd, std::uint64_t size, const std::string& path) {
     while (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-        if (errno != EINTR) return os_error("cannot remove an interrupted append from", path, errno);
+        if (errno != EINTR) return Error::from_errno("cannot remove an interrupted append from", path, errno);
     }
     while (::fsync(fd) != 0) {
-        if (errno != EINTR) return os_error("cannot sync", path, errno);
+        if (errno != EINTR) return Error::from_errno("cannot sync", path, errno);
     }
     return ok_status();
 }
