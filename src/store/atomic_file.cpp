@@ -16,44 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "small/base/fd.hpp"
+
 namespace small {
 
 namespace {
-
-// Owns one file descriptor; close() errors are reported where they matter.
-class Fd {
-public:
-    Fd() = default;
-    explicit Fd(int fd) : fd_(fd) {}
-    Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-    Fd& operator=(Fd&& other) noexcept {
-        if (this != &other) {
-            reset();
-            fd_ = std::exchange(other.fd_, -1);
-        }
-        return *this;
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    ~Fd() { reset(); }
-
-    int get() const { return fd_; }
-    bool valid() const { return fd_ >= 0; }
-    void reset() {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
-    }
-    // 0 or errno. On Linux the descriptor is gone even when close() fails
-    // (EINTR included), so it is never retried.
-    int close_checked() {
-        const int fd = std::exchange(fd_, -1);
-        if (fd < 0) return 0;
-        return ::close(fd) == 0 || errno == EINTR ? 0 : errno;
-    }
-
-private:
-    int fd_ = -1;
-};
 
 Error refused(const std::string& what, const std::string& path, const std::string& why) {
     return Error::invalid("refusing to " + what + " " + path + ": " + why);
@@ -472,14 +439,11 @@ Result<std::size_t> remove_stale_temp_files(const WorkspacePaths& ws) {
     if (::lstat(tmp_display.c_str(), &st) != 0 && errno == ENOENT) return std::size_t{0};
     Result<Fd> tmp_dir = open_workspace_directory(ws, tmp_parts, tmp_parts.size(), false);
     if (!tmp_dir) return tmp_dir.error();
-    const int listing_fd = ::dup(tmp_dir->get());
-    if (listing_fd < 0) return Error::from_errno("cannot list", tmp_display, errno);
-    DIR* listing = ::fdopendir(listing_fd);
-    if (listing == nullptr) {
-        const int err = errno;
-        ::close(listing_fd);
-        return Error::from_errno("cannot list", tmp_display, err);
-    }
+    Fd listing_fd(::dup(tmp_dir->get()));
+    if (!listing_fd.valid()) return Error::from_errno("cannot list", tmp_display, errno);
+    DIR* listing = ::fdopendir(listing_fd.get());
+    if (listing == nullptr) return Error::from_errno("cannot list", tmp_display, errno);
+    listing_fd.release();  // the DIR owns it now: closedir() closes it
     std::size_t removed = 0;
     while (const dirent* entry = ::readdir(listing)) {
         const std::optional<pid_t> pid = writer_pid(entry->d_name);
