@@ -6,15 +6,16 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 namespace small {
 
 namespace {
 
-Error os_error(const std::string& what, const std::string& path, int err) {
-    Error e = Error::system(what + " " + path + ": " + std::strerror(err));
+// Reads and listings also name the path as the error's location (so that
+// --json reports it as a finding), unlike the store's writes.
+Error located_errno(const std::string& what, const std::string& path, int err) {
+    Error e = Error::from_errno(what, path, err);
     e.file = path;
     return e;
 }
@@ -47,7 +48,7 @@ Result<std::string> read_bounded(int fd, std::uint64_t size_hint, const std::str
         if (done == data.size()) data.resize(std::min<std::size_t>(data.size() + 65536, kMaxFileBytes + 1));
         const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return os_error("cannot read", path, errno);
+        if (n < 0) return located_errno("cannot read", path, errno);
         if (n == 0) {
             data.resize(done);
             return data;
@@ -60,8 +61,8 @@ Result<std::string> read_bounded(int fd, std::uint64_t size_hint, const std::str
 // Only a regular file of at most kMaxFileBytes is read.
 Result<std::string> read_open_file(int fd, const std::string& path) {
     struct stat st {};
-    if (::fstat(fd, &st) != 0) return os_error("cannot read", path, errno);
-    if (S_ISDIR(st.st_mode)) return os_error("cannot read", path, EISDIR);
+    if (::fstat(fd, &st) != 0) return located_errno("cannot read", path, errno);
+    if (S_ISDIR(st.st_mode)) return located_errno("cannot read", path, EISDIR);
     if (!S_ISREG(st.st_mode)) {
         return refused_read(path, std::string("it is ") + not_regular_kind(st.st_mode) + ", not a regular file");
     }
@@ -75,7 +76,7 @@ Result<std::string> read_open_file(int fd, const std::string& path) {
 // (it changes nothing for regular files).
 Result<std::string> RealFileSystem::read_file(const std::string& path) const {
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return os_error("cannot read", path, errno);
+    if (fd < 0) return located_errno("cannot read", path, errno);
     Result<std::string> data = read_open_file(fd, path);
     ::close(fd);
     return data;
@@ -103,7 +104,7 @@ Result<std::vector<DirEntry>> RealFileSystem::list_directory(const std::string& 
         const bool dir = it->is_directory(ec) && !it->is_symlink(ec);
         out.push_back({it->path().filename().string(), dir});
     }
-    if (ec) return os_error("cannot list", path, ec.value());
+    if (ec) return located_errno("cannot list", path, ec.value());
     std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
     return out;
 }
@@ -120,7 +121,7 @@ bool MemoryFileSystem::is_symlink(const std::string& path) const { return symlin
 
 Result<std::string> MemoryFileSystem::read_file(const std::string& path) const {
     const auto it = files_.find(path);
-    if (it == files_.end()) return os_error("cannot read", path, ENOENT);
+    if (it == files_.end()) return located_errno("cannot read", path, ENOENT);
     return it->second;
 }
 
@@ -135,7 +136,7 @@ bool MemoryFileSystem::directory_exists(const std::string& path) const {
 }
 
 Result<std::vector<DirEntry>> MemoryFileSystem::list_directory(const std::string& path) const {
-    if (!directory_exists(path)) return os_error("cannot list", path, ENOENT);
+    if (!directory_exists(path)) return located_errno("cannot list", path, ENOENT);
     const std::string prefix = path == "/" ? path : path + "/";
     std::map<std::string, bool> children;
     const auto collect = [&](const std::string& p, bool is_dir) {
@@ -155,12 +156,12 @@ Result<std::vector<DirEntry>> MemoryFileSystem::list_directory(const std::string
 Result<FileRange> RealFileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return os_error("cannot read", path, errno);
+    if (fd < 0) return located_errno("cannot read", path, errno);
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         const int err = errno ? errno : EINVAL;
         ::close(fd);
-        return os_error("cannot read", path, S_ISDIR(st.st_mode) ? EISDIR : err);
+        return located_errno("cannot read", path, S_ISDIR(st.st_mode) ? EISDIR : err);
     }
     FileRange range;
     range.file_size = static_cast<std::uint64_t>(st.st_size);
@@ -174,7 +175,7 @@ Result<FileRange> RealFileSystem::read_range(const std::string& path, std::uint6
         if (n < 0) {
             const int err = errno;
             ::close(fd);
-            return os_error("cannot read", path, err);
+            return located_errno("cannot read", path, err);
         }
         if (n == 0) break;  // the file shrank meanwhile
         done += static_cast<std::size_t>(n);

@@ -1,6 +1,12 @@
 #include "small/base/result.hpp"
 
+#include <cstring>
+
 namespace small {
+
+Error Error::from_errno(const std::string& what, const std::string& path, int err) {
+    return system(what + " " + path + ": " + std::strerror(err));
+}
 
 std::string Error::describe() const {
     std::string out;

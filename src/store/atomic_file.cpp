@@ -16,48 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "small/base/fd.hpp"
+
 namespace small {
 
 namespace {
-
-// Owns one file descriptor; close() errors are reported where they matter.
-class Fd {
-public:
-    Fd() = default;
-    explicit Fd(int fd) : fd_(fd) {}
-    Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-    Fd& operator=(Fd&& other) noexcept {
-        if (this != &other) {
-            reset();
-            fd_ = std::exchange(other.fd_, -1);
-        }
-        return *this;
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    ~Fd() { reset(); }
-
-    int get() const { return fd_; }
-    bool valid() const { return fd_ >= 0; }
-    void reset() {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
-    }
-    // 0 or errno. On Linux the descriptor is gone even when close() fails
-    // (EINTR included), so it is never retried.
-    int close_checked() {
-        const int fd = std::exchange(fd_, -1);
-        if (fd < 0) return 0;
-        return ::close(fd) == 0 || errno == EINTR ? 0 : errno;
-    }
-
-private:
-    int fd_ = -1;
-};
-
-Error os_error(const std::string& what, const std::string& path, int err) {
-    return Error::system(what + " " + path + ": " + std::strerror(err));
-}
 
 Error refused(const std::string& what, const std::string& path, const std::string& why) {
     return Error::invalid("refusing to " + what + " " + path + ": " + why);
@@ -168,16 +131,18 @@ Result<Fd> open_directory_at(int parent, const std::string& name, const std::str
     if (::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
         return refused("use", display, "it is a symbolic link (symbolic links in the workspace are not followed)");
     }
-    return os_error("cannot open directory", display, err);
+    return Error::from_errno("cannot open directory", display, err);
 }
 
 // Creates `name` in `parent` if missing; the new entry is made durable.
 Status make_directory_at(int parent, const std::string& name, const std::string& display) {
     if (::mkdirat(parent, name.c_str(), 0755) != 0) {
         if (errno == EEXIST) return ok_status();
-        return os_error("cannot create directory", display, errno);
+        return Error::from_errno("cannot create directory", display, errno);
     }
-    if (const int err = fsync_dir_fd(parent); err != 0) return os_error("cannot sync the directory above", display, err);
+    if (const int err = fsync_dir_fd(parent); err != 0) {
+        return Error::from_errno("cannot sync the directory above", display, err);
+    }
     return ok_status();
 }
 
@@ -187,7 +152,7 @@ Result<Fd> open_workspace_directory(const WorkspacePaths& ws, const std::vector<
                                     std::size_t count, bool create) {
     const std::string root = strip_trailing_slashes(ws.root);
     const int root_fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root_fd < 0) return os_error("cannot open workspace root", root, errno);
+    if (root_fd < 0) return Error::from_errno("cannot open workspace root", root, errno);
     Fd dir(root_fd);
     for (std::size_t i = 0; i < count; ++i) {
         const std::string display = join(root, parts, i + 1);
@@ -230,7 +195,7 @@ Result<std::optional<ExistingTarget>> inspect_target(int parent, const std::stri
     struct stat st {};
     if (::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT) return std::optional<ExistingTarget>();
-        return os_error("cannot write", path, errno);
+        return Error::from_errno("cannot write", path, errno);
     }
     if (S_ISLNK(st.st_mode)) {
         return refused("write", path, "it is a symbolic link (symbolic links in the workspace are not followed for writes)");
@@ -248,7 +213,7 @@ Result<Fd> open_target_directory_if_exists(const WorkspacePaths& ws, const std::
     const int root_fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root_fd < 0) {
         if (errno == ENOENT) return Fd();
-        return os_error("cannot open workspace root", root, errno);
+        return Error::from_errno("cannot open workspace root", root, errno);
     }
     Fd dir(root_fd);
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
@@ -281,17 +246,17 @@ Result<TempFile> create_temp(int tmp_dir, const std::string& base, mode_t mode, 
         std::string name = temp_name(base);
         const int fd = ::openat(tmp_dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd >= 0) return TempFile{Fd(fd), std::move(name)};
-        if (errno != EEXIST) return os_error("cannot create a temporary file in", tmp_display, errno);
+        if (errno != EEXIST) return Error::from_errno("cannot create a temporary file in", tmp_display, errno);
     }
-    return os_error("cannot create a temporary file in", tmp_display, EEXIST);
+    return Error::from_errno("cannot create a temporary file in", tmp_display, EEXIST);
 }
 
 Status same_filesystem(int tmp_dir, int target_dir, const std::string& tmp_display, const std::string& target_display,
                        const std::string& target) {
     struct stat a {};
     struct stat b {};
-    if (::fstat(tmp_dir, &a) != 0) return os_error("cannot stat", tmp_display, errno);
-    if (::fstat(target_dir, &b) != 0) return os_error("cannot stat", target_display, errno);
+    if (::fstat(tmp_dir, &a) != 0) return Error::from_errno("cannot stat", tmp_display, errno);
+    if (::fstat(target_dir, &b) != 0) return Error::from_errno("cannot stat", target_display, errno);
     if (a.st_dev == b.st_dev) return ok_status();
     return Error::system("cannot write " + target + ": " + tmp_display + " is on a different filesystem than " +
                          target_display + ", so the write could not be atomic (" + std::strerror(EXDEV) + ")");
@@ -306,11 +271,11 @@ Status fill_temp(TempFile& temp, std::string_view bytes, const std::optional<Exi
         if (existing->uid != ::geteuid() || existing->gid != ::getegid()) {
             [[maybe_unused]] const int ignored = ::fchown(temp.fd.get(), existing->uid, existing->gid);
         }
-        if (::fchmod(temp.fd.get(), existing->permissions) != 0) return os_error("cannot write", path, errno);
+        if (::fchmod(temp.fd.get(), existing->permissions) != 0) return Error::from_errno("cannot write", path, errno);
     }
-    if (const int err = write_all(temp.fd.get(), bytes); err != 0) return os_error("cannot write", path, err);
-    if (const int err = fsync_fd(temp.fd.get()); err != 0) return os_error("cannot write", path, err);
-    if (const int err = temp.fd.close_checked(); err != 0) return os_error("cannot write", path, err);
+    if (const int err = write_all(temp.fd.get(), bytes); err != 0) return Error::from_errno("cannot write", path, err);
+    if (const int err = fsync_fd(temp.fd.get()); err != 0) return Error::from_errno("cannot write", path, err);
+    if (const int err = temp.fd.close_checked(); err != 0) return Error::from_errno("cannot write", path, err);
     return ok_status();
 }
 
@@ -318,9 +283,9 @@ Status fill_temp(TempFile& temp, std::string_view bytes, const std::optional<Exi
 
 Status fsync_directory(const std::string& dir) {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return os_error("cannot open directory", dir, errno);
+    if (fd < 0) return Error::from_errno("cannot open directory", dir, errno);
     Fd guard(fd);
-    if (const int err = fsync_dir_fd(fd); err != 0) return os_error("cannot sync directory", dir, err);
+    if (const int err = fsync_dir_fd(fd); err != 0) return Error::from_errno("cannot sync directory", dir, err);
     return ok_status();
 }
 
@@ -378,7 +343,7 @@ Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vecto
     if (!temp) return temp.error();
     Status filled = fill_temp(*temp, bytes, *existing, target);
     if (filled && ::renameat(tmp_dir->get(), temp->name.c_str(), target_dir->get(), name.c_str()) != 0) {
-        filled = os_error("cannot replace", target, errno);
+        filled = Error::from_errno("cannot replace", target, errno);
     }
     if (!filled) {
         ::unlinkat(tmp_dir->get(), temp->name.c_str(), 0);
@@ -386,8 +351,8 @@ Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vecto
     }
     if (!sync_directory) return ok_status();
     if (const int err = fsync_dir_fd(target_dir->get()); err != 0) {
-        return os_error("wrote " + target + " but could not make it durable: cannot sync directory", target_dir_display,
-                        err);
+        return Error::from_errno("wrote " + target + " but could not make it durable: cannot sync directory",
+                                 target_dir_display, err);
     }
     return ok_status();
 }
@@ -430,11 +395,11 @@ Status append_file_durable(const std::string& target, std::string_view bytes, st
         if (err == ELOOP) return refused("append to", target, "it is a symbolic link (symbolic links are not followed for writes)");
         struct stat st {};
         if (err == EACCES && ::lstat(target.c_str(), &st) == 0) return read_only(target, st);  // as for replaced files
-        return os_error("cannot append to", target, err);
+        return Error::from_errno("cannot append to", target, err);
     }
     Fd fd(raw);
     struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) return os_error("cannot append to", target, errno);
+    if (::fstat(fd.get(), &st) != 0) return Error::from_errno("cannot append to", target, errno);
     if (!S_ISREG(st.st_mode)) return refused("append to", target, "it is not a regular file");
     const auto actual = static_cast<std::uint64_t>(st.st_size);
     if (actual != expected_size) {
@@ -445,7 +410,9 @@ Status append_file_durable(const std::string& target, std::string_view bytes, st
     int err = write_all(fd.get(), bytes);
     if (err == 0) err = fsync_fd(fd.get());
     if (err != 0) return roll_back_append(fd.get(), expected_size, target, err);
-    if (const int close_err = fd.close_checked(); close_err != 0) return os_error("cannot append to", target, close_err);
+    if (const int close_err = fd.close_checked(); close_err != 0) {
+        return Error::from_errno("cannot append to", target, close_err);
+    }
     return ok_status();
 }
 
@@ -472,14 +439,11 @@ Result<std::size_t> remove_stale_temp_files(const WorkspacePaths& ws) {
     if (::lstat(tmp_display.c_str(), &st) != 0 && errno == ENOENT) return std::size_t{0};
     Result<Fd> tmp_dir = open_workspace_directory(ws, tmp_parts, tmp_parts.size(), false);
     if (!tmp_dir) return tmp_dir.error();
-    const int listing_fd = ::dup(tmp_dir->get());
-    if (listing_fd < 0) return os_error("cannot list", tmp_display, errno);
-    DIR* listing = ::fdopendir(listing_fd);
-    if (listing == nullptr) {
-        const int err = errno;
-        ::close(listing_fd);
-        return os_error("cannot list", tmp_display, err);
-    }
+    Fd listing_fd(::dup(tmp_dir->get()));
+    if (!listing_fd.valid()) return Error::from_errno("cannot list", tmp_display, errno);
+    DIR* listing = ::fdopendir(listing_fd.get());
+    if (listing == nullptr) return Error::from_errno("cannot list", tmp_display, errno);
+    listing_fd.release();  // the DIR owns it now: closedir() closes it
     std::size_t removed = 0;
     while (const dirent* entry = ::readdir(listing)) {
         const std::optional<pid_t> pid = writer_pid(entry->d_name);

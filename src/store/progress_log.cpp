@@ -9,11 +9,11 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
-#include <cstring>
 #include <map>
 #include <type_traits>
 #include <utility>
 
+#include "small/base/fd.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/model/replay_id.hpp"  // sha256_hex
 #include "small/doc/yaml.hpp"
@@ -31,25 +31,6 @@ constexpr std::string_view kJournalHeader = "small-progress-journal 1";
 constexpr std::uint64_t kTailHashBytes = 4096;
 
 std::atomic<std::size_t> g_full_parses{0};
-
-class UniqueFd {
-public:
-    explicit UniqueFd(int fd = -1) : fd_(fd) {}
-    UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-    UniqueFd& operator=(UniqueFd&&) = delete;
-    ~UniqueFd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    int get() const { return fd_; }
-    bool valid() const { return fd_ >= 0; }
-
-private:
-    int fd_;
-};
-
-Error os_error(const std::string& what, const std::string& path, int err) {
-    return Error::system(what + " " + path + ": " + std::strerror(err));
-}
 
 std::string progress_path(const WorkspacePaths& ws) { return ws.path_of(kProgressFile); }
 std::string cache_path(const WorkspacePaths& ws, const char* name) { return ws.root + "/" + name; }
@@ -70,17 +51,17 @@ std::int64_t ns_of(const timespec& t) { return static_cast<std::int64_t>(t.tv_se
 
 Result<FileStamp> stamp_of(int fd, const std::string& path) {
     struct stat st {};
-    if (::fstat(fd, &st) != 0) return os_error("cannot stat", path, errno);
+    if (::fstat(fd, &st) != 0) return Error::from_errno("cannot stat", path, errno);
     if (!S_ISREG(st.st_mode)) return Error::invalid(path + " is not a regular file");
     return FileStamp{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
                      static_cast<std::uint64_t>(st.st_size), ns_of(st.st_mtim), ns_of(st.st_ctim)};
 }
 
-Result<UniqueFd> open_log(const std::string& path, int flags) {
+Result<Fd> open_log(const std::string& path, int flags) {
     const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);  // a FIFO must not block
-    if (fd >= 0) return UniqueFd(fd);
+    if (fd >= 0) return Fd(fd);
     if (errno == ELOOP) return Error::invalid("refusing to use " + path + ": it is a symbolic link");
-    return os_error("cannot open", path, errno);
+    return Error::from_errno("cannot open", path, errno);
 }
 
 // `n` bytes at `offset` (fewer only at end of file).
@@ -90,7 +71,7 @@ Result<std::string> read_at(int fd, std::uint64_t offset, std::size_t n, const s
     while (done < n) {
         const ssize_t got = ::pread(fd, out.data() + done, n - done, static_cast<off_t>(offset + done));
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) return os_error("cannot read", path, errno);
+        if (got < 0) return Error::from_errno("cannot read", path, errno);
         if (got == 0) break;
         done += static_cast<std::size_t>(got);
     }
@@ -110,9 +91,9 @@ Result<std::optional<std::string>> read_small_file(const std::string& path) {
     const int raw = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (raw < 0) {
         if (errno == ENOENT) return std::optional<std::string>();
-        return os_error("cannot open", path, errno);
+        return Error::from_errno("cannot open", path, errno);
     }
-    UniqueFd fd(raw);
+    Fd fd(raw);
     Result<FileStamp> st = stamp_of(fd.get(), path);
     if (!st) return st.error();
     Result<std::string> bytes = read_at(fd.get(), 0, static_cast<std::size_t>(st->size), path);
@@ -272,7 +253,7 @@ void write_cache_file(const WorkspacePaths& ws, const std::string& bytes) {
     if (raw < 0) return;
     bool written = true;
     {
-        UniqueFd fd(raw);
+        Fd fd(raw);
         std::string_view rest = bytes;
         while (written && !rest.empty()) {
             const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
@@ -372,7 +353,7 @@ Result<std::string> read_stable(int fd, const std::string& path, FileStamp& stam
 
 Result<ProgressTail> read_tail(const WorkspacePaths& ws) {
     const std::string file = progress_path(ws);
-    Result<UniqueFd> fd = open_log(file, O_RDONLY);
+    Result<Fd> fd = open_log(file, O_RDONLY);
     if (!fd) return fd.error();
     Result<FileStamp> stamp = stamp_of(fd->get(), file);
     if (!stamp) return stamp.error();
@@ -452,7 +433,7 @@ std::optional<Journal> parse_journal(std::string_view text) {
 // finds its bytes complete in the log and is dropped then (see the header).
 Status remove_journal(const WorkspacePaths& ws) {
     const std::string path = cache_path(ws, kProgressJournalName);
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return os_error("cannot remove", path, errno);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Error::from_errno("cannot remove", path, errno);
     return ok_status();
 }
 
@@ -467,10 +448,10 @@ bool unfinished_copy(std::string_view found, std::string_view journaled) {
 
 Status truncate_log(int fd, std::uint64_t size, const std::string& path) {
     while (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-        if (errno != EINTR) return os_error("cannot remove an interrupted append from", path, errno);
+        if (errno != EINTR) return Error::from_errno("cannot remove an interrupted append from", path, errno);
     }
     while (::fsync(fd) != 0) {
-        if (errno != EINTR) return os_error("cannot sync", path, errno);
+        if (errno != EINTR) return Error::from_errno("cannot sync", path, errno);
     }
     return ok_status();
 }
@@ -480,7 +461,7 @@ Status truncate_log(int fd, std::uint64_t size, const std::string& path) {
 Status settle_journal(const Journal& j, const std::string& file) {
     const int raw = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (raw < 0) return ok_status();  // no log to repair: the journal is stale
-    UniqueFd fd(raw);
+    Fd fd(raw);
     Result<FileStamp> st = stamp_of(fd.get(), file);
     if (!st) return ok_status();
     const std::uint64_t end = j.expected_size + j.bytes.size();
@@ -490,7 +471,7 @@ Status settle_journal(const Journal& j, const std::string& file) {
     if (!found) return found.error();
     if (*found == j.bytes) return ok_status();                  // the append completed: keep the entry
     if (!unfinished_copy(*found, j.bytes)) return ok_status();  // not our bytes: leave them alone
-    Result<UniqueFd> rw = open_log(file, O_WRONLY);
+    Result<Fd> rw = open_log(file, O_WRONLY);
     if (!rw) return rw.error();
     Result<FileStamp> again = stamp_of(rw->get(), file);
     if (!again || again->ino != j.ino || again->dev != j.dev) return ok_status();
@@ -538,7 +519,7 @@ Result<YamlValue> stamped_entry(const YamlValue& entry, const std::string& times
 // whole and atomically (readers see the old or the new file, never a mix).
 Status replace_inline_list(const WorkspacePaths& ws, const std::string& file, const ProgressTail& tail,
                            const std::string& item, std::uint64_t& new_size) {
-    Result<UniqueFd> fd = open_log(file, O_RDONLY);
+    Result<Fd> fd = open_log(file, O_RDONLY);
     if (!fd) return fd.error();
     Result<std::string> bytes = read_at(fd->get(), 0, static_cast<std::size_t>(tail.size) + 1, file);
     if (!bytes) return bytes.error();
@@ -554,7 +535,7 @@ Status replace_inline_list(const WorkspacePaths& ws, const std::string& file, co
 // The in-place append, bracketed by the journal (see the header).
 Status journaled_append(const WorkspacePaths& ws, const std::string& file, const ProgressTail& tail,
                         const std::string& text) {
-    Result<UniqueFd> fd = open_log(file, O_RDONLY);
+    Result<Fd> fd = open_log(file, O_RDONLY);
     if (!fd) return fd.error();
     Result<FileStamp> st = stamp_of(fd->get(), file);
     if (!st) return st.error();
@@ -621,7 +602,7 @@ Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& 
         new_size = tail->size + edit.text.size();
     }
     for (AppendResult& r : results) r.new_size = new_size;
-    if (Result<UniqueFd> fd = open_log(file, O_RDONLY)) {
+    if (Result<Fd> fd = open_log(file, O_RDONLY)) {
         store_cache(ws, file, fd->get(), tail_after(*tail, ts, new_size), std::nullopt);
     }
     return results;

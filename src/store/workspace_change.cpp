@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <sstream>
 
 #include "small/store/atomic_file.hpp"
@@ -30,7 +29,7 @@ Result<std::optional<std::string>> read_if_exists(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return std::optional<std::string>();
-        return Error::system("cannot open " + path + ": " + std::strerror(errno));
+        return Error::from_errno("cannot open", path, errno);
     }
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -45,7 +44,7 @@ Result<std::optional<std::string>> read_if_exists(const std::string& path) {
         if (n < 0) {
             const int err = errno;
             ::close(fd);
-            return Error::system("cannot read " + path + ": " + std::strerror(err));
+            return Error::from_errno("cannot read", path, err);
         }
         if (n == 0) break;
         bytes.append(buf, static_cast<std::size_t>(n));
@@ -58,7 +57,7 @@ Result<std::uint64_t> file_size(const std::string& path) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) {
         if (errno == ENOENT) return std::uint64_t{0};
-        return Error::system("cannot stat " + path + ": " + std::strerror(errno));
+        return Error::from_errno("cannot stat", path, errno);
     }
     return static_cast<std::uint64_t>(st.st_size);
 }
@@ -142,7 +141,7 @@ std::optional<Journal> decode(const std::string& text) {
 Status remove_journal(const WorkspacePaths& ws, bool durable = true) {
     const std::string path = journal_path(ws);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-        return Error::system("cannot remove " + path + ": " + std::strerror(errno));
+        return Error::from_errno("cannot remove", path, errno);
     }
     return durable ? fsync_directory(ws.root + "/.small-cache") : ok_status();
 }
@@ -290,7 +289,7 @@ Result<std::string> file_version(const std::string& path) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) {
         if (errno == ENOENT) return std::string("absent");
-        return Error::system("cannot stat " + path + ": " + std::strerror(errno));
+        return Error::from_errno("cannot stat", path, errno);
     }
     std::string out;
     for (const auto& [tag, value] : {std::pair<char, long long>{'s', st.st_size},

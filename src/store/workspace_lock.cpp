@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <string_view>
 #include <thread>
@@ -36,10 +35,6 @@ std::string lock_path_of(const WorkspacePaths& ws) {
     return (root == "/" ? "" : root) + "/" + kLockFileName;
 }
 
-Error lock_error(const std::string& what, const std::string& path, int err) {
-    return Error::system(what + " " + path + ": " + std::strerror(err));
-}
-
 // O_CLOEXEC: a command run by `small apply` must not inherit the lock. (A
 // fork() without exec would share it until both processes close it.)
 Result<int> open_lock_file(const std::string& path) {
@@ -50,7 +45,7 @@ Result<int> open_lock_file(const std::string& path) {
         if (errno == ELOOP) {
             return Error::invalid("refusing to use " + path + ": it is a symbolic link");
         }
-        return lock_error("cannot open the workspace lock", path, errno);
+        return Error::from_errno("cannot open the workspace lock", path, errno);
     }
 }
 
@@ -178,7 +173,7 @@ Result<WorkspaceLock> WorkspaceLock::acquire(const WorkspacePaths& ws, std::chro
             candidate = LockFd(*opened);
             continue;
         }
-        if (err != EWOULDBLOCK) return lock_error("cannot lock", path, err);
+        if (err != EWOULDBLOCK) return Error::from_errno("cannot lock", path, err);
         const auto waited = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
         if (waited >= wait) return busy_error(candidate.fd, path, waited);
         std::this_thread::sleep_for(std::min(poll, wait - waited));

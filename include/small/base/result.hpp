@@ -30,6 +30,10 @@ struct Error {
     static Error system(std::string msg) { return make(Kind::System, std::move(msg)); }
     static Error usage(std::string msg) { return make(Kind::Usage, std::move(msg)); }
     static Error busy(std::string msg) { return make(Kind::Busy, std::move(msg)); }
+    // A failed system call: System, "<what> <path>: <strerror(err)>". The
+    // path is only named in the message; callers that want it as the
+    // error's location set `file` themselves.
+    static Error from_errno(const std::string& what, const std::string& path, int err);
 
     // "file:line:column: message" (parts that are unknown are left out).
     std::string describe() const;
