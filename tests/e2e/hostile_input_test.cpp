@@ -88,7 +88,7 @@ TEST(HostileInput, DraftFromAFifoOrADeviceIsRefusedWithoutBlocking) {
     TempDir tmp;
     ASSERT_NO_FATAL_FAILURE(init_workspace(tmp.path()));
     ASSERT_NO_FATAL_FAILURE(make_fifo(tmp.path() / "pipe"));
-    for (const std::string source : {(tmp.path() / "pipe").string(), std::string("/dev/zero")}) {
+    for (const std::string& source : {(tmp.path() / "pipe").string(), std::string("/dev/zero")}) {
         const RunResult r = run_bounded(tmp.path(), {"draft", "intent", "--from", source});
         EXPECT_FALSE(r.timed_out) << r;
         EXPECT_EQ(r.exit_code, 1) << r;

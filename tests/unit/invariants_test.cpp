@@ -32,7 +32,9 @@ void expect_finding(const Finding& f, const Expected& e) {
     EXPECT_EQ(f.file, shown(e.file));
     EXPECT_TRUE(contains(f.message, e.fragment)) << "message: " << f.message << "\nwanted: " << e.fragment;
     EXPECT_EQ(f.severity, Severity::Error);
-    if (e.line > 0) EXPECT_EQ(f.mark.line, e.line) << f.message;
+    if (e.line > 0) {
+        EXPECT_EQ(f.mark.line, e.line) << f.message;
+    }
     EXPECT_GT(f.mark.line, 0u) << "finding has no line: " << f.message;
 }
 
@@ -948,7 +950,9 @@ TEST_F(InvariantRules, FindingsSortedByFileThenLine) {
         const int o = static_cast<int>(it - order.begin());
         EXPECT_EQ(f.file_order, o);
         ASSERT_GE(o, last_order) << describe(findings);
-        if (o == last_order) EXPECT_GE(f.mark.line, last_line) << describe(findings);
+        if (o == last_order) {
+            EXPECT_GE(f.mark.line, last_line) << describe(findings);
+        }
         last_order = o;
         last_line = f.mark.line;
     }

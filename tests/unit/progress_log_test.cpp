@@ -263,7 +263,7 @@ void expect_same_tail(const ProgressTail& a, const ProgressTail& b) {
 TEST(ProgressLog, CachedTailEqualsTheParsedTail) {
     std::string no_final_newline = "entries:\n" + item("2025-01-01T00:00:00.1Z", 0);
     no_final_newline.pop_back();
-    for (const std::string start : {std::string("entries: []\n"), std::string("entries:\n"), std::string("entries:\n") + item("2025-01-01T00:00:00.1Z", 4),
+    for (const std::string& start : {std::string("entries: []\n"), std::string("entries:\n"), std::string("entries:\n") + item("2025-01-01T00:00:00.1Z", 4),
                                     std::string("entries:\r\n- timestamp: \"2025-01-01T00:00:00.1Z\"\r\n  task_id: a\r\n  evidence: e\r\n"),
                                     no_final_newline}) {
         TempWorkspace t;

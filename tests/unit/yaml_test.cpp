@@ -430,7 +430,9 @@ TEST(YamlMarks, EmptyValuesHaveAPosition) {
     EXPECT_EQ(flow.find("j").mark().line, 6u);
     EXPECT_GE(flow.find("j").mark().column, 13u);
     const Document bare = parse_ok("---\n");
-    if (bare.root().valid()) EXPECT_EQ(bare.root().mark().line, 1u);
+    if (bare.root().valid()) {
+        EXPECT_EQ(bare.root().mark().line, 1u);
+    }
 }
 
 TEST(YamlMarks, ColumnsCountCharactersNotBytes) {

@@ -359,7 +359,9 @@ TEST(AppendPoint, CrlfFile) {
     const std::string after = append_checked(file, sample_entry(), 2);
     const std::string added = after.substr(file.size());
     for (std::size_t i = 0; i < added.size(); ++i) {
-        if (added[i] == '\n') EXPECT_TRUE(i > 0 && added[i - 1] == '\r') << "bare LF at " << i;
+        if (added[i] == '\n') {
+            EXPECT_TRUE(i > 0 && added[i - 1] == '\r') << "bare LF at " << i;
+        }
     }
     append_checked(file.substr(0, file.size() - 2), sample_entry(), 2);  // CRLF file without final break
 }
