@@ -240,7 +240,7 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     Result<Document> constraints_doc = parse_yaml(constraints_text, "constraints template");
     Result<Document> plan_doc = parse_yaml(plan_text, "plan template");
     if (!intent_doc || !constraints_doc || !plan_doc) {
-        return Error::system("internal error: a template does not re-read");
+        return Error::internal("a template does not re-read");
     }
     Result<std::string> run_id = compute_replay_id(intent_doc->root(), plan_doc->root(), constraints_doc->root());
     if (!run_id) return run_id.error();

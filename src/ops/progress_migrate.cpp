@@ -90,11 +90,11 @@ Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const Works
     Result<Document> check = parse_yaml(out, ws.display_of(kProgressFileName));
     if (!check || !check->root().find("entries").is_sequence() ||
         check->root().find("entries").size() != result.entries) {
-        return Error::invalid("internal error: the migrated progress log does not re-read; nothing written");
+        return Error::internal("the migrated progress log does not re-read; nothing written");
     }
     for (const TimestampChange& c : result.changes) {
         if (check->root().find("entries").item(c.index).find("timestamp").as_string() != c.after) {
-            return Error::invalid("internal error: the migrated progress log does not re-read; nothing written");
+            return Error::internal("the migrated progress log does not re-read; nothing written");
         }
     }
     if (Status w = write_file_atomic(ws, result.file, out); !w) return w.error();
