@@ -69,7 +69,7 @@ bool load_or_block(const VerdictInput& in, ArtifactSet& set, Verdict& v) {
             if (e.file == in.paths.display_of(artifact_file_name(type))) f.file_order = file_order(type);
         }
         if (e.message.rfind("file is missing", 0) == 0) f.hint = "create it with `small init`, or restore it";
-        system = system || e.kind == Error::Kind::System;
+        system = system || e.kind == Error::Kind::System || e.kind == Error::Kind::Internal;
         v.blocking.push_back(std::move(f));
     }
     sort_findings(v.blocking);

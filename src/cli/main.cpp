@@ -108,12 +108,10 @@ int main(int argc, char** argv) {
         const std::string help = (path == "small" ? path : "small " + path) + " --help";
         return report_usage(UsageProblem{e.what(), help}, path, json);
     } catch (const std::exception& e) {
-        if (json) {
-            std::cout << with_envelope(error_json("internal", e.what()), path, kExitSystem).dump(2) << '\n';
-        } else {
-            std::cerr << "Error: internal error: " << e.what() << '\n';
-        }
-        return kExitSystem;
+        // The library reports failures as values; an exception here is a bug.
+        Globals globals = ctx.globals;
+        globals.json = json;  // the parse may have stopped before --json was stored
+        return report_error(Output(globals, path), small::Error::internal(e.what()));
     }
     if (app.get_subcommands().empty()) {
         if (json) return report_error(Output(ctx.globals, "small"),

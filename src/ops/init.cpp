@@ -237,7 +237,7 @@ Result<InitTemplates> render_templates(const FileSystem& fs, const WorkspacePath
     Result<Document> constraints_doc = parse_yaml(t.constraints, "constraints template");
     Result<Document> plan_doc = parse_yaml(t.plan, "plan template");
     if (!intent_doc || !constraints_doc || !plan_doc) {
-        return Error::system("internal error: a template does not re-read");
+        return Error::internal("a template does not re-read");
     }
     Result<std::string> run_id = compute_replay_id(intent_doc->root(), plan_doc->root(), constraints_doc->root());
     if (!run_id) return run_id.error();

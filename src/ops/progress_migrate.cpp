@@ -95,7 +95,7 @@ std::string migrated_text(const Document& doc, std::string_view src, const std::
 
 // The rewrite must re-read as the same log with the new timestamps.
 Status check_rewrite(const std::string& out, const WorkspacePaths& ws, const ProgressMigrateResult& result) {
-    const Error broken = Error::invalid("internal error: the migrated progress log does not re-read; nothing written");
+    const Error broken = Error::internal("the migrated progress log does not re-read; nothing written");
     Result<Document> check = parse_yaml(out, ws.display_of(kProgressFileName));
     if (!check || !check->root().find("entries").is_sequence() ||
         check->root().find("entries").size() != result.entries) {

@@ -27,6 +27,7 @@ const char* error_kind_name(Error::Kind kind) {
         case Error::Kind::System: return "system";
         case Error::Kind::Usage: return "usage";
         case Error::Kind::Busy: return "busy";
+        case Error::Kind::Internal: return "internal";
     }
     return "invalid";
 }
@@ -37,6 +38,7 @@ int exit_code_for(Error::Kind kind) {
         case Error::Kind::System: return kExitSystem;
         case Error::Kind::Usage: return kExitUsage;
         case Error::Kind::Busy: return kExitBusy;
+        case Error::Kind::Internal: return kExitSystem;
     }
     return kExitSystem;
 }

@@ -71,7 +71,7 @@ Result<Document> load_artifact(const FileSystem& fs, const WorkspacePaths& ws, A
 Result<std::string> checked_handoff_text(const YamlValue& handoff, const WorkspacePaths& ws) {
     const std::string text = emit_document(handoff);
     Result<Document> doc = parse_yaml(text, ws.display_of(file_of(ArtifactType::Handoff)));
-    if (!doc) return Error::invalid("internal error: the new handoff does not re-read: " + doc.error().describe());
+    if (!doc) return Error::internal("the new handoff does not re-read: " + doc.error().describe());
     Result<const SchemaSet*> schemas = SchemaSet::embedded_shared();
     if (!schemas) return schemas.error();
     const std::vector<SchemaViolation> v = (*schemas)->validate("handoff", *doc);

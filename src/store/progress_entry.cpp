@@ -70,7 +70,7 @@ Status validate_progress_entry(const YamlValue& entry, const std::string& timest
     log["owner"] = "agent";
     log["entries"] = YamlValue::array({stamped});
     Result<Document> doc = parse_yaml(emit_document(log), "new progress entry");
-    if (!doc) return Error::invalid("internal error: the new entry does not re-read: " + doc.error().describe());
+    if (!doc) return Error::internal("the new entry does not re-read: " + doc.error().describe());
 
     Result<const SchemaSet*> schemas = SchemaSet::embedded_shared();
     if (!schemas) return schemas.error();

@@ -312,7 +312,7 @@ Result<ProgressTail> parse_tail(std::string bytes, const WorkspacePaths& ws) {
     const std::size_t size = bytes.size();
     Result<Document> doc = parse_yaml(std::move(bytes), display);
     if (!doc) return doc.error();
-    if (doc->source().size() != size) return Error::system("internal error: the parse of " + display + " lost its bytes");
+    if (doc->source().size() != size) return Error::internal("the parse of " + display + " lost its bytes");
     Result<AppendPoint> point = progress_append_point(doc->source(), *doc);
     if (!point) {
         Error e = point.error();

@@ -95,7 +95,7 @@ Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws,
                                  SnapshotMade* made) {
     if (made) *made = SnapshotMade{};
     if (!is_valid_replay_id(key)) {
-        return Error::invalid("internal error: snapshot key \"" + key + "\" is not a 64-hex replay id");
+        return Error::internal("snapshot key \"" + key + "\" is not a 64-hex replay id");
     }
     Result<Files> files = artifacts_to_copy(fs, ws);
     if (!files) return files.error();

@@ -11,7 +11,9 @@ namespace small {
 // What went wrong, and where. `line`/`column` are 1-based; 0 means unknown.
 struct Error {
     // Busy: the workspace lock stayed held by another process (exit 3, D4).
-    enum class Kind { Invalid, System, Usage, Busy };
+    // Internal: a check of small's own work failed (a bug, not the user's
+    // input or the system): exit 2, JSON kind "internal".
+    enum class Kind { Invalid, System, Usage, Busy, Internal };
     Kind kind = Kind::Invalid;
     std::string message;
     std::string file;
@@ -30,6 +32,8 @@ struct Error {
     static Error system(std::string msg) { return make(Kind::System, std::move(msg)); }
     static Error usage(std::string msg) { return make(Kind::Usage, std::move(msg)); }
     static Error busy(std::string msg) { return make(Kind::Busy, std::move(msg)); }
+    // The message becomes "internal error: <msg>".
+    static Error internal(const std::string& msg) { return make(Kind::Internal, "internal error: " + msg); }
     // A failed system call: System, "<what> <path>: <strerror(err)>". The
     // path is only named in the message; callers that want it as the
     // error's location set `file` themselves.
