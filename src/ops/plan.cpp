@@ -204,7 +204,6 @@ Status apply_plan_flags(PlanEdits& e, const PlanRequest& req, const FileSystem& 
 }
 
 std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
-std::string plan_display(const WorkspacePaths& ws) { return ws.display_of(artifact_file_name(ArtifactType::Plan)); }
 
 }  // namespace
 

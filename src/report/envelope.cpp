@@ -38,7 +38,7 @@ int exit_code_for(Error::Kind kind) {
         case Error::Kind::System: return kExitSystem;
         case Error::Kind::Usage: return kExitUsage;
         case Error::Kind::Busy: return kExitBusy;
-        case Error::Kind::Internal: return kExitSystem;
+        case Error::Kind::Internal: return kExitInternal;
     }
     return kExitSystem;
 }

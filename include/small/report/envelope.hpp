@@ -17,6 +17,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalid = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitSystem = 2;
+inline constexpr int kExitInternal = 2;  // a bug in small (Error::Kind::Internal)
 inline constexpr int kExitBusy = 3;  // workspace lock held by another process
 
 // Version of the envelope: bumped only on an incompatible change.
