@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <filesystem>
 #include <fstream>
@@ -340,7 +341,13 @@ void validate_chunks(const SchemaSet::Impl::ChunkableArray& array, NodeRef items
     };
     const unsigned workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
     std::vector<std::thread> threads;
-    for (unsigned i = 1; i < workers && i < chunks; ++i) threads.emplace_back(work);
+    for (unsigned i = 1; i < workers && i < chunks; ++i) {
+        try {
+            threads.emplace_back(work);
+        } catch (const std::system_error&) {
+            break;  // no thread to spare: those started (and this one) share out the rest
+        }
+    }
     work();
     for (auto& t : threads) t.join();
     for (auto& r : results) out.insert(out.end(), r.begin(), r.end());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <system_error>
 
 namespace small {
 
@@ -211,7 +212,13 @@ Verdict run_check(const VerdictInput& in, const VerdictOptions& options) {
     // lint stage is still reported as skipped when validation fails).
     Verdict lint_scratch;
     const std::string run_id = run_id_of(meta);
-    auto lint_future = std::async(std::launch::async, [&] { return lint_findings(in, set, options, run_id, lint_scratch); });
+    const auto run_lint = [&] { return lint_findings(in, set, options, run_id, lint_scratch); };
+    std::future<std::vector<Finding>> lint_future;
+    try {
+        lint_future = std::async(std::launch::async, run_lint);
+    } catch (const std::system_error&) {
+        lint_future = std::async(std::launch::deferred, run_lint);  // no thread to spare: lint runs at get()
+    }
     StageResult validate = make_stage("validate", check_schemas(in.schemas, set));
     std::vector<Finding> lint_result = lint_future.get();
     StageResult lint{"lint", StageResult::Status::Skipped, {}};

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cctype>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 #include "yaml_internal.hpp"
@@ -146,7 +147,13 @@ void run_parallel(std::size_t jobs, Fn&& fn) {
     };
     const unsigned workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
     std::vector<std::thread> threads;
-    for (unsigned i = 1; i < workers && i < jobs; ++i) threads.emplace_back(work);
+    for (unsigned i = 1; i < workers && i < jobs; ++i) {
+        try {
+            threads.emplace_back(work);
+        } catch (const std::system_error&) {
+            break;  // no thread to spare: those started (and this one) share out the rest
+        }
+    }
     work();
     for (auto& t : threads) t.join();
 }
