@@ -1,7 +1,6 @@
 #include "small/doc/document.hpp"
 
 #include <charconv>
-#include <stdexcept>
 
 #include "small/base/text.hpp"
 
@@ -55,7 +54,8 @@ std::uint32_t DocumentBuilder::add_scalar(NodeKind kind, Mark m, std::string_vie
     n.kind = kind;
     n.mark = m;
     if (text.size() >= (1u << 31) || doc_.text_.size() + text.size() > UINT32_MAX) {
-        throw std::length_error("document too large");
+        overflowed_ = true;  // offsets are 32-bit; the loader turns this into a content error
+        text = {};
     }
     n.text_size = static_cast<std::uint32_t>(text.size());
     if (in_source(text)) {

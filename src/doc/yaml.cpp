@@ -294,6 +294,7 @@ Status EventLoader::on_scalar(fy_event* ev) {
         else if (resolved.kind == NodeKind::Int) index = builder_.add_int(resolved.integer, mark, text);
         else index = builder_.add_float(resolved.real, mark, text);
     }
+    if (builder_.overflowed()) return content_error(file_, mark, "the file holds more than 2 GiB of text; split it");
     const Cost cost{1, text.size()};
     if (fy_token* anchor = fy_event_get_anchor_token(ev)) {
         anchors_[std::string(token_text(anchor))] = {index, cost, builder_.node_kind(index)};

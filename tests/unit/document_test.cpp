@@ -11,6 +11,8 @@
 #include <string_view>
 #include <utility>
 
+#include <sys/mman.h>
+
 namespace small {
 namespace {
 
@@ -117,6 +119,24 @@ TEST(DocumentBuilder, ScalarTextIsKept) {
     // as_string is empty for non-strings even though scalar_text is not.
     EXPECT_EQ(list.item(0).as_string(), "");
     EXPECT_EQ(list.item(2).as_string(), "");
+}
+
+// Text offsets are 32-bit: a scalar of 2 GiB or more is flagged, not thrown
+// and not stored. The text is an inaccessible mapping: never read, so no RAM.
+TEST(DocumentBuilder, OversizedScalarIsFlaggedNotThrown) {
+    const std::size_t size = std::size_t{1} << 31;
+    void* region = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    ASSERT_NE(region, MAP_FAILED);
+    DocumentBuilder b;
+    b.begin_sequence(at(1, 1));
+    b.add_string("small", at(1, 2));
+    EXPECT_FALSE(b.overflowed());
+    b.add_string(std::string_view(static_cast<const char*>(region), size), at(1, 9));
+    EXPECT_TRUE(b.overflowed());
+    b.end();
+    const Document doc = b.finish();
+    EXPECT_EQ(doc.root().item(1).as_string(), "");
+    ::munmap(region, size);
 }
 
 TEST(DocumentBuilder, EmptyBuilderGivesAnEmptyDocument) {

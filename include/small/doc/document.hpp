@@ -171,6 +171,9 @@ public:
     void replace_open_children(const std::vector<std::uint32_t>& children);
     // The first node added at top level becomes the root.
     Document finish();
+    // True once a scalar did not fit the 32-bit text offsets (its text was
+    // dropped); the document must then be rejected, not used.
+    bool overflowed() const { return overflowed_; }
 
 private:
     std::uint32_t add_scalar(NodeKind kind, Mark m, std::string_view text);
@@ -183,6 +186,7 @@ private:
         std::size_t pending_start;  // where its children begin in pending_
     };
     std::vector<Open> stack_;
+    bool overflowed_ = false;
     std::vector<std::uint32_t> pending_;
     bool have_root_ = false;
 };
