@@ -1,5 +1,6 @@
 // `small emit`: the workspace's state as one JSON document (always JSON).
 #include <filesystem>
+#include <iostream>
 #include <memory>
 
 #include "cli.hpp"
@@ -46,7 +47,7 @@ int run_emit(Context& ctx, const EmitFlags& f) {
     Result<EmitResult> r = emit_state(ctx.fs, target->ws, o);
     if (!r) return report_error(out, r.error());
     const int code = f.check ? r->check_exit_code : kExitOk;
-    out.json_document(emit_json(*r, std::string("v") + SMALL_VERSION), code);
+    std::cout << emit_document_text(*r, std::string("v") + SMALL_VERSION, code);
     return code;
 }
 

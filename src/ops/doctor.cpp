@@ -191,7 +191,7 @@ private:
     }
 
     void run_state() {
-        const PlanSummary plan = summarize_plan(to_yaml_value(set_.root(ArtifactType::Plan)), 0);
+        const PlanSummary plan = summarize_plan(set_.root(ArtifactType::Plan), 0);
         if (plan.total_tasks == 0) return;
         const auto count = [&plan](const char* s) { return plan.tasks_by_status.at(s); };
         const std::size_t in_progress = count("in_progress"), pending = count("pending"), blocked = count("blocked");

@@ -102,11 +102,11 @@ Status read_progress(const FileSystem& fs, const WorkspacePaths& ws, const EmitO
 }
 
 Status read_plan(const FileSystem& fs, const WorkspacePaths& ws, const EmitOptions& o, EmitResult& r) {
-    r.plan_summary = summarize_plan(YamlValue::object(), o.tasks);
+    r.plan_summary = summarize_plan(NodeRef(), o.tasks);
     Result<std::optional<Document>> plan = load_optional(fs, ws, ArtifactType::Plan);
     if (!plan) return plan.error();
     if (!*plan) return ok_status();
-    if (wants(r, EmitSection::Status)) r.plan_summary = summarize_plan(to_yaml_value((*plan)->root()), o.tasks);
+    if (wants(r, EmitSection::Status)) r.plan_summary = summarize_plan((*plan)->root(), o.tasks);
     if (wants(r, EmitSection::Plan)) r.plan_doc = std::move(*plan);
     return ok_status();
 }

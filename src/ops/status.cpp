@@ -20,7 +20,7 @@ void read_plan(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptio
         r.problems.push_back(doc.error());
         return;
     }
-    r.plan = summarize_plan(to_yaml_value(doc->root()), o.tasks);
+    r.plan = summarize_plan(doc->root(), o.tasks);
 }
 
 void read_recent(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& o, StatusReport& r) {

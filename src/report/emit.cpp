@@ -1,15 +1,20 @@
 // emit's JSON body (see the header).
 #include "small/report/emit.hpp"
 
+#include "small/doc/jcs.hpp"
 #include "small/doc/node_json.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/model/replay_id.hpp"
+#include "small/report/envelope.hpp"
 #include "small/report/findings.hpp"
 #include "small/report/status.hpp"
 
 namespace small {
 
 namespace {
+
+// Stands for progress.entries in emit_json until emit_document_text writes them.
+constexpr const char* kEntriesPlaceholder = "\x01small:progress.entries\x01";
 
 bool has(const EmitResult& r, EmitSection s) { return r.sections.count(s) > 0; }
 
@@ -30,18 +35,7 @@ nlohmann::json status_section(const EmitResult& r) {
 nlohmann::json progress_section(const EmitResult& r) {
     nlohmann::json p = {{"recent", progress_items_json(r.recent)}};
     if (!r.last_timestamp.empty()) p["lastTimestamp"] = r.last_timestamp;
-    if (r.progress_log) {
-        const NodeRef entries = r.progress_log->root().find("entries");
-        nlohmann::json list = nlohmann::json::array();
-        auto& items = list.get_ref<nlohmann::json::array_t&>();
-        items.reserve(entries.is_sequence() ? entries.size() : 0);
-        for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
-            items.push_back(node_to_json<nlohmann::json>(entries.item(i)));
-        }
-        p["entries"] = std::move(list);
-    } else if (r.sections_named) {
-        p["entries"] = nlohmann::json::array();  // named, but there is no log
-    }
+    if (r.progress_log || r.sections_named) p["entries"] = kEntriesPlaceholder;
     return p;
 }
 
@@ -126,7 +120,33 @@ nlohmann::json enforcement_section(const EmitResult& r) {
     return j;
 }
 
+// The log's entries as a JSON array, one canonical entry per line, indented
+// for its place in the document (items at 6 spaces).
+std::string entries_text(const EmitResult& r) {
+    const NodeRef entries = r.progress_log ? r.progress_log->root().find("entries") : NodeRef();
+    if (!entries.is_sequence() || entries.size() == 0) return "[]";
+    std::string out = "[";
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        Result<std::string> entry = canonical_json(entries.item(i));  // fails only on .inf/.nan
+        out += i ? ",\n      " : "\n      ";
+        out += entry ? *entry : node_to_json<nlohmann::json>(entries.item(i)).dump();
+    }
+    return out + "\n    ]";
+}
+
 }  // namespace
+
+std::string emit_document_text(const EmitResult& r, const std::string& cli_version, int exit_code) {
+    std::string text = with_envelope(emit_json(r, cli_version), "emit", exit_code).dump(2) + "\n";
+    // Top-level keys sit at two spaces; artifacts' content is nested deeper
+    // and cannot hold a raw newline, so this finds the progress section.
+    const std::size_t section = text.find("\n  \"progress\": {");
+    if (section == std::string::npos) return text;
+    const std::string placeholder = "\"entries\": " + nlohmann::json(kEntriesPlaceholder).dump();
+    const std::size_t at = text.find(placeholder, section);
+    if (at != std::string::npos) text.replace(at, placeholder.size(), "\"entries\": " + entries_text(r));
+    return text;
+}
 
 nlohmann::json emit_json(const EmitResult& r, const std::string& cli_version) {
     nlohmann::json doc = {{"cliVersion", cli_version}, {"specVersion", {std::string(kProtocolVersion)}}};

@@ -17,10 +17,10 @@ namespace {
 
 using testing::TestWorkspace;
 
-YamlValue plan_of(const std::string& yaml) {
+PlanSummary summary_of(const std::string& yaml, std::size_t limit = 0) {
     Result<Document> doc = parse_yaml(yaml, "plan");
     EXPECT_TRUE(doc) << (doc ? "" : doc.error().describe());
-    return to_yaml_value(doc->root());
+    return summarize_plan(doc ? doc->root() : NodeRef(), limit);
 }
 
 const char* kQueuePlan = R"(tasks:
@@ -34,7 +34,7 @@ const char* kQueuePlan = R"(tasks:
 )";
 
 TEST(PlanSummary, CountsStatusesAndQueuesReadyTasksInPlanOrder) {
-    const PlanSummary s = summarize_plan(plan_of(kQueuePlan), 0);
+    const PlanSummary s = summary_of(kQueuePlan, 0);
     EXPECT_EQ(s.total_tasks, 7u);
     EXPECT_EQ(s.tasks_by_status.at("completed"), 1u);
     EXPECT_EQ(s.tasks_by_status.at("pending"), 4u);
@@ -48,27 +48,27 @@ TEST(PlanSummary, CountsStatusesAndQueuesReadyTasksInPlanOrder) {
 }
 
 TEST(PlanSummary, LimitCapsTheQueueButNotTheCounts) {
-    const PlanSummary s = summarize_plan(plan_of(kQueuePlan), 1);
+    const PlanSummary s = summary_of(kQueuePlan, 1);
     EXPECT_EQ(s.next_actionable, (std::vector<std::string>{"b"}));
     EXPECT_EQ(s.total_tasks, 7u);
 }
 
 TEST(PlanSummary, FirstIncompletePrefersInProgressThenActionableThenBlocked) {
-    EXPECT_EQ(summarize_plan(plan_of("tasks:\n  - {id: x, status: blocked}\n  - {id: y, status: in_progress}\n"), 0)
+    EXPECT_EQ(summary_of("tasks:\n  - {id: x, status: blocked}\n  - {id: y, status: in_progress}\n", 0)
                   .first_incomplete,
               "y");
     // The reference's case: blocked task-29, then pending task-37.
-    const PlanSummary s = summarize_plan(plan_of("tasks:\n  - {id: task-29, status: blocked}\n  - {id: task-37}\n"), 0);
+    const PlanSummary s = summary_of("tasks:\n  - {id: task-29, status: blocked}\n  - {id: task-37}\n", 0);
     EXPECT_EQ(s.next_actionable, (std::vector<std::string>{"task-37"}));
     EXPECT_EQ(s.first_incomplete, "task-37");
-    EXPECT_EQ(summarize_plan(plan_of("tasks:\n  - {id: x, status: blocked}\n"), 0).first_incomplete, "x");
+    EXPECT_EQ(summary_of("tasks:\n  - {id: x, status: blocked}\n", 0).first_incomplete, "x");
 }
 
 TEST(PlanSummary, NextTaskResolution) {
-    const PlanSummary ready = summarize_plan(plan_of("tasks:\n  - {id: task-1, status: completed}\n  - {id: task-2}\n"), 0);
+    const PlanSummary ready = summary_of("tasks:\n  - {id: task-1, status: completed}\n  - {id: task-2}\n", 0);
     EXPECT_EQ(resolve_next_task(&ready, "task-9"), "task-2");
     EXPECT_EQ(resolve_next_task(&ready, ""), "task-2");
-    const PlanSummary done = summarize_plan(plan_of("tasks:\n  - {id: task-1, status: completed}\n"), 0);
+    const PlanSummary done = summary_of("tasks:\n  - {id: task-1, status: completed}\n", 0);
     EXPECT_EQ(resolve_next_task(&done, ""), kRunCompleteText);
     EXPECT_EQ(resolve_next_task(&done, " task-1 "), "task-1");
     EXPECT_EQ(resolve_next_task(nullptr, " task-4 "), "task-4");

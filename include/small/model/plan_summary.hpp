@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "small/doc/yaml_writer.hpp"
+#include "small/doc/document.hpp"
 
 namespace small {
 
@@ -29,8 +29,10 @@ struct PlanSummary {
     bool all_done = false;  // tasks exist and every one is completed or cancelled
 };
 
+// The summary of a parsed plan (its root mapping), read in place: no copy
+// of the plan is made (status and emit run on every agent turn).
 // `actionable_limit` 0 means no limit.
-PlanSummary summarize_plan(const YamlValue& plan, std::size_t actionable_limit);
+PlanSummary summarize_plan(NodeRef plan, std::size_t actionable_limit);
 
 // The task to work on next: the first actionable task, else the first
 // incomplete one, else the handoff's current task, else kRunCompleteText
