@@ -11,6 +11,10 @@ namespace small::cli {
 
 namespace {
 
+// --recent/--tasks: 0 means all; a negative number would wrap to "all" unnoticed.
+const CLI::Validator kCountValidator(
+    [](std::string& value) { return value.rfind('-', 0) == 0 ? "must be 0 (all) or a positive number" : ""; }, "N");
+
 struct EmitFlags {
     WorkspaceFlags where;
     std::size_t recent = 5;
@@ -57,8 +61,12 @@ void register_emit(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<EmitFlags>();
     CLI::App* cmd = app.add_subcommand("emit", "Emit structured SMALL state in JSON");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");
-    cmd->add_option("--recent", f->recent, "Number of recent progress entries (0 = all)")->capture_default_str();
-    cmd->add_option("--tasks", f->tasks, "Max next actionable tasks (0 = all)")->capture_default_str();
+    cmd->add_option("--recent", f->recent, "Number of recent progress entries (0 = all)")
+        ->check(kCountValidator)
+        ->capture_default_str();
+    cmd->add_option("--tasks", f->tasks, "Max next actionable tasks (0 = all)")
+        ->check(kCountValidator)
+        ->capture_default_str();
     cmd->add_option("--include", f->include,
                     "Sections, comma-separated: paths, status, progress, intent, constraints, plan, enforcement "
                     "(default: paths, status, progress, intent, constraints)");

@@ -13,6 +13,10 @@ namespace small::cli {
 
 namespace {
 
+// --recent/--tasks: 0 means all; a negative number would wrap to "all" unnoticed.
+const CLI::Validator kCountValidator(
+    [](std::string& value) { return value.rfind('-', 0) == 0 ? "must be 0 (all) or a positive number" : ""; }, "N");
+
 struct StatusFlags {
     std::optional<std::string> dir;
     std::size_t recent = 5;
@@ -99,8 +103,12 @@ int run_status(Context& ctx, const StatusFlags& f) {
 void register_status(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<StatusFlags>();
     CLI::App* cmd = app.add_subcommand("status", "Show SMALL project status summary");
-    cmd->add_option("--recent", f->recent, "Number of recent progress entries (0 = all)")->capture_default_str();
-    cmd->add_option("--tasks", f->tasks, "Max next actionable tasks to show (0 = all)")->capture_default_str();
+    cmd->add_option("--recent", f->recent, "Number of recent progress entries (0 = all)")
+        ->check(kCountValidator)
+        ->capture_default_str();
+    cmd->add_option("--tasks", f->tasks, "Max next actionable tasks to show (0 = all)")
+        ->check(kCountValidator)
+        ->capture_default_str();
     add_dir_option(cmd, f->dir);
     cmd->callback([&ctx, f] { ctx.exit_code = run_status(ctx, *f); });
 }

@@ -182,8 +182,11 @@ Result<std::set<EmitSection>> parse_emit_sections(std::string_view list) {
             if (it == names.end()) {
                 std::string valid;
                 for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
-                Error e = Error::usage("unknown include section " + quoted_excerpt(item) + "; valid sections: " + valid);
                 const std::vector<std::string> near = closest_matches(item, names, 1);
+                // emit answers in JSON, where only the message is shown: the suggestion goes there too.
+                Error e = Error::usage("unknown include section " + quoted_excerpt(item) +
+                                       (near.empty() ? "" : " (did you mean " + near.front() + "?)") +
+                                       "; valid sections: " + valid);
                 e.hint = near.empty() ? "name sections from that list, separated by commas"
                                       : "did you mean `--include " + near.front() + "`?";
                 return e;

@@ -152,8 +152,10 @@ TEST_F(InspectionTest, EmitRejectsUnknownIncludeNames) {
     for (const char* bad : {"bogus", "../../etc/passwd", "plan.small.yml", "status,/tmp/x"}) {
         const RunResult r = run({"emit", "--include", bad});
         EXPECT_EQ(r.exit_code, 2) << r;
-        EXPECT_TRUE(contains(r.err, "unknown include section")) << r;
-        EXPECT_TRUE(contains(r.err, "valid sections: paths, status, progress, intent, constraints, plan, enforcement"))
+        const json doc = json::parse(r.out);  // emit answers in JSON, failures too
+        const std::string message = doc["error"]["message"];
+        EXPECT_TRUE(contains(message, "unknown include section")) << r;
+        EXPECT_TRUE(contains(message, "valid sections: paths, status, progress, intent, constraints, plan, enforcement"))
             << r;
     }
 }

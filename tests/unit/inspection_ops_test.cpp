@@ -175,7 +175,7 @@ TEST(EmitSections, CanonicalNamesOnly) {
         Result<std::set<EmitSection>> r = parse_emit_sections(bad);
         ASSERT_FALSE(r) << bad;
         EXPECT_EQ(r.error().kind, Error::Kind::Usage);
-        EXPECT_NE(r.error().message.find("valid sections: paths, status"), std::string::npos);
+        EXPECT_NE(r.error().message.find("; valid sections: paths, status"), std::string::npos);
     }
     EXPECT_NE(parse_emit_sections("plans").error().hint.find("--include plan"), std::string::npos);
 }
