@@ -12,8 +12,8 @@ median/p90/min/max wall time, the median CPU time, the peak resident set size of
 (exact with GNU time at /usr/bin/time, else an upper bound), the warm-up run's time and the
 exit code. A non-zero exit code is flagged and makes this script exit 1.
 
---scaling measures `progress add`, `checkpoint` and `progress list --limit 20` on workspaces of
-1,000 tasks with 1k, 10k, 100k and 1M progress entries instead, and adds a table of
+--scaling measures `progress add`, `checkpoint`, `progress list --limit 20`, `status` and `emit`
+on workspaces of 1,000 tasks with 1k, 10k, 100k and 1M progress entries instead, and adds a table of
 entries against median time and peak RSS. Use --workdir to generate the 1M workspace once.
 
 Standard library only.
@@ -45,7 +45,7 @@ WORKSPACES = [
 # --scaling: the write commands on logs of growing size (1,000 tasks each).
 SCALING_TASKS = 1000
 SCALING_ENTRIES = [1000, 10000, 100000, 1000000]
-SCALING_COMMANDS = ["progress add", "checkpoint", "progress list"]
+SCALING_COMMANDS = ["progress add", "checkpoint", "progress list", "status", "emit"]
 
 # Commands to time. `argv` follows the binary; `--dir <workspace>` is appended.
 # A command that changes the workspace sets "mutates": True: each run (warm-up included)
@@ -72,6 +72,12 @@ COMMANDS = [
     # The read-only views: the newest entries (reads only the log's tail) and the task list.
     {"name": "progress list", "argv": ["progress", "list", "--limit", "20"], "mutates": False, "expect_exit": 0},
     {"name": "plan show", "argv": ["plan", "show"], "mutates": False, "expect_exit": 0},
+    # Where the run stands: plan, handoff, workspace and the log's tail only (flat in the log).
+    {"name": "status", "argv": ["status", "--json"], "mutates": False, "expect_exit": 0},
+    {"name": "emit", "argv": ["emit"], "mutates": False, "expect_exit": 0},
+    # Every entry of the log as JSON: linear in the log by nature.
+    {"name": "emit --include progress", "argv": ["emit", "--include", "progress"], "mutates": False,
+     "expect_exit": 0},
     # A new task per run: the plan grows by one task, the log by one entry.
     {"name": "plan --add", "argv": ["plan", "--add", "Bench task {run}"], "mutates": "once", "expect_exit": 0},
 ]

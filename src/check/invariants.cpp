@@ -54,32 +54,36 @@ std::vector<Finding> check_schemas(const SchemaSet& schemas, const ArtifactSet& 
     return out;
 }
 
-Result<std::vector<Finding>> check_layout(const FileSystem& fs, const WorkspacePaths& ws) {
+Result<LayoutScan> scan_layout(const FileSystem& fs, const WorkspacePaths& ws) {
     static const std::set<std::string> allowed = {"intent.small.yml",   "constraints.small.yml", "plan.small.yml",
                                                   "progress.small.yml", "handoff.small.yml",     "workspace.small.yml"};
     Result<std::vector<DirEntry>> listing = fs.list_directory(ws.small_dir);
     if (!listing) return listing.error();
-    std::vector<std::string> unexpected, legacy;
+    LayoutScan scan;
     for (const DirEntry& entry : *listing) {
         if (entry.is_directory && entry.name == "ext") continue;  // D9: extensions live in .small/ext/
         if (!entry.is_directory && allowed.count(entry.name)) continue;
         const std::string shown = ".small/" + entry.name + (entry.is_directory ? "/" : "");
-        unexpected.push_back(shown);
-        if (entry.is_directory && (entry.name == "archive" || entry.name == "runs")) legacy.push_back(shown);
+        scan.unexpected.push_back(shown);
+        if (entry.is_directory && (entry.name == "archive" || entry.name == "runs")) scan.legacy.push_back(shown);
     }
+    return scan;
+}
+
+std::vector<Finding> layout_findings(const LayoutScan& scan, const WorkspacePaths& ws) {
     std::vector<Finding> out;
-    if (unexpected.empty()) return out;
+    if (scan.unexpected.empty()) return out;
     const auto join = [](const std::vector<std::string>& v) {
         std::string s;
         for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
         return s;
     };
-    std::string message = "strict invariant S4 failed: unexpected paths under .small/: " + join(unexpected) + ".";
-    if (!legacy.empty()) {
-        message += " Legacy runtime layout detected: " + join(legacy) +
+    std::string message = "strict invariant S4 failed: unexpected paths under .small/: " + join(scan.unexpected) + ".";
+    if (!scan.legacy.empty()) {
+        message += " Legacy runtime layout detected: " + join(scan.legacy) +
                    ". Run small fix --runtime-layout to migrate them to .small-archive/ and .small-runs/.";
     }
-    if (unexpected.size() > legacy.size()) message += " Delete or move remaining unexpected paths outside .small/.";
+    if (scan.unexpected.size() > scan.legacy.size()) message += " Delete or move remaining unexpected paths outside .small/.";
     Finding f;
     f.rule = "S4";
     f.file = ws.display_prefix + ".small/";
@@ -88,6 +92,12 @@ Result<std::vector<Finding>> check_layout(const FileSystem& fs, const WorkspaceP
     f.hint = "Delete or move unexpected paths outside .small/ (extensions may live in its ext/ folder) and rerun: small check --strict";
     out.push_back(std::move(f));
     return out;
+}
+
+Result<std::vector<Finding>> check_layout(const FileSystem& fs, const WorkspacePaths& ws) {
+    Result<LayoutScan> scan = scan_layout(fs, ws);
+    if (!scan) return scan.error();
+    return layout_findings(*scan, ws);
 }
 
 namespace {

@@ -64,8 +64,10 @@ void configure(CLI::App& app, Context& ctx) {
     register_accept(app, ctx);
     register_agents(app, ctx);
     register_check(app, ctx);
+    register_doctor(app, ctx);
     register_checkpoint(app, ctx);
     register_draft(app, ctx);
+    register_emit(app, ctx);
     register_handoff(app, ctx);
     register_help(app, ctx);
     register_init(app, ctx);
@@ -75,6 +77,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_replay_id(app, ctx);
     register_reset(app, ctx);
     register_start(app, ctx);
+    register_status(app, ctx);
     register_validate(app, ctx);
     register_verify(app, ctx);
     register_version(app, ctx);

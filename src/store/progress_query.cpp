@@ -63,6 +63,7 @@ std::string field(const NodeRef& entry, std::string_view key) { return std::stri
 enum class Verdict { Match, Skip, Stop };
 
 Verdict judge(const NodeRef& entry, const EntryQuery& q) {
+    if (q.signal_only && !is_signal_entry(entry)) return Verdict::Skip;
     if (q.since) {
         Result<Instant> at = parse_progress_timestamp(field(entry, "timestamp"));
         if (at && *at < *q.since) return Verdict::Stop;
@@ -101,7 +102,40 @@ Result<EntryList> query_whole_log(const FileSystem& fs, const WorkspacePaths& ws
     return out;
 }
 
+// A scalar member as text ("" when absent, null or a collection).
+std::string scalar_text(const YamlValue& entry, const char* key) {
+    if (!entry.is_object() || !entry.contains(key)) return {};
+    const YamlValue& v = entry[key];
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_boolean() || v.is_number()) return v.dump();
+    return {};
+}
+
+std::string string_member(const YamlValue& entry, const char* key) {
+    return entry.is_object() && entry.contains(key) && entry[key].is_string() ? entry[key].get<std::string>() : "";
+}
+
 }  // namespace
+
+bool is_signal_entry(const NodeRef& entry) {
+    const std::string task = field(entry, "task_id");
+    if (task.empty() || task == "apply" || task.rfind("meta/apply", 0) == 0) return false;
+    return lower_ascii(field(entry, "notes")) != "apply: execution started";
+}
+
+ProgressItem progress_item_of(const YamlValue& entry) {
+    ProgressItem item;
+    item.timestamp = scalar_text(entry, "timestamp");
+    item.task_id = scalar_text(entry, "task_id");
+    item.status = scalar_text(entry, "status");
+    item.evidence = string_member(entry, "evidence");
+    item.notes = string_member(entry, "notes");
+    item.command_summary = string_member(entry, "command_summary");
+    if (item.command_summary.empty()) item.command_summary = string_member(entry, "command");
+    item.command_ref = string_member(entry, "command_ref");
+    item.command_sha256 = string_member(entry, "command_sha256");
+    return item;
+}
 
 Result<EntryList> query_entries(const FileSystem& fs, const WorkspacePaths& ws, const EntryQuery& q) {
     Result<FileRange> head = fs.read_range(log_path(ws), 0, kHeadBytes);

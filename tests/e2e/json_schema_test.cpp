@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 24u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 27u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -327,6 +327,45 @@ TEST_F(JsonSchemaE2E, ProgressList) {
     EXPECT_FALSE(doc["entries"].empty()) << doc.dump(2);
     expect_in({"progress", "list", "--task", "task-1", "--status", "pending"}, "progress-list", 0);
     expect_in({"progress", "list", "--since", "yesterday"}, "progress-list", 2);
+}
+
+TEST_F(JsonSchemaE2E, Status) {
+    const json missing = expect_in({"status"}, "status", 2);  // no workspace: still says so
+    EXPECT_EQ(missing["small_dir_exists"], false) << missing.dump(2);
+    init_workspace();
+    const json doc = expect_in({"status", "--recent", "0", "--tasks", "0"}, "status", 0);
+    EXPECT_EQ(doc["small_dir_exists"], true) << doc.dump(2);
+    expect_in({"status"}, "status", 0, {{"SMALL_PROGRESS_MODE", "audit"}});
+    write_file(small_file("handoff.small.yml"), "resume: [\n");
+    const json broken = expect_in({"status"}, "status", 0);
+    EXPECT_EQ(broken["warnings"].size(), 1u) << broken.dump(2);
+    expect_in({"status", "--recent", "abc"}, "usage-error", 2);
+}
+
+TEST_F(JsonSchemaE2E, Emit) {
+    expect_in({"emit"}, "emit", 2);  // no workspace
+    init_workspace();
+    expect_in({"emit"}, "emit", 0);
+    const json all = expect_in({"emit", "--include", "paths,status,progress,intent,constraints,plan,enforcement"},
+                               "emit", 0);
+    EXPECT_TRUE(all.contains("enforcement")) << all.dump(2);
+    expect_in({"emit", "--check"}, "emit", 0);
+    expect_in({"emit", "--include", "../plan"}, "emit", 2);
+    expect_in({"emit", "--workspace", "examples"}, "emit", 1);
+    break_plan();
+    const json failed = expect_in({"emit", "--check", "--include", "status"}, "emit", 1);
+    EXPECT_EQ(failed["enforcement"]["validate"]["status"], "failed") << failed.dump(2);
+}
+
+TEST_F(JsonSchemaE2E, Doctor) {
+    expect_in({"doctor"}, "doctor", 2);  // no workspace
+    init_workspace();
+    expect_in({"doctor"}, "doctor", 0);
+    fs::create_directories(root() / ".small" / "runs");
+    const json warned = expect_in({"doctor"}, "doctor", 0);
+    EXPECT_EQ(warned["summary"]["warnings"], 1) << warned.dump(2);
+    break_plan();
+    expect_in({"doctor"}, "doctor", 1);
 }
 
 TEST_F(JsonSchemaE2E, ProgressMigrate) {

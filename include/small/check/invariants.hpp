@@ -30,6 +30,17 @@ std::vector<Finding> check_invariants(const ArtifactSet& set, const InvariantOpt
 // Schema violations of every loaded artifact (rule "SCHEMA").
 std::vector<Finding> check_schemas(const SchemaSet& schemas, const ArtifactSet& set);
 
+// What .small/ holds beyond the six canonical files and ext/ (sorted, shown
+// as ".small/name" with a trailing "/" for folders), and which of those are
+// the legacy runtime folders archive/ and runs/.
+struct LayoutScan {
+    std::vector<std::string> unexpected;  // legacy ones included
+    std::vector<std::string> legacy;
+};
+Result<LayoutScan> scan_layout(const FileSystem& fs, const WorkspacePaths& ws);
+// S4's finding for a scan (none when nothing is unexpected).
+std::vector<Finding> layout_findings(const LayoutScan& scan, const WorkspacePaths& ws);
+
 // Strict rule S4: nothing but the six canonical files (and ext/) in .small/.
 Result<std::vector<Finding>> check_layout(const FileSystem& fs, const WorkspacePaths& ws);
 

@@ -29,6 +29,7 @@ struct EntryQuery {
     std::optional<std::string> status;  // status equals (trimmed, case-insensitive)
     std::optional<Instant> since;       // timestamp at or after (entries are in time order, INV-R5)
     std::string run_id;                 // replayId equals ("" = every run)
+    bool signal_only = false;           // skip noise entries (is_signal_entry)
     std::size_t limit = 0;              // the newest N matches; 0 = all
 };
 
@@ -37,6 +38,20 @@ struct EntryList {
     bool more = false;               // further matches exist beyond `limit`
     bool whole_log_parsed = false;   // the fallback ran (or the window reached the start)
 };
+
+// `status`'s "signal" entries: a non-blank task_id that is not `apply` or
+// `meta/apply*`, and notes other than "apply: execution started" (the
+// start marker of a command whose outcome has its own entry).
+bool is_signal_entry(const NodeRef& entry);
+
+// One entry as `status` and `emit` list it (the reference's fields).
+struct ProgressItem {
+    std::string timestamp, task_id, status;  // always reported, possibly ""
+    std::string evidence, notes;             // only string values
+    std::string command_summary;             // command_summary, else command
+    std::string command_ref, command_sha256;
+};
+ProgressItem progress_item_of(const YamlValue& entry);
 
 // Errors: the log is missing or unreadable (System), does not parse
 // (Invalid, file:line:column from the full parse).

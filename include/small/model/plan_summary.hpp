@@ -1,0 +1,42 @@
+// What `status` and `emit` report about the plan: task counts by status,
+// the next actionable tasks and the task to resume. Read-only.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "small/doc/document.hpp"
+
+namespace small {
+
+// What `next_task` says when every task is done.
+inline constexpr std::string_view kRunCompleteText = "No active task (run complete)";
+
+struct PlanSummary {
+    std::size_t total_tasks = 0;
+    // pending, in_progress, blocked and completed always present; any other
+    // status (cancelled, or a hand-written one) gets its own key.
+    std::map<std::string, std::size_t> tasks_by_status;
+    // Pending tasks, in plan order, whose dependencies (depends_on or
+    // dependencies, D6) all exist and are completed; at most `limit`.
+    std::vector<std::string> next_actionable;
+    // First in_progress task, else first actionable, else first blocked,
+    // else first pending; "" when none.
+    std::string first_incomplete;
+    bool all_done = false;  // tasks exist and every one is completed or cancelled
+};
+
+// The summary of a parsed plan (its root mapping), read in place: no copy
+// of the plan is made (status and emit run on every agent turn).
+// `actionable_limit` 0 means no limit.
+PlanSummary summarize_plan(NodeRef plan, std::size_t actionable_limit);
+
+// The task to work on next: the first actionable task, else the first
+// incomplete one, else the handoff's current task, else kRunCompleteText
+// when every task is done. Without a plan: the handoff's current task.
+std::string resolve_next_task(const PlanSummary* plan, std::string_view handoff_current_task);
+
+}  // namespace small

@@ -1,0 +1,43 @@
+// `small status`: where the run stands. Read-only, no lock. Reads the plan,
+// the handoff and workspace.small.yml, and only the end of the progress log
+// (store/progress_query), so its cost does not grow with the log.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "small/base/filesystem.hpp"
+#include "small/base/result.hpp"
+#include "small/model/plan_summary.hpp"
+#include "small/model/workspace.hpp"
+#include "small/store/progress_query.hpp"
+
+namespace small {
+
+struct StatusOptions {
+    std::size_t recent = 5;  // newest progress entries; 0 = all
+    std::size_t tasks = 3;   // next actionable tasks; 0 = all
+    bool audit = false;      // SMALL_PROGRESS_MODE=audit: every entry, not only signal ones
+};
+
+struct StatusReport {
+    bool small_dir_exists = false;
+    std::array<bool, 5> artifacts{};     // canonical order (kArtifactTypes)
+    std::optional<PlanSummary> plan;     // when the plan parsed
+    std::string next_task;               // resolve_next_task ("" when nothing to say)
+    std::string replay_id;               // workspace.small.yml run.replay_id ("" when none)
+    std::vector<ProgressItem> recent;    // newest first
+    bool more_progress = false;          // older matching entries exist beyond `recent`
+    // Parts that could not be read (file:line:column, with a hint); the
+    // rest of the report is still given.
+    std::vector<Error> problems;
+};
+
+// System error when there is no .small/ (the caller still reports
+// small_dir_exists: false); every other problem lands in `problems`.
+Result<StatusReport> workspace_status(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& options);
+
+}  // namespace small

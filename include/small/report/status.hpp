@@ -1,0 +1,27 @@
+// The JSON bodies of `small status` and the progress items `emit` shares
+// with it, without the envelope (envelope.hpp).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "small/ops/status.hpp"
+
+namespace small {
+
+// One recent entry: timestamp, task_id, status always; the others only
+// when non-empty (the reference's shape).
+nlohmann::json progress_item_json(const ProgressItem& item);
+nlohmann::json progress_items_json(const std::vector<ProgressItem>& items);
+
+// Problems that did not stop a read-only report, as warning findings.
+nlohmann::json problems_json(const std::vector<Error>& problems);
+
+// The reference's status keys (version, progress_mode, small_dir_exists,
+// artifacts, plan, next_task, replay_id, recent_progress) plus warnings.
+// `report` null: no .small/ (small_dir_exists false, artifacts all false).
+nlohmann::json status_json(const StatusReport* report, const std::string& version, bool audit);
+
+}  // namespace small

@@ -1,0 +1,116 @@
+// `small status`: where the run stands (read-only; the progress log is read
+// only at its end, so the cost is flat in its size).
+#include <cstdlib>
+#include <memory>
+
+#include "cli.hpp"
+#include "small/base/text.hpp"
+#include "small/base/timestamp.hpp"
+#include "small/ops/status.hpp"
+#include "small/report/status.hpp"
+
+namespace small::cli {
+
+namespace {
+
+// --recent/--tasks: 0 means all; a negative number would wrap to "all" unnoticed.
+const CLI::Validator kCountValidator(
+    [](std::string& value) { return value.rfind('-', 0) == 0 ? "must be 0 (all) or a positive number" : ""; }, "N");
+
+struct StatusFlags {
+    std::optional<std::string> dir;
+    std::size_t recent = 5;
+    std::size_t tasks = 3;
+};
+
+// SMALL_PROGRESS_MODE: `audit` lists every entry; anything else is `signal`.
+bool audit_mode() {
+    const char* mode = std::getenv("SMALL_PROGRESS_MODE");
+    return mode && lower_ascii(trim(mode)) == "audit";
+}
+
+// "2026-11-22 09:22:26" in the timestamp's own offset; unparsable text as is.
+std::string short_time(const std::string& raw) {
+    if (!parse_lenient_timestamp(raw) || raw.size() < 19) return raw;
+    return raw.substr(0, 10) + " " + raw.substr(11, 8);
+}
+
+std::string item_line(const ProgressItem& item) {
+    std::string line = "[" + short_time(item.timestamp) + "] " + item.task_id + ": " + item.status;
+    std::string text(trim(item.evidence.empty() ? item.notes : item.evidence));
+    if (text.size() > 120) text = text.substr(0, 120) + "...";
+    return text.empty() ? line : line + " - " + text;
+}
+
+void print_plan(const Output& out, const PlanSummary& plan) {
+    out.info("Plan: " + std::to_string(plan.total_tasks) + " tasks");
+    for (const char* known : {"pending", "in_progress", "blocked", "completed"}) {
+        out.info(std::string("  ") + known + ": " + std::to_string(plan.tasks_by_status.at(known)));
+    }
+    for (const auto& [status, count] : plan.tasks_by_status) {  // statuses beyond the four (sorted)
+        if (status != "pending" && status != "in_progress" && status != "blocked" && status != "completed") {
+            out.info("  " + status + ": " + std::to_string(count));
+        }
+    }
+    std::string ids;
+    for (const std::string& id : plan.next_actionable) ids += (ids.empty() ? "" : " ") + id;
+    out.info(ids.empty() ? "Next actionable: none" : "Next actionable: [" + ids + "]");
+}
+
+void print_text(const Output& out, const StatusReport& r, bool audit) {
+    out.info(std::string("small v") + SMALL_VERSION);
+    if (audit) out.info("progress mode: audit");
+    out.info("");
+    out.info("Artifacts:");
+    for (std::size_t i = 0; i < kArtifactTypes.size(); ++i) {
+        out.info("  " + artifact_file_name(kArtifactTypes[i]) + (r.artifacts[i] ? " [x]" : " [ ]"));
+    }
+    out.info("");
+    if (!r.replay_id.empty()) out.info("ReplayId: " + r.replay_id);
+    if (r.plan) print_plan(out, *r.plan);
+    if (!r.next_task.empty()) out.info("Next task: " + r.next_task);
+    out.info("");
+    if (!r.recent.empty()) {
+        out.info(std::string(audit ? "Recent progress" : "Recent signal progress") + " (" +
+                 std::to_string(r.recent.size()) + " entries):");
+        for (const ProgressItem& item : r.recent) out.info("  " + item_line(item));
+        if (r.more_progress) out.info("  … older entries: raise --recent, or --recent 0 for all");
+        out.info("");
+    }
+    for (const Error& e : r.problems) out.problem("Warning: " + e.describe());
+}
+
+int run_status(Context& ctx, const StatusFlags& f) {
+    const Output out(ctx.globals, "status");
+    const bool audit = audit_mode();
+    const std::string version = std::string("v") + SMALL_VERSION;
+    const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
+    Result<StatusReport> r = workspace_status(ctx.fs, ws, {f.recent, f.tasks, audit});
+    if (!r) {
+        if (!out.json()) return report_error(out, r.error());
+        nlohmann::json doc = status_json(nullptr, version, audit);
+        doc.update(error_document(r.error()));
+        out.json_document(std::move(doc), exit_code_for(r.error().kind));
+        return exit_code_for(r.error().kind);
+    }
+    if (out.json()) out.json_document(status_json(&*r, version, audit));
+    else print_text(out, *r, audit);
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_status(CLI::App& app, Context& ctx) {
+    auto f = std::make_shared<StatusFlags>();
+    CLI::App* cmd = app.add_subcommand("status", "Show SMALL project status summary");
+    cmd->add_option("--recent", f->recent, "Number of recent progress entries (0 = all)")
+        ->check(kCountValidator)
+        ->capture_default_str();
+    cmd->add_option("--tasks", f->tasks, "Max next actionable tasks to show (0 = all)")
+        ->check(kCountValidator)
+        ->capture_default_str();
+    add_dir_option(cmd, f->dir);
+    cmd->callback([&ctx, f] { ctx.exit_code = run_status(ctx, *f); });
+}
+
+}  // namespace small::cli

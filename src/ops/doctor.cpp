@@ -1,0 +1,264 @@
+// `small doctor` (see the header).
+#include "small/ops/doctor.hpp"
+
+#include <algorithm>
+
+#include "small/base/text.hpp"
+#include "small/check/invariants.hpp"
+#include "small/doc/yaml_writer.hpp"
+#include "small/model/plan_summary.hpp"
+
+namespace small {
+
+namespace {
+
+class Doctor {
+public:
+    Doctor(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas)
+        : fs_(fs), ws_(ws), schemas_(schemas) {}
+
+    DoctorReport run() {
+        if (!workspace()) return finish();
+        metadata();
+        const bool files_ok = files();
+        runtime_layout();
+        if (files_ok && loading()) {
+            findings_check("Schema", check_schemas(schemas_, set_), "All artifacts pass schema validation",
+                           "Fix the schema violation, then run: small validate");
+            invariants();
+            strict();
+            replay_id();
+            version();
+            run_state();
+            progress();
+            handoff();
+        }
+        return finish();
+    }
+
+private:
+    void add(std::string category, DoctorStatus status, std::string message, std::string suggestion = {},
+             std::vector<Finding> findings = {}) {
+        sort_findings(findings);
+        report_.checks.push_back(
+            {std::move(category), status, std::move(message), std::move(suggestion), std::move(findings)});
+    }
+
+    DoctorReport finish() {
+        for (const DoctorCheck& c : report_.checks) {
+            report_.errors += c.status == DoctorStatus::Error;
+            report_.warnings += c.status == DoctorStatus::Warning;
+        }
+        return std::move(report_);
+    }
+
+    // One check from rule findings: an error when any is an error, a
+    // warning when only warnings, else ok with `ok_message`.
+    void findings_check(const char* category, std::vector<Finding> findings, const char* ok_message,
+                        const std::string& suggestion) {
+        if (findings.empty()) return add(category, DoctorStatus::Ok, ok_message);
+        const std::size_t errors = count_errors(findings);
+        const std::size_t warnings = findings.size() - errors;
+        std::string message = errors ? std::to_string(errors) + " error(s)" : "";
+        if (warnings) message += (message.empty() ? "" : ", ") + std::to_string(warnings) + " warning(s)";
+        add(category, errors ? DoctorStatus::Error : DoctorStatus::Warning, message, suggestion, std::move(findings));
+    }
+
+    bool workspace() {
+        if (fs_.directory_exists(ws_.small_dir)) {
+            add("Workspace", DoctorStatus::Ok, ".small/ directory exists in " + ws_.root);
+            return true;
+        }
+        add("Workspace", DoctorStatus::Error,
+            "no .small/ directory found in " + ws_.root + (ws_.from_dir_flag ? "" : " or any parent directory"),
+            "Run: small init (or pass --dir to the workspace)");
+        return false;
+    }
+
+    void metadata() {
+        Result<WorkspaceMetadata> meta = load_workspace_metadata(fs_, ws_);
+        if (!meta) {
+            Finding f = finding_from_error(meta.error(), kWorkspaceFileOrder);
+            f.rule = "WS-2";
+            add("Metadata", DoctorStatus::Error, ws_.display_of(kWorkspaceFileName) + " is missing or unusable",
+                "Run: small fix workspace (keeps the artifacts; `small init --force` would replace them)", {f});
+            return;
+        }
+        meta_ = *meta;
+        add("Metadata", DoctorStatus::Ok,
+            std::string("workspace kind ") + std::string(workspace_kind_name(meta->kind)) +
+                (meta->run_replay_id.empty() ? ", no run pinned yet" : ", run " + meta->run_replay_id));
+    }
+
+    bool files() {
+        std::string missing;
+        for (ArtifactType t : kArtifactTypes) {
+            if (!fs_.file_exists(ws_.path_of(artifact_file_name(t))))
+                missing += (missing.empty() ? "" : ", ") + artifact_file_name(t);
+        }
+        if (missing.empty()) {
+            add("Files", DoctorStatus::Ok, "All required files present");
+            return true;
+        }
+        add("Files", DoctorStatus::Error, "Missing files: " + missing,
+            "Restore them from version control, or run: small init --force (it snapshots the current files first)");
+        return false;
+    }
+
+    // Runtime files in the old place (.small/archive/, .small/runs/) are a
+    // warning of their own; any other stray path is strict rule S4 (below).
+    void runtime_layout() {
+        Result<LayoutScan> scan = scan_layout(fs_, ws_);
+        if (!scan) {
+            add("Runtime Layout", DoctorStatus::Error, scan.error().describe());
+            return;
+        }
+        layout_ = *scan;
+        if (layout_.legacy.empty()) {
+            add("Runtime Layout", DoctorStatus::Ok, "no runtime files under .small/");
+            return;
+        }
+        std::string legacy;
+        for (const std::string& p : layout_.legacy) legacy += (legacy.empty() ? "" : ", ") + p;
+        add("Runtime Layout", DoctorStatus::Warning,
+            "Legacy runtime layout detected: " + legacy + " (`check --strict` fails until they move)",
+            "Run: small fix --runtime-layout");
+    }
+
+    bool loading() {
+        set_ = load_artifacts(fs_, ws_);
+        if (set_.complete()) return true;
+        std::vector<Finding> findings;
+        for (const Error& e : set_.errors) findings.push_back(finding_from_error(e, 0));
+        add("Loading", DoctorStatus::Error, "Failed to load " + std::to_string(findings.size()) + " artifact(s)",
+            "Fix the YAML at the position shown, then run: small validate", std::move(findings));
+        return false;
+    }
+
+    void invariants() {
+        InvariantOptions o;
+        o.run_replay_id = meta_ ? meta_->run_replay_id : std::string();
+        findings_check("Invariant", check_invariants(set_, o), "All protocol invariants satisfied",
+                       "Fix the invariant violation, then run: small lint");
+    }
+
+    // The rules only strict mode applies (secrets, links, S1-S4).
+    void strict() {
+        InvariantOptions o;
+        o.strict = true;
+        o.run_replay_id = meta_ ? meta_->run_replay_id : std::string();
+        std::vector<Finding> findings;
+        for (Finding& f : check_invariants(set_, o)) {
+            if (f.rule == "SEC" || f.rule == "LINK" || f.rule == "S1" || f.rule == "S2" || f.rule == "S3")
+                findings.push_back(std::move(f));
+        }
+        if (layout_.unexpected.size() > layout_.legacy.size()) {
+            for (Finding& f : layout_findings(layout_, ws_)) findings.push_back(std::move(f));
+        }
+        const bool s2 = std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.rule == "S2"; });
+        findings_check("Strict", std::move(findings), "Strict rules (secrets, links, S1-S4) satisfied",
+                       s2 ? "Fix the findings (orphan progress: small fix --orphan-progress), then run: small check --strict"
+                          : "Fix the findings, then run: small check --strict");
+    }
+
+    void replay_id() {
+        std::vector<Finding> findings = check_verify_rules(set_);
+        if (meta_ && meta_->run_id_error) {
+            Finding f = finding_from_error(*meta_->run_id_error, kWorkspaceFileOrder);
+            f.rule = "WS-2";
+            findings.push_back(std::move(f));
+        }
+        const std::string handoff_id(trim(set_.root(ArtifactType::Handoff).find("replayId").find("value").as_string()));
+        if (meta_ && !meta_->run_replay_id.empty() && !handoff_id.empty() &&
+            lower_ascii(handoff_id) != meta_->run_replay_id) {
+            Finding f;
+            f.rule = "RUN-1";
+            f.severity = Severity::Warning;
+            f.file = ws_.display_of(artifact_file_name(ArtifactType::Handoff));
+            f.file_order = 4;
+            f.message = "handoff replayId.value " + handoff_id + " is not the run pinned in workspace.small.yml (" +
+                        meta_->run_replay_id + ")";
+            f.hint = "Run: small handoff (writes the handoff for the pinned run)";
+            findings.push_back(std::move(f));
+        }
+        findings_check("Replay Id", std::move(findings), "handoff replayId and the pinned run id are consistent",
+                       "Fix the replay id (small handoff rewrites the handoff for the pinned run)");
+    }
+
+    void version() {
+        findings_check("Version", check_version_quoting(fs_, ws_, set_, false), "small_version is \"1.0.0\" everywhere",
+                       "Write small_version: \"1.0.0\" (double-quoted), or run: small fix --versions");
+    }
+
+    void run_state() {
+        const PlanSummary plan = summarize_plan(set_.root(ArtifactType::Plan), 0);
+        if (plan.total_tasks == 0) return;
+        const auto count = [&plan](const char* s) { return plan.tasks_by_status.at(s); };
+        const std::size_t in_progress = count("in_progress"), pending = count("pending"), blocked = count("blocked");
+        DoctorStatus status = DoctorStatus::Ok;
+        std::string suggestion;
+        if (in_progress > 1) {
+            status = DoctorStatus::Warning;
+            suggestion = "Multiple tasks in_progress. Consider focusing on one at a time.";
+        }
+        if (blocked > 0 && in_progress == 0 && pending == 0 && !plan.all_done) {
+            status = DoctorStatus::Warning;
+            suggestion = "All remaining tasks are blocked. Review blockers.";
+        }
+        if (plan.all_done) suggestion = "All tasks complete! Run: small handoff";
+        if (pending > 0 && in_progress == 0) {
+            suggestion = plan.next_actionable.empty()
+                             ? "Pending tasks wait on dependencies that are not completed. Run: small plan show"
+                             : "Ready to start next task (" + plan.next_actionable.front() + "). Run: small status";
+        }
+        add("Run State",
+            status,
+            "Tasks: " + std::to_string(plan.total_tasks) + " total, " + std::to_string(count("completed")) +
+                " completed, " + std::to_string(in_progress) + " in_progress, " + std::to_string(pending) +
+                " pending, " + std::to_string(blocked) + " blocked",
+            suggestion);
+    }
+
+    void progress() {
+        const NodeRef entries = set_.root(ArtifactType::Progress).find("entries");
+        const std::size_t n = entries.is_sequence() ? entries.size() : 0;
+        if (n == 0) {
+            add("Progress", DoctorStatus::Ok, "No progress entries yet (fresh run)",
+                "Record work with: small progress add, small checkpoint or small apply");
+        } else {
+            add("Progress", DoctorStatus::Ok, std::to_string(n) + " progress entries recorded");
+        }
+    }
+
+    void handoff() {
+        const NodeRef steps = set_.root(ArtifactType::Handoff).find("resume").find("next_steps");
+        if (!steps.is_sequence() || steps.size() == 0) return;
+        add("Handoff", DoctorStatus::Ok, "Handoff has " + std::to_string(steps.size()) + " next steps defined",
+            "Resume from the handoff (small status shows the next task)");
+    }
+
+    const FileSystem& fs_;
+    const WorkspacePaths& ws_;
+    const SchemaSet& schemas_;
+    DoctorReport report_;
+    std::optional<WorkspaceMetadata> meta_;
+    LayoutScan layout_;
+    ArtifactSet set_;
+};
+
+}  // namespace
+
+const char* doctor_status_name(DoctorStatus status) {
+    switch (status) {
+        case DoctorStatus::Ok: return "ok";
+        case DoctorStatus::Warning: return "warning";
+        case DoctorStatus::Error: return "error";
+    }
+    return "error";
+}
+
+DoctorReport diagnose_workspace(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas) {
+    return Doctor(fs, ws, schemas).run();
+}
+
+}  // namespace small

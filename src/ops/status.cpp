@@ -1,0 +1,68 @@
+// `small status` (see the header).
+#include "small/ops/status.hpp"
+
+#include "small/base/text.hpp"
+#include "small/doc/yaml.hpp"
+
+namespace small {
+
+namespace {
+
+// The handoff's resume.current_task_id ("" when absent or not a string).
+std::string handoff_current_task(const Document& handoff) {
+    return std::string(trim(handoff.root().find("resume").find("current_task_id").as_string()));
+}
+
+void read_plan(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& o, StatusReport& r) {
+    const std::string name = artifact_file_name(ArtifactType::Plan);
+    Result<Document> doc = load_yaml_file(fs, ws.path_of(name), ws.display_of(name));
+    if (!doc) {
+        r.problems.push_back(doc.error());
+        return;
+    }
+    r.plan = summarize_plan(doc->root(), o.tasks);
+}
+
+void read_recent(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& o, StatusReport& r) {
+    EntryQuery q;
+    q.limit = o.recent;
+    q.signal_only = !o.audit;
+    Result<EntryList> list = query_entries(fs, ws, q);
+    if (!list) {
+        r.problems.push_back(list.error());
+        return;
+    }
+    for (const YamlValue& e : list->entries) r.recent.push_back(progress_item_of(e));
+    r.more_progress = list->more;
+}
+
+}  // namespace
+
+Result<StatusReport> workspace_status(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& o) {
+    if (Status s = require_small_dir(fs, ws); !s) return s.error();
+    StatusReport r;
+    r.small_dir_exists = true;
+    for (std::size_t i = 0; i < kArtifactTypes.size(); ++i) {
+        r.artifacts[i] = fs.file_exists(ws.path_of(artifact_file_name(kArtifactTypes[i])));
+    }
+    const auto present = [&](ArtifactType t) { return r.artifacts[static_cast<std::size_t>(t)]; };
+    if (present(ArtifactType::Plan)) read_plan(fs, ws, o, r);
+    if (present(ArtifactType::Progress)) read_recent(fs, ws, o, r);
+    std::string current;
+    if (present(ArtifactType::Handoff)) {
+        const std::string name = artifact_file_name(ArtifactType::Handoff);
+        Result<Document> handoff = load_yaml_file(fs, ws.path_of(name), ws.display_of(name));
+        if (handoff) current = handoff_current_task(*handoff);
+        else r.problems.push_back(handoff.error());
+    }
+    r.next_task = resolve_next_task(r.plan ? &*r.plan : nullptr, current);
+    if (fs.file_exists(ws.path_of(kWorkspaceFileName))) {
+        Result<WorkspaceMetadata> meta = load_workspace_metadata(fs, ws);
+        if (!meta) r.problems.push_back(meta.error());
+        else if (meta->run_id_error) r.problems.push_back(*meta->run_id_error);
+        else r.replay_id = meta->run_replay_id;
+    }
+    return r;
+}
+
+}  // namespace small
