@@ -53,6 +53,8 @@ inline constexpr const char* kChangeJournalName = ".small-cache/change.journal";
 inline constexpr const char* kProgressTailName = ".small-cache/progress.tail";  // O(1) appends
 inline constexpr const char* kProgressJournalName = ".small-cache/progress.journal";
 inline constexpr std::string_view kDraftsDirName = ".small-cache/drafts";       // draft / accept
+// apply: <kCommandLogsDirName>/<replayId>/commands/<stamp>.txt (+ .output.txt)
+inline constexpr std::string_view kCommandLogsDirName = ".small-cache/logs";
 // Stamped caches in .small-cache/, named without the folder.
 inline constexpr const char* kPlanTasksName = "plan.tasks";  // the plan's task ids and statuses
 inline constexpr const char* kPlanValidName = "plan.valid";  // the plan passed schema + invariants
