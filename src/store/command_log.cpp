@@ -56,7 +56,8 @@ std::string command_log_stamp(Instant at) {
 
 Result<CommandLog> create_command_log(const WorkspacePaths& ws, const std::string& replay_id, std::string_view command,
                                       Instant earliest) {
-    if (!is_valid_replay_id(replay_id)) {
+    const bool lower = replay_id.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (!lower || !is_valid_replay_id(replay_id)) {
         return Error::invalid("refusing to name a command log folder after \"" + replay_id +
                               "\": a replay id is 64 lower-case hex digits");
     }

@@ -273,7 +273,7 @@ TEST_F(Apply, HostileReplayIdInTheHandoffIsNeverAPath) {
     // No pinned run; the handoff names a traversal instead of an id.
     const fs::path ws_file = root() / ".small/workspace.small.yml";
     std::string w = read_file(ws_file);
-    w = std::regex_replace(w, std::regex("\\n  replay_id: [^\\n]*"), "");
+    w = std::regex_replace(w, std::regex("\\nrun:\\n  replay_id: [^\\n]*"), "");
     write_file(ws_file, w);
     const fs::path handoff = root() / ".small/handoff.small.yml";
     std::string h = read_file(handoff);
