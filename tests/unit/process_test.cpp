@@ -34,14 +34,6 @@ ProcessResult run_ok(const ProcessOptions& o) {
     return r ? std::move(*r) : ProcessResult{};
 }
 
-std::string read_all(int fd) {
-    std::string out;
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
-    return out;
-}
-
 TEST(HeadTailCapture, KeepsEverythingUnderTheLimit) {
     HeadTailCapture c(10);
     c.append("abc", 3);
