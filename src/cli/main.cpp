@@ -63,6 +63,7 @@ void configure(CLI::App& app, Context& ctx) {
     app.require_subcommand(0, 1);
     register_accept(app, ctx);
     register_agents(app, ctx);
+    register_apply(app, ctx);
     register_check(app, ctx);
     register_doctor(app, ctx);
     register_checkpoint(app, ctx);

@@ -174,4 +174,28 @@ bool all_tasks_done(const YamlValue& plan) {
            std::all_of(tasks.begin(), tasks.end(), [](const YamlValue& t) { return is_done(task_status(t)); });
 }
 
+NodeRef find_task_node(const Document& plan, std::string_view id) {
+    const NodeRef tasks = plan.root().find("tasks");
+    for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
+        const NodeRef t = tasks.item(i);
+        if (t.find("id").is_string() && t.find("id").as_string() == id) return t;
+    }
+    return NodeRef();
+}
+
+std::string plan_text_with_status(const Document& plan, NodeRef task, std::string_view status) {
+    const NodeRef current = task.find("status");
+    if (current.is_string() && !plan.source().empty()) {
+        if (const auto at = ScalarLocator(plan.source()).find(current.mark(), current.as_string())) {
+            std::string text = plan.source();
+            text.replace(at->offset, at->length, yaml_quoted(status));
+            return text;
+        }
+    }
+    YamlValue value = to_yaml_value(plan.root());
+    const std::string id(task.find("id").as_string());
+    set_task_status(value["tasks"][*find_task(value, id)], status);
+    return emit_document(value);
+}
+
 }  // namespace small

@@ -15,34 +15,6 @@ namespace small {
 
 namespace {
 
-// The task whose id is `id` in a parsed plan.
-NodeRef task_node(const Document& plan, std::string_view id) {
-    const NodeRef tasks = plan.root().find("tasks");
-    for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
-        const NodeRef t = tasks.item(i);
-        if (t.find("id").is_string() && t.find("id").as_string() == id) return t;
-    }
-    return NodeRef();
-}
-
-// The plan's text with `task`'s status set. Replaces just the status
-// scalar's bytes when it can be located (comments and formatting kept, and
-// no re-emit); otherwise re-emits the whole plan from its value.
-std::string plan_with_status(const Document& plan, NodeRef task, std::string_view status) {
-    const NodeRef current = task.find("status");
-    if (current.is_string() && !plan.source().empty()) {
-        if (const auto at = ScalarLocator(plan.source()).find(current.mark(), current.as_string())) {
-            std::string text = plan.source();
-            text.replace(at->offset, at->length, yaml_quoted(status));
-            return text;
-        }
-    }
-    YamlValue value = to_yaml_value(plan.root());
-    const std::string id(task.find("id").as_string());
-    set_task_status(value["tasks"][*find_task(value, id)], status);
-    return emit_document(value);
-}
-
 std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
 std::string plan_display(const WorkspacePaths& ws) { return ws.display_of(artifact_file_name(ArtifactType::Plan)); }
 
@@ -73,12 +45,12 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     Result<Document> plan = load_valid_plan_document(fs, ws);
     if (!plan) return plan.error();
     PlanIndex index = plan_index_of(*plan);
-    const NodeRef node = task_node(*plan, task);
+    const NodeRef node = find_task_node(*plan, task);
     if (!node) return unknown_task_error(index, task, ws);
 
     CheckpointResult result;
     result.previous_status = task_status(to_yaml_value(node));
-    const std::string text = plan_with_status(*plan, node, status);
+    const std::string text = plan_text_with_status(*plan, node, status);
     Result<RunPin> pin = pin_run(fs, ws, *session, text);
     if (!pin) return pin.error();
 

@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 27u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 28u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -206,6 +206,11 @@ TEST(JsonSchemas, RejectInconsistentEnvelopes) {
     EXPECT_NE(schema_violations(with(failure, "error", nullptr), "version"), "") << "failure without error";
     EXPECT_NE(schema_violations(with(failure, "exit_code", 1), "version"), "") << "usage error with exit 1";
     EXPECT_NE(schema_violations(with(failure, "ok", true), "version"), "") << "ok true with an error";
+    EXPECT_NE(schema_violations(with(failure, "exit_code", 7), "version"), "") << "exit 7 outside D4";
+    const json command_failed =
+        with(with(failure, "exit_code", 7), "error", {{"kind", "command"}, {"message", "exit code 7"}});
+    EXPECT_EQ(schema_violations(command_failed, "envelope"), "") << "apply's kind command may carry any code";
+    EXPECT_NE(schema_violations(with(command_failed, "exit_code", 0), "envelope"), "") << "kind command with exit 0";
     const json finding = {{"rule", "SCHEMA"}, {"severity", "error"}, {"file", "f"},
                           {"line", 1},        {"column", 1},         {"message", "m"}};
     const json invalid = with(with(failure, "exit_code", 1), "error", {{"kind", "invalid"}, {"message", "m"}});
@@ -510,6 +515,34 @@ TEST_F(JsonSchemaE2E, BusyLock) {
         const json doc = expect_in(args, schema, 3, env);
         EXPECT_EQ(doc["error"]["kind"], "busy") << doc.dump(2);
     }
+    ::close(fd);
+}
+
+// small apply: success, a failed command (its own exit code), dry runs,
+// refusals before anything runs, a busy lock.
+TEST_F(JsonSchemaE2E, Apply) {
+    init_workspace();
+    const json ok = expect_in({"apply", "--cmd", "echo hi", "--task", "task-1"}, "apply", 0);
+    EXPECT_EQ(ok["run"]["status"], "completed") << ok.dump(2);
+    EXPECT_EQ(ok["entries"].size(), 1u) << ok.dump(2);
+    const json failed = expect_in({"apply", "--cmd", "exit 7", "--task", "task-1", "--auto-checkpoint"}, "apply", 7);
+    EXPECT_EQ(failed["error"]["kind"], "command") << failed.dump(2);
+    EXPECT_EQ(failed["checkpointed"], true) << failed.dump(2);
+    const json audit = expect_in({"apply", "--cmd", "true"}, "apply", 0, {{"SMALL_PROGRESS_MODE", "audit"}});
+    EXPECT_EQ(audit["entries"].size(), 2u) << audit.dump(2);
+    const json dry = expect_in({"apply", "--cmd", "true", "--task", "task-1", "--dry-run"}, "apply", 0);
+    EXPECT_EQ(dry["run"], nullptr) << dry.dump(2);
+    expect_in({"apply"}, "apply", 0);
+    expect_in({"apply", "--cmd", "true", "--auto-checkpoint"}, "apply", 2);
+    expect_in({"apply", "--cmd", "true", "--task", "task-99"}, "apply", 1);
+    expect_in({"apply", "--cmd", "kill -TERM $$", "--task", "task-1"}, "apply", 143);
+    fs::create_directories(root() / ".small-cache");
+    const int fd = ::open((root() / ".small-cache" / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+    const json busy = expect_in({"apply", "--cmd", "true", "--task", "task-1"}, "apply", 3,
+                                {{"SMALL_LOCK_TIMEOUT_MS", "50"}});
+    EXPECT_EQ(busy["error"]["kind"], "busy") << busy.dump(2);
     ::close(fd);
 }
 

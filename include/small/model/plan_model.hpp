@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "small/base/result.hpp"
+#include "small/doc/document.hpp"
 #include "small/doc/yaml_writer.hpp"
 
 namespace small {
@@ -36,6 +37,15 @@ std::vector<std::string> task_dependencies(const YamlValue& task);
 
 // Sets `status`, keeping the key's position when it exists.
 void set_task_status(YamlValue& task, std::string_view status);
+
+// The task whose id is `id` in a parsed plan (a null ref when none).
+NodeRef find_task_node(const Document& plan, std::string_view id);
+
+// The plan's text with `task`'s status set (checkpoint, apply
+// --auto-checkpoint). Replaces just the status scalar's bytes when it can be
+// located (comments and formatting kept, no re-emit); otherwise re-emits
+// the whole plan from its value.
+std::string plan_text_with_status(const Document& plan, NodeRef task, std::string_view status);
 
 // Adds `dep` to the dependencies of task `task_id` (into `depends_on`, or
 // into `dependencies` when only that key exists). Errors, in this order:

@@ -111,4 +111,19 @@ Status require_parseable(const FileSystem& fs, const WorkspacePaths& ws, std::in
 // workspace.small.yml with `id` pinned, or "" when it is pinned already.
 std::string pinned_workspace_text(const MutationSession& s, const std::string& id);
 
+// What `small handoff` (and `apply --handoff`) asks for.
+struct HandoffOptions {
+    std::optional<std::string> summary;          // --summary (D10)
+    std::optional<std::string> manual_replay_id; // validated, lower-case
+    bool require_settled = false;                // refuse while tasks are unsettled
+};
+
+// The handoff rebuilt from the workspace as it is and written (plan,
+// progress, strict readiness, unsettled tasks named per D13; the run id
+// pinned when none was). Under the lock of `session`. Errors: Invalid
+// (unsettled tasks with require_settled, artifacts that do not parse),
+// System.
+Result<HandoffResult> regenerate_handoff(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,
+                                         const HandoffOptions& opts);
+
 }  // namespace small

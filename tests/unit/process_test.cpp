@@ -1,0 +1,255 @@
+// The bounded child-process runner (base/process.hpp) behind `small apply`:
+// exit codes, signals, time limits, the output cap, live streaming, and
+// children that close or keep their pipes in unusual ways.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "small/base/fd.hpp"
+#include "small/base/process.hpp"
+
+namespace small {
+namespace {
+
+using namespace std::chrono_literals;
+
+ProcessOptions shell(const std::string& script) {
+    ProcessOptions o;
+    o.argv = {"/bin/sh", "-c", script};
+    return o;
+}
+
+ProcessResult run_ok(const ProcessOptions& o) {
+    Result<ProcessResult> r = run_process(o);
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
+    return r ? std::move(*r) : ProcessResult{};
+}
+
+TEST(HeadTailCapture, KeepsEverythingUnderTheLimit) {
+    HeadTailCapture c(10);
+    c.append("abc", 3);
+    c.append("defg", 4);
+    EXPECT_EQ(c.text("|"), "abcdefg");
+    EXPECT_FALSE(c.truncated());
+    EXPECT_EQ(c.total(), 7u);
+}
+
+TEST(HeadTailCapture, KeepsHeadAndTailOfALongStream) {
+    HeadTailCapture c(10);
+    const std::string data = "0123456789abcdefghijklmnopqrstuvwxyz";
+    for (const char ch : data) c.append(&ch, 1);  // byte by byte: the tail buffer is cut back repeatedly
+    EXPECT_TRUE(c.truncated());
+    EXPECT_EQ(c.total(), data.size());
+    EXPECT_EQ(c.text("|"), "01234|vwxyz");
+    EXPECT_EQ(c.last(3), "xyz");
+}
+
+TEST(HeadTailCapture, OneBigChunk) {
+    HeadTailCapture c(6);
+    const std::string data(100, 'x');
+    c.append(data.data(), data.size());
+    EXPECT_EQ(c.text("[cut]"), "xxx[cut]xxx");
+}
+
+TEST(RunProcess, ReportsTheExitCode) {
+    EXPECT_EQ(run_ok(shell("exit 0")).exit_code, 0);
+    EXPECT_EQ(run_ok(shell("exit 3")).exit_code, 3);
+    EXPECT_EQ(run_ok(shell("exit 255")).exit_code, 255);
+}
+
+TEST(RunProcess, ASignalDeathIs128PlusTheSignal) {
+    const ProcessResult r = run_ok(shell("kill -KILL $$"));
+    EXPECT_EQ(r.exit_code, 128 + SIGKILL);
+    ASSERT_TRUE(r.term_signal);
+    EXPECT_EQ(*r.term_signal, SIGKILL);
+    EXPECT_EQ(signal_name(*r.term_signal), "SIGKILL");
+}
+
+TEST(RunProcess, CapturesStdoutAndStderrAndRunsInCwd) {
+    ProcessOptions o = shell("pwd; echo to-err >&2");
+    o.cwd = "/tmp";
+    const ProcessResult r = run_ok(o);
+    EXPECT_NE(r.output.text().find(std::filesystem::canonical("/tmp").string()), std::string::npos);
+    EXPECT_NE(r.output.text().find("to-err"), std::string::npos);
+}
+
+TEST(RunProcess, StdinIsEmpty) {
+    const ProcessResult r = run_ok(shell("cat; echo done"));
+    EXPECT_EQ(r.output.text(), "done\n");
+}
+
+TEST(RunProcess, RunsInItsOwnProcessGroup) {
+    const ProcessResult r = run_ok(shell("ps -o pgid= -p $$; echo $$"));
+    std::string text = r.output.text();
+    long pgid = std::strtol(text.c_str(), nullptr, 10);
+    long pid = std::strtol(text.substr(text.find('\n') + 1).c_str(), nullptr, 10);
+    if (pgid == 0) GTEST_SKIP() << "no ps here";
+    EXPECT_EQ(pgid, pid);
+    EXPECT_NE(pgid, static_cast<long>(::getpgrp()));
+}
+
+TEST(RunProcess, StreamsToTheSinksAsOutputArrives) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    Fd read_end(fds[0]), write_end(fds[1]);
+    ProcessOptions o = shell("echo first; sleep 5; echo second");
+    o.stdout_sink = write_end.get();
+    o.timeout = 10s;
+    // Read the sink while the child sleeps: "first" must already be there.
+    std::string seen;
+    std::thread reader([&] {
+        char buf[64];
+        const ssize_t n = ::read(read_end.get(), buf, sizeof buf);
+        if (n > 0) seen.assign(buf, static_cast<std::size_t>(n));
+    });
+    const auto start = std::chrono::steady_clock::now();
+    std::thread runner([&] { (void)run_ok(o); });
+    reader.join();
+    const auto first_after = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(seen, "first\n");
+    EXPECT_LT(first_after, 4s) << "the first line was not streamed before the child ended";
+    runner.join();
+}
+
+TEST(RunProcess, CapsTheCaptureAndMarksIt) {
+    ProcessOptions o = shell("head -c 300000 /dev/zero | tr '\\0' a; echo; echo THE-END");
+    o.capture_limit = 1000;
+    const ProcessResult r = run_ok(o);
+    EXPECT_TRUE(r.output.truncated());
+    EXPECT_EQ(r.output.total(), 300000u + 1 + 8);
+    const std::string text = r.output.text("[cut]");
+    EXPECT_LT(text.size(), 1100u);
+    EXPECT_NE(text.find("[cut]"), std::string::npos);
+    EXPECT_NE(text.find("THE-END"), std::string::npos) << "the tail (where errors are) must be kept";
+}
+
+TEST(RunProcess, TimeoutSendsTermToTheGroup) {
+    ProcessOptions o = shell("sleep 30");
+    o.timeout = 200ms;
+    const auto start = std::chrono::steady_clock::now();
+    const ProcessResult r = run_ok(o);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_FALSE(r.killed_after_grace);
+    EXPECT_EQ(r.exit_code, 128 + SIGTERM);
+}
+
+TEST(RunProcess, TimeoutEscalatesToKillWhenTermIsIgnored) {
+    ProcessOptions o = shell("trap '' TERM; while :; do sleep 0.05; done");
+    o.timeout = 200ms;
+    o.kill_grace = 300ms;
+    const auto start = std::chrono::steady_clock::now();
+    const ProcessResult r = run_ok(o);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_TRUE(r.killed_after_grace);
+    EXPECT_EQ(r.exit_code, 128 + SIGKILL);
+}
+
+TEST(RunProcess, AChildThatClosesStdoutEarlyIsStillFollowed) {
+    const ProcessResult r = run_ok(shell("exec 1>&-; sleep 0.3; echo late >&2; exit 7"));
+    EXPECT_EQ(r.exit_code, 7);
+    EXPECT_NE(r.output.text().find("late"), std::string::npos);
+}
+
+TEST(RunProcess, AChildThatClosesBothPipesStillHonoursTheTimeout) {
+    ProcessOptions o = shell("exec >&- 2>&-; sleep 30");
+    o.timeout = 200ms;
+    const auto start = std::chrono::steady_clock::now();
+    const ProcessResult r = run_ok(o);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+    EXPECT_TRUE(r.timed_out);
+}
+
+TEST(RunProcess, AGrandchildHoldingThePipeDoesNotHoldUs) {
+    // setsid: the grandchild leaves the group, so not even the timeout's
+    // signals reach it; it keeps stdout open for 30 s.
+    ProcessOptions o = shell("setsid sleep 30 & echo parent-done");
+    o.timeout = 10s;
+    const auto start = std::chrono::steady_clock::now();
+    const ProcessResult r = run_ok(o);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_EQ(r.output.text(), "parent-done\n");
+}
+
+TEST(RunProcess, AGrandchildHoldingThePipeAfterATimeoutDoesNotHoldUs) {
+    ProcessOptions o = shell("setsid sh -c 'trap \"\" TERM; sleep 30' & sleep 30");
+    o.timeout = 200ms;
+    const auto start = std::chrono::steady_clock::now();
+    const ProcessResult r = run_ok(o);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+    EXPECT_TRUE(r.timed_out);
+}
+
+TEST(RunProcess, ForwardsAnInterruptToTheChildGroup) {
+    char dir_template[] = "/tmp/small-proc-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir_template), nullptr);
+    const std::string marker = std::string(dir_template) + "/got-int";
+    ProcessOptions o = shell("trap 'echo INT > " + marker + "; exit 130' INT; echo ready; while :; do sleep 0.05; done");
+    o.forward_signals = true;
+    o.timeout = 10s;
+    std::thread killer([] {
+        std::this_thread::sleep_for(300ms);
+        ::kill(::getpid(), SIGINT);  // as a Ctrl-C would reach small
+    });
+    const ProcessResult r = run_ok(o);
+    killer.join();
+    EXPECT_EQ(r.exit_code, 130);
+    ASSERT_TRUE(r.interrupted_by);
+    EXPECT_EQ(*r.interrupted_by, SIGINT);
+    EXPECT_FALSE(r.timed_out);
+    std::ifstream in(marker);
+    std::string got;
+    in >> got;
+    EXPECT_EQ(got, "INT");
+    std::filesystem::remove_all(dir_template);
+    // Our own handler is gone again: SIGINT's disposition is what it was.
+    struct sigaction now {};
+    ::sigaction(SIGINT, nullptr, &now);
+    EXPECT_EQ(now.sa_handler, SIG_DFL);
+}
+
+TEST(RunProcess, AChildSignalDispositionIsResetBeforeExec) {
+    // We ignore SIGPIPE while running; the child must not inherit that, or
+    // `yes` would see EPIPE and complain instead of dying quietly.
+    const ProcessResult r = run_ok(shell("yes | head -c 10 >/dev/null"));
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.output.text(), "");
+}
+
+TEST(RunProcess, AMissingProgramIsAnError) {
+    ProcessOptions o;
+    o.argv = {"/nonexistent/program"};
+    Result<ProcessResult> r = run_process(o);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("/nonexistent/program"), std::string::npos);
+    ProcessOptions relative;
+    relative.argv = {"sh"};
+    EXPECT_FALSE(run_process(relative));
+}
+
+TEST(RunProcess, AClosedSinkDoesNotKillUs) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ::close(fds[0]);
+    Fd write_end(fds[1]);
+    ProcessOptions o = shell("echo one; echo two");
+    o.stdout_sink = write_end.get();
+    const ProcessResult r = run_ok(o);  // EPIPE, not SIGPIPE
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.output.text(), "one\ntwo\n");
+}
+
+}  // namespace
+}  // namespace small
