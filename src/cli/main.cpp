@@ -65,6 +65,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_agents(app, ctx);
     register_check(app, ctx);
     register_checkpoint(app, ctx);
+    register_completion(app, ctx);
     register_draft(app, ctx);
     register_handoff(app, ctx);
     register_help(app, ctx);
@@ -74,6 +75,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_progress(app, ctx);
     register_replay_id(app, ctx);
     register_reset(app, ctx);
+    register_selftest(app, ctx);
     register_start(app, ctx);
     register_validate(app, ctx);
     register_verify(app, ctx);
@@ -91,6 +93,10 @@ int main(int argc, char** argv) {
     Context ctx;
     CLI::App app("small", "small");
     configure(app, ctx);
+    // Shell completion asks here, before the usage check: its words are a half-typed command line.
+    if (argc >= 2 && std::string(argv[1]) == "__complete") {
+        return run_complete_request(app, ctx, std::vector<std::string>(argv + 2, argv + argc));
+    }
     const bool json = wants_json(argc, argv);
     const std::string path = command_path_of(app, argc, argv);
     if (const auto problem = find_usage_problem(app, argc, argv)) return report_usage(*problem, path, json);
