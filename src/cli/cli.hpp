@@ -183,7 +183,7 @@ void register_draft(CLI::App& app, Context& ctx);
 void register_accept(CLI::App& app, Context& ctx);
 void register_agents(CLI::App& app, Context& ctx);  // agents apply, check, print
 void register_selftest(CLI::App& app, Context& ctx);
-void register_completion(CLI::App& app, Context& ctx);  // completion bash, zsh, fish
+void register_completion(CLI::App& app, Context& ctx);         // completion bash, zsh, fish
 void register_plan_show(CLI::App* plan, Context& ctx);         // plan show
 void register_progress_list(CLI::App* group, Context& ctx);    // progress list
 // One progress entry as a line: timestamp, task, status, first evidence field.

@@ -205,7 +205,8 @@ void register_agents_apply(CLI::App* group, Context& ctx) {
         "apply", "Write or update the SMALL harness block in the workspace's AGENTS.md (never inside .small/)");
     add_target_options(cmd, flags->target);
     complete_as(cmd->add_option("--agents-mode", flags->agents_mode,
-                    "Add the block to a file that has none: append or prepend"), kAgentsModeNames);
+                                "Add the block to a file that has none: append or prepend"),
+                kAgentsModeNames);
     cmd->add_flag("--overwrite-agents", flags->overwrite, "Replace the whole file with the harness block");
     cmd->add_flag("-f,--force", flags->force, "Same as --overwrite-agents");
     cmd->add_flag("--dry-run", flags->dry_run, "Show what would change; write nothing");

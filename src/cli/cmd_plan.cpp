@@ -53,13 +53,17 @@ void register_plan(CLI::App& app, Context& ctx) {
     complete_as(cmd->add_option("--pending", f->req.pending, "Mark task ID pending"), ValueKind::TaskId);
     complete_as(cmd->add_option("--blocked", f->req.blocked, "Mark task ID blocked"), ValueKind::TaskId);
     complete_as(cmd->add_option("--in-progress", f->req.in_progress, "Mark task ID in_progress"), ValueKind::TaskId);
-    complete_as(cmd->add_option("--cancel", f->req.cancel, "Mark task ID cancelled (it stays in the plan, settled)"), ValueKind::TaskId);
-    complete_as(cmd->add_option("--title", f->req.retitle, "ID TEXT - give task ID a new title")->type_name("ID TEXT"), ValueKind::TaskId);
+    complete_as(cmd->add_option("--cancel", f->req.cancel, "Mark task ID cancelled (it stays in the plan, settled)"),
+                ValueKind::TaskId);
+    complete_as(cmd->add_option("--title", f->req.retitle, "ID TEXT - give task ID a new title")->type_name("ID TEXT"),
+                ValueKind::TaskId);
     complete_as(cmd->add_option("--depends", f->req.depends,
                                 "TASK:DEP - TASK depends on DEP (written as depends_on; cycles refused)"),
                 ValueKind::TaskId);
-    complete_as(cmd->add_option("--remove", f->req.remove,
-                    "Remove task ID (refused while progress entries of the current run or other tasks name it)"), ValueKind::TaskId);
+    complete_as(
+        cmd->add_option("--remove", f->req.remove,
+                        "Remove task ID (refused while progress entries of the current run or other tasks name it)"),
+        ValueKind::TaskId);
     cmd->add_flag("--reset", f->req.reset, "Replace the plan with the template (asks first, unless --yes)");
     cmd->add_flag("-y,--yes", f->req.yes, "Confirm --reset without a question");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (examples is refused)");

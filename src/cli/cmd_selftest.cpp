@@ -68,7 +68,8 @@ void drain(int out_fd, int err_fd, ChildRun& run, pid_t pid) {
     int open_fds = 2;
     char buf[65536];
     while (open_fds > 0) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
             run.timed_out = true;
             ::kill(-pid, SIGKILL);
@@ -103,8 +104,7 @@ ChildRun run_child(const std::string& exe, const std::vector<std::string>& args,
     ::close(err_pipe[0]);
     if (pid < 0) return {kExitSystem, "", "cannot start " + exe, false};
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return run;
 }
@@ -195,18 +195,19 @@ int run_selftest(const Context& ctx, const SelftestFlags& f) {
 
 void register_selftest(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<SelftestFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "selftest", "Run the real commands (init, plan, progress, checkpoint, handoff, verify, ...) on a fresh "
-                    "workspace in a temporary directory, then remove it");
+    CLI::App* cmd =
+        app.add_subcommand("selftest",
+                           "Run the real commands (init, plan, progress, checkpoint, handoff, verify, ...) on a fresh "
+                           "workspace in a temporary directory, then remove it");
     cmd->add_flag("--keep", f->keep, "Keep the test directory afterwards (its path is printed)");
     cmd->add_option("--dir", f->dir,
                     "Use this directory instead of a fresh one under $TMPDIR: it must be new (made with its "
                     "parents) or empty; anything else is refused untouched");
-    cmd->add_option("--workspace", f->scope, "Scope for the verify step: any (default) or root")
-        ->capture_default_str();
-    cmd->footer("Only what selftest created is removed: a --dir that existed (empty) is emptied again but kept.\n"
-                "Exit codes: 0 all steps passed, 1 a step failed or --dir is not new or empty, 2 usage or "
-                "system error.");
+    cmd->add_option("--workspace", f->scope, "Scope for the verify step: any (default) or root")->capture_default_str();
+    cmd->footer(
+        "Only what selftest created is removed: a --dir that existed (empty) is emptied again but kept.\n"
+        "Exit codes: 0 all steps passed, 1 a step failed or --dir is not new or empty, 2 usage or "
+        "system error.");
     cmd->callback([&ctx, f] { ctx.exit_code = run_selftest(ctx, *f); });
 }
 

@@ -33,7 +33,8 @@ ValueCompletion values_of(const CLI::Option& o) {
     const std::string name = o.get_lnames().empty() ? o.get_name() : o.get_lnames().front();
     if (name == "task") return {ValueKind::TaskId, {}};
     if (name == "status") return {ValueKind::Words, {std::begin(kPlanStatuses), std::end(kPlanStatuses)}};
-    if (name == "workspace") return {ValueKind::Words, {std::begin(kWorkspaceScopeNames), std::end(kWorkspaceScopeNames)}};
+    if (name == "workspace")
+        return {ValueKind::Words, {std::begin(kWorkspaceScopeNames), std::end(kWorkspaceScopeNames)}};
     if (name == "dir" || name == "out" || name == "store" || name == "spec-dir") return {ValueKind::Directory, {}};
     return {ValueKind::File, {}};
 }
@@ -69,8 +70,8 @@ struct Walk {
     const CLI::Option* open_option = nullptr;  // waits for a value
     std::size_t open_value_index = 0;          // which of its values comes next
     std::set<const CLI::Option*> seen;
-    std::vector<std::string> positionals;      // arguments of `level`
-    std::optional<std::string> dir;            // --dir, for the plan's task ids
+    std::vector<std::string> positionals;  // arguments of `level`
+    std::optional<std::string> dir;        // --dir, for the plan's task ids
     bool after_dashes = false;
 
     void token(const std::string& t) {
@@ -138,7 +139,8 @@ public:
 private:
     void done(ValueKind kind) {
         std::cout << (kind == ValueKind::File ? "files" : kind == ValueKind::Directory ? "dirs" : "words") << '\n';
-        for (const Candidate& c : out_) std::cout << c.value << (c.description.empty() ? "" : "\t" + c.description) << '\n';
+        for (const Candidate& c : out_)
+            std::cout << c.value << (c.description.empty() ? "" : "\t" + c.description) << '\n';
     }
 
     void add(const std::string& prefix, const std::string& value, const std::string& description,
@@ -176,7 +178,8 @@ private:
             level = find_subcommand(*level, word);
             if (!level) return;
         }
-        for (const CLI::App* sub : visible_children(*level)) add(prefix, sub->get_name(), sub->get_description(), current);
+        for (const CLI::App* sub : visible_children(*level))
+            add(prefix, sub->get_name(), sub->get_description(), current);
     }
 
     void flags(const Walk& w, const std::string& current) {

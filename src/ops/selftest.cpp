@@ -9,10 +9,12 @@ std::vector<SelftestStep> selftest_steps(const std::string& dir, WorkspaceScope 
     return {
         {"init", {"init", "--dir", dir, "--intent", "SMALL selftest workspace"}},
         {"plan --add", {"plan", "--dir", dir, "--add", "Selftest task"}},
-        {"progress add", {"progress", "add", "--dir", dir, "--task", task, "--status", "in_progress", "--evidence",
-                          "selftest: started " + task}},
-        {"checkpoint", {"checkpoint", "--dir", dir, "--task", task, "--status", "completed", "--evidence",
-                        "selftest: finished " + task}},
+        {"progress add",
+         {"progress", "add", "--dir", dir, "--task", task, "--status", "in_progress", "--evidence",
+          "selftest: started " + task}},
+        {"checkpoint",
+         {"checkpoint", "--dir", dir, "--task", task, "--status", "completed", "--evidence",
+          "selftest: finished " + task}},
         {"plan show", {"plan", "show", "--dir", dir}},
         {"progress list", {"progress", "list", "--dir", dir}},
         {"handoff", {"handoff", "--dir", dir, "--summary", "Selftest handoff"}},
@@ -24,8 +26,9 @@ std::vector<SelftestStep> selftest_steps(const std::string& dir, WorkspaceScope 
 
 Result<SelftestResult> selftest(const SelftestRequest& request, const SelftestRunner& run) {
     if (request.scope == WorkspaceScope::Examples) {
-        return Error::usage("selftest makes a repo-root workspace, so --workspace examples could never pass; "
-                            "use root or any");
+        return Error::usage(
+            "selftest makes a repo-root workspace, so --workspace examples could never pass; "
+            "use root or any");
     }
     Result<ScratchDir> dir = make_scratch_dir(request.dir, request.cwd, "small-selftest-");
     if (!dir) return dir.error();

@@ -45,7 +45,8 @@ Status record_identity(ScratchDir& dir) {
 
 Result<ScratchDir> fresh_temp_dir(const std::string& prefix) {
     std::string pattern = temp_root() + "/" + prefix + "XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) return Error::from_errno("cannot create a directory in", temp_root(), errno);
+    if (::mkdtemp(pattern.data()) == nullptr)
+        return Error::from_errno("cannot create a directory in", temp_root(), errno);
     ScratchDir dir;
     dir.path = pattern;
     dir.created.push_back(pattern);

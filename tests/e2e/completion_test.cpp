@@ -141,8 +141,8 @@ TEST_F(CompletionE2E, Fish) {
     const auto fish = find_program("fish");
     if (!fish) GTEST_SKIP() << "fish is not installed (scripts/setup.sh installs it)";
     std::vector<std::string> args = {
-        "--no-config", "-c",
-        "small completion fish | source; for l in $argv; echo \"== $l\"; complete -C \"$l\"; end", "--"};
+        "--no-config", "-c", "small completion fish | source; for l in $argv; echo \"== $l\"; complete -C \"$l\"; end",
+        "--"};
     for (const std::string& l : typed_lines()) args.push_back(l);
     args.push_back("small verify --workspace=an");
     const RunResult r = shell(*fish, args);

@@ -14,9 +14,9 @@
 namespace small {
 
 struct ScratchDir {
-    std::string path;                  // absolute
-    bool existed = false;              // it was there (empty) before: keep the folder itself
-    std::vector<std::string> created;  // folders this call made, outermost first (path last)
+    std::string path;                          // absolute
+    bool existed = false;                      // it was there (empty) before: keep the folder itself
+    std::vector<std::string> created;          // folders this call made, outermost first (path last)
     unsigned long long device = 0, inode = 0;  // what `path` was when made (guards the removal)
 };
 
