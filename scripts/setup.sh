@@ -16,8 +16,9 @@ log() { printf '[setup] %s\n' "$*"; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 # Debian packages (valijson is handled separately below).
+# bash-completion, zsh and fish: the completion tests load `small completion <shell>` in each.
 PACKAGES=(g++ make cmake pkg-config libgtest-dev libfyaml-dev nlohmann-json3-dev
-          libcli11-dev libssl-dev python3)
+          libcli11-dev libssl-dev python3 bash-completion zsh fish)
 
 TMP_DIR=""
 trap '[ -z "$TMP_DIR" ] || rm -rf "$TMP_DIR"' EXIT

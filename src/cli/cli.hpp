@@ -41,6 +41,7 @@ public:
     Output(const Globals& globals, std::string command);
 
     bool json() const { return globals_.json; }
+    bool quiet() const { return globals_.quiet; }
     const std::string& command() const { return command_; }
     void info(const std::string& line) const;     // stdout, silenced by --quiet
     void success(const std::string& line) const;  // stdout, green
@@ -96,6 +97,35 @@ struct UsageProblem {
 // value, an argument to a command that takes none. Nothing when argv asks
 // for --help or --version (CLI11 answers those).
 std::optional<UsageProblem> find_usage_problem(const CLI::App& app, int argc, char** argv);
+
+// The options usable at `level`: its own and, since every level falls
+// through to its parent, those of its ancestors.
+std::vector<const CLI::Option*> usable_options(const CLI::App& level);
+// The option `name` ("--dir", "-y") names at `level`, or nullptr.
+const CLI::Option* find_flag(const CLI::App& level, const std::string& name);
+
+// Shell completion (complete.cpp). What the value of an option or argument
+// completes to; the generator reads it from the option itself, so commands
+// and flags added later complete without a list to keep in step. Options
+// without one complete by their name: --task (plan task ids), --status
+// (task statuses), --workspace (scopes), --dir/--out/--store/--spec-dir
+// (directories); any other value completes to file names.
+enum class ValueKind { Words, TaskId, Directory, File, Command, Nothing };
+struct ValueCompletion {
+    ValueKind kind = ValueKind::File;
+    std::vector<std::string> words;  // ValueKind::Words
+};
+// Records what `option`'s value completes to; returns `option` for chaining.
+CLI::Option* complete_as(CLI::Option* option, ValueKind kind);
+CLI::Option* complete_as(CLI::Option* option, std::vector<std::string> words);
+template <std::size_t N>
+CLI::Option* complete_as(CLI::Option* option, const std::string_view (&words)[N]) {
+    return complete_as(option, std::vector<std::string>(std::begin(words), std::end(words)));
+}
+// `small __complete WORD... CURRENT`: what the shell scripts call. Prints a
+// directive line (words, files or dirs) and then one `candidate<TAB>description`
+// per line; never an error (a shell must stay quiet). Returns 0.
+int run_complete_request(const CLI::App& app, const Context& ctx, const std::vector<std::string>& words);
 
 // Adds --dir to `cmd`, storing into `dir`.
 void add_dir_option(CLI::App* cmd, std::optional<std::string>& dir);
@@ -156,6 +186,8 @@ void register_draft(CLI::App& app, Context& ctx);
 void register_accept(CLI::App& app, Context& ctx);
 void register_agents(CLI::App& app, Context& ctx);  // agents apply, check, print
 void register_apply(CLI::App& app, Context& ctx);
+void register_selftest(CLI::App& app, Context& ctx);
+void register_completion(CLI::App& app, Context& ctx);         // completion bash, zsh, fish
 void register_plan_show(CLI::App* plan, Context& ctx);         // plan show
 void register_progress_list(CLI::App* group, Context& ctx);    // progress list
 // One progress entry as a line: timestamp, task, status, first evidence field.

@@ -41,6 +41,9 @@ struct PrintFlags {
 };
 
 // A bad value is a usage error (exit 2), not silently the default as in the reference.
+const std::vector<std::string> kCheckFormats = {"text", "json"};
+const std::vector<std::string> kPrintFormats = {"md", "plain"};
+
 CLI::Validator one_of(std::vector<std::string> values) {
     std::string names;
     for (const std::string& v : values) names += (names.empty() ? "" : ", ") + v;
@@ -173,8 +176,9 @@ void register_agents_apply(CLI::App* group, Context& ctx) {
     CLI::App* cmd = group->add_subcommand(
         "apply", "Write or update the SMALL harness block in the workspace's AGENTS.md (never inside .small/)");
     add_target_options(cmd, flags->target);
-    cmd->add_option("--agents-mode", flags->agents_mode,
-                    "Add the block to a file that has none: append or prepend");
+    complete_as(cmd->add_option("--agents-mode", flags->agents_mode,
+                                "Add the block to a file that has none: append or prepend"),
+                kAgentsModeNames);
     cmd->add_flag("--overwrite-agents", flags->overwrite, "Replace the whole file with the harness block");
     cmd->add_flag("-f,--force", flags->force, "Same as --overwrite-agents");
     cmd->add_flag("--dry-run", flags->dry_run, "Show what would change; write nothing");
@@ -192,7 +196,8 @@ void register_agents_check(CLI::App* group, Context& ctx) {
     cmd->add_flag("--allow-missing", flags->allow_missing, "A missing file passes");
     cmd->add_flag("--strict", flags->strict, "A file without a block, or a block that drifted, fails");
     cmd->add_option("--format", flags->format, "text (default) or json (the same document as --json)")
-        ->check(one_of({"text", "json"}));
+        ->check(one_of(kCheckFormats));
+    complete_as(cmd->get_option("--format"), kCheckFormats);
     cmd->footer("Exit codes: 0 passed, 1 failed (missing file, malformed markers, invalid block; with --strict "
                 "also no block or drift), 2 usage error or unreadable file.");
     cmd->callback([&ctx, flags] { ctx.exit_code = run_check(ctx, *flags); });
@@ -205,7 +210,8 @@ void register_agents_print(CLI::App* group, Context& ctx) {
         cmd->add_flag("--with-markers", flags->with_markers, "Include the BEGIN/END markers (default true; "
                                                               "--with-markers=false for the body only)");
     cmd->add_option("--format", flags->format, "md (default) or plain (markdown removed, no markers)")
-        ->check(one_of({"md", "plain"}));
+        ->check(one_of(kPrintFormats));
+    complete_as(cmd->get_option("--format"), kPrintFormats);
     cmd->callback([&ctx, flags] { ctx.exit_code = run_print(ctx, *flags); });
 }
 

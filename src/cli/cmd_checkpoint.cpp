@@ -43,8 +43,10 @@ void register_checkpoint(CLI::App& app, Context& ctx) {
     CLI::App* cmd = app.add_subcommand(
         "checkpoint", "Set a plan task's status AND record the progress entry, as one atomic change");
     CheckpointRequest& r = f->req;
-    cmd->add_option("--task", r.task, "Plan task id")->required();
-    cmd->add_option("--status", r.status, "completed, blocked, cancelled or in_progress")->required();
+    complete_as(cmd->add_option("--task", r.task, "Plan task id"), ValueKind::TaskId)->required();
+    complete_as(cmd->add_option("--status", r.status, "completed, blocked, cancelled or in_progress"),
+                kCheckpointStatuses)
+        ->required();
     cmd->add_option("--evidence", r.evidence,
                     "What shows it (default: \"" + std::string(kDefaultCheckpointEvidence) + "\")");
     cmd->add_option("--verification", r.verification, "How the result was verified");

@@ -8,7 +8,7 @@ namespace small::cli {
 void register_help(CLI::App& app, Context& ctx) {
     auto topic = std::make_shared<std::vector<std::string>>();
     CLI::App* cmd = app.add_subcommand("help", "Help about any command (small help progress add)");
-    cmd->add_option("command", *topic, "The command (and sub-command) to explain");
+    complete_as(cmd->add_option("command", *topic, "The command (and sub-command) to explain"), ValueKind::Command);
     cmd->callback([&app, &ctx, topic] {
         const Output out(ctx.globals, "help");
         // app.help() would describe the selected `help` command itself.

@@ -86,9 +86,12 @@ void register_init(CLI::App& app, Context& ctx) {
     CLI::App* cmd = app.add_subcommand(
         "init", "Create .small/ with templates for the five artifacts, workspace.small.yml, the AGENTS.md harness "
                 "block and .gitignore lines (never searches parent directories)");
-    cmd->add_option("--dir", flags->dir,
-                    "Workspace root to initialize (created if missing; a path ending in .small means its parent); "
-                    "default: the current directory. Inside another workspace's subtree init warns and names it");
+    complete_as(
+        cmd->add_option("--dir", flags->dir,
+                        "Workspace root to initialize (created if missing; a path ending in .small means its parent); "
+                        "default: the current directory. Inside another workspace's subtree init warns and "
+                        "names it"),
+        ValueKind::Directory);
     cmd->add_option("--intent", flags->intent, "Seed text for intent.small.yml's intent field");
     cmd->add_flag("--force", flags->force,
                   "Re-initialize an existing .small/: the old intent, constraints, plan and handoff are copied to "
@@ -96,8 +99,9 @@ void register_init(CLI::App& app, Context& ctx) {
                   "(to start a new run on the same intent, use small reset)");
     cmd->add_flag("--no-agents", flags->no_agents, "Do not create or change AGENTS.md");
     cmd->add_flag("--overwrite-agents", flags->overwrite_agents, "Replace an existing AGENTS.md with the harness block");
-    cmd->add_option("--agents-mode", flags->agents_mode,
-                    "Add the harness block to an existing AGENTS.md: append or prepend");
+    complete_as(cmd->add_option("--agents-mode", flags->agents_mode,
+                                "Add the harness block to an existing AGENTS.md: append or prepend"),
+                kAgentsModeNames);
     cmd->footer("Exit codes: 0 initialized, 1 refused (.small/ exists, AGENTS.md exists, malformed markers, "
                 "unappendable progress log), 2 usage or system error, 3 workspace busy.");
     cmd->callback([&ctx, flags] { ctx.exit_code = run_init(ctx, *flags); });

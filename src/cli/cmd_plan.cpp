@@ -49,15 +49,21 @@ void register_plan(CLI::App& app, Context& ctx) {
                 "plan show lists them");
     cmd->require_subcommand(0, 1);
     cmd->add_option("--add", f->req.add, "Append a new pending task with this title (id task-<max+1>)");
-    cmd->add_option("--done", f->req.done, "Mark task ID completed");
-    cmd->add_option("--pending", f->req.pending, "Mark task ID pending");
-    cmd->add_option("--blocked", f->req.blocked, "Mark task ID blocked");
-    cmd->add_option("--in-progress", f->req.in_progress, "Mark task ID in_progress");
-    cmd->add_option("--cancel", f->req.cancel, "Mark task ID cancelled (it stays in the plan, settled)");
-    cmd->add_option("--title", f->req.retitle, "ID TEXT - give task ID a new title")->type_name("ID TEXT");
-    cmd->add_option("--depends", f->req.depends, "TASK:DEP - TASK depends on DEP (written as depends_on; cycles refused)");
-    cmd->add_option("--remove", f->req.remove,
-                    "Remove task ID (refused while progress entries of the current run or other tasks name it)");
+    complete_as(cmd->add_option("--done", f->req.done, "Mark task ID completed"), ValueKind::TaskId);
+    complete_as(cmd->add_option("--pending", f->req.pending, "Mark task ID pending"), ValueKind::TaskId);
+    complete_as(cmd->add_option("--blocked", f->req.blocked, "Mark task ID blocked"), ValueKind::TaskId);
+    complete_as(cmd->add_option("--in-progress", f->req.in_progress, "Mark task ID in_progress"), ValueKind::TaskId);
+    complete_as(cmd->add_option("--cancel", f->req.cancel, "Mark task ID cancelled (it stays in the plan, settled)"),
+                ValueKind::TaskId);
+    complete_as(cmd->add_option("--title", f->req.retitle, "ID TEXT - give task ID a new title")->type_name("ID TEXT"),
+                ValueKind::TaskId);
+    complete_as(cmd->add_option("--depends", f->req.depends,
+                                "TASK:DEP - TASK depends on DEP (written as depends_on; cycles refused)"),
+                ValueKind::TaskId);
+    complete_as(
+        cmd->add_option("--remove", f->req.remove,
+                        "Remove task ID (refused while progress entries of the current run or other tasks name it)"),
+        ValueKind::TaskId);
     cmd->add_flag("--reset", f->req.reset, "Replace the plan with the template (asks first, unless --yes)");
     cmd->add_flag("-y,--yes", f->req.yes, "Confirm --reset without a question");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (examples is refused)");

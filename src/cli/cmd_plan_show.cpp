@@ -92,7 +92,7 @@ void register_plan_show(CLI::App* plan, Context& ctx) {
     auto f = std::make_shared<ShowFlags>();
     CLI::App* cmd = plan->add_subcommand(
         "show", "Show the tasks, or one task with its dependencies and its progress entries of the current run");
-    cmd->add_option("id", f->id, "A task id (default: every task)");
+    complete_as(cmd->add_option("id", f->id, "A task id (default: every task)"), ValueKind::TaskId);
     cmd->add_option("--limit", f->limit, "With ID: at most N progress entries, newest first (0 = all; default 20)");
     add_dir_option(cmd, f->dir);
     cmd->callback([&ctx, f] { ctx.exit_code = run_show(ctx, *f); });

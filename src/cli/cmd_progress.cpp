@@ -107,8 +107,13 @@ void register_progress(CLI::App& app, Context& ctx) {
     auto add = std::make_shared<AddFlags>();
     CLI::App* a = group->add_subcommand(
         "add", "Append one entry to .small/progress.small.yml (append-only; existing bytes are never rewritten)");
-    a->add_option("--task", add->task, "Task id: a task of the plan (others are refused), or meta/... for bookkeeping")->required();
-    a->add_option("--status", add->status, "pending, in_progress, completed, blocked or cancelled")->required();
+    complete_as(a->add_option("--task", add->task,
+                              "Task id: a task of the plan (others are refused), or meta/... for bookkeeping"),
+                ValueKind::TaskId)
+        ->required();
+    complete_as(a->add_option("--status", add->status, "pending, in_progress, completed, blocked or cancelled"),
+                kProgressStatuses)
+        ->required();
     a->add_option("--evidence", add->evidence,
                   "What shows the step happened (default when no evidence field is given: \"" +
                       std::string(kDefaultProgressEvidence) + "\")");

@@ -67,6 +67,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_check(app, ctx);
     register_doctor(app, ctx);
     register_checkpoint(app, ctx);
+    register_completion(app, ctx);
     register_draft(app, ctx);
     register_emit(app, ctx);
     register_handoff(app, ctx);
@@ -77,6 +78,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_progress(app, ctx);
     register_replay_id(app, ctx);
     register_reset(app, ctx);
+    register_selftest(app, ctx);
     register_start(app, ctx);
     register_status(app, ctx);
     register_validate(app, ctx);
@@ -95,6 +97,10 @@ int main(int argc, char** argv) {
     Context ctx;
     CLI::App app("small", "small");
     configure(app, ctx);
+    // Shell completion asks here, before the usage check: its words are a half-typed command line.
+    if (argc >= 2 && std::string(argv[1]) == "__complete") {
+        return run_complete_request(app, ctx, std::vector<std::string>(argv + 2, argv + argc));
+    }
     const bool json = wants_json(argc, argv);
     const std::string path = command_path_of(app, argc, argv);
     if (const auto problem = find_usage_problem(app, argc, argv)) return report_usage(*problem, path, json);

@@ -137,12 +137,14 @@ std::string command_path_of(const CLI::App& app, int argc, char** argv) {
 }
 
 void add_dir_option(CLI::App* cmd, std::optional<std::string>& dir) {
-    cmd->add_option("--dir", dir,
-                    "Workspace directory (or its .small/); default: the nearest directory with .small/ from here up");
+    complete_as(cmd->add_option("--dir", dir,
+                                "Workspace directory (or its .small/); default: the nearest directory with .small/ "
+                                "from here up"),
+                ValueKind::Directory);
 }
 
 void add_workspace_flags(CLI::App* cmd, WorkspaceFlags& flags, const std::string& scope_help) {
-    cmd->add_option("--workspace", flags.scope, scope_help);
+    complete_as(cmd->add_option("--workspace", flags.scope, scope_help), kWorkspaceScopeNames);
     add_dir_option(cmd, flags.dir);
 }
 

@@ -18,26 +18,6 @@ bool takes_positionals(const CLI::App& level) {
     return !level.get_options([](const CLI::Option* o) { return o->get_positional(); }).empty();
 }
 
-// The options usable at `level`: its own and, since every level falls
-// through to its parent, those of its ancestors.
-std::vector<const CLI::Option*> usable_options(const CLI::App& level) {
-    std::vector<const CLI::Option*> out;
-    for (const CLI::App* at = &level; at; at = at->get_parent()) {
-        for (const CLI::Option* o : at->get_options()) {
-            if (o->nonpositional()) out.push_back(o);
-        }
-    }
-    return out;
-}
-
-const CLI::Option* find_flag(const CLI::App& level, const std::string& name) {
-    for (const CLI::Option* o : usable_options(level)) {
-        if (name.size() > 2 && o->check_lname(name.substr(2))) return o;
-        if (name.size() == 2 && o->check_sname(name.substr(1))) return o;
-    }
-    return nullptr;
-}
-
 std::vector<std::string> long_flag_names(const CLI::App& level) {
     std::vector<std::string> names;
     for (const CLI::Option* o : usable_options(level)) {
@@ -172,6 +152,24 @@ private:
 };
 
 }  // namespace
+
+std::vector<const CLI::Option*> usable_options(const CLI::App& level) {
+    std::vector<const CLI::Option*> out;
+    for (const CLI::App* at = &level; at; at = at->get_parent()) {
+        for (const CLI::Option* o : at->get_options()) {
+            if (o->nonpositional()) out.push_back(o);
+        }
+    }
+    return out;
+}
+
+const CLI::Option* find_flag(const CLI::App& level, const std::string& name) {
+    for (const CLI::Option* o : usable_options(level)) {
+        if (name.size() > 2 && o->check_lname(name.substr(2))) return o;
+        if (name.size() == 2 && o->check_sname(name.substr(1))) return o;
+    }
+    return nullptr;
+}
 
 std::optional<UsageProblem> find_usage_problem(const CLI::App& app, int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);

@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 28u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 30u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -269,6 +269,22 @@ TEST_F(JsonSchemaE2E, VerdictCommandsWithoutAWorkspace) {
         expect_in({command}, command, 2);
         expect_in({command, "--workspace", "nowhere"}, command, 2);
     }
+}
+
+TEST_F(JsonSchemaE2E, Selftest) {
+    const Env tmp = {{"TMPDIR", root().string()}};
+    expect_in({"selftest"}, "selftest", 0, tmp);
+    expect_in({"selftest", "--dir", "kept", "--keep"}, "selftest", 0, tmp);
+    expect_in({"selftest", "--dir", "kept"}, "selftest", 1, tmp);  // not empty now: refused
+    expect_in({"selftest", "--workspace", "examples"}, "selftest", 2, tmp);
+    const json failed = expect_in({"selftest"}, "selftest", 1, {{"TMPDIR", root().string()}, {"SMALL_SPEC_DIR", "/nonexistent"}});
+    EXPECT_EQ(failed.value("failed_step", ""), "verify") << failed.dump(2);
+}
+
+TEST_F(JsonSchemaE2E, Completion) {
+    for (const char* shell : {"bash", "zsh", "fish"}) expect_in({"completion", shell}, "completion", 0);
+    expect_in({"completion", "fish", "--no-descriptions"}, "completion", 0);
+    expect_in({"completion", "tcsh"}, "completion", 2);
 }
 
 TEST_F(JsonSchemaE2E, ReplayId) {

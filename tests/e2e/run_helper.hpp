@@ -122,6 +122,7 @@ struct RunOptions {
     std::optional<rlim_t> memory_limit;     // RLIMIT_AS in bytes (a runaway read fails instead of swapping)
     std::optional<uid_t> uid;               // run as this user (needs root)
     std::optional<gid_t> gid;
+    std::optional<std::string> program;     // run this program (absolute path) instead of small
 };
 
 // Variables that change output; the tests set them explicitly when needed.
@@ -148,7 +149,7 @@ inline std::vector<std::string> child_environment(const RunOptions& opts) {
 
 inline RunResult run_small(const std::vector<std::string>& args, const RunOptions& opts) {
     RunResult result;
-    result.command = "small";
+    result.command = opts.program.value_or("small");
     for (const auto& a : args) result.command += " " + (a.size() > 80 ? a.substr(0, 80) + "..." : a);
     result.command += "   (cwd " + opts.cwd.string() + ")";
     if (opts.stdin_text) result.command += " [stdin \"" + *opts.stdin_text + "\"]";
@@ -158,7 +159,7 @@ inline RunResult run_small(const std::vector<std::string>& args, const RunOption
     if (opts.memory_limit) result.command += " [RLIMIT_AS " + std::to_string(*opts.memory_limit) + "]";
 
     // Everything the child needs is prepared before fork.
-    std::vector<std::string> argv_store = {SMALL_BINARY};
+    std::vector<std::string> argv_store = {opts.program.value_or(SMALL_BINARY)};
     argv_store.insert(argv_store.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : argv_store) argv.push_back(a.data());

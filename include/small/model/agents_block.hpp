@@ -16,6 +16,8 @@ inline constexpr std::string_view kHarnessEndMarker = "<!-- END SMALL HARNESS v1
 
 // How a block is added to an AGENTS.md that has none.
 enum class AgentsMode { None, Append, Prepend };
+// The `--agents-mode` values parse_agents_mode accepts (shell completion lists them).
+inline constexpr std::string_view kAgentsModeNames[] = {"append", "prepend"};
 
 // `--agents-mode`: trimmed, case-insensitive; "" → None, "append", "prepend".
 // Anything else (including "overwrite") is a Usage error:

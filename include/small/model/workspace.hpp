@@ -61,6 +61,8 @@ Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, c
 // workspace.small.yml (not a canonical artifact; no schema).
 enum class WorkspaceKind { RepoRoot, Examples };
 enum class WorkspaceScope { Root, Examples, Any };
+// The `--workspace` values parse_workspace_scope accepts (shell completion lists them).
+inline constexpr std::string_view kWorkspaceScopeNames[] = {"root", "examples", "any"};
 
 struct WorkspaceMetadata {
     WorkspaceKind kind = WorkspaceKind::RepoRoot;

@@ -1,0 +1,51 @@
+#include "small/ops/selftest.hpp"
+
+#include "small/store/scratch_dir.hpp"
+
+namespace small {
+
+std::vector<SelftestStep> selftest_steps(const std::string& dir, WorkspaceScope scope) {
+    const std::string task = "task-2";  // init's plan has task-1; plan --add appends task-2
+    return {
+        {"init", {"init", "--dir", dir, "--intent", "SMALL selftest workspace"}},
+        {"plan --add", {"plan", "--dir", dir, "--add", "Selftest task"}},
+        {"progress add",
+         {"progress", "add", "--dir", dir, "--task", task, "--status", "in_progress", "--evidence",
+          "selftest: started " + task}},
+        {"checkpoint",
+         {"checkpoint", "--dir", dir, "--task", task, "--status", "completed", "--evidence",
+          "selftest: finished " + task}},
+        {"plan show", {"plan", "show", "--dir", dir}},
+        {"progress list", {"progress", "list", "--dir", dir}},
+        {"handoff", {"handoff", "--dir", dir, "--summary", "Selftest handoff"}},
+        {"replay-id", {"replay-id", "--dir", dir}},
+        {"verify", {"verify", "--dir", dir, "--strict", "--workspace", std::string(workspace_scope_name(scope))}},
+        {"check", {"check", "--dir", dir, "--strict"}},
+    };
+}
+
+Result<SelftestResult> selftest(const SelftestRequest& request, const SelftestRunner& run) {
+    if (request.scope == WorkspaceScope::Examples) {
+        return Error::usage(
+            "selftest makes a repo-root workspace, so --workspace examples could never pass; "
+            "use root or any");
+    }
+    Result<ScratchDir> dir = make_scratch_dir(request.dir, request.cwd, "small-selftest-");
+    if (!dir) return dir.error();
+
+    SelftestResult result;
+    result.dir = dir->path;
+    result.kept = request.keep;
+    const std::vector<SelftestStep> steps = selftest_steps(dir->path, request.scope);
+    for (std::size_t i = 0; i < steps.size() && !result.failed; ++i) {
+        SelftestStepOutcome outcome = run(steps[i], dir->path, i, steps.size());
+        result.failed = outcome.exit_code != 0;
+        result.steps.push_back({steps[i], std::move(outcome)});
+    }
+    if (!request.keep) {
+        if (Status s = remove_scratch_dir(*dir); !s) result.cleanup_warning = s.error().message;
+    }
+    return result;
+}
+
+}  // namespace small

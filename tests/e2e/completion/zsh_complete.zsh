@@ -1,0 +1,27 @@
+# Loads compinit and `small completion zsh` in an interactive zsh on a
+# pseudo-terminal (zpty), types each line given as an argument followed by
+# TAB, and prints the matches zsh's completion system produced for it (after
+# a line "== <line>"). compadd is wrapped to record the matches it adds.
+# Usage: zsh -f zsh_complete.zsh 'small pl' 'small plan --done '
+zmodload zsh/zpty || exit 90
+out=${TMPDIR:-/tmp}/small-zsh-complete.$$
+trap 'rm -f $out; zpty -d z 2>/dev/null' EXIT
+zpty z zsh -f -i || exit 91
+zpty -w z "PROMPT='' RPROMPT=''; unsetopt zle_bracketed_paste 2>/dev/null; setopt nobeep"
+zpty -w z "autoload -Uz compinit && compinit -u -D"
+zpty -w z "source <(small completion zsh)"
+zpty -w z "compadd() { local -a __hits; builtin compadd -A __hits \"\$@\"; (( \$#__hits )) && print -rl -- \$__hits >> $out; builtin compadd \"\$@\"; }"
+zpty -w z "zstyle ':completion:*' list-prompt ''; zstyle ':completion:*' menu no; LISTMAX=100000"
+for line in "$@"; do
+    : >| $out
+    zpty -w z "print -r -- __ready__"
+    zpty -r -m z ready '*__ready__*__ready__*' || exit 92
+    zpty -w -n z "$line"$'\t'
+    # A marker after the TAB tells when completion has finished.
+    zpty -w -n z $'\C-u'
+    zpty -w z "print -r -- __done__"
+    zpty -r -m z done '*__done__*__done__*' || exit 93
+    print -r -- "== $line"
+    [[ -s $out ]] && sort -u $out
+done
+exit 0

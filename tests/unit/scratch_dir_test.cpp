@@ -1,0 +1,159 @@
+// store/scratch_dir: selftest's directory. Only what it made is removed; a
+// caller's directory is used only when new or empty, and never followed
+// through a symbolic link.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "small/ops/selftest.hpp"
+#include "small/store/scratch_dir.hpp"
+
+namespace small {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+class ScratchDirTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string pattern = "/tmp/small-scratch-test-XXXXXX";
+        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+        root_ = pattern;
+    }
+    void TearDown() override {
+        std::error_code ec;
+        stdfs::remove_all(root_, ec);
+    }
+    std::string at(const std::string& rel) const { return root_ + "/" + rel; }
+    static void touch(const std::string& path) { std::ofstream(path) << "x\n"; }
+    std::string root_;
+};
+
+TEST_F(ScratchDirTest, AFreshTemporaryDirectoryIsMadeAndRemoved) {
+    ::setenv("TMPDIR", root_.c_str(), 1);
+    Result<ScratchDir> dir = make_scratch_dir(std::nullopt, "/", "p-");
+    ::unsetenv("TMPDIR");
+    ASSERT_TRUE(dir) << dir.error().message;
+    EXPECT_EQ(dir->path.rfind(root_ + "/p-", 0), 0u) << dir->path;
+    touch(dir->path + "/file");
+    stdfs::create_directories(dir->path + "/sub/deeper");
+    ASSERT_TRUE(remove_scratch_dir(*dir));
+    EXPECT_TRUE(stdfs::is_empty(root_));
+}
+
+TEST_F(ScratchDirTest, MissingParentsAreMadeAndOnlyThoseRemoved) {
+    stdfs::create_directory(at("have"));
+    Result<ScratchDir> dir = make_scratch_dir(std::string("have/a/b"), root_, "p-");
+    ASSERT_TRUE(dir) << dir.error().message;
+    EXPECT_EQ(dir->path, at("have/a/b"));
+    EXPECT_EQ(dir->created, (std::vector<std::string>{at("have/a"), at("have/a/b")}));
+    touch(at("have/a/b/f"));
+    ASSERT_TRUE(remove_scratch_dir(*dir));
+    EXPECT_TRUE(stdfs::is_directory(at("have")));
+    EXPECT_FALSE(stdfs::exists(at("have/a")));
+}
+
+TEST_F(ScratchDirTest, AParentSomeoneElseFilledStays) {
+    Result<ScratchDir> dir = make_scratch_dir(at("a/b"), "/", "p-");
+    ASSERT_TRUE(dir);
+    touch(at("a/theirs"));
+    EXPECT_FALSE(remove_scratch_dir(*dir)) << "a is not empty: refused, not forced";
+    EXPECT_TRUE(stdfs::exists(at("a/theirs")));
+    EXPECT_FALSE(stdfs::exists(at("a/b")));
+}
+
+TEST_F(ScratchDirTest, AnEmptyDirectoryIsUsedAndKept) {
+    stdfs::create_directory(at("empty"));
+    Result<ScratchDir> dir = make_scratch_dir(std::string("empty/"), root_, "p-");
+    ASSERT_TRUE(dir) << dir.error().message;
+    EXPECT_TRUE(dir->existed);
+    EXPECT_TRUE(dir->created.empty());
+    stdfs::create_directories(at("empty/.small"));
+    touch(at("empty/.small/plan.small.yml"));
+    ASSERT_TRUE(remove_scratch_dir(*dir));
+    EXPECT_TRUE(stdfs::is_directory(at("empty")));
+    EXPECT_TRUE(stdfs::is_empty(at("empty")));
+}
+
+TEST_F(ScratchDirTest, RefusalsTouchNothing) {
+    stdfs::create_directory(at("full"));
+    touch(at("full/mine"));
+    touch(at("file"));
+    stdfs::create_directory(at("target"));
+    stdfs::create_directory_symlink(at("target"), at("link"));
+    stdfs::create_symlink(at("nowhere"), at("dangling"));
+    for (const char* bad : {"full", "file", "link", "dangling", "file/below"}) {
+        Result<ScratchDir> dir = make_scratch_dir(std::string(bad), root_, "p-");
+        ASSERT_FALSE(dir) << bad;
+        EXPECT_EQ(dir.error().kind, Error::Kind::Invalid) << bad;
+        EXPECT_NE(dir.error().message.find("nothing was touched"), std::string::npos) << dir.error().message;
+    }
+    EXPECT_TRUE(stdfs::exists(at("full/mine")));
+    EXPECT_TRUE(stdfs::is_empty(at("target")));
+    EXPECT_FALSE(stdfs::exists(at("nowhere")));
+}
+
+TEST_F(ScratchDirTest, ADirectorySwappedForALinkIsLeftAlone) {
+    Result<ScratchDir> dir = make_scratch_dir(at("made"), "/", "p-");
+    ASSERT_TRUE(dir);
+    stdfs::create_directory(at("victim"));
+    touch(at("victim/precious"));
+    stdfs::remove(at("made"));
+    stdfs::create_directory_symlink(at("victim"), at("made"));
+    EXPECT_FALSE(remove_scratch_dir(*dir));
+    EXPECT_TRUE(stdfs::exists(at("victim/precious")));
+    EXPECT_TRUE(stdfs::is_symlink(at("made")));
+}
+
+// ops/selftest with a runner that records the steps instead of running them.
+TEST_F(ScratchDirTest, SelftestRunsTheStepsInOrderAndStopsAtTheFirstFailure) {
+    std::vector<std::string> ran;
+    SelftestRequest req;
+    req.dir = at("st");
+    const auto runner = [&](const SelftestStep& s, const std::string& workdir, std::size_t i, std::size_t n) {
+        EXPECT_EQ(workdir, at("st"));
+        EXPECT_TRUE(stdfs::is_directory(workdir));
+        EXPECT_EQ(i, ran.size());
+        EXPECT_EQ(n, selftest_steps(workdir, req.scope).size());
+        ran.push_back(s.name);
+        return SelftestStepOutcome{s.name == "handoff" ? 1 : 0, s.name == "handoff" ? "boom" : ""};
+    };
+    Result<SelftestResult> r = selftest(req, runner);
+    ASSERT_TRUE(r);
+    EXPECT_TRUE(r->failed);
+    EXPECT_EQ(ran.front(), "init");
+    EXPECT_EQ(ran.back(), "handoff");
+    EXPECT_EQ(r->steps.back().outcome.error, "boom");
+    EXPECT_FALSE(stdfs::exists(at("st"))) << "removed after a failure too";
+
+    req.keep = true;
+    ran.clear();
+    ASSERT_TRUE(selftest(req, runner));
+    EXPECT_TRUE(stdfs::is_directory(at("st")));
+}
+
+TEST_F(ScratchDirTest, SelftestRefusesTheExamplesScopeBeforeMakingAnything) {
+    SelftestRequest req;
+    req.dir = at("st");
+    req.scope = WorkspaceScope::Examples;
+    bool called = false;
+    Result<SelftestResult> r = selftest(req, [&](const SelftestStep&, const std::string&, std::size_t, std::size_t) {
+        called = true;
+        return SelftestStepOutcome{};
+    });
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().kind, Error::Kind::Usage);
+    EXPECT_FALSE(called);
+    EXPECT_FALSE(stdfs::exists(at("st")));
+}
+
+TEST(SelftestSteps, EveryStepNamesTheDirectory) {
+    for (const SelftestStep& s : selftest_steps("/w", WorkspaceScope::Root)) {
+        EXPECT_NE(std::find(s.args.begin(), s.args.end(), "/w"), s.args.end()) << s.name;
+    }
+}
+
+}  // namespace
+}  // namespace small
