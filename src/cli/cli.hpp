@@ -152,6 +152,8 @@ void register_reset(CLI::App& app, Context& ctx);
 void register_draft(CLI::App& app, Context& ctx);
 void register_accept(CLI::App& app, Context& ctx);
 void register_agents(CLI::App& app, Context& ctx);  // agents apply, check, print
+void register_run(CLI::App& app, Context& ctx);     // run snapshot, list, show, diff, checkout
+void register_archive(CLI::App& app, Context& ctx);
 void register_plan_show(CLI::App* plan, Context& ctx);         // plan show
 void register_progress_list(CLI::App* group, Context& ctx);    // progress list
 // One progress entry as a line: timestamp, task, status, first evidence field.

@@ -63,6 +63,7 @@ void configure(CLI::App& app, Context& ctx) {
     app.require_subcommand(0, 1);
     register_accept(app, ctx);
     register_agents(app, ctx);
+    register_archive(app, ctx);
     register_check(app, ctx);
     register_checkpoint(app, ctx);
     register_draft(app, ctx);
@@ -74,6 +75,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_progress(app, ctx);
     register_replay_id(app, ctx);
     register_reset(app, ctx);
+    register_run(app, ctx);
     register_start(app, ctx);
     register_validate(app, ctx);
     register_verify(app, ctx);
