@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 24u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 30u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -427,6 +427,25 @@ TEST_F(JsonSchemaE2E, AgentsPrint) {
     expect_in({"agents", "print"}, "agents-print", 0);
     expect_in({"agents", "print", "--format", "plain"}, "agents-print", 0);
     expect_in({"agents", "print", "--format", "plain", "--with-markers"}, "agents-print", 2);
+}
+
+TEST_F(JsonSchemaE2E, RunAndArchive) {
+    init_workspace();
+    ASSERT_EQ(run_in(root(), {"handoff", "--summary", "Schema run"}).exit_code, 0);
+    const json snap = expect_in({"run", "snapshot"}, "run-snapshot", 0);
+    const std::string id = snap.value("replayId", "");
+    expect_in({"run", "snapshot"}, "run-snapshot", 1);
+    expect_in({"run", "snapshot", "--force"}, "run-snapshot", 0);
+    expect_in({"run", "list"}, "run-list", 0);
+    expect_in({"run", "show", id}, "run-show", 0);
+    expect_in({"run", "show", "../x"}, "run-show", 2);
+    expect_in({"run", "diff", id, id, "--full"}, "run-diff", 0);
+    expect_in({"run", "checkout", id}, "run-checkout", 0);
+    const json archived = expect_in({"archive"}, "archive", 0);
+    expect_in({"archive", "--verify", archived.value("dir", "")}, "archive", 0);
+    write_file(fs::path(archived.value("dir", "")) / "extra.txt", "x");
+    expect_in({"archive", "--verify", archived.value("dir", "")}, "archive", 1);
+    expect_in({"archive", "--include", "../x"}, "archive", 2);
 }
 
 TEST_F(JsonSchemaE2E, Help) {
