@@ -56,6 +56,11 @@ Result<std::optional<std::string>> snapshot_file(const FileSystem& fs, const Sna
     return std::optional<std::string>(std::move(*bytes));
 }
 
+// The text without copying it (value_or would copy a 24 MB log).
+std::string_view text_or_empty(const std::optional<std::string>& text) {
+    return text ? std::string_view(*text) : std::string_view();
+}
+
 Result<RunFileDiff> diff_file(const FileSystem& fs, const SnapshotInfo& from, const SnapshotInfo& to,
                               const std::string& name) {
     Result<std::optional<std::string>> a = snapshot_file(fs, from, name);
@@ -65,7 +70,7 @@ Result<RunFileDiff> diff_file(const FileSystem& fs, const SnapshotInfo& from, co
     RunFileDiff out;
     out.name = name;
     if (!*a && !*b) return out;
-    const UnifiedDiff d = unified_diff(a->value_or(""), b->value_or(""), *a ? "a/" + name : "/dev/null",
+    const UnifiedDiff d = unified_diff(text_or_empty(*a), text_or_empty(*b), *a ? "a/" + name : "/dev/null",
                                        *b ? "b/" + name : "/dev/null");
     out.changed = d.changed() || a->has_value() != b->has_value();
     out.added = d.added, out.removed = d.removed, out.diff = d.text;
@@ -92,9 +97,9 @@ Result<RunProgressDiff> diff_progress(const FileSystem& fs, const SnapshotInfo& 
     std::set_difference(after->completed_tasks.begin(), after->completed_tasks.end(), before->completed_tasks.begin(),
                         before->completed_tasks.end(), std::back_inserter(out.completed_delta));
     out.latest_before = before->latest, out.latest_after = after->latest;
-    out.changed = *a != *b;
+    out.changed = text_or_empty(*a) != text_or_empty(*b) || a->has_value() != b->has_value();
     if (full && out.changed) {
-        const UnifiedDiff d = unified_diff(a->value_or(""), b->value_or(""), *a ? "a/" + name : "/dev/null",
+        const UnifiedDiff d = unified_diff(text_or_empty(*a), text_or_empty(*b), *a ? "a/" + name : "/dev/null",
                                            *b ? "b/" + name : "/dev/null");
         out.added = d.added, out.removed = d.removed, out.diff = d.text;
     }
@@ -182,10 +187,12 @@ Result<RunDiffResult> run_diff(const FileSystem& fs, const WorkspacePaths& ws, c
 
 Result<RunCheckoutResult> run_checkout(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
                                        const std::string& name, bool force) {
-    Result<SnapshotInfo> snap = load_snapshot(fs, run_store_dir(ws, opts.store), name);  // validates the name first
-    if (!snap) return snap.error();
+    if (!is_snapshot_name(name)) return load_snapshot(fs, "", name).error();  // the id is checked first
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{opts.scope, false, opts.lock_wait});
     if (!session) return session.error();
+    // Read under the lock: a concurrent `run snapshot --force` cannot swap the folder meanwhile.
+    Result<SnapshotInfo> snap = load_snapshot(fs, run_store_dir(ws, opts.store), name);
+    if (!snap) return snap.error();
     if (!fs.file_exists(ws.path_of(kProgressFileName))) {
         return Error::system(ws.display_of(kProgressFileName) + " is missing; run `small init` first");
     }

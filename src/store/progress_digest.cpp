@@ -18,22 +18,43 @@ struct Fields {
     std::optional<std::string> task_id, status, timestamp, replay_id;
 };
 
+// The 9-digit UTC form small writes (D8): for these, text order is time order.
+bool canonical_utc(std::string_view t) {
+    return t.size() == 30 && t[4] == '-' && t[10] == 'T' && t[19] == '.' && t[29] == 'Z';
+}
+
 class Collector {
 public:
     explicit Collector(ProgressDigest& d) : d_(d) {}
     void add(const Fields& f) {
         ++d_.entries;
-        if (f.status && *f.status == "completed" && f.task_id && !f.task_id->empty()) d_.completed_tasks.insert(*f.task_id);
-        ++d_.runs[f.replay_id.value_or("")];
-        if (!f.timestamp) return;
-        Result<Instant> at = parse_progress_timestamp(*f.timestamp);
-        if (at && (!best_ || *at > *best_)) best_ = *at, d_.latest = *f.timestamp;
-        if (!at && !best_ && d_.latest.empty()) d_.latest = *f.timestamp;
+        if (f.status && *f.status == "completed" && f.task_id && !f.task_id->empty() &&
+            d_.completed_tasks.find(*f.task_id) == d_.completed_tasks.end()) {
+            d_.completed_tasks.insert(*f.task_id);
+        }
+        const std::string_view run = f.replay_id ? std::string_view(*f.replay_id) : std::string_view();
+        if (!last_run_ || last_run_->first != run) last_run_ = &*d_.runs.try_emplace(std::string(run), 0).first;
+        ++last_run_->second;
+        if (f.timestamp) add_time(*f.timestamp);
     }
 
 private:
+    void add_time(const std::string& ts) {
+        const bool canonical = canonical_utc(ts);
+        // Both in small's own form: text order is time order, no parse needed to skip.
+        if (best_ && best_canonical_ && canonical && ts <= d_.latest) return;
+        Result<Instant> at = parse_progress_timestamp(ts);
+        if (at && (!best_ || *at > *best_)) {
+            best_ = *at, d_.latest = ts, best_canonical_ = canonical;
+            return;
+        }
+        if (!at && !best_ && d_.latest.empty()) d_.latest = ts;
+    }
+
     ProgressDigest& d_;
     std::optional<Instant> best_;
+    bool best_canonical_ = false;
+    std::pair<const std::string, std::size_t>* last_run_ = nullptr;
 };
 
 // A string-valued entry field as the loader sees it (non-strings count as absent).

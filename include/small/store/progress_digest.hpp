@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -25,9 +26,9 @@ namespace small {
 
 struct ProgressDigest {
     std::size_t entries = 0;
-    std::set<std::string> completed_tasks;             // task_id of entries with status completed
+    std::set<std::string, std::less<>> completed_tasks;            // task_id of entries with status completed
     std::string latest;                                // raw text of the latest parseable timestamp, else the first one
-    std::map<std::string, std::size_t> runs;           // replayId (as written) -> entries ("" = none)
+    std::map<std::string, std::size_t, std::less<>> runs;          // replayId (as written) -> entries ("" = none)
 };
 
 // Errors: the text is not YAML (Invalid, `display`:line:column).
