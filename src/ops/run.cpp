@@ -90,7 +90,10 @@ Result<RunProgressDiff> diff_progress(const FileSystem& fs, const SnapshotInfo& 
     if (!b) return b.error();
     Result<ProgressDigest> before = digest_of(*a, from.dir + "/" + name);
     if (!before) return before.error();
-    Result<ProgressDigest> after = digest_of(*b, to.dir + "/" + name);
+    Result<ProgressDigest> after = ProgressDigest{};
+    std::optional<ProgressDigest> grown;
+    if (*a && *b) grown = digest_appended(*before, **a, **b);  // append-only: digest the new bytes only
+    after = grown ? Result<ProgressDigest>(std::move(*grown)) : digest_of(*b, to.dir + "/" + name);
     if (!after) return after.error();
     RunProgressDiff out;
     out.entries_before = before->entries, out.entries_after = after->entries;

@@ -215,4 +215,36 @@ Result<ProgressDigest> digest_progress(std::string_view text, const std::string&
     return d;
 }
 
+std::optional<ProgressDigest> digest_appended(const ProgressDigest& before_digest, std::string_view before,
+                                              std::string_view after) {
+    if (before.empty() || before.back() != '\n' || after.size() < before.size() ||
+        after.compare(0, before.size(), before) != 0) {
+        return std::nullopt;
+    }
+    const std::optional<SequenceStart> seq = find_sequence(before.substr(0, 64 * 1024), before.size() <= 64 * 1024);
+    if (!seq || seq->indent == 0) return std::nullopt;
+    const std::string_view added = after.substr(before.size());
+    if (added.empty()) return before_digest;
+    // The appended bytes must be whole items of the same sequence, and the
+    // sequence must be what `before` ends with (no keys after it).
+    const std::size_t first_eol = std::min(added.find('\n'), added.size());
+    if (!starts_item(added.substr(0, first_eol), seq->indent)) return std::nullopt;
+    const std::size_t last_item = before.rfind("\n" + std::string(seq->indent, ' ') + "- ");
+    if (last_item == std::string_view::npos || last_item + 1 < seq->offset) return std::nullopt;
+    for (std::size_t p = before.find('\n', last_item + 1); p + 1 < before.size(); p = before.find('\n', p + 1)) {
+        const char c = before[p + 1];
+        if (c != ' ' && c != '\n' && c != '\r' && c != '#') return std::nullopt;  // a key after the sequence
+    }
+    Result<ProgressDigest> tail = digest_progress("entries:\n" + std::string(added), "appended");
+    if (!tail) return std::nullopt;
+    ProgressDigest out = before_digest;
+    out.entries += tail->entries;
+    out.completed_tasks.insert(tail->completed_tasks.begin(), tail->completed_tasks.end());
+    for (const auto& [id, n] : tail->runs) out.runs[id] += n;
+    Result<Instant> a = parse_progress_timestamp(out.latest), b = parse_progress_timestamp(tail->latest);
+    if (b && (!a || *b > *a)) out.latest = tail->latest;
+    else if (!a && !b && out.latest.empty()) out.latest = tail->latest;
+    return out;
+}
+
 }  // namespace small

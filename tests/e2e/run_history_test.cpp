@@ -60,7 +60,7 @@ TEST(RunHistoryE2E, SnapshotStoresEverythingAndRefusesToOverwriteWithoutForce) {
     const json meta = json::parse(read_file(dir / "meta.json"));
     EXPECT_EQ(meta.value("replayId", ""), id);
     EXPECT_EQ(meta.value("source_dir", ""), root.string());
-    EXPECT_TRUE(contains(read_file(root / ".small-runs/index.small.yml"), "reason: snapshot"));
+    EXPECT_TRUE(contains(read_file(root / ".small-runs/index.small.yml"), "snapshot"));
 
     RunResult again = run_in(root, {"run", "snapshot"});
     EXPECT_EQ(again.exit_code, 1) << again;
@@ -109,7 +109,7 @@ TEST(RunHistoryE2E, ListShowDiffAndCheckoutAcrossTwoRuns) {
     // diff: real unified diffs that patch applies to a copy of run1.
     json diff = run_json(root, {"run", "diff", run1, run2, "--full"}, 0);
     EXPECT_GT(diff["progress"].value("entries_after", 0), diff["progress"].value("entries_before", 0));
-    EXPECT_EQ(diff["progress"]["completed_delta"], json::array({"task-1"})) << diff.dump(2);
+    EXPECT_EQ(diff["progress"]["completed_delta"], json::array({"meta/reset", "task-1"})) << diff.dump(2);
     std::string patch_text;
     for (const json& f : diff["files"]) patch_text += f.value("diff", "");
     patch_text += diff["progress"].value("diff", "");
@@ -242,7 +242,7 @@ TEST(RunHistoryE2E, ArchiveWritesAFreshFolderAndVerifiesIt) {
     json doc = run_json(root, {"archive"}, 0);
     const fs::path dir = root / ".small-archive" / id;
     EXPECT_EQ(doc.value("dir", ""), dir.string());
-    EXPECT_EQ(doc["files"].size(), 5u) << doc.dump(2);  // no constraints file: skipped
+    EXPECT_EQ(doc["files"].size(), 6u) << doc.dump(2);
     EXPECT_EQ(run_in(root, {"archive", "--verify", dir.string()}).exit_code, 0);
 
     // Tampering and stale files are found.

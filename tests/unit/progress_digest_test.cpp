@@ -102,3 +102,32 @@ TEST(ProgressDigest, SyntaxErrorsAreReportedWithAPosition) {
 
 }  // namespace
 }  // namespace small
+
+namespace small {
+namespace {
+
+TEST(ProgressDigest, AppendedItemsMergeIntoTheEarlierDigest) {
+    std::string before = kHead;
+    for (int i = 0; i < 5; ++i) {
+        before += "  - task_id: t" + std::to_string(i) + "\n    status: completed\n    timestamp: \"2026-01-01T00:00:0" +
+                  std::to_string(i) + ".000000001Z\"\n";
+    }
+    const std::string after = before + "  - task_id: t9\n    status: completed\n    timestamp: \"2026-02-01T00:00:00.000000001Z\"\n";
+    Result<ProgressDigest> d = digest_progress(before, "p.yml");
+    ASSERT_TRUE(d);
+    const std::optional<ProgressDigest> grown = digest_appended(*d, before, after);
+    ASSERT_TRUE(grown.has_value());
+    Result<ProgressDigest> whole = digest_progress(after, "p.yml");
+    ASSERT_TRUE(whole);
+    EXPECT_EQ(grown->entries, whole->entries);
+    EXPECT_EQ(grown->completed_tasks, whole->completed_tasks);
+    EXPECT_EQ(grown->latest, whole->latest);
+    EXPECT_EQ(grown->runs, whole->runs);
+    // Not an extension, or keys after the sequence: the caller digests whole.
+    EXPECT_FALSE(digest_appended(*d, before, "x" + after).has_value());
+    EXPECT_FALSE(digest_appended(*d, before + "owner: agent\n", before + "owner: agent\n  - task_id: x\n").has_value());
+    EXPECT_FALSE(digest_appended(*d, before, before + "    notes: continues the last item\n").has_value());
+}
+
+}  // namespace
+}  // namespace small

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -33,5 +34,12 @@ struct ProgressDigest {
 
 // Errors: the text is not YAML (Invalid, `display`:line:column).
 Result<ProgressDigest> digest_progress(std::string_view text, const std::string& display);
+
+// The digest of `after` when it is `before` plus appended items (the usual
+// case for two snapshots of one append-only log): `before_digest` merged
+// with the digest of the appended bytes only. nullopt when `after` does not
+// extend `before` that way (the caller digests it whole).
+std::optional<ProgressDigest> digest_appended(const ProgressDigest& before_digest, std::string_view before,
+                                              std::string_view after);
 
 }  // namespace small
