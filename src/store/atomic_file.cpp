@@ -376,6 +376,9 @@ Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, st
 }
 
 Status write_cache_file(const WorkspacePaths& ws, const std::string& target, std::string_view bytes) {
+    // A read-only command may be the first to run in a fresh clone (no
+    // .small-cache/ yet): the cache is worth the folder.
+    if (Status made = ensure_directory(ws, target.substr(0, target.rfind('/'))); !made) return made;
     return write_components_atomic(ws, workspace_components(ws, target, "write"), target, bytes, 0644, Sync::None);
 }
 
@@ -491,6 +494,22 @@ Status write_folder_atomic(const WorkspacePaths& ws, const std::string& dir, con
         return filled;
     }
     return fsync_directory(parent);
+}
+
+Status create_root_directory(const std::string& root) {
+    std::error_code ec;
+    std::filesystem::create_directories(root, ec);
+    if (ec || !std::filesystem::is_directory(root)) {
+        return Error::system("failed to create workspace directory " + root + ": " +
+                             (ec ? ec.message() : std::string("not a directory")));
+    }
+    return ok_status();
+}
+
+void remove_empty_staging_folders(const WorkspacePaths& ws) {
+    // rmdir only removes an empty folder, and never follows a link.
+    (void)::rmdir(runtime_path(ws.root, kTempDirName).c_str());
+    (void)::rmdir(runtime_path(ws.root, kCacheDirName).c_str());
 }
 
 }  // namespace small
