@@ -22,6 +22,7 @@ Standard library only.
 import argparse
 import json
 import os
+import hashlib
 import shutil
 import statistics
 import subprocess
@@ -80,7 +81,17 @@ COMMANDS = [
      "expect_exit": 0},
     # A new task per run: the plan grows by one task, the log by one entry.
     {"name": "plan --add", "argv": ["plan", "--add", "Bench task {run}"], "mutates": "once", "expect_exit": 0},
+    # The run store (issue 9): a snapshot copies the five artifacts (the whole log) and is
+    # swapped in whole with --force; diff compares two snapshots whose logs differ by 1,000
+    # appended entries (prepared once per workspace, see prepare_diff_store).
+    {"name": "run snapshot", "argv": ["run", "snapshot", "--force"], "mutates": "once", "expect_exit": 0},
+    {"name": "run diff", "argv": ["run", "diff", "{from}", "{to}"], "setup": "diff-store", "mutates": False,
+     "expect_exit": 0},
+    {"name": "run diff --full", "argv": ["run", "diff", "{from}", "{to}", "--full"], "setup": "diff-store",
+     "mutates": False, "expect_exit": 0},
 ]
+
+DIFF_APPENDED = 1000  # entries the second snapshot's log has beyond the first's
 
 
 def machine(workdir):
@@ -166,8 +177,30 @@ def percentile(values, pct):
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def argv_for(cmd, ws_spec, run):
+def prepare_diff_store(small, ws, workdir, timeout):
+    """A copy of `ws` whose run store holds two snapshots: the run's own (`small run
+    snapshot`), and a second one under another id whose log has DIFF_APPENDED more entries
+    (appended the way small appends them). Returns (dir, from_id, to_id)."""
+    target = os.path.join(workdir, "diffstore-" + os.path.basename(ws))
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(ws, target, symlinks=True)
+    subprocess.run([small, "run", "snapshot", "--dir", target], check=True, timeout=timeout,
+                   stdout=subprocess.DEVNULL)
+    runs = os.path.join(target, ".small-runs")
+    from_id = [d for d in os.listdir(runs) if len(d) == 64][0]
+    to_id = hashlib.sha256(b"bench-diff").hexdigest()
+    shutil.copytree(os.path.join(runs, from_id), os.path.join(runs, to_id))
+    with open(os.path.join(runs, to_id, "progress.small.yml"), "a") as f:
+        for j in range(DIFF_APPENDED):
+            f.write('  - timestamp: "2030-01-01T00:%02d:%02d.%09dZ"\n    task_id: "task-1"\n'
+                    '    status: "completed"\n    evidence: "appended %d"\n    replayId: "%s"\n'
+                    % (j // 60 % 60, j % 60, j + 1, j, from_id))
+    return target, from_id, to_id
+
+
+def argv_for(cmd, ws_spec, run, extra=None):
     fields = {"run": run, "last_task": "task-%d" % ws_spec["tasks"]}
+    fields.update(extra or {})
     for key, values in cmd.get("cycle", {}).items():
         fields[key] = values[run % len(values)]
     return [a.format(**fields) for a in cmd["argv"]]
@@ -238,6 +271,9 @@ def bench(small, ws_spec, ws, cmd, runs, workdir, timeout, rss_wrapper):
     failure_output = None
     scratch = os.path.join(workdir, "scratch-" + ws_spec["name"])
     last = runs + (1 if rss_wrapper else 0)
+    extra = {}
+    if cmd.get("setup") == "diff-store":
+        ws, extra["from"], extra["to"] = prepare_diff_store(small, ws, workdir, timeout)
     for i in range(last + 1):
         target = ws
         if cmd.get("mutates") == "once":
@@ -249,7 +285,7 @@ def bench(small, ws_spec, ws, cmd, runs, workdir, timeout, rss_wrapper):
             target = scratch
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(ws, target, symlinks=True)
-        argv = [small] + argv_for(cmd, ws_spec, i) + ["--dir", target]
+        argv = [small] + argv_for(cmd, ws_spec, i, extra) + ["--dir", target]
         timed = 1 <= i <= runs
         wall, cpu_s, maxrss_kb, code, out = run_once(argv, workdir, timeout,
                                                      None if timed else rss_wrapper)

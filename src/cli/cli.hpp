@@ -188,6 +188,8 @@ void register_agents(CLI::App& app, Context& ctx);  // agents apply, check, prin
 void register_apply(CLI::App& app, Context& ctx);
 void register_selftest(CLI::App& app, Context& ctx);
 void register_completion(CLI::App& app, Context& ctx);         // completion bash, zsh, fish
+void register_run(CLI::App& app, Context& ctx);     // run snapshot, list, show, diff, checkout
+void register_archive(CLI::App& app, Context& ctx);
 void register_plan_show(CLI::App* plan, Context& ctx);         // plan show
 void register_progress_list(CLI::App* group, Context& ctx);    // progress list
 // One progress entry as a line: timestamp, task, status, first evidence field.

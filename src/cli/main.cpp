@@ -64,6 +64,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_accept(app, ctx);
     register_agents(app, ctx);
     register_apply(app, ctx);
+    register_archive(app, ctx);
     register_check(app, ctx);
     register_doctor(app, ctx);
     register_checkpoint(app, ctx);
@@ -79,6 +80,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_replay_id(app, ctx);
     register_reset(app, ctx);
     register_selftest(app, ctx);
+    register_run(app, ctx);
     register_start(app, ctx);
     register_status(app, ctx);
     register_validate(app, ctx);

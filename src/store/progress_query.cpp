@@ -19,45 +19,6 @@ constexpr std::size_t kFirstWindow = 16 * 1024;  // ~60 house-style entries; wid
 std::string log_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Progress)); }
 std::string log_display(const WorkspacePaths& ws) { return ws.display_of(artifact_file_name(ArtifactType::Progress)); }
 
-bool starts_item(std::string_view line, std::size_t indent) {
-    if (line.size() <= indent || line[indent] != '-') return false;
-    for (std::size_t i = 0; i < indent; ++i)
-        if (line[i] != ' ') return false;
-    return line.size() == indent + 1 || line[indent + 1] == ' ' || line[indent + 1] == '\r';
-}
-
-// Where the items of a block `entries:` sequence start, and their indent.
-struct SequenceStart {
-    std::size_t offset = 0;
-    std::size_t indent = 0;
-};
-
-// nullopt: not a plain block sequence near the top (use the full parse).
-std::optional<SequenceStart> find_sequence(std::string_view head, bool whole_file) {
-    std::size_t pos = 0;
-    bool in_entries = false;
-    while (pos < head.size()) {
-        const std::size_t eol = head.find('\n', pos);
-        if (eol == std::string_view::npos && !whole_file) return std::nullopt;  // line cut by the head
-        const std::string_view line = head.substr(pos, (eol == std::string_view::npos ? head.size() : eol) - pos);
-        const std::string_view bare = trim(line);
-        if (!in_entries) {
-            if (line.rfind("entries:", 0) == 0) {
-                const std::string_view rest = trim(line.substr(8));
-                if (!rest.empty() && rest[0] != '#') return std::nullopt;  // flow style, e.g. []
-                in_entries = true;
-            }
-        } else if (!bare.empty() && bare[0] != '#') {
-            const std::size_t indent = line.find_first_not_of(' ');
-            if (!starts_item(line, indent)) return std::nullopt;
-            return SequenceStart{pos, indent};
-        }
-        if (eol == std::string_view::npos) break;
-        pos = eol + 1;
-    }
-    return std::nullopt;
-}
-
 std::string field(const NodeRef& entry, std::string_view key) { return std::string(trim(entry.find(key).as_string())); }
 
 enum class Verdict { Match, Skip, Stop };
@@ -135,6 +96,38 @@ ProgressItem progress_item_of(const YamlValue& entry) {
     item.command_ref = string_member(entry, "command_ref");
     item.command_sha256 = string_member(entry, "command_sha256");
     return item;
+}
+
+bool starts_item(std::string_view line, std::size_t indent) {
+    if (line.size() <= indent || line[indent] != '-') return false;
+    for (std::size_t i = 0; i < indent; ++i)
+        if (line[i] != ' ') return false;
+    return line.size() == indent + 1 || line[indent + 1] == ' ' || line[indent + 1] == '\r';
+}
+
+std::optional<SequenceStart> find_sequence(std::string_view head, bool whole_file) {
+    std::size_t pos = 0;
+    bool in_entries = false;
+    while (pos < head.size()) {
+        const std::size_t eol = head.find('\n', pos);
+        if (eol == std::string_view::npos && !whole_file) return std::nullopt;  // line cut by the head
+        const std::string_view line = head.substr(pos, (eol == std::string_view::npos ? head.size() : eol) - pos);
+        const std::string_view bare = trim(line);
+        if (!in_entries) {
+            if (line.rfind("entries:", 0) == 0) {
+                const std::string_view rest = trim(line.substr(8));
+                if (!rest.empty() && rest[0] != '#') return std::nullopt;  // flow style, e.g. []
+                in_entries = true;
+            }
+        } else if (!bare.empty() && bare[0] != '#') {
+            const std::size_t indent = line.find_first_not_of(' ');
+            if (!starts_item(line, indent)) return std::nullopt;
+            return SequenceStart{pos, indent};
+        }
+        if (eol == std::string_view::npos) break;
+        pos = eol + 1;
+    }
+    return std::nullopt;
 }
 
 Result<EntryList> query_entries(const FileSystem& fs, const WorkspacePaths& ws, const EntryQuery& q) {

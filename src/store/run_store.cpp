@@ -11,7 +11,12 @@
 
 #include <sys/stat.h>
 
+#include <nlohmann/json.hpp>
+
+#include "small/base/text.hpp"
+#include "small/model/workspace.hpp"
 #include "small/store/atomic_file.hpp"
+#include "small/store/folder_publish.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/store/workspace_change.hpp"
 
@@ -115,6 +120,267 @@ void discard_unused_snapshot(const WorkspacePaths& ws, const SnapshotMade& made)
     if (::lstat((ws.root + "/" + kChangeJournalName).c_str(), &st) == 0) return;
     remove_made(ws.root + "/.small-runs", made.dir, made.runs_created);
     (void)fsync_directory(ws.root);
+}
+
+}  // namespace small
+
+// ---- The `small run` commands' view of the store ----
+
+namespace small {
+
+namespace {
+
+constexpr const char* kMetaFileName = "meta.json";
+
+bool is_lower_hex(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+Error not_a_link(const std::string& path) {
+    return Error::invalid(path + " is a symbolic link; the run store must hold plain folders and files (D7)");
+}
+
+// The folder's mtime, for snapshots without meta.json.
+Instant folder_time(const std::string& dir) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0) return {};
+    return Instant{static_cast<std::int64_t>(st.st_mtim.tv_sec), static_cast<std::uint32_t>(st.st_mtim.tv_nsec)};
+}
+
+std::string json_string(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Status read_meta(const FileSystem& fs, SnapshotInfo& info) {
+    const std::string path = info.dir + "/" + kMetaFileName;
+    if (fs.is_symlink(path)) return not_a_link(path);
+    if (!fs.file_exists(path)) return ok_status();
+    Result<std::string> text = fs.read_file(path);
+    if (!text) return text.error();
+    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        return Error::invalid(path + ": not a JSON object; move the folder aside or re-create it with `small run snapshot --force`");
+    }
+    info.has_meta = true;
+    SnapshotMeta& m = info.meta;
+    m.replay_id = json_string(j, "replayId"), m.created_at = json_string(j, "created_at");
+    m.git_sha = json_string(j, "git_sha"), m.branch = json_string(j, "branch");
+    m.cli_version = json_string(j, "cli_version"), m.workspace_kind = json_string(j, "workspace_kind");
+    m.source_dir = json_string(j, "source_dir");
+    const auto dirty = j.find("git_dirty");
+    m.git_dirty = dirty != j.end() && dirty->is_boolean() && dirty->get<bool>();
+    return ok_status();
+}
+
+Status read_handoff(const FileSystem& fs, SnapshotInfo& info) {
+    const std::string path = info.dir + "/" + std::string(kHandoffFileName);
+    if (!fs.file_exists(path)) return ok_status();
+    Result<Document> doc = load_yaml_file(fs, path, path);
+    if (!doc) return doc.error();
+    const NodeRef root = doc->root();
+    info.summary = std::string(trim(root.find("summary").as_string()));
+    const NodeRef steps = root.find("resume").find("next_steps");
+    for (std::size_t i = 0; steps.is_sequence() && i < steps.size(); ++i) {
+        if (steps.item(i).is_string()) info.next_steps.emplace_back(steps.item(i).as_string());
+    }
+    return ok_status();
+}
+
+// Fills `info` from its folder; the first problem is returned (what was
+// read before it stays filled in).
+Status read_snapshot(const FileSystem& fs, SnapshotInfo& info) {
+    for (ArtifactType t : kArtifactTypes) {
+        const std::string name = artifact_file_name(t);
+        if (fs.is_symlink(info.dir + "/" + name)) return not_a_link(info.dir + "/" + name);
+        if (fs.file_exists(info.dir + "/" + name)) info.files.push_back(name);
+    }
+    Status meta = read_meta(fs, info);
+    if (info.meta.replay_id.empty()) info.meta.replay_id = snapshot_run_id(info.name);
+    Result<Instant> created = parse_lenient_timestamp(info.meta.created_at);
+    info.created = created ? *created : folder_time(info.dir);
+    if (info.meta.created_at.empty()) info.meta.created_at = format_timestamp_utc9(info.created);
+    if (!meta) return meta;
+    return read_handoff(fs, info);
+}
+
+Status refuse_linked_store(const FileSystem& fs, const std::string& store) {
+    return fs.is_symlink(store) ? Status(not_a_link(store)) : ok_status();
+}
+
+// Reads the file `name` of HEAD's ref, or of packed-refs.
+std::string ref_sha(const FileSystem& fs, const std::string& git_dir, const std::string& ref) {
+    if (Result<std::string> loose = fs.read_file(git_dir + "/" + ref)) return std::string(trim(*loose));
+    Result<std::string> packed = fs.read_file(git_dir + "/packed-refs");
+    if (!packed) return {};
+    const std::string suffix = " " + ref;
+    for (std::size_t pos = 0; pos < packed->size();) {
+        const std::size_t eol = std::min(packed->find('\n', pos), packed->size());
+        const std::string_view line(packed->data() + pos, eol - pos);
+        if (line.size() > suffix.size() && line.substr(line.size() - suffix.size()) == suffix) {
+            return std::string(line.substr(0, line.size() - suffix.size()));
+        }
+        pos = eol + 1;
+    }
+    return {};
+}
+
+}  // namespace
+
+bool is_snapshot_name(std::string_view name) {
+    if (name.size() < 64 || !is_lower_hex(name.substr(0, 64))) return false;
+    if (name.size() == 64) return true;
+    const std::string_view n = name.substr(64);
+    if (n.size() < 2 || n.size() > 7 || n[0] != '.' || n[1] < '1' || n[1] > '9') return false;
+    return std::all_of(n.begin() + 1, n.end(), [](char c) { return c >= '0' && c <= '9'; }) && n != ".1";
+}
+
+std::string snapshot_run_id(std::string_view name) { return std::string(name.substr(0, 64)); }
+
+std::string run_store_dir(const WorkspacePaths& ws, const std::string& store_flag) {
+    if (store_flag.empty()) return runtime_path(ws.root, kRunsDirName);
+    if (store_flag[0] == '/') return std::filesystem::path(store_flag).lexically_normal().string();
+    return (std::filesystem::path(ws.root) / store_flag).lexically_normal().string();
+}
+
+Result<SnapshotInfo> load_snapshot(const FileSystem& fs, const std::string& store, const std::string& name) {
+    if (!is_snapshot_name(name)) {
+        return Error::usage("invalid replay id \"" + name + "\": expected 64 lower-case hex digits (see `small run list`)");
+    }
+    if (Status s = refuse_linked_store(fs, store); !s) return s.error();
+    SnapshotInfo info;
+    info.name = name;
+    info.dir = store + "/" + name;
+    if (fs.is_symlink(info.dir)) return not_a_link(info.dir);
+    if (!fs.directory_exists(info.dir)) {
+        return Error::invalid("run snapshot not found: " + name + " (in " + store + "; see `small run list`)");
+    }
+    if (Status s = read_snapshot(fs, info); !s) return s.error();
+    return info;
+}
+
+Result<std::vector<SnapshotInfo>> list_snapshots(const FileSystem& fs, const std::string& store) {
+    if (Status s = refuse_linked_store(fs, store); !s) return s.error();
+    std::vector<SnapshotInfo> out;
+    if (!fs.directory_exists(store)) return out;
+    Result<std::vector<DirEntry>> entries = fs.list_directory(store);
+    if (!entries) return entries.error();
+    for (const DirEntry& e : *entries) {
+        if (!e.is_directory || !is_snapshot_name(e.name)) continue;
+        SnapshotInfo info;
+        info.name = e.name;
+        info.dir = store + "/" + e.name;
+        if (Status s = read_snapshot(fs, info); !s) info.problem = s.error().message;
+        out.push_back(std::move(info));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const SnapshotInfo& a, const SnapshotInfo& b) {
+        return a.created != b.created ? a.created > b.created : a.name < b.name;
+    });
+    return out;
+}
+
+std::string snapshot_meta_json(const SnapshotMeta& m) {
+    nlohmann::ordered_json j;
+    j["replayId"] = m.replay_id;
+    j["created_at"] = m.created_at;
+    j["git_sha"] = m.git_sha;
+    j["git_dirty"] = m.git_dirty;
+    j["branch"] = m.branch;
+    j["cli_version"] = m.cli_version;
+    j["workspace_kind"] = m.workspace_kind;
+    j["source_dir"] = m.source_dir;
+    return j.dump(2);
+}
+
+Result<RunSnapshotWritten> write_run_snapshot(const FileSystem& fs, const WorkspacePaths& ws, const RunSnapshotRequest& req) {
+    if (!is_snapshot_name(req.name)) return Error::internal("snapshot name \"" + req.name + "\" is not a replay id");
+    if (Status s = refuse_linked_store(fs, req.store); !s) return s.error();
+    FolderFiles files;
+    for (ArtifactType t : kArtifactTypes) {
+        const std::string name = artifact_file_name(t);
+        if (!fs.file_exists(ws.path_of(name))) continue;
+        Result<std::string> bytes = fs.read_file(ws.path_of(name));
+        if (!bytes) return bytes.error();
+        files.emplace_back(name, std::move(*bytes));
+    }
+    files.emplace_back(kMetaFileName, snapshot_meta_json(req.meta));
+    RunSnapshotWritten out;
+    out.dir = req.store + "/" + req.name;
+    if (fs.is_symlink(out.dir)) return not_a_link(out.dir);
+    const bool exists = fs.directory_exists(out.dir);
+    if (exists && !req.force) return Error::invalid("run snapshot exists, pass --force to overwrite: " + out.dir);
+    if (!exists) {
+        if (Status s = write_folder_atomic(ws, out.dir, files); !s) return s.error();
+        return out;
+    }
+    // --force: build the new folder beside the old one, swap the two in one
+    // step (readers see the old or the new folder, never none), drop the old.
+    const std::string side = req.store + "/." + req.name + ".replacement";
+    std::error_code ec;
+    std::filesystem::remove_all(side, ec);  // a leftover of an interrupted --force (the store is no link)
+    if (Status s = write_folder_atomic(ws, side, files); !s) return s.error();
+    if (Status s = publish_folder(side, out.dir, true); !s) return s.error();
+    out.replaced = true;
+    return out;
+}
+
+Result<RunIdentity> current_run_identity(const FileSystem& fs, const WorkspacePaths& ws, const std::string& pinned) {
+    const std::string name(kHandoffFileName);
+    if (!fs.file_exists(ws.path_of(name))) {
+        return Error::invalid(ws.display_of(name) + " not found (run 'small handoff' first)");
+    }
+    Result<Document> doc = load_yaml_file(fs, ws.path_of(name), ws.display_of(name));
+    if (!doc) return doc.error();
+    const NodeRef root = doc->root();
+    RunIdentity out;
+    out.summary = std::string(trim(root.find("summary").as_string()));
+    const NodeRef value = root.find("replayId").find("value");
+    if (!value.valid() || (value.is_string() && trim(value.as_string()).empty())) {
+        return Error::invalid(ws.display_of(name) + " missing replayId, run: small handoff --summary \"<summary>\"");
+    }
+    const std::string id(trim(value.as_string()));
+    if (!value.is_string() || !is_valid_replay_id(id)) {
+        Error e = Error::invalid(ws.display_of(name) + " has invalid replayId " + shown_value(value) +
+                                 ": expected 64 hex digits; it is never used as a folder name");
+        e.hint = "run 'small handoff' to write the run's id";
+        return e;
+    }
+    out.id = !pinned.empty() ? pinned : lower_ascii(id);
+    return out;
+}
+
+GitFacts read_git_facts(const FileSystem& fs, const std::string& root) {
+    GitFacts g;
+    for (std::filesystem::path dir = root;; dir = dir.parent_path()) {
+        std::string git = (dir / ".git").string();
+        if (fs.file_exists(git)) {  // a worktree or submodule: "gitdir: <path>"
+            Result<std::string> link = fs.read_file(git);
+            if (!link || link->rfind("gitdir:", 0) != 0) return g;
+            const std::string target(trim(std::string_view(*link).substr(7)));
+            git = target[0] == '/' ? target : (dir / target).string();
+        } else if (!fs.directory_exists(git)) {
+            if (dir == dir.parent_path()) return g;
+            continue;
+        }
+        Result<std::string> head = fs.read_file(git + "/HEAD");
+        if (!head) return g;
+        const std::string_view h = trim(*head);
+        if (h.rfind("ref: ", 0) == 0) {
+            const std::string ref(trim(h.substr(5)));
+            if (ref.rfind("refs/heads/", 0) == 0) g.branch = ref.substr(11);
+            std::string common = git;  // linked worktrees keep refs in the common dir
+            if (Result<std::string> c = fs.read_file(git + "/commondir")) {
+                const std::string cd(trim(*c));
+                common = cd[0] == '/' ? cd : git + "/" + cd;
+            }
+            g.sha = ref_sha(fs, git, ref);
+            if (g.sha.empty()) g.sha = ref_sha(fs, common, ref);
+        } else {
+            g.sha = std::string(h);
+        }
+        if (!(g.sha.size() == 40 && is_lower_hex(g.sha))) g.sha.clear();
+        return g;
+    }
 }
 
 }  // namespace small

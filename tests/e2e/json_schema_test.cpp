@@ -489,6 +489,25 @@ TEST_F(JsonSchemaE2E, AgentsPrint) {
     expect_in({"agents", "print", "--format", "plain", "--with-markers"}, "agents-print", 2);
 }
 
+TEST_F(JsonSchemaE2E, RunAndArchive) {
+    init_workspace();
+    ASSERT_EQ(run_in(root(), {"handoff", "--summary", "Schema run"}).exit_code, 0);
+    const json snap = expect_in({"run", "snapshot"}, "run-snapshot", 0);
+    const std::string id = snap.value("replayId", "");
+    expect_in({"run", "snapshot"}, "run-snapshot", 1);
+    expect_in({"run", "snapshot", "--force"}, "run-snapshot", 0);
+    expect_in({"run", "list"}, "run-list", 0);
+    expect_in({"run", "show", id}, "run-show", 0);
+    expect_in({"run", "show", "../x"}, "run-show", 2);
+    expect_in({"run", "diff", id, id, "--full"}, "run-diff", 0);
+    expect_in({"run", "checkout", id}, "run-checkout", 0);
+    const json archived = expect_in({"archive"}, "archive", 0);
+    expect_in({"archive", "--verify", archived.value("dir", "")}, "archive", 0);
+    write_file(fs::path(archived.value("dir", "")) / "extra.txt", "x");
+    expect_in({"archive", "--verify", archived.value("dir", "")}, "archive", 1);
+    expect_in({"archive", "--include", "../x"}, "archive", 2);
+}
+
 TEST_F(JsonSchemaE2E, Help) {
     expect_in({"help"}, "help", 0);
     expect_in({"help", "progress", "add"}, "help", 0);

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "small/base/filesystem.hpp"
@@ -52,6 +53,19 @@ struct ProgressItem {
     std::string command_ref, command_sha256;
 };
 ProgressItem progress_item_of(const YamlValue& entry);
+// Where the items of a block `entries:` sequence start, and their indent.
+struct SequenceStart {
+    std::size_t offset = 0;
+    std::size_t indent = 0;
+};
+
+// Whether `line` starts an item of a block sequence indented by `indent`.
+bool starts_item(std::string_view line, std::size_t indent);
+
+// The `entries:` block sequence in `head` (the start of a log; `whole_file`
+// when it is the whole log); nullopt when the log is not a plain block
+// sequence near the top (readers then parse the whole file).
+std::optional<SequenceStart> find_sequence(std::string_view head, bool whole_file);
 
 // Errors: the log is missing or unreadable (System), does not parse
 // (Invalid, file:line:column from the full parse).

@@ -1,0 +1,30 @@
+// Putting a complete folder in place (run snapshot --force, archive): the
+// folder is written beside its destination under another name, then moved
+// there by one rename, so a reader never sees it half written and a fresh
+// folder never mixes with the stale files of an older one.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "small/base/result.hpp"
+
+namespace small {
+
+using PublishFiles = std::vector<std::pair<std::string, std::string>>;  // plain file name, bytes
+
+// Creates `side` (it must not exist; its parent must) holding exactly
+// `files`, each fsynced, then the folder itself. A failure removes `side`.
+// For a folder the user named (`archive --out`): the D7 workspace rules of
+// write_folder_atomic do not apply there.
+Status write_new_folder(const std::string& side, const PublishFiles& files);
+
+// Moves the complete folder `side` to `dir`. `dir` absent or an empty
+// folder: a plain rename. `dir` a non-empty folder: with `replace`, the two
+// are exchanged in one step (RENAME_EXCHANGE) and the old one removed;
+// without, refused (Invalid, nothing changed; `side` removed). `dir` a
+// symbolic link or a file: refused. The parent folder is fsynced.
+Status publish_folder(const std::string& side, const std::string& dir, bool replace);
+
+}  // namespace small

@@ -1,0 +1,266 @@
+// `small run snapshot|list|show|diff|checkout` (see run.hpp).
+#include "small/ops/run.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "small/base/line_diff.hpp"
+#include "small/base/text.hpp"
+#include "small/base/timestamp.hpp"
+#include "small/doc/yaml.hpp"
+#include "small/model/layout.hpp"
+#include "small/store/backup.hpp"
+#include "small/store/handoff_file.hpp"
+#include "small/store/progress_entry.hpp"
+#include "small/store/progress_log.hpp"
+#include "small/store/run_index.hpp"
+#include "small/store/workspace_change.hpp"
+
+namespace small {
+
+namespace {
+
+// The files checkout restores and diff compares, in this order.
+constexpr std::array<ArtifactType, 4> kRestored = {ArtifactType::Intent, ArtifactType::Constraints, ArtifactType::Plan,
+                                                   ArtifactType::Handoff};
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+    std::string out;
+    for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
+    return out;
+}
+
+Status require_artifacts(const FileSystem& fs, const WorkspacePaths& ws) {
+    for (ArtifactType t : {ArtifactType::Intent, ArtifactType::Plan, ArtifactType::Progress, ArtifactType::Handoff}) {
+        const std::string name = artifact_file_name(t);
+        if (!fs.file_exists(ws.path_of(name))) {
+            return Error::invalid(name + " not found in .small/ (run 'small init' first)");
+        }
+    }
+    return ok_status();
+}
+
+std::string kind_of(const YamlValue& metadata) {
+    if (metadata.is_object() && metadata.contains("kind") && metadata["kind"].is_string()) {
+        return metadata["kind"].get<std::string>();
+    }
+    return std::string(workspace_kind_name(WorkspaceKind::RepoRoot));
+}
+
+// A snapshot file's bytes, or nullopt when the snapshot does not have it.
+Result<std::optional<std::string>> snapshot_file(const FileSystem& fs, const SnapshotInfo& s, const std::string& name) {
+    if (std::find(s.files.begin(), s.files.end(), name) == s.files.end()) return std::optional<std::string>();
+    Result<std::string> bytes = fs.read_file(s.dir + "/" + name);
+    if (!bytes) return bytes.error();
+    return std::optional<std::string>(std::move(*bytes));
+}
+
+// The text without copying it (value_or would copy a 24 MB log).
+std::string_view text_or_empty(const std::optional<std::string>& text) {
+    return text ? std::string_view(*text) : std::string_view();
+}
+
+Result<RunFileDiff> diff_file(const FileSystem& fs, const SnapshotInfo& from, const SnapshotInfo& to,
+                              const std::string& name) {
+    Result<std::optional<std::string>> a = snapshot_file(fs, from, name);
+    if (!a) return a.error();
+    Result<std::optional<std::string>> b = snapshot_file(fs, to, name);
+    if (!b) return b.error();
+    RunFileDiff out;
+    out.name = name;
+    if (!*a && !*b) return out;
+    const UnifiedDiff d = unified_diff(text_or_empty(*a), text_or_empty(*b), *a ? "a/" + name : "/dev/null",
+                                       *b ? "b/" + name : "/dev/null");
+    out.changed = d.changed() || a->has_value() != b->has_value();
+    out.added = d.added, out.removed = d.removed, out.diff = d.text;
+    return out;
+}
+
+Result<ProgressDigest> digest_of(const std::optional<std::string>& text, const std::string& display) {
+    if (!text) return ProgressDigest{};
+    return digest_progress(*text, display);
+}
+
+Result<RunProgressDiff> diff_progress(const FileSystem& fs, const SnapshotInfo& from, const SnapshotInfo& to, bool full) {
+    const std::string name = artifact_file_name(ArtifactType::Progress);
+    Result<std::optional<std::string>> a = snapshot_file(fs, from, name);
+    if (!a) return a.error();
+    Result<std::optional<std::string>> b = snapshot_file(fs, to, name);
+    if (!b) return b.error();
+    Result<ProgressDigest> before = digest_of(*a, from.dir + "/" + name);
+    if (!before) return before.error();
+    Result<ProgressDigest> after = ProgressDigest{};
+    std::optional<ProgressDigest> grown;
+    if (*a && *b) grown = digest_appended(*before, **a, **b);  // append-only: digest the new bytes only
+    after = grown ? Result<ProgressDigest>(std::move(*grown)) : digest_of(*b, to.dir + "/" + name);
+    if (!after) return after.error();
+    RunProgressDiff out;
+    out.entries_before = before->entries, out.entries_after = after->entries;
+    std::set_difference(after->completed_tasks.begin(), after->completed_tasks.end(), before->completed_tasks.begin(),
+                        before->completed_tasks.end(), std::back_inserter(out.completed_delta));
+    out.latest_before = before->latest, out.latest_after = after->latest;
+    out.changed = text_or_empty(*a) != text_or_empty(*b) || a->has_value() != b->has_value();
+    if (full && out.changed) {
+        const UnifiedDiff d = unified_diff(text_or_empty(*a), text_or_empty(*b), *a ? "a/" + name : "/dev/null",
+                                           *b ? "b/" + name : "/dev/null");
+        out.added = d.added, out.removed = d.removed, out.diff = d.text;
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<RunSnapshotResult> run_snapshot(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts, bool force) {
+    Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{opts.scope, false, opts.lock_wait});
+    if (!session) return session.error();
+    if (Status s = require_artifacts(fs, ws); !s) return s.error();
+    Result<RunIdentity> run = current_run_identity(fs, ws, session->run_replay_id);
+    if (!run) return run.error();
+
+    const GitFacts git = read_git_facts(fs, ws.root);
+    RunSnapshotRequest req;
+    req.store = run_store_dir(ws, opts.store);
+    req.name = run->id;
+    req.force = force;
+    req.meta = SnapshotMeta{run->id, format_timestamp_utc9(current_instant()), git.sha, git.branch, SMALL_VERSION,
+                            kind_of(session->metadata), ws.root, false};
+    Result<RunSnapshotWritten> written = write_run_snapshot(fs, ws, req);
+    if (!written) return written.error();
+    if (Status s = append_run_index(fs, ws, req.store, {run->id, req.meta.created_at, git.sha, run->summary, "snapshot"});
+        !s) {
+        return s.error();
+    }
+    return RunSnapshotResult{run->id, written->dir, written->replaced, req.meta};
+}
+
+Result<RunListResult> run_list(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts, std::size_t limit) {
+    RunListResult out;
+    out.store = run_store_dir(ws, opts.store);
+    Result<std::vector<SnapshotInfo>> runs = list_snapshots(fs, out.store);
+    if (!runs) return runs.error();
+    out.total = runs->size();
+    out.runs = std::move(*runs);
+    if (limit != 0 && out.runs.size() > limit) out.runs.resize(limit);
+    return out;
+}
+
+Result<RunShowResult> run_show(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
+                               const std::string& name) {
+    Result<SnapshotInfo> info = load_snapshot(fs, run_store_dir(ws, opts.store), name);
+    if (!info) return info.error();
+    RunShowResult out;
+    out.info = std::move(*info);
+    Result<std::optional<std::string>> log = snapshot_file(fs, out.info, artifact_file_name(ArtifactType::Progress));
+    if (!log) return log.error();
+    if (*log) {
+        Result<ProgressDigest> d = digest_progress(**log, out.info.dir + "/" + artifact_file_name(ArtifactType::Progress));
+        if (!d) return d.error();
+        out.progress = std::move(*d);
+        out.has_progress = true;
+        for (const auto& [id, n] : out.progress.runs) {
+            if (lower_ascii(id) == snapshot_run_id(out.info.name)) out.run_entries += n;
+        }
+    }
+    return out;
+}
+
+Result<RunDiffResult> run_diff(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
+                               const std::string& from, const std::string& to, bool full) {
+    const std::string store = run_store_dir(ws, opts.store);
+    Result<SnapshotInfo> a = load_snapshot(fs, store, from);
+    if (!a) return a.error();
+    Result<SnapshotInfo> b = load_snapshot(fs, store, to);
+    if (!b) return b.error();
+    RunDiffResult out;
+    out.from = from, out.to = to;
+    for (ArtifactType t : kRestored) {
+        Result<RunFileDiff> d = diff_file(fs, *a, *b, artifact_file_name(t));
+        if (!d) return d.error();
+        if (!d->name.empty() && (d->changed || std::find(a->files.begin(), a->files.end(), d->name) != a->files.end() ||
+                                 std::find(b->files.begin(), b->files.end(), d->name) != b->files.end())) {
+            out.files.push_back(std::move(*d));
+        }
+    }
+    Result<RunProgressDiff> p = diff_progress(fs, *a, *b, full);
+    if (!p) return p.error();
+    out.progress = std::move(*p);
+    return out;
+}
+
+Result<RunCheckoutResult> run_checkout(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
+                                       const std::string& name, bool force) {
+    if (!is_snapshot_name(name)) return load_snapshot(fs, "", name).error();  // the id is checked first
+    Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{opts.scope, false, opts.lock_wait});
+    if (!session) return session.error();
+    // Read under the lock: a concurrent `run snapshot --force` cannot swap the folder meanwhile.
+    Result<SnapshotInfo> snap = load_snapshot(fs, run_store_dir(ws, opts.store), name);
+    if (!snap) return snap.error();
+    if (!fs.file_exists(ws.path_of(kProgressFileName))) {
+        return Error::system(ws.display_of(kProgressFileName) + " is missing; run `small init` first");
+    }
+    RunCheckoutResult out;
+    out.name = name;
+    out.replay_id = snapshot_run_id(name);
+    out.previous_replay_id = session->run_replay_id;
+
+    WorkspaceChange change;
+    std::vector<std::string> differing;
+    for (ArtifactType t : kRestored) {
+        const std::string file = artifact_file_name(t);
+        Result<std::optional<std::string>> bytes = snapshot_file(fs, *snap, file);
+        if (!bytes) return bytes.error();
+        const bool live = fs.file_exists(ws.path_of(file));
+        if (!*bytes) {
+            if (live) out.kept.push_back(file);
+            continue;
+        }
+        // Only YAML that parses goes into .small/.
+        if (Result<Document> doc = parse_yaml(**bytes, snap->dir + "/" + file); !doc) return doc.error();
+        if (live) {
+            Result<std::string> now = fs.read_file(ws.path_of(file));
+            if (!now) return now.error();
+            if (*now == **bytes) {
+                out.unchanged.push_back(file);
+                continue;
+            }
+            differing.push_back(file);
+        }
+        out.restored.push_back(file);
+        change.files.push_back({ws.path_of(file), std::move(**bytes)});
+    }
+    if (out.restored.empty() && out.unchanged.empty()) {
+        return Error::invalid("run snapshot " + name + " holds none of intent, constraints, plan, handoff: nothing to restore");
+    }
+    if (!differing.empty() && !force) {
+        Error e = Error::invalid("workspace has uncommitted .small changes, pass --force to overwrite (" +
+                                 join(differing, ", ") + " differ from the snapshot)");
+        e.hint = "--force keeps a copy of each replaced file under .small-cache/backups/ first";
+        return e;
+    }
+    const std::string workspace_text = pinned_workspace_text(*session, out.replay_id);
+    std::vector<std::string> to_back_up = differing;
+    if (!workspace_text.empty()) to_back_up.emplace_back(kWorkspaceFileName);
+    if (!to_back_up.empty()) {
+        Result<Backup> backup = backup_artifacts(fs, ws, "checkout", to_back_up, current_instant());
+        if (!backup) return backup.error();
+        out.backup_dir = backup->dir;
+    }
+    if (!workspace_text.empty()) change.files.push_back({ws.path_of(kWorkspaceFileName), workspace_text});
+
+    EntryFields fields;
+    fields.evidence = "Checked out run snapshot " + out.replay_id.substr(0, 16) + "...: restored " +
+                      (out.restored.empty() ? std::string("nothing (files already equal)") : join(out.restored, ", ")) +
+                      "; progress history kept";
+    fields.notes = "small run checkout" +
+                   (out.previous_replay_id.empty() || out.previous_replay_id == out.replay_id
+                        ? std::string()
+                        : "; previous run " + out.previous_replay_id);
+    change.entries.push_back(build_progress_entry("meta/checkout", "completed", fields, "", out.replay_id));
+    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    if (!committed) return committed.error();
+    out.entry = committed->appended.front().entry;
+    return out;
+}
+
+}  // namespace small

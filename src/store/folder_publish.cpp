@@ -1,0 +1,109 @@
+// Complete folders put in place by one rename (see folder_publish.hpp).
+#include "small/store/folder_publish.hpp"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include "small/store/atomic_file.hpp"
+
+namespace small {
+
+namespace {
+
+Status write_one(const std::string& path, const std::string& bytes) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return Error::from_errno("cannot create", path, errno);
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const int err = errno;
+            ::close(fd);
+            return Error::from_errno("cannot write", path, err);
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return Error::from_errno("cannot fsync", path, err);
+    }
+    if (::close(fd) != 0) return Error::from_errno("cannot close", path, errno);
+    return ok_status();
+}
+
+bool is_empty_folder(const std::string& dir) {
+    std::error_code ec;
+    return std::filesystem::is_empty(dir, ec) && !ec;
+}
+
+std::string parent_of(const std::string& path) {
+    const std::string p = std::filesystem::path(path).parent_path().string();
+    return p.empty() ? "." : p;
+}
+
+}  // namespace
+
+Status write_new_folder(const std::string& side, const PublishFiles& files) {
+    if (::mkdir(side.c_str(), 0755) != 0) return Error::from_errno("cannot create folder", side, errno);
+    Status written = ok_status();
+    for (const auto& [name, bytes] : files) {
+        if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+            written = Error::internal("file name \"" + name + "\" is not a plain name");
+        } else {
+            written = write_one(side + "/" + name, bytes);
+        }
+        if (!written) break;
+    }
+    if (written) written = fsync_directory(side);
+    if (!written) {
+        std::error_code ec;
+        std::filesystem::remove_all(side, ec);
+    }
+    return written;
+}
+
+Status publish_folder(const std::string& side, const std::string& dir, bool replace) {
+    auto drop_side = [&side] {
+        std::error_code ec;
+        std::filesystem::remove_all(side, ec);
+    };
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) == 0) {
+        if (S_ISLNK(st.st_mode)) {
+            drop_side();
+            return Error::invalid(dir + " is a symbolic link; refusing to write through it (name a plain folder)");
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            drop_side();
+            return Error::invalid(dir + " exists and is not a folder");
+        }
+        if (!is_empty_folder(dir)) {
+            if (!replace) {
+                drop_side();
+                return Error::invalid(dir + " exists and is not empty; name a new or empty folder (its files would mix with the new ones)");
+            }
+            if (::renameat2(AT_FDCWD, side.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
+                const int err = errno;
+                drop_side();
+                return Error::from_errno("cannot replace", dir, err);
+            }
+            drop_side();  // now the old folder
+            return fsync_directory(parent_of(dir));
+        }
+    }
+    if (::rename(side.c_str(), dir.c_str()) != 0) {
+        const int err = errno;
+        drop_side();
+        return Error::from_errno("cannot move the new folder to", dir, err);
+    }
+    return fsync_directory(parent_of(dir));
+}
+
+}  // namespace small
