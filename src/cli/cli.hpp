@@ -150,6 +150,7 @@ void register_handoff(CLI::App& app, Context& ctx);
 void register_start(CLI::App& app, Context& ctx);
 void register_reset(CLI::App& app, Context& ctx);
 void register_draft(CLI::App& app, Context& ctx);
+void register_fix(CLI::App& app, Context& ctx);  // fix, fix workspace
 void register_accept(CLI::App& app, Context& ctx);
 void register_agents(CLI::App& app, Context& ctx);  // agents apply, check, print
 void register_plan_show(CLI::App* plan, Context& ctx);         // plan show

@@ -66,6 +66,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_check(app, ctx);
     register_checkpoint(app, ctx);
     register_draft(app, ctx);
+    register_fix(app, ctx);
     register_handoff(app, ctx);
     register_help(app, ctx);
     register_init(app, ctx);
