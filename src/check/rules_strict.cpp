@@ -206,7 +206,7 @@ void check_s2(NodeRef plan, const Artifact& progress, const std::string& scope, 
     out.push_back(make_finding(progress, "S2", first,
                                "strict invariant S2 failed (replayId scope: " + (scope.empty() ? "unknown" : excerpt(scope)) +
                                    "): unknown progress task ids: " + list,
-                               "add the tasks to the plan, or record bookkeeping under meta/ task ids"));
+                               "add the tasks to the plan, or supersede these entries: small fix --orphan-progress"));
 }
 
 // S3: the handoff's current task must be a plan task (or meta/).

@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "small/base/text.hpp"
 #include "small/ops/fix.hpp"
 #include "small/report/fix.hpp"
 #include "small/store/workspace_lock.hpp"
@@ -94,8 +93,11 @@ std::string shown(const YamlValue& v) { return v.is_null() ? "(none)" : v.is_str
 
 void render_workspace(const Output& out, const WorkspaceRepair& w, bool dry) {
     out.info(dry ? "Workspace fix (dry run)" : "Workspace fix");
-    const std::string verb = w.created ? "Created" : w.replaced_unreadable ? "Replaced unreadable" : w.changes.empty() ? "Checked" : "Repaired";
-    out.info("  " + (dry && verb != "Checked" ? "Would be " + lower_ascii(verb) + ":" : verb) + " workspace.small.yml");
+    const std::string verb = w.created                ? (dry ? "Would create" : "Created")
+                             : w.replaced_unreadable ? (dry ? "Would replace unreadable" : "Replaced unreadable")
+                             : w.changes.empty()     ? "Checked"
+                                                     : (dry ? "Would repair" : "Repaired");
+    out.info("  " + verb + " workspace.small.yml");
     if (w.replaced_unreadable) out.info("  (it did not parse: " + w.unreadable_reason + ")");
     if (w.changes.empty()) {
         out.info("  No changes needed");

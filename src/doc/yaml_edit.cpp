@@ -2,6 +2,7 @@
 #include "small/doc/yaml_edit.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "small/doc/yaml.hpp"
@@ -24,12 +25,34 @@ std::string scalar_text_of(const YamlValue& v) {
     return v.dump();
 }
 
+// The offset of a mark (1-based line and column) in `src`.
+std::optional<std::size_t> offset_of(std::string_view src, Mark mark) {
+    if (mark.line == 0 || mark.column == 0) return std::nullopt;
+    std::size_t at = 0;
+    for (std::uint32_t line = 1; line < mark.line; ++line) {
+        at = src.find('\n', at);
+        if (at == std::string_view::npos) return std::nullopt;
+        ++at;
+    }
+    return at + mark.column - 1;
+}
+
 // Where `node`'s scalar bytes are, when it sits on one line.
-std::optional<SourceRange> locate(const ScalarLocator& locator, NodeRef node) {
+std::optional<SourceRange> locate(std::string_view src, const ScalarLocator& locator, NodeRef node) {
     if (node.is_mapping() || node.is_sequence()) return std::nullopt;
     const std::string_view text = node.is_string() ? node.as_string() : node.scalar_text();
-    if (text.empty()) return std::nullopt;  // `key:` with nothing: no bytes to replace
-    return locator.find(node.mark(), text);
+    if (!text.empty()) return locator.find(node.mark(), text);
+    // An empty quoted string: its two quotes stand at the mark (which may
+    // point just inside the opening quote). `key:` with nothing has no bytes
+    // to replace.
+    const std::optional<std::size_t> mark = offset_of(src, node.mark());
+    if (!mark || !node.is_string()) return std::nullopt;
+    for (const std::size_t at : {*mark > 0 ? *mark - 1 : *mark, *mark}) {
+        if (at + 2 > src.size()) continue;
+        const std::string_view quotes = src.substr(at, 2);
+        if (quotes == "\"\"" || quotes == "''") return SourceRange{at, 2};
+    }
+    return std::nullopt;
 }
 
 // Member order does not matter for equality here (appended keys go last).
@@ -61,7 +84,7 @@ std::optional<std::string> edit_top_level_members(const Document& doc, const Yam
         const YamlValue& want = target[key];
         if (same_value(to_yaml_value(node), want)) continue;
         if (!is_scalar(want)) return std::nullopt;
-        const std::optional<SourceRange> at = locate(locator, node);
+        const std::optional<SourceRange> at = locate(src, locator, node);
         if (!at) return std::nullopt;
         edits.push_back({at->offset, at->length, scalar_text_of(want)});
     }
@@ -89,7 +112,7 @@ std::optional<std::string> edit_top_level_members(const Document& doc, const Yam
 std::optional<std::string> requote_top_level_scalar(const Document& doc, std::string_view key, const std::string& text) {
     const NodeRef node = doc.root().find(key);
     if (!node.valid()) return std::nullopt;
-    const std::optional<SourceRange> at = locate(ScalarLocator(doc.source()), node);
+    const std::optional<SourceRange> at = locate(doc.source(), ScalarLocator(doc.source()), node);
     if (!at) return std::nullopt;
     std::string out(doc.source());
     out.replace(at->offset, at->length, text);

@@ -1,6 +1,7 @@
 // The `small fix` repairs, computed without writing (see the header).
 #include "small/store/repairs.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "small/base/text.hpp"
@@ -9,6 +10,7 @@
 #include "small/doc/yaml.hpp"
 #include "small/doc/yaml_edit.hpp"
 #include "small/model/replay_id.hpp"
+#include "small/store/progress_entry.hpp"
 
 namespace small {
 
@@ -172,10 +174,7 @@ bool is_task_number(const std::string& id) {
 }
 
 bool is_progress_status(std::string_view s) {
-    for (std::string_view known : {"pending", "in_progress", "completed", "blocked", "cancelled"}) {
-        if (s == known) return true;
-    }
-    return false;
+    return std::find(std::begin(kProgressStatuses), std::end(kProgressStatuses), s) != std::end(kProgressStatuses);
 }
 
 YamlValue superseding_entry(const OrphanEntry& orphan, const OrphanRewrite& rw, const std::string& run_id) {

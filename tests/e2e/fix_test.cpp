@@ -114,4 +114,30 @@ TEST_F(FixE2E, AllRepairsAMissingWorkspaceFileUnderTheDefaultScope) {
     EXPECT_EQ(run({"check", "--strict"}).exit_code, 0);
 }
 
+// A read-only file is "do not change": the fix stops before its backup and
+// before any write, the other file it would have fixed included.
+TEST_F(FixE2E, AReadOnlyFileStopsTheFixBeforeAnyWrite) {
+    for (const char* name : {"intent.small.yml", "plan.small.yml"}) {
+        std::string text = read_file(small_file(name));
+        text.replace(text.find("small_version: \"1.0.0\""), 22, "small_version: 1.0.0");
+        write_file(small_file(name), text);
+    }
+    fs::permissions(small_file("plan.small.yml"), fs::perms(0444));
+    RunOptions opts;
+    opts.cwd = root();
+    if (::geteuid() == 0) {
+        const std::optional<OtherUser> user = give_to_nobody(root());
+        if (!user) GTEST_SKIP() << "running as root without a usable user nobody";
+        opts.uid = user->uid;
+        opts.gid = user->gid;
+        if (run_small({"version"}, opts).exit_code != 0) GTEST_SKIP() << "user nobody cannot run the binary here";
+    }
+    const std::string intent = read_file(small_file("intent.small.yml"));
+    const RunResult r = run_small({"fix", "--versions"}, opts);
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_TRUE(contains(r.err, "read-only")) << r;
+    EXPECT_EQ(read_file(small_file("intent.small.yml")), intent);
+    EXPECT_FALSE(fs::exists(root() / ".small-cache" / "backups")) << r;
+}
+
 }  // namespace

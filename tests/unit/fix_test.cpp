@@ -118,7 +118,7 @@ TEST(FixVersions, QuotesOnlyTheValueAndKeepsCommentsAndSpacing) {
     EXPECT_EQ(f.read("constraints.small.yml"), constraints);  // canonical: untouched, not "Changed"
     EXPECT_EQ(r->rewritten, (std::vector<std::string>{"intent.small.yml", "plan.small.yml"}));
     ASSERT_FALSE(r->backup_dir.empty());
-    EXPECT_EQ(read_all(r->backup_dir + "/intent.small.yml").find("small_version: 1.0.0   # pinned"), 15u);
+    EXPECT_EQ(read_all(r->backup_dir + "/intent.small.yml").find("small_version: 1.0.0   # pinned"), 18u);
     EXPECT_TRUE(fs::exists(r->backup_dir + "/plan.small.yml"));
     EXPECT_FALSE(fs::exists(r->backup_dir + "/constraints.small.yml"));
     // lint's FMT-1 is satisfied now.
@@ -340,8 +340,8 @@ TEST(FixOrphans, AnEntryEditedAfterItWasSupersededIsAnOrphanAgain) {
     req.orphan_progress = true;
     ASSERT_TRUE(f.fix(req).ok());
     std::string log = f.read("progress.small.yml");
-    log.replace(log.find("task_id: \"task-99\"\n    status: \"completed\""), 41,
-                "task_id: \"task-99\"\n    status: \"cancelled\"");
+    const std::string was = "task_id: \"task-99\"\n    status: \"completed\"";
+    log.replace(log.find(was), was.size(), "task_id: \"task-99\"\n    status: \"cancelled\"");
     write_plain(f.file("progress.small.yml"), log);
     EXPECT_EQ(strict_findings(f).size(), 1u);
 }
