@@ -7,6 +7,7 @@
 #include "small/model/workspace.hpp"
 #include "small/store/workspace_lock.hpp"
 #include "small/ops/accept.hpp"
+#include "small/report/authoring.hpp"
 
 namespace small::cli {
 
@@ -16,14 +17,6 @@ struct AcceptFlags {
     WorkspaceFlags where;
 };
 
-nlohmann::json paths_json(const WorkspacePaths& ws, DraftKind kind, const AcceptResult& r) {
-    return {{"command", "accept"},
-            {"kind", std::string(draft_kind_name(kind))},
-            {"workspace", ws.root},
-            {"draft", r.draft_path},
-            {"target", r.target_path}};
-}
-
 // The draft failed its checks: findings, then why nothing changed (exit 1).
 int render_refusal(const Output& out, const WorkspacePaths& ws, DraftKind kind, const AcceptResult& r) {
     const std::string summary = "draft refused, " + r.target_display + " left unchanged (" +
@@ -31,10 +24,7 @@ int render_refusal(const Output& out, const WorkspacePaths& ws, DraftKind kind, 
                                 (r.problems.size() == 1 ? " error" : " errors") + "); fix it and run small draft " +
                                 std::string(draft_kind_name(kind)) + " --from <path|stdin> again";
     if (out.json()) {
-        nlohmann::json doc = paths_json(ws, kind, r);
-        doc["errors"] = findings_json(r.problems);
-        doc["error"] = {{"kind", "invalid"}, {"message", r.problems.front().location_text()}};
-        out.json_document(doc, kExitInvalid);
+        out.json_document(accept_json(ws, kind, r), kExitInvalid);
     } else {
         out.findings(r.problems);
         out.problem("Error: " + summary);
@@ -45,9 +35,7 @@ int render_refusal(const Output& out, const WorkspacePaths& ws, DraftKind kind, 
 void render_accepted(const Output& out, const WorkspacePaths& ws, DraftKind kind, const AcceptResult& r) {
     const std::string task = r.entry["task_id"].get<std::string>();
     if (out.json()) {
-        nlohmann::json doc = paths_json(ws, kind, r);
-        doc["entry"] = nlohmann::json::parse(r.entry.dump());  // keys sorted, as progress add prints them
-        out.json_document(doc);
+        out.json_document(accept_json(ws, kind, r));
         return;
     }
     out.info("Accepted draft: " + r.draft_display + " -> " + r.target_display);

@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "small/ops/agents.hpp"
+#include "small/report/authoring.hpp"
 #include "small/store/workspace_lock.hpp"
 
 namespace small::cli {
@@ -76,19 +77,6 @@ std::string action_line(const AgentsApplyResult& r, const std::string& name) {
     return "Updated SMALL harness block in " + name + from;
 }
 
-nlohmann::json apply_json(const AgentsApplyResult& r, const AgentsTarget& target, const ApplyFlags& f) {
-    const bool dry_run = f.dry_run || f.print;
-    nlohmann::json doc = {{"file", target.path},
-                          {"action", std::string(agents_action_name(r.action))},
-                          {"changed", r.changed()},
-                          {"written", r.written},
-                          {"dry_run", dry_run}};
-    if (!r.previous_version.empty()) doc["previous_version"] = r.previous_version;
-    if (f.print) doc["content"] = r.new_content;
-    else if (dry_run) doc["diff"] = agents_apply_diff(r, target.path);
-    return doc;
-}
-
 void print_apply_text(const Output& out, const AgentsApplyResult& r, const AgentsTarget& target,
                       const ApplyFlags& f) {
     if (f.print) {
@@ -116,28 +104,12 @@ int run_apply(Context& ctx, const ApplyFlags& f) {
     req.lock_wait = default_lock_wait();
     Result<AgentsApplyResult> r = agents_apply(ctx.fs, req);
     if (!r) return report_error(out, r.error());
-    if (out.json()) out.json_document(apply_json(*r, *target, f));
+    if (out.json()) out.json_document(agents_apply_json(*r, target->path, f.dry_run || f.print, f.print));
     else print_apply_text(out, *r, *target, f);
     return kExitOk;
 }
 
 // ---------------------------------------------------------------- check
-
-// The reference's keys (D11), plus the envelope (D16). The reference's
-// `error` string becomes the envelope's {kind, message} on a failure.
-nlohmann::json check_json(const AgentsCheckReport& r) {
-    nlohmann::json doc;
-    doc["hasFile"] = r.has_file;
-    doc["hasBlock"] = r.has_block;
-    doc["blockValid"] = r.block_valid;
-    if (!r.block_version.empty()) doc["blockVersion"] = r.block_version;
-    doc["blockSpan"] = {r.span_begin, r.span_end};
-    doc["hasDrift"] = r.has_drift;
-    if (!r.passed) doc["error"] = {{"kind", "invalid"}, {"message", r.error.empty() ? "check failed" : r.error}};
-    if (!r.recommendation.empty()) doc["recommendation"] = r.recommendation;
-    doc["filePath"] = r.file_path;
-    return doc;
-}
 
 std::string check_text(const AgentsCheckReport& r) {
     std::string text = "File: " + r.file_path + (r.has_file ? " [exists]" : " [missing]");
@@ -166,7 +138,7 @@ int run_check(Context& ctx, const CheckFlags& f) {
     Result<AgentsCheckReport> r = agents_check(ctx.fs, req);
     if (!r) return report_error(out, r.error());
     if (out.json()) {
-        out.json_document(check_json(*r), r->passed ? kExitOk : kExitInvalid);  // under --quiet too
+        out.json_document(agents_check_json(*r), r->passed ? kExitOk : kExitInvalid);  // under --quiet too
     } else if (r->passed) {
         out.success(check_text(*r));
     } else {

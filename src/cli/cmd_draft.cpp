@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "small/ops/draft.hpp"
 #include "small/model/workspace.hpp"
+#include "small/report/authoring.hpp"
 #include "small/store/workspace_lock.hpp"
 
 namespace small::cli {
@@ -20,14 +21,7 @@ struct DraftFlags {
 void render(const Output& out, const WorkspacePaths& ws, DraftKind kind, const DraftResult& r) {
     const std::string name(draft_kind_name(kind));
     if (out.json()) {
-        out.json_document({{"command", "draft"},
-                           {"kind", name},
-                           {"workspace", ws.root},
-                           {"draft", r.draft_path},
-                           {"source", r.source},
-                           {"bytes", r.bytes},
-                           {"acceptable", r.warnings.empty()},
-                           {"warnings", findings_json(r.warnings)}});
+        out.json_document(draft_json(ws, kind, r));
         return;
     }
     out.findings(r.warnings);

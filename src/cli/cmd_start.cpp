@@ -5,6 +5,7 @@
 #include "small/ops/handoff.hpp"
 #include "small/store/workspace_lock.hpp"
 #include "small/ops/start.hpp"
+#include "small/report/authoring.hpp"
 
 namespace small::cli {
 
@@ -28,17 +29,7 @@ int run_start(Context& ctx, StartFlags& f) {
     if (out.json()) {
         nlohmann::json check;
         const int code = run_strict_check(ctx, ws, &check);
-        nlohmann::json doc = {{"workspace", ws.root},
-                              {"created", r->created},
-                              {"self_heal", r->self_heal},
-                              {"replay_id", r->handoff.replay_id},
-                              {"handoff", nlohmann::json::parse(r->handoff.handoff.dump())},
-                              {"check", check}};
-        if (r->gitignore) doc["gitignore"] = gitignore_json(*r->gitignore);
-        if (code != kExitOk) {
-            doc["error"] = {{"kind", code == kExitInvalid ? "invalid" : "system"}, {"message", "strict check failed"}};
-        }
-        out.json_document(doc, code);
+        out.json_document(start_json(*r, ws, std::move(check), code), code);
         return code;
     }
     for (const std::string& name : r->created) out.info("Created .small/" + name + " from template");

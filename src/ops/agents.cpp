@@ -125,14 +125,6 @@ Result<AgentsApplyResult> decide_content(const Existing& existing, AgentsMode mo
     return r;
 }
 
-// The staging folder is created next to the target; in a directory that is
-// not a SMALL workspace it should not be left behind.
-void remove_staging_folders(const std::string& root) {
-    const std::string cache = child_path(root, ".small-cache");
-    ::rmdir(child_path(cache, "tmp").c_str());  // only succeeds when empty
-    ::rmdir(cache.c_str());
-}
-
 // The target's directory seen as a workspace root (for the staging folder
 // and the lock).
 WorkspacePaths paths_around(const AgentsTarget& target) {
@@ -158,7 +150,7 @@ Status write_target(const AgentsTarget& target, std::string_view content) {
     const WorkspacePaths ws = paths_around(target);
     const bool had_cache = lexists(child_path(ws.root, ".small-cache"));
     Status written = write_named_file_atomic(ws, target.path, content);
-    if (!had_cache) remove_staging_folders(ws.root);
+    if (!had_cache) remove_empty_staging_folders(ws);  // not a workspace: leave nothing behind
     return written;
 }
 

@@ -184,17 +184,6 @@ Result<AgentsMode> check_init_flags(const InitRequest& req) {
     return mode;
 }
 
-// --dir may name a folder that does not exist yet.
-Status create_root(const std::string& root) {
-    std::error_code ec;
-    stdfs::create_directories(root, ec);
-    if (ec || !stdfs::is_directory(root)) {
-        return Error::system("failed to create workspace directory " + root + ": " +
-                             (ec ? ec.message() : std::string("not a directory")));
-    }
-    return ok_status();
-}
-
 // D7: --force never discards progress history: an existing log is kept and
 // the meta/init entry appended to it, so it must be appendable. Also what
 // the old metadata says: when the workspace was created, the run it pinned.
@@ -351,7 +340,7 @@ Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) 
     // Refusals that need no lock, then again under the lock: a refused init
     // writes nothing, not even the lock file.
     if (Result<InitDecisions> early = decide_init(fs, ws, result, req, *mode); !early) return early.error();
-    if (Status s = create_root(result.root); !s) return s.error();
+    if (Status s = create_root_directory(result.root); !s) return s.error();
     Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
     if (!lock) return lock.error();
     if (Status r = recover_workspace(ws); !r) return r.error();

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -263,8 +264,15 @@ Status same_filesystem(int tmp_dir, int target_dir, const std::string& tmp_displ
 }
 
 // Gives the staged file the bytes and the target's permissions, durably.
+// How much of a write must survive a power loss.
+enum class Sync {
+    Full,           // data and the rename
+    SkipDirectory,  // data; the caller syncs the directory later
+    None,           // a cache: readers reject whatever a crash leaves
+};
+
 Status fill_temp(TempFile& temp, std::string_view bytes, const std::optional<ExistingTarget>& existing,
-                 const std::string& path) {
+                 const std::string& path, Sync sync) {
     if (existing) {
         // Best effort: only root may give a file away; keeping our own
         // ownership otherwise is harmless.
@@ -274,7 +282,9 @@ Status fill_temp(TempFile& temp, std::string_view bytes, const std::optional<Exi
         if (::fchmod(temp.fd.get(), existing->permissions) != 0) return Error::from_errno("cannot write", path, errno);
     }
     if (const int err = write_all(temp.fd.get(), bytes); err != 0) return Error::from_errno("cannot write", path, err);
-    if (const int err = fsync_fd(temp.fd.get()); err != 0) return Error::from_errno("cannot write", path, err);
+    if (sync != Sync::None) {
+        if (const int err = fsync_fd(temp.fd.get()); err != 0) return Error::from_errno("cannot write", path, err);
+    }
     if (const int err = temp.fd.close_checked(); err != 0) return Error::from_errno("cannot write", path, err);
     return ok_status();
 }
@@ -320,7 +330,7 @@ namespace {
 // The write itself, once `parts` (the target below ws.root) were admitted.
 Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vector<std::string>>& parts,
                                const std::string& target, std::string_view bytes, mode_t mode,
-                               bool sync_directory = true) {
+                               Sync sync = Sync::Full) {
     if (!parts) return parts.error();
     const std::string& name = parts->back();
     const std::string target_dir_display = join(ws.root, *parts, parts->size() - 1);
@@ -341,7 +351,7 @@ Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vecto
 
     Result<TempFile> temp = create_temp(tmp_dir->get(), name, mode, tmp_display);
     if (!temp) return temp.error();
-    Status filled = fill_temp(*temp, bytes, *existing, target);
+    Status filled = fill_temp(*temp, bytes, *existing, target, sync);
     if (filled && ::renameat(tmp_dir->get(), temp->name.c_str(), target_dir->get(), name.c_str()) != 0) {
         filled = Error::from_errno("cannot replace", target, errno);
     }
@@ -349,7 +359,7 @@ Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vecto
         ::unlinkat(tmp_dir->get(), temp->name.c_str(), 0);
         return filled.error();
     }
-    if (!sync_directory) return ok_status();
+    if (sync != Sync::Full) return ok_status();
     if (const int err = fsync_dir_fd(target_dir->get()); err != 0) {
         return Error::from_errno("wrote " + target + " but could not make it durable: cannot sync directory",
                                  target_dir_display, err);
@@ -361,7 +371,15 @@ Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vecto
 
 Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes, mode_t mode,
                          bool sync_directory) {
-    return write_components_atomic(ws, workspace_components(ws, target, "write"), target, bytes, mode, sync_directory);
+    return write_components_atomic(ws, workspace_components(ws, target, "write"), target, bytes, mode,
+                                   sync_directory ? Sync::Full : Sync::SkipDirectory);
+}
+
+Status write_cache_file(const WorkspacePaths& ws, const std::string& target, std::string_view bytes) {
+    // A read-only command may be the first to run in a fresh clone (no
+    // .small-cache/ yet): the cache is worth the folder.
+    if (Status made = ensure_directory(ws, target.substr(0, target.rfind('/'))); !made) return made;
+    return write_components_atomic(ws, workspace_components(ws, target, "write"), target, bytes, 0644, Sync::None);
 }
 
 Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
@@ -451,6 +469,47 @@ Result<std::size_t> remove_stale_temp_files(const WorkspacePaths& ws) {
     }
     ::closedir(listing);
     return removed;
+}
+
+Status write_folder_atomic(const WorkspacePaths& ws, const std::string& dir, const FolderFiles& files) {
+    const std::size_t slash = dir.rfind('/');
+    if (slash == std::string::npos || slash + 1 == dir.size()) return Error::internal("folder path " + dir);
+    const std::string parent = dir.substr(0, slash);
+    const std::string partial = parent + "/." + dir.substr(slash + 1) + ".partial";
+    // ensure_directory refuses a linked parent, so remove_all cannot reach
+    // outside the workspace.
+    if (Status s = ensure_directory(ws, parent); !s) return s;
+    std::error_code ec;
+    std::filesystem::remove_all(partial, ec);  // a leftover of an interrupted write
+    Status filled = ensure_directory(ws, partial);
+    for (std::size_t i = 0; filled && i < files.size(); ++i) {
+        const bool last = i + 1 == files.size();  // one directory fsync makes all the renames durable
+        filled = write_file_atomic(ws, partial + "/" + files[i].first, files[i].second, 0644, last);
+    }
+    if (filled && ::rename(partial.c_str(), dir.c_str()) != 0) {
+        filled = Error::from_errno("cannot move " + partial + " to", dir, errno);
+    }
+    if (!filled) {
+        std::filesystem::remove_all(partial, ec);  // e.g. a full disk: nothing left behind
+        return filled;
+    }
+    return fsync_directory(parent);
+}
+
+Status create_root_directory(const std::string& root) {
+    std::error_code ec;
+    std::filesystem::create_directories(root, ec);
+    if (ec || !std::filesystem::is_directory(root)) {
+        return Error::system("failed to create workspace directory " + root + ": " +
+                             (ec ? ec.message() : std::string("not a directory")));
+    }
+    return ok_status();
+}
+
+void remove_empty_staging_folders(const WorkspacePaths& ws) {
+    // rmdir only removes an empty folder, and never follows a link.
+    (void)::rmdir(runtime_path(ws.root, kTempDirName).c_str());
+    (void)::rmdir(runtime_path(ws.root, kCacheDirName).c_str());
 }
 
 }  // namespace small

@@ -1,14 +1,12 @@
 // The plan's task index and its stamped cache (see plan_index.hpp).
 #include "small/store/plan_cache.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "small/model/plan_model.hpp"
 #include "small/base/text.hpp"
 #include "small/check/invariants.hpp"
 #include "small/check/schema.hpp"
 #include "small/doc/yaml.hpp"
+#include "small/store/atomic_file.hpp"
 #include "small/store/workspace_change.hpp"
 
 namespace small {
@@ -127,16 +125,11 @@ std::optional<std::string> read_stamped_cache(const FileSystem& fs, const Worksp
     return cached->substr(eol + 1);
 }
 
+// Best effort: a cache that cannot be written only costs speed. A torn
+// cache fails its stamp check (store/atomic_file write_cache_file).
 void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::string& stamp,
                          const std::string& body) {
-    const std::string path = ws.root + "/.small-cache/" + name;
-    const std::string tmp = path + "." + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return;
-    const std::string bytes = stamp + "\n" + body;
-    const bool written = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
-    ::close(fd);
-    if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+    (void)write_cache_file(ws, ws.root + "/.small-cache/" + name, stamp + "\n" + body);
 }
 
 Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws) {

@@ -236,33 +236,13 @@ std::optional<CachedTail> parse_cache(std::string_view text) {
     return c;
 }
 
-// Replaces the tail cache atomically (temp + rename, so no reader sees half
-// of it) but, unlike write_file_atomic, without fsync: the cache needs no
-// durability. Whatever a power loss leaves (old, empty or torn contents) is
-// either rejected by parse_cache or describes a stamp the log no longer
-// has, because the cache is only written after the log's bytes are fsynced.
-// That saves two fsyncs per append. Best effort.
-void write_cache_file(const WorkspacePaths& ws, const std::string& bytes) {
-    const std::string tmp_dir = ws.root + "/" + std::string(kTempDirName);
-    if (!ensure_directory(ws, tmp_dir)) return;
-    static std::atomic<unsigned> counter{0};
-    // "<pid>.<...>.tmp": remove_stale_temp_files sweeps leftovers of dead writers.
-    const std::string tmp = tmp_dir + "/" + std::to_string(::getpid()) + "." + std::to_string(counter++) +
-                            ".progress.tail.tmp";
-    const int raw = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (raw < 0) return;
-    bool written = true;
-    {
-        Fd fd(raw);
-        std::string_view rest = bytes;
-        while (written && !rest.empty()) {
-            const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
-            if (n < 0 && errno == EINTR) continue;
-            written = n > 0;
-            if (written) rest.remove_prefix(static_cast<std::size_t>(n));
-        }
-    }
-    if (!written || ::rename(tmp.c_str(), cache_path(ws, kProgressTailName).c_str()) != 0) ::unlink(tmp.c_str());
+// The tail cache needs no durability (store/atomic_file write_cache_file):
+// whatever a power loss leaves is either rejected by parse_cache or
+// describes a stamp the log no longer has, because the cache is only
+// written after the log's bytes are fsynced. That saves two fsyncs per
+// append. Best effort.
+void write_cache(const WorkspacePaths& ws, const std::string& bytes) {
+    (void)write_cache_file(ws, cache_path(ws, kProgressTailName), bytes);  // a failure only costs speed
 }
 
 // Best effort: a cache that cannot be written only costs speed. `expect`
@@ -274,7 +254,7 @@ void store_cache(const WorkspacePaths& ws, const std::string& file, int fd, cons
     if (!stamp || stamp->size != tail.size || (expect && !(*expect == *stamp))) return;
     Result<std::string> digest = tail_digest(fd, tail.size, file);
     if (!digest) return;
-    write_cache_file(ws, render_cache({file, *stamp, *digest, tail}));
+    write_cache(ws, render_cache({file, *stamp, *digest, tail}));
 }
 
 // The cached tail if it describes exactly this file as it is now.

@@ -22,7 +22,7 @@ namespace {
 constexpr ArtifactType kSnapshotTypes[] = {ArtifactType::Intent, ArtifactType::Constraints, ArtifactType::Plan,
                                            ArtifactType::Handoff};
 
-using Files = std::vector<std::pair<std::string, std::string>>;  // file name, bytes
+using Files = FolderFiles;  // file name, bytes
 
 Result<Files> artifacts_to_copy(const FileSystem& fs, const WorkspacePaths& ws) {
     Files files;
@@ -60,33 +60,16 @@ void remove_made(const std::string& runs, const std::string& dir, bool runs_crea
     if (runs_created) std::filesystem::remove(runs, ec);  // only if still empty
 }
 
-Status fill_partial(const WorkspacePaths& ws, const std::string& partial, const Files& files) {
-    if (Status s = ensure_directory(ws, partial); !s) return s;
-    for (const auto& [name, bytes] : files) {
-        if (Status s = write_file_atomic(ws, partial + "/" + name, bytes); !s) return s;
-    }
-    return ok_status();
-}
-
-Status write_snapshot(const WorkspacePaths& ws, const std::string& runs, const std::string& key,
-                      const std::string& dir, const Files& files, bool& runs_created) {
-    const std::string partial = runs + "/." + key + ".partial";
+Status write_snapshot(const WorkspacePaths& ws, const std::string& runs, const std::string& dir, const Files& files,
+                      bool& runs_created) {
     struct stat st {};
     runs_created = ::lstat(runs.c_str(), &st) != 0;
-    // ensure_directory refuses a linked .small-runs, so remove_all below
-    // cannot reach outside the workspace.
-    if (Status s = ensure_directory(ws, runs); !s) return s;
-    std::error_code ec;
-    std::filesystem::remove_all(partial, ec);  // a leftover of an interrupted snapshot
-    Status filled = fill_partial(ws, partial, files);
-    if (filled && ::rename(partial.c_str(), dir.c_str()) != 0) {
-        filled = Error::system("cannot move " + partial + " to " + dir + ": " + std::strerror(errno));
+    Status written = write_folder_atomic(ws, dir, files);
+    if (!written && runs_created) {
+        std::error_code ec;
+        std::filesystem::remove(runs, ec);  // only if still empty
     }
-    if (!filled) {
-        remove_made(runs, partial, runs_created);  // e.g. a full disk: nothing left behind
-        return filled;
-    }
-    return fsync_directory(runs);
+    return written;
 }
 
 }  // namespace
@@ -109,7 +92,7 @@ Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws,
             continue;  // an older snapshot of the same run: never overwritten
         }
         bool runs_created = false;
-        if (Status s = write_snapshot(ws, runs, name, dir, *files, runs_created); !s) return s.error();
+        if (Status s = write_snapshot(ws, runs, dir, *files, runs_created); !s) return s.error();
         if (made) *made = SnapshotMade{dir, runs_created};
         return dir;
     }

@@ -57,6 +57,7 @@ inline constexpr const char* kChangeJournalName = ".small-cache/change.journal";
 inline constexpr const char* kProgressTailName = ".small-cache/progress.tail";  // O(1) appends
 inline constexpr const char* kProgressJournalName = ".small-cache/progress.journal";
 inline constexpr std::string_view kDraftsDirName = ".small-cache/drafts";       // draft / accept
+inline constexpr std::string_view kBackupsDirName = ".small-cache/backups";     // files fix / checkout replaced
 // Stamped caches in .small-cache/, named without the folder.
 inline constexpr const char* kPlanTasksName = "plan.tasks";  // the plan's task ids and statuses
 inline constexpr const char* kPlanValidName = "plan.valid";  // the plan passed schema + invariants

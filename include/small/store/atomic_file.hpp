@@ -28,6 +28,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "small/base/result.hpp"
 #include "small/model/layout.hpp"
@@ -45,6 +47,14 @@ namespace small {
 // makes the rename durable by a later fsync of the same directory.
 Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
                          mode_t mode = 0644, bool sync_directory = true);
+
+// write_file_atomic for a cache in `.small-cache/`: the same path rules,
+// staging and rename (no reader sees half a file), but no fsync at all. A
+// cache needs no durability: whatever a power loss leaves (old, empty or
+// torn bytes) must be rejected by its reader (a stamp or a checksum), and a
+// cache is only written after the state it describes is durable. The
+// target's folder is created when missing.
+Status write_cache_file(const WorkspacePaths& ws, const std::string& target, std::string_view bytes);
 
 // Whether write_file_atomic (or append_file_durable) would accept `target`,
 // without writing anything: the same path rules, no symbolic link on the
@@ -83,6 +93,25 @@ Status fsync_directory(const std::string& dir);
 // write_file_atomic): missing folders are created with mode 0755 and made
 // durable; an existing symbolic link on the way is refused.
 Status ensure_directory(const WorkspacePaths& ws, const std::string& dir);
+
+// Creates the folder `dir` (absolute, below ws.root, inside `.small*`)
+// holding exactly `files` (name, bytes), all or nothing: the files are
+// written into the side folder `<parent>/.<name>.partial`, which is then
+// renamed to `dir`, so `dir` never exists incomplete. `dir` must not exist.
+// On failure nothing of the side folder remains. The parent is created when
+// missing (the caller may want to know: see lstat before calling).
+using FolderFiles = std::vector<std::pair<std::string, std::string>>;
+Status write_folder_atomic(const WorkspacePaths& ws, const std::string& dir, const FolderFiles& files);
+
+// mkdir -p for a workspace root that does not exist yet (`init --dir`
+// names a new folder): the one folder small creates outside a workspace's
+// own folders, and only at the user's request.
+Status create_root_directory(const std::string& root);
+
+// Removes `.small-cache/tmp/` and `.small-cache/` under ws.root when they
+// are empty: a write beside a file outside any workspace (`agents apply` in
+// a plain folder) stages there and must leave nothing behind. Best effort.
+void remove_empty_staging_folders(const WorkspacePaths& ws);
 
 // Removes temporary files in `.small-cache/tmp/` left behind by writers
 // that died (their pid, recorded in the name, no longer exists). Returns how

@@ -1,0 +1,33 @@
+// The JSON bodies of the authoring commands (draft, accept, agents apply and
+// check, start), without the envelope (envelope.hpp). Beside session.hpp:
+// one place for each shape, so the CLI and the MCP server cannot drift.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "small/model/layout.hpp"
+#include "small/ops/accept.hpp"
+#include "small/ops/agents.hpp"
+#include "small/ops/draft.hpp"
+#include "small/ops/start.hpp"
+
+namespace small {
+
+nlohmann::json draft_json(const WorkspacePaths& ws, DraftKind kind, const DraftResult& r);
+// An accepted draft carries the progress entry; a refused one its problems
+// as `errors` and an `error` (exit 1).
+nlohmann::json accept_json(const WorkspacePaths& ws, DraftKind kind, const AcceptResult& r);
+
+// `dry_run` covers --dry-run and --print; `print` adds the whole new content
+// (else a dry run adds the diff).
+nlohmann::json agents_apply_json(const AgentsApplyResult& r, const std::string& path, bool dry_run, bool print);
+// The reference's keys (D11); its `error` string becomes the envelope's
+// {kind, message} on a failure.
+nlohmann::json agents_check_json(const AgentsCheckReport& r);
+
+// `check` is the body of the strict check start runs, `exit_code` its exit.
+nlohmann::json start_json(const StartResult& r, const WorkspacePaths& ws, nlohmann::json check, int exit_code);
+
+}  // namespace small
