@@ -8,6 +8,7 @@
 
 #include "rules_internal.hpp"
 #include "small/check/links.hpp"
+#include "small/check/orphan_progress.hpp"
 #include "small/check/secrets.hpp"
 
 namespace small::rules {
@@ -191,13 +192,11 @@ void check_s2(NodeRef plan, const Artifact& progress, const std::string& scope, 
     if (index.ids.empty() || !entries.is_sequence()) return;
     std::vector<std::string> offenders;
     Mark first;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        const NodeRef entry = entries.item(i);
-        if (!scope.empty() && trim(entry.find("replayId").as_string()) != scope) continue;
-        const std::string id(trim(entry.find("task_id").as_string()));
-        if (id.empty() || is_meta(id) || index.id_set.count(id)) continue;
-        if (offenders.empty()) first = entry.find("task_id").mark();
-        offenders.push_back(excerpt(id) + closest_ids(id, index));
+    // One definition of an orphan for S2 and `fix --orphan-progress`;
+    // entries a later meta/ entry supersedes no longer count.
+    for (const OrphanEntry& orphan : find_orphan_entries(plan, entries, scope)) {
+        if (offenders.empty()) first = orphan.entry.find("task_id").mark();
+        offenders.push_back(excerpt(orphan.task_id) + closest_ids(orphan.task_id, index));
     }
     if (offenders.empty()) return;
     std::sort(offenders.begin(), offenders.end());
@@ -207,7 +206,7 @@ void check_s2(NodeRef plan, const Artifact& progress, const std::string& scope, 
     out.push_back(make_finding(progress, "S2", first,
                                "strict invariant S2 failed (replayId scope: " + (scope.empty() ? "unknown" : excerpt(scope)) +
                                    "): unknown progress task ids: " + list,
-                               "add the tasks to the plan, or record bookkeeping under meta/ task ids"));
+                               "add the tasks to the plan, or supersede these entries: small fix --orphan-progress"));
 }
 
 // S3: the handoff's current task must be a plan task (or meta/).
@@ -237,8 +236,7 @@ void check_cross_artifact(const ArtifactSet& set, const InvariantOptions& option
         check_s1(plan->doc.root(), *progress, out);
         // D9: the run id pinned in workspace.small.yml scopes S2; the
         // handoff's id is the fallback.
-        std::string scope(trim(options.run_replay_id));
-        if (scope.empty() && handoff) scope = std::string(trim(handoff->doc.root().find("replayId").find("value").as_string()));
+        const std::string scope = progress_run_scope(options.run_replay_id, handoff ? handoff->doc.root() : NodeRef());
         check_s2(plan->doc.root(), *progress, scope, out);
     }
     if (plan && handoff) check_s3(plan->doc.root(), *handoff, out);

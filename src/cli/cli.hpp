@@ -183,6 +183,7 @@ void register_emit(CLI::App& app, Context& ctx);
 void register_doctor(CLI::App& app, Context& ctx);
 void register_reset(CLI::App& app, Context& ctx);
 void register_draft(CLI::App& app, Context& ctx);
+void register_fix(CLI::App& app, Context& ctx);  // fix, fix workspace
 void register_accept(CLI::App& app, Context& ctx);
 void register_agents(CLI::App& app, Context& ctx);  // agents apply, check, print
 void register_apply(CLI::App& app, Context& ctx);

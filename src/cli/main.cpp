@@ -66,11 +66,12 @@ void configure(CLI::App& app, Context& ctx) {
     register_apply(app, ctx);
     register_archive(app, ctx);
     register_check(app, ctx);
-    register_doctor(app, ctx);
     register_checkpoint(app, ctx);
     register_completion(app, ctx);
+    register_doctor(app, ctx);
     register_draft(app, ctx);
     register_emit(app, ctx);
+    register_fix(app, ctx);
     register_handoff(app, ctx);
     register_help(app, ctx);
     register_init(app, ctx);
@@ -79,8 +80,8 @@ void configure(CLI::App& app, Context& ctx) {
     register_progress(app, ctx);
     register_replay_id(app, ctx);
     register_reset(app, ctx);
-    register_selftest(app, ctx);
     register_run(app, ctx);
+    register_selftest(app, ctx);
     register_start(app, ctx);
     register_status(app, ctx);
     register_validate(app, ctx);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>  // renameat2, RENAME_NOREPLACE
 #include <sstream>
 
 #include "small/store/atomic_file.hpp"
@@ -72,6 +73,7 @@ struct Journal {
     std::size_t entries = 0;
     std::uint64_t progress_size = 0;
     std::vector<JournalFile> files;
+    std::vector<PathMove> moves;
     // In memory only: the whole log when it is tiny. A first append to
     // `entries: []` rewrites those bytes instead of appending, so undoing it
     // means restoring them, not truncating.
@@ -80,6 +82,7 @@ struct Journal {
 
 // Layout: magic, "entries <n> progress-size <N>\n", then per file
 // "file <path-length> <old-fingerprint> <byte-length>\n<path><bytes>\n",
+// then per move "move <kind> <from-length> <to-length>\n<from><to>\n",
 // then "end\n". Lengths make any byte content safe.
 std::string encode(const Journal& j) {
     std::string out(kJournalMagic);
@@ -87,6 +90,10 @@ std::string encode(const Journal& j) {
     for (const JournalFile& f : j.files) {
         out += "file " + std::to_string(f.path.size()) + " " + f.old_fingerprint + " " +
                std::to_string(f.bytes.size()) + "\n" + f.path + f.bytes + "\n";
+    }
+    for (const PathMove& m : j.moves) {
+        out += "move " + std::to_string(static_cast<int>(m.kind)) + " " + std::to_string(m.from.size()) + " " +
+               std::to_string(m.to.size()) + "\n" + m.from + m.to + "\n";
     }
     out += "end\n";
     return out;
@@ -117,6 +124,19 @@ std::optional<Journal> decode(const std::string& text) {
         if (!l) return std::nullopt;
         if (*l == "end") return j;
         std::istringstream in(*l);
+        if (l->rfind("move ", 0) == 0) {
+            std::string word;
+            int kind = -1;
+            std::size_t from_len = 0, to_len = 0;
+            if (!(in >> word >> kind >> from_len >> to_len) || kind < 0 || kind > 2) return std::nullopt;
+            if (pos + from_len + to_len + 1 > text.size()) return std::nullopt;
+            PathMove m{static_cast<PathMove::Kind>(kind), text.substr(pos, from_len), text.substr(pos + from_len, to_len)};
+            pos += from_len + to_len;
+            if (text[pos] != '\n') return std::nullopt;
+            ++pos;
+            j.moves.push_back(std::move(m));
+            continue;
+        }
         std::string word;
         std::size_t path_len = 0, byte_len = 0;
         JournalFile f;
@@ -153,6 +173,69 @@ Status apply_files(const WorkspacePaths& ws, const std::vector<JournalFile>& fil
         if (!current) return current.error();
         if (*current != f.old_fingerprint) continue;  // already new (or changed by hand): leave it
         if (Status s = write_file_atomic(ws, f.path, f.bytes); !s) return s;
+    }
+    return ok_status();
+}
+
+std::string parent_of(const std::string& path) { return path.substr(0, path.find_last_of('/')); }
+
+// Paths and parents of a move: inside the workspace's `.small*` folders, no
+// symbolic link on the way (ensure_directory walks and checks; the parents
+// of an existing `from` exist, so nothing is created for it).
+Status check_move_parents(const WorkspacePaths& ws, const PathMove& m) {
+    if (Status s = ensure_directory(ws, parent_of(m.from)); !s) return s;
+    return m.to.empty() ? ok_status() : ensure_directory(ws, parent_of(m.to));
+}
+
+Status rename_no_replace(const std::string& from, const std::string& to) {
+    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return ok_status();
+    if (errno != EINVAL && errno != ENOSYS) {
+        return Error::from_errno("cannot move " + from + " to", to, errno == EEXIST ? EEXIST : errno);
+    }
+    // A file system without RENAME_NOREPLACE: we hold the lock, so check, then rename.
+    struct stat st {};
+    if (::lstat(to.c_str(), &st) == 0) return Error::from_errno("cannot move " + from + " to", to, EEXIST);
+    if (::rename(from.c_str(), to.c_str()) != 0) return Error::from_errno("cannot move " + from + " to", to, errno);
+    return ok_status();
+}
+
+// One step of PathMove (see the header); repeating a finished step is a no-op.
+Status apply_move(const WorkspacePaths& ws, const PathMove& m) {
+    struct stat st {};
+    if (::lstat(m.from.c_str(), &st) != 0) {
+        if (errno == ENOENT) return ok_status();  // done before
+        return Error::from_errno("cannot stat", m.from, errno);
+    }
+    if (Status s = check_move_parents(ws, m); !s) return s;
+    switch (m.kind) {
+        case PathMove::Kind::Rename:
+            if (Status s = rename_no_replace(m.from, m.to); !s) return s;
+            if (Status s = fsync_directory(parent_of(m.to)); !s) return s;
+            return fsync_directory(parent_of(m.from));
+        case PathMove::Kind::RemoveDuplicate: {
+            Result<std::optional<std::string>> a = read_if_exists(m.from);
+            if (!a) return a.error();
+            Result<std::optional<std::string>> b = read_if_exists(m.to);
+            if (!b) return b.error();
+            if (!*a || !*b || **a != **b) {
+                return Error::invalid("refusing to remove " + m.from + ": its bytes differ from " + m.to);
+            }
+            if (::unlink(m.from.c_str()) != 0) return Error::from_errno("cannot remove", m.from, errno);
+            return fsync_directory(parent_of(m.from));
+        }
+        case PathMove::Kind::RemoveEmptyDir:
+            if (::rmdir(m.from.c_str()) != 0) {
+                if (errno == ENOTEMPTY || errno == EEXIST) return ok_status();  // kept: something is left in it
+                return Error::from_errno("cannot remove directory", m.from, errno);
+            }
+            return fsync_directory(parent_of(m.from));
+    }
+    return ok_status();
+}
+
+Status apply_moves(const WorkspacePaths& ws, const std::vector<PathMove>& moves) {
+    for (const PathMove& m : moves) {
+        if (Status s = apply_move(ws, m); !s) return s;
     }
     return ok_status();
 }
@@ -198,7 +281,9 @@ Status recover_workspace(const WorkspacePaths& ws) {
         if (!size) return size.error();
         const bool entries_committed = j->entries == 0 || *size > j->progress_size;
         if (entries_committed) {
-            if (Status s = apply_files(ws, j->files); !s) {
+            Status s = apply_files(ws, j->files);
+            if (s) s = apply_moves(ws, j->moves);
+            if (!s) {
                 Error e = s.error();
                 e.message = "cannot finish the interrupted change recorded in " + journal_path(ws) + ": " +
                             e.message + " (fix the cause, or delete that file to abandon the change)";
@@ -220,6 +305,9 @@ Status check_targets(const WorkspacePaths& ws, const WorkspaceChange& change) {
     }
     for (const FileReplacement& f : change.files) {
         if (Status s = check_replaceable(ws, f.path); !s) return s;
+    }
+    for (const PathMove& m : change.moves) {
+        if (Status s = check_move_parents(ws, m); !s) return s;
     }
     return ok_status();
 }
@@ -245,7 +333,9 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
         if (!old) return old.error();
         j.files.push_back({f.path, *old, f.bytes});
     }
-    const bool needs_journal = !change.files.empty() && (change.files.size() > 1 || !change.entries.empty());
+    j.moves = change.moves;
+    const std::size_t steps = change.files.size() + change.moves.size();
+    const bool needs_journal = steps > 1 || (steps == 1 && !change.entries.empty());
     if (needs_journal) {
         if (Status s = ensure_directory(ws, ws.root + "/.small-cache"); !s) return s.error();
         // An in-place append first writes the progress journal into
@@ -272,6 +362,12 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
         if (!needs_journal || undo_entries_if_no_file_changed(ws, j)) {
             return s.error();  // nothing of the change is left
         }
+        Error e = s.error();
+        e.message += " (the change is journaled; the next small command that writes will complete it)";
+        return e;
+    }
+    if (Status s = apply_moves(ws, j.moves); !s) {
+        if (!needs_journal) return s.error();
         Error e = s.error();
         e.message += " (the change is journaled; the next small command that writes will complete it)";
         return e;

@@ -251,24 +251,6 @@ TEST(HostileInit, ForceWithASymlinkedGitignoreKeepsTheWorkspaceAndMakesNoSnapsho
 // Read-only artifacts (docs/commands.md: a read-only file is "do not change")
 // ---------------------------------------------------------------------------
 
-// Root may write any file, so the commands run as `nobody` (as in write_safety_test.cpp).
-struct OtherUser {
-    uid_t uid;
-    gid_t gid;
-};
-
-// Gives `dir` (the test's temporary folder) and everything in it to nobody.
-std::optional<OtherUser> give_to_nobody(const fs::path& dir) {
-    const passwd* nobody = ::getpwnam("nobody");
-    if (nobody == nullptr) return std::nullopt;
-    OtherUser u{nobody->pw_uid, nobody->pw_gid};
-    if (::chown(dir.c_str(), u.uid, u.gid) != 0) return std::nullopt;
-    for (const auto& e : fs::recursive_directory_iterator(dir)) {
-        if (::lchown(e.path().c_str(), u.uid, u.gid) != 0) return std::nullopt;
-    }
-    return u;
-}
-
 TEST(HostileReadOnly, ReadOnlyArtifactsAreNotReplacedEvenInAWritableFolder) {
     TempDir tmp;
     const fs::path base = tmp.path() / "base";

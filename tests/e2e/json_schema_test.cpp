@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 30u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 37u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -545,6 +545,8 @@ TEST_F(JsonSchemaE2E, BusyLock) {
         {{"reset", "--yes"}, "reset"},
         {{"init", "--force"}, "init"},
         {{"agents", "apply"}, "agents-apply"},
+        {{"fix", "--all"}, "fix"},
+        {{"fix", "workspace"}, "fix"},
     };
     for (const auto& [args, schema] : writes) {
         const json doc = expect_in(args, schema, 3, env);
@@ -579,6 +581,26 @@ TEST_F(JsonSchemaE2E, Apply) {
                                 {{"SMALL_LOCK_TIMEOUT_MS", "50"}});
     EXPECT_EQ(busy["error"]["kind"], "busy") << busy.dump(2);
     ::close(fd);
+}
+
+// fix and fix workspace: dry run, a real repair with a backup, nothing to do, a refusal.
+TEST_F(JsonSchemaE2E, Fix) {
+    init_workspace();
+    const fs::path plan = small_file("plan.small.yml");
+    std::string text = read_file(plan);
+    text.replace(text.find("small_version: \"1.0.0\""), 22, "small_version: 1.0.0");
+    write_file(plan, text);
+    const json dry = expect_in({"fix", "--all", "--orphan-progress", "--dry-run"}, "fix", 0);
+    EXPECT_EQ(dry["rewritten"], json::array({".small/plan.small.yml"})) << dry.dump(2);
+    const json done = expect_in({"fix", "--versions"}, "fix", 0);
+    EXPECT_TRUE(done["backup_dir"].is_string()) << done.dump(2);
+    EXPECT_EQ(done["versions"]["changes"][0]["before"], "1.0.0") << done.dump(2);
+    const json nothing = expect_in({"fix", "--all", "--orphan-progress"}, "fix", 0);
+    EXPECT_FALSE(nothing["changed"].get<bool>()) << nothing.dump(2);
+    const json ws = expect_in({"fix", "workspace", "--force"}, "fix", 0);
+    EXPECT_EQ(ws["command"], "fix workspace") << ws.dump(2);
+    expect_in({"fix"}, "fix", 2);
+    expect_in({"fix", "workspace", "--kind", "bogus"}, "fix", 2);
 }
 
 }  // namespace

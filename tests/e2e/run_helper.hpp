@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <grp.h>
+#include <pwd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -276,6 +277,25 @@ inline std::optional<json> parse_single_json(const std::string& text) {
     } catch (const json::exception&) {
         return std::nullopt;
     }
+}
+
+// Root may write any file, so tests of read-only files run the commands as
+// `nobody` (as in write_safety_test.cpp).
+struct OtherUser {
+    uid_t uid;
+    gid_t gid;
+};
+
+// Gives `dir` (the test's temporary folder) and everything in it to nobody.
+inline std::optional<OtherUser> give_to_nobody(const fs::path& dir) {
+    const passwd* nobody = ::getpwnam("nobody");
+    if (nobody == nullptr) return std::nullopt;
+    OtherUser u{nobody->pw_uid, nobody->pw_gid};
+    if (::chown(dir.c_str(), u.uid, u.gid) != 0) return std::nullopt;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+        if (::lchown(e.path().c_str(), u.uid, u.gid) != 0) return std::nullopt;
+    }
+    return u;
 }
 
 }  // namespace small_e2e

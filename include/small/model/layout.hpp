@@ -43,6 +43,10 @@ inline constexpr std::string_view kHandoffFileName = "handoff.small.yml";
 inline constexpr std::string_view kCacheDirName = ".small-cache";
 inline constexpr std::string_view kRunsDirName = ".small-runs";
 inline constexpr std::string_view kArchiveDirName = ".small-archive";
+// The legacy places of the run and archive stores, inside .small/, and
+// where `fix --runtime-layout` moves them (relative to the root).
+inline constexpr std::string_view kLegacyArchiveDirName = ".small/archive";
+inline constexpr std::string_view kLegacyRunsDirName = ".small/runs";
 // The lines `init` adds to .gitignore, in this order.
 inline constexpr std::string_view kRuntimeIgnoreLines[] = {".small-cache/", ".small-runs/", ".small-archive/"};
 

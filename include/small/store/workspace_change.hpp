@@ -1,7 +1,7 @@
 // Changing several workspace files as ONE crash-safe step (D7):
 // `checkpoint` (plan status + progress entry), `plan`, `accept`, `reset`,
-// `start` and `handoff` all go through commit_workspace_change, under the
-// workspace lock taken by begin_mutation.
+// `start`, `handoff` and `fix` all go through commit_workspace_change, under
+// the workspace lock taken by begin_mutation.
 //
 // The change journal `.small-cache/change.journal` makes "all files or none":
 //   1. the journal (new bytes of every file, the version stamp of their old
@@ -9,14 +9,15 @@
 //      and durably;
 //   2. the progress entries are appended in one journaled append
 //      (progress_log.hpp), so a crash keeps all of them or none;
-//   3. each file is replaced atomically (write_file_atomic);
+//   3. each file is replaced atomically (write_file_atomic), then each
+//      PathMove is applied;
 //   4. the journal is removed, durably.
 // recover_workspace (run by every mutating command under the lock, before it
 // reads anything) finishes an interrupted change: when the entries made it
 // into the log (it is longer than the journal says) or the change has no
-// entries, every file still holding its old bytes gets its new ones (roll
-// forward); otherwise nothing was committed and the journal is dropped (roll
-// back: the files were never touched). Either way the workspace ends with
+// entries, every file still holding its old bytes gets its new ones and
+// the moves are repeated (roll forward); otherwise nothing was committed and
+// the journal is dropped (roll back: nothing was touched). Either way the workspace ends with
 // all of the change or none of it. Entries go first because a log that
 // already records a step the plan does not show yet is valid, whereas a plan
 // claiming `completed` without its evidence entry would fail strict S1.
@@ -41,10 +42,28 @@ struct FileReplacement {
     std::string bytes;  // new contents
 };
 
+// One step of moving runtime files between the workspace's `.small*`
+// folders (`fix --runtime-layout`). Nothing is ever overwritten, and every
+// step is idempotent, so a roll-forward may repeat it:
+//   Rename          `from` becomes `to` when `to` does not exist (parent
+//                   folders created); done when `from` is gone;
+//   RemoveDuplicate `from` is deleted when it holds the same bytes as the
+//                   regular file `to` (else refused); done when gone;
+//   RemoveEmptyDir  the folder `from` is removed when it is empty.
+// Both paths are absolute, below ws.root, inside `.small*`; no symbolic
+// link is followed on the way.
+struct PathMove {
+    enum class Kind { Rename, RemoveDuplicate, RemoveEmptyDir };
+    Kind kind = Kind::Rename;
+    std::string from;
+    std::string to;  // empty for RemoveEmptyDir
+};
+
 struct WorkspaceChange {
     std::vector<YamlValue> entries;     // progress entries without timestamps, in order
     std::optional<Instant> first_at;    // exact instant of the first entry (--at)
     std::vector<FileReplacement> files; // replaced after the entries, in order
+    std::vector<PathMove> moves;        // applied after the files, in order
 };
 
 struct CommittedChange {
