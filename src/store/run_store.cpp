@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -29,9 +30,11 @@ constexpr ArtifactType kSnapshotTypes[] = {ArtifactType::Intent, ArtifactType::C
 
 using Files = FolderFiles;  // file name, bytes
 
-Result<Files> artifacts_to_copy(const FileSystem& fs, const WorkspacePaths& ws) {
+// The bytes of those of `types` that exist in .small/.
+Result<Files> artifacts_to_copy(const FileSystem& fs, const WorkspacePaths& ws,
+                                std::span<const ArtifactType> types = kSnapshotTypes) {
     Files files;
-    for (ArtifactType t : kSnapshotTypes) {
+    for (ArtifactType t : types) {
         const std::string name = artifact_file_name(t);
         if (!fs.file_exists(ws.path_of(name))) continue;
         Result<std::string> bytes = fs.read_file(ws.path_of(name));
@@ -295,14 +298,9 @@ std::string snapshot_meta_json(const SnapshotMeta& m) {
 Result<RunSnapshotWritten> write_run_snapshot(const FileSystem& fs, const WorkspacePaths& ws, const RunSnapshotRequest& req) {
     if (!is_snapshot_name(req.name)) return Error::internal("snapshot name \"" + req.name + "\" is not a replay id");
     if (Status s = refuse_linked_store(fs, req.store); !s) return s.error();
-    FolderFiles files;
-    for (ArtifactType t : kArtifactTypes) {
-        const std::string name = artifact_file_name(t);
-        if (!fs.file_exists(ws.path_of(name))) continue;
-        Result<std::string> bytes = fs.read_file(ws.path_of(name));
-        if (!bytes) return bytes.error();
-        files.emplace_back(name, std::move(*bytes));
-    }
+    Result<FolderFiles> read = artifacts_to_copy(fs, ws, kArtifactTypes);
+    if (!read) return read.error();
+    FolderFiles files = std::move(*read);
     files.emplace_back(kMetaFileName, snapshot_meta_json(req.meta));
     RunSnapshotWritten out;
     out.dir = req.store + "/" + req.name;

@@ -279,6 +279,28 @@ inline std::optional<json> parse_single_json(const std::string& text) {
     }
 }
 
+// Runs a command with --json: exactly one JSON document with a boolean "ok"
+// that agrees with the exit code.
+inline json run_json(const fs::path& cwd, std::vector<std::string> args, int expected_exit) {
+    args.push_back("--json");
+    const RunResult r = run_in(cwd, args);
+    EXPECT_EQ(r.exit_code, expected_exit) << r;
+    const auto doc = parse_single_json(r.out);
+    if (!doc) {
+        ADD_FAILURE() << "stdout is not exactly one JSON document\n" << r;
+        return json::object();
+    }
+    EXPECT_TRUE(doc->is_object() && doc->contains("ok") && (*doc)["ok"].is_boolean()) << r;
+    if (doc->contains("ok") && (*doc)["ok"].is_boolean()) {
+        EXPECT_EQ((*doc)["ok"].get<bool>(), expected_exit == 0) << r;
+    }
+    if (expected_exit != 0) {
+        EXPECT_TRUE(doc->contains("error") && (*doc)["error"].contains("kind") && (*doc)["error"].contains("message"))
+            << r;
+    }
+    return *doc;
+}
+
 // Root may write any file, so tests of read-only files run the commands as
 // `nobody` (as in write_safety_test.cpp).
 struct OtherUser {

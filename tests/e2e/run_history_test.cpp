@@ -16,18 +16,6 @@ namespace {
 
 using namespace small_e2e;
 
-json run_json(const fs::path& cwd, std::vector<std::string> args, int expected_exit) {
-    args.push_back("--json");
-    const RunResult r = run_in(cwd, args);
-    EXPECT_EQ(r.exit_code, expected_exit) << r;
-    const auto doc = parse_single_json(r.out);
-    if (!doc) {
-        ADD_FAILURE() << "stdout is not exactly one JSON document\n" << r;
-        return json::object();
-    }
-    return *doc;
-}
-
 std::string pinned_run(const fs::path& root) {
     const std::string ws = read_file(root / ".small/workspace.small.yml");
     std::smatch m;
