@@ -58,9 +58,12 @@ void render_run(const Output& out, const ApplyResult& r) {
     if (p.interrupted_by) out.problem("Interrupted: " + signal_name(*p.interrupted_by) + " forwarded to the command");
     if (r.exit_code == 0) out.info("Command completed successfully (exit code: 0)");
     else out.info("Command failed (exit code: " + std::to_string(r.exit_code) + ")");
-    for (const YamlValue& e : r.entries) {
-        out.info("Recorded " + e["task_id"].get<std::string>() + " -> " + e["status"].get<std::string>() + " at " +
-                 e["timestamp"].get<std::string>());
+    for (std::size_t i = 0; i < r.entries.size(); ++i) {
+        // --auto-checkpoint adds the checkpoint's own entry last (the reference's two entries).
+        const bool checkpoint = r.checkpointed && i + 1 == r.entries.size();
+        const YamlValue& e = r.entries[i];
+        out.info(std::string(checkpoint ? "Recorded checkpoint " : "Recorded ") + e["task_id"].get<std::string>() +
+                 " -> " + e["status"].get<std::string>() + " at " + e["timestamp"].get<std::string>());
     }
     if (r.checkpointed) out.info("Plan: " + r.task + " is now " + r.status);
     if (r.log) out.info("Command log: " + r.log->command_ref + " (output: " + r.log->output_ref + ")");
