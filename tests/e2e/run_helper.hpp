@@ -301,6 +301,21 @@ inline json run_json(const fs::path& cwd, std::vector<std::string> args, int exp
     return *doc;
 }
 
+// The views' shared workspace: init, task-1 retitled, task-2 and task-3
+// (task-3 depends on task-2), then `last` (a checkpoint that sets the scene).
+inline void seed_three_tasks(const fs::path& root, const std::vector<std::string>& last) {
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{"init", "--no-agents"},
+                                               {"plan", "--title", "task-1", "Review the layout"},
+                                               {"plan", "--add", "Parse the flag"},
+                                               {"plan", "--add", "Print it"},
+                                               {"plan", "--depends", "task-3:task-2"},
+                                               last}) {
+        const RunResult r = run_in(root, args);
+        ASSERT_EQ(r.exit_code, 0) << r;
+    }
+}
+
 // Root may write any file, so tests of read-only files run the commands as
 // `nobody` (as in write_safety_test.cpp).
 struct OtherUser {

@@ -16,17 +16,8 @@ protected:
     RunResult run(const std::vector<std::string>& args) { return run_in(root(), args); }
 
     void SetUp() override {
-        for (const std::vector<std::string>& args :
-             std::vector<std::vector<std::string>>{{"init", "--no-agents"},
-                                                   {"plan", "--title", "task-1", "Review the layout"},
-                                                   {"plan", "--add", "Parse the flag"},
-                                                   {"plan", "--add", "Print it"},
-                                                   {"plan", "--depends", "task-3:task-2"},
-                                                   {"checkpoint", "--task", "task-2", "--status", "in_progress",
-                                                    "--evidence", "started parsing"}}) {
-            const RunResult r = run(args);
-            ASSERT_EQ(r.exit_code, 0) << r;
-        }
+        seed_three_tasks(
+            root(), {"checkpoint", "--task", "task-2", "--status", "in_progress", "--evidence", "started parsing"});
     }
 };
 
