@@ -153,6 +153,30 @@ Result<std::vector<DirEntry>> MemoryFileSystem::list_directory(const std::string
     return out;
 }
 
+Result<std::string> file_version(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return std::string("absent");
+        return Error::from_errno("cannot stat", path, errno);
+    }
+    std::string out;
+    for (const auto& [tag, value] : {std::pair<char, long long>{'s', st.st_size},
+                                     {'m', st.st_mtim.tv_sec}, {'.', st.st_mtim.tv_nsec},
+                                     {'c', st.st_ctim.tv_sec}, {'.', st.st_ctim.tv_nsec},
+                                     {'i', static_cast<long long>(st.st_ino)},
+                                     {'d', static_cast<long long>(st.st_dev)}}) {
+        out += tag;
+        out += std::to_string(value);
+    }
+    return out;
+}
+
+std::optional<std::string> RealFileSystem::version_stamp(const std::string& path) const {
+    Result<std::string> v = file_version(path);
+    if (!v || *v == "absent") return std::nullopt;
+    return *v;
+}
+
 Result<FileRange> RealFileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

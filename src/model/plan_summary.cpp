@@ -30,36 +30,38 @@ std::vector<std::string> dependencies_of(NodeRef task) {
 
 }  // namespace
 
-PlanSummary summarize_plan(NodeRef plan, std::size_t actionable_limit) {
+std::vector<PlanTaskOutline> outline_plan(NodeRef plan) {
+    std::vector<PlanTaskOutline> out;
+    const NodeRef tasks = plan.find("tasks");
+    for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
+        const NodeRef t = tasks.item(i);
+        out.push_back({std::string(t.find("id").as_string()), status_of(t), dependencies_of(t)});
+    }
+    return out;
+}
+
+PlanSummary summarize_plan(const std::vector<PlanTaskOutline>& tasks, std::size_t actionable_limit) {
     PlanSummary s;
     for (const char* known : {"pending", "in_progress", "blocked", "completed"}) s.tasks_by_status[known] = 0;
-    const NodeRef tasks = plan.find("tasks");
-    if (!tasks.is_sequence()) return s;
-    std::map<std::string, std::string, std::less<>> status_by_id;
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-        status_by_id.emplace(std::string(tasks.item(i).find("id").as_string()), status_of(tasks.item(i)));
-    }
+    std::map<std::string_view, std::string_view> status_by_id;
+    for (const PlanTaskOutline& t : tasks) status_by_id.emplace(t.id, t.status);
     std::string first_in_progress, first_blocked, first_pending, first_actionable;
-    bool all_done = tasks.size() > 0;
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-        const NodeRef t = tasks.item(i);
-        const std::string status = status_of(t);
-        const std::string id(t.find("id").as_string());
+    bool all_done = !tasks.empty();
+    for (const PlanTaskOutline& t : tasks) {
         ++s.total_tasks;
-        ++s.tasks_by_status[status];
-        all_done = all_done && (status == "completed" || status == "cancelled");
-        if (status == "in_progress" && first_in_progress.empty()) first_in_progress = id;
-        if (status == "blocked" && first_blocked.empty()) first_blocked = id;
-        if (status != "pending") continue;
-        if (first_pending.empty()) first_pending = id;
-        const std::vector<std::string> deps = dependencies_of(t);
-        const bool ready = std::all_of(deps.begin(), deps.end(), [&](const std::string& d) {
+        ++s.tasks_by_status[t.status];
+        all_done = all_done && (t.status == "completed" || t.status == "cancelled");
+        if (t.status == "in_progress" && first_in_progress.empty()) first_in_progress = t.id;
+        if (t.status == "blocked" && first_blocked.empty()) first_blocked = t.id;
+        if (t.status != "pending") continue;
+        if (first_pending.empty()) first_pending = t.id;
+        const bool ready = std::all_of(t.depends_on.begin(), t.depends_on.end(), [&](const std::string& d) {
             const auto it = status_by_id.find(d);
             return it != status_by_id.end() && it->second == "completed";
         });
-        if (!ready || id.empty()) continue;
-        if (first_actionable.empty()) first_actionable = id;
-        if (!actionable_limit || s.next_actionable.size() < actionable_limit) s.next_actionable.push_back(id);
+        if (!ready || t.id.empty()) continue;
+        if (first_actionable.empty()) first_actionable = t.id;
+        if (!actionable_limit || s.next_actionable.size() < actionable_limit) s.next_actionable.push_back(t.id);
     }
     for (const std::string* pick : {&first_in_progress, &first_actionable, &first_blocked, &first_pending}) {
         if (!pick->empty()) {
@@ -69,6 +71,10 @@ PlanSummary summarize_plan(NodeRef plan, std::size_t actionable_limit) {
     }
     s.all_done = all_done;
     return s;
+}
+
+PlanSummary summarize_plan(NodeRef plan, std::size_t actionable_limit) {
+    return summarize_plan(outline_plan(plan), actionable_limit);
 }
 
 std::string resolve_next_task(const PlanSummary* plan, std::string_view handoff_current_task) {

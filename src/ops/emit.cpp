@@ -7,6 +7,7 @@
 #include "small/base/timestamp.hpp"
 #include "small/check/schema.hpp"
 #include "small/doc/yaml.hpp"
+#include "small/store/plan_cache.hpp"
 
 namespace small {
 
@@ -103,6 +104,13 @@ Status read_progress(const FileSystem& fs, const WorkspacePaths& ws, const EmitO
 
 Status read_plan(const FileSystem& fs, const WorkspacePaths& ws, const EmitOptions& o, EmitResult& r) {
     r.plan_summary = summarize_plan(NodeRef(), o.tasks);
+    if (!wants(r, EmitSection::Plan)) {
+        // The status counts alone come from the plan's cached outline (emit runs on every agent turn).
+        Result<std::optional<std::vector<PlanTaskOutline>>> tasks = load_plan_outline(fs, ws);
+        if (!tasks) return tasks.error();
+        if (*tasks) r.plan_summary = summarize_plan(**tasks, o.tasks);
+        return ok_status();
+    }
     Result<std::optional<Document>> plan = load_optional(fs, ws, ArtifactType::Plan);
     if (!plan) return plan.error();
     if (!*plan) return ok_status();

@@ -3,6 +3,7 @@
 
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
+#include "small/store/plan_cache.hpp"
 
 namespace small {
 
@@ -13,14 +14,14 @@ std::string handoff_current_task(const Document& handoff) {
     return std::string(trim(handoff.root().find("resume").find("current_task_id").as_string()));
 }
 
+// From the plan's cached outline: status runs on every agent turn.
 void read_plan(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& o, StatusReport& r) {
-    const std::string name = artifact_file_name(ArtifactType::Plan);
-    Result<Document> doc = load_yaml_file(fs, ws.path_of(name), ws.display_of(name));
-    if (!doc) {
-        r.problems.push_back(doc.error());
+    Result<std::optional<std::vector<PlanTaskOutline>>> tasks = load_plan_outline(fs, ws);
+    if (!tasks) {
+        r.problems.push_back(tasks.error());
         return;
     }
-    r.plan = summarize_plan(doc->root(), o.tasks);
+    if (*tasks) r.plan = summarize_plan(**tasks, o.tasks);
 }
 
 void read_recent(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& o, StatusReport& r) {

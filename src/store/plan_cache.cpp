@@ -58,6 +58,7 @@ void append_escaped(std::string& out, std::string_view field) {
 }
 
 std::optional<std::string> unescaped(std::string_view field) {
+    if (field.find('\\') == std::string_view::npos) return std::string(field);
     std::string out;
     for (std::size_t i = 0; i < field.size(); ++i) {
         if (field[i] != '\\') {
@@ -98,6 +99,43 @@ std::optional<PlanIndex> decode(std::string_view body) {
         body.remove_prefix(eol + 1);
     }
     return index;
+}
+
+// One task a line: "<status> <id> <dependency>...", escaped as above.
+std::string encode(const std::vector<PlanTaskOutline>& tasks) {
+    std::string out;
+    for (const PlanTaskOutline& t : tasks) {
+        append_escaped(out, t.status);
+        out += ' ';
+        append_escaped(out, t.id);
+        for (const std::string& d : t.depends_on) {
+            out += ' ';
+            append_escaped(out, d);
+        }
+        out += '\n';
+    }
+    return out;
+}
+
+std::optional<std::vector<PlanTaskOutline>> decode_outline(std::string_view body) {
+    std::vector<PlanTaskOutline> tasks;
+    while (!body.empty()) {
+        const std::size_t eol = body.find('\n');
+        if (eol == std::string_view::npos) return std::nullopt;
+        std::vector<std::string> fields;
+        for (std::string_view line = body.substr(0, eol);;) {
+            const std::size_t space = line.find(' ');
+            std::optional<std::string> field = unescaped(line.substr(0, space));
+            if (!field) return std::nullopt;
+            fields.push_back(std::move(*field));
+            if (space == std::string_view::npos) break;
+            line.remove_prefix(space + 1);
+        }
+        if (fields.size() < 2 || fields[0].empty()) return std::nullopt;
+        tasks.push_back({std::move(fields[1]), std::move(fields[0]), {fields.begin() + 2, fields.end()}});
+        body.remove_prefix(eol + 1);
+    }
+    return tasks;
 }
 
 }  // namespace
@@ -145,6 +183,24 @@ Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws
     // Cache only what was read from one version of the file (a hand edit takes no lock).
     if (plan_stamp(ws) == before) write_stamped_cache(ws, kPlanTasksName, *before, encode(index));
     return index;
+}
+
+Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline(const FileSystem& fs,
+                                                                      const WorkspacePaths& ws) {
+    const std::string path = plan_path(ws);
+    if (!fs.file_exists(path) && !fs.directory_exists(path)) return std::optional<std::vector<PlanTaskOutline>>();
+    const std::optional<std::string> before = fs.version_stamp(path);
+    if (before) {
+        if (std::optional<std::string> body = read_stamped_cache(fs, ws, kPlanOutlineName, *before)) {
+            if (auto tasks = decode_outline(*body)) return std::optional(std::move(*tasks));
+        }
+    }
+    Result<Document> doc = load_yaml_file(fs, path, plan_display(ws));
+    if (!doc) return doc.error();
+    std::vector<PlanTaskOutline> tasks = outline_plan(doc->root());
+    // Cache only what was read from one version of the file (a hand edit takes no lock).
+    if (before && fs.version_stamp(path) == before) write_stamped_cache(ws, kPlanOutlineName, *before, encode(tasks));
+    return std::optional(std::move(tasks));
 }
 
 PlanIndex plan_index_of(const YamlValue& plan) {

@@ -378,26 +378,6 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
     return result;
 }
 
-// Which version of a file is on disk: size, mtime, ctime, inode and device
-// (every replace is a rename, so a new version always has a new inode).
-// Cheaper than hashing the bytes, which matters for a large plan.
-Result<std::string> file_version(const std::string& path) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) {
-        if (errno == ENOENT) return std::string("absent");
-        return Error::from_errno("cannot stat", path, errno);
-    }
-    std::string out;
-    for (const auto& [tag, value] : {std::pair<char, long long>{'s', st.st_size},
-                                     {'m', st.st_mtim.tv_sec}, {'.', st.st_mtim.tv_nsec},
-                                     {'c', st.st_ctim.tv_sec}, {'.', st.st_ctim.tv_nsec},
-                                     {'i', static_cast<long long>(st.st_ino)},
-                                     {'d', static_cast<long long>(st.st_dev)}}) {
-        out += tag;
-        out += std::to_string(value);
-    }
-    return out;
-}
 
 // ---------------------------------------------------------------------------
 

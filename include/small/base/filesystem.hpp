@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,6 +49,13 @@ public:
     // so that a reader of a large log can stay O(1) in its size. The default
     // reads the whole file (fine for fakes); the real one reads just the range.
     virtual Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const;
+    // A text that changes whenever the file is edited or replaced (for
+    // caches keyed by a file's version); nullopt when the file is absent or
+    // the filesystem cannot tell (the fakes), and the caller then skips its cache.
+    virtual std::optional<std::string> version_stamp(const std::string& path) const {
+        (void)path;
+        return std::nullopt;
+    }
 };
 
 class RealFileSystem final : public FileSystem {
@@ -58,7 +66,13 @@ public:
     bool is_symlink(const std::string& path) const override;
     Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
     Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override;
+    std::optional<std::string> version_stamp(const std::string& path) const override;
 };
+
+// Which version of a file is on disk, as a short text: size, mtime, ctime,
+// inode and device (every replace is a rename, so a new version always has a
+// new inode); "absent" when there is none. Cheaper than hashing the bytes.
+Result<std::string> file_version(const std::string& path);
 
 // Paths are plain strings; a directory exists when it was added or when a
 // file lies below it.

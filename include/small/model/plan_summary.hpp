@@ -29,9 +29,21 @@ struct PlanSummary {
     bool all_done = false;  // tasks exist and every one is completed or cancelled
 };
 
-// The summary of a parsed plan (its root mapping), read in place: no copy
-// of the plan is made (status and emit run on every agent turn).
-// `actionable_limit` 0 means no limit.
+// What the summary needs of one task; every task of the plan has one, in
+// plan order (a task without a string id has an empty id).
+struct PlanTaskOutline {
+    std::string id;
+    std::string status;                   // trimmed, lower-cased; blank is "pending"
+    std::vector<std::string> depends_on;  // depends_on then dependencies (D6), no repeats
+    bool operator==(const PlanTaskOutline&) const = default;
+};
+
+// The outline of a parsed plan (its root mapping); empty without a tasks list.
+std::vector<PlanTaskOutline> outline_plan(NodeRef plan);
+
+// The summary of a plan's outline. `actionable_limit` 0 means no limit.
+PlanSummary summarize_plan(const std::vector<PlanTaskOutline>& tasks, std::size_t actionable_limit);
+// The same, of a parsed plan (its root mapping).
 PlanSummary summarize_plan(NodeRef plan, std::size_t actionable_limit);
 
 // The task to work on next: the first actionable task, else the first

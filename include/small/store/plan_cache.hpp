@@ -13,6 +13,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
+#include "small/model/plan_summary.hpp"
 #include "small/model/workspace.hpp"
 #include "small/doc/yaml_writer.hpp"
 
@@ -34,6 +35,13 @@ struct PlanIndex {
 // The index of plan.small.yml as it is now. A plan that does not parse is an
 // Invalid error with its file:line:column (a task cannot be checked against it).
 Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws);
+
+// The outline status and emit summarise (model/plan_summary), from
+// `.small-cache/plan.outline` while the plan file's stamp is unchanged, else
+// parsed (a plan that does not parse is its Invalid error) and cached.
+// Absent plan: nullopt.
+Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline(const FileSystem& fs,
+                                                                      const WorkspacePaths& ws);
 
 // The index of a plan value or parsed plan, for the writers that hold one.
 PlanIndex plan_index_of(const YamlValue& plan);

@@ -99,11 +99,6 @@ struct MutationSession {
 
 Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePaths& ws, const MutationRequest& req);
 
-// Which version of a file is on disk, as a short text: size, mtime, ctime,
-// inode and device (every replace is a rename, so a new version always has a
-// new inode); "absent" when there is none. Cheaper than hashing the bytes.
-Result<std::string> file_version(const std::string& path);
-
 // workspace.small.yml with run.replay_id = `run_id` and updated_at =
 // `now_text`; every other key kept in place. A null `metadata` gives a fresh
 // repo-root file.

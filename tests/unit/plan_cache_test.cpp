@@ -1,0 +1,116 @@
+// The plan outline status and emit read (store/plan_cache load_plan_outline):
+// cached under .small-cache/ by the plan file's version stamp, parsed again
+// when the plan changes or the cache is unreadable. Real disk (the stamp is
+// the file's inode, size and times).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "small/base/filesystem.hpp"
+#include "small/model/layout.hpp"
+#include "small/store/plan_cache.hpp"
+#include "temp_workspace.hpp"
+
+namespace small {
+namespace {
+
+using testing::read_all;
+using testing::TempWorkspace;
+using testing::write_plain;
+
+// Ids and dependencies with the characters the cache escapes, a task with no
+// id and one whose id is not a string.
+const char* kAwkwardPlan = R"(tasks:
+  - {id: "a b", title: A, status: " Completed "}
+  - {id: "back\\slash", title: B, depends_on: ["a b"], dependencies: ["a b", "new\nline"]}
+  - {title: no id}
+  - {id: 7, title: number, status: blocked}
+  - {id: "", title: empty, depends_on: [""]}
+)";
+
+std::vector<PlanTaskOutline> outline_of(const TempWorkspace& t) {
+    const RealFileSystem fs;
+    auto r = load_plan_outline(fs, t.ws());
+    EXPECT_TRUE(r) << (r ? "" : r.error().describe());
+    EXPECT_TRUE(r && *r);
+    return r && *r ? **r : std::vector<PlanTaskOutline>{};
+}
+
+std::string cache_file(const TempWorkspace& t) { return t.path(std::string(".small-cache/") + kPlanOutlineName); }
+
+TEST(PlanOutline, ReadsEveryTaskInPlanOrder) {
+    TempWorkspace t;
+    write_plain(t.path(".small/plan.small.yml"), kAwkwardPlan);
+    const std::vector<PlanTaskOutline> want = {
+        {"a b", "completed", {}},
+        {"back\\slash", "pending", {"a b", "new\nline"}},
+        {"", "pending", {}},
+        {"", "blocked", {}},
+        {"", "pending", {""}},
+    };
+    EXPECT_EQ(outline_of(t), want);
+}
+
+TEST(PlanOutline, SecondReadComesFromTheCacheAndEqualsTheParse) {
+    TempWorkspace t;
+    write_plain(t.path(".small/plan.small.yml"), kAwkwardPlan);
+    const std::vector<PlanTaskOutline> parsed = outline_of(t);
+    ASSERT_TRUE(std::filesystem::exists(cache_file(t)));
+    EXPECT_EQ(outline_of(t), parsed);  // decoded from the cache: the escapes round-trip
+
+    // Proof that the cache is what is read: a planted body with the same stamp wins.
+    const std::string cache = read_all(cache_file(t));
+    write_plain(cache_file(t), cache.substr(0, cache.find('\n') + 1) + "in_progress planted\n");
+    EXPECT_EQ(outline_of(t), (std::vector<PlanTaskOutline>{{"planted", "in_progress", {}}}));
+}
+
+TEST(PlanOutline, AnEditedPlanIsParsedAgain) {
+    TempWorkspace t;
+    write_plain(t.path(".small/plan.small.yml"), "tasks:\n  - {id: one, title: One}\n");
+    EXPECT_EQ(outline_of(t).front().id, "one");
+    // Same size, so only the stamp's inode or times can tell the versions apart.
+    std::filesystem::remove(t.path(".small/plan.small.yml"));
+    write_plain(t.path(".small/plan.small.yml"), "tasks:\n  - {id: two, title: One}\n");
+    EXPECT_EQ(outline_of(t).front().id, "two");
+}
+
+TEST(PlanOutline, AnUnreadableCacheIsIgnored) {
+    TempWorkspace t;
+    write_plain(t.path(".small/plan.small.yml"), kAwkwardPlan);
+    const std::vector<PlanTaskOutline> parsed = outline_of(t);
+    const std::string cache = read_all(cache_file(t));
+    for (const std::string& body : {std::string("pending bad\\escape\n"), std::string("no-newline"),
+                                    std::string("onlystatus\n"), std::string(" id-without-status\n")}) {
+        write_plain(cache_file(t), cache.substr(0, cache.find('\n') + 1) + body);
+        EXPECT_EQ(outline_of(t), parsed) << body;
+    }
+}
+
+TEST(PlanOutline, AbsentPlanIsNulloptAndBrokenPlanIsItsPositionedError) {
+    TempWorkspace t;
+    const RealFileSystem fs;
+    auto absent = load_plan_outline(fs, t.ws());
+    ASSERT_TRUE(absent);
+    EXPECT_FALSE(*absent);
+
+    write_plain(t.path(".small/plan.small.yml"), "tasks: [\n");
+    auto broken = load_plan_outline(fs, t.ws());
+    ASSERT_FALSE(broken);
+    EXPECT_GT(broken.error().line, 0);
+    EXPECT_FALSE(std::filesystem::exists(cache_file(t)));
+}
+
+TEST(PlanOutline, AFilesystemWithoutStampsWritesNoCache) {
+    MemoryFileSystem mem;
+    WorkspacePaths ws;
+    ws.root = "/nowhere-on-disk";
+    ws.small_dir = "/nowhere-on-disk/.small";
+    mem.add_file("/nowhere-on-disk/.small/plan.small.yml", "tasks:\n  - {id: x, title: X, status: blocked}\n");
+    auto r = load_plan_outline(mem, ws);
+    ASSERT_TRUE(r && *r);
+    EXPECT_EQ(**r, (std::vector<PlanTaskOutline>{{"x", "blocked", {}}}));
+    EXPECT_FALSE(std::filesystem::exists("/nowhere-on-disk"));
+}
+
+}  // namespace
+}  // namespace small
