@@ -62,6 +62,9 @@ Error invalid_utf8(NodeRef node) {
 
 // ---------------------------------------------------------------- strings
 
+// Bytes a JSON string carries as they are: printable ASCII but '"' and '\\'.
+constexpr bool plain_ascii(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
 // JSON.stringify escaping: only '"', '\\' and C0 controls are escaped;
 // everything else (DEL, U+2028, non-ASCII) is copied as UTF-8.
 bool append_string(std::string_view s, std::string& out) {
@@ -69,6 +72,11 @@ bool append_string(std::string_view s, std::string& out) {
     out.push_back('"');
     std::size_t pos = 0;
     while (pos < s.size()) {
+        // Runs of plain ASCII (nearly all text) are copied whole.
+        std::size_t run = pos;
+        while (run < s.size() && plain_ascii(static_cast<unsigned char>(s[run]))) ++run;
+        out.append(s.data() + pos, run - pos);
+        if ((pos = run) == s.size()) break;
         const std::size_t start = pos;
         const auto cp = next_code_point(s, pos);
         if (!cp) return false;
@@ -86,7 +94,7 @@ bool append_string(std::string_view s, std::string& out) {
                     out.push_back(kHex[*cp >> 4]);
                     out.push_back(kHex[*cp & 0xF]);
                 } else {
-                    out.append(s.substr(start, pos - start));
+                    out.append(s.substr(start, pos - start));  // valid UTF-8, kept as is
                 }
         }
     }
@@ -184,23 +192,35 @@ private:
 
     std::optional<Error> write_mapping(NodeRef node, std::size_t depth) {
         struct Member {
-            std::u16string sort_key;
+            std::string_view key;
+            std::u16string sort_key;  // only when some key is not ASCII
             std::size_t index;
         };
         std::vector<Member> members;
         members.reserve(node.size());
+        bool ascii = true;
         for (std::size_t i = 0; i < node.size(); ++i) {
-            auto utf16 = utf8_to_utf16(node.key(i));
-            if (!utf16) return invalid_utf8(node.key_node(i));
-            members.push_back({std::move(*utf16), i});
+            const std::string_view key = node.key(i);
+            ascii = ascii && std::all_of(key.begin(), key.end(), [](char c) { return (c & 0x80) == 0; });
+            members.push_back({key, {}, i});
         }
-        // u16string compares code unit by code unit, which is what RFC 8785 asks.
-        std::sort(members.begin(), members.end(),
-                  [](const Member& a, const Member& b) { return a.sort_key < b.sort_key; });
+        if (ascii) {
+            // ASCII bytes are their own UTF-16 code units: byte order is RFC 8785's order.
+            std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.key < b.key; });
+        } else {
+            for (Member& m : members) {
+                auto utf16 = utf8_to_utf16(m.key);
+                if (!utf16) return invalid_utf8(node.key_node(m.index));
+                m.sort_key = std::move(*utf16);
+            }
+            // u16string compares code unit by code unit, which is what RFC 8785 asks.
+            std::sort(members.begin(), members.end(),
+                      [](const Member& a, const Member& b) { return a.sort_key < b.sort_key; });
+        }
         out_.push_back('{');
         for (std::size_t i = 0; i < members.size(); ++i) {
             if (i > 0) out_.push_back(',');
-            append_string(node.key(members[i].index), out_);  // validated above
+            append_string(members[i].key, out_);  // validated above
             out_.push_back(':');
             if (auto err = write(node.value(members[i].index), depth + 1)) return err;
         }

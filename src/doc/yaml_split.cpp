@@ -5,12 +5,11 @@
 // head (the file with the block cut out) and the pieces are parsed on all
 // cores and spliced. Anything unusual falls back to one sequential parse.
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cstring>
-#include <system_error>
 #include <thread>
 
+#include "small/base/parallel.hpp"
 #include "yaml_internal.hpp"
 
 namespace small {
@@ -138,25 +137,6 @@ struct Piece {
     ParseStats stats;
 };
 
-// Runs `jobs` (head = -1, pieces 0..n-1) on all cores.
-template <typename Fn>
-void run_parallel(std::size_t jobs, Fn&& fn) {
-    std::atomic<std::size_t> next{0};
-    const auto work = [&] {
-        for (std::size_t j = next++; j < jobs; j = next++) fn(j);
-    };
-    const unsigned workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> threads;
-    for (unsigned i = 1; i < workers && i < jobs; ++i) {
-        try {
-            threads.emplace_back(work);
-        } catch (const std::system_error&) {
-            break;  // no thread to spare: those started (and this one) share out the rest
-        }
-    }
-    work();
-    for (auto& t : threads) t.join();
-}
 
 }  // namespace
 

@@ -1,6 +1,9 @@
 // emit's JSON body (see the header).
 #include "small/report/emit.hpp"
 
+#include <algorithm>
+
+#include "small/base/parallel.hpp"
 #include "small/doc/jcs.hpp"
 #include "small/doc/node_json.hpp"
 #include "small/model/plan_model.hpp"
@@ -122,16 +125,32 @@ nlohmann::json enforcement_section(const EmitResult& r) {
 
 // The log's entries as a JSON array, one canonical entry per line, indented
 // for its place in the document (items at 6 spaces).
+// One canonical JSON line per entry. The entries are independent, so a long
+// log is written in chunks on all cores and joined in order.
 std::string entries_text(const EmitResult& r) {
     const NodeRef entries = r.progress_log ? r.progress_log->root().find("entries") : NodeRef();
     if (!entries.is_sequence() || entries.size() == 0) return "[]";
-    std::string out = "[";
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        Result<std::string> entry = canonical_json(entries.item(i));  // fails only on .inf/.nan
-        out += i ? ",\n      " : "\n      ";
-        out += entry ? *entry : node_to_json<nlohmann::json>(entries.item(i)).dump();
+    constexpr std::size_t kChunk = 4096;
+    std::vector<std::string> chunks((entries.size() + kChunk - 1) / kChunk);
+    run_parallel(chunks.size(), [&](std::size_t c) {
+        std::string& out = chunks[c];
+        for (std::size_t i = c * kChunk; i < std::min(entries.size(), (c + 1) * kChunk); ++i) {
+            Result<std::string> entry = canonical_json(entries.item(i));  // fails only on .inf/.nan
+            out += i ? ",\n      " : "\n      ";
+            out += entry ? *entry : node_to_json<nlohmann::json>(entries.item(i)).dump();
+        }
+    });
+    std::size_t size = 0;
+    for (const std::string& c : chunks) size += c.size();
+    std::string out;
+    out.reserve(size + 16);
+    out += '[';
+    for (std::string& c : chunks) {
+        out += c;
+        std::string().swap(c);
     }
-    return out + "\n    ]";
+    out += "\n    ]";
+    return out;
 }
 
 }  // namespace
@@ -144,8 +163,13 @@ std::string emit_document_text(const EmitResult& r, const std::string& cli_versi
     if (section == std::string::npos) return text;
     const std::string placeholder = "\"entries\": " + nlohmann::json(kEntriesPlaceholder).dump();
     const std::size_t at = text.find(placeholder, section);
-    if (at != std::string::npos) text.replace(at, placeholder.size(), "\"entries\": " + entries_text(r));
-    return text;
+    if (at == std::string::npos) return text;
+    // Assembled once: the entries of a long log are tens of megabytes.
+    const std::string entries = entries_text(r);
+    std::string out;
+    out.reserve(text.size() + entries.size());
+    out.append(text, 0, at).append("\"entries\": ").append(entries).append(text, at + placeholder.size());
+    return out;
 }
 
 nlohmann::json emit_json(const EmitResult& r, const std::string& cli_version) {
