@@ -82,7 +82,7 @@ int run_list_cmd(Context& ctx, const RunFlags& f) {
     for (const SnapshotInfo& s : l->runs) {
         const std::string summary = !s.problem.empty() ? "(unreadable: " + s.problem + ")" : s.summary;
         rows.push_back({s.meta.created_at, short_id(s.name, 8), summary.empty() ? "-" : summary,
-                        s.meta.git_sha.empty() ? "-" : short_id(s.meta.git_sha, 8), s.meta.git_dirty ? "true" : "false"});
+                        s.meta.git_sha.empty() ? "-" : short_id(s.meta.git_sha, 8), !s.meta.git_dirty ? "-" : *s.meta.git_dirty ? "true" : "false"});
     }
     print_table(out, rows);
     if (l->total > l->runs.size()) {
@@ -109,7 +109,7 @@ int run_show_cmd(Context& ctx, const RunFlags& f) {
     out.info("Workspace kind: " + i.meta.workspace_kind);
     if (!i.meta.source_dir.empty()) out.info("Source dir: " + i.meta.source_dir);
     if (!i.meta.git_sha.empty() || !i.meta.branch.empty()) {
-        out.info("Git: " + short_id(i.meta.git_sha, 8) + " (dirty: " + (i.meta.git_dirty ? "true" : "false") + ")");
+        out.info("Git: " + short_id(i.meta.git_sha, 8) + " (dirty: " + (!i.meta.git_dirty ? "unknown" : *i.meta.git_dirty ? "true" : "false") + ")");
         if (!i.meta.branch.empty()) out.info("Branch: " + i.meta.branch);
     }
     out.info("Artifacts:");

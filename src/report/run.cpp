@@ -9,9 +9,11 @@ namespace {
 
 using nlohmann::json;
 
+json dirty_json(const SnapshotMeta& m) { return m.git_dirty ? json(*m.git_dirty) : json(); }
+
 json meta_json(const SnapshotMeta& m) {
     return {{"replayId", m.replay_id},       {"created_at", m.created_at}, {"git_sha", m.git_sha},
-            {"git_dirty", m.git_dirty},      {"branch", m.branch},         {"cli_version", m.cli_version},
+            {"git_dirty", dirty_json(m)},      {"branch", m.branch},         {"cli_version", m.cli_version},
             {"workspace_kind", m.workspace_kind}, {"source_dir", m.source_dir}};
 }
 
@@ -42,7 +44,7 @@ json run_list_json(const RunListResult& r) {
         json j = {{"created_at", s.meta.created_at}, {"replayId", s.name}};
         put_if(j, "summary", s.summary);
         put_if(j, "git_sha", s.meta.git_sha);
-        j["git_dirty"] = s.meta.git_dirty;
+        j["git_dirty"] = dirty_json(s.meta);
         put_if(j, "branch", s.meta.branch);
         put_if(j, "problem", s.problem);
         runs.push_back(std::move(j));

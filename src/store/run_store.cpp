@@ -172,7 +172,7 @@ Status read_meta(const FileSystem& fs, SnapshotInfo& info) {
     m.cli_version = json_string(j, "cli_version"), m.workspace_kind = json_string(j, "workspace_kind");
     m.source_dir = json_string(j, "source_dir");
     const auto dirty = j.find("git_dirty");
-    m.git_dirty = dirty != j.end() && dirty->is_boolean() && dirty->get<bool>();
+    if (dirty != j.end() && dirty->is_boolean()) m.git_dirty = dirty->get<bool>();
     return ok_status();
 }
 
@@ -287,7 +287,7 @@ std::string snapshot_meta_json(const SnapshotMeta& m) {
     j["replayId"] = m.replay_id;
     j["created_at"] = m.created_at;
     j["git_sha"] = m.git_sha;
-    j["git_dirty"] = m.git_dirty;
+    j["git_dirty"] = m.git_dirty ? nlohmann::ordered_json(*m.git_dirty) : nlohmann::ordered_json();
     j["branch"] = m.branch;
     j["cli_version"] = m.cli_version;
     j["workspace_kind"] = m.workspace_kind;

@@ -8,6 +8,7 @@
 // holds exactly these bytes is reused.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,7 +66,8 @@ std::string run_store_dir(const WorkspacePaths& ws, const std::string& store_fla
 // meta.json of a snapshot (all keys always written).
 struct SnapshotMeta {
     std::string replay_id, created_at, git_sha, branch, cli_version, workspace_kind, source_dir;
-    bool git_dirty = false;
+    // Whether the work tree had changes; unknown (JSON null) when not computed.
+    std::optional<bool> git_dirty;
 };
 
 struct SnapshotInfo {
@@ -126,8 +128,9 @@ struct RunIdentity {
 Result<RunIdentity> current_run_identity(const FileSystem& fs, const WorkspacePaths& ws, const std::string& pinned);
 
 // Git facts for meta.json, read from the repository's files (no `git`
-// process): HEAD's commit and branch. git_dirty is not computed (it would
-// mean hashing the work tree) and stays false.
+// process): HEAD's commit and branch. Whether the tree is dirty is not
+// computed (it would mean hashing the work tree): git_dirty stays unknown
+// rather than claiming a clean tree.
 struct GitFacts {
     std::string sha, branch;
 };
