@@ -12,7 +12,7 @@ median/p90/min/max wall time, the median CPU time, the peak resident set size of
 (exact with GNU time at /usr/bin/time, else an upper bound), the warm-up run's time and the
 exit code. A non-zero exit code is flagged and makes this script exit 1.
 
---scaling measures `progress add`, `checkpoint`, `progress list --limit 20`, `status` and `emit`
+--scaling measures `progress add`, `checkpoint`, `progress list --limit 20`, `status`, `status --brief` and `emit`
 on workspaces of 1,000 tasks with 1k, 10k, 100k and 1M progress entries instead, and adds a table of
 entries against median time and peak RSS. Use --workdir to generate the 1M workspace once.
 
@@ -46,7 +46,7 @@ WORKSPACES = [
 # --scaling: the write commands on logs of growing size (1,000 tasks each).
 SCALING_TASKS = 1000
 SCALING_ENTRIES = [1000, 10000, 100000, 1000000]
-SCALING_COMMANDS = ["progress add", "checkpoint", "progress list", "status", "emit"]
+SCALING_COMMANDS = ["progress add", "checkpoint", "progress list", "status", "status --brief", "emit"]
 
 # Commands to time. `argv` follows the binary; `--dir <workspace>` is appended.
 # A command that changes the workspace sets "mutates": True: each run (warm-up included)
@@ -76,6 +76,8 @@ COMMANDS = [
     # Where the run stands: plan, handoff, workspace and the log's tail only (flat in the log).
     {"name": "status", "argv": ["status", "--json"], "mutates": False, "expect_exit": 0},
     {"name": "emit", "argv": ["emit"], "mutates": False, "expect_exit": 0},
+    # The resume primer an agent's session hook prints: bounded, flat in the log.
+    {"name": "status --brief", "argv": ["status", "--brief"], "mutates": False, "expect_exit": 0},
     # Every entry of the log as JSON: linear in the log by nature.
     {"name": "emit --include progress", "argv": ["emit", "--include", "progress"], "mutates": False,
      "expect_exit": 0},

@@ -2,6 +2,9 @@
 #include "small/base/text.hpp"
 
 #include <algorithm>
+#include <cctype>
+
+#include "small/base/utf8.hpp"
 
 namespace small {
 
@@ -17,6 +20,40 @@ std::string excerpt(std::string_view text, std::size_t max) {
 std::string quoted_excerpt(std::string_view text, std::size_t max) {
     std::string out = "\"";  // append, not operator+: GCC 12 warns (falsely) on "x" + string&&
     return out.append(excerpt(text, max)).append("\"");
+}
+
+std::string one_line(std::string_view text, std::size_t max_bytes) {
+    static constexpr std::string_view kEllipsis = "\u2026", kReplacement = "\uFFFD";
+    std::string out;
+    std::size_t last_fit = 0;  // out's size while "…" still fits after it
+    bool cut = false;
+    for (std::size_t pos = 0; pos < text.size() && !cut;) {
+        char32_t cp = 0;
+        const std::size_t len = decode_utf8(text, pos, cp);
+        std::string_view piece = len ? text.substr(pos, len) : kReplacement;
+        pos += len ? len : 1;
+        if (len && (cp < 0x20 || cp == 0x7F || cp == ' ')) {
+            if (out.empty() || out.back() == ' ') continue;
+            piece = " ";
+        }
+        if (out.size() + kEllipsis.size() <= max_bytes) last_fit = out.size();
+        if (out.size() + piece.size() > max_bytes) cut = true;
+        else out += piece;
+    }
+    if (cut) out.resize(last_fit);
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    if (cut) out += kEllipsis;
+    return out;
+}
+
+std::string shell_quote(std::string_view word) {
+    const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:=@%+,-").find(c) != std::string_view::npos;
+    });
+    if (plain) return std::string(word);
+    std::string out = "'";
+    for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

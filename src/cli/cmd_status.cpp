@@ -7,7 +7,9 @@
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/ops/status.hpp"
+#include "small/ops/status_brief.hpp"
 #include "small/report/status.hpp"
+#include "small/report/status_brief.hpp"
 
 namespace small::cli {
 
@@ -21,6 +23,9 @@ struct StatusFlags {
     std::optional<std::string> dir;
     std::size_t recent = 5;
     std::size_t tasks = 3;
+    bool brief = false;
+    bool recent_given = false;
+    std::size_t max_bytes = kDefaultBriefBytes;
 };
 
 // SMALL_PROGRESS_MODE: `audit` lists every entry; anything else is `signal`.
@@ -80,7 +85,24 @@ void print_text(const Output& out, const StatusReport& r, bool audit) {
     for (const Error& e : r.problems) out.problem("Warning: " + e.describe());
 }
 
+// --brief: the bounded primer. No workspace is not an error here: session
+// hooks run it everywhere, and the primer then says to run init.
+int run_brief(Context& ctx, const StatusFlags& f) {
+    const Output out(ctx.globals, "status");
+    const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
+    BriefOptions options;
+    if (f.recent_given) options.recent = f.recent;
+    Result<ResumeBrief> brief = resume_brief(ctx.fs, ws, options);
+    if (!brief && !ctx.fs.directory_exists(ws.small_dir)) brief = brief_for_missing_workspace();
+    if (!brief) return report_error(out, brief.error());
+    const FittedBrief fit = fit_brief(*brief, f.max_bytes);
+    if (out.json()) out.json_document(brief_json(*brief, fit, f.max_bytes));
+    else std::cout << fit.text << std::flush;
+    return kExitOk;
+}
+
 int run_status(Context& ctx, const StatusFlags& f) {
+    if (f.brief) return run_brief(ctx, f);
     const Output out(ctx.globals, "status");
     const bool audit = audit_mode();
     const std::string version = std::string("v") + SMALL_VERSION;
@@ -109,8 +131,20 @@ void register_status(CLI::App& app, Context& ctx) {
     cmd->add_option("--tasks", f->tasks, "Max next actionable tasks to show (0 = all)")
         ->check(kCountValidator)
         ->capture_default_str();
+    cmd->add_flag("--brief", f->brief,
+                  "Print the bounded resume primer for an agent (intent, run, tasks, handoff, recent progress, "
+                  "the command to run next)");
+    CLI::Option* max_bytes =
+        cmd->add_option("--max-bytes", f->max_bytes, "Byte budget of --brief (at least " +
+                                                         std::to_string(kMinBriefBytes) + ")")
+            ->check(CLI::Range(kMinBriefBytes, std::size_t{1} << 30))
+            ->capture_default_str();
+    max_bytes->needs(cmd->get_option("--brief"));
     add_dir_option(cmd, f->dir);
-    cmd->callback([&ctx, f] { ctx.exit_code = run_status(ctx, *f); });
+    cmd->callback([&ctx, f, cmd] {
+        f->recent_given = cmd->count("--recent") > 0;
+        ctx.exit_code = run_status(ctx, *f);
+    });
 }
 
 }  // namespace small::cli

@@ -101,13 +101,15 @@ std::optional<PlanIndex> decode(std::string_view body) {
     return index;
 }
 
-// One task a line: "<status> <id> <dependency>...", escaped as above.
+// One task a line: "<status> <id> <title> <dependency>...", escaped as above.
 std::string encode(const std::vector<PlanTaskOutline>& tasks) {
     std::string out;
     for (const PlanTaskOutline& t : tasks) {
         append_escaped(out, t.status);
         out += ' ';
         append_escaped(out, t.id);
+        out += ' ';
+        append_escaped(out, t.title);
         for (const std::string& d : t.depends_on) {
             out += ' ';
             append_escaped(out, d);
@@ -131,8 +133,9 @@ std::optional<std::vector<PlanTaskOutline>> decode_outline(std::string_view body
             if (space == std::string_view::npos) break;
             line.remove_prefix(space + 1);
         }
-        if (fields.size() < 2 || fields[0].empty()) return std::nullopt;
-        tasks.push_back({std::move(fields[1]), std::move(fields[0]), {fields.begin() + 2, fields.end()}});
+        if (fields.size() < 3 || fields[0].empty()) return std::nullopt;
+        tasks.push_back({std::move(fields[1]), std::move(fields[0]), {fields.begin() + 3, fields.end()},
+                         std::move(fields[2])});
         body.remove_prefix(eol + 1);
     }
     return tasks;

@@ -11,9 +11,10 @@
 // FIXTURE is `empty` (a new directory), `continue` (the previous block's
 // directory, as it was left) or a name from kFixtures (a workspace built with
 // real commands). `root` is the path the docs print for the workspace (default
-// /tmp/docws). Timestamps (9-digit UTC), 64-hex ids and 16-hex id prefixes are
-// masked on both sides (not with `exact`). SMALL_DOCS_UPDATE=1 rewrites the outputs in the docs
-// from the real runs (review the diff!).
+// /tmp/docws). Timestamps (9-digit UTC, and the minutes status --brief shows),
+// 64-hex ids and 16-hex id prefixes are masked on both sides (not with
+// `exact`). SMALL_DOCS_UPDATE=1 rewrites the outputs in the docs from the real
+// runs (review the diff!).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -128,9 +129,11 @@ std::string without_trailing_blank_lines(std::string s) {
 
 std::string masked(std::string s) {
     static const std::regex time(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z)");
+    static const std::regex minute(R"(\b\d{4}-\d\d-\d\d \d\d:\d\d\b)");  // status --brief
     static const std::regex id64(R"(\b[0-9a-f]{64}\b)");
     static const std::regex id16(R"(\b[0-9a-f]{16}\.\.\.)");
     s = std::regex_replace(s, time, "<TIME>");
+    s = std::regex_replace(s, minute, "<MINUTE>");
     s = std::regex_replace(s, id64, "<ID>");
     return std::regex_replace(s, id16, "<ID>...");
 }

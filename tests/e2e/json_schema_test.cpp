@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 37u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 38u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -361,6 +361,19 @@ TEST_F(JsonSchemaE2E, Status) {
     const json broken = expect_in({"status"}, "status", 0);
     EXPECT_EQ(broken["warnings"].size(), 1u) << broken.dump(2);
     expect_in({"status", "--recent", "abc"}, "usage-error", 2);
+}
+
+TEST_F(JsonSchemaE2E, StatusBrief) {
+    const json missing = expect_in({"status", "--brief"}, "status-brief", 0);  // no workspace: the init primer
+    EXPECT_EQ(missing["next_command"], "small init --intent \"<what this run is for>\"") << missing.dump(2);
+    init_workspace();
+    const json doc = expect_in({"status", "--brief"}, "status-brief", 0);
+    EXPECT_LE(doc["bytes"].get<std::size_t>(), 2000u) << doc.dump(2);
+    EXPECT_EQ(doc["bytes"], doc["text"].get<std::string>().size()) << doc.dump(2);
+    const json cut = expect_in({"status", "--brief", "--max-bytes", "256"}, "status-brief", 0);
+    EXPECT_LE(cut["bytes"].get<std::size_t>(), 256u) << cut.dump(2);
+    expect_in({"status", "--brief", "--max-bytes", "100"}, "usage-error", 2);
+    expect_in({"status", "--max-bytes", "500"}, "usage-error", 2);
 }
 
 TEST_F(JsonSchemaE2E, Emit) {

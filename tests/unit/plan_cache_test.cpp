@@ -42,11 +42,11 @@ TEST(PlanOutline, ReadsEveryTaskInPlanOrder) {
     TempWorkspace t;
     write_plain(t.path(".small/plan.small.yml"), kAwkwardPlan);
     const std::vector<PlanTaskOutline> want = {
-        {"a b", "completed", {}},
-        {"back\\slash", "pending", {"a b", "new\nline"}},
-        {"", "pending", {}},
-        {"", "blocked", {}},
-        {"", "pending", {""}},
+        {"a b", "completed", {}, "A"},
+        {"back\\slash", "pending", {"a b", "new\nline"}, "B"},
+        {"", "pending", {}, "no id"},
+        {"", "blocked", {}, "number"},
+        {"", "pending", {""}, "empty"},
     };
     EXPECT_EQ(outline_of(t), want);
 }
@@ -60,8 +60,8 @@ TEST(PlanOutline, SecondReadComesFromTheCacheAndEqualsTheParse) {
 
     // Proof that the cache is what is read: a planted body with the same stamp wins.
     const std::string cache = read_all(cache_file(t));
-    write_plain(cache_file(t), cache.substr(0, cache.find('\n') + 1) + "in_progress planted\n");
-    EXPECT_EQ(outline_of(t), (std::vector<PlanTaskOutline>{{"planted", "in_progress", {}}}));
+    write_plain(cache_file(t), cache.substr(0, cache.find('\n') + 1) + "in_progress planted Planted\\stitle\n");
+    EXPECT_EQ(outline_of(t), (std::vector<PlanTaskOutline>{{"planted", "in_progress", {}, "Planted title"}}));
 }
 
 TEST(PlanOutline, AnEditedPlanIsParsedAgain) {
@@ -80,7 +80,8 @@ TEST(PlanOutline, AnUnreadableCacheIsIgnored) {
     const std::vector<PlanTaskOutline> parsed = outline_of(t);
     const std::string cache = read_all(cache_file(t));
     for (const std::string& body : {std::string("pending bad\\escape\n"), std::string("no-newline"),
-                                    std::string("onlystatus\n"), std::string(" id-without-status\n")}) {
+                                    std::string("onlystatus\n"), std::string("status id-without-title\n"),
+                                    std::string(" id title-without-status\n")}) {
         write_plain(cache_file(t), cache.substr(0, cache.find('\n') + 1) + body);
         EXPECT_EQ(outline_of(t), parsed) << body;
     }
@@ -108,7 +109,7 @@ TEST(PlanOutline, AFilesystemWithoutStampsWritesNoCache) {
     mem.add_file("/nowhere-on-disk/.small/plan.small.yml", "tasks:\n  - {id: x, title: X, status: blocked}\n");
     auto r = load_plan_outline(mem, ws);
     ASSERT_TRUE(r && *r);
-    EXPECT_EQ(**r, (std::vector<PlanTaskOutline>{{"x", "blocked", {}}}));
+    EXPECT_EQ(**r, (std::vector<PlanTaskOutline>{{"x", "blocked", {}, "X"}}));
     EXPECT_FALSE(std::filesystem::exists("/nowhere-on-disk"));
 }
 

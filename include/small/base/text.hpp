@@ -34,6 +34,16 @@ std::string excerpt(std::string_view text, std::size_t max = kMessageValueChars)
 // excerpt() in double quotes: "value" or "first 80 characters…".
 std::string quoted_excerpt(std::string_view text, std::size_t max = kMessageValueChars);
 
+// `text` as one line of at most `max_bytes` bytes (max_bytes >= 3): runs of
+// whitespace and control characters become one space, bytes that are not
+// UTF-8 become U+FFFD, and a longer line is cut at a character boundary with
+// "…" appended. Always valid UTF-8.
+std::string one_line(std::string_view text, std::size_t max_bytes);
+
+// `word` for a POSIX shell command line: as is when it holds only
+// [A-Za-z0-9_./:=@%+,-] (and is not empty), else in single quotes.
+std::string shell_quote(std::string_view word);
+
 }  // namespace small
 
 namespace small {

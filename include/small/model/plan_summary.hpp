@@ -35,6 +35,7 @@ struct PlanTaskOutline {
     std::string id;
     std::string status;                   // trimmed, lower-cased; blank is "pending"
     std::vector<std::string> depends_on;  // depends_on then dependencies (D6), no repeats
+    std::string title;                    // "" when absent or not a string
     bool operator==(const PlanTaskOutline&) const = default;
 };
 
