@@ -2,6 +2,7 @@
 
 #include "node_adapter.hpp"
 #include "small/doc/node_json.hpp"
+#include "small/base/parallel.hpp"
 #include "small/base/text.hpp"
 
 #include <nlohmann/json.hpp>
@@ -12,10 +13,7 @@
 #include <valijson/validator.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
-#include <system_error>
-#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -326,30 +324,16 @@ void validate_chunks(const SchemaSet::Impl::ChunkableArray& array, NodeRef items
                      NodeRef doc_root, std::vector<SchemaViolation>& out) {
     const std::size_t chunks = (items.size() + kChunkSize - 1) / kChunkSize;
     std::vector<std::vector<SchemaViolation>> results(chunks);
-    std::atomic<std::size_t> next{0};
-    const auto work = [&] {
-        valijson::Validator validator;
-        for (std::size_t c = next++; c < chunks; c = next++) {
-            const std::size_t begin = c * kChunkSize;
-            const std::size_t end = std::min(items.size(), begin + kChunkSize);
-            const std::string prefix = "/" + json_pointer_escape(array.property) + "/";
-            for (std::size_t i = begin; i < end; ++i) {
-                validate_value(validator, array.items, schema_adapter::NodeAdapter(items.item(i)), prefix + std::to_string(i),
-                               root_schema, doc_root, results[c]);
-            }
+    const std::string prefix = "/" + json_pointer_escape(array.property) + "/";
+    run_parallel(chunks, [&](std::size_t c) {
+        valijson::Validator validator;  // one a chunk: it keeps per-run state (a regex cache)
+        const std::size_t begin = c * kChunkSize;
+        const std::size_t end = std::min(items.size(), begin + kChunkSize);
+        for (std::size_t i = begin; i < end; ++i) {
+            validate_value(validator, array.items, schema_adapter::NodeAdapter(items.item(i)), prefix + std::to_string(i),
+                           root_schema, doc_root, results[c]);
         }
-    };
-    const unsigned workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> threads;
-    for (unsigned i = 1; i < workers && i < chunks; ++i) {
-        try {
-            threads.emplace_back(work);
-        } catch (const std::system_error&) {
-            break;  // no thread to spare: those started (and this one) share out the rest
-        }
-    }
-    work();
-    for (auto& t : threads) t.join();
+    });
     for (auto& r : results) out.insert(out.end(), r.begin(), r.end());
 }
 
