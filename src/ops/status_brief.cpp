@@ -146,6 +146,7 @@ Result<ResumeBrief> resume_brief(const FileSystem& fs, const WorkspacePaths& ws,
 
 ResumeBrief brief_for_missing_workspace() {
     ResumeBrief b;
+    b.has_workspace = false;
     b.problems.push_back("no .small/ workspace here");
     b.next_command = "small init --intent \"<what this run is for>\"";
     return b;

@@ -49,12 +49,14 @@ std::pair<std::string, std::size_t> constraints_line(const std::vector<std::stri
 
 std::vector<Section> sections_of(const ResumeBrief& b) {
     std::vector<Section> out;
-    out.push_back({"intent", "Intent: " + (b.intent.empty() ? "(none: write it in .small/intent.small.yml)" : b.intent), {}});
-    std::string run = "Run: " + (b.run_id.empty() ? std::string("no run id yet") : b.run_id.substr(0, 12));
-    run += " | tasks " + std::to_string(b.completed_tasks) + "/" + std::to_string(b.total_tasks) + " completed";
-    out.push_back({"run", run, {}});
-    out.push_back({"current", "Current: " + (b.current ? task_text(*b.current) + " [" + b.current->status + "]"
-                                                       : std::string("none")), {}});
+    if (b.has_workspace) {
+        out.push_back({"intent", "Intent: " + (b.intent.empty() ? "(none: write it in .small/intent.small.yml)" : b.intent), {}});
+        std::string run = "Run: " + (b.run_id.empty() ? std::string("no run id yet") : b.run_id.substr(0, 12));
+        run += " | tasks " + std::to_string(b.completed_tasks) + "/" + std::to_string(b.total_tasks) + " completed";
+        out.push_back({"run", run, {}});
+        out.push_back({"current", "Current: " + (b.current ? task_text(*b.current) + " [" + b.current->status + "]"
+                                                           : std::string("none")), {}});
+    }
     const auto list = [&](const char* name, std::string header, const auto& items, auto text_of) {
         Section s{name, std::move(header), {}};
         for (const auto& item : items) s.items.push_back("  - " + one_line(text_of(item), kBriefLineBytes - 4));
@@ -131,12 +133,12 @@ nlohmann::json brief_json(const ResumeBrief& b, const FittedBrief& fit, std::siz
         if (counts.second) left_out[name] = counts.second;
     }
     json out = {{"max_bytes", std::max(max_bytes, kMinBriefBytes)}, {"bytes", fit.text.size()}, {"text", fit.text}};
-    if (!omitted("intent")) out["intent"] = line(b.intent);
-    if (!omitted("run")) {
+    if (b.has_workspace && !omitted("intent")) out["intent"] = line(b.intent);
+    if (b.has_workspace && !omitted("run")) {
         out["run_id"] = line(b.run_id);
         out["tasks"] = {{"total", b.total_tasks}, {"completed", b.completed_tasks}};
     }
-    if (!omitted("current")) out["current_task"] = b.current ? task(*b.current) : json();
+    if (b.has_workspace && !omitted("current")) out["current_task"] = b.current ? task(*b.current) : json();
     const auto items = [&](const char* name, const auto& list, auto to_json) {
         json arr = json::array();
         for (std::size_t i = 0; i < shown(name); ++i) arr.push_back(to_json(list[i]));

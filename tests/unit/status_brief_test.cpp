@@ -95,6 +95,13 @@ TEST(ResumeBriefOp, TheCommandToRunNextFollowsTheRunsState) {
     EXPECT_EQ(brief_for_missing_workspace().next_command, "small init --intent \"<what this run is for>\"");
 }
 
+TEST(ResumeBriefText, WithoutAWorkspaceOnlyTheProblemAndInit) {
+    const ResumeBrief b = brief_for_missing_workspace();
+    EXPECT_EQ(fit_brief(b, kDefaultBriefBytes).text,
+              "SMALL resume primer (small status --brief)\nProblems:\n  - no .small/ workspace here\n"
+              "Run next: small init --intent \"<what this run is for>\"\n");
+}
+
 TEST(ResumeBriefOp, NoSmallDirIsAnError) {
     MemoryFileSystem mem;
     WorkspacePaths ws;
@@ -166,6 +173,7 @@ ResumeBrief random_brief(std::mt19937& rng, std::size_t scale) {
     const auto count = [&] { return std::uniform_int_distribution<std::size_t>(0, scale)(rng); };
     const auto task = [&] { return BriefTask{random_text(rng, 40), random_text(rng, 400), random_text(rng, 12)}; };
     ResumeBrief b;
+    b.has_workspace = rng() % 8 != 0;
     b.intent = random_text(rng, 600);
     b.run_id = random_text(rng, 70);
     if (rng() % 2) b.current = task();

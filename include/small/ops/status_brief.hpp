@@ -25,6 +25,7 @@ struct BriefEntry {
 };
 
 struct ResumeBrief {
+    bool has_workspace = true;                  // false: only the problem and `small init`
     std::string intent;                         // intent.small.yml intent ("" when none)
     std::string run_id;                         // pinned run.replay_id ("" when none)
     std::optional<BriefTask> current;           // first in_progress task, else the handoff's
