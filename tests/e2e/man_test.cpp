@@ -106,7 +106,7 @@ TEST(ManPages, TextIsEscapedForRoff) {
     TempDir dir;
     std::vector<std::string> names = commands();
     names.push_back("");
-    const std::set<std::string> macros = {".TH", ".SH", ".SS", ".TP", ".PP", ".RS", ".RE", ".nf", ".fi", ".br", ".B"};
+    const std::set<std::string> macros = {".TH", ".SH", ".SS", ".TP", ".PP", ".RS", ".RE", ".nf", ".fi", ".br", ".nh", ".ad"};
     for (const std::string& name : names) {
         const RunResult page = run_in(dir.path(), name.empty() ? std::vector<std::string>{"__man"}
                                                                : std::vector<std::string>{"__man", name});
