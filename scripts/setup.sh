@@ -17,8 +17,11 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 # Debian packages (valijson is handled separately below).
 # bash-completion, zsh and fish: the completion tests load `small completion <shell>` in each.
+# dpkg-dev (dpkg-shlibdeps for CPack's Depends), lintian, man-db and groff-base: the
+# package.deb test builds the .deb, lints it and renders its manual pages.
 PACKAGES=(g++ make cmake pkg-config libgtest-dev libfyaml-dev nlohmann-json3-dev
-          libcli11-dev libssl-dev python3 bash-completion zsh fish)
+          libcli11-dev libssl-dev python3 bash-completion zsh fish
+          dpkg-dev lintian man-db groff-base)
 
 TMP_DIR=""
 trap '[ -z "$TMP_DIR" ] || rm -rf "$TMP_DIR"' EXIT

@@ -126,6 +126,17 @@ CLI::Option* complete_as(CLI::Option* option, const std::string_view (&words)[N]
 // directive line (words, files or dirs) and then one `candidate<TAB>description`
 // per line; never an error (a shell must stay quiet). Returns 0.
 int run_complete_request(const CLI::App& app, const Context& ctx, const std::vector<std::string>& words);
+// The sub-commands of `level` that --help lists (a hidden one has no group).
+std::vector<const CLI::App*> visible_subcommands(const CLI::App& level);
+
+// The line every command's --help ends with; the manual pages list the
+// global flags in a section of their own instead.
+inline constexpr std::string_view kGlobalFlagsFooter =
+    "Global flags: --json (one JSON document on stdout), --quiet, --no-color";
+// `small __man [--list | COMMAND]` (man.cpp): prints small(1), or
+// small-COMMAND(1), in roff from the command tree; --list names the
+// commands that have a page. The build writes the installed pages with it.
+int run_man_request(const CLI::App& app, const std::vector<std::string>& words);
 
 // Adds --dir to `cmd`, storing into `dir`.
 void add_dir_option(CLI::App* cmd, std::optional<std::string>& dir);

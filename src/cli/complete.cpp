@@ -50,10 +50,6 @@ std::string short_description(const std::string& text) {
     return line;
 }
 
-std::vector<const CLI::App*> visible_children(const CLI::App& level) {
-    return level.get_subcommands([](const CLI::App* sub) { return !sub->get_group().empty(); });
-}
-
 const CLI::Option* positional_at(const CLI::App& level, std::size_t index) {
     std::size_t i = 0;
     for (const CLI::Option* o : level.get_options([](const CLI::Option* o) { return o->get_positional(); })) {
@@ -178,7 +174,7 @@ private:
             level = find_subcommand(*level, word);
             if (!level) return;
         }
-        for (const CLI::App* sub : visible_children(*level))
+        for (const CLI::App* sub : visible_subcommands(*level))
             add(prefix, sub->get_name(), sub->get_description(), current);
     }
 
@@ -201,7 +197,7 @@ private:
 
     // A word that is not a flag: a sub-command, or the command's argument.
     void words(const Walk& w, const std::string& current) {
-        const std::vector<const CLI::App*> children = visible_children(*w.level);
+        const std::vector<const CLI::App*> children = visible_subcommands(*w.level);
         const CLI::Option* arg = positional_at(*w.level, w.positionals.size());
         if (w.positionals.empty()) {
             for (const CLI::App* sub : children) add("", sub->get_name(), sub->get_description(), current);
@@ -222,6 +218,10 @@ private:
 };
 
 }  // namespace
+
+std::vector<const CLI::App*> visible_subcommands(const CLI::App& level) {
+    return level.get_subcommands([](const CLI::App* sub) { return !sub->get_group().empty(); });
+}
 
 CLI::Option* complete_as(CLI::Option* option, ValueKind kind) {
     registry()[option] = ValueCompletion{kind, {}};

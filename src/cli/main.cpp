@@ -46,8 +46,7 @@ int print_help(const CLI::App& app, const CLI::Error& e, const std::string& path
 void add_global_flags_footer(CLI::App& parent) {
     for (CLI::App* sub : parent.get_subcommands([](CLI::App*) { return true; })) {
         const std::string footer = sub->get_footer();
-        sub->footer((footer.empty() ? "" : footer + "\n") +
-                    "Global flags: --json (one JSON document on stdout), --quiet, --no-color");
+        sub->footer((footer.empty() ? "" : footer + "\n") + std::string(kGlobalFlagsFooter));
         add_global_flags_footer(*sub);
     }
 }
@@ -103,6 +102,10 @@ int main(int argc, char** argv) {
     // Shell completion asks here, before the usage check: its words are a half-typed command line.
     if (argc >= 2 && std::string(argv[1]) == "__complete") {
         return run_complete_request(app, ctx, std::vector<std::string>(argv + 2, argv + argc));
+    }
+    // The build asks here for the manual pages (hidden, like __complete).
+    if (argc >= 2 && std::string(argv[1]) == "__man") {
+        return run_man_request(app, std::vector<std::string>(argv + 2, argv + argc));
     }
     const bool json = wants_json(argc, argv);
     const std::string path = command_path_of(app, argc, argv);
