@@ -28,6 +28,29 @@ struct RpcError {
     std::string message;
 };
 
+// JSON values are copied and destroyed recursively: a message nested deeper
+// than any MCP message needs is refused before it is parsed.
+constexpr std::size_t kMaxDepth = 64;
+
+bool too_deep(std::string_view text) {
+    std::size_t depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxDepth) return true;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return false;
+}
+
 bool valid_id(const json& id) { return id.is_string() || id.is_number_integer(); }
 
 const std::string kUriPrefix = "small://";
@@ -61,6 +84,10 @@ std::string Server::oversized_line_error(std::size_t cap) {
 
 std::optional<std::string> Server::handle(std::string_view line) {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) return std::nullopt;
+    if (too_deep(line)) {
+        return error_line(nullptr, kParseError,
+                          "Parse error: nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    }
     const json msg = json::parse(line, nullptr, false);
     if (msg.is_discarded()) return error_line(nullptr, kParseError, "Parse error: not valid JSON");
     if (msg.is_array()) {

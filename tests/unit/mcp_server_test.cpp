@@ -127,6 +127,20 @@ TEST_F(McpServerTest, MalformedMessagesGetJsonRpcErrors) {
     EXPECT_EQ(request("ping", json::object(), "last")["id"], "last");
 }
 
+TEST_F(McpServerTest, DeepNestingIsRefusedBeforeParsing) {
+    initialize();
+    const std::string deep = std::string(500'000, '[') + std::string(500'000, ']');
+    const json r = send(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{"recent":)" +
+                        deep + "}}}");
+    EXPECT_EQ(error_code(r), mcp::kParseError);
+    EXPECT_TRUE(r["id"].is_null());
+    // Brackets inside strings do not count; 60 levels are fine.
+    const std::string ok = std::string(60, '[') + std::string(60, ']');
+    EXPECT_EQ(error_code(call("status", {{"recent", json::parse(ok)}})), mcp::kInvalidParams);
+    const json title = call("plan", {{"add", std::string(1000, '[') + "\"{"}});
+    EXPECT_EQ(title["result"]["isError"], false) << title.dump().substr(0, 300);
+}
+
 TEST_F(McpServerTest, NotificationsAndResponsesAreNeverAnswered) {
     EXPECT_FALSE(server_->handle(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
     EXPECT_FALSE(server_->handle(R"({"jsonrpc":"2.0","method":"no/such/notification"})"));
