@@ -14,10 +14,12 @@
 #include "small/ops/plan.hpp"
 #include "small/ops/progress_add.hpp"
 #include "small/ops/status.hpp"
+#include "small/ops/status_brief.hpp"
 #include "small/report/envelope.hpp"
 #include "small/report/findings.hpp"
 #include "small/report/session.hpp"
 #include "small/report/status.hpp"
+#include "small/report/status_brief.hpp"
 #include "small/store/workspace_lock.hpp"
 
 namespace small::mcp {
@@ -61,7 +63,7 @@ json build_entries() {
     return json::array({
         tool("resume", "Start here: a short primer of the run (intent, current and next tasks, handoff, recent "
                        "progress, the next command).",
-             object(json::object())),
+             object({{"max_bytes", {{"type", "integer"}, {"minimum", kMinBriefBytes}}}})),
         tool("status", "Plan counts, next actionable tasks, replay id and recent progress.",
              object({{"recent", {{"type", "integer"}, {"minimum", 0}}}})),
         tool("plan", "Edit the plan: add a task (add=title), set a task's status, retitle it, or make it depend "
@@ -119,6 +121,21 @@ ToolResult status_tool(const json& args, const ToolContext& ctx, const std::stri
     body.update(error_document(r.error()));
     failed.structured = with_envelope(std::move(body), command, exit_code_for(r.error().kind));
     return failed;
+}
+
+// `status --brief`: the bounded primer. Its text is what the agent reads, so
+// it is the text content (the JSON carries it too). Without a workspace the
+// primer says to run init, as the CLI's does.
+ToolResult resume_tool(const json& args, const ToolContext& ctx) {
+    const std::size_t max_bytes = args.value("max_bytes", kDefaultBriefBytes);
+    Result<ResumeBrief> brief = resume_brief(ctx.fs, ctx.ws, BriefOptions{});
+    if (!brief && !ctx.fs.directory_exists(ctx.ws.small_dir)) brief = brief_for_missing_workspace();
+    if (!brief) return failure("status", brief.error());
+    const FittedBrief fit = fit_brief(*brief, max_bytes);
+    ToolResult r;
+    r.structured = with_envelope(brief_json(*brief, fit, max_bytes), "status", kExitOk);
+    r.text = fit.text;
+    return r;
 }
 
 ToolResult plan_tool(const json& args, const ToolContext& ctx) {
@@ -264,7 +281,7 @@ std::optional<std::string> argument_problem(const json& schema, const json& argu
 }
 
 ToolResult run_tool(const std::string& name, const json& arguments, const ToolContext& ctx) {
-    if (name == "resume") return status_tool(arguments, ctx, "status");
+    if (name == "resume") return resume_tool(arguments, ctx);
     if (name == "status") return status_tool(arguments, ctx, "status");
     if (name == "plan") return plan_tool(arguments, ctx);
     if (name == "progress_add") return progress_add_tool(arguments, ctx);

@@ -53,7 +53,11 @@ async function main() {
   assert.match(intent.contents[0].text, /Ship the widget/);
   assert.equal(intent.contents[0].mimeType, "application/yaml");
 
-  await call(client, "resume");
+  const resume = await client.callTool({ name: "resume", arguments: {} });
+  assert.equal(resume.isError, false);
+  assert.match(resume.content[0].text, /Ship the widget/, "the primer names the intent");
+  assert.ok(Buffer.byteLength(resume.content[0].text) <= 2000, "the primer fits 2000 bytes");
+  log("resume ok (primer of " + Buffer.byteLength(resume.content[0].text) + " bytes)");
   const plan = await call(client, "plan", { add: "Write the widget" });
   const task = plan.added_task_id;
   assert.match(task, /^task-\d+$/);

@@ -192,7 +192,12 @@ TEST_F(McpServerTest, ASessionWritesThroughTheOperations) {
     const json resume = call("resume")["result"];
     EXPECT_EQ(resume["isError"], false);
     EXPECT_EQ(resume["structuredContent"]["ok"], true);
-    EXPECT_EQ(json::parse(resume["content"][0]["text"].get<std::string>()), resume["structuredContent"]);
+    EXPECT_EQ(resume["structuredContent"]["command"], "status");
+    const std::string primer = resume["content"][0]["text"];
+    EXPECT_NE(primer.find("Ship the widget"), std::string::npos) << primer;
+    EXPECT_LE(primer.size(), 2000u);
+    EXPECT_LE(call("resume", {{"max_bytes", 300}})["result"]["content"][0]["text"].get<std::string>().size(), 300u);
+    EXPECT_EQ(error_code(call("resume", {{"max_bytes", 10}})), mcp::kInvalidParams) << "below the minimum";
 
     const json plan = call("plan", {{"add", "Write the widget"}})["result"];
     ASSERT_EQ(plan["isError"], false) << plan.dump();
@@ -251,11 +256,15 @@ TEST_F(McpServerTest, CheckFailureListsFindingsWithRuleIds) {
 TEST_F(McpServerTest, MissingWorkspaceIsAToolErrorNotACrash) {
     stdfs::remove_all(dir_ + "/.small");
     initialize();
-    for (const char* tool : {"resume", "status", "check", "handoff"}) {
+    for (const char* tool : {"status", "check", "handoff"}) {
         const json r = call(tool)["result"];
         EXPECT_EQ(r["isError"], true) << tool;
         EXPECT_EQ(r["structuredContent"]["ok"], false) << tool;
     }
+    // The primer, like `status --brief`, says what to do instead of failing.
+    const json resume = call("resume")["result"];
+    EXPECT_EQ(resume["isError"], false);
+    EXPECT_NE(resume["content"][0]["text"].get<std::string>().find("small init"), std::string::npos);
     EXPECT_EQ(error_code(request("resources/read", {{"uri", "small://plan"}})), mcp::kResourceNotFound);
 }
 
