@@ -106,9 +106,45 @@ install_valijson() {
   log "valijson: headers unpacked into .deps/usr/include"
 }
 
+# The MCP client test (tests/mcp-client) runs `small mcp` under the official MCP
+# TypeScript SDK: Node.js (Debian's nodejs/npm when no node is on PATH) and the
+# locked npm dependencies. Skipped when node_modules already matches the lock
+# file; when npm cannot reach the registry, an existing node_modules is kept.
+# Under CI=true a missing SDK is an error (the test must run there).
+install_mcp_client() {
+  local dir="$ROOT/tests/mcp-client"
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    if command -v dpkg-query >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ "${#SUDO[@]}" -gt 0 ]; }; then
+      apt_update_once
+      log "apt-get install nodejs npm"
+      "${SUDO[@]}" apt-get install -y -qq --no-install-recommends nodejs npm
+    fi
+  fi
+  if ! command -v npm >/dev/null 2>&1; then
+    [ "${CI:-}" != "true" ] || die "npm not found: the MCP client test needs Node.js >= 18 and npm"
+    log "mcp client: npm not found; the MCP SDK client test will be skipped"
+    return
+  fi
+  if [ -f "$dir/node_modules/.package-lock.json" ] && [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+    log "mcp client: node_modules up to date"
+    return
+  fi
+  log "mcp client: npm ci in tests/mcp-client"
+  if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error); then
+    if [ -d "$dir/node_modules/@modelcontextprotocol/sdk" ]; then
+      log "mcp client: npm ci failed (offline?); keeping the existing node_modules"
+    elif [ "${CI:-}" = "true" ]; then
+      die "npm ci failed in tests/mcp-client"
+    else
+      log "mcp client: npm ci failed; the MCP SDK client test will be skipped"
+    fi
+  fi
+}
+
 if [ "${SMALL_SKIP_DEPS:-0}" != "1" ]; then
   install_packages
   install_valijson
+  install_mcp_client
 fi
 
 JOBS="$(nproc 2>/dev/null || echo 2)"

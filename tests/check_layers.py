@@ -5,7 +5,9 @@
 
 libsmall is built in layers, lowest first:
 
-    base < doc < model < check < store < ops < report < cli
+    base < doc < model < check < store < ops < report < mcp < cli
+
+(mcp, the MCP server's engine, is a front end like cli: cli may use it, the library may not.)
 
 Public headers live in include/small/<layer>/, sources and private headers in
 src/<layer>/ (src/cli is the executable). Every #include in a .cpp/.hpp file under
@@ -27,7 +29,7 @@ import os
 import re
 import sys
 
-LAYERS = ["base", "doc", "model", "check", "store", "ops", "report", "cli"]
+LAYERS = ["base", "doc", "model", "check", "store", "ops", "report", "mcp", "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 EXTENSIONS = (".cpp", ".hpp")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

@@ -36,8 +36,11 @@ CLEAN = {
         'const char* glob = "x/*";\n'
         "char quote = '\"';\n"
     ),
+    "include/small/mcp/server.hpp": '#pragma once\n#include "small/ops/plan.hpp"\n',
+    "src/mcp/tools.hpp": '#pragma once\n#include "small/ops/plan.hpp"\n',
+    "src/mcp/server.cpp": '#include "small/mcp/server.hpp"\n#include "tools.hpp"\n',
     "src/cli/cli.hpp": '#pragma once\n#include "small/ops/plan.hpp"\n',
-    "src/cli/main.cpp": '#include "cli.hpp"\n#include "small/ops/reset.hpp"\n',
+    "src/cli/main.cpp": '#include "cli.hpp"\n#include "small/ops/reset.hpp"\n#include "small/mcp/server.hpp"\n',
 }
 
 
@@ -86,6 +89,14 @@ class CheckLayers(unittest.TestCase):
     def test_library_including_cli_fails(self):
         root = self.tree({"src/store/log.cpp": '#include "../cli/cli.hpp"\n'})
         self.assert_fails(root, "src/store/log.cpp:1:", "upward include", "../cli/cli.hpp")
+
+    def test_library_including_mcp_fails(self):
+        root = self.tree({"src/ops/plan.cpp": '#include "small/mcp/server.hpp"\n'})
+        self.assert_fails(root, "src/ops/plan.cpp:1:", "upward include", "small/mcp/server.hpp")
+
+    def test_mcp_including_cli_fails(self):
+        root = self.tree({"src/mcp/server.cpp": '#include "../cli/cli.hpp"\n'})
+        self.assert_fails(root, "src/mcp/server.cpp:1:", "upward include", "../cli/cli.hpp")
 
     def test_ops_including_ops_fails(self):
         root = self.tree({"src/ops/reset.cpp": '#include "small/ops/reset.hpp"\n#include "small/ops/plan.hpp"\n'})

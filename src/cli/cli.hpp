@@ -179,6 +179,7 @@ int run_strict_check(Context& ctx, const WorkspacePaths& ws, nlohmann::json* jso
 void register_version(CLI::App& app, Context& ctx);
 void register_validate(CLI::App& app, Context& ctx);
 void register_lint(CLI::App& app, Context& ctx);
+void register_mcp(CLI::App& app, Context& ctx);  // the MCP server (small/mcp)
 void register_check(CLI::App& app, Context& ctx);
 void register_verify(CLI::App& app, Context& ctx);
 void register_replay_id(CLI::App& app, Context& ctx);

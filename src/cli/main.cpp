@@ -75,6 +75,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_help(app, ctx);
     register_init(app, ctx);
     register_lint(app, ctx);
+    register_mcp(app, ctx);
     register_plan(app, ctx);
     register_progress(app, ctx);
     register_replay_id(app, ctx);

@@ -1,0 +1,61 @@
+// `small mcp`: the MCP server on stdin/stdout (small/mcp/server.hpp does the
+// protocol). Only the wiring is here: file descriptors, SIGPIPE, stderr.
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <iostream>
+#include <memory>
+
+#include "cli.hpp"
+#include "small/mcp/server.hpp"
+
+namespace small::cli {
+
+namespace {
+
+long read_stdin(char* buffer, std::size_t size) {
+    for (;;) {
+        const ssize_t n = ::read(STDIN_FILENO, buffer, size);
+        if (n >= 0 || errno != EINTR) return n;
+    }
+}
+
+// False once the client is gone (EPIPE and other write errors).
+bool write_stdout(std::string_view bytes) {
+    while (!bytes.empty()) {
+        const ssize_t n = ::write(STDOUT_FILENO, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+int run_mcp(Context& ctx, const WorkspaceFlags& flags) {
+    const Output out(ctx.globals, "mcp");
+    Result<Target> target = resolve_target(ctx, flags);
+    if (!target) return report_error(out, target.error());
+    // A client that goes away must end us through write errors, not a signal.
+    std::signal(SIGPIPE, SIG_IGN);
+    mcp::Server server(ctx.fs, {target->ws, target->scope, SMALL_VERSION});
+    const mcp::Transport io{read_stdin, write_stdout, [](std::string_view line) { std::cerr << line << '\n'; }};
+    std::cerr << "small mcp: serving " << target->ws.root << " on stdio\n";
+    mcp::serve(server, io);
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_mcp(CLI::App& app, Context& ctx) {
+    auto f = std::make_shared<WorkspaceFlags>();
+    CLI::App* cmd = app.add_subcommand(
+        "mcp", "Serve the workspace to an agent over MCP (JSON-RPC on stdin/stdout; logs on stderr)");
+    add_workspace_flags(cmd, *f, "Workspace scope of every tool: root (default), examples or any");
+    cmd->footer("Tools: resume, status, plan, progress_add, checkpoint, handoff, check.\n"
+                "Resources: small://intent, small://constraints, small://plan, small://progress, small://handoff.\n"
+                "Ends with exit 0 when the client closes stdin or goes away.");
+    cmd->callback([&ctx, f] { ctx.exit_code = run_mcp(ctx, *f); });
+}
+
+}  // namespace small::cli

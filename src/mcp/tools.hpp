@@ -1,0 +1,43 @@
+// The tools of `small mcp` (private to src/mcp): their tools/list entries and
+// the calls behind them, one ops/ operation each.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+#include "small/base/filesystem.hpp"
+#include "small/model/workspace.hpp"
+
+namespace small::mcp {
+
+struct ToolContext {
+    const FileSystem& fs;
+    const WorkspacePaths& ws;
+    WorkspaceScope scope;
+    std::string version;
+};
+
+// A tools/call result: structuredContent (the --json document of the same
+// command, envelope included), its text, and isError.
+struct ToolResult {
+    nlohmann::json structured;
+    std::string text;
+    bool is_error = false;
+};
+
+// Every tool's tools/list entry, in the listed order.
+const nlohmann::json& tool_entries();
+// The entry of tool `name`, or nullptr.
+const nlohmann::json* find_tool(const std::string& name);
+
+// Why `arguments` does not satisfy `schema` (the subset our input schemas
+// use: object, properties of type string/integer, enum, minimum, required,
+// dependentRequired, additionalProperties false), or nothing when they do.
+std::optional<std::string> argument_problem(const nlohmann::json& schema, const nlohmann::json& arguments);
+
+// Runs tool `name` (known, arguments already checked).
+ToolResult run_tool(const std::string& name, const nlohmann::json& arguments, const ToolContext& ctx);
+
+}  // namespace small::mcp

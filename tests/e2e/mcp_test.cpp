@@ -1,0 +1,140 @@
+// `small mcp` as a real process over pipes: a session, hostile input, the
+// end of input and a client that goes away. The protocol details are unit
+// tested in tests/unit/mcp_server_test.cpp.
+#include "run_helper.hpp"
+
+namespace small_e2e {
+namespace {
+
+std::string rpc(int id, const std::string& method, const json& params = json::object()) {
+    return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() + "\n";
+}
+
+const std::string kInitialize =
+    rpc(1, "initialize", {{"protocolVersion", "2025-06-18"},
+                          {"capabilities", json::object()},
+                          {"clientInfo", {{"name", "e2e"}, {"version", "1"}}}}) +
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+
+// Every stdout line as JSON (a line that is not JSON fails the test).
+std::vector<json> replies(const RunResult& r) {
+    std::vector<json> out;
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = r.out.find('\n', start)) != std::string::npos; start = nl + 1) {
+        const json j = json::parse(r.out.substr(start, nl - start), nullptr, false);
+        EXPECT_FALSE(j.is_discarded()) << "not JSON: " << r.out.substr(start, nl - start);
+        out.push_back(j);
+    }
+    EXPECT_EQ(start, r.out.size()) << "stdout ends with a newline";
+    return out;
+}
+
+RunResult mcp(const fs::path& cwd, const std::string& input, std::vector<std::string> args = {"mcp"}) {
+    RunOptions opts;
+    opts.cwd = cwd;
+    opts.stdin_text = input;
+    return run_small(args, opts);
+}
+
+TEST(Mcp, SessionOverPipesWritesTheWorkspace) {
+    TempDir dir;
+    ASSERT_EQ(run_in(dir.path(), {"init", "--no-agents"}).exit_code, 0);
+    const RunResult r =
+        mcp(dir.path(), kInitialize + rpc(2, "tools/list") +
+                            rpc(3, "tools/call", {{"name", "plan"}, {"arguments", {{"add", "Write the widget"}}}}) +
+                            "{broken\n" +
+                            rpc(4, "tools/call", {{"name", "progress_add"},
+                                                  {"arguments", {{"task", "task-2"}, {"status", "in_progress"}}}}) +
+                            rpc(5, "resources/read", {{"uri", "small://plan"}}));
+    EXPECT_EQ(r.exit_code, 0) << r;
+    EXPECT_FALSE(r.signaled) << r;
+    const std::vector<json> out = replies(r);
+    ASSERT_EQ(out.size(), 6u) << r;
+    EXPECT_EQ(out[0]["result"]["protocolVersion"], "2025-06-18");
+    EXPECT_EQ(out[1]["result"]["tools"].size(), 7u);
+    EXPECT_EQ(out[2]["result"]["structuredContent"]["added_task_id"], "task-2") << out[2];
+    EXPECT_EQ(out[3]["error"]["code"], -32700);
+    EXPECT_EQ(out[4]["result"]["isError"], false) << out[4];
+    EXPECT_TRUE(contains(out[5]["result"]["contents"][0]["text"].get<std::string>(), "Write the widget"));
+    EXPECT_TRUE(contains(read_file(dir.path() / ".small/plan.small.yml"), "Write the widget"));
+    EXPECT_TRUE(contains(read_file(dir.path() / ".small/progress.small.yml"), "task-2"));
+    // The CLI sees what the server wrote.
+    EXPECT_EQ(run_in(dir.path(), {"check"}).exit_code, 0);
+}
+
+TEST(Mcp, DirFlagNamesTheWorkspace) {
+    TempDir dir, elsewhere;
+    ASSERT_EQ(run_in(dir.path(), {"init", "--no-agents"}).exit_code, 0);
+    const RunResult r = mcp(elsewhere.path(), kInitialize + rpc(2, "tools/call", {{"name", "status"}}),
+                            {"mcp", "--dir", dir.str()});
+    EXPECT_EQ(r.exit_code, 0) << r;
+    const std::vector<json> out = replies(r);
+    ASSERT_EQ(out.size(), 2u) << r;
+    EXPECT_EQ(out[1]["result"]["isError"], false) << out[1];
+    EXPECT_EQ(out[1]["result"]["structuredContent"]["small_dir_exists"], true);
+    EXPECT_EQ(mcp(dir.path(), "", {"mcp", "--workspace", "nowhere"}).exit_code, 2);
+}
+
+TEST(Mcp, NoWorkspaceGivesToolErrorsNotADeadServer) {
+    TempDir dir;
+    const RunResult r = mcp(dir.path(), kInitialize + rpc(2, "tools/call", {{"name", "check"}}) + rpc(3, "ping"));
+    EXPECT_EQ(r.exit_code, 0) << r;
+    const std::vector<json> out = replies(r);
+    ASSERT_EQ(out.size(), 3u) << r;
+    EXPECT_EQ(out[1]["result"]["isError"], true);
+    EXPECT_EQ(out[2]["id"], 3);
+}
+
+TEST(Mcp, EndOfInputMidRequestExitsZero) {
+    TempDir dir;
+    const RunResult r = mcp(dir.path(), kInitialize + R"({"jsonrpc":"2.0","id":2,"method":"tools/li)");
+    EXPECT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(replies(r).size(), 1u) << r;
+    EXPECT_TRUE(contains(r.err, "ended inside a message")) << r;
+}
+
+TEST(Mcp, OversizedLineIsAnsweredAndSkipped) {
+    TempDir dir;
+    const fs::path input = dir.path() / "input";
+    {
+        std::ofstream f(input, std::ios::binary);
+        f << kInitialize << "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"pad\":\"";
+        const std::string block(1 << 20, 'x');
+        for (int i = 0; i < 6; ++i) f << block;  // 6 MiB: over the 4 MiB cap
+        f << "\"}}\n" << rpc(3, "ping");
+    }
+    RunOptions opts;
+    opts.cwd = dir.path();
+    opts.stdin_file = input.string();
+    opts.memory_limit = rlim_t{512} << 20;
+    const RunResult r = run_small({"mcp"}, opts);
+    EXPECT_EQ(r.exit_code, 0) << r;
+    const std::vector<json> out = replies(r);
+    ASSERT_EQ(out.size(), 3u) << r;
+    EXPECT_EQ(out[1]["error"]["code"], -32700);
+    EXPECT_TRUE(out[1]["id"].is_null());
+    EXPECT_EQ(out[2]["id"], 3);
+}
+
+// The client reads a little and closes its end: the server's next write fails
+// with EPIPE and it exits 0, not by SIGPIPE (exit 141).
+TEST(Mcp, ClientThatGoesAwayEndsTheServerCleanly) {
+    TempDir dir;
+    const fs::path input = dir.path() / "input";
+    {
+        std::ofstream f(input, std::ios::binary);
+        f << kInitialize;
+        for (int i = 0; i < 20000; ++i) f << rpc(i + 2, "tools/list");
+    }
+    RunOptions opts;
+    opts.cwd = dir.path();
+    opts.program = "/bin/bash";
+    const std::string script = "'" + std::string(SMALL_BINARY) + "' mcp < '" + input.string() +
+                               "' 2>/dev/null | head -c 100 >/dev/null; echo \"rc=${PIPESTATUS[0]}\"";
+    const RunResult r = run_small({"-c", script}, opts);
+    EXPECT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(r.out, "rc=0\n") << r;
+}
+
+}  // namespace
+}  // namespace small_e2e

@@ -1,0 +1,368 @@
+// The MCP server core driven in memory: JSON-RPC validation, the lifecycle,
+// tools and resources on a real temporary workspace, and the line framing
+// of serve() (oversized lines, end of input, a client that goes away).
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "small/mcp/server.hpp"
+#include "small/ops/init.hpp"
+
+namespace small {
+namespace {
+
+using nlohmann::json;
+namespace stdfs = std::filesystem;
+
+// A fresh `small init` workspace and a server on it.
+class McpServerTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string pattern = "/tmp/small-mcp-XXXXXX";
+        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+        dir_ = pattern;
+        InitRequest req;
+        req.cwd = dir_;
+        req.intent = "Ship the widget";
+        req.no_agents = true;
+        req.lock_wait = std::chrono::milliseconds(0);
+        ASSERT_TRUE(init_workspace(fs_, req));
+        server_ = std::make_unique<mcp::Server>(
+            fs_, mcp::ServerOptions{locate_workspace(fs_, dir_, dir_), WorkspaceScope::Root, "9.9.9"});
+    }
+    void TearDown() override {
+        std::error_code ec;
+        stdfs::remove_all(dir_, ec);
+    }
+
+    // The parsed answer to `line` (null json when there is none).
+    json send(const std::string& line) {
+        const std::optional<std::string> reply = server_->handle(line);
+        if (!reply) return json();
+        EXPECT_EQ(reply->find('\n'), std::string::npos) << "one line per message";
+        return json::parse(*reply);
+    }
+    json request(const std::string& method, json params = json::object(), json id = 1) {
+        return send(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump());
+    }
+    json initialize(const std::string& version = "2025-06-18") {
+        return request("initialize", {{"protocolVersion", version},
+                                      {"capabilities", json::object()},
+                                      {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+    }
+    json call(const std::string& tool, json arguments = json::object()) {
+        return request("tools/call", {{"name", tool}, {"arguments", arguments}});
+    }
+    std::string read(const std::string& file) {
+        std::ifstream in(dir_ + "/.small/" + file);
+        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+
+    RealFileSystem fs_;
+    std::string dir_;
+    std::unique_ptr<mcp::Server> server_;
+};
+
+int error_code(const json& reply) { return reply.at("error").at("code").get<int>(); }
+
+TEST_F(McpServerTest, InitializeNegotiatesTheVersion) {
+    const json r = initialize("2025-06-18");
+    EXPECT_EQ(r["id"], 1);
+    EXPECT_EQ(r["result"]["protocolVersion"], "2025-06-18");
+    EXPECT_TRUE(r["result"]["capabilities"].contains("tools"));
+    EXPECT_TRUE(r["result"]["capabilities"].contains("resources"));
+    EXPECT_EQ(r["result"]["serverInfo"]["name"], "small");
+    EXPECT_EQ(r["result"]["serverInfo"]["version"], "9.9.9");
+    for (const char* version : {"2025-03-26", "2025-11-25"}) {
+        mcp::Server other(fs_, {});
+        const std::string line = json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                                      {"params", {{"protocolVersion", version}}}}.dump();
+        EXPECT_EQ(json::parse(*other.handle(line))["result"]["protocolVersion"], version);
+    }
+    mcp::Server other(fs_, {});
+    const std::string future = R"({"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":"2099-01-01"}})";
+    const json r2 = json::parse(*other.handle(future));
+    EXPECT_EQ(r2["id"], "a");
+    EXPECT_EQ(r2["result"]["protocolVersion"], std::string(mcp::kProtocolVersions[0]));
+    EXPECT_EQ(error_code(initialize()), mcp::kInvalidRequest) << "a second initialize is refused";
+}
+
+TEST_F(McpServerTest, RequestsBeforeInitializeAreRefusedButPingAnswers) {
+    EXPECT_EQ(error_code(request("tools/list")), mcp::kInvalidRequest);
+    EXPECT_EQ(error_code(call("status")), mcp::kInvalidRequest);
+    EXPECT_EQ(request("ping")["result"], json::object());
+    EXPECT_FALSE(server_->initialized());
+}
+
+TEST_F(McpServerTest, MalformedMessagesGetJsonRpcErrors) {
+    initialize();
+    const json parse = send("{not json");
+    EXPECT_EQ(error_code(parse), mcp::kParseError);
+    EXPECT_TRUE(parse["id"].is_null());
+    EXPECT_EQ(error_code(send("[1,2]")), mcp::kInvalidRequest) << "batches were removed in 2025-06-18";
+    EXPECT_EQ(error_code(send(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])")), mcp::kInvalidRequest);
+    EXPECT_EQ(error_code(send("42")), mcp::kInvalidRequest);
+    EXPECT_EQ(error_code(send(R"("ping")")), mcp::kInvalidRequest);
+    const json wrong_version = send(R"({"jsonrpc":"1.0","id":7,"method":"ping"})");
+    EXPECT_EQ(error_code(wrong_version), mcp::kInvalidRequest);
+    EXPECT_EQ(wrong_version["id"], 7);
+    EXPECT_EQ(error_code(send(R"({"id":7,"method":"ping"})")), mcp::kInvalidRequest);
+    EXPECT_EQ(error_code(send(R"({"jsonrpc":"2.0","id":7})")), mcp::kInvalidRequest);
+    EXPECT_EQ(error_code(send(R"({"jsonrpc":"2.0","id":7,"method":3})")), mcp::kInvalidRequest);
+    const json bad_id = send(R"({"jsonrpc":"2.0","id":{"x":1},"method":"ping"})");
+    EXPECT_EQ(error_code(bad_id), mcp::kInvalidRequest);
+    EXPECT_TRUE(bad_id["id"].is_null());
+    EXPECT_EQ(error_code(send(R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})")), mcp::kInvalidRequest);
+    EXPECT_EQ(error_code(request("no/such/method")), mcp::kMethodNotFound);
+    EXPECT_EQ(error_code(request("prompts/list")), mcp::kMethodNotFound);
+    EXPECT_EQ(error_code(send(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1]})")),
+              mcp::kInvalidParams);
+    // The server is still alive after all of that.
+    EXPECT_EQ(request("ping", json::object(), "last")["id"], "last");
+}
+
+TEST_F(McpServerTest, DeepNestingIsRefusedBeforeParsing) {
+    initialize();
+    const std::string deep = std::string(500'000, '[') + std::string(500'000, ']');
+    const json r = send(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{"recent":)" +
+                        deep + "}}}");
+    EXPECT_EQ(error_code(r), mcp::kParseError);
+    EXPECT_TRUE(r["id"].is_null());
+    // Brackets inside strings do not count; 60 levels are fine.
+    const std::string ok = std::string(60, '[') + std::string(60, ']');
+    EXPECT_EQ(error_code(call("status", {{"recent", json::parse(ok)}})), mcp::kInvalidParams);
+    const json title = call("plan", {{"add", std::string(1000, '[') + "\"{"}});
+    EXPECT_EQ(title["result"]["isError"], false) << title.dump().substr(0, 300);
+}
+
+TEST_F(McpServerTest, NotificationsAndResponsesAreNeverAnswered) {
+    EXPECT_FALSE(server_->handle(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+    EXPECT_FALSE(server_->handle(R"({"jsonrpc":"2.0","method":"no/such/notification"})"));
+    EXPECT_FALSE(server_->handle(R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"plan"}})"));
+    EXPECT_FALSE(server_->handle(R"({"jsonrpc":"2.0","id":5,"result":{}})"));
+    EXPECT_FALSE(server_->handle(""));
+    EXPECT_FALSE(server_->handle("  \r"));
+}
+
+TEST_F(McpServerTest, ToolsListIsSmallAndTight) {
+    initialize();
+    const json r = request("tools/list");
+    const json& tools = r["result"]["tools"];
+    std::vector<std::string> names;
+    for (const json& t : tools) {
+        names.push_back(t["name"]);
+        EXPECT_EQ(t["inputSchema"]["type"], "object") << t["name"];
+        EXPECT_EQ(t["inputSchema"]["additionalProperties"], false) << t["name"];
+        EXPECT_LE(t["description"].get<std::string>().size(), 160u) << t["name"];
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"resume", "status", "plan", "progress_add", "checkpoint", "handoff",
+                                               "check"}));
+    // The bytes an agent pays for: the whole response line, as sent.
+    const std::size_t bytes = server_->handle(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})")->size();
+    EXPECT_LT(bytes, 4096u) << "tools/list must stay under 4 KB";
+    std::cout << "[ tools/list ] " << bytes << " bytes, ~" << bytes / 4 << " tokens\n";
+}
+
+TEST_F(McpServerTest, ToolCallArgumentsAreCheckedAgainstTheSchema) {
+    initialize();
+    EXPECT_EQ(error_code(request("tools/call", json::object())), mcp::kInvalidParams);
+    EXPECT_EQ(error_code(call("no_such_tool")), mcp::kInvalidParams);
+    EXPECT_EQ(error_code(call("status", {{"bogus", 1}})), mcp::kInvalidParams);
+    EXPECT_EQ(error_code(call("status", {{"recent", "five"}})), mcp::kInvalidParams);
+    EXPECT_EQ(error_code(call("status", {{"recent", -1}})), mcp::kInvalidParams);
+    EXPECT_EQ(error_code(call("progress_add", {{"task", "task-1"}})), mcp::kInvalidParams) << "status required";
+    EXPECT_EQ(error_code(call("progress_add", {{"task", "task-1"}, {"status", "done"}})), mcp::kInvalidParams);
+    EXPECT_EQ(error_code(call("checkpoint", {{"task", "task-1"}, {"status", "pending"}})), mcp::kInvalidParams);
+    EXPECT_EQ(error_code(call("plan", {{"status", "completed"}})), mcp::kInvalidParams) << "status needs task";
+    EXPECT_EQ(error_code(request("tools/call", {{"name", "check"}, {"arguments", json::array()}})),
+              mcp::kInvalidParams);
+    const json r = call("status", {{"recent", "x"}});
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("recent"), std::string::npos);
+    EXPECT_EQ(read("plan.small.yml").find("task-2"), std::string::npos) << "nothing was written";
+}
+
+TEST_F(McpServerTest, ASessionWritesThroughTheOperations) {
+    initialize();
+    const json resume = call("resume")["result"];
+    EXPECT_EQ(resume["isError"], false);
+    EXPECT_EQ(resume["structuredContent"]["ok"], true);
+    EXPECT_EQ(resume["structuredContent"]["command"], "status");
+    const std::string primer = resume["content"][0]["text"];
+    EXPECT_NE(primer.find("Ship the widget"), std::string::npos) << primer;
+    EXPECT_LE(primer.size(), 2000u);
+    EXPECT_LE(call("resume", {{"max_bytes", 300}})["result"]["content"][0]["text"].get<std::string>().size(), 300u);
+    EXPECT_EQ(error_code(call("resume", {{"max_bytes", 10}})), mcp::kInvalidParams) << "below the minimum";
+
+    const json plan = call("plan", {{"add", "Write the widget"}})["result"];
+    ASSERT_EQ(plan["isError"], false) << plan.dump();
+    EXPECT_EQ(plan["structuredContent"]["command"], "plan");
+    const std::string task = plan["structuredContent"]["added_task_id"];
+    EXPECT_NE(read("plan.small.yml").find("Write the widget"), std::string::npos);
+
+    const json dep = call("plan", {{"task", task}, {"depends_on", "task-1"}})["result"];
+    EXPECT_EQ(dep["isError"], false) << dep.dump();
+    EXPECT_NE(read("plan.small.yml").find("depends_on"), std::string::npos);
+
+    const json add = call("progress_add", {{"task", task}, {"status", "in_progress"}, {"evidence", "begun"}});
+    EXPECT_EQ(add["result"]["structuredContent"]["command"], "progress add");
+    const json cp = call("checkpoint", {{"task", task}, {"status", "completed"}, {"test", "unit"}})["result"];
+    EXPECT_EQ(cp["isError"], false) << cp.dump();
+    EXPECT_NE(read("progress.small.yml").find("begun"), std::string::npos);
+
+    const json hand = call("handoff", {{"summary", "Widget written"}})["result"];
+    EXPECT_EQ(hand["isError"], false) << hand.dump();
+    EXPECT_NE(read("handoff.small.yml").find("Widget written"), std::string::npos);
+
+    const json status = call("status", {{"recent", 1}})["result"]["structuredContent"];
+    EXPECT_EQ(status["recent_progress"].size(), 1u);
+    EXPECT_EQ(status["command"], "status");
+}
+
+TEST_F(McpServerTest, AFailingOperationIsAToolErrorWithTheCliMessage) {
+    initialize();
+    const json r = call("checkpoint", {{"task", "task-999"}, {"status", "completed"}})["result"];
+    EXPECT_EQ(r["isError"], true);
+    const std::string text = r["content"][0]["text"];
+    EXPECT_EQ(text.rfind("Error: ", 0), 0u) << text;
+    EXPECT_NE(text.find("task-999"), std::string::npos);
+    EXPECT_EQ(r["structuredContent"]["ok"], false);
+    EXPECT_EQ(r["structuredContent"]["exit_code"], 1);
+    EXPECT_EQ(r["structuredContent"]["error"]["kind"], "invalid");
+    EXPECT_EQ(r["structuredContent"]["command"], "checkpoint");
+    const json nothing = call("plan", {{"task", "task-1"}})["result"];
+    EXPECT_EQ(nothing["isError"], true);
+    EXPECT_EQ(nothing["structuredContent"]["error"]["kind"], "usage");
+}
+
+TEST_F(McpServerTest, CheckFailureListsFindingsWithRuleIds) {
+    initialize();
+    std::ofstream(dir_ + "/.small/plan.small.yml", std::ios::trunc) << "small_version: \"1.0.0\"\nowner: agent\n";
+    const json r = call("check")["result"];
+    EXPECT_EQ(r["isError"], true);
+    EXPECT_EQ(r["structuredContent"]["ok"], false);
+    EXPECT_EQ(r["structuredContent"]["command"], "check");
+    const std::string text = r["content"][0]["text"];
+    EXPECT_NE(text.find("plan.small.yml"), std::string::npos) << text;
+    EXPECT_NE(text.find(" ["), std::string::npos) << "rule id in brackets: " << text;
+    EXPECT_NE(text.find("Check failed"), std::string::npos) << text;
+}
+
+TEST_F(McpServerTest, MissingWorkspaceIsAToolErrorNotACrash) {
+    stdfs::remove_all(dir_ + "/.small");
+    initialize();
+    for (const char* tool : {"status", "check", "handoff"}) {
+        const json r = call(tool)["result"];
+        EXPECT_EQ(r["isError"], true) << tool;
+        EXPECT_EQ(r["structuredContent"]["ok"], false) << tool;
+    }
+    // The primer, like `status --brief`, says what to do instead of failing.
+    const json resume = call("resume")["result"];
+    EXPECT_EQ(resume["isError"], false);
+    EXPECT_NE(resume["content"][0]["text"].get<std::string>().find("small init"), std::string::npos);
+    EXPECT_EQ(error_code(request("resources/read", {{"uri", "small://plan"}})), mcp::kResourceNotFound);
+}
+
+TEST_F(McpServerTest, ResourcesAreTheFiveArtifacts) {
+    initialize();
+    const json list = request("resources/list")["result"]["resources"];
+    ASSERT_EQ(list.size(), 5u);
+    EXPECT_EQ(list[0]["uri"], "small://intent");
+    EXPECT_EQ(list[4]["uri"], "small://handoff");
+    const json r = request("resources/read", {{"uri", "small://intent"}})["result"]["contents"][0];
+    EXPECT_EQ(r["uri"], "small://intent");
+    EXPECT_EQ(r["mimeType"], "application/yaml");
+    EXPECT_EQ(r["text"], read("intent.small.yml"));
+    EXPECT_EQ(error_code(request("resources/read", {{"uri", "small://../workspace"}})), mcp::kResourceNotFound);
+    EXPECT_EQ(error_code(request("resources/read", {{"uri", "file:///etc/passwd"}})), mcp::kResourceNotFound);
+    EXPECT_EQ(error_code(request("resources/read", json::object())), mcp::kInvalidParams);
+    stdfs::remove(dir_ + "/.small/handoff.small.yml");
+    EXPECT_EQ(error_code(request("resources/read", {{"uri", "small://handoff"}})), mcp::kResourceNotFound);
+}
+
+// --- serve(): the line framing ---
+
+struct Pipe {
+    std::string input;
+    std::size_t pos = 0;
+    std::size_t chunk = 7;  // small reads: lines arrive in pieces
+    std::string output;
+    std::vector<std::string> logs;
+    int writes_left = 1'000'000;
+
+    mcp::Transport transport() {
+        return {[this](char* buf, std::size_t size) {
+                    const std::size_t n = std::min({size, chunk, input.size() - pos});
+                    input.copy(buf, n, pos);
+                    pos += n;
+                    return static_cast<long>(n);
+                },
+                [this](std::string_view bytes) {
+                    if (writes_left-- <= 0) return false;
+                    output.append(bytes);
+                    return true;
+                },
+                [this](std::string_view line) { logs.emplace_back(line); }};
+    }
+    std::vector<json> replies() const {
+        std::vector<json> out;
+        std::size_t start = 0;
+        for (std::size_t nl; (nl = output.find('\n', start)) != std::string::npos; start = nl + 1) {
+            out.push_back(json::parse(output.substr(start, nl - start)));
+        }
+        return out;
+    }
+};
+
+TEST_F(McpServerTest, ServeAnswersLineByLine) {
+    Pipe p;
+    p.input = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})"
+              "\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\r\n\n"
+              R"({"jsonrpc":"2.0","id":2,"method":"ping"})" "\n";
+    mcp::serve(*server_, p.transport());
+    const std::vector<json> replies = p.replies();
+    ASSERT_EQ(replies.size(), 2u) << p.output;
+    EXPECT_EQ(replies[0]["id"], 1);
+    EXPECT_EQ(replies[1]["id"], 2);
+    EXPECT_TRUE(p.logs.empty());
+}
+
+TEST_F(McpServerTest, OversizedLinesAreSkippedNotBuffered) {
+    Pipe p;
+    p.chunk = 4096;
+    p.input = std::string(100'000, 'x') + "\n" + R"({"jsonrpc":"2.0","id":2,"method":"ping"})" + "\n" +
+              R"({"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":")" + std::string(990, 'y') + "\"}}\n";
+    mcp::serve(*server_, p.transport(), 1000);
+    const std::vector<json> replies = p.replies();
+    ASSERT_EQ(replies.size(), 3u) << p.output.substr(0, 500);
+    EXPECT_EQ(error_code(replies[0]), mcp::kParseError);
+    EXPECT_TRUE(replies[0]["id"].is_null());
+    EXPECT_EQ(replies[1]["id"], 2);
+    EXPECT_EQ(error_code(replies[2]), mcp::kParseError) << "a line just over the cap";
+}
+
+TEST_F(McpServerTest, EndOfInputMidMessageEndsQuietly) {
+    Pipe p;
+    p.input = R"({"jsonrpc":"2.0","id":2,"method":"ping"})" "\n" R"({"jsonrpc":"2.0","id":3,"meth)";
+    mcp::serve(*server_, p.transport());
+    EXPECT_EQ(p.replies().size(), 1u);
+    ASSERT_EQ(p.logs.size(), 1u);
+    EXPECT_NE(p.logs[0].find("ended inside a message"), std::string::npos);
+}
+
+TEST_F(McpServerTest, AClientThatGoesAwayEndsServe) {
+    Pipe p;
+    for (int i = 0; i < 50; ++i) p.input += R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\n";
+    p.writes_left = 3;
+    mcp::serve(*server_, p.transport());
+    EXPECT_EQ(p.replies().size(), 3u);
+    EXPECT_LT(p.pos, p.input.size()) << "stopped reading once writes failed";
+}
+
+}  // namespace
+}  // namespace small
