@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 37u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 38u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -472,6 +472,17 @@ TEST_F(JsonSchemaE2E, AgentsApply) {
     write_file(root() / "OTHER.md", "# notes\n");
     expect_in({"agents", "apply", "--file", "OTHER.md"}, "agents-apply", 1);
     expect_in({"agents", "apply", "--agents-mode", "sideways"}, "agents-apply", 2);
+}
+
+TEST_F(JsonSchemaE2E, Hooks) {
+    expect_in({"hooks", "print", "claude"}, "hooks", 0);
+    expect_in({"hooks", "install", "claude", "--dry-run"}, "hooks", 0);
+    expect_in({"hooks", "install", "codex"}, "hooks", 0);
+    expect_in({"hooks", "uninstall", "codex"}, "hooks", 0);
+    expect_in({"hooks", "install", "git"}, "hooks", 2);  // not a git repository
+    expect_in({"hooks", "install", "vim"}, "hooks", 2);
+    write_file(root() / ".claude" / "settings.json", "{oops");
+    expect_in({"hooks", "install", "claude"}, "hooks", 1);
 }
 
 TEST_F(JsonSchemaE2E, AgentsCheck) {
