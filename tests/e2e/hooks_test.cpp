@@ -101,8 +101,9 @@ TEST_F(HooksE2E, PreCommitRejectsABrokenWorkspaceAndLetsOtherCommitsThrough) {
 
 TEST_F(HooksE2E, ExistingHookIsChainedAndRestoredByteForByte) {
     init_repo_with_workspace();
-    // CRLF line ends and no final line break; the hook fails when BLOCK exists.
-    const std::string original = "#!/bin/sh\r\necho original-ran >> ran.log\r\n[ ! -e BLOCK ]";
+    // A CRLF line (after a comment, so sh ignores the CR) and no final line
+    // break; the hook fails when BLOCK exists.
+    const std::string original = "#!/bin/sh\necho original-ran >> ran.log #\r\n[ ! -e BLOCK ]";
     const fs::path hook = hooks_dir() / "pre-commit";
     write_file(hook, original);
     ::chmod(hook.c_str(), 0751);
