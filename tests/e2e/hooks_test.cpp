@@ -148,6 +148,16 @@ TEST_F(HooksE2E, HooksPathIsRespectedAndCreated) {
     EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));
 }
 
+TEST_F(HooksE2E, LinkedWorktreeInstallsIntoTheSharedHooksFolder) {
+    init_repo_with_workspace();
+    const fs::path linked = tmp_.path() / "linked";
+    git_ok({"worktree", "add", "-q", linked.string()});
+    const RunResult r = small({"hooks", "install", "git"}, linked);
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(fs::exists(hooks_dir() / "pre-commit")) << r;  // git runs the common folder's hooks
+    EXPECT_TRUE(contains(r.out, (hooks_dir() / "pre-commit").string())) << r;
+}
+
 TEST_F(HooksE2E, WorkspaceInASubfolderIsCheckedWithItsOwnPath) {
     git_ok({"init", "-q"});
     fs::create_directory(repo() / "sub dir");
