@@ -198,6 +198,7 @@ void register_draft(CLI::App& app, Context& ctx);
 void register_fix(CLI::App& app, Context& ctx);  // fix, fix workspace
 void register_accept(CLI::App& app, Context& ctx);
 void register_agents(CLI::App& app, Context& ctx);  // agents apply, check, print
+void register_hooks(CLI::App& app, Context& ctx);   // hooks install, uninstall, print
 void register_apply(CLI::App& app, Context& ctx);
 void register_selftest(CLI::App& app, Context& ctx);
 void register_completion(CLI::App& app, Context& ctx);         // completion bash, zsh, fish

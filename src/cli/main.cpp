@@ -73,6 +73,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_fix(app, ctx);
     register_handoff(app, ctx);
     register_help(app, ctx);
+    register_hooks(app, ctx);
     register_init(app, ctx);
     register_lint(app, ctx);
     register_mcp(app, ctx);

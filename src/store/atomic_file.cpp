@@ -80,8 +80,17 @@ bool allowed_top_level(const std::vector<std::string>& parts) {
     return parts.size() == 1 && (top == "AGENTS.md" || top == ".gitignore");
 }
 
-// Which targets a write admits: the D7 list, or one file the user named.
-enum class TargetRule { Workspace, UserNamedChild };
+// Which targets a write admits: the D7 list, one file the user named, or
+// an agent settings file of `small hooks`.
+enum class TargetRule { Workspace, UserNamedChild, AgentSettings };
+
+bool is_agent_settings_file(const std::vector<std::string>& parts) {
+    if (parts.size() != 2) return false;
+    for (const std::string_view file : kAgentSettingsFiles) {
+        if (file == parts[0] + "/" + parts[1]) return true;
+    }
+    return false;
+}
 
 Status check_user_named_child(const std::vector<std::string>& parts, const std::string& path,
                               const std::string& root, const std::string& what) {
@@ -107,6 +116,10 @@ Result<std::vector<std::string>> workspace_components(const WorkspacePaths& ws, 
         if (part.empty() || part == "." || part == "..") {
             return refused(what, path, "the path must be normalised (no empty, '.' or '..' parts)");
         }
+    }
+    if (rule == TargetRule::AgentSettings) {
+        if (!is_agent_settings_file(parts)) return refused(what, path, "it is not an agent settings file of small hooks");
+        return parts;
     }
     if (rule == TargetRule::UserNamedChild) {
         if (Status named = check_user_named_child(parts, path, root, what); !named) return named.error();
@@ -386,6 +399,69 @@ Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& targ
                                mode_t mode) {
     return write_components_atomic(ws, workspace_components(ws, target, "write", TargetRule::UserNamedChild), target,
                                    bytes, mode);
+}
+
+Status check_agent_settings_replaceable(const WorkspacePaths& ws, const std::string& target) {
+    Result<std::vector<std::string>> parts = workspace_components(ws, target, "write", TargetRule::AgentSettings);
+    if (!parts) return parts.error();
+    Result<Fd> dir = open_target_directory_if_exists(ws, *parts);
+    if (!dir) return dir.error();
+    if (!dir->valid()) return ok_status();
+    Result<std::optional<ExistingTarget>> existing = inspect_target(dir->get(), parts->back(), target);
+    if (!existing) return existing.error();
+    return ok_status();
+}
+
+Status write_agent_settings_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes) {
+    Result<std::vector<std::string>> parts = workspace_components(ws, target, "write", TargetRule::AgentSettings);
+    if (!parts) return parts.error();
+    Result<Fd> made = open_workspace_directory(ws, *parts, parts->size() - 1, true);
+    if (!made) return made.error();
+    return write_components_atomic(ws, parts, target, bytes, 0644);
+}
+
+Status remove_agent_settings_file(const WorkspacePaths& ws, const std::string& target) {
+    Result<std::vector<std::string>> parts = workspace_components(ws, target, "remove", TargetRule::AgentSettings);
+    if (!parts) return parts.error();
+    Result<Fd> dir = open_workspace_directory(ws, *parts, parts->size() - 1, false);
+    if (!dir) return dir.error();
+    Result<std::optional<ExistingTarget>> existing = inspect_target(dir->get(), parts->back(), target);
+    if (!existing) return existing.error();
+    if (!*existing) return ok_status();
+    if (::unlinkat(dir->get(), parts->back().c_str(), 0) != 0) return Error::from_errno("cannot remove", target, errno);
+    if (const int err = fsync_dir_fd(dir->get()); err != 0) return Error::from_errno("cannot sync directory", target, err);
+    Result<Fd> root = open_workspace_directory(ws, *parts, 0, false);
+    if (!root) return root.error();
+    // The folder goes too when nothing else is in it (ENOTEMPTY otherwise).
+    if (::unlinkat(root->get(), parts->front().c_str(), AT_REMOVEDIR) == 0) fsync_dir_fd(root->get());
+    return ok_status();
+}
+
+Status write_file_in_folder_atomic(const std::string& dir, const std::string& name, std::string_view bytes,
+                                   mode_t mode) {
+    const std::string target = strip_trailing_slashes(dir) + "/" + name;
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return Error::from_errno("cannot open directory", dir, errno);
+    Fd folder(fd);
+    Result<std::optional<ExistingTarget>> existing = inspect_target(folder.get(), name, target);
+    if (!existing) return existing.error();
+    Result<TempFile> temp = create_temp(folder.get(), "." + name, mode, dir);
+    if (!temp) return temp.error();
+    Status filled = fill_temp(*temp, bytes, std::nullopt, target, Sync::Full);
+    if (filled && ::fchmodat(folder.get(), temp->name.c_str(), mode, 0) != 0) {
+        filled = Error::from_errno("cannot write", target, errno);
+    }
+    if (filled && ::renameat(folder.get(), temp->name.c_str(), folder.get(), name.c_str()) != 0) {
+        filled = Error::from_errno("cannot replace", target, errno);
+    }
+    if (!filled) {
+        ::unlinkat(folder.get(), temp->name.c_str(), 0);
+        return filled.error();
+    }
+    if (const int err = fsync_dir_fd(folder.get()); err != 0) {
+        return Error::from_errno("wrote " + target + " but could not make it durable: cannot sync directory", dir, err);
+    }
+    return ok_status();
 }
 
 namespace {

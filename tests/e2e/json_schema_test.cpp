@@ -487,6 +487,17 @@ TEST_F(JsonSchemaE2E, AgentsApply) {
     expect_in({"agents", "apply", "--agents-mode", "sideways"}, "agents-apply", 2);
 }
 
+TEST_F(JsonSchemaE2E, Hooks) {
+    expect_in({"hooks", "print", "claude"}, "hooks", 0);
+    expect_in({"hooks", "install", "claude", "--dry-run"}, "hooks", 0);
+    expect_in({"hooks", "install", "codex"}, "hooks", 0);
+    expect_in({"hooks", "uninstall", "codex"}, "hooks", 0);
+    expect_in({"hooks", "install", "git"}, "hooks", 2);  // not a git repository
+    expect_in({"hooks", "install", "vim"}, "hooks", 2);
+    write_file(root() / ".claude" / "settings.json", "{oops");
+    expect_in({"hooks", "install", "claude"}, "hooks", 1);
+}
+
 TEST_F(JsonSchemaE2E, AgentsCheck) {
     expect_in({"agents", "check"}, "agents-check", 1);
     expect_in({"agents", "check", "--allow-missing"}, "agents-check", 0);

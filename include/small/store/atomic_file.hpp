@@ -10,7 +10,7 @@
 // Symbolic links are never followed below the workspace root, and nothing
 // is written outside the workspace's `.small*` folders, `AGENTS.md` and
 // `.gitignore` (plus, through write_named_file_atomic, the one file a user
-// named explicitly).
+// named explicitly, and the hook files of `small hooks`, below).
 //
 // A file this process may not write (read-only for us: EACCES by the
 // permission rules) is never replaced, although a rename in a writable
@@ -74,6 +74,31 @@ Status check_writable_file(const std::string& path);
 // Same staging, durability and symbolic-link refusal as write_file_atomic.
 Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
                                mode_t mode = 0644);
+
+// The agent settings files `small hooks install claude|codex` merges its
+// entries into (relative to the workspace root): the only files beside the
+// D7 list a command writes, and only that explicit command.
+inline constexpr std::string_view kAgentSettingsFiles[] = {".claude/settings.json", ".codex/hooks.json"};
+
+// check_replaceable for one of kAgentSettingsFiles (`target` absolute).
+Status check_agent_settings_replaceable(const WorkspacePaths& ws, const std::string& target);
+
+// write_file_atomic for one of kAgentSettingsFiles: its folder is created
+// when missing; symbolic links on the way or at the target are refused.
+Status write_agent_settings_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes);
+
+// Removes one of kAgentSettingsFiles (nothing when it is missing), and its
+// folder when that is left empty. A link or a non-file is refused.
+Status remove_agent_settings_file(const WorkspacePaths& ws, const std::string& target);
+
+// Replaces `dir`/`name` outside any workspace (the git hooks folder that
+// `small hooks install git` names): staged in `dir` itself under a hidden
+// temporary name, so the rename stays on one filesystem; the result gets
+// exactly `mode` (not the umask's version: a hook must be executable).
+// `dir` must exist; a target that is a symbolic link, not a regular file or
+// read-only is refused.
+Status write_file_in_folder_atomic(const std::string& dir, const std::string& name, std::string_view bytes,
+                                   mode_t mode);
 
 // Appends `bytes` to the existing regular file `target` (never creates it)
 // and fsyncs. `expected_size` is the size the caller read and validated; if

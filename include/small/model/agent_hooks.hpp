@@ -1,0 +1,64 @@
+// What `small hooks` installs, as text, with no disk access: the git
+// pre-commit hook and the entries merged into an agent's JSON settings
+// (Claude Code's `.claude/settings.json`, Codex's `.codex/hooks.json`).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "small/base/result.hpp"
+
+namespace small {
+
+// The command every agent hook runs (the bounded resume primer).
+inline constexpr std::string_view kAgentHookCommand = "small status --brief";
+
+// ---------------------------------------------------------------- git
+
+inline constexpr std::string_view kPreCommitHookName = "pre-commit";
+// Where an existing, foreign pre-commit hook is kept while ours runs it.
+inline constexpr std::string_view kChainedHookName = "pre-commit.small-chained";
+// The line that marks a pre-commit hook as small's own.
+inline constexpr std::string_view kPreCommitMarker = "# small-managed-hook: pre-commit v1";
+
+// The POSIX sh pre-commit hook for a workspace whose root is `prefix`
+// below the repository's top level ("" or "sub/dir/", as
+// `git rev-parse --show-prefix` prints it). It runs the chained original
+// first (if executable; its failure stops the commit with its status), then
+// `small check --strict` when the staged changes touch that workspace's
+// .small/.
+std::string pre_commit_hook_text(std::string_view prefix);
+
+// Whether `text` is a pre-commit hook small wrote (any prefix).
+bool is_small_pre_commit_hook(std::string_view text);
+
+// ---------------------------------------------------------------- agent settings
+
+// One hook event small adds an entry to: {"matcher": matcher (left out when
+// empty), "hooks": [{"type": "command", "command": kAgentHookCommand}]}.
+struct AgentHookEvent {
+    std::string name;     // "SessionStart"
+    std::string matcher;  // "" = every source
+};
+
+// Claude Code: SessionStart (every source, compaction included: its output
+// is added to the context) and PreCompact. Codex: SessionStart.
+std::vector<AgentHookEvent> claude_hook_events();
+std::vector<AgentHookEvent> codex_hook_events();
+
+// The settings text after adding (install) or removing (uninstall) small's
+// entries in `existing` ("" = no file). Other keys, hooks and key order are
+// kept; the result is pretty-printed with 2 spaces and keeps the original's
+// final line break (a new file gets one). When nothing changes, `existing`
+// is returned byte for byte. Adding is idempotent: an event
+// that already runs kAgentHookCommand is left alone. Removing drops every
+// hook running kAgentHookCommand, then the matcher groups, event arrays and
+// `hooks` object this leaves empty; an empty result ("{}") is returned as
+// "" (the file should go). Errors (Invalid, nothing to write): invalid JSON
+// (file, line and column of the parse error set), a top level that is not
+// an object, `hooks` or an event that is not of the documented type.
+Result<std::string> merge_agent_hooks(std::string_view existing, const std::vector<AgentHookEvent>& events,
+                                      bool install, const std::string& display);
+
+}  // namespace small

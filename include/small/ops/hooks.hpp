@@ -1,0 +1,73 @@
+// `small hooks install|uninstall|print git|claude|codex`: the git pre-commit
+// hook (chained with an existing one) and the agent session hooks that run
+// `small status --brief` (model/agent_hooks.hpp has the texts). These are
+// the only files small writes beside D7's list, and only by this explicit
+// command: the hook and its chained original in the git hooks folder,
+// `.claude/settings.json` and `.codex/hooks.json` in the workspace root.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "small/base/filesystem.hpp"
+#include "small/base/result.hpp"
+
+namespace small {
+
+enum class HookTarget { Git, Claude, Codex };
+enum class HooksAction { Install, Uninstall, Print };
+
+inline constexpr std::string_view kHookTargetNames[] = {"git", "claude", "codex"};
+// "git", "claude" or "codex"; anything else is a Usage error.
+Result<HookTarget> parse_hook_target(std::string_view text);
+std::string_view hook_target_name(HookTarget target);
+std::string_view hooks_action_name(HooksAction action);  // "install", ...
+
+struct HooksRequest {
+    HookTarget target = HookTarget::Git;
+    HooksAction action = HooksAction::Install;
+    bool dry_run = false;             // decide and show, write nothing (print implies it)
+    std::optional<std::string> dir;   // --dir: the workspace root (or its .small/)
+    std::string cwd;                  // where the workspace search starts
+    std::chrono::milliseconds lock_wait{10'000};
+};
+
+// One file the command wrote (or, in a dry run, would write).
+struct HookFileChange {
+    std::string path;     // absolute
+    std::string change;   // created, updated, unchanged, removed, restored, chained
+    bool existed = false;
+    std::string old_content;
+    std::string new_content;  // "" when the file goes away
+};
+
+struct HooksResult {
+    HookTarget target = HookTarget::Git;
+    HooksAction action = HooksAction::Install;
+    bool dry_run = false;
+    bool written = false;                  // something changed on disk
+    std::vector<HookFileChange> files;     // in the order they are written
+    std::string content;                   // print: what install writes (the hook, or our entries)
+    std::vector<std::string> notes;        // things the user should know (one line each)
+
+    bool changed() const;
+};
+
+// Decides and (unless dry run or print) applies the change. Git: the hooks
+// folder comes from `git rev-parse --git-path hooks` run in the workspace
+// root (core.hooksPath and worktrees included); the decision table is in
+// docs/commands.md. Claude/Codex: the settings file in the workspace root,
+// merged (model/agent_hooks.hpp). Writes run under the workspace lock when
+// the root holds .small/. Errors: Invalid (refusals: a link or a non-file
+// where a hook or settings file should be, invalid JSON with file:line:column,
+// a foreign hook and a chained one both present), System (git missing or not
+// a repository, I/O, read-only files), Busy.
+Result<HooksResult> run_hooks(const FileSystem& fs, const HooksRequest& req);
+
+// The unified diff of one change ("" when unchanged).
+std::string hook_change_diff(const HookFileChange& change);
+
+}  // namespace small

@@ -1,0 +1,14 @@
+// The --json shape of `small hooks install|uninstall|print` (docs/json/hooks.schema.json).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "small/ops/hooks.hpp"
+
+namespace small {
+
+// {target, dry_run, changed, written, files: [{path, change, diff?}], notes,
+// content?}: a dry run adds each file's diff, print the content.
+nlohmann::json hooks_json(const HooksResult& r);
+
+}  // namespace small

@@ -1,0 +1,101 @@
+// `small hooks install|uninstall|print git|claude|codex`: flags and
+// rendering only; the work is done by small/ops/hooks.hpp.
+#include <iostream>
+#include <memory>
+
+#include "cli.hpp"
+#include "small/ops/hooks.hpp"
+#include "small/report/hooks.hpp"
+#include "small/store/workspace_lock.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct HooksFlags {
+    std::string target;
+    std::optional<std::string> dir;
+    bool dry_run = false;
+};
+
+std::string change_line(const HookFileChange& f, bool dry_run) {
+    const std::string verb = f.change == "chained"    ? "kept the existing hook as"
+                             : f.change == "restored" ? "restored the original hook at"
+                                                      : f.change;
+    return (dry_run ? "would be " : "") + verb + ": " + f.path;
+}
+
+void print_text(const Output& out, const HooksResult& r) {
+    if (r.action == HooksAction::Print) {
+        std::cout << r.content;  // the requested output: not silenced by --quiet
+        for (const std::string& note : r.notes) std::cerr << "# " << note << "\n";
+        return;
+    }
+    for (const HookFileChange& f : r.files) {
+        if (r.dry_run && f.change != "unchanged") {
+            out.info(change_line(f, true));
+            std::cout << hook_change_diff(f);
+        } else if (f.change == "unchanged") {
+            out.info("unchanged (already installed): " + f.path);
+        } else {
+            out.success(change_line(f, false));
+        }
+    }
+    for (const std::string& note : r.notes) out.info("note: " + note);
+    if (r.dry_run) out.info("Dry run: nothing was written");
+}
+
+int run(Context& ctx, HooksAction action, const HooksFlags& f) {
+    const Output out(ctx.globals, "hooks " + std::string(hooks_action_name(action)));
+    Result<HookTarget> target = parse_hook_target(f.target);
+    if (!target) return report_error(out, target.error());
+    HooksRequest req;
+    req.target = *target;
+    req.action = action;
+    req.dry_run = f.dry_run;
+    req.dir = f.dir;
+    req.cwd = current_directory();
+    req.lock_wait = default_lock_wait();
+    Result<HooksResult> r = run_hooks(ctx.fs, req);
+    if (!r) return report_error(out, r.error());
+    if (out.json()) out.json_document(hooks_json(*r));
+    else print_text(out, *r);
+    return kExitOk;
+}
+
+constexpr const char* kFooter =
+    "Targets: git (a pre-commit hook running `small check --strict` when a commit touches .small/; an existing "
+    "hook is kept as pre-commit.small-chained and still runs first), claude (.claude/settings.json: SessionStart "
+    "and PreCompact run `small status --brief`), codex (.codex/hooks.json: SessionStart runs `small status "
+    "--brief`). Exit codes: 0 done or nothing to do, 1 refused (symbolic link or non-file in the way, invalid "
+    "JSON, a foreign hook and a chained one both present), 2 usage or system error (git missing, not a git "
+    "repository, read-only file), 3 workspace busy.";
+
+void register_action(CLI::App* group, Context& ctx, HooksAction action, const std::string& help) {
+    auto flags = std::make_shared<HooksFlags>();
+    CLI::App* cmd = group->add_subcommand(std::string(hooks_action_name(action)), help);
+    complete_as(cmd->add_option("target", flags->target, "git, claude or codex")->required(), kHookTargetNames);
+    add_dir_option(cmd, flags->dir);
+    cmd->add_flag("--dry-run", flags->dry_run,
+                  action == HooksAction::Print ? "Accepted for symmetry: print never writes"
+                                               : "Show the change as a diff; write nothing");
+    cmd->footer(kFooter);
+    cmd->callback([&ctx, flags, action] { ctx.exit_code = run(ctx, action, *flags); });
+}
+
+}  // namespace
+
+void register_hooks(CLI::App& app, Context& ctx) {
+    CLI::App* group = app.add_subcommand(
+        "hooks", "Install, remove or print the git pre-commit hook and the agent session hooks (claude, codex)");
+    group->require_subcommand(0, 1);
+    group->callback([&ctx, group] {
+        if (group->get_subcommands().empty()) ctx.exit_code = run_group_without_subcommand(ctx, *group);
+    });
+    register_action(group, ctx, HooksAction::Install, "Install a hook (git, claude or codex); names every file written");
+    register_action(group, ctx, HooksAction::Uninstall,
+                    "Remove small's hook and restore what it chained; other hooks and keys stay");
+    register_action(group, ctx, HooksAction::Print, "Print what install would write; writes nothing");
+}
+
+}  // namespace small::cli

@@ -1,0 +1,299 @@
+#include "small/ops/hooks.hpp"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "small/base/line_diff.hpp"
+#include "small/base/process.hpp"
+#include "small/model/agent_hooks.hpp"
+#include "small/model/workspace.hpp"
+#include "small/store/atomic_file.hpp"
+#include "small/store/hook_files.hpp"
+#include "small/store/workspace_lock.hpp"
+
+namespace small {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+const std::string kPre(kPreCommitHookName);
+const std::string kChained(kChainedHookName);
+
+Result<std::optional<WorkspaceLock>> lock_workspace(const FileSystem& fs, const WorkspacePaths& ws,
+                                                    const HooksRequest& req) {
+    if (req.dry_run || req.action == HooksAction::Print || !fs.directory_exists(ws.small_dir)) {
+        return std::optional<WorkspaceLock>();
+    }
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
+    if (!lock) return lock.error();
+    return std::optional<WorkspaceLock>(std::move(*lock));
+}
+
+// ---------------------------------------------------------------- git
+
+struct GitPlace {
+    std::string hooks_dir;  // absolute, lexically normal
+    std::string prefix;     // the workspace root below the top level ("" or "sub/")
+};
+
+// git is found by the shell (PATH); its stderr is only wanted on failure,
+// and the capture mixes the two streams, so a failing rev-parse runs again.
+constexpr const char* kRevParseScript =
+    "command -v git >/dev/null 2>&1 || exit 127\n"
+    "out=$(git rev-parse --show-prefix --git-path hooks 2>/dev/null) || "
+    "{ git rev-parse --show-prefix 2>&1 >/dev/null; exit 128; }\n"
+    "printf '%s\\n' \"$out\"\n";
+
+Result<GitPlace> find_git_hooks(const std::string& root) {
+    ProcessOptions o;
+    o.argv = {"/bin/sh", "-c", kRevParseScript};
+    o.cwd = root;
+    o.timeout = std::chrono::seconds(30);
+    Result<ProcessResult> run = run_process(o);
+    if (!run) return run.error();
+    const std::string text = run->output.text();
+    if (run->exit_code == 127) {
+        Error e = Error::system("git was not found on PATH; `small hooks` needs git to find the repository's hooks folder");
+        e.hint = "install git, or run the command where git is on PATH";
+        return e;
+    }
+    if (run->exit_code != 0) {
+        std::string why = text;
+        while (!why.empty() && why.back() == '\n') why.pop_back();
+        Error e = Error::system(root + " is not inside a git work tree (git rev-parse: " + why + ")");
+        e.hint = "run `git init` first, or pass --dir with a workspace inside a git repository";
+        return e;
+    }
+    const std::size_t nl = text.find('\n');
+    if (nl == std::string::npos) return Error::system("unexpected output of git rev-parse: " + text);
+    std::string hooks = text.substr(nl + 1);
+    while (!hooks.empty() && hooks.back() == '\n') hooks.pop_back();
+    if (hooks.empty()) return Error::system("git rev-parse --git-path hooks printed nothing");
+    const stdfs::path dir = stdfs::path(hooks).is_absolute() ? stdfs::path(hooks) : stdfs::path(root) / hooks;
+    std::string normal = dir.lexically_normal().string();
+    while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+    return GitPlace{normal, text.substr(0, nl)};
+}
+
+Status refuse_odd(const HookFileState& state, const std::string& path) {
+    if (state.kind == HookFileState::Kind::Link) {
+        return Error::invalid("refusing to change " + path +
+                              ": it is a symbolic link (small does not follow or replace it; move it away or chain "
+                              "it by hand)");
+    }
+    if (state.kind == HookFileState::Kind::Other) {
+        return Error::invalid("refusing to change " + path + ": it is not a regular file");
+    }
+    return ok_status();
+}
+
+bool same_file(const HookFileState& a, const HookFileState& b) { return a.device == b.device && a.inode == b.inode; }
+
+HookFileChange change_of(const std::string& path, std::string change, const HookFileState* old_state,
+                         std::string new_content) {
+    HookFileChange c;
+    c.path = path;
+    c.change = std::move(change);
+    c.existed = old_state != nullptr && old_state->kind == HookFileState::Kind::Regular;
+    if (c.existed) c.old_content = old_state->content;
+    c.new_content = std::move(new_content);
+    return c;
+}
+
+// What install changes, decided from the two files (docs/commands.md).
+Result<std::vector<HookFileChange>> plan_git_install(const std::string& dir, const HookFileState& pre,
+                                                     const HookFileState& chained, const std::string& want,
+                                                     std::vector<std::string>& notes) {
+    const std::string pre_path = dir + "/" + kPre;
+    const std::string chained_path = dir + "/" + kChained;
+    if (Status odd = refuse_odd(pre, pre_path); !odd) return odd.error();
+    if (Status odd = refuse_odd(chained, chained_path); !odd) return odd.error();
+    const bool have_pre = pre.kind == HookFileState::Kind::Regular;
+    const bool have_chained = chained.kind == HookFileState::Kind::Regular;
+    if (have_pre && is_small_pre_commit_hook(pre.content)) {
+        return std::vector<HookFileChange>{change_of(pre_path, pre.content == want ? "unchanged" : "updated", &pre, want)};
+    }
+    if (have_pre) {
+        if (have_chained && !same_file(pre, chained)) {
+            Error e = Error::invalid("refusing to install: " + pre_path + " is not small's hook and " + chained_path +
+                                     " exists too; nothing was changed");
+            e.hint = "merge the two hooks by hand, or move one of them away, then run the command again";
+            return e;
+        }
+        if (Status writable = check_writable_file(pre_path); !writable) return writable.error();
+        notes.push_back("the existing pre-commit hook is kept as " + chained_path + " and still runs first");
+        // Both names on one file: an install stopped between its two steps.
+        const HookFileState* linked = have_chained ? &chained : nullptr;
+        return std::vector<HookFileChange>{change_of(chained_path, "chained", linked, pre.content),
+                                           change_of(pre_path, "updated", &pre, want)};
+    }
+    if (have_chained) notes.push_back("the hook runs the existing " + chained_path + " first");
+    return std::vector<HookFileChange>{change_of(pre_path, "created", nullptr, want)};
+}
+
+Result<std::vector<HookFileChange>> plan_git_uninstall(const std::string& dir, const HookFileState& pre,
+                                                       const HookFileState& chained, std::vector<std::string>& notes) {
+    const std::string pre_path = dir + "/" + kPre;
+    const std::string chained_path = dir + "/" + kChained;
+    const bool ours = pre.kind == HookFileState::Kind::Regular && is_small_pre_commit_hook(pre.content);
+    if (!ours && pre.kind != HookFileState::Kind::Missing) {
+        notes.push_back(pre_path + " is not small's hook; left alone");
+        if (chained.kind != HookFileState::Kind::Missing) notes.push_back(chained_path + " left alone");
+        return std::vector<HookFileChange>{};
+    }
+    if (Status odd = refuse_odd(chained, chained_path); !odd) return odd.error();
+    if (chained.kind == HookFileState::Kind::Regular) {
+        return std::vector<HookFileChange>{change_of(chained_path, "removed", &chained, ""),
+                                           change_of(pre_path, "restored", &pre, chained.content)};
+    }
+    if (!ours) {
+        notes.push_back("no small pre-commit hook is installed in " + dir);
+        return std::vector<HookFileChange>{};
+    }
+    return std::vector<HookFileChange>{change_of(pre_path, "removed", &pre, "")};
+}
+
+Status apply_git(const std::string& dir, const std::vector<HookFileChange>& files, const std::string& want) {
+    for (const HookFileChange& c : files) {
+        const std::string name = stdfs::path(c.path).filename().string();
+        if (c.change == "chained" && !c.existed) {
+            if (Status s = link_hook_file(dir, kPre, kChained); !s) return s;
+        } else if (c.change == "created" || c.change == "updated") {
+            if (Status s = write_file_in_folder_atomic(dir, kPre, want, 0755); !s) return s;
+        } else if (c.change == "restored") {
+            if (Status s = rename_hook_file(dir, kChained, kPre); !s) return s;
+        } else if (c.change == "removed" && name == kPre) {
+            if (Status s = remove_hook_file(dir, kPre); !s) return s;
+        }
+        // "removed" chained: done by the rename of "restored".
+    }
+    return ok_status();
+}
+
+Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, HooksResult result) {
+    const WorkspacePaths ws = locate_workspace(fs, req.dir, req.cwd);
+    Result<GitPlace> place = find_git_hooks(ws.root);
+    if (!place) return place.error();
+    const std::string want = pre_commit_hook_text(place->prefix);
+    if (req.action == HooksAction::Print) {
+        result.content = want;
+        result.notes.push_back("would be installed as " + place->hooks_dir + "/" + kPre);
+        return result;
+    }
+    Result<std::optional<WorkspaceLock>> lock = lock_workspace(fs, ws, req);
+    if (!lock) return lock.error();
+    Result<HookFileState> pre = read_hook_file(place->hooks_dir, kPre);
+    if (!pre) return pre.error();
+    Result<HookFileState> chained = read_hook_file(place->hooks_dir, kChained);
+    if (!chained) return chained.error();
+    Result<std::vector<HookFileChange>> files =
+        req.action == HooksAction::Install ? plan_git_install(place->hooks_dir, *pre, *chained, want, result.notes)
+                                           : plan_git_uninstall(place->hooks_dir, *pre, *chained, result.notes);
+    if (!files) return files.error();
+    result.files = std::move(*files);
+    if (req.dry_run || !result.changed()) return result;
+    if (req.action == HooksAction::Install) {
+        Result<bool> made = ensure_hooks_folder(place->hooks_dir);
+        if (!made) return made.error();
+        if (*made) result.notes.push_back("created the hooks folder " + place->hooks_dir);
+    }
+    if (Status applied = apply_git(place->hooks_dir, result.files, want); !applied) return applied.error();
+    result.written = true;
+    return result;
+}
+
+// ---------------------------------------------------------------- agent settings
+
+Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, HooksResult result) {
+    const bool claude = req.target == HookTarget::Claude;
+    const std::vector<AgentHookEvent> events = claude ? claude_hook_events() : codex_hook_events();
+    const std::string rel(claude ? kAgentSettingsFiles[0] : kAgentSettingsFiles[1]);
+    const WorkspacePaths ws = locate_workspace(fs, req.dir, req.cwd);
+    const std::string path = ws.root + "/" + rel;
+    if (req.action == HooksAction::Print) {
+        Result<std::string> ours = merge_agent_hooks("", events, true, rel);
+        if (!ours) return ours.error();
+        result.content = *ours;
+        result.notes.push_back("would be merged into " + path);
+        return result;
+    }
+    if (Status where = check_agent_settings_replaceable(ws, path); !where) return where.error();
+    Result<std::optional<WorkspaceLock>> lock = lock_workspace(fs, ws, req);
+    if (!lock) return lock.error();
+    const bool existed = fs.file_exists(path);
+    std::string old_content;
+    if (existed) {
+        Result<std::string> read = fs.read_file(path);
+        if (!read) return read.error();
+        old_content = std::move(*read);
+    }
+    Result<std::string> merged =
+        merge_agent_hooks(old_content, events, req.action == HooksAction::Install, ws.display_prefix + rel);
+    if (!merged) return merged.error();
+    if (!existed && merged->empty()) {
+        result.notes.push_back("no " + rel + " in " + ws.root + "; nothing to remove");
+        return result;
+    }
+    HookFileChange c;
+    c.path = path;
+    c.existed = existed;
+    c.old_content = old_content;
+    c.new_content = *merged;
+    c.change = !existed ? "created" : merged->empty() ? "removed" : *merged == old_content ? "unchanged" : "updated";
+    result.files.push_back(c);
+    if (req.dry_run || !result.changed()) return result;
+    const bool had_cache = fs.directory_exists(ws.root + "/" + std::string(kCacheDirName));
+    Status done = merged->empty() ? remove_agent_settings_file(ws, path) : write_agent_settings_atomic(ws, path, *merged);
+    if (!had_cache) remove_empty_staging_folders(ws);  // not a workspace: leave nothing behind
+    if (!done) return done.error();
+    result.written = true;
+    return result;
+}
+
+}  // namespace
+
+Result<HookTarget> parse_hook_target(std::string_view text) {
+    if (text == "git") return HookTarget::Git;
+    if (text == "claude") return HookTarget::Claude;
+    if (text == "codex") return HookTarget::Codex;
+    return Error::usage("unknown hook target \"" + std::string(text) + "\" (valid: git, claude, codex)");
+}
+
+std::string_view hook_target_name(HookTarget target) { return kHookTargetNames[static_cast<int>(target)]; }
+
+std::string_view hooks_action_name(HooksAction action) {
+    switch (action) {
+        case HooksAction::Install: return "install";
+        case HooksAction::Uninstall: return "uninstall";
+        case HooksAction::Print: return "print";
+    }
+    return "install";
+}
+
+bool HooksResult::changed() const {
+    for (const HookFileChange& f : files) {
+        if (f.change != "unchanged") return true;
+    }
+    return false;
+}
+
+Result<HooksResult> run_hooks(const FileSystem& fs, const HooksRequest& req) {
+    HooksResult result;
+    result.target = req.target;
+    result.action = req.action;
+    result.dry_run = req.dry_run || req.action == HooksAction::Print;
+    if (req.target == HookTarget::Git) return run_git(fs, req, std::move(result));
+    return run_settings(fs, req, std::move(result));
+}
+
+std::string hook_change_diff(const HookFileChange& change) {
+    if (change.change == "unchanged") return "";
+    const std::string old_label = change.existed ? change.path : "/dev/null";
+    const std::string new_label = change.new_content.empty() && change.change == "removed" ? "/dev/null" : change.path;
+    return unified_diff(change.old_content, change.new_content, old_label, new_label).text;
+}
+
+}  // namespace small

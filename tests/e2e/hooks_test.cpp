@@ -1,0 +1,276 @@
+// `small hooks` end to end: a real `git init` repository, real commits
+// through the installed pre-commit hook, and the agent settings files.
+#include <sys/stat.h>
+
+#include "run_helper.hpp"
+
+namespace small_e2e {
+namespace {
+
+using Env = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
+class HooksE2E : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!fs::exists(kGit)) GTEST_SKIP() << "git is not installed at " << kGit;
+        const std::string bin_dir = fs::path(SMALL_BINARY).parent_path().string();
+        const char* path = std::getenv("PATH");
+        env_ = {{"PATH", bin_dir + ":" + (path ? path : "/usr/bin:/bin")},
+                {"HOME", tmp_.str()},
+                {"GIT_CONFIG_NOSYSTEM", "1"},
+                {"GIT_CONFIG_GLOBAL", "/dev/null"},
+                {"GIT_AUTHOR_NAME", "t"},
+                {"GIT_AUTHOR_EMAIL", "t@example.com"},
+                {"GIT_COMMITTER_NAME", "t"},
+                {"GIT_COMMITTER_EMAIL", "t@example.com"}};
+        fs::create_directory(repo());
+    }
+
+    fs::path repo() const { return tmp_.path() / "repo"; }
+    fs::path hooks_dir() const { return repo() / ".git" / "hooks"; }
+
+    RunResult small(const std::vector<std::string>& args, const fs::path& cwd = {}) {
+        return run_in(cwd.empty() ? repo() : cwd, args, env_);
+    }
+    RunResult git(const std::vector<std::string>& args, const fs::path& cwd = {}) {
+        RunOptions o;
+        o.cwd = cwd.empty() ? repo() : cwd;
+        o.env = env_;
+        o.program = kGit;
+        return run_small(args, o);
+    }
+    void git_ok(const std::vector<std::string>& args) {
+        const RunResult r = git(args);
+        ASSERT_EQ(r.exit_code, 0) << r;
+    }
+    // An initialized workspace in a fresh repository, committed once.
+    void init_repo_with_workspace() {
+        git_ok({"init", "-q"});
+        const RunResult r = small({"init", "--no-agents"});
+        ASSERT_EQ(r.exit_code, 0) << r;
+        write_file(repo() / "README", "hello\n");
+        git_ok({"add", "-A"});
+        git_ok({"commit", "-q", "-m", "base"});
+    }
+    void break_plan() {
+        const fs::path plan = repo() / ".small" / "plan.small.yml";
+        std::string text = read_file(plan);
+        ASSERT_NE(text.find("owner: \"agent\""), std::string::npos);
+        text.replace(text.find("owner: \"agent\""), 14, "owner: \"human\"");
+        write_file(plan, text);
+    }
+    RunResult commit(const std::string& file, const std::string& message) {
+        const RunResult add = git({"add", file});
+        EXPECT_EQ(add.exit_code, 0) << add;
+        return git({"commit", "-q", "-m", message});
+    }
+
+    static constexpr const char* kGit = "/usr/bin/git";
+    TempDir tmp_;
+    Env env_;
+};
+
+TEST_F(HooksE2E, PreCommitRejectsABrokenWorkspaceAndLetsOtherCommitsThrough) {
+    init_repo_with_workspace();
+    const RunResult installed = small({"hooks", "install", "git"});
+    ASSERT_EQ(installed.exit_code, 0) << installed;
+    EXPECT_TRUE(contains(installed.out, (hooks_dir() / "pre-commit").string())) << installed;
+    struct stat st {};
+    ASSERT_EQ(::stat((hooks_dir() / "pre-commit").c_str(), &st), 0);
+    EXPECT_TRUE(st.st_mode & S_IXUSR);
+
+    break_plan();
+    const RunResult rejected = commit(".small/plan.small.yml", "broken plan");
+    EXPECT_NE(rejected.exit_code, 0) << rejected;
+    EXPECT_TRUE(contains(rejected.err, "small check --strict")) << rejected;
+
+    git_ok({"reset", "-q"});
+    write_file(repo() / "README", "changed\n");
+    const RunResult passed = commit("README", "readme only");
+    EXPECT_EQ(passed.exit_code, 0) << passed;
+
+    // Reinstalling is idempotent; uninstall leaves no hook behind.
+    const RunResult again = small({"hooks", "install", "git"});
+    EXPECT_TRUE(contains(again.out, "unchanged")) << again;
+    const RunResult removed = small({"hooks", "uninstall", "git"});
+    ASSERT_EQ(removed.exit_code, 0) << removed;
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));
+    const RunResult now_passes = commit(".small/plan.small.yml", "broken plan, no hook");
+    EXPECT_EQ(now_passes.exit_code, 0) << now_passes;
+}
+
+TEST_F(HooksE2E, ExistingHookIsChainedAndRestoredByteForByte) {
+    init_repo_with_workspace();
+    // A CRLF line (after a comment, so sh ignores the CR) and no final line
+    // break; the hook fails when BLOCK exists.
+    const std::string original = "#!/bin/sh\necho original-ran >> ran.log #\r\n[ ! -e BLOCK ]";
+    const fs::path hook = hooks_dir() / "pre-commit";
+    write_file(hook, original);
+    ::chmod(hook.c_str(), 0751);
+
+    const RunResult dry = small({"hooks", "install", "git", "--dry-run"});
+    ASSERT_EQ(dry.exit_code, 0) << dry;
+    EXPECT_TRUE(contains(dry.out, "+++ " + hook.string())) << dry;
+    EXPECT_EQ(read_file(hook), original);  // the dry run wrote nothing
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit.small-chained"));
+
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);  // no double chaining
+    EXPECT_EQ(read_file(hooks_dir() / "pre-commit.small-chained"), original);
+
+    write_file(repo() / "a.txt", "a\n");
+    EXPECT_EQ(commit("a.txt", "a").exit_code, 0);
+    EXPECT_TRUE(contains(read_file(repo() / "ran.log"), "original-ran"));
+
+    write_file(repo() / "BLOCK", "");
+    write_file(repo() / "b.txt", "b\n");
+    const RunResult blocked = commit("b.txt", "b");
+    EXPECT_NE(blocked.exit_code, 0) << "the original hook's failure still blocks\n" << blocked;
+    fs::remove(repo() / "BLOCK");
+
+    const RunResult removed = small({"hooks", "uninstall", "git", "--json"});
+    ASSERT_EQ(removed.exit_code, 0) << removed;
+    const json doc = json::parse(removed.out);
+    EXPECT_EQ(doc["files"].size(), 2u) << removed;
+    EXPECT_EQ(read_file(hook), original);
+    struct stat st {};
+    ASSERT_EQ(::stat(hook.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0751u);
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit.small-chained"));
+}
+
+TEST_F(HooksE2E, HooksPathIsRespectedAndCreated) {
+    init_repo_with_workspace();
+    git_ok({"config", "core.hooksPath", ".githooks"});
+    const RunResult r = small({"hooks", "install", "git"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(fs::exists(repo() / ".githooks" / "pre-commit")) << r;
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));
+}
+
+TEST_F(HooksE2E, LinkedWorktreeInstallsIntoTheSharedHooksFolder) {
+    init_repo_with_workspace();
+    const fs::path linked = tmp_.path() / "linked";
+    git_ok({"worktree", "add", "-q", linked.string()});
+    const RunResult r = small({"hooks", "install", "git"}, linked);
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(fs::exists(hooks_dir() / "pre-commit")) << r;  // git runs the common folder's hooks
+    EXPECT_TRUE(contains(r.out, (hooks_dir() / "pre-commit").string())) << r;
+}
+
+TEST_F(HooksE2E, WorkspaceInASubfolderIsCheckedWithItsOwnPath) {
+    git_ok({"init", "-q"});
+    fs::create_directory(repo() / "sub dir");
+    ASSERT_EQ(small({"init", "--no-agents"}, repo() / "sub dir").exit_code, 0);
+    ASSERT_EQ(small({"hooks", "install", "git"}, repo() / "sub dir").exit_code, 0);
+    git_ok({"add", "-A"});
+    git_ok({"commit", "-q", "-m", "base"});
+    const fs::path plan = repo() / "sub dir" / ".small" / "plan.small.yml";
+    std::string text = read_file(plan);
+    text.replace(text.find("owner: \"agent\""), 14, "owner: \"human\"");
+    write_file(plan, text);
+    EXPECT_NE(commit("sub dir/.small/plan.small.yml", "broken").exit_code, 0);
+}
+
+TEST_F(HooksE2E, RefusesSymlinkedHookAndExplainsMissingRepository) {
+    const RunResult no_repo = small({"hooks", "install", "git"});
+    EXPECT_EQ(no_repo.exit_code, 2) << no_repo;
+    EXPECT_TRUE(contains(no_repo.err, "not inside a git work tree")) << no_repo;
+
+    const RunResult no_git = run_in(repo(), {"hooks", "install", "git"}, {{"PATH", "/nonexistent"}});
+    EXPECT_EQ(no_git.exit_code, 2) << no_git;
+    EXPECT_TRUE(contains(no_git.err, "git was not found on PATH")) << no_git;
+
+    git_ok({"init", "-q"});
+    write_file(repo() / "mine.sh", "#!/bin/sh\n");
+    fs::create_symlink(repo() / "mine.sh", hooks_dir() / "pre-commit");
+    const RunResult linked = small({"hooks", "install", "git"});
+    EXPECT_EQ(linked.exit_code, 1) << linked;
+    EXPECT_TRUE(contains(linked.err, "symbolic link")) << linked;
+    EXPECT_TRUE(fs::is_symlink(hooks_dir() / "pre-commit"));
+}
+
+TEST_F(HooksE2E, ClaudeSettingsKeepEveryOtherKeyThroughInstallAndUninstall) {
+    ASSERT_EQ(small({"init", "--no-agents"}).exit_code, 0);
+    const std::string original =
+        "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(make)\"\n    ]\n  },\n  \"hooks\": {\n"
+        "    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n"
+        "            \"command\": \"notify\"\n          }\n        ]\n      }\n    ]\n  },\n  \"model\": \"x\"\n}\n";
+    const fs::path settings = repo() / ".claude" / "settings.json";
+    write_file(settings, original);
+
+    const RunResult r = small({"hooks", "install", "claude"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, settings.string())) << r;
+    const json doc = json::parse(read_file(settings));
+    EXPECT_EQ(doc["hooks"]["SessionStart"][0]["hooks"][0]["command"], "small status --brief");
+    EXPECT_EQ(doc["hooks"]["PreCompact"][0]["hooks"][0]["command"], "small status --brief");
+    EXPECT_EQ(doc["hooks"]["Stop"][0]["hooks"][0]["command"], "notify");
+    EXPECT_EQ(doc["model"], "x");
+    const std::string installed = read_file(settings);
+    ASSERT_EQ(small({"hooks", "install", "claude"}).exit_code, 0);
+    EXPECT_EQ(read_file(settings), installed);
+
+    ASSERT_EQ(small({"hooks", "uninstall", "claude"}).exit_code, 0);
+    EXPECT_EQ(read_file(settings), original);
+}
+
+TEST_F(HooksE2E, ClaudeAndCodexFilesCreatedAndRemovedWhole) {
+    const RunResult dry = small({"hooks", "install", "codex", "--dry-run", "--json"});
+    ASSERT_EQ(dry.exit_code, 0) << dry;
+    EXPECT_FALSE(fs::exists(repo() / ".codex"));
+    ASSERT_EQ(small({"hooks", "install", "codex"}).exit_code, 0);
+    const json doc = json::parse(read_file(repo() / ".codex" / "hooks.json"));
+    EXPECT_EQ(doc["hooks"]["SessionStart"][0]["matcher"], "startup|resume|clear|compact");
+    ASSERT_EQ(small({"hooks", "uninstall", "codex"}).exit_code, 0);
+    EXPECT_FALSE(fs::exists(repo() / ".codex"));
+    EXPECT_FALSE(fs::exists(repo() / ".small-cache"));  // no workspace: nothing left behind
+}
+
+TEST_F(HooksE2E, HostileSettingsAreRefusedAndNothingIsWritten) {
+    const fs::path settings = repo() / ".claude" / "settings.json";
+    write_file(settings, "{\n  \"a\": 1,\n  oops\n}\n");
+    const RunResult bad = small({"hooks", "install", "claude"});
+    EXPECT_EQ(bad.exit_code, 1) << bad;
+    EXPECT_TRUE(contains(bad.err, "settings.json:3:3")) << bad;
+    EXPECT_EQ(read_file(settings), "{\n  \"a\": 1,\n  oops\n}\n");
+
+    fs::remove(settings);
+    fs::create_directory(settings);
+    const RunResult dir = small({"hooks", "install", "claude"});
+    EXPECT_EQ(dir.exit_code, 1) << dir;
+    EXPECT_TRUE(contains(dir.err, "not a regular file")) << dir;
+
+    fs::remove_all(repo() / ".claude");
+    fs::create_directory(tmp_.path() / "elsewhere");
+    fs::create_directory_symlink(tmp_.path() / "elsewhere", repo() / ".claude");
+    const RunResult linked = small({"hooks", "install", "claude"});
+    EXPECT_EQ(linked.exit_code, 1) << linked;
+    EXPECT_FALSE(fs::exists(tmp_.path() / "elsewhere" / "settings.json"));
+
+    fs::remove(repo() / ".claude");
+    write_file(settings, "{}\n");
+    ::chmod(settings.c_str(), 0444);
+    if (::geteuid() != 0) {
+        const RunResult ro = small({"hooks", "install", "claude"});
+        EXPECT_EQ(ro.exit_code, 2) << ro;
+        EXPECT_EQ(read_file(settings), "{}\n");
+    }
+}
+
+TEST_F(HooksE2E, PrintWritesNothingAndJsonNamesTheFiles) {
+    const RunResult printed = small({"hooks", "print", "claude"});
+    ASSERT_EQ(printed.exit_code, 0) << printed;
+    EXPECT_TRUE(contains(printed.out, "\"SessionStart\"")) << printed;
+    EXPECT_FALSE(fs::exists(repo() / ".claude"));
+    const RunResult j = small({"hooks", "install", "claude", "--json"});
+    ASSERT_EQ(j.exit_code, 0) << j;
+    const json doc = json::parse(j.out);
+    EXPECT_EQ(doc["command"], "hooks install");
+    EXPECT_EQ(doc["files"][0]["path"], (repo() / ".claude" / "settings.json").string());
+    EXPECT_EQ(doc["files"][0]["change"], "created");
+    EXPECT_EQ(small({"hooks", "install", "vim"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace small_e2e

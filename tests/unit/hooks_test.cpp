@@ -1,0 +1,167 @@
+// `small hooks`: the settings merge and the pre-commit text (in memory),
+// and the hook chaining and settings files on a real temporary disk.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "small/model/agent_hooks.hpp"
+#include "small/store/atomic_file.hpp"
+#include "small/store/hook_files.hpp"
+#include "temp_workspace.hpp"
+
+namespace small {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::read_all;
+using testing::TempWorkspace;
+using testing::write_plain;
+
+std::string merge(const std::string& text, bool install) {
+    Result<std::string> r = merge_agent_hooks(text, claude_hook_events(), install, ".claude/settings.json");
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
+    return r.ok() ? *r : "";
+}
+
+TEST(AgentHooksMerge, NewFileGetsBothEventsWithTwoSpaceIndent) {
+    const std::string text = merge("", true);
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    ASSERT_EQ(doc["hooks"]["SessionStart"].size(), 1u);
+    EXPECT_EQ(doc["hooks"]["SessionStart"][0]["matcher"], "startup|resume|clear|compact");
+    EXPECT_EQ(doc["hooks"]["SessionStart"][0]["hooks"][0]["command"], "small status --brief");
+    EXPECT_EQ(doc["hooks"]["SessionStart"][0]["hooks"][0]["type"], "command");
+    EXPECT_FALSE(doc["hooks"]["PreCompact"][0].contains("matcher"));
+    EXPECT_EQ(text.substr(0, 13), "{\n  \"hooks\": ");
+    EXPECT_EQ(text.back(), '\n');
+}
+
+TEST(AgentHooksMerge, KeepsOtherKeysOrderAndHooksAndRoundTripsExactly) {
+    const std::string original =
+        "{\n  \"zeta\": 1,\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls)\"\n    ]\n  },\n"
+        "  \"hooks\": {\n    \"SessionStart\": [\n      {\n        \"hooks\": [\n          {\n"
+        "            \"command\": \"echo hi\",\n            \"type\": \"command\"\n          }\n        ]\n"
+        "      }\n    ]\n  },\n  \"alpha\": \"ü\"\n}\n";
+    const std::string installed = merge(original, true);
+    EXPECT_LT(installed.find("\"zeta\""), installed.find("\"alpha\""));  // key order kept
+    const nlohmann::json doc = nlohmann::json::parse(installed);
+    ASSERT_EQ(doc["hooks"]["SessionStart"].size(), 2u);
+    EXPECT_EQ(doc["hooks"]["SessionStart"][0]["hooks"][0]["command"], "echo hi");
+    EXPECT_EQ(doc["permissions"]["allow"][0], "Bash(ls)");
+    EXPECT_EQ(merge(installed, true), installed);   // idempotent, byte for byte
+    EXPECT_EQ(merge(installed, false), original);   // uninstall restores exactly
+    EXPECT_EQ(merge(original, false), original);    // nothing of ours: untouched
+}
+
+TEST(AgentHooksMerge, UninstallOfOurOwnFileLeavesNothing) {
+    EXPECT_EQ(merge(merge("", true), false), "");
+    // A file without a final line break keeps it that way.
+    const std::string bare = "{\"a\":true}";
+    const std::string installed = merge(bare, true);
+    EXPECT_NE(installed.back(), '\n');
+    EXPECT_EQ(merge(installed, false), "{\n  \"a\": true\n}");
+}
+
+TEST(AgentHooksMerge, OurHookSharingAGroupWithAnotherKeepsTheOther) {
+    const std::string text = R"({"hooks":{"PreCompact":[{"hooks":[{"type":"command","command":"small status --brief"},)"
+                             R"({"type":"command","command":"keep me"}]}]}})";
+    const nlohmann::json doc = nlohmann::json::parse(merge(text, false));
+    ASSERT_EQ(doc["hooks"]["PreCompact"][0]["hooks"].size(), 1u);
+    EXPECT_EQ(doc["hooks"]["PreCompact"][0]["hooks"][0]["command"], "keep me");
+    // Installing again sees the entry already there.
+    EXPECT_EQ(merge(text, true).find("PreCompact"), merge(text, true).rfind("PreCompact"));
+}
+
+TEST(AgentHooksMerge, InvalidJsonNamesLineAndColumn) {
+    Result<std::string> r = merge_agent_hooks("{\n  \"a\": 1,\n  oops\n}\n", claude_hook_events(), true, "s.json");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
+    EXPECT_EQ(r.error().file, "s.json");
+    EXPECT_EQ(r.error().line, 3u);
+    EXPECT_EQ(r.error().column, 3u);
+    EXPECT_NE(r.error().describe().find("s.json:3:3:"), std::string::npos) << r.error().describe();
+}
+
+TEST(AgentHooksMerge, WrongShapesAreRefused) {
+    for (const char* text : {"[]", "{\"hooks\": []}", "{\"hooks\": {\"SessionStart\": {}}}", "\"x\""}) {
+        Result<std::string> r = merge_agent_hooks(text, claude_hook_events(), true, "s.json");
+        EXPECT_FALSE(r.ok()) << text;
+    }
+}
+
+TEST(PreCommitHook, RunsChainedFirstAndChecksOnlyTheWorkspace) {
+    const std::string top = pre_commit_hook_text("");
+    EXPECT_EQ(top.rfind("#!/bin/sh\n", 0), 0u);
+    EXPECT_TRUE(is_small_pre_commit_hook(top));
+    EXPECT_LT(top.find("pre-commit.small-chained"), top.find("small check --strict"));
+    EXPECT_NE(top.find("-- ':(literal).small'"), std::string::npos);
+    EXPECT_NE(top.find("--dir '.'"), std::string::npos);
+    const std::string sub = pre_commit_hook_text("it's/");
+    EXPECT_NE(sub.find("':(literal)it'\\''s/.small'"), std::string::npos) << sub;
+    EXPECT_NE(sub.find("--dir 'it'\\''s'"), std::string::npos) << sub;
+    EXPECT_FALSE(is_small_pre_commit_hook("#!/bin/sh\nexit 0\n"));
+}
+
+// ---------------------------------------------------------------- disk
+
+TEST(HookFiles, LinkKeepsBytesModeAndRenameRestoresThem) {
+    TempWorkspace t;
+    const std::string dir = t.path("hooks");
+    Result<bool> made = ensure_hooks_folder(dir);
+    ASSERT_TRUE(made.ok() && *made);
+    const std::string original = "#!/bin/sh\r\necho mine\r\nexit 0";  // CRLF, no final break
+    write_plain(dir + "/pre-commit", original);
+    ::chmod((dir + "/pre-commit").c_str(), 0750);
+    ASSERT_TRUE(link_hook_file(dir, "pre-commit", "pre-commit.small-chained").ok());
+    ASSERT_TRUE(write_file_in_folder_atomic(dir, "pre-commit", pre_commit_hook_text(""), 0755).ok());
+    Result<HookFileState> ours = read_hook_file(dir, "pre-commit");
+    ASSERT_TRUE(ours.ok());
+    EXPECT_EQ(ours->mode, 0755u);
+    EXPECT_TRUE(is_small_pre_commit_hook(ours->content));
+    Result<HookFileState> kept = read_hook_file(dir, "pre-commit.small-chained");
+    ASSERT_TRUE(kept.ok());
+    EXPECT_EQ(kept->content, original);
+    ASSERT_TRUE(rename_hook_file(dir, "pre-commit.small-chained", "pre-commit").ok());
+    Result<HookFileState> back = read_hook_file(dir, "pre-commit");
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back->content, original);
+    EXPECT_EQ(back->mode, 0750u);
+    EXPECT_EQ(read_hook_file(dir, "pre-commit.small-chained")->kind, HookFileState::Kind::Missing);
+    for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().filename(), "pre-commit");  // no temp left
+}
+
+TEST(HookFiles, LinksAndNonFilesAreReportedAndNotWritten) {
+    TempWorkspace t;
+    const std::string dir = t.path("hooks");
+    fs::create_directories(dir + "/pre-commit");
+    EXPECT_EQ(read_hook_file(dir, "pre-commit")->kind, HookFileState::Kind::Other);
+    EXPECT_FALSE(write_file_in_folder_atomic(dir, "pre-commit", "x", 0755).ok());
+    fs::create_symlink("/etc/hostname", dir + "/post-commit");
+    EXPECT_EQ(read_hook_file(dir, "post-commit")->kind, HookFileState::Kind::Link);
+    EXPECT_FALSE(write_file_in_folder_atomic(dir, "post-commit", "x", 0755).ok());
+}
+
+TEST(AgentSettingsFiles, OnlyTheTwoNamesAndNoLinks) {
+    TempWorkspace t;
+    const std::string claude = t.path(".claude/settings.json");
+    ASSERT_TRUE(write_agent_settings_atomic(t.ws(), claude, "{}\n").ok());
+    EXPECT_EQ(read_all(claude), "{}\n");
+    EXPECT_FALSE(write_agent_settings_atomic(t.ws(), t.path(".claude/other.json"), "{}").ok());
+    EXPECT_FALSE(write_agent_settings_atomic(t.ws(), t.path("settings.json"), "{}").ok());
+    ASSERT_TRUE(remove_agent_settings_file(t.ws(), claude).ok());
+    EXPECT_FALSE(fs::exists(t.path(".claude")));  // the folder left empty goes too
+
+    fs::create_directory(t.path("elsewhere"));
+    fs::create_directory_symlink(t.path("elsewhere"), t.path(".codex"));
+    EXPECT_FALSE(check_agent_settings_replaceable(t.ws(), t.path(".codex/hooks.json")).ok());
+    EXPECT_FALSE(write_agent_settings_atomic(t.ws(), t.path(".codex/hooks.json"), "{}").ok());
+    EXPECT_FALSE(fs::exists(t.path("elsewhere/hooks.json")));
+
+    fs::create_directories(t.path(".claude/settings.json"));
+    EXPECT_FALSE(check_agent_settings_replaceable(t.ws(), claude).ok());
+}
+
+}  // namespace
+}  // namespace small
