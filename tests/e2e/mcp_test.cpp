@@ -1,6 +1,8 @@
 // `small mcp` as a real process over pipes: a session, hostile input, the
 // end of input and a client that goes away. The protocol details are unit
 // tested in tests/unit/mcp_server_test.cpp.
+#include <regex>
+
 #include "run_helper.hpp"
 
 namespace small_e2e {
@@ -134,6 +136,51 @@ TEST(Mcp, ClientThatGoesAwayEndsTheServerCleanly) {
     const RunResult r = run_small({"-c", script}, opts);
     EXPECT_EQ(r.exit_code, 0) << r;
     EXPECT_EQ(r.out, "rc=0\n") << r;
+}
+
+// The MCP configurations the README gives for Claude Code, Cursor and Codex:
+// each names a command and its arguments, and that command line must start a
+// server that answers a client.
+std::vector<std::vector<std::string>> readme_server_commands() {
+    const std::string readme = read_file(fs::path(SMALL_SOURCE_DIR) / "README.md");
+    const std::size_t section = readme.find("## Use with your agent");
+    EXPECT_NE(section, std::string::npos);
+    const std::string text = readme.substr(section, readme.find("\n## ", section + 1) - section);
+    std::vector<std::vector<std::string>> out;
+    const std::regex json_block(R"(```json\n([\s\S]*?)```)");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), json_block); it != std::sregex_iterator(); ++it) {
+        const json config = json::parse((*it)[1].str());
+        for (const auto& [name, server] : config.at("mcpServers").items()) {
+            std::vector<std::string> argv = {server.at("command").get<std::string>()};
+            for (const auto& a : server.at("args")) argv.push_back(a.get<std::string>());
+            out.push_back(argv);
+        }
+    }
+    const std::regex toml_block(R"re(```toml\n\[mcp_servers\.small\]\ncommand = "([^"]+)"\nargs = \[([^\]]*)\])re");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), toml_block); it != std::sregex_iterator(); ++it) {
+        std::vector<std::string> argv = {(*it)[1].str()};
+        for (const json& a : json::parse("[" + (*it)[2].str() + "]")) argv.push_back(a.get<std::string>());
+        out.push_back(argv);
+    }
+    return out;
+}
+
+TEST(Mcp, TheReadmeConfigurationsStartAServer) {
+    const std::vector<std::vector<std::string>> commands = readme_server_commands();
+    ASSERT_EQ(commands.size(), 2u) << "the JSON (Claude Code, Cursor) and TOML (Codex) snippets";
+    TempDir dir;
+    ASSERT_EQ(run_in(dir.path(), {"init", "--no-agents"}).exit_code, 0);
+    for (const std::vector<std::string>& argv : commands) {
+        ASSERT_EQ(argv.front(), "small");  // on PATH after install; here the binary under test
+        const RunResult r = mcp(dir.path(), kInitialize + rpc(2, "tools/call", {{"name", "resume"}}),
+                                std::vector<std::string>(argv.begin() + 1, argv.end()));
+        EXPECT_EQ(r.exit_code, 0) << r;
+        const std::vector<json> out = replies(r);
+        ASSERT_EQ(out.size(), 2u) << r;
+        EXPECT_EQ(out[0]["result"]["serverInfo"]["name"], "small") << out[0];
+        EXPECT_TRUE(contains(out[1]["result"]["content"][0]["text"].get<std::string>(), "Run next: small"))
+            << out[1];
+    }
 }
 
 }  // namespace
