@@ -319,8 +319,12 @@ Status check_writable_file(const std::string& path) {
     return ok_status();
 }
 
-Status check_replaceable(const WorkspacePaths& ws, const std::string& target) {
-    Result<std::vector<std::string>> parts = workspace_components(ws, target, "write");
+namespace {
+
+// Whether `target` (named by `parts`) could be replaced now: its folders are
+// real folders and it is absent or a regular file we may write.
+Status check_components_replaceable(const WorkspacePaths& ws, const Result<std::vector<std::string>>& parts,
+                                    const std::string& target) {
     if (!parts) return parts.error();
     Result<Fd> dir = open_target_directory_if_exists(ws, *parts);
     if (!dir) return dir.error();
@@ -328,6 +332,12 @@ Status check_replaceable(const WorkspacePaths& ws, const std::string& target) {
     Result<std::optional<ExistingTarget>> existing = inspect_target(dir->get(), parts->back(), target);
     if (!existing) return existing.error();
     return ok_status();
+}
+
+}  // namespace
+
+Status check_replaceable(const WorkspacePaths& ws, const std::string& target) {
+    return check_components_replaceable(ws, workspace_components(ws, target, "write"), target);
 }
 
 Status ensure_directory(const WorkspacePaths& ws, const std::string& dir) {
@@ -402,14 +412,8 @@ Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& targ
 }
 
 Status check_agent_settings_replaceable(const WorkspacePaths& ws, const std::string& target) {
-    Result<std::vector<std::string>> parts = workspace_components(ws, target, "write", TargetRule::AgentSettings);
-    if (!parts) return parts.error();
-    Result<Fd> dir = open_target_directory_if_exists(ws, *parts);
-    if (!dir) return dir.error();
-    if (!dir->valid()) return ok_status();
-    Result<std::optional<ExistingTarget>> existing = inspect_target(dir->get(), parts->back(), target);
-    if (!existing) return existing.error();
-    return ok_status();
+    return check_components_replaceable(ws, workspace_components(ws, target, "write", TargetRule::AgentSettings),
+                                        target);
 }
 
 Status write_agent_settings_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes) {
