@@ -102,6 +102,18 @@ TEST(ResumeBriefText, WithoutAWorkspaceOnlyTheProblemAndInit) {
               "Run next: small init --intent \"<what this run is for>\"\n");
 }
 
+TEST(ResumeBriefOp, RecentZeroMeansEveryEntryAsInStatus) {
+    const TestWorkspace t;
+    const MemoryFileSystem mem = t.fs();
+    Result<ResumeBrief> all = resume_brief(mem, TestWorkspace::paths(mem), {0});
+    ASSERT_TRUE(all);
+    EXPECT_GT(all->recent.size(), 5u);
+    Result<ResumeBrief> one = resume_brief(mem, TestWorkspace::paths(mem), {1});
+    ASSERT_TRUE(one);
+    ASSERT_EQ(one->recent.size(), 1u);
+    EXPECT_EQ(one->recent[0].timestamp, all->recent[0].timestamp);  // newest first
+}
+
 TEST(ResumeBriefOp, NoSmallDirIsAnError) {
     MemoryFileSystem mem;
     WorkspacePaths ws;

@@ -41,7 +41,7 @@ struct ResumeBrief {
 };
 
 struct BriefOptions {
-    std::size_t recent = 3;  // newest signal entries
+    std::size_t recent = 3;  // newest signal entries; 0 = all (as `status --recent 0`: reads the whole log)
 };
 
 // System error when there is no .small/ (the brief then says to run init:
