@@ -685,10 +685,17 @@ TEST(WorkspaceChangeCrash, SigkillAtRandomInstantsKeepsEntriesAndFilesTogether) 
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     // Keep killing (within the deadline) until at least one kill has landed
     // inside a change: on a busy machine the first 300 may all miss.
+    // When a child's start-up (fork, page faults) outlasts the delays, the
+    // kills keep landing before its first change: then aim later, doubling.
+    int min_delay_us = 100, top_delay_us = max_delay_us;
     while ((stats.kills < 300 || stats.change_journals == 0) && std::chrono::steady_clock::now() < deadline) {
-        const std::chrono::microseconds delay(std::uniform_int_distribution<int>(100, max_delay_us)(rng));
+        const std::chrono::microseconds delay(std::uniform_int_distribution<int>(min_delay_us, top_delay_us)(rng));
         kill_and_check(t, done_file, delay, stats);
         if (HasFatalFailure()) return;
+        if (stats.kills % 300 == 0 && stats.change_journals == 0 && top_delay_us < 500'000) {
+            min_delay_us = top_delay_us;
+            top_delay_us *= 2;
+        }
     }
     EXPECT_GE(stats.kills, 200);
     const auto entries = entries_of(read_all(t.log()));
