@@ -85,20 +85,37 @@ std::string encode(const PlanIndex& index) {
     return out;
 }
 
+// Calls `take` with the unescaped fields of each line of `body`; false when
+// a line is unterminated, a field is badly escaped or `take` refuses it.
+template <typename Take>
+bool for_each_line_fields(std::string_view body, Take take) {
+    while (!body.empty()) {
+        const std::size_t eol = body.find('\n');
+        if (eol == std::string_view::npos) return false;
+        std::vector<std::string> fields;
+        for (std::string_view line = body.substr(0, eol);;) {
+            const std::size_t space = line.find(' ');
+            std::optional<std::string> field = unescaped(line.substr(0, space));
+            if (!field) return false;
+            fields.push_back(std::move(*field));
+            if (space == std::string_view::npos) break;
+            line.remove_prefix(space + 1);
+        }
+        if (!take(fields)) return false;
+        body.remove_prefix(eol + 1);
+    }
+    return true;
+}
+
 std::optional<PlanIndex> decode(std::string_view body) {
     PlanIndex index;
     index.plan_exists = true;
-    while (!body.empty()) {
-        const std::size_t eol = body.find('\n');
-        const std::size_t space = body.find(' ');
-        if (eol == std::string_view::npos || space > eol) return std::nullopt;
-        std::optional<std::string> status = unescaped(body.substr(0, space));
-        std::optional<std::string> id = unescaped(body.substr(space + 1, eol - space - 1));
-        if (!status || !id) return std::nullopt;
-        index.tasks.push_back({std::move(*id), std::move(*status)});
-        body.remove_prefix(eol + 1);
-    }
-    return index;
+    const bool ok = for_each_line_fields(body, [&](std::vector<std::string>& f) {
+        if (f.size() != 2) return false;
+        index.tasks.push_back({std::move(f[1]), std::move(f[0])});
+        return true;
+    });
+    return ok ? std::optional(std::move(index)) : std::nullopt;
 }
 
 // One task a line: "<status> <id> <title> <dependency>...", escaped as above.
@@ -121,24 +138,12 @@ std::string encode(const std::vector<PlanTaskOutline>& tasks) {
 
 std::optional<std::vector<PlanTaskOutline>> decode_outline(std::string_view body) {
     std::vector<PlanTaskOutline> tasks;
-    while (!body.empty()) {
-        const std::size_t eol = body.find('\n');
-        if (eol == std::string_view::npos) return std::nullopt;
-        std::vector<std::string> fields;
-        for (std::string_view line = body.substr(0, eol);;) {
-            const std::size_t space = line.find(' ');
-            std::optional<std::string> field = unescaped(line.substr(0, space));
-            if (!field) return std::nullopt;
-            fields.push_back(std::move(*field));
-            if (space == std::string_view::npos) break;
-            line.remove_prefix(space + 1);
-        }
-        if (fields.size() < 3 || fields[0].empty()) return std::nullopt;
-        tasks.push_back({std::move(fields[1]), std::move(fields[0]), {fields.begin() + 3, fields.end()},
-                         std::move(fields[2])});
-        body.remove_prefix(eol + 1);
-    }
-    return tasks;
+    const bool ok = for_each_line_fields(body, [&](std::vector<std::string>& f) {
+        if (f.size() < 3 || f[0].empty()) return false;
+        tasks.push_back({std::move(f[1]), std::move(f[0]), {f.begin() + 3, f.end()}, std::move(f[2])});
+        return true;
+    });
+    return ok ? std::optional(std::move(tasks)) : std::nullopt;
 }
 
 }  // namespace
