@@ -210,7 +210,6 @@ void register_progress_list(CLI::App* group, Context& ctx);    // progress list
 std::string progress_entry_line(const YamlValue& entry);
 
 std::string version_text();
-nlohmann::json version_json();
 
 }  // namespace small::cli
 

@@ -164,7 +164,7 @@ int run_print(Context& ctx, const PrintFlags& f) {
     const bool with_markers = f.with_markers && *format == HarnessFormat::Markdown;
     const std::string text = harness_print_text(with_markers, *format);
     if (out.json()) {
-        out.json_document({{"format", f.format}, {"with_markers", with_markers}, {"content", text}});
+        out.json_document(agents_print_json(f.format, with_markers, text));
     } else {
         std::cout << text;  // the requested output: not silenced by --quiet
     }

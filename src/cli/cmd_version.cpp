@@ -9,10 +9,6 @@ std::string version_text() {
     return std::string("small v") + SMALL_VERSION + "\nSupported spec versions: [\"" + std::string(kProtocolVersion) + "\"]";
 }
 
-nlohmann::json version_json() {
-    return {{"version", std::string("v") + SMALL_VERSION}, {"supported_spec_versions", {std::string(kProtocolVersion)}}};
-}
-
 void register_version(CLI::App& app, Context& ctx) {
     CLI::App* cmd = app.add_subcommand("version", "Print CLI version and supported spec versions");
     cmd->callback([&ctx] {

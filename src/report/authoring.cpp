@@ -72,4 +72,8 @@ nlohmann::json start_json(const StartResult& r, const WorkspacePaths& ws, nlohma
     return doc;
 }
 
+nlohmann::json agents_print_json(const std::string& format, bool with_markers, const std::string& content) {
+    return {{"format", format}, {"with_markers", with_markers}, {"content", content}};
+}
+
 }  // namespace small

@@ -1,5 +1,5 @@
-// The JSON bodies of the authoring commands (draft, accept, agents apply and
-// check, start), without the envelope (envelope.hpp). Beside session.hpp:
+// The JSON bodies of the authoring commands (draft, accept, agents apply,
+// check and print, start), without the envelope (envelope.hpp). Beside session.hpp:
 // one place for each shape, so the CLI and the MCP server cannot drift.
 #pragma once
 
@@ -26,6 +26,8 @@ nlohmann::json agents_apply_json(const AgentsApplyResult& r, const std::string& 
 // The reference's keys (D11); its `error` string becomes the envelope's
 // {kind, message} on a failure.
 nlohmann::json agents_check_json(const AgentsCheckReport& r);
+// `agents print`: the harness block as printed, with the format asked for.
+nlohmann::json agents_print_json(const std::string& format, bool with_markers, const std::string& content);
 
 // `check` is the body of the strict check start runs, `exit_code` its exit.
 nlohmann::json start_json(const StartResult& r, const WorkspacePaths& ws, nlohmann::json check, int exit_code);

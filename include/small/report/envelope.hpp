@@ -23,6 +23,9 @@ inline constexpr int kExitBusy = 3;  // workspace lock held by another process
 // Version of the envelope: bumped only on an incompatible change.
 inline constexpr int kJsonSchemaVersion = 1;
 
+// The body of `small version` and `small --version --json`.
+nlohmann::json version_json();
+
 // `doc` with schema_version, command, ok (exit_code == 0) and exit_code set;
 // a failure without an `error` gets a generic one.
 nlohmann::json with_envelope(nlohmann::json doc, const std::string& command, int exit_code);
