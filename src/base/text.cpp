@@ -32,7 +32,7 @@ std::string one_line(std::string_view text, std::size_t max_bytes) {
         const std::size_t len = decode_utf8(text, pos, cp);
         std::string_view piece = len ? text.substr(pos, len) : kReplacement;
         pos += len ? len : 1;
-        if (len && (cp < 0x20 || cp == 0x7F || cp == ' ')) {
+        if (len && (cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0x2028 || cp == 0x2029 || cp == ' ')) {
             if (out.empty() || out.back() == ' ') continue;
             piece = " ";
         }

@@ -32,6 +32,11 @@ using nlohmann::json;
 // rather than thrown about.
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+// `status` is the one tool whose answer grows with the log (recent entries):
+// it is bounded so that one call cannot fill an agent's context.
+constexpr long long kMaxStatusRecent = 50;
+constexpr std::size_t kMaxToolText = 64 * 1024;
+
 json str() { return {{"type", "string"}}; }
 json str_enum(std::initializer_list<const char*> values) {
     json e = json::array();
@@ -65,7 +70,7 @@ json build_entries() {
                        "progress, the next command).",
              object({{"max_bytes", {{"type", "integer"}, {"minimum", kMinBriefBytes}}}})),
         tool("status", "Plan counts, next actionable tasks, replay id and recent progress.",
-             object({{"recent", {{"type", "integer"}, {"minimum", 0}}}})),
+             object({{"recent", {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxStatusRecent}}}})),
         tool("plan", "Edit the plan: add a task (add=title), set a task's status, retitle it, or make it depend "
                      "on another task (depends_on).",
              std::move(plan)),
@@ -83,10 +88,16 @@ json build_entries() {
 
 // --- results ---
 
+// The text content repeats the structured result for clients that only read
+// text, up to kMaxToolText bytes; past that it says where the result is.
 ToolResult success(const std::string& command, json body) {
     ToolResult r;
     r.structured = with_envelope(std::move(body), command, kExitOk);
     r.text = dump(r.structured);
+    if (r.text.size() > kMaxToolText) {
+        r.text = command + ": the result is " + std::to_string(r.text.size()) +
+                 " bytes of JSON, too long to repeat as text; read structuredContent, or ask for less";
+    }
     return r;
 }
 
@@ -112,7 +123,7 @@ std::string req(const json& args, const char* key) { return opt(args, key).value
 
 ToolResult status_tool(const json& args, const ToolContext& ctx, const std::string& command) {
     StatusOptions options;
-    if (const auto it = args.find("recent"); it != args.end()) options.recent = it->get<std::size_t>();
+    if (const auto it = args.find("recent"); it != args.end()) options.recent = it->get<std::size_t>();  // 1..50
     Result<StatusReport> r = workspace_status(ctx.fs, ctx.ws, options);
     if (r) return success(command, status_json(&*r, "v" + ctx.version, false));
     // As `status --json` answers: the report's keys (nothing found) plus the error.
@@ -235,6 +246,17 @@ bool has_type(const json& value, const std::string& type) {
     return false;
 }
 
+// An integer argument against a bound; an unsigned value past the range of
+// long long is above every bound (a cast would wrap it below).
+bool integer_below(const json& value, long long bound) {
+    if (value.is_number_unsigned()) return bound > 0 && value.get<unsigned long long>() < static_cast<unsigned long long>(bound);
+    return value.get<long long>() < bound;
+}
+bool integer_above(const json& value, long long bound) {
+    if (value.is_number_unsigned()) return bound < 0 || value.get<unsigned long long>() > static_cast<unsigned long long>(bound);
+    return value.get<long long>() > bound;
+}
+
 }  // namespace
 
 const json& tool_entries() {
@@ -261,8 +283,11 @@ std::optional<std::string> argument_problem(const json& schema, const json& argu
         if (const auto e = p->find("enum"); e != p->end() && std::find(e->begin(), e->end(), value) == e->end()) {
             return "argument '" + key + "' must be one of " + e->dump();
         }
-        if (const auto m = p->find("minimum"); m != p->end() && value.get<long long>() < m->get<long long>()) {
+        if (const auto m = p->find("minimum"); m != p->end() && integer_below(value, m->get<long long>())) {
             return "argument '" + key + "' must be at least " + m->dump();
+        }
+        if (const auto m = p->find("maximum"); m != p->end() && integer_above(value, m->get<long long>())) {
+            return "argument '" + key + "' must be at most " + m->dump();
         }
     }
     for (const json& key : schema.value("required", json::array())) {

@@ -176,6 +176,11 @@ TEST_F(McpServerTest, ToolCallArgumentsAreCheckedAgainstTheSchema) {
     EXPECT_EQ(error_code(call("status", {{"bogus", 1}})), mcp::kInvalidParams);
     EXPECT_EQ(error_code(call("status", {{"recent", "five"}})), mcp::kInvalidParams);
     EXPECT_EQ(error_code(call("status", {{"recent", -1}})), mcp::kInvalidParams);
+    EXPECT_EQ(error_code(call("status", {{"recent", 0}})), mcp::kInvalidParams) << "0 (the whole log) is not offered";
+    EXPECT_EQ(error_code(call("status", {{"recent", 51}})), mcp::kInvalidParams);
+    EXPECT_EQ(error_code(call("status", {{"recent", json(18446744073709551615ULL)}})), mcp::kInvalidParams)
+        << "an unsigned value past long long must not wrap below the maximum";
+    EXPECT_EQ(call("status", {{"recent", 50}})["result"]["isError"], false);
     EXPECT_EQ(error_code(call("progress_add", {{"task", "task-1"}})), mcp::kInvalidParams) << "status required";
     EXPECT_EQ(error_code(call("progress_add", {{"task", "task-1"}, {"status", "done"}})), mcp::kInvalidParams);
     EXPECT_EQ(error_code(call("checkpoint", {{"task", "task-1"}, {"status", "pending"}})), mcp::kInvalidParams);
@@ -185,6 +190,27 @@ TEST_F(McpServerTest, ToolCallArgumentsAreCheckedAgainstTheSchema) {
     const json r = call("status", {{"recent", "x"}});
     EXPECT_NE(r["error"]["message"].get<std::string>().find("recent"), std::string::npos);
     EXPECT_EQ(read("plan.small.yml").find("task-2"), std::string::npos) << "nothing was written";
+}
+
+// One status call cannot fill an agent's context: at most 50 entries, and a
+// long result is not repeated as text.
+TEST_F(McpServerTest, StatusAnswersAreBounded) {
+    initialize();
+    const std::string notes(2000, 'n');
+    for (int i = 0; i < 60; ++i) {
+        const json add = call("progress_add", {{"task", "task-1"}, {"status", "in_progress"}, {"notes", notes}});
+        ASSERT_EQ(add["result"]["isError"], false) << add.dump().substr(0, 300);
+    }
+    const json r = call("status", {{"recent", 50}})["result"];
+    ASSERT_EQ(r["isError"], false);
+    EXPECT_EQ(r["structuredContent"]["recent_progress"].size(), 50u);
+    EXPECT_EQ(r["structuredContent"]["more_progress"], true);
+    const std::string text = r["content"][0]["text"];
+    EXPECT_LT(text.size(), 1000u) << "over 64 KiB of JSON is not repeated as text";
+    EXPECT_NE(text.find("structuredContent"), std::string::npos) << text;
+    const json small = call("status", {{"recent", 2}})["result"];
+    EXPECT_EQ(json::parse(small["content"][0]["text"].get<std::string>()), small["structuredContent"])
+        << "a short result is repeated whole";
 }
 
 TEST_F(McpServerTest, ASessionWritesThroughTheOperations) {

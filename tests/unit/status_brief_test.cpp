@@ -246,6 +246,7 @@ TEST(ResumeBriefProperty, AHugeWorkspaceStaysWithinTheBudget) {
 TEST(OneLine, CollapsesControlsReplacesBadBytesAndCutsAtACharacter) {
     EXPECT_EQ(one_line("  a\n\tb \r\n c  ", 100), "a b c");
     EXPECT_EQ(one_line("x\xffy", 100), "x\uFFFDy");
+    EXPECT_EQ(one_line("a\u2028b\u2029c\u0085d\u009be", 100), "a b c d e") << "Unicode line breaks and C1 controls fold too";
     EXPECT_EQ(one_line("abcdef", 6), "abcdef");
     EXPECT_EQ(one_line("abcdefg", 6), "abc…");
     EXPECT_EQ(one_line("ééééé", 8), "éé…");  // 2-byte characters are never split

@@ -35,7 +35,7 @@ std::string excerpt(std::string_view text, std::size_t max = kMessageValueChars)
 std::string quoted_excerpt(std::string_view text, std::size_t max = kMessageValueChars);
 
 // `text` as one line of at most `max_bytes` bytes (max_bytes >= 3): runs of
-// whitespace and control characters become one space, bytes that are not
+// whitespace, control characters (C0 and C1) and U+2028/U+2029 become one space, bytes that are not
 // UTF-8 become U+FFFD, and a longer line is cut at a character boundary with
 // "…" appended. Always valid UTF-8.
 std::string one_line(std::string_view text, std::size_t max_bytes);
