@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 
 namespace small {
 
@@ -20,31 +21,115 @@ std::string sh_quote(std::string_view text) {
 
 }  // namespace
 
-std::string pre_commit_hook_text(std::string_view prefix) {
-    const std::string dir = prefix.empty() ? "." : std::string(prefix.substr(0, prefix.size() - 1));
-    const std::string pathspec = ":(literal)" + std::string(prefix) + ".small";
+namespace {
+
+// The hook's fixed parts. The chained hook runs first; a shell hook runs
+// under this hook's "$0", because hook managers (husky, for one) choose
+// what to run by the name they were started as.
+constexpr std::string_view kHookHead =
+    "# Installed by `small hooks install git`; `small hooks uninstall git` removes it\n"
+    "# and puts back the hook it chained (kept as pre-commit.small-chained).\n"
+    "\n"
+    "# The shell (and its flags) the chained hook's \"#!\" line names, when it is\n"
+    "# sh, dash or bash; empty otherwise.\n"
+    "small_shell_of() {\n"
+    "    IFS= read -r first < \"$1\" || [ -n \"$first\" ] || return 0\n"
+    "    case \"$first\" in '#!'*) ;; *) return 0 ;; esac\n"
+    "    set -f\n"
+    "    set -- ${first#??}\n"
+    "    set +f\n"
+    "    [ \"$1\" = /usr/bin/env ] && shift\n"
+    "    case \"${1##*/}\" in sh|dash|bash) echo \"$*\" ;; esac\n"
+    "}\n"
+    "\n"
+    "chained=\"$(dirname \"$0\")/pre-commit.small-chained\"\n"
+    "if [ -f \"$chained\" ] && [ -x \"$chained\" ]; then\n"
+    "    shell=$(small_shell_of \"$chained\")\n"
+    "    if [ -n \"$shell\" ]; then\n"
+    "        SMALL_CHAINED_HOOK=\"$chained\" $shell -c '. \"$SMALL_CHAINED_HOOK\"' \"$0\" \"$@\" || exit $?\n"
+    "    else\n"
+    "        \"$chained\" \"$@\" || exit $?\n"
+    "    fi\n"
+    "fi\n"
+    "\n"
+    "# small check --strict on a workspace ($1: its folder below the top level,\n"
+    "# \"\" or \"sub/\") when the staged changes touch its .small/.\n"
+    "small_check() {\n"
+    "    [ -n \"$(git diff --cached --name-only -- \":(literal)$1.small\")\" ] || return 0\n"
+    "    if ! command -v small >/dev/null 2>&1; then\n"
+    "        echo \"small pre-commit: this commit changes .small/ but 'small' is not on PATH\" >&2\n"
+    "        echo \"  install small, or commit with --no-verify to skip the check\" >&2\n"
+    "        exit 1\n"
+    "    fi\n"
+    "    dir=${1%/}\n"
+    "    small check --strict --dir \"${dir:-.}\" || {\n"
+    "        status=$?\n"
+    "        echo \"small pre-commit: ${dir:-.}/.small fails 'small check --strict'; fix it or commit with --no-verify\" >&2\n"
+    "        exit $status\n"
+    "    }\n"
+    "}\n"
+    "\n";
+
+constexpr std::string_view kCheckCall = "small_check ";
+// The one line per workspace of the hook small wrote before it checked
+// several workspaces: `    small check --strict --dir 'DIR' || {`.
+constexpr std::string_view kOldCheckLine = "    small check --strict --dir ";
+
+// The text of one word quoted by sh_quote, or nullopt when `word` is not
+// exactly that.
+std::optional<std::string> sh_unquote(std::string_view word) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < word.size()) {
+        if (word[i] != '\'') {
+            if (word.substr(i, 2) != "\\'") return std::nullopt;
+            out += '\'';
+            i += 2;
+            continue;
+        }
+        const std::size_t close = word.find('\'', i + 1);
+        if (close == std::string_view::npos) return std::nullopt;
+        out.append(word.substr(i + 1, close - i - 1));
+        i = close + 1;
+    }
+    if (word.empty()) return std::nullopt;
+    return out;
+}
+
+}  // namespace
+
+std::string pre_commit_hook_text(const std::vector<std::string>& prefixes) {
+    std::vector<std::string> sorted = prefixes;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     std::string text = "#!/bin/sh\n";
     text += std::string(kPreCommitMarker) + "\n";
-    text += "# Installed by `small hooks install git`; `small hooks uninstall git` removes it\n"
-            "# and puts back the hook it chained (kept as pre-commit.small-chained).\n"
-            "chained=\"$(dirname \"$0\")/pre-commit.small-chained\"\n"
-            "if [ -f \"$chained\" ] && [ -x \"$chained\" ]; then\n"
-            "    \"$chained\" \"$@\" || exit $?\n"
-            "fi\n";
-    text += "if [ -n \"$(git diff --cached --name-only -- " + sh_quote(pathspec) + ")\" ]; then\n";
-    text += "    if ! command -v small >/dev/null 2>&1; then\n"
-            "        echo \"small pre-commit: this commit changes .small/ but 'small' is not on PATH\" >&2\n"
-            "        echo \"  install small, or commit with --no-verify to skip the check\" >&2\n"
-            "        exit 1\n"
-            "    fi\n";
-    text += "    small check --strict --dir " + sh_quote(dir) + " || {\n";
-    text += "        status=$?\n"
-            "        echo \"small pre-commit: .small/ fails 'small check --strict'; fix it or commit with --no-verify\" >&2\n"
-            "        exit $status\n"
-            "    }\n"
-            "fi\n"
-            "exit 0\n";
+    text += kHookHead;
+    text += "# The workspaces this hook checks (`small hooks install git` in each adds one).\n";
+    for (const std::string& prefix : sorted) text += std::string(kCheckCall) + sh_quote(prefix) + "\n";
+    text += "exit 0\n";
     return text;
+}
+
+std::vector<std::string> pre_commit_hook_prefixes(std::string_view text) {
+    std::vector<std::string> prefixes;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        const std::string_view line = text.substr(pos, end - pos);
+        pos = end + 1;
+        if (line.substr(0, kCheckCall.size()) == kCheckCall) {
+            if (auto prefix = sh_unquote(line.substr(kCheckCall.size()))) prefixes.push_back(std::move(*prefix));
+        } else if (line.substr(0, kOldCheckLine.size()) == kOldCheckLine && line.size() > kOldCheckLine.size() + 5 &&
+                   line.substr(line.size() - 5) == " || {") {
+            const std::string_view word = line.substr(kOldCheckLine.size(), line.size() - kOldCheckLine.size() - 5);
+            if (auto dir = sh_unquote(word)) prefixes.push_back(*dir == "." ? "" : *dir + "/");
+        }
+    }
+    std::sort(prefixes.begin(), prefixes.end());
+    prefixes.erase(std::unique(prefixes.begin(), prefixes.end()), prefixes.end());
+    return prefixes;
 }
 
 bool is_small_pre_commit_hook(std::string_view text) {

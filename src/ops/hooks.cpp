@@ -2,11 +2,13 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
 #include "small/base/line_diff.hpp"
 #include "small/base/process.hpp"
+#include "small/base/text.hpp"
 #include "small/model/agent_hooks.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/atomic_file.hpp"
@@ -35,8 +37,9 @@ Result<std::optional<WorkspaceLock>> lock_workspace(const FileSystem& fs, const 
 // ---------------------------------------------------------------- git
 
 struct GitPlace {
-    std::string hooks_dir;  // absolute, lexically normal
-    std::string prefix;     // the workspace root below the top level ("" or "sub/")
+    std::string hooks_dir;   // absolute, lexically normal
+    std::string prefix;      // the workspace root below the top level ("" or "sub/")
+    std::string hooks_path;  // core.hooksPath as configured ("" when unset)
 };
 
 // git is found by the shell (PATH); its stderr is only wanted on failure,
@@ -45,7 +48,8 @@ constexpr const char* kRevParseScript =
     "command -v git >/dev/null 2>&1 || exit 127\n"
     "out=$(git rev-parse --show-prefix --git-path hooks 2>/dev/null) || "
     "{ git rev-parse --show-prefix 2>&1 >/dev/null; exit 128; }\n"
-    "printf '%s\\n' \"$out\"\n";
+    "hooks_path=$(git config --get core.hooksPath 2>/dev/null) || hooks_path=\n"
+    "printf '%s\\n%s\\n' \"$out\" \"$hooks_path\"\n";
 
 Result<GitPlace> find_git_hooks(const std::string& root) {
     ProcessOptions o;
@@ -68,14 +72,27 @@ Result<GitPlace> find_git_hooks(const std::string& root) {
         return e;
     }
     const std::size_t nl = text.find('\n');
-    if (nl == std::string::npos) return Error::system("unexpected output of git rev-parse: " + text);
-    std::string hooks = text.substr(nl + 1);
-    while (!hooks.empty() && hooks.back() == '\n') hooks.pop_back();
+    const std::size_t nl2 = nl == std::string::npos ? nl : text.find('\n', nl + 1);
+    if (nl2 == std::string::npos) return Error::system("unexpected output of git rev-parse: " + text);
+    const std::string hooks = text.substr(nl + 1, nl2 - nl - 1);
     if (hooks.empty()) return Error::system("git rev-parse --git-path hooks printed nothing");
+    std::string hooks_path = text.substr(nl2 + 1);
+    while (!hooks_path.empty() && hooks_path.back() == '\n') hooks_path.pop_back();
     const stdfs::path dir = stdfs::path(hooks).is_absolute() ? stdfs::path(hooks) : stdfs::path(root) / hooks;
     std::string normal = dir.lexically_normal().string();
     while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
-    return GitPlace{normal, text.substr(0, nl)};
+    return GitPlace{normal, text.substr(0, nl), hooks_path};
+}
+
+// "sub/" → "sub", "" → "." (as `small check --dir` takes it).
+std::string workspace_dir_of(const std::string& prefix) {
+    return prefix.empty() ? "." : prefix.substr(0, prefix.size() - 1);
+}
+
+std::string dir_list(const std::vector<std::string>& prefixes) {
+    std::string out;
+    for (const std::string& p : prefixes) out += (out.empty() ? "" : ", ") + workspace_dir_of(p);
+    return out;
 }
 
 Status refuse_odd(const HookFileState& state, const std::string& path) {
@@ -92,6 +109,10 @@ Status refuse_odd(const HookFileState& state, const std::string& path) {
 
 bool same_file(const HookFileState& a, const HookFileState& b) { return a.device == b.device && a.inode == b.inode; }
 
+bool is_ours(const HookFileState& state) {
+    return state.kind == HookFileState::Kind::Regular && is_small_pre_commit_hook(state.content);
+}
+
 HookFileChange change_of(const std::string& path, std::string change, const HookFileState* old_state,
                          std::string new_content) {
     HookFileChange c;
@@ -103,20 +124,44 @@ HookFileChange change_of(const std::string& path, std::string change, const Hook
     return c;
 }
 
+// A hook manager (husky, lefthook, ...) or the repository's own committed
+// hooks own a core.hooksPath folder: a chained hook there would be
+// overwritten by the manager, or show up as a change to commit.
+Error refuse_managed_folder(const GitPlace& place, const std::string& pre_path) {
+    Error e = Error::invalid("refusing to chain " + pre_path + ": core.hooksPath (" + place.hooks_path +
+                             ") names a folder that a hook manager or the repository owns, where a replaced hook "
+                             "would be overwritten or committed; nothing was changed");
+    e.hint = "run the check from that pre-commit hook instead (with husky, add it to .husky/pre-commit): small check "
+             "--strict --dir " + shell_quote(workspace_dir_of(place.prefix));
+    return e;
+}
+
+// The hook text install writes: small's hook keeps the workspaces it
+// checks and adds this one.
+std::string wanted_hook(const GitPlace& place, const HookFileState& pre) {
+    std::vector<std::string> prefixes = is_ours(pre) ? pre_commit_hook_prefixes(pre.content) : std::vector<std::string>{};
+    prefixes.push_back(place.prefix);
+    return pre_commit_hook_text(prefixes);
+}
+
 // What install changes, decided from the two files (docs/commands.md).
-Result<std::vector<HookFileChange>> plan_git_install(const std::string& dir, const HookFileState& pre,
-                                                     const HookFileState& chained, const std::string& want,
-                                                     std::vector<std::string>& notes) {
-    const std::string pre_path = dir + "/" + kPre;
-    const std::string chained_path = dir + "/" + kChained;
+Result<std::vector<HookFileChange>> plan_git_install(const GitPlace& place, const HookFileState& pre,
+                                                     const HookFileState& chained, std::vector<std::string>& notes) {
+    const std::string pre_path = place.hooks_dir + "/" + kPre;
+    const std::string chained_path = place.hooks_dir + "/" + kChained;
     if (Status odd = refuse_odd(pre, pre_path); !odd) return odd.error();
     if (Status odd = refuse_odd(chained, chained_path); !odd) return odd.error();
     const bool have_pre = pre.kind == HookFileState::Kind::Regular;
     const bool have_chained = chained.kind == HookFileState::Kind::Regular;
-    if (have_pre && is_small_pre_commit_hook(pre.content)) {
+    const std::string want = wanted_hook(place, pre);
+    if (is_ours(pre)) {
+        std::vector<std::string> others = pre_commit_hook_prefixes(want);
+        std::erase(others, place.prefix);
+        if (!others.empty()) notes.push_back("the hook also checks the workspaces at " + dir_list(others));
         return std::vector<HookFileChange>{change_of(pre_path, pre.content == want ? "unchanged" : "updated", &pre, want)};
     }
     if (have_pre) {
+        if (!place.hooks_path.empty()) return refuse_managed_folder(place, pre_path);
         if (have_chained && !same_file(pre, chained)) {
             Error e = Error::invalid("refusing to install: " + pre_path + " is not small's hook and " + chained_path +
                                      " exists too; nothing was changed");
@@ -134,15 +179,30 @@ Result<std::vector<HookFileChange>> plan_git_install(const std::string& dir, con
     return std::vector<HookFileChange>{change_of(pre_path, "created", nullptr, want)};
 }
 
-Result<std::vector<HookFileChange>> plan_git_uninstall(const std::string& dir, const HookFileState& pre,
+Result<std::vector<HookFileChange>> plan_git_uninstall(const GitPlace& place, const HookFileState& pre,
                                                        const HookFileState& chained, std::vector<std::string>& notes) {
+    const std::string dir = place.hooks_dir;
     const std::string pre_path = dir + "/" + kPre;
     const std::string chained_path = dir + "/" + kChained;
-    const bool ours = pre.kind == HookFileState::Kind::Regular && is_small_pre_commit_hook(pre.content);
+    const bool ours = is_ours(pre);
     if (!ours && pre.kind != HookFileState::Kind::Missing) {
         notes.push_back(pre_path + " is not small's hook; left alone");
         if (chained.kind != HookFileState::Kind::Missing) notes.push_back(chained_path + " left alone");
         return std::vector<HookFileChange>{};
+    }
+    if (ours) {
+        // Other workspaces of the repository keep the hook.
+        std::vector<std::string> prefixes = pre_commit_hook_prefixes(pre.content);
+        const bool listed = std::find(prefixes.begin(), prefixes.end(), place.prefix) != prefixes.end();
+        std::erase(prefixes, place.prefix);
+        if (!listed && !prefixes.empty()) {
+            notes.push_back("the hook does not check this workspace (it checks " + dir_list(prefixes) + "); left alone");
+            return std::vector<HookFileChange>{};
+        }
+        if (!prefixes.empty()) {
+            notes.push_back("the hook still checks the workspaces at " + dir_list(prefixes));
+            return std::vector<HookFileChange>{change_of(pre_path, "updated", &pre, pre_commit_hook_text(prefixes))};
+        }
     }
     if (Status odd = refuse_odd(chained, chained_path); !odd) return odd.error();
     if (chained.kind == HookFileState::Kind::Regular) {
@@ -156,13 +216,17 @@ Result<std::vector<HookFileChange>> plan_git_uninstall(const std::string& dir, c
     return std::vector<HookFileChange>{change_of(pre_path, "removed", &pre, "")};
 }
 
-Status apply_git(const std::string& dir, const std::vector<HookFileChange>& files, const std::string& want) {
+Status apply_git(const std::string& dir, const std::vector<HookFileChange>& files) {
+    const bool chaining = std::any_of(files.begin(), files.end(),
+                                      [](const HookFileChange& c) { return c.change == "chained" && !c.existed; });
     for (const HookFileChange& c : files) {
         const std::string name = stdfs::path(c.path).filename().string();
-        if (c.change == "chained" && !c.existed) {
-            if (Status s = link_hook_file(dir, kPre, kChained); !s) return s;
+        if (c.change == "chained") {
+            continue;  // done with the write of the hook, below
+        } else if ((c.change == "created" || c.change == "updated") && chaining) {
+            if (Status s = chain_hook_file(dir, kPre, kChained, c.new_content); !s) return s;
         } else if (c.change == "created" || c.change == "updated") {
-            if (Status s = write_file_in_folder_atomic(dir, kPre, want, 0755); !s) return s;
+            if (Status s = write_file_in_folder_atomic(dir, kPre, c.new_content, 0755); !s) return s;
         } else if (c.change == "restored") {
             if (Status s = rename_hook_file(dir, kChained, kPre); !s) return s;
         } else if (c.change == "removed" && name == kPre) {
@@ -173,34 +237,46 @@ Status apply_git(const std::string& dir, const std::vector<HookFileChange>& file
     return ok_status();
 }
 
+// The hooks folder's lock, when this run writes (install creates the folder
+// first; an uninstall with no folder has nothing to change).
+Result<std::optional<Fd>> lock_hooks(const HooksRequest& req, const GitPlace& place, HooksResult& result) {
+    if (req.dry_run || req.action == HooksAction::Print) return std::optional<Fd>();
+    if (req.action == HooksAction::Install) {
+        Result<bool> made = ensure_hooks_folder(place.hooks_dir);
+        if (!made) return made.error();
+        if (*made) result.notes.push_back("created the hooks folder " + place.hooks_dir);
+    } else if (!stdfs::is_directory(place.hooks_dir)) {
+        return std::optional<Fd>();
+    }
+    Result<Fd> held = lock_hooks_folder(place.hooks_dir, req.lock_wait);
+    if (!held) return held.error();
+    return std::optional<Fd>(std::move(*held));
+}
+
 Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, HooksResult result) {
     const WorkspacePaths ws = locate_workspace(fs, req.dir, req.cwd);
     Result<GitPlace> place = find_git_hooks(ws.root);
     if (!place) return place.error();
-    const std::string want = pre_commit_hook_text(place->prefix);
+    Result<std::optional<WorkspaceLock>> lock = lock_workspace(fs, ws, req);
+    if (!lock) return lock.error();
+    Result<std::optional<Fd>> hooks_lock = lock_hooks(req, *place, result);
+    if (!hooks_lock) return hooks_lock.error();
+    Result<HookFileState> pre = read_hook_file(place->hooks_dir, kPre);
+    if (!pre) return pre.error();
     if (req.action == HooksAction::Print) {
-        result.content = want;
+        result.content = wanted_hook(*place, *pre);
         result.notes.push_back("would be installed as " + place->hooks_dir + "/" + kPre);
         return result;
     }
-    Result<std::optional<WorkspaceLock>> lock = lock_workspace(fs, ws, req);
-    if (!lock) return lock.error();
-    Result<HookFileState> pre = read_hook_file(place->hooks_dir, kPre);
-    if (!pre) return pre.error();
     Result<HookFileState> chained = read_hook_file(place->hooks_dir, kChained);
     if (!chained) return chained.error();
-    Result<std::vector<HookFileChange>> files =
-        req.action == HooksAction::Install ? plan_git_install(place->hooks_dir, *pre, *chained, want, result.notes)
-                                           : plan_git_uninstall(place->hooks_dir, *pre, *chained, result.notes);
+    Result<std::vector<HookFileChange>> files = req.action == HooksAction::Install
+                                                    ? plan_git_install(*place, *pre, *chained, result.notes)
+                                                    : plan_git_uninstall(*place, *pre, *chained, result.notes);
     if (!files) return files.error();
     result.files = std::move(*files);
     if (req.dry_run || !result.changed()) return result;
-    if (req.action == HooksAction::Install) {
-        Result<bool> made = ensure_hooks_folder(place->hooks_dir);
-        if (!made) return made.error();
-        if (*made) result.notes.push_back("created the hooks folder " + place->hooks_dir);
-    }
-    if (Status applied = apply_git(place->hooks_dir, result.files, want); !applied) return applied.error();
+    if (Status applied = apply_git(place->hooks_dir, result.files); !applied) return applied.error();
     result.written = true;
     return result;
 }

@@ -1,12 +1,15 @@
 #include "small/store/hook_files.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
 #include "small/base/fd.hpp"
 #include "small/store/atomic_file.hpp"
@@ -69,17 +72,44 @@ Result<bool> ensure_hooks_folder(const std::string& dir) {
     return created;
 }
 
-Status link_hook_file(const std::string& dir, const std::string& from, const std::string& to) {
-    if (::link(join(dir, from).c_str(), join(dir, to).c_str()) != 0) {
-        const int err = errno;
+Result<Fd> lock_hooks_folder(const std::string& dir, std::chrono::milliseconds wait) {
+    Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) return Error::from_errno("cannot open the hooks folder", dir, errno);
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    std::chrono::milliseconds pause{2};
+    while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR) continue;
+        if (errno != EWOULDBLOCK) return Error::from_errno("cannot lock the hooks folder", dir, errno);
+        if (std::chrono::steady_clock::now() >= deadline) {
+            Error e = Error::busy("the hooks folder " + dir + " is locked by another `small hooks` command");
+            e.hint = "run the command again when the other one has finished";
+            return e;
+        }
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::milliseconds(20));
+    }
+    return fd;
+}
+
+Status chain_hook_file(const std::string& dir, const std::string& from, const std::string& to,
+                       const std::string& content, HardLinks links) {
+    bool renamed = false;
+    if (links == HardLinks::Never || ::link(join(dir, from).c_str(), join(dir, to).c_str()) != 0) {
+        const int err = links == HardLinks::Never ? EPERM : errno;
         if (err != EPERM && err != ENOTSUP && err != EOPNOTSUPP) {
             return Error::from_errno("cannot keep " + join(dir, from) + " as", join(dir, to), err);
         }
         if (::rename(join(dir, from).c_str(), join(dir, to).c_str()) != 0) {
             return Error::from_errno("cannot keep " + join(dir, from) + " as", join(dir, to), errno);
         }
+        renamed = true;
     }
-    return fsync_directory(dir);
+    if (Status synced = fsync_directory(dir); !synced) return synced;
+    Status written = write_file_in_folder_atomic(dir, from, content, 0755);
+    if (!written && renamed && ::rename(join(dir, to).c_str(), join(dir, from).c_str()) == 0) {
+        (void)fsync_directory(dir);  // the write's error is the one to report
+    }
+    return written;
 }
 
 Status rename_hook_file(const std::string& dir, const std::string& from, const std::string& to) {

@@ -1,5 +1,7 @@
 // `small hooks` end to end: a real `git init` repository, real commits
 // through the installed pre-commit hook, and the agent settings files.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "run_helper.hpp"
@@ -170,6 +172,110 @@ TEST_F(HooksE2E, WorkspaceInASubfolderIsCheckedWithItsOwnPath) {
     text.replace(text.find("owner: \"agent\""), 14, "owner: \"human\"");
     write_file(plan, text);
     EXPECT_NE(commit("sub dir/.small/plan.small.yml", "broken").exit_code, 0);
+}
+
+// Hook managers choose what to run by the name they were started as
+// (husky's hooks do `basename "$0"`): a chained shell hook keeps that name.
+TEST_F(HooksE2E, ChainedShellHooksRunUnderThePreCommitName) {
+    init_repo_with_workspace();
+    const fs::path hook = hooks_dir() / "pre-commit";
+    struct Case {
+        std::string shebang;
+        std::string body;
+    };
+    const std::vector<Case> cases = {
+        {"#!/bin/sh", "name=$(basename \"$0\")\n"},
+        {"#!/usr/bin/env bash", "name=$(basename \"$0\"); [[ -n $name ]]\n"},
+        {"#!/bin/sh -e", "name=${0##*/}\n"},
+    };
+    int n = 0;
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.shebang);
+        write_file(hook, c.shebang + "\n" + c.body +
+                             "[ \"$name\" = pre-commit ] || exit 0\n"
+                             "echo \"ran as $name with $# args\" >> ran.log\n"
+                             "[ ! -e BLOCK ]\n");
+        ::chmod(hook.c_str(), 0755);
+        ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+        const std::string file = "f" + std::to_string(++n);
+        write_file(repo() / file, "x\n");
+        write_file(repo() / "BLOCK", "");
+        const RunResult blocked = commit(file, "blocked");
+        EXPECT_NE(blocked.exit_code, 0) << "the chained hook ran under its own name and failed\n" << blocked;
+        EXPECT_TRUE(contains(read_file(repo() / "ran.log"), "ran as pre-commit with 0 args"));
+        fs::remove(repo() / "BLOCK");
+        EXPECT_EQ(git({"commit", "-q", "-m", "passes"}).exit_code, 0);
+        ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+        fs::remove(repo() / "ran.log");
+    }
+}
+
+// A core.hooksPath folder belongs to a hook manager or to the repository:
+// small does not move a hook there, and says what to do instead.
+TEST_F(HooksE2E, AForeignHookInACoreHooksPathFolderIsNotChained) {
+    init_repo_with_workspace();
+    git_ok({"config", "core.hooksPath", ".husky/_"});
+    const fs::path hook = repo() / ".husky" / "_" / "pre-commit";
+    fs::create_directories(hook.parent_path());
+    const std::string husky = "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n";
+    write_file(hook, husky);
+    const RunResult r = small({"hooks", "install", "git"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "core.hooksPath")) << r;
+    EXPECT_TRUE(contains(r.err, "small check --strict --dir .")) << r;
+    EXPECT_EQ(read_file(hook), husky);
+    EXPECT_FALSE(fs::exists(hook.parent_path() / "pre-commit.small-chained"));
+}
+
+// Each workspace of a repository adds itself to the one hook; uninstalling
+// one leaves the others checked.
+TEST_F(HooksE2E, TwoWorkspacesInOneRepositoryShareTheHook) {
+    git_ok({"init", "-q"});
+    for (const char* name : {"a", "b b"}) {
+        fs::create_directory(repo() / name);
+        ASSERT_EQ(small({"init", "--no-agents"}, repo() / name).exit_code, 0);
+        const RunResult r = small({"hooks", "install", "git"}, repo() / name);
+        ASSERT_EQ(r.exit_code, 0) << r;
+    }
+    git_ok({"add", "-A"});
+    git_ok({"commit", "-q", "-m", "base"});
+    const std::string hook = read_file(hooks_dir() / "pre-commit");
+    EXPECT_TRUE(contains(hook, "small_check 'a/'")) << hook;
+    EXPECT_TRUE(contains(hook, "small_check 'b b/'")) << hook;
+    const auto break_in = [&](const std::string& ws) {
+        const fs::path plan = repo() / ws / ".small" / "plan.small.yml";
+        std::string text = read_file(plan);
+        text.replace(text.find("owner: \"agent\""), 14, "owner: \"human\"");
+        write_file(plan, text);
+        return commit(ws + "/.small/plan.small.yml", "broken " + ws);
+    };
+    const RunResult a_broken = break_in("a");
+    EXPECT_NE(a_broken.exit_code, 0) << a_broken;
+    EXPECT_TRUE(contains(a_broken.err, "a/.small fails")) << a_broken;
+
+    const RunResult b_out = small({"hooks", "uninstall", "git"}, repo() / "b b");
+    ASSERT_EQ(b_out.exit_code, 0) << b_out;
+    EXPECT_TRUE(contains(b_out.out, "still checks the workspaces at a")) << b_out;
+    EXPECT_NE(git({"commit", "-q", "-m", "still broken"}).exit_code, 0) << "a is still checked";
+    git_ok({"reset", "-q", "--hard"});
+    EXPECT_EQ(break_in("b b").exit_code, 0) << "b is no longer checked";
+
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}, repo() / "a").exit_code, 0);
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));
+}
+
+TEST_F(HooksE2E, AHeldHooksFolderLockIsBusy) {
+    init_repo_with_workspace();
+    const int fd = ::open(hooks_dir().c_str(), O_RDONLY | O_DIRECTORY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+    env_.push_back({"SMALL_LOCK_TIMEOUT_MS", "100"});
+    const RunResult r = small({"hooks", "install", "git"});
+    ::close(fd);
+    EXPECT_EQ(r.exit_code, 3) << r;
+    EXPECT_TRUE(contains(r.err, "locked by another `small hooks` command")) << r;
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));
+    EXPECT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
 }
 
 TEST_F(HooksE2E, RefusesSymlinkedHookAndExplainsMissingRepository) {

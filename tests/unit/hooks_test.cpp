@@ -1,7 +1,11 @@
 // `small hooks`: the settings merge and the pre-commit text (in memory),
 // and the hook chaining and settings files on a real temporary disk.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <csignal>
 #include <unistd.h>
 
 #include <filesystem>
@@ -91,17 +95,34 @@ TEST(AgentHooksMerge, WrongShapesAreRefused) {
     }
 }
 
-TEST(PreCommitHook, RunsChainedFirstAndChecksOnlyTheWorkspace) {
-    const std::string top = pre_commit_hook_text("");
+TEST(PreCommitHook, RunsChainedFirstAndChecksOnlyItsWorkspaces) {
+    const std::string top = pre_commit_hook_text({""});
     EXPECT_EQ(top.rfind("#!/bin/sh\n", 0), 0u);
     EXPECT_TRUE(is_small_pre_commit_hook(top));
     EXPECT_LT(top.find("pre-commit.small-chained"), top.find("small check --strict"));
-    EXPECT_NE(top.find("-- ':(literal).small'"), std::string::npos);
-    EXPECT_NE(top.find("--dir '.'"), std::string::npos);
-    const std::string sub = pre_commit_hook_text("it's/");
-    EXPECT_NE(sub.find("':(literal)it'\\''s/.small'"), std::string::npos) << sub;
-    EXPECT_NE(sub.find("--dir 'it'\\''s'"), std::string::npos) << sub;
+    EXPECT_NE(top.find("\":(literal)$1.small\""), std::string::npos);
+    EXPECT_NE(top.find("\nsmall_check ''\nexit 0\n"), std::string::npos) << top;
+    const std::string sub = pre_commit_hook_text({"it's/"});
+    EXPECT_NE(sub.find("\nsmall_check 'it'\\''s/'\n"), std::string::npos) << sub;
     EXPECT_FALSE(is_small_pre_commit_hook("#!/bin/sh\nexit 0\n"));
+}
+
+TEST(PreCommitHook, OneHookListsEveryWorkspaceAndReadsThemBack) {
+    const std::vector<std::string> prefixes = {"z/", "", "it's/", "a b/", "x'y'/", "z/"};
+    const std::string text = pre_commit_hook_text(prefixes);
+    EXPECT_EQ(pre_commit_hook_prefixes(text), (std::vector<std::string>{"", "a b/", "it's/", "x'y'/", "z/"}));
+    EXPECT_EQ(text, pre_commit_hook_text({"x'y'/", "a b/", "z/", "it's/", ""})) << "order does not matter";
+    EXPECT_TRUE(pre_commit_hook_prefixes("#!/bin/sh\nsmall check --strict\nexit 0\n").empty());
+    EXPECT_TRUE(pre_commit_hook_prefixes("small_check unquoted\nsmall_check 'open\n").empty());
+}
+
+TEST(PreCommitHook, TheOneWorkspaceHookOfEarlierVersionsIsRead) {
+    const std::string old = "#!/bin/sh\n# small-managed-hook: pre-commit v1\n"
+                            "if [ -n \"$(git diff --cached --name-only -- ':(literal)it'\\''s/.small')\" ]; then\n"
+                            "    small check --strict --dir 'it'\\''s' || {\n        status=$?\n    }\nfi\nexit 0\n";
+    EXPECT_EQ(pre_commit_hook_prefixes(old), (std::vector<std::string>{"it's/"}));
+    EXPECT_EQ(pre_commit_hook_prefixes("#!/bin/sh\n    small check --strict --dir '.' || {\n"),
+              (std::vector<std::string>{""}));
 }
 
 // ---------------------------------------------------------------- disk
@@ -114,8 +135,7 @@ TEST(HookFiles, LinkKeepsBytesModeAndRenameRestoresThem) {
     const std::string original = "#!/bin/sh\r\necho mine\r\nexit 0";  // CRLF, no final break
     write_plain(dir + "/pre-commit", original);
     ::chmod((dir + "/pre-commit").c_str(), 0750);
-    ASSERT_TRUE(link_hook_file(dir, "pre-commit", "pre-commit.small-chained").ok());
-    ASSERT_TRUE(write_file_in_folder_atomic(dir, "pre-commit", pre_commit_hook_text(""), 0755).ok());
+    ASSERT_TRUE(chain_hook_file(dir, "pre-commit", "pre-commit.small-chained", pre_commit_hook_text({""})).ok());
     Result<HookFileState> ours = read_hook_file(dir, "pre-commit");
     ASSERT_TRUE(ours.ok());
     EXPECT_EQ(ours->mode, 0755u);
@@ -130,6 +150,55 @@ TEST(HookFiles, LinkKeepsBytesModeAndRenameRestoresThem) {
     EXPECT_EQ(back->mode, 0750u);
     EXPECT_EQ(read_hook_file(dir, "pre-commit.small-chained")->kind, HookFileState::Kind::Missing);
     for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().filename(), "pre-commit");  // no temp left
+}
+
+// Without hard links the hook is renamed away before ours is written; when
+// that write fails (here: a file size limit of 0), the rename is undone.
+TEST(HookFiles, AFailedWriteAfterTheRenameFallbackPutsTheHookBack) {
+    TempWorkspace t;
+    const std::string dir = t.path("hooks");
+    ASSERT_TRUE(ensure_hooks_folder(dir).ok());
+    const std::string original = "#!/bin/sh\nexit 0\n";
+    write_plain(dir + "/pre-commit", original);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        ::signal(SIGXFSZ, SIG_IGN);
+        const rlimit none{0, 0};
+        ::setrlimit(RLIMIT_FSIZE, &none);
+        const Status s = chain_hook_file(dir, "pre-commit", "pre-commit.small-chained", pre_commit_hook_text({""}),
+                                         HardLinks::Never);
+        ::_exit(s.ok() ? 10 : 0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0) << "the write must fail under a size limit of 0";
+    Result<HookFileState> back = read_hook_file(dir, "pre-commit");
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back->content, original) << "the user's hook is back under its name";
+    Result<HookFileState> kept = read_hook_file(dir, "pre-commit.small-chained");
+    ASSERT_TRUE(kept.ok());
+    EXPECT_EQ(kept->kind, HookFileState::Kind::Missing);
+    // And without the limit the fallback chains as the link does.
+    ASSERT_TRUE(chain_hook_file(dir, "pre-commit", "pre-commit.small-chained", pre_commit_hook_text({""}),
+                                HardLinks::Never).ok());
+    EXPECT_EQ(read_hook_file(dir, "pre-commit.small-chained")->content, original);
+    EXPECT_TRUE(is_small_pre_commit_hook(read_hook_file(dir, "pre-commit")->content));
+}
+
+TEST(HookFiles, TheHooksFolderLockIsExclusiveAndWaitsThenIsBusy) {
+    TempWorkspace t;
+    const std::string dir = t.path("hooks");
+    ASSERT_TRUE(ensure_hooks_folder(dir).ok());
+    Result<Fd> first = lock_hooks_folder(dir, std::chrono::milliseconds(0));
+    ASSERT_TRUE(first.ok()) << first.error().describe();
+    Result<Fd> second = lock_hooks_folder(dir, std::chrono::milliseconds(50));
+    ASSERT_FALSE(second.ok());
+    EXPECT_EQ(second.error().kind, Error::Kind::Busy);
+    EXPECT_NE(second.error().message.find(dir), std::string::npos);
+    first->reset();
+    EXPECT_TRUE(lock_hooks_folder(dir, std::chrono::milliseconds(0)).ok()) << "released with its descriptor";
 }
 
 TEST(HookFiles, LinksAndNonFilesAreReportedAndNotWritten) {

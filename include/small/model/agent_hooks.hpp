@@ -22,15 +22,21 @@ inline constexpr std::string_view kChainedHookName = "pre-commit.small-chained";
 // The line that marks a pre-commit hook as small's own.
 inline constexpr std::string_view kPreCommitMarker = "# small-managed-hook: pre-commit v1";
 
-// The POSIX sh pre-commit hook for a workspace whose root is `prefix`
-// below the repository's top level ("" or "sub/dir/", as
-// `git rev-parse --show-prefix` prints it). It runs the chained original
-// first (if executable; its failure stops the commit with its status), then
-// `small check --strict` when the staged changes touch that workspace's
-// .small/.
-std::string pre_commit_hook_text(std::string_view prefix);
+// The POSIX sh pre-commit hook for the workspaces whose roots are
+// `prefixes` below the repository's top level (each "" or "sub/dir/", as
+// `git rev-parse --show-prefix` prints it; sorted and deduplicated here):
+// one hook serves every workspace of a repository. It runs the chained
+// original first (if executable; its failure stops the commit with its
+// status; a sh, dash or bash hook runs with this hook's "$0", which hook
+// managers dispatch on), then `small check --strict` on each workspace whose
+// .small/ the staged changes touch.
+std::string pre_commit_hook_text(const std::vector<std::string>& prefixes);
 
-// Whether `text` is a pre-commit hook small wrote (any prefix).
+// The workspace prefixes a hook small wrote checks (sorted, unique), also
+// from the one-workspace hook of earlier versions; {} for any other text.
+std::vector<std::string> pre_commit_hook_prefixes(std::string_view text);
+
+// Whether `text` is a pre-commit hook small wrote (any prefixes).
 bool is_small_pre_commit_hook(std::string_view text);
 
 // ---------------------------------------------------------------- agent settings

@@ -61,10 +61,12 @@ struct HooksResult {
 // root (core.hooksPath and worktrees included); the decision table is in
 // docs/commands.md. Claude/Codex: the settings file in the workspace root,
 // merged (model/agent_hooks.hpp). Writes run under the workspace lock when
-// the root holds .small/. Errors: Invalid (refusals: a link or a non-file
-// where a hook or settings file should be, invalid JSON with file:line:column,
-// a foreign hook and a chained one both present), System (git missing or not
-// a repository, I/O, read-only files), Busy.
+// the root holds .small/, and git's also under the hooks folder's lock (the
+// workspaces of a repository share one hook, each adding its own line).
+// Errors: Invalid (refusals: a link or a non-file where a hook or settings
+// file should be, invalid JSON with file:line:column, a foreign hook and a
+// chained one both present, a foreign hook in a core.hooksPath folder),
+// System (git missing or not a repository, I/O, read-only files), Busy.
 Result<HooksResult> run_hooks(const FileSystem& fs, const HooksRequest& req);
 
 // The unified diff of one change ("" when unchanged).

@@ -6,9 +6,11 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
+#include "small/base/fd.hpp"
 #include "small/base/result.hpp"
 
 namespace small {
@@ -27,10 +29,20 @@ Result<HookFileState> read_hook_file(const std::string& dir, const std::string& 
 // mkdir -p `dir` (0755 each); true when something was created.
 Result<bool> ensure_hooks_folder(const std::string& dir);
 
-// A second name `to` for the file `from` (a hard link: same bytes, same mode,
-// same inode), made durable. Where the filesystem has no hard links, `from`
-// is renamed to `to` instead (the caller then writes `from` again).
-Status link_hook_file(const std::string& dir, const std::string& from, const std::string& to);
+// An exclusive flock() on the hooks folder itself, held while the returned
+// descriptor lives: the workspaces of one repository share the folder (and
+// one hook), and each holds only its own workspace lock. Polls until `wait`
+// has elapsed, then fails with Busy (exit 3).
+Result<Fd> lock_hooks_folder(const std::string& dir, std::chrono::milliseconds wait);
+
+enum class HardLinks { IfSupported, Never };  // Never: the fallback, for tests
+
+// Keeps the hook `from` as `to` and writes `content` (mode 0755) as `from`,
+// each step durable. `to` is a hard link (same bytes, mode and inode) where
+// the filesystem has them, else `from` is renamed to `to`; when the write
+// then fails, the rename is undone, so a failure never leaves `from` gone.
+Status chain_hook_file(const std::string& dir, const std::string& from, const std::string& to,
+                       const std::string& content, HardLinks links = HardLinks::IfSupported);
 
 // rename(2) of `from` over `to` in `dir`, made durable.
 Status rename_hook_file(const std::string& dir, const std::string& from, const std::string& to);
