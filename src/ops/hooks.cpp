@@ -89,9 +89,10 @@ std::string workspace_dir_of(const std::string& prefix) {
     return prefix.empty() ? "." : prefix.substr(0, prefix.size() - 1);
 }
 
-std::string dir_list(const std::vector<std::string>& prefixes) {
-    std::string out;
-    for (const std::string& p : prefixes) out += (out.empty() ? "" : ", ") + workspace_dir_of(p);
+// "the workspace at a" or "the workspaces at a, b".
+std::string workspaces_at(const std::vector<std::string>& prefixes) {
+    std::string out = prefixes.size() == 1 ? "the workspace at " : "the workspaces at ";
+    for (std::size_t i = 0; i < prefixes.size(); ++i) out += (i ? ", " : "") + workspace_dir_of(prefixes[i]);
     return out;
 }
 
@@ -157,7 +158,7 @@ Result<std::vector<HookFileChange>> plan_git_install(const GitPlace& place, cons
     if (is_ours(pre)) {
         std::vector<std::string> others = pre_commit_hook_prefixes(want);
         std::erase(others, place.prefix);
-        if (!others.empty()) notes.push_back("the hook also checks the workspaces at " + dir_list(others));
+        if (!others.empty()) notes.push_back("the hook also checks " + workspaces_at(others));
         return std::vector<HookFileChange>{change_of(pre_path, pre.content == want ? "unchanged" : "updated", &pre, want)};
     }
     if (have_pre) {
@@ -196,11 +197,11 @@ Result<std::vector<HookFileChange>> plan_git_uninstall(const GitPlace& place, co
         const bool listed = std::find(prefixes.begin(), prefixes.end(), place.prefix) != prefixes.end();
         std::erase(prefixes, place.prefix);
         if (!listed && !prefixes.empty()) {
-            notes.push_back("the hook does not check this workspace (it checks " + dir_list(prefixes) + "); left alone");
+            notes.push_back("the hook does not check this workspace (it checks " + workspaces_at(prefixes) + "); left alone");
             return std::vector<HookFileChange>{};
         }
         if (!prefixes.empty()) {
-            notes.push_back("the hook still checks the workspaces at " + dir_list(prefixes));
+            notes.push_back("the hook still checks " + workspaces_at(prefixes));
             return std::vector<HookFileChange>{change_of(pre_path, "updated", &pre, pre_commit_hook_text(prefixes))};
         }
     }

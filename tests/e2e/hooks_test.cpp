@@ -255,7 +255,7 @@ TEST_F(HooksE2E, TwoWorkspacesInOneRepositoryShareTheHook) {
 
     const RunResult b_out = small({"hooks", "uninstall", "git"}, repo() / "b b");
     ASSERT_EQ(b_out.exit_code, 0) << b_out;
-    EXPECT_TRUE(contains(b_out.out, "still checks the workspaces at a")) << b_out;
+    EXPECT_TRUE(contains(b_out.out, "still checks the workspace at a")) << b_out;
     EXPECT_NE(git({"commit", "-q", "-m", "still broken"}).exit_code, 0) << "a is still checked";
     git_ok({"reset", "-q", "--hard"});
     EXPECT_EQ(break_in("b b").exit_code, 0) << "b is no longer checked";
