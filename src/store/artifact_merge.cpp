@@ -14,6 +14,7 @@
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/layout.hpp"
 #include "small/model/workspace.hpp"
+#include "small/store/progress_query.hpp"
 
 namespace small {
 
@@ -90,15 +91,118 @@ Result<NewEntry> new_entry(NodeRef node, const std::string& display, std::string
     return NewEntry{*instant, std::move(*canonical), to_yaml_value(node)};
 }
 
-// The entries a side appended after the ancestor's `base` entries. Fast path:
-// the side's bytes start with the ancestor's, so only the appended bytes are
-// parsed (a 100k-entry log is not parsed three times).
-Result<std::vector<NewEntry>> side_entries(std::string_view ancestor, const Document& base, std::string_view side,
-                                           const std::string& display, std::string_view label) {
+// The common header when there is no ancestor: both sides must agree on it.
+Result<YamlValue> fresh_header(std::string_view current, std::string_view other, const std::string& display) {
+    Result<Document> a = parse_side(current, display, "current");
+    if (!a) return a.error();
+    Result<Document> b = parse_side(other, display, "other");
+    if (!b) return b.error();
+    YamlValue ha = members_except(a->root(), "entries");
+    if (ha != members_except(b->root(), "entries")) {
+        return Error::invalid("cannot merge: " + display +
+                              " was created on both sides with different top-level fields besides `entries`");
+    }
+    ha["entries"] = YamlValue::array();
+    return ha;
+}
+
+// The ancestor's log as the merge needs it. A plain block log (the shape
+// small writes) is read without parsing its entries: the header before
+// `entries:`, the last item and the number of items come from a line scan,
+// as in progress_query; anything else is parsed whole.
+struct AncestorLog {
+    std::string_view source;  // the caller's bytes
+    std::string owned;        // a header made up when the file was added on both sides
+    bool made_up = false;
+    std::string_view text() const { return made_up ? std::string_view(owned) : source; }
+    YamlValue header = YamlValue::object();  // the top-level members but `entries`
+    std::optional<YamlValue> last;           // the last entry
+    std::size_t count = 0;
+    AppendPoint point;
+    std::optional<Document> doc;  // the full parse, made only when needed
+};
+
+// Lines from `from`: the number of items at `indent` and where the last one
+// starts; nothing when a line is neither an item, deeper content nor a comment.
+std::optional<std::pair<std::size_t, std::size_t>> scan_items(std::string_view text, std::size_t from, std::size_t indent) {
+    std::size_t count = 0, last = std::string_view::npos;
+    for (std::size_t pos = from; pos < text.size();) {
+        const std::size_t eol = std::min(text.find('\n', pos), text.size());
+        const std::string_view line = text.substr(pos, eol - pos);
+        const std::size_t lead = line.find_first_not_of(' ');
+        if (starts_item(line, indent)) {
+            ++count;
+            last = pos;
+        } else if (lead != std::string_view::npos && lead <= indent && line[lead] != '#') {
+            return std::nullopt;
+        }
+        pos = eol + 1;
+    }
+    if (count == 0) return std::nullopt;
+    return std::pair{count, last};
+}
+
+bool fast_ancestor(AncestorLog& log, const std::string& display) {
+    const std::string_view text = log.text();
+    if (text.empty() || text.back() != '\n' || text.find('\r') != std::string_view::npos) return false;
+    const std::optional<SequenceStart> seq = find_sequence(text, true);
+    if (!seq) return false;
+    const std::optional<std::pair<std::size_t, std::size_t>> items = scan_items(text, seq->offset, seq->indent);
+    if (!items) return false;
+    Result<Document> head = parse_yaml(std::string(text.substr(0, seq->offset)), display);
+    if (!head || !head->root().is_mapping() || head->root().size() == 0) return false;
+    const NodeRef root = head->root();
+    if (root.key(root.size() - 1) != "entries" || !root.value(root.size() - 1).is_null()) return false;
+    Result<Document> tail = parse_yaml(std::string(text.substr(items->second)), display);
+    if (!tail || !tail->root().is_sequence() || tail->root().size() != 1) return false;
+    log.header = members_except(root, "entries");
+    log.last = to_yaml_value(tail->root().item(0));
+    log.count = items->first;
+    log.point = AppendPoint{text.size(), static_cast<int>(seq->indent), false, false, 0, false};
+    return true;
+}
+
+Status parse_ancestor(AncestorLog& log, const std::string& display) {
+    if (log.doc) return ok_status();
+    Result<Document> doc = parse_side(log.text(), display, "ancestor");  // copies the bytes: slow path only
+    if (!doc) return doc.error();
+    log.doc = std::move(*doc);
+    return ok_status();
+}
+
+Result<AncestorLog> read_ancestor(std::string_view ancestor, std::string_view current, std::string_view other,
+                                  const std::string& display) {
+    AncestorLog log;
+    log.source = ancestor;
+    if (fast_ancestor(log, display)) return log;
+    if (Status s = parse_ancestor(log, display); !s) return s.error();
+    if (!log.doc->root().valid()) {  // added on both sides: start from their common header
+        Result<YamlValue> header = fresh_header(current, other, display);
+        if (!header) return header.error();
+        log.owned = emit_document(*header);
+        log.made_up = true;
+        log.doc.reset();
+        if (Status s = parse_ancestor(log, display); !s) return s.error();
+    }
+    const NodeRef root = log.doc->root();
+    Result<AppendPoint> point = progress_append_point(log.text(), *log.doc);
+    if (!point) return Error::invalid("cannot merge: the common ancestor cannot be appended to: " + point.error().message);
+    log.point = *point;
+    log.header = members_except(root, "entries");
+    const NodeRef entries = root.find("entries");
+    log.count = entries.is_sequence() ? entries.size() : 0;
+    if (log.count > 0) log.last = to_yaml_value(entries.item(log.count - 1));
+    return log;
+}
+
+// The entries a side appended after the ancestor's. Fast path: the side's
+// bytes start with the ancestor's, so only the appended bytes are parsed
+// (a 100k-entry log is not parsed three times).
+Result<std::vector<NewEntry>> side_entries(AncestorLog& base, std::string_view side, const std::string& display,
+                                           std::string_view label) {
     std::vector<NewEntry> out;
-    const NodeRef base_entries = base.root().valid() ? base.root().find("entries") : NodeRef();
-    const bool base_block = base_entries.is_sequence() && base_entries.size() > 0;
-    if (base_block && !ancestor.empty() && ancestor.back() == '\n' && side.starts_with(ancestor)) {
+    const std::string_view ancestor = base.text();
+    if (base.count > 0 && ancestor.back() == '\n' && side.starts_with(ancestor)) {
         Result<Document> tail = parse_yaml(std::string(side.substr(ancestor.size())), display);
         if (tail && (!tail->root().valid() || tail->root().is_sequence())) {
             const NodeRef items = tail->root();
@@ -110,18 +214,20 @@ Result<std::vector<NewEntry>> side_entries(std::string_view ancestor, const Docu
             return out;
         }
     }
+    if (Status s = parse_ancestor(base, display); !s) return s.error();
     Result<Document> doc = parse_side(side, display, label);
     if (!doc) return doc.error();
     const NodeRef root = doc->root();
     const std::string side_label = display + " (" + std::string(label) + ")";
     if (!root.valid()) return Error::invalid("cannot merge: " + side_label + " is empty");
-    if (members_except(root, "entries") != members_except(base.root(), "entries") && base.root().valid()) {
+    if (members_except(root, "entries") != base.header) {
         return Error::invalid("cannot merge: " + side_label +
                               " changed a top-level field besides `entries`; the log's header must stay as it was");
     }
     const NodeRef entries = root.find("entries");
+    const NodeRef base_entries = base.doc->root().find("entries");
     if (!entries.is_sequence()) return Error::invalid("cannot merge: " + side_label + " has no `entries` list");
-    const std::size_t n = base_entries.is_sequence() ? base_entries.size() : 0;
+    const std::size_t n = base.count;
     if (entries.size() < n) {
         return Error::invalid("cannot merge: " + side_label + " has fewer entries than the common ancestor (" +
                               std::to_string(entries.size()) + " < " + std::to_string(n) +
@@ -144,21 +250,6 @@ Result<std::vector<NewEntry>> side_entries(std::string_view ancestor, const Docu
     return out;
 }
 
-// The common header when there is no ancestor: both sides must agree on it.
-Result<YamlValue> fresh_header(std::string_view current, std::string_view other, const std::string& display) {
-    Result<Document> a = parse_side(current, display, "current");
-    if (!a) return a.error();
-    Result<Document> b = parse_side(other, display, "other");
-    if (!b) return b.error();
-    YamlValue ha = members_except(a->root(), "entries");
-    if (ha != members_except(b->root(), "entries")) {
-        return Error::invalid("cannot merge: " + display +
-                              " was created on both sides with different top-level fields besides `entries`");
-    }
-    ha["entries"] = YamlValue::array();
-    return ha;
-}
-
 }  // namespace
 
 MergeKind merge_kind_for(std::string_view path) {
@@ -172,22 +263,11 @@ MergeKind merge_kind_for(std::string_view path) {
 
 Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string_view current,
                                           std::string_view other, const std::string& display) {
-    Result<Document> base = parse_side(ancestor, display, "ancestor");
+    Result<AncestorLog> base = read_ancestor(ancestor, current, other, display);
     if (!base) return base.error();
-    std::string base_text(ancestor);
-    if (!base->root().valid()) {  // added on both sides: start from their common header
-        Result<YamlValue> header = fresh_header(current, other, display);
-        if (!header) return header.error();
-        base_text = emit_document(*header);
-        base = parse_yaml(base_text, display);
-        if (!base) return Error::internal("header does not re-read: " + base.error().describe());
-    }
-    Result<AppendPoint> point = progress_append_point(base_text, *base);
-    if (!point) return Error::invalid("cannot merge: the common ancestor cannot be appended to: " + point.error().message);
-
-    Result<std::vector<NewEntry>> mine = side_entries(base_text, *base, current, display, "current");
+    Result<std::vector<NewEntry>> mine = side_entries(*base, current, display, "current");
     if (!mine) return mine.error();
-    Result<std::vector<NewEntry>> theirs = side_entries(base_text, *base, other, display, "other");
+    Result<std::vector<NewEntry>> theirs = side_entries(*base, other, display, "other");
     if (!theirs) return theirs.error();
 
     MergeOutcome out;
@@ -202,17 +282,17 @@ Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string
               all.end());
     out.duplicate_entries = before - all.size();
 
-    const NodeRef base_entries = base->root().find("entries");
-    out.ancestor_entries = base_entries.is_sequence() ? base_entries.size() : 0;
+    out.ancestor_entries = base->count;
     std::optional<Instant> last;
-    YamlValue check = members_except(base->root(), "entries");
+    YamlValue check = base->header;
     check["entries"] = YamlValue::array();
-    if (out.ancestor_entries > 0) {
-        const NodeRef tail = base_entries.item(out.ancestor_entries - 1);
-        Result<Instant> t = parse_progress_timestamp(tail.find("timestamp").as_string());
-        if (!t) return Error::invalid("cannot merge: " + where(display + " (ancestor)", tail.mark()) + ": " + t.error().message);
+    if (base->last) {
+        const YamlValue& tail = *base->last;
+        const std::string ts = tail.contains("timestamp") && tail["timestamp"].is_string() ? tail["timestamp"].get<std::string>() : "";
+        Result<Instant> t = parse_progress_timestamp(ts);
+        if (!t) return Error::invalid("cannot merge: " + display + " (ancestor): the last entry's timestamp: " + t.error().message);
         last = *t;
-        check["entries"].push_back(to_yaml_value(tail));
+        check["entries"].push_back(tail);
     }
     std::string items;
     for (NewEntry& e : all) {
@@ -225,17 +305,19 @@ Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string
             ++out.bumped_timestamps;
         }
         last = e.instant;
-        items += emit_sequence_item(e.value, point->indent);
+        items += emit_sequence_item(e.value, base->point.indent);
         check["entries"].push_back(e.value);
     }
     out.added_entries = all.size();
     if (Status s = validate_value(ArtifactType::Progress, check, display); !s) return s.error();
+    const std::string_view text = base->text();
     if (all.empty()) {
-        out.text = base_text;
+        out.text = std::string(text);
         return out;
     }
-    const AppendEdit edit = append_edit(*point, items, base_text);
-    out.text = base_text.substr(0, edit.offset) + edit.text + base_text.substr(edit.offset + edit.erase);
+    const AppendEdit edit = append_edit(base->point, items, text);
+    out.text.reserve(text.size() + edit.text.size());
+    out.text.append(text.substr(0, edit.offset)).append(edit.text).append(text.substr(edit.offset + edit.erase));
     return out;
 }
 
