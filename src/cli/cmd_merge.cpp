@@ -46,7 +46,14 @@ int run_merge(const Context& ctx, const MergeFlags& f) {
     Result<MergeReport> r = merge_files(ctx.fs, f.request);
     if (!r) return report_error(out, r.error());
     const int code = r->clean() ? kExitOk : kExitInvalid;
-    if (out.json()) out.json_document(merge_json(*r), code);
+    if (out.json()) {
+        nlohmann::json doc = merge_json(*r);
+        if (code != kExitOk) {
+            doc["error"] = {{"kind", "invalid"},
+                            {"message", std::to_string(r->outcome.conflicts.size()) + " conflict(s) in " + r->pathname}};
+        }
+        out.json_document(std::move(doc), code);
+    }
     else print_text(out, *r, f.explain);
     return code;
 }

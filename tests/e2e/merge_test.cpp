@@ -149,15 +149,28 @@ TEST_F(MergeE2E, SymmetricMergeOfTheSameTwoBranches) {
     expect_verified(b2);
 }
 
-TEST_F(MergeE2E, OctopusOfThreeBranches) {
+TEST_F(MergeE2E, ThreeBranchesMergeTheSameInAnyOrderAndGitsOctopusRefusesCleanly) {
     const fs::path a = worktree("a");
     const fs::path b = worktree("b");
     const fs::path c = worktree("c");
     parallel_sessions({{a, "alpha"}, {b, "beta"}, {c, "gamma"}}, 2);
-    const RunResult r = git({"merge", "-q", "--no-edit", "a", "b", "c"});
-    ASSERT_EQ(r.exit_code, 0) << r;
-    expect_each_once(read_file(progress(repo())), {"alpha", "beta", "gamma"}, 2);
+    // git's octopus strategy never runs merge drivers (it merges with merge-one-file):
+    // it stops before writing a merge commit, and HEAD stays where it was.
+    const RunResult head = git({"rev-parse", "HEAD"});
+    const RunResult octopus = git({"merge", "-q", "--no-edit", "a", "b", "c"});
+    EXPECT_NE(octopus.exit_code, 0) << octopus;
+    git({"merge", "--abort"});
+    git_ok({"reset", "-q", "--hard", head.out.substr(0, 40)});
+    // One branch after the other, in two orders: the same log, every entry once.
+    for (const char* branch : {"a", "b", "c"}) git_ok({"merge", "-q", "--no-edit", branch});
+    const fs::path r = tmp_.path() / "wt-reverse";
+    git_ok({"worktree", "add", "-q", "-b", "reverse", r.string(), head.out.substr(0, 40)});
+    for (const char* branch : {"c", "b", "a"}) git_ok({"merge", "-q", "--no-edit", branch}, r);
+    const std::string merged = read_file(progress(repo()));
+    expect_each_once(merged, {"alpha", "beta", "gamma"}, 2);
+    EXPECT_EQ(read_file(progress(r)), merged);
     expect_verified(repo());
+    expect_verified(r);
 }
 
 TEST_F(MergeE2E, RebaseAndCherryPickOfAppendedEntries) {
@@ -208,6 +221,36 @@ TEST_F(MergeE2E, SameNewTaskIdIsARealConflictExplained) {
                                 (tmp_.path() / "b.yml").string(), ".small/plan.small.yml"});
     EXPECT_EQ(js.exit_code, 1) << js;
     EXPECT_TRUE(contains(js.out, "\"id\":\"task-2\"") || contains(js.out, "\"id\": \"task-2\"")) << js;
+}
+
+TEST_F(MergeE2E, HooksInstallRegistersTheDriverAndUninstallRemovesIt) {
+    git_ok({"config", "--remove-section", "merge.small"});
+    fs::remove(repo() / ".gitattributes");
+    git_ok({"commit", "-qam", "no driver"});
+    const RunResult dry = small({"hooks", "install", "git", "--dry-run"});
+    ASSERT_EQ(dry.exit_code, 0) << dry;
+    EXPECT_TRUE(contains(dry.out, "+.small/*.small.yml merge=small")) << dry;
+    EXPECT_TRUE(contains(dry.out, "git config merge.small.driver \"small merge %O %A %B %P\"")) << dry;
+    EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
+    EXPECT_NE(git({"config", "--get", "merge.small.driver"}).exit_code, 0);
+
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);  // added once
+    EXPECT_EQ(read_file(repo() / ".gitattributes"), ".small/*.small.yml merge=small\n");
+    EXPECT_EQ(git({"config", "--get", "merge.small.driver"}).out, "small merge %O %A %B %P\n");
+    git_ok({"add", ".gitattributes"});
+    git_ok({"commit", "-qm", "driver"});
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 1);
+    const RunResult merged = git({"merge", "-q", "--no-edit", "b"}, a);
+    ASSERT_EQ(merged.exit_code, 0) << merged;
+    expect_each_once(read_file(progress(a)), {"alpha", "beta"}, 1);
+
+    write_file(repo() / ".gitattributes", "*.png binary\n.small/*.small.yml merge=small\n");
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(repo() / ".gitattributes"), "*.png binary\n");
+    EXPECT_NE(git({"config", "--get", "merge.small.driver"}).exit_code, 0);
 }
 
 TEST_F(MergeE2E, AnUnparseableSideLeavesCurrentUntouched) {

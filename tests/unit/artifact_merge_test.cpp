@@ -62,12 +62,16 @@ TEST(ProgressMerge, ClockSkewedEntryMovesPastTheAncestorsLastOne) {
     EXPECT_EQ(m->text, o + entry("2025-01-01T00:00:02.000000001Z", "task-1", "late"));
 }
 
-TEST(ProgressMerge, UnknownFieldsAreKept) {
+TEST(ProgressMerge, EveryFieldIsKeptAndAFieldTheSchemaForbidsIsRefused) {
     const std::string o = kHead + entry(kT1, "task-1");
-    const std::string extra = entry(kT2, "task-1", "a") + "    x_custom:\n      depth: 2\n";
-    Result<MergeOutcome> m = merge_progress_texts(o, o + extra, o, "p");
+    const std::string full = entry(kT2, "task-1", "a") + "    commit: \"abc1234\"\n    notes: \"line\\nbreak\"\n";
+    Result<MergeOutcome> m = merge_progress_texts(o, o + full, o, "p");
     ASSERT_TRUE(m) << m.error().describe();
-    EXPECT_NE(m->text.find("x_custom:\n      depth: 2\n"), std::string::npos) << m->text;
+    EXPECT_EQ(m->text, o + full);
+    // Progress entries are closed (the schema allows no extra field): never merged in.
+    Result<MergeOutcome> bad = merge_progress_texts(o, o + entry(kT2, "task-1") + "    x_custom: 1\n", o, "p");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("x_custom"), std::string::npos);
 }
 
 TEST(ProgressMerge, BothSidesCreatedTheLogFromNothing) {
