@@ -253,6 +253,18 @@ TEST_F(MergeE2E, HooksInstallRegistersTheDriverAndUninstallRemovesIt) {
     EXPECT_NE(git({"config", "--get", "merge.small.driver"}).exit_code, 0);
 }
 
+TEST_F(MergeE2E, WithoutTheDriverDoctorNamesTheConflictMarkers) {
+    git_ok({"config", "--remove-section", "merge.small"});
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 1);
+    EXPECT_NE(git({"merge", "-q", "--no-edit", "b"}, a).exit_code, 0);  // git's line merge conflicts
+    const RunResult d = small({"doctor"}, a);
+    EXPECT_NE(d.exit_code, 0) << d;
+    EXPECT_TRUE(contains(d.out + d.err, "progress.small.yml holds unresolved git conflict markers")) << d;
+    EXPECT_TRUE(contains(d.out + d.err, "small merge --explain")) << d;
+}
+
 TEST_F(MergeE2E, AnUnparseableSideLeavesCurrentUntouched) {
     const std::string base = read_file(progress(repo()));
     write_file(tmp_.path() / "o", base);
