@@ -24,7 +24,8 @@ void print_text(const Output& out, const MergeReport& r, bool explain) {
             out.problem("  " + c.message);
             if (explain) out.problem("    to resolve: " + c.hint);
         }
-        if (!explain) out.problem("Run `small merge --explain` with the same files (or `small doctor`) for how to resolve");
+        if (!explain)
+            out.problem("Run `small merge --explain` with the same files (or `small doctor`) for how to resolve");
         return;
     }
     if (explain || !out.quiet()) {
@@ -49,12 +50,12 @@ int run_merge(const Context& ctx, const MergeFlags& f) {
     if (out.json()) {
         nlohmann::json doc = merge_json(*r);
         if (code != kExitOk) {
-            doc["error"] = {{"kind", "invalid"},
-                            {"message", std::to_string(r->outcome.conflicts.size()) + " conflict(s) in " + r->pathname}};
+            doc["error"] = {
+                {"kind", "invalid"},
+                {"message", std::to_string(r->outcome.conflicts.size()) + " conflict(s) in " + r->pathname}};
         }
         out.json_document(std::move(doc), code);
-    }
-    else print_text(out, *r, f.explain);
+    } else print_text(out, *r, f.explain);
     return code;
 }
 

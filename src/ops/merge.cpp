@@ -64,7 +64,8 @@ Result<MergeReport> merge_files(const FileSystem& fs, const MergeRequest& reques
     if (::lstat(request.current.c_str(), &st) != 0) return Error::from_errno("cannot stat", request.current, errno);
     const std::filesystem::path target(request.current);
     const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
-    if (Status s = write_file_in_folder_atomic(dir, target.filename().string(), report.outcome.text, st.st_mode & 07777);
+    if (Status s =
+            write_file_in_folder_atomic(dir, target.filename().string(), report.outcome.text, st.st_mode & 07777);
         !s) {
         return s.error();
     }

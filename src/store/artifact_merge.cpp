@@ -124,7 +124,8 @@ struct AncestorLog {
 
 // Lines from `from`: the number of items at `indent` and where the last one
 // starts; nothing when a line is neither an item, deeper content nor a comment.
-std::optional<std::pair<std::size_t, std::size_t>> scan_items(std::string_view text, std::size_t from, std::size_t indent) {
+std::optional<std::pair<std::size_t, std::size_t>> scan_items(std::string_view text, std::size_t from,
+                                                              std::size_t indent) {
     std::size_t count = 0, last = std::string_view::npos;
     for (std::size_t pos = from; pos < text.size();) {
         const std::size_t eol = std::min(text.find('\n', pos), text.size());
@@ -186,7 +187,8 @@ Result<AncestorLog> read_ancestor(std::string_view ancestor, std::string_view cu
     }
     const NodeRef root = log.doc->root();
     Result<AppendPoint> point = progress_append_point(log.text(), *log.doc);
-    if (!point) return Error::invalid("cannot merge: the common ancestor cannot be appended to: " + point.error().message);
+    if (!point)
+        return Error::invalid("cannot merge: the common ancestor cannot be appended to: " + point.error().message);
     log.point = *point;
     log.header = members_except(root, "entries");
     const NodeRef entries = root.find("entries");
@@ -261,8 +263,8 @@ MergeKind merge_kind_for(std::string_view path) {
     return MergeKind::Whole;
 }
 
-Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string_view current,
-                                          std::string_view other, const std::string& display) {
+Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string_view current, std::string_view other,
+                                          const std::string& display) {
     Result<AncestorLog> base = read_ancestor(ancestor, current, other, display);
     if (!base) return base.error();
     Result<std::vector<NewEntry>> mine = side_entries(*base, current, display, "current");
@@ -288,9 +290,12 @@ Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string
     check["entries"] = YamlValue::array();
     if (base->last) {
         const YamlValue& tail = *base->last;
-        const std::string ts = tail.contains("timestamp") && tail["timestamp"].is_string() ? tail["timestamp"].get<std::string>() : "";
+        const std::string ts =
+            tail.contains("timestamp") && tail["timestamp"].is_string() ? tail["timestamp"].get<std::string>() : "";
         Result<Instant> t = parse_progress_timestamp(ts);
-        if (!t) return Error::invalid("cannot merge: " + display + " (ancestor): the last entry's timestamp: " + t.error().message);
+        if (!t)
+            return Error::invalid("cannot merge: " + display +
+                                  " (ancestor): the last entry's timestamp: " + t.error().message);
         last = *t;
         check["entries"].push_back(tail);
     }
@@ -373,13 +378,14 @@ YamlValue merge_object(const YamlValue& o, const YamlValue& a, const YamlValue& 
         const Slot sa = slot(a, key), sb = slot(b, key);
         const std::optional<Slot> pick = choose(slot(o, key), sa, sb, key == "status");
         if (!pick) {
-            conflicts.push_back({id, key,
-                                 (id.empty() ? "top-level field `" + key + "`" : "task " + id + " field `" + key + "`") +
-                                     " changed differently on both sides: current " +
-                                     (sa ? sa->dump() : "(removed)") + ", other " + (sb ? sb->dump() : "(removed)"),
-                                 id.empty() ? std::string(kResolveHint)
-                                            : "keep one value: after resolving, `small plan --task " + id +
-                                                  " ...` or edit the task, then `small check --strict`"});
+            conflicts.push_back(
+                {id, key,
+                 (id.empty() ? "top-level field `" + key + "`" : "task " + id + " field `" + key + "`") +
+                     " changed differently on both sides: current " + (sa ? sa->dump() : "(removed)") + ", other " +
+                     (sb ? sb->dump() : "(removed)"),
+                 id.empty() ? std::string(kResolveHint)
+                            : "keep one value: after resolving, `small plan --task " + id +
+                                  " ...` or edit the task, then `small check --strict`"});
             continue;
         }
         if (*pick) out[key] = **pick;
@@ -402,7 +408,8 @@ Result<TaskList> tasks_of(const YamlValue& plan, const std::string& label) {
             return Error::invalid("cannot merge: " + label + ": a task without a string `id`");
         }
         const std::string id = t.at("id").get<std::string>();
-        if (!out.by_id.emplace(id, t).second) return Error::invalid("cannot merge: " + label + ": task id " + id + " appears twice");
+        if (!out.by_id.emplace(id, t).second)
+            return Error::invalid("cannot merge: " + label + ": task id " + id + " appears twice");
         out.order.push_back(id);
     }
     return out;
@@ -457,7 +464,8 @@ Result<MergeOutcome> merge_plan_texts(std::string_view ancestor, std::string_vie
             out.conflicts.push_back(
                 {id, "",
                  "task id " + id + " was added on both sides with different content (current: " +
-                     sa->value("title", YamlValue()).dump() + ", other: " + sb->value("title", YamlValue()).dump() + ")",
+                     sa->value("title", YamlValue()).dump() + ", other: " + sb->value("title", YamlValue()).dump() +
+                     ")",
                  "keep both tasks under different ids: take CURRENT's plan (`git checkout --ours -- "
                  ".small/plan.small.yml`), add OTHER's task again with `small plan --add \"<its title>\"` (it gets "
                  "the next free id), then `git add .small/plan.small.yml`; OTHER's progress entries still name " +
@@ -505,8 +513,9 @@ MergeOutcome merge_whole_texts(std::string_view ancestor, std::string_view curre
         out.text = other;
     } else if (handoff_keeps_current) {
         out.text = current;
-        out.notes.push_back(display + " changed on both sides: CURRENT's is kept; run `small handoff` after the "
-                                      "merge to regenerate it from the merged plan and progress");
+        out.notes.push_back(display +
+                            " changed on both sides: CURRENT's is kept; run `small handoff` after the "
+                            "merge to regenerate it from the merged plan and progress");
     } else {
         out.conflicts.push_back({"", "", display + " changed differently on both sides", std::string(kResolveHint)});
     }

@@ -111,7 +111,8 @@ TEST_F(MergeE2E, ParallelWorktreesMergeCleanlyTheSameInBothDirections) {
     const fs::path a = worktree("a");
     const fs::path b = worktree("b");
     parallel_sessions({{a, "alpha"}, {b, "beta"}}, 3);
-    ASSERT_EQ(small({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "alpha done"}, a).exit_code, 0);
+    ASSERT_EQ(
+        small({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "alpha done"}, a).exit_code, 0);
     git_ok({"commit", "-qam", "alpha checkpoint"}, a);
 
     // a merges b, and (in a second worktree of b's commit) b merges a.

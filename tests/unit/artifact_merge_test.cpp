@@ -75,18 +75,20 @@ TEST(ProgressMerge, EveryFieldIsKeptAndAFieldTheSchemaForbidsIsRefused) {
 }
 
 TEST(ProgressMerge, BothSidesCreatedTheLogFromNothing) {
-    Result<MergeOutcome> m = merge_progress_texts("", kHead + entry(kT2, "task-1", "a"), kHead + entry(kT1, "task-1", "b"), "p");
+    Result<MergeOutcome> m =
+        merge_progress_texts("", kHead + entry(kT2, "task-1", "a"), kHead + entry(kT1, "task-1", "b"), "p");
     ASSERT_TRUE(m) << m.error().describe();
     EXPECT_EQ(m->text, kHead + entry(kT1, "task-1", "b") + entry(kT2, "task-1", "a"));
 }
 
 TEST(ProgressMerge, InvalidSidesAreErrorsNotMerges) {
     const std::string o = kHead + entry(kT1, "task-1");
-    EXPECT_FALSE(merge_progress_texts(o, o + "  - [unclosed\n", o, "p"));                   // does not parse
-    EXPECT_FALSE(merge_progress_texts(o, o + entry("yesterday", "task-1"), o, "p"));         // bad timestamp
-    EXPECT_FALSE(merge_progress_texts(o, kHead + entry(kT2, "task-1"), o, "p"));             // rewrote history
-    EXPECT_FALSE(merge_progress_texts(o, kHead + "  []\n", o, "p"));                         // dropped entries
-    const std::string no_evidence = "  - timestamp: \"" + kT2 + "\"\n    task_id: \"task-1\"\n    status: \"completed\"\n";
+    EXPECT_FALSE(merge_progress_texts(o, o + "  - [unclosed\n", o, "p"));             // does not parse
+    EXPECT_FALSE(merge_progress_texts(o, o + entry("yesterday", "task-1"), o, "p"));  // bad timestamp
+    EXPECT_FALSE(merge_progress_texts(o, kHead + entry(kT2, "task-1"), o, "p"));      // rewrote history
+    EXPECT_FALSE(merge_progress_texts(o, kHead + "  []\n", o, "p"));                  // dropped entries
+    const std::string no_evidence =
+        "  - timestamp: \"" + kT2 + "\"\n    task_id: \"task-1\"\n    status: \"completed\"\n";
     Result<MergeOutcome> m = merge_progress_texts(o, o + no_evidence, o, "p");
     ASSERT_FALSE(m);  // re-validated: a completed entry needs evidence
     EXPECT_NE(m.error().message.find("invalid"), std::string::npos) << m.error().message;
@@ -100,8 +102,7 @@ std::string task(const std::string& id, const std::string& title, const std::str
 
 TEST(PlanMerge, TasksFromBothSidesInAncestorThenCurrentThenOtherOrder) {
     const std::string o = kPlanHead + task("task-1", "one");
-    Result<MergeOutcome> m =
-        merge_plan_texts(o, o + task("task-2", "two"), o + task("task-3", "three"), "plan");
+    Result<MergeOutcome> m = merge_plan_texts(o, o + task("task-2", "two"), o + task("task-3", "three"), "plan");
     ASSERT_TRUE(m) << m.error().describe();
     EXPECT_EQ(m->text, o + task("task-2", "two") + task("task-3", "three"));
 }
@@ -132,7 +133,8 @@ TEST(PlanMerge, SameNewIdWithDifferentContentIsAConflictNamingTheId) {
 
 TEST(PlanMerge, DifferentTitlesForOneTaskConflictAndUnknownFieldsAreKept) {
     const std::string o = kPlanHead + task("task-1", "one");
-    Result<MergeOutcome> m = merge_plan_texts(o, kPlanHead + task("task-1", "a"), kPlanHead + task("task-1", "b"), "plan");
+    Result<MergeOutcome> m =
+        merge_plan_texts(o, kPlanHead + task("task-1", "a"), kPlanHead + task("task-1", "b"), "plan");
     ASSERT_TRUE(m);
     ASSERT_EQ(m->conflicts.size(), 1u);
     EXPECT_EQ(m->conflicts[0].field, "title");
@@ -144,7 +146,9 @@ TEST(PlanMerge, DifferentTitlesForOneTaskConflictAndUnknownFieldsAreKept) {
 
 TEST(PlanMerge, RemovedOnOneSideChangedOnTheOtherConflicts) {
     const std::string o = kPlanHead + task("task-1", "one") + task("task-2", "two");
-    Result<MergeOutcome> m = merge_plan_texts(o, kPlanHead + task("task-1", "one"), kPlanHead + task("task-1", "one") + task("task-2", "two", "completed"), "plan");
+    Result<MergeOutcome> m =
+        merge_plan_texts(o, kPlanHead + task("task-1", "one"),
+                         kPlanHead + task("task-1", "one") + task("task-2", "two", "completed"), "plan");
     ASSERT_TRUE(m);
     EXPECT_EQ(m->conflicts.size(), 1u);
     EXPECT_FALSE(merge_plan_texts(o, "tasks: [", o, "plan"));

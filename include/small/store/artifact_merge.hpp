@@ -42,8 +42,8 @@ MergeKind merge_kind_for(std::string_view path);
 // A side that is not the ancestor plus appended entries, an entry that fails
 // the schema or invariants, or a file that does not parse: Invalid (file
 // label, line and column). `display` names the file in messages.
-Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string_view current,
-                                          std::string_view other, const std::string& display);
+Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string_view current, std::string_view other,
+                                          const std::string& display);
 
 // plan.small.yml: three-way by task id and by field (status by rank
 // completed > cancelled > blocked > in_progress > pending); the same id
