@@ -91,7 +91,14 @@ COMMANDS = [
      "expect_exit": 0},
     {"name": "run diff --full", "argv": ["run", "diff", "{from}", "{to}", "--full"], "setup": "diff-store",
      "mutates": False, "expect_exit": 0},
+    # The git merge driver (issue 11): two branches that each appended MERGE_APPENDED entries
+    # to the workspace's log (some timestamps tied across the branches), merged three-way.
+    # CURRENT is restored before each run, outside the timed region; no --dir.
+    {"name": "merge", "argv": ["merge", "{ancestor}", "{current}", "{other}", ".small/progress.small.yml"],
+     "setup": "merge-files", "no_dir": True, "mutates": False, "expect_exit": 0},
 ]
+
+MERGE_APPENDED = 1000  # entries each side of the merge appended
 
 DIFF_APPENDED = 1000  # entries the second snapshot's log has beyond the first's
 
@@ -200,6 +207,28 @@ def prepare_diff_store(small, ws, workdir, timeout):
     return target, from_id, to_id
 
 
+def prepare_merge_files(ws, workdir):
+    """Three versions of the workspace's progress log, as git hands them to the merge
+    driver: the ancestor (the log as generated) and two sides that each appended
+    MERGE_APPENDED entries; every tenth timestamp is the same on both sides."""
+    base = os.path.join(workdir, "merge-" + os.path.basename(ws))
+    os.makedirs(base, exist_ok=True)
+    with open(os.path.join(ws, ".small", "progress.small.yml")) as f:
+        ancestor = f.read()
+    files = {"ancestor": os.path.join(base, "ancestor.yml"), "side": os.path.join(base, "current.orig"),
+             "current": os.path.join(base, "current.yml"), "other": os.path.join(base, "other.yml")}
+    with open(files["ancestor"], "w") as f:
+        f.write(ancestor)
+    for key, tag, offset in (("side", "a", 0), ("other", "b", 1)):
+        with open(files[key], "w") as f:
+            f.write(ancestor)
+            for j in range(MERGE_APPENDED):
+                nanos = 2 * j + (0 if j % 10 == 0 else offset)
+                f.write('  - timestamp: "2030-01-01T00:00:00.%09dZ"\n    task_id: "task-1"\n'
+                        '    status: "in_progress"\n    evidence: "side %s entry %d"\n' % (nanos + 1, tag, j))
+    return files
+
+
 def argv_for(cmd, ws_spec, run, extra=None):
     fields = {"run": run, "last_task": "task-%d" % ws_spec["tasks"]}
     fields.update(extra or {})
@@ -276,7 +305,11 @@ def bench(small, ws_spec, ws, cmd, runs, workdir, timeout, rss_wrapper):
     extra = {}
     if cmd.get("setup") == "diff-store":
         ws, extra["from"], extra["to"] = prepare_diff_store(small, ws, workdir, timeout)
+    if cmd.get("setup") == "merge-files":
+        extra = prepare_merge_files(ws, workdir)
     for i in range(last + 1):
+        if cmd.get("setup") == "merge-files":
+            shutil.copyfile(extra["side"], extra["current"])  # the driver writes CURRENT
         target = ws
         if cmd.get("mutates") == "once":
             target = scratch
@@ -287,7 +320,7 @@ def bench(small, ws_spec, ws, cmd, runs, workdir, timeout, rss_wrapper):
             target = scratch
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(ws, target, symlinks=True)
-        argv = [small] + argv_for(cmd, ws_spec, i, extra) + ["--dir", target]
+        argv = [small] + argv_for(cmd, ws_spec, i, extra) + ([] if cmd.get("no_dir") else ["--dir", target])
         timed = 1 <= i <= runs
         wall, cpu_s, maxrss_kb, code, out = run_once(argv, workdir, timeout,
                                                      None if timed else rss_wrapper)

@@ -182,6 +182,7 @@ void register_lint(CLI::App& app, Context& ctx);
 void register_mcp(CLI::App& app, Context& ctx);  // the MCP server (small/mcp)
 void register_check(CLI::App& app, Context& ctx);
 void register_verify(CLI::App& app, Context& ctx);
+void register_merge(CLI::App& app, Context& ctx);
 void register_replay_id(CLI::App& app, Context& ctx);
 void register_progress(CLI::App& app, Context& ctx);  // progress add, progress migrate
 void register_init(CLI::App& app, Context& ctx);

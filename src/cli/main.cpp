@@ -79,6 +79,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_mcp(app, ctx);
     register_plan(app, ctx);
     register_progress(app, ctx);
+    register_merge(app, ctx);
     register_replay_id(app, ctx);
     register_reset(app, ctx);
     register_run(app, ctx);

@@ -132,7 +132,24 @@ private:
         for (const Error& e : set_.errors) findings.push_back(finding_from_error(e, 0));
         add("Loading", DoctorStatus::Error, "Failed to load " + std::to_string(findings.size()) + " artifact(s)",
             "Fix the YAML at the position shown, then run: small validate", std::move(findings));
+        merge_markers();
         return false;
+    }
+
+    // An artifact that does not load may hold git's conflict markers: a merge
+    // without small's merge driver (D17). Only failed files are read again.
+    void merge_markers() {
+        for (ArtifactType type : kArtifactTypes) {
+            if (set_.get(type)) continue;
+            const std::string path = ws_.path_of(artifact_file_name(type));
+            Result<std::string> text = fs_.read_file(path);
+            if (!text || !(text->starts_with("<<<<<<< ") || text->find("\n<<<<<<< ") != std::string::npos)) continue;
+            add("Merge", DoctorStatus::Error,
+                ws_.display_of(artifact_file_name(type)) + " holds unresolved git conflict markers",
+                "register small's merge driver (small hooks install git), take one side (git checkout --ours -- "
+                "FILE), then merge it with the driver: small merge --explain BASE OURS THEIRS " +
+                    ws_.display_of(artifact_file_name(type)) + " on git's stages (see docs/git.md)");
+        }
     }
 
     void invariants() {

@@ -1,6 +1,9 @@
 #include "small/ops/hooks.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <filesystem>
@@ -254,6 +257,110 @@ Result<std::optional<Fd>> lock_hooks(const HooksRequest& req, const GitPlace& pl
     return std::optional<Fd>(std::move(*held));
 }
 
+// ---------------------------------------------------------------- merge driver (D17)
+
+constexpr std::string_view kAttributesLine = ".small/*.small.yml merge=small";
+constexpr std::string_view kDriverCommand = "small merge %O %A %B %P";
+
+// Runs `git config ARGS...` in `root` (git found on PATH by the shell; the
+// arguments are passed as positional parameters, never spliced into the script).
+Result<ProcessResult> git_config(const std::string& root, const std::vector<std::string>& args) {
+    ProcessOptions o;
+    o.argv = {"/bin/sh", "-c", "exec git config \"$@\"", "sh"};
+    o.argv.insert(o.argv.end(), args.begin(), args.end());
+    o.cwd = root;
+    o.timeout = std::chrono::seconds(30);
+    return run_process(o);
+}
+
+// The byte offset of our line in `text` (a whole line), npos when absent.
+std::size_t attributes_line_at(std::string_view text) {
+    for (std::size_t at = text.find(kAttributesLine); at != std::string_view::npos;
+         at = text.find(kAttributesLine, at + 1)) {
+        const std::size_t end = at + kAttributesLine.size();
+        const bool starts = at == 0 || text[at - 1] == '\n';
+        const bool ends = end == text.size() || text[end] == '\n' || text.substr(end, 2) == "\r\n";
+        if (starts && ends) return at;
+    }
+    return std::string_view::npos;
+}
+
+// The .gitattributes change install or uninstall makes (nothing when none).
+Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, const std::string& path, bool install) {
+    if (fs.is_symlink(path)) return Error::invalid("refusing to edit " + path + ": it is a symbolic link");
+    const bool existed = fs.file_exists(path);
+    std::string old;
+    if (existed) {
+        Result<std::string> text = fs.read_file(path);
+        if (!text) return text.error();
+        old = std::move(*text);
+    }
+    const std::size_t at = attributes_line_at(old);
+    HookFileChange c{path, "", existed, old, old};
+    if (install) {
+        if (at != std::string::npos) return std::optional<HookFileChange>();
+        if (!old.empty() && old.back() != '\n') c.new_content += '\n';
+        c.new_content += std::string(kAttributesLine) + "\n";
+        c.change = existed ? "updated" : "created";
+        return std::optional<HookFileChange>(std::move(c));
+    }
+    if (at == std::string::npos) return std::optional<HookFileChange>();
+    std::size_t end = at + kAttributesLine.size();
+    if (old.compare(end, 2, "\r\n") == 0) end += 2;
+    else if (end < old.size()) end += 1;
+    c.new_content = old.substr(0, at) + old.substr(end);
+    c.change = c.new_content.empty() ? "removed" : "updated";
+    return std::optional<HookFileChange>(std::move(c));
+}
+
+Status apply_attributes(const WorkspacePaths& ws, const HookFileChange& c) {
+    if (c.change != "removed") return write_named_file_atomic(ws, c.path, c.new_content);
+    if (::unlink(c.path.c_str()) != 0) return Error::from_errno("cannot remove", c.path, errno);
+    return ok_status();
+}
+
+// The .gitattributes line and `git config merge.small.*` (install), or their
+// removal (uninstall: the config only when it is still small's command).
+Status merge_driver(const FileSystem& fs, const WorkspacePaths& ws, const HooksRequest& req, HooksResult& result) {
+    const bool install = req.action == HooksAction::Install;
+    Result<std::optional<HookFileChange>> attrs = plan_attributes(fs, ws.root + "/.gitattributes", install);
+    if (!attrs) return attrs.error();
+    Result<ProcessResult> current = git_config(ws.root, {"--get", "merge.small.driver"});
+    if (!current) return current.error();
+    std::string driver = current->output.text();
+    while (!driver.empty() && driver.back() == '\n') driver.pop_back();
+    const bool registered = current->exit_code == 0 && driver == kDriverCommand;
+    const std::string would = result.dry_run ? "would run" : "ran";
+    if (*attrs && !result.dry_run) {
+        if (Status s = apply_attributes(ws, **attrs); !s) return s;
+        result.written = true;
+    }
+    if (*attrs) result.files.push_back(std::move(**attrs));
+    if (install && !registered) {
+        if (current->exit_code == 0) result.notes.push_back("merge.small.driver was \"" + driver + "\"; replaced");
+        for (const auto& [key, value] : {std::pair<std::string, std::string>{"merge.small.name", "small merge driver"},
+                                         {"merge.small.driver", std::string(kDriverCommand)}}) {
+            result.notes.push_back(would + ": git config " + key + " \"" + value + "\"");
+            if (result.dry_run) continue;
+            Result<ProcessResult> set = git_config(ws.root, {key, value});
+            if (!set) return set.error();
+            if (set->exit_code != 0) return Error::system("git config " + key + " failed: " + set->output.text());
+            result.written = true;
+        }
+    } else if (install) {
+        result.notes.push_back("merge driver already registered (git config merge.small.driver)");
+    } else if (registered) {
+        result.notes.push_back(would + ": git config --remove-section merge.small");
+        if (!result.dry_run) {
+            Result<ProcessResult> removed = git_config(ws.root, {"--remove-section", "merge.small"});
+            if (!removed) return removed.error();
+            if (removed->exit_code != 0) return Error::system("git config --remove-section merge.small failed: " + removed->output.text());
+            result.written = true;
+        }
+    }
+    return ok_status();
+}
+
 Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, HooksResult result) {
     const WorkspacePaths ws = locate_workspace(fs, req.dir, req.cwd);
     Result<GitPlace> place = find_git_hooks(ws.root);
@@ -276,9 +383,11 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
                                                     : plan_git_uninstall(*place, *pre, *chained, result.notes);
     if (!files) return files.error();
     result.files = std::move(*files);
-    if (req.dry_run || !result.changed()) return result;
-    if (Status applied = apply_git(place->hooks_dir, result.files); !applied) return applied.error();
-    result.written = true;
+    if (!req.dry_run && result.changed()) {
+        if (Status applied = apply_git(place->hooks_dir, result.files); !applied) return applied.error();
+        result.written = true;
+    }
+    if (Status driver = merge_driver(fs, ws, req, result); !driver) return driver.error();
     return result;
 }
 

@@ -133,7 +133,8 @@ TEST_F(HooksE2E, ExistingHookIsChainedAndRestoredByteForByte) {
     const RunResult removed = small({"hooks", "uninstall", "git", "--json"});
     ASSERT_EQ(removed.exit_code, 0) << removed;
     const json doc = json::parse(removed.out);
-    EXPECT_EQ(doc["files"].size(), 2u) << removed;
+    EXPECT_EQ(doc["files"].size(), 3u) << removed;  // the hook, the chained original, .gitattributes
+    EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));  // small created it, nothing else was in it
     EXPECT_EQ(read_file(hook), original);
     struct stat st {};
     ASSERT_EQ(::stat(hook.c_str(), &st), 0);

@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 39u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 40u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -496,6 +496,23 @@ TEST_F(JsonSchemaE2E, Hooks) {
     expect_in({"hooks", "install", "vim"}, "hooks", 2);
     write_file(root() / ".claude" / "settings.json", "{oops");
     expect_in({"hooks", "install", "claude"}, "hooks", 1);
+}
+
+TEST_F(JsonSchemaE2E, Merge) {
+    const std::string log = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries: []\n";
+    const std::string entry = "  - timestamp: \"2025-01-01T00:00:01.000000000Z\"\n    task_id: \"meta/x\"\n"
+                              "    status: \"completed\"\n    evidence: \"e\"\n";
+    write_file(root() / "o", log);
+    write_file(root() / "a", "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n" + entry);
+    write_file(root() / "b", log);
+    expect_in({"merge", "o", "a", "b", ".small/progress.small.yml"}, "merge", 0);
+    write_file(root() / "x", "o\n");
+    write_file(root() / "y", "y\n");
+    write_file(root() / "z", "z\n");
+    expect_in({"merge", "x", "y", "z", ".small/intent.small.yml"}, "merge", 1);  // a conflict
+    expect_in({"merge", "o", "a", "missing", ".small/plan.small.yml"}, "merge", 2);
+    write_file(root() / "bad", "entries: [\n");
+    expect_in({"merge", "o", "bad", "b", ".small/progress.small.yml"}, "merge", 1);
 }
 
 TEST_F(JsonSchemaE2E, AgentsCheck) {

@@ -31,7 +31,7 @@ struct DoctorReport {
 };
 
 // Categories, in order: Workspace, Metadata, Files, Runtime Layout, Loading,
-// Schema, Invariant, Strict, Replay Id, Version, Run State, Progress,
+// Merge (conflict markers in a file that did not load), Schema, Invariant, Strict, Replay Id, Version, Run State, Progress,
 // Handoff. Without .small/ only Workspace; with files missing or not
 // loading, the content checks are left out.
 DoctorReport diagnose_workspace(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas);

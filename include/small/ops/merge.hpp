@@ -1,0 +1,35 @@
+// `small merge ANCESTOR CURRENT OTHER [PATHNAME]`: the git merge driver for
+// the `.small/` files (git runs it as `small merge %O %A %B %P`). The merged
+// text replaces CURRENT atomically only when the merge is clean; on a
+// conflict or an error CURRENT is left exactly as git gave it.
+#pragma once
+
+#include <string>
+
+#include "small/base/filesystem.hpp"
+#include "small/base/result.hpp"
+#include "small/store/artifact_merge.hpp"
+
+namespace small {
+
+struct MergeRequest {
+    std::string ancestor;  // %O
+    std::string current;   // %A: read, and replaced with the result when clean
+    std::string other;     // %B
+    std::string pathname;  // %P: picks the rule; "" = CURRENT's own name
+};
+
+struct MergeReport {
+    std::string pathname;  // what the rule was chosen by
+    std::string rule;      // "progress", "plan", "handoff" or "whole"
+    MergeOutcome outcome;
+    bool written = false;  // CURRENT now holds the merged text
+    bool clean() const { return outcome.conflicts.empty(); }
+};
+
+// Errors: an input that is missing, not a regular file or a symbolic link
+// (System/Invalid), a side that does not parse or would merge into an
+// invalid artifact (Invalid). A conflict is not an error: the report lists it.
+Result<MergeReport> merge_files(const FileSystem& fs, const MergeRequest& request);
+
+}  // namespace small

@@ -1,0 +1,76 @@
+#include "small/ops/merge.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include "small/store/atomic_file.hpp"
+
+namespace small {
+
+namespace {
+
+// The driver's inputs are temporary files git made; none may be a link.
+Result<std::string> read_input(const FileSystem& fs, const std::string& path, const char* what) {
+    if (path.empty()) return Error::usage(std::string("the ") + what + " file is required");
+    if (fs.is_symlink(path)) return Error::invalid("refusing to merge " + path + ": it is a symbolic link");
+    return fs.read_file(path);
+}
+
+const char* rule_name(MergeKind kind) {
+    switch (kind) {
+        case MergeKind::Progress: return "progress";
+        case MergeKind::Plan: return "plan";
+        case MergeKind::Handoff: return "handoff";
+        case MergeKind::Whole: return "whole";
+    }
+    return "whole";
+}
+
+Result<MergeOutcome> merge_texts(MergeKind kind, const std::string& o, const std::string& a, const std::string& b,
+                                 const std::string& display) {
+    switch (kind) {
+        case MergeKind::Progress:
+            if (a == b) return MergeOutcome{a, {}, {}, 0, 0, 0, 0};  // nothing to union (also a == o == b)
+            return merge_progress_texts(o, a, b, display);
+        case MergeKind::Plan: return merge_plan_texts(o, a, b, display);
+        case MergeKind::Handoff: return merge_whole_texts(o, a, b, true, display);
+        case MergeKind::Whole: break;
+    }
+    return merge_whole_texts(o, a, b, false, display);
+}
+
+}  // namespace
+
+Result<MergeReport> merge_files(const FileSystem& fs, const MergeRequest& request) {
+    Result<std::string> o = read_input(fs, request.ancestor, "ANCESTOR");
+    if (!o) return o.error();
+    Result<std::string> a = read_input(fs, request.current, "CURRENT");
+    if (!a) return a.error();
+    Result<std::string> b = read_input(fs, request.other, "OTHER");
+    if (!b) return b.error();
+
+    MergeReport report;
+    report.pathname = request.pathname.empty() ? request.current : request.pathname;
+    const MergeKind kind = merge_kind_for(report.pathname);
+    report.rule = rule_name(kind);
+    Result<MergeOutcome> outcome = merge_texts(kind, *o, *a, *b, report.pathname);
+    if (!outcome) return outcome.error();
+    report.outcome = std::move(*outcome);
+    if (!report.clean() || report.outcome.text == *a) return report;
+
+    struct stat st {};
+    if (::lstat(request.current.c_str(), &st) != 0) return Error::from_errno("cannot stat", request.current, errno);
+    const std::filesystem::path target(request.current);
+    const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
+    if (Status s =
+            write_file_in_folder_atomic(dir, target.filename().string(), report.outcome.text, st.st_mode & 07777);
+        !s) {
+        return s.error();
+    }
+    report.written = true;
+    return report;
+}
+
+}  // namespace small

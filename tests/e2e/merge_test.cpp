@@ -1,0 +1,285 @@
+// `small merge` as a real git merge driver: repositories, branches,
+// worktrees with parallel `small` sessions, merges in both directions, an
+// octopus, a rebase and a cherry-pick, and a real plan conflict.
+#include <algorithm>
+#include <future>
+#include <set>
+
+#include "run_helper.hpp"
+
+namespace small_e2e {
+namespace {
+
+using Env = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
+class MergeE2E : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!fs::exists(kGit)) GTEST_SKIP() << "git is not installed at " << kGit;
+        const std::string bin_dir = fs::path(SMALL_BINARY).parent_path().string();
+        const char* path = std::getenv("PATH");
+        env_ = {{"PATH", bin_dir + ":" + (path ? path : "/usr/bin:/bin")},
+                {"HOME", tmp_.str()},
+                {"GIT_CONFIG_NOSYSTEM", "1"},
+                {"GIT_CONFIG_GLOBAL", "/dev/null"},
+                {"GIT_AUTHOR_NAME", "t"},
+                {"GIT_AUTHOR_EMAIL", "t@example.com"},
+                {"GIT_COMMITTER_NAME", "t"},
+                {"GIT_COMMITTER_EMAIL", "t@example.com"}};
+        fs::create_directory(repo());
+        git_ok({"init", "-q", "-b", "main"});
+        ASSERT_EQ(small({"init", "--no-agents"}).exit_code, 0);
+        git_ok({"config", "merge.small.name", "small"});
+        git_ok({"config", "merge.small.driver", "small merge %O %A %B %P"});
+        write_file(repo() / ".gitattributes", ".small/*.small.yml merge=small\n");
+        git_ok({"add", "-A"});
+        git_ok({"commit", "-q", "-m", "base"});
+    }
+
+    fs::path repo() const { return tmp_.path() / "repo"; }
+    fs::path progress(const fs::path& wt) const { return wt / ".small" / "progress.small.yml"; }
+
+    RunResult small(const std::vector<std::string>& args, const fs::path& cwd = {}) {
+        return run_in(cwd.empty() ? repo() : cwd, args, env_);
+    }
+    RunResult git(const std::vector<std::string>& args, const fs::path& cwd = {}) {
+        RunOptions o;
+        o.cwd = cwd.empty() ? repo() : cwd;
+        o.env = env_;
+        o.program = kGit;
+        return run_small(args, o);
+    }
+    void git_ok(const std::vector<std::string>& args, const fs::path& cwd = {}) {
+        const RunResult r = git(args, cwd);
+        ASSERT_EQ(r.exit_code, 0) << r;
+    }
+    // A worktree on a new branch from main.
+    fs::path worktree(const std::string& branch) {
+        const fs::path wt = tmp_.path() / ("wt-" + branch);
+        git_ok({"worktree", "add", "-q", "-b", branch, wt.string(), "main"});
+        return wt;
+    }
+    // One agent's session: progress entries and a checkpoint, then a commit.
+    void session(const fs::path& wt, const std::string& tag, int entries) {
+        for (int i = 0; i < entries; ++i) {
+            const RunResult r = small({"progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence",
+                                       tag + " step " + std::to_string(i)},
+                                      wt);
+            ASSERT_EQ(r.exit_code, 0) << r;
+        }
+        git_ok({"add", "-A"}, wt);
+        git_ok({"commit", "-q", "-m", tag}, wt);
+    }
+    void parallel_sessions(const std::vector<std::pair<fs::path, std::string>>& agents, int entries) {
+        std::vector<std::future<void>> runs;
+        for (const auto& [wt, tag] : agents) {
+            runs.push_back(std::async(std::launch::async, [this, wt, tag, entries] { session(wt, tag, entries); }));
+        }
+        for (auto& r : runs) r.get();
+    }
+    // The evidence lines of the log (each entry has exactly one).
+    static std::vector<std::string> evidences(const std::string& log) {
+        std::vector<std::string> out;
+        std::size_t at = 0;
+        while ((at = log.find("evidence: \"", at)) != std::string::npos) {
+            const std::size_t end = log.find('"', at + 11);
+            out.push_back(log.substr(at + 11, end - at - 11));
+            at = end;
+        }
+        return out;
+    }
+    void expect_each_once(const std::string& log, const std::vector<std::string>& tags, int entries) {
+        const std::vector<std::string> ev = evidences(log);
+        for (const std::string& tag : tags) {
+            for (int i = 0; i < entries; ++i) {
+                const std::string want = tag + " step " + std::to_string(i);
+                EXPECT_EQ(std::count(ev.begin(), ev.end(), want), 1) << want << "\n" << log;
+            }
+        }
+    }
+    void expect_verified(const fs::path& wt) {
+        const RunResult v = small({"verify", "--strict"}, wt);
+        EXPECT_EQ(v.exit_code, 0) << v;
+    }
+
+    static constexpr const char* kGit = "/usr/bin/git";
+    TempDir tmp_;
+    Env env_;
+};
+
+TEST_F(MergeE2E, ParallelWorktreesMergeCleanlyTheSameInBothDirections) {
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 3);
+    ASSERT_EQ(
+        small({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "alpha done"}, a).exit_code, 0);
+    git_ok({"commit", "-qam", "alpha checkpoint"}, a);
+
+    // a merges b, and (in a second worktree of b's commit) b merges a.
+    const RunResult ab = git({"merge", "-q", "--no-edit", "b"}, a);
+    ASSERT_EQ(ab.exit_code, 0) << ab;
+    const fs::path b2 = tmp_.path() / "wt-b2";
+    git_ok({"worktree", "add", "-q", "-b", "b2", b2.string(), "b"});
+    const RunResult ba = git({"merge", "-q", "--no-edit", "a~1"}, b2);  // a before its merge
+    ASSERT_EQ(ba.exit_code, 0) << ba;
+    git_ok({"merge", "-q", "--no-edit", "a"}, b2);  // then the checkpoint: fast-forward content
+
+    const std::string merged = read_file(progress(a));
+    expect_each_once(merged, {"alpha", "beta"}, 3);
+    EXPECT_EQ(read_file(progress(b2)), merged);
+    EXPECT_EQ(read_file(a / ".small" / "plan.small.yml"), read_file(b2 / ".small" / "plan.small.yml"));
+    expect_verified(a);
+    // The ancestor's bytes are the merged file's prefix.
+    const RunResult base = git({"show", "main:.small/progress.small.yml"});
+    ASSERT_EQ(base.exit_code, 0);
+    EXPECT_EQ(merged.rfind(base.out, 0), 0u);
+}
+
+TEST_F(MergeE2E, SymmetricMergeOfTheSameTwoBranches) {
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 2);
+    const fs::path a2 = tmp_.path() / "wt-a2";
+    git_ok({"worktree", "add", "-q", "-b", "a2", a2.string(), "a"});
+    git_ok({"merge", "-q", "--no-edit", "b"}, a2);
+    const fs::path b2 = tmp_.path() / "wt-b2";
+    git_ok({"worktree", "add", "-q", "-b", "b2", b2.string(), "b"});
+    git_ok({"merge", "-q", "--no-edit", "a"}, b2);
+    EXPECT_EQ(read_file(progress(a2)), read_file(progress(b2)));
+    expect_each_once(read_file(progress(a2)), {"alpha", "beta"}, 2);
+    expect_verified(b2);
+}
+
+TEST_F(MergeE2E, ThreeBranchesMergeTheSameInAnyOrderAndGitsOctopusRefusesCleanly) {
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    const fs::path c = worktree("c");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}, {c, "gamma"}}, 2);
+    // git's octopus strategy never runs merge drivers (it merges with merge-one-file):
+    // it stops before writing a merge commit, and HEAD stays where it was.
+    const RunResult head = git({"rev-parse", "HEAD"});
+    const RunResult octopus = git({"merge", "-q", "--no-edit", "a", "b", "c"});
+    EXPECT_NE(octopus.exit_code, 0) << octopus;
+    git({"merge", "--abort"});
+    git_ok({"reset", "-q", "--hard", head.out.substr(0, 40)});
+    // One branch after the other, in two orders: the same log, every entry once.
+    for (const char* branch : {"a", "b", "c"}) git_ok({"merge", "-q", "--no-edit", branch});
+    const fs::path r = tmp_.path() / "wt-reverse";
+    git_ok({"worktree", "add", "-q", "-b", "reverse", r.string(), head.out.substr(0, 40)});
+    for (const char* branch : {"c", "b", "a"}) git_ok({"merge", "-q", "--no-edit", branch}, r);
+    const std::string merged = read_file(progress(repo()));
+    expect_each_once(merged, {"alpha", "beta", "gamma"}, 2);
+    EXPECT_EQ(read_file(progress(r)), merged);
+    expect_verified(repo());
+    expect_verified(r);
+}
+
+TEST_F(MergeE2E, RebaseAndCherryPickOfAppendedEntries) {
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 2);
+    const RunResult rebased = git({"rebase", "-q", "a"}, b);
+    ASSERT_EQ(rebased.exit_code, 0) << rebased;
+    expect_each_once(read_file(progress(b)), {"alpha", "beta"}, 2);
+    expect_verified(b);
+
+    const fs::path c = worktree("c");
+    session(c, "gamma", 1);
+    const RunResult picked = git({"cherry-pick", "c"}, a);
+    ASSERT_EQ(picked.exit_code, 0) << picked;
+    expect_each_once(read_file(progress(a)), {"alpha", "gamma"}, 1);
+    expect_verified(a);
+}
+
+TEST_F(MergeE2E, SameNewTaskIdIsARealConflictExplained) {
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    ASSERT_EQ(small({"plan", "--add", "Write the parser"}, a).exit_code, 0);
+    git_ok({"commit", "-qam", "a task"}, a);
+    ASSERT_EQ(small({"plan", "--add", "Write the docs"}, b).exit_code, 0);
+    git_ok({"commit", "-qam", "b task"}, b);
+    const RunResult r = git({"merge", "--no-edit", "b"}, a);
+    EXPECT_NE(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out + r.err, "plan.small.yml")) << r;
+    const RunResult unmerged = git({"diff", "--name-only", "--diff-filter=U"}, a);
+    EXPECT_TRUE(contains(unmerged.out, ".small/plan.small.yml")) << unmerged;
+    // CURRENT is left as it was: a's plan, not a half-merged file.
+    EXPECT_TRUE(contains(read_file(a / ".small" / "plan.small.yml"), "Write the parser"));
+
+    // The three stages, given to `small merge --explain` by hand.
+    for (const auto& [stage, name] : {std::pair{"1", "o.yml"}, {"2", "a.yml"}, {"3", "b.yml"}}) {
+        const RunResult show = git({"show", std::string(":") + stage + ":.small/plan.small.yml"}, a);
+        ASSERT_EQ(show.exit_code, 0) << show;
+        write_file(tmp_.path() / name, show.out);
+    }
+    const std::string cur = (tmp_.path() / "a.yml").string();
+    const RunResult ex = small({"merge", "--explain", (tmp_.path() / "o.yml").string(), cur,
+                                (tmp_.path() / "b.yml").string(), ".small/plan.small.yml"});
+    EXPECT_EQ(ex.exit_code, 1) << ex;
+    EXPECT_TRUE(contains(ex.err, "task id task-2 was added on both sides")) << ex;
+    EXPECT_TRUE(contains(ex.err, "small plan --add")) << ex;
+    const RunResult js = small({"merge", "--json", (tmp_.path() / "o.yml").string(), cur,
+                                (tmp_.path() / "b.yml").string(), ".small/plan.small.yml"});
+    EXPECT_EQ(js.exit_code, 1) << js;
+    EXPECT_TRUE(contains(js.out, "\"id\":\"task-2\"") || contains(js.out, "\"id\": \"task-2\"")) << js;
+}
+
+TEST_F(MergeE2E, HooksInstallRegistersTheDriverAndUninstallRemovesIt) {
+    git_ok({"config", "--remove-section", "merge.small"});
+    fs::remove(repo() / ".gitattributes");
+    git_ok({"commit", "-qam", "no driver"});
+    const RunResult dry = small({"hooks", "install", "git", "--dry-run"});
+    ASSERT_EQ(dry.exit_code, 0) << dry;
+    EXPECT_TRUE(contains(dry.out, "+.small/*.small.yml merge=small")) << dry;
+    EXPECT_TRUE(contains(dry.out, "git config merge.small.driver \"small merge %O %A %B %P\"")) << dry;
+    EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
+    EXPECT_NE(git({"config", "--get", "merge.small.driver"}).exit_code, 0);
+
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);  // added once
+    EXPECT_EQ(read_file(repo() / ".gitattributes"), ".small/*.small.yml merge=small\n");
+    EXPECT_EQ(git({"config", "--get", "merge.small.driver"}).out, "small merge %O %A %B %P\n");
+    git_ok({"add", ".gitattributes"});
+    git_ok({"commit", "-qm", "driver"});
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 1);
+    const RunResult merged = git({"merge", "-q", "--no-edit", "b"}, a);
+    ASSERT_EQ(merged.exit_code, 0) << merged;
+    expect_each_once(read_file(progress(a)), {"alpha", "beta"}, 1);
+
+    write_file(repo() / ".gitattributes", "*.png binary\n.small/*.small.yml merge=small\n");
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(repo() / ".gitattributes"), "*.png binary\n");
+    EXPECT_NE(git({"config", "--get", "merge.small.driver"}).exit_code, 0);
+}
+
+TEST_F(MergeE2E, WithoutTheDriverDoctorNamesTheConflictMarkers) {
+    git_ok({"config", "--remove-section", "merge.small"});
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 1);
+    EXPECT_NE(git({"merge", "-q", "--no-edit", "b"}, a).exit_code, 0);  // git's line merge conflicts
+    const RunResult d = small({"doctor"}, a);
+    EXPECT_NE(d.exit_code, 0) << d;
+    EXPECT_TRUE(contains(d.out + d.err, "progress.small.yml holds unresolved git conflict markers")) << d;
+    EXPECT_TRUE(contains(d.out + d.err, "small merge --explain")) << d;
+}
+
+TEST_F(MergeE2E, AnUnparseableSideLeavesCurrentUntouched) {
+    const std::string base = read_file(progress(repo()));
+    write_file(tmp_.path() / "o", base);
+    write_file(tmp_.path() / "a", base + "  - [broken\n");
+    write_file(tmp_.path() / "b", base);
+    const RunResult r = small({"merge", (tmp_.path() / "o").string(), (tmp_.path() / "a").string(),
+                               (tmp_.path() / "b").string(), ".small/progress.small.yml"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_EQ(read_file(tmp_.path() / "a"), base + "  - [broken\n");
+    fs::create_symlink(tmp_.path() / "b", tmp_.path() / "link");
+    const RunResult l = small({"merge", (tmp_.path() / "o").string(), (tmp_.path() / "link").string(),
+                               (tmp_.path() / "b").string(), ".small/progress.small.yml"});
+    EXPECT_NE(l.exit_code, 0) << l;
+}
+
+}  // namespace
+}  // namespace small_e2e
