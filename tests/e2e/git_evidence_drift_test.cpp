@@ -109,6 +109,29 @@ TEST_F(GitEvidenceE2E, ARebaseMakesACommitEvidenceUnreachable) {
     EXPECT_NE((unknown.out + unknown.err).find("EV-COMMIT-UNKNOWN"), std::string::npos) << unknown;
 }
 
+TEST_F(GitEvidenceE2E, ACompletedTaskWhoseCommitPredatesTheRunIsStale) {
+    git({"init", "-q", "-b", "main"});
+    write_file(repo() / "a.txt", "a\n");
+    git({"add", "a.txt"});
+    env_.push_back({"GIT_COMMITTER_DATE", "2020-01-01T00:00:00Z"});
+    git({"commit", "-q", "-m", "old"});
+    env_.pop_back();
+    const std::string old = git({"rev-parse", "HEAD"});
+    ASSERT_EQ(small({"init", "--no-agents"}).exit_code, 0);  // the run starts now
+    const RunResult done =
+        small({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done", "--commit", old});
+    ASSERT_EQ(done.exit_code, 0) << done;
+    const RunResult r = small({"verify", "--evidence"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_NE(r.err.find("[EV-STALE]"), std::string::npos) << r;
+    const std::string fresh = commit_file("b.txt", "new work");
+    ASSERT_EQ(small({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "again", "--commit", fresh})
+                  .exit_code,
+              0);
+    const RunResult ok = small({"verify", "--evidence"});
+    EXPECT_EQ(ok.exit_code, 0) << ok;  // the newest completed entry is what counts
+}
+
 TEST_F(GitEvidenceE2E, DriftReportsFilesOutsideTheScopeAndInsideExclusions) {
     workspace("\"src/**\", \"docs/*.md\"", "\"src/gen/**\"");
     RunResult none = small({"drift"});
