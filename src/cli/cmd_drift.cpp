@@ -56,6 +56,11 @@ void register_drift(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<DriftFlags>();
     CLI::App* cmd = app.add_subcommand(
         "drift", "Files changed in the run (committed, staged, unstaged, untracked) outside the intent's scope");
+    cmd->footer(
+        "Scope globs: * within one path segment, ** any number of segments, anchored at the workspace root.\n"
+        "Never drift: .small*/ folders, AGENTS.md, .gitignore.\n"
+        "Exit codes:\n  0 - no drift\n  1 - files outside scope.include or inside scope.exclude\n"
+        "  2 - not in a git repository, a bad --since, or a bad glob");
     cmd->add_option("--since", f->since,
                     "Compare from this revision (default: the last commit before the run's first progress entry)");
     add_dir_option(cmd, f->dir);
