@@ -20,7 +20,7 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 # dpkg-dev (dpkg-shlibdeps for CPack's Depends), lintian, man-db and groff-base: the
 # package.deb test builds the .deb, lints it and renders its manual pages.
 PACKAGES=(g++ make cmake pkg-config libgtest-dev libfyaml-dev nlohmann-json3-dev
-          libcli11-dev libssl-dev python3 bash-completion zsh fish
+          libcli11-dev libssl-dev libgit2-dev git python3 bash-completion zsh fish
           dpkg-dev lintian man-db groff-base)
 
 TMP_DIR=""

@@ -110,3 +110,68 @@ std::optional<std::string> find_insecure_link(std::string_view text, bool allow_
 }
 
 }  // namespace small
+
+namespace small {
+
+namespace {
+
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_hex_digit(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+std::optional<std::string> authority_problem(std::string_view scheme, std::string_view authority) {
+    const size_t at = authority.rfind('@');
+    std::string_view host = at == std::string_view::npos ? authority : authority.substr(at + 1);
+    if (!host.empty() && host.front() == '[') {
+        const size_t close = host.find(']');
+        if (close == std::string_view::npos) return "an IPv6 host without its closing ']'";
+        host = host.substr(close + 1);
+        if (!host.empty() && host.front() != ':') return "text after the IPv6 host";
+        if (!host.empty()) host.remove_prefix(1);
+        for (char c : host) {
+            if (!is_digit(c)) return "a port that is not a number";
+        }
+        return std::nullopt;
+    }
+    const size_t colon = host.find(':');
+    if (colon != std::string_view::npos) {
+        for (char c : host.substr(colon + 1)) {
+            if (!is_digit(c)) return "a port that is not a number";
+        }
+        host = host.substr(0, colon);
+    }
+    if (host.empty() && scheme != "file") return "no host after '//'";
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> link_syntax_problem(std::string_view url) {
+    if (url.empty()) return "it is empty";
+    size_t i = 0;
+    if (!is_alpha(url[0])) return "it does not start with a scheme (e.g. https:)";
+    while (i < url.size() && (is_alpha(url[i]) || is_digit(url[i]) || url[i] == '+' || url[i] == '-' || url[i] == '.')) ++i;
+    if (i == url.size() || url[i] != ':') return "it does not start with a scheme (e.g. https:)";
+    std::string scheme;
+    for (char c : url.substr(0, i)) scheme += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    for (size_t k = i + 1; k < url.size(); ++k) {
+        const auto c = static_cast<unsigned char>(url[k]);
+        if (c <= 0x20 || c == 0x7f) return "it contains a space or a control character";
+        if (std::string_view("<>\"{}|\\^`").find(static_cast<char>(c)) != std::string_view::npos) {
+            return std::string("it contains '") + static_cast<char>(c) + "', which a URL must percent-encode";
+        }
+        if (c == '%' && (k + 2 >= url.size() || !is_hex_digit(url[k + 1]) || !is_hex_digit(url[k + 2]))) {
+            return "a '%' not followed by two hex digits";
+        }
+    }
+    const std::string_view rest = url.substr(i + 1);
+    if (rest.substr(0, 2) == "//") {
+        const std::string_view after = rest.substr(2);
+        return authority_problem(scheme, after.substr(0, after.find_first_of("/?#")));
+    }
+    if (scheme == "http" || scheme == "https") return "an http(s) URL needs '//' and a host";
+    if (rest.empty()) return "nothing after the scheme";
+    return std::nullopt;
+}
+
+}  // namespace small

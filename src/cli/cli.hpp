@@ -164,6 +164,7 @@ struct VerdictFlags {
     bool strict = false;
     bool format_strict = false;
     bool ci = false;
+    bool evidence = false;  // verify --evidence: progress evidence against git
 };
 
 enum class VerdictKind { Validate, Lint, Check, Verify };
@@ -196,6 +197,7 @@ void register_emit(CLI::App& app, Context& ctx);
 void register_doctor(CLI::App& app, Context& ctx);
 void register_reset(CLI::App& app, Context& ctx);
 void register_draft(CLI::App& app, Context& ctx);
+void register_drift(CLI::App& app, Context& ctx);
 void register_fix(CLI::App& app, Context& ctx);  // fix, fix workspace
 void register_accept(CLI::App& app, Context& ctx);
 void register_agents(CLI::App& app, Context& ctx);  // agents apply, check, print

@@ -69,6 +69,7 @@ void configure(CLI::App& app, Context& ctx) {
     register_completion(app, ctx);
     register_doctor(app, ctx);
     register_draft(app, ctx);
+    register_drift(app, ctx);
     register_emit(app, ctx);
     register_fix(app, ctx);
     register_handoff(app, ctx);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "cli.hpp"
+#include "small/ops/evidence.hpp"
 
 namespace small::cli {
 
@@ -65,6 +66,18 @@ void render_text(VerdictKind kind, const Verdict& v, const Output& out, bool ci)
     out.problem(title);
 }
 
+// The evidence rules as one more stage of the verdict, so text and JSON
+// list their findings with the others (file:line:column, rule id).
+void add_evidence_stage(Verdict& v, const EvidenceReport& ev) {
+    StageResult stage;
+    stage.name = "evidence";
+    stage.findings = ev.findings;
+    const bool failed = count_errors(ev.findings) > 0;
+    stage.status = failed ? StageResult::Status::Failed : StageResult::Status::Ok;
+    v.stages.push_back(std::move(stage));
+    if (failed && v.outcome == VerdictOutcome::Ok) v.outcome = VerdictOutcome::Invalid;
+}
+
 }  // namespace
 
 int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flags) {
@@ -94,6 +107,11 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
         case VerdictKind::Lint: verdict = run_lint(input, options); break;
         case VerdictKind::Check: verdict = run_check(input, options); break;
         case VerdictKind::Verify: verdict = run_verify(input, options); break;
+    }
+    if (kind == VerdictKind::Verify && flags.evidence) {
+        Result<EvidenceReport> ev = verify_evidence(ctx.fs, ws);
+        if (!ev) return report_error(out, ev.error());
+        add_evidence_stage(verdict, *ev);
     }
     const int code = exit_code_for(verdict.outcome);
     if (out.json()) {

@@ -7,6 +7,9 @@
 #include "small/check/invariants.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/plan_summary.hpp"
+#include "small/store/evidence_check.hpp"
+#include "small/store/git_repo.hpp"
+#include "small/store/scope_drift.hpp"
 
 namespace small {
 
@@ -32,6 +35,7 @@ public:
             run_state();
             progress();
             handoff();
+            git_checks();
         }
         return finish();
     }
@@ -62,6 +66,34 @@ private:
         std::string message = errors ? std::to_string(errors) + " error(s)" : "";
         if (warnings) message += (message.empty() ? "" : ", ") + std::to_string(warnings) + " warning(s)";
         add(category, errors ? DoctorStatus::Error : DoctorStatus::Warning, message, suggestion, std::move(findings));
+    }
+
+    // Evidence and scope drift against git: only in a repository, so a
+    // workspace outside git keeps exactly the report it had.
+    void git_checks() {
+        Result<std::optional<GitRepo>> repo = GitRepo::discover(ws_.root);
+        if (!repo || !*repo) return;
+        Result<EvidenceReport> ev = check_evidence(fs_, ws_);
+        if (!ev) {
+            add("Git Evidence", DoctorStatus::Warning, ev.error().message);
+        } else {
+            const std::string ok = std::to_string(ev->commits) + " commit and " + std::to_string(ev->links) +
+                                   " link evidence(s) verified against git";
+            findings_check("Git Evidence", ev->findings, ok.c_str(), "Run: small verify --evidence");
+        }
+        Result<DriftReport> drift = scope_drift(fs_, ws_, DriftOptions{});
+        if (!drift) return add("Scope Drift", DoctorStatus::Warning, drift.error().message);
+        if (drift->files.empty()) {
+            return add("Scope Drift", DoctorStatus::Ok,
+                       drift->has_scope ? std::to_string(drift->changed) + " changed file(s), all in the intent's scope"
+                                        : "the intent has no scope globs");
+        }
+        std::string names;
+        for (std::size_t i = 0; i < drift->files.size() && i < 3; ++i) names += (i ? ", " : "") + drift->files[i].path;
+        if (drift->files.size() > 3) names += ", ...";
+        add("Scope Drift", DoctorStatus::Warning,
+            std::to_string(drift->files.size()) + " changed file(s) outside the intent's scope: " + names,
+            "Run: small drift (then revert the files or widen scope in the intent)");
     }
 
     bool workspace() {

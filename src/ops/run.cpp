@@ -1,5 +1,6 @@
 // `small run snapshot|list|show|diff|checkout` (see run.hpp).
 #include "small/ops/run.hpp"
+#include "small/store/git_repo.hpp"
 
 #include <algorithm>
 #include <array>
@@ -125,6 +126,7 @@ Result<RunSnapshotResult> run_snapshot(const FileSystem& fs, const WorkspacePath
     req.force = force;
     req.meta = SnapshotMeta{run->id, format_timestamp_utc9(current_instant()), git.sha, git.branch, SMALL_VERSION,
                             kind_of(session->metadata), ws.root, false};
+    req.meta.git_dirty = work_tree_dirty(ws.root);  // null (unknown) outside a repository
     Result<RunSnapshotWritten> written = write_run_snapshot(fs, ws, req);
     if (!written) return written.error();
     if (Status s = append_run_index(fs, ws, req.store, {run->id, req.meta.created_at, git.sha, run->summary, "snapshot"});

@@ -128,9 +128,8 @@ struct RunIdentity {
 Result<RunIdentity> current_run_identity(const FileSystem& fs, const WorkspacePaths& ws, const std::string& pinned);
 
 // Git facts for meta.json, read from the repository's files (no `git`
-// process): HEAD's commit and branch. Whether the tree is dirty is not
-// computed (it would mean hashing the work tree): git_dirty stays unknown
-// rather than claiming a clean tree.
+// process): HEAD's commit and branch. Whether the tree is dirty comes from
+// store/git_repo (work_tree_dirty), unknown outside a repository.
 struct GitFacts {
     std::string sha, branch;
 };

@@ -1,0 +1,82 @@
+// Read-only questions about the git repository that holds a workspace,
+// answered through libgit2 (docs/design.md "Git access"): no `git` process,
+// no porcelain parsing. Failures are Result values; nothing throws or prints.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "small/base/result.hpp"
+
+struct git_repository;
+
+namespace small {
+
+class GitRepo {
+public:
+    // The repository containing `path` (a work tree, a linked worktree, a
+    // bare-less shallow clone...): nullopt when `path` is in none. Errors
+    // only when a repository is found but cannot be opened.
+    static Result<std::optional<GitRepo>> discover(const std::string& path);
+
+    GitRepo(GitRepo&&) noexcept;
+    GitRepo& operator=(GitRepo&&) noexcept;
+    ~GitRepo();
+
+    // The work tree's root with a trailing '/' ("" for a bare repository).
+    std::string workdir() const;
+    bool head_unborn() const;    // a repository with no commits yet
+    bool head_detached() const;  // HEAD names a commit, not a branch
+    bool shallow() const;
+    // HEAD's commit id (40 hex), nullopt when there are no commits.
+    Result<std::optional<std::string>> head() const;
+
+    // A revision (commit id, abbreviated id, branch, tag, HEAD~2...) as the
+    // full id of the commit it names; Invalid "unknown revision" when none.
+    Result<std::string> resolve_commit(const std::string& rev) const;
+    // Whether `oid` (full id) is HEAD or one of its ancestors.
+    Result<bool> is_ancestor_of_head(const std::string& oid) const;
+    // Every commit reachable from HEAD, in one revision walk (empty when
+    // there are no commits): for checking many ids at once.
+    Result<std::unordered_set<std::string>> head_ancestors() const;
+    // Committer time of a commit, in seconds since the epoch.
+    Result<std::int64_t> commit_time(const std::string& oid) const;
+
+    // The newest commit on HEAD's first-parent line committed at or before
+    // `seconds` (epoch): where a run that started then began. nullopt when
+    // there are no commits or all are newer.
+    Result<std::optional<std::string>> first_parent_at_or_before(std::int64_t seconds) const;
+
+    // Files changed from commit `since` (full id; "" = from nothing, every
+    // file) to the working tree: committed, staged, unstaged, and untracked
+    // files git does not ignore. Work-tree-relative '/' paths, sorted, unique.
+    Result<std::vector<std::string>> changed_files(const std::string& since) const;
+    // Whether the work tree differs from HEAD (staged, unstaged, or untracked
+    // not ignored).
+    Result<bool> dirty() const;
+
+private:
+    explicit GitRepo(git_repository* repo);
+    struct Deleter {
+        void operator()(git_repository* r) const;
+    };
+    std::unique_ptr<git_repository, Deleter> repo_;
+};
+
+// The repository holding a workspace, for commands that need one: a Usage
+// error (exit 2) naming `what` ("small drift") when `root` is in none.
+Result<GitRepo> open_workspace_repo(const std::string& root, const std::string& what);
+
+// Whether the work tree holding `root` is dirty (GitRepo::dirty); nullopt
+// outside a repository or when git cannot tell: the run store's git_dirty.
+std::optional<bool> work_tree_dirty(const std::string& root);
+
+// `path` (absolute) relative to `workdir` ('/' separated, no trailing '/'),
+// both resolved through symbolic links; nullopt when it lies outside.
+std::optional<std::string> path_in_workdir(const std::string& workdir, const std::string& path);
+
+}  // namespace small

@@ -1,0 +1,160 @@
+#include "small/store/evidence_check.hpp"
+
+#include <map>
+#include <unordered_map>
+
+#include "small/base/text.hpp"
+#include "small/base/timestamp.hpp"
+#include "small/check/invariants.hpp"
+#include "small/check/links.hpp"
+#include "small/doc/document.hpp"
+#include "small/model/workspace.hpp"
+#include "small/store/git_repo.hpp"
+#include "small/store/run_start.hpp"
+
+namespace small {
+
+namespace {
+
+struct Context {
+    const GitRepo& repo;
+    std::unordered_set<std::string> ancestors;  // every commit reachable from HEAD
+    std::unordered_map<std::string, Result<std::string>> resolved;  // evidence text -> full id
+    std::string display;
+    std::vector<Finding>* out;
+};
+
+void add(Context& c, const char* rule, NodeRef at, std::string message, std::string hint) {
+    Finding f;
+    f.rule = rule;
+    f.file = c.display;
+    f.file_order = file_order(ArtifactType::Progress);
+    f.mark = at.mark();
+    f.message = std::move(message);
+    f.hint = std::move(hint);
+    c.out->push_back(std::move(f));
+}
+
+// The full id of a commit evidence, looked up once per distinct text. A
+// full id that HEAD reaches needs no object lookup at all.
+const Result<std::string>& resolve(Context& c, const std::string& text) {
+    auto it = c.resolved.find(text);
+    if (it != c.resolved.end()) return it->second;
+    Result<std::string> r = text.size() == 40 && c.ancestors.count(text) ? Result<std::string>(text)
+                                                                         : c.repo.resolve_commit(text);
+    return c.resolved.emplace(text, std::move(r)).first->second;
+}
+
+void check_commit(Context& c, NodeRef node) {
+    const std::string text = lower_ascii(trim(node.as_string()));
+    const Result<std::string>& id = resolve(c, text);
+    if (!id) {
+        std::string why = id.error().message.find("ambiguous") != std::string::npos
+                              ? "is ambiguous in this repository"
+                              : "names no commit in this repository (a typo, or a commit of another repository)";
+        add(c, "EV-COMMIT-UNKNOWN", node, "commit evidence '" + text + "' " + why,
+            c.repo.shallow() ? "this clone is shallow: fetch the history (git fetch --unshallow), or fix the id"
+                             : "give the full id of a commit on this branch (git log)");
+        return;
+    }
+    if (!c.ancestors.count(*id)) {
+        add(c, "EV-COMMIT-UNREACHABLE", node,
+            "commit evidence '" + text + "' is not reachable from HEAD (rebased away, or on another branch)",
+            "name the commit that carries the work now (after a rebase: git log --oneline), or merge its branch");
+    }
+}
+
+void check_link(Context& c, NodeRef node) {
+    if (std::optional<std::string> why = link_syntax_problem(trim(node.as_string()))) {
+        add(c, "EV-LINK", node, "link evidence '" + std::string(node.as_string()) + "' is not a well-formed URL: " + *why,
+            "write an absolute URL, e.g. https://host/path");
+    }
+}
+
+// The task ids the plan marks completed.
+Result<std::set<std::string>> completed_tasks(const FileSystem& fs, const WorkspacePaths& ws) {
+    std::set<std::string> out;
+    const std::string path = ws.path_of(kPlanFileName);
+    if (!fs.file_exists(path)) return out;
+    Result<Document> plan = load_yaml_file(fs, path, ws.display_of(kPlanFileName));
+    if (!plan) return plan.error();
+    const NodeRef tasks = plan->root().find("tasks");
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        const NodeRef t = tasks.item(i);
+        if (trim(t.find("status").as_string()) == "completed") out.insert(std::string(trim(t.find("id").as_string())));
+    }
+    return out;
+}
+
+// EV-STALE for each completed task's newest `completed` entry.
+Status check_stale(Context& c, NodeRef entries, const std::set<std::string>& completed, Instant start) {
+    std::map<std::string, NodeRef> newest;  // task -> its newest completed entry (the log is in time order)
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const NodeRef e = entries.item(i);
+        const std::string task(trim(e.find("task_id").as_string()));
+        if (completed.count(task) && trim(e.find("status").as_string()) == "completed") newest[task] = e;
+    }
+    const std::string start_text = format_timestamp_utc9(start);
+    for (const auto& [task, e] : newest) {
+        Result<Instant> at = parse_progress_timestamp(trim(e.find("timestamp").as_string()));
+        if (at && *at < start) {
+            add(c, "EV-STALE", e.find("timestamp"),
+                "task " + task + " was completed at " + std::string(trim(e.find("timestamp").as_string())) +
+                    ", before the run started at " + start_text,
+                "record fresh evidence for it in this run (small checkpoint --task " + task + " --status completed)");
+            continue;
+        }
+        const NodeRef commit = e.find("commit");
+        if (!commit.is_string()) continue;
+        const Result<std::string>& id = resolve(c, lower_ascii(trim(commit.as_string())));
+        if (!id) continue;  // EV-COMMIT-UNKNOWN says so
+        Result<std::int64_t> when = c.repo.commit_time(*id);
+        if (!when) return when.error();
+        if (*when < start.seconds) {
+            add(c, "EV-STALE", commit,
+                "task " + task + "'s commit evidence " + id->substr(0, 12) + " was made before the run started at " +
+                    start_text,
+                "name a commit made in this run");
+        }
+    }
+    return ok_status();
+}
+
+}  // namespace
+
+Result<EvidenceReport> check_evidence(const FileSystem& fs, const WorkspacePaths& ws) {
+    Result<GitRepo> repo = open_workspace_repo(ws.root, "small verify --evidence");
+    if (!repo) return repo.error();
+    EvidenceReport r;
+    const std::string path = ws.path_of(kProgressFileName);
+    if (!fs.file_exists(path)) return r;
+    Result<Document> doc = load_yaml_file(fs, path, ws.display_of(kProgressFileName));
+    if (!doc) return doc.error();
+    Result<std::unordered_set<std::string>> ancestors = repo->head_ancestors();
+    if (!ancestors) return ancestors.error();
+    Context c{*repo, std::move(*ancestors), {}, ws.display_of(kProgressFileName), &r.findings};
+    const NodeRef entries = doc->root().find("entries");
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const NodeRef e = entries.item(i);
+        if (const NodeRef commit = e.find("commit"); commit.is_string()) {
+            ++r.commits;
+            check_commit(c, commit);
+        }
+        if (const NodeRef link = e.find("link"); link.is_string()) {
+            ++r.links;
+            check_link(c, link);
+        }
+    }
+    Result<RunStart> start = find_run_start(fs, ws);
+    if (!start) return start.error();
+    if (start->at && start->from_run_entry) {
+        r.run_start = format_timestamp_utc9(*start->at);
+        Result<std::set<std::string>> completed = completed_tasks(fs, ws);
+        if (!completed) return completed.error();
+        if (Status s = check_stale(c, entries, *completed, *start->at); !s) return s.error();
+    }
+    sort_findings(r.findings);
+    return r;
+}
+
+}  // namespace small

@@ -1,0 +1,256 @@
+// libgit2 behind Result values. Every libgit2 object lives in a unique_ptr
+// with its free function, so no early return leaks one.
+#include "small/store/git_repo.hpp"
+
+#include <git2.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+
+namespace small {
+
+namespace {
+
+template <typename T, void (*Free)(T*)>
+struct Freer {
+    void operator()(T* p) const { Free(p); }
+};
+template <typename T, void (*Free)(T*)>
+using Owned = std::unique_ptr<T, Freer<T, Free>>;
+using ObjectPtr = Owned<git_object, git_object_free>;
+using CommitPtr = Owned<git_commit, git_commit_free>;
+using TreePtr = Owned<git_tree, git_tree_free>;
+using DiffPtr = Owned<git_diff, git_diff_free>;
+using StatusPtr = Owned<git_status_list, git_status_list_free>;
+
+// libgit2's global state, set up once per process and kept (libgit2 keeps a
+// count; never shutting down is what its documentation allows).
+void init_once() {
+    static std::once_flag once;
+    std::call_once(once, [] { git_libgit2_init(); });
+}
+
+Error libgit2_error(const std::string& what) {
+    const ::git_error* e = git_error_last();
+    return Error::system(what + ": " + (e && e->message ? e->message : "libgit2 error"));
+}
+
+std::string hex(const git_oid& oid) {
+    char buf[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(buf, sizeof buf, &oid);
+    return buf;
+}
+
+bool is_hex(const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    });
+}
+
+Result<git_oid> parse_oid(const std::string& full) {
+    git_oid oid;
+    if (full.size() != GIT_OID_HEXSZ || git_oid_fromstr(&oid, full.c_str()) != 0) {
+        return Error::invalid("not a full commit id: " + full);
+    }
+    return oid;
+}
+
+}  // namespace
+
+void GitRepo::Deleter::operator()(git_repository* r) const { git_repository_free(r); }
+
+GitRepo::GitRepo(git_repository* repo) : repo_(repo) {}
+GitRepo::GitRepo(GitRepo&&) noexcept = default;
+GitRepo& GitRepo::operator=(GitRepo&&) noexcept = default;
+GitRepo::~GitRepo() = default;
+
+Result<std::optional<GitRepo>> GitRepo::discover(const std::string& path) {
+    init_once();
+    git_repository* repo = nullptr;
+    const int rc = git_repository_open_ext(&repo, path.c_str(), 0, nullptr);
+    if (rc == GIT_ENOTFOUND) return std::optional<GitRepo>();
+    if (rc != 0) return libgit2_error("cannot open the git repository containing " + path);
+    return std::optional<GitRepo>(GitRepo(repo));
+}
+
+std::string GitRepo::workdir() const {
+    const char* w = git_repository_workdir(repo_.get());
+    return w ? w : "";
+}
+
+bool GitRepo::head_unborn() const { return git_repository_head_unborn(repo_.get()) == 1; }
+bool GitRepo::head_detached() const { return git_repository_head_detached(repo_.get()) == 1; }
+bool GitRepo::shallow() const { return git_repository_is_shallow(repo_.get()) == 1; }
+
+Result<std::optional<std::string>> GitRepo::head() const {
+    git_oid oid;
+    const int rc = git_reference_name_to_id(&oid, repo_.get(), "HEAD");
+    if (rc == GIT_EUNBORNBRANCH || rc == GIT_ENOTFOUND) return std::optional<std::string>();
+    if (rc != 0) return libgit2_error("cannot read HEAD");
+    return std::optional<std::string>(hex(oid));
+}
+
+Result<std::string> GitRepo::resolve_commit(const std::string& rev) const {
+    git_object* raw = nullptr;
+    int rc = GIT_ENOTFOUND;
+    // An id (full or abbreviated) is looked up as an object id first, so a
+    // branch named like hex never shadows the commit the evidence names.
+    if (rev.size() >= GIT_OID_MINPREFIXLEN && rev.size() <= GIT_OID_HEXSZ && is_hex(rev)) {
+        git_oid prefix;
+        if (git_oid_fromstrn(&prefix, rev.c_str(), rev.size()) == 0) {
+            rc = git_object_lookup_prefix(&raw, repo_.get(), &prefix, rev.size(), GIT_OBJECT_ANY);
+        }
+    }
+    if (rc == GIT_ENOTFOUND) rc = git_revparse_single(&raw, repo_.get(), rev.c_str());
+    ObjectPtr obj(raw);
+    if (rc == GIT_EAMBIGUOUS) return Error::invalid("ambiguous revision '" + rev + "': give more hex digits");
+    if (rc != 0) return Error::invalid("unknown revision '" + rev + "'");
+    git_object* peeled_raw = nullptr;
+    if (git_object_peel(&peeled_raw, obj.get(), GIT_OBJECT_COMMIT) != 0) {
+        return Error::invalid("revision '" + rev + "' does not name a commit");
+    }
+    ObjectPtr peeled(peeled_raw);
+    return hex(*git_object_id(peeled.get()));
+}
+
+Result<bool> GitRepo::is_ancestor_of_head(const std::string& oid) const {
+    Result<std::unordered_set<std::string>> all = head_ancestors();
+    if (!all) return all.error();
+    return all->count(oid) > 0;
+}
+
+// A walk of our own rather than git_revwalk: libgit2 1.5 does not read a
+// shallow clone's grafts, so its walk fails at the first missing parent.
+// Here a parent the object store lacks ends that line (what git does).
+Result<std::unordered_set<std::string>> GitRepo::head_ancestors() const {
+    std::unordered_set<std::string> out;
+    Result<std::optional<std::string>> h = head();
+    if (!h) return h.error();
+    if (!*h) return out;
+    std::vector<git_oid> todo{*parse_oid(**h)};
+    out.insert(**h);
+    while (!todo.empty()) {
+        const git_oid id = todo.back();
+        todo.pop_back();
+        git_commit* raw = nullptr;
+        const int rc = git_commit_lookup(&raw, repo_.get(), &id);
+        if (rc == GIT_ENOTFOUND && shallow()) {
+            out.erase(hex(id));  // beyond the shallow boundary: not in this clone
+            continue;
+        }
+        if (rc != 0) return libgit2_error("cannot read commit " + hex(id));
+        CommitPtr commit(raw);
+        for (unsigned i = 0, n = git_commit_parentcount(commit.get()); i < n; ++i) {
+            const git_oid* parent = git_commit_parent_id(commit.get(), i);
+            if (out.insert(hex(*parent)).second) todo.push_back(*parent);
+        }
+    }
+    return out;
+}
+
+Result<std::int64_t> GitRepo::commit_time(const std::string& oid) const {
+    Result<git_oid> id = parse_oid(oid);
+    if (!id) return id.error();
+    git_commit* raw = nullptr;
+    if (git_commit_lookup(&raw, repo_.get(), &*id) != 0) return libgit2_error("unknown commit " + oid);
+    CommitPtr commit(raw);
+    return static_cast<std::int64_t>(git_commit_time(commit.get()));
+}
+
+Result<std::optional<std::string>> GitRepo::first_parent_at_or_before(std::int64_t seconds) const {
+    Result<std::optional<std::string>> h = head();
+    if (!h) return h.error();
+    if (!*h) return std::optional<std::string>();
+    git_oid id = *parse_oid(**h);
+    for (;;) {  // first parents only; a shallow clone's boundary ends the line
+        git_commit* raw = nullptr;
+        const int rc = git_commit_lookup(&raw, repo_.get(), &id);
+        if (rc == GIT_ENOTFOUND && shallow()) return std::optional<std::string>();
+        if (rc != 0) return libgit2_error("cannot read commit " + hex(id));
+        CommitPtr commit(raw);
+        if (git_commit_time(commit.get()) <= seconds) return std::optional<std::string>(hex(id));
+        if (git_commit_parentcount(commit.get()) == 0) return std::optional<std::string>();
+        id = *git_commit_parent_id(commit.get(), 0);
+    }
+}
+
+Result<std::vector<std::string>> GitRepo::changed_files(const std::string& since) const {
+    TreePtr tree;
+    if (!since.empty()) {
+        Result<git_oid> id = parse_oid(since);
+        if (!id) return id.error();
+        git_commit* c = nullptr;
+        if (git_commit_lookup(&c, repo_.get(), &*id) != 0) return libgit2_error("unknown commit " + since);
+        CommitPtr commit(c);
+        git_tree* t = nullptr;
+        if (git_commit_tree(&t, commit.get()) != 0) return libgit2_error("cannot read the tree of " + since);
+        tree.reset(t);
+    }
+    git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+    // Names only: no binary sniffing, no content reads beyond what stat
+    // cannot settle.
+    opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS | GIT_DIFF_SKIP_BINARY_CHECK |
+                 GIT_DIFF_IGNORE_SUBMODULES;
+    git_diff* raw = nullptr;
+    if (git_diff_tree_to_workdir_with_index(&raw, repo_.get(), tree.get(), &opts) != 0) {
+        return libgit2_error("cannot compare with the working tree");
+    }
+    DiffPtr diff(raw);
+    std::vector<std::string> out;
+    const size_t n = git_diff_num_deltas(diff.get());
+    out.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+        const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
+        if (d->old_file.path) out.emplace_back(d->old_file.path);
+        if (d->new_file.path && (!d->old_file.path || std::string_view(d->new_file.path) != d->old_file.path)) {
+            out.emplace_back(d->new_file.path);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+Result<GitRepo> open_workspace_repo(const std::string& root, const std::string& what) {
+    Result<std::optional<GitRepo>> found = GitRepo::discover(root);
+    if (!found) return found.error();
+    if (!*found) {
+        Error e = Error::usage(root + " is not in a git repository: " + what + " reads the git history");
+        e.hint = "run it in a git work tree (git init, or a clone)";
+        return e;
+    }
+    if (found->value().workdir().empty()) return Error::usage(root + " is in a bare git repository: " + what + " needs a work tree");
+    return std::move(found->value());
+}
+
+std::optional<bool> work_tree_dirty(const std::string& root) {
+    Result<std::optional<GitRepo>> repo = GitRepo::discover(root);
+    if (!repo || !*repo || repo->value().workdir().empty()) return std::nullopt;
+    Result<bool> dirty = repo->value().dirty();
+    return dirty ? std::optional<bool>(*dirty) : std::nullopt;
+}
+
+std::optional<std::string> path_in_workdir(const std::string& workdir, const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path w = std::filesystem::weakly_canonical(workdir, ec);
+    const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+    const std::filesystem::path rel = p.lexically_relative(w);
+    const std::string r = rel.generic_string();
+    if (rel.empty() || r == "..") return std::nullopt;
+    if (r.rfind("../", 0) == 0) return std::nullopt;
+    if (r == ".") return std::string();
+    return r.back() == '/' ? r.substr(0, r.size() - 1) : r;
+}
+
+Result<bool> GitRepo::dirty() const {
+    git_status_options opts = GIT_STATUS_OPTIONS_INIT;
+    opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+    opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+    git_status_list* raw = nullptr;
+    if (git_status_list_new(&raw, repo_.get(), &opts) != 0) return libgit2_error("cannot read the git status");
+    StatusPtr list(raw);
+    return git_status_list_entrycount(list.get()) > 0;
+}
+
+}  // namespace small

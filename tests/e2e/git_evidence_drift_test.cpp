@@ -1,0 +1,193 @@
+// `small verify --evidence`, `small drift` and doctor's git lines end to
+// end: the real binary on repositories made with the real git.
+#include "run_helper.hpp"
+
+namespace small_e2e {
+namespace {
+
+using Env = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
+class GitEvidenceE2E : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!fs::exists(kGit)) GTEST_SKIP() << "git is not installed at " << kGit;
+        const char* path = std::getenv("PATH");
+        env_ = {{"PATH", path ? path : "/usr/bin:/bin"},
+                {"HOME", tmp_.str()},
+                {"GIT_CONFIG_NOSYSTEM", "1"},
+                {"GIT_CONFIG_GLOBAL", "/dev/null"},
+                {"GIT_AUTHOR_NAME", "t"},
+                {"GIT_AUTHOR_EMAIL", "t@example.com"},
+                {"GIT_COMMITTER_NAME", "t"},
+                {"GIT_COMMITTER_EMAIL", "t@example.com"}};
+        fs::create_directory(repo());
+    }
+    fs::path repo() const { return tmp_.path() / "repo"; }
+    RunResult small(const std::vector<std::string>& args) { return run_in(repo(), args, env_); }
+    std::string git(const std::vector<std::string>& args) {
+        RunOptions o;
+        o.cwd = repo();
+        o.env = env_;
+        o.program = kGit;
+        const RunResult r = run_small(args, o);
+        EXPECT_EQ(r.exit_code, 0) << r;
+        std::string out = r.out;
+        while (!out.empty() && out.back() == '\n') out.pop_back();
+        return out;
+    }
+    // A workspace committed in a fresh repository, with a scope.
+    void workspace(const std::string& include, const std::string& exclude) {
+        git({"init", "-q", "-b", "main"});
+        RunResult r = small({"init", "--no-agents"});
+        ASSERT_EQ(r.exit_code, 0) << r;
+        const fs::path intent = repo() / ".small" / "intent.small.yml";
+        std::string text = read_file(intent);
+        text.replace(text.find("include: []"), 11, "include: [" + include + "]");
+        text.replace(text.find("exclude: []"), 11, "exclude: [" + exclude + "]");
+        write_file(intent, text);
+        git({"add", "-A"});
+        git({"commit", "-q", "-m", "base"});
+    }
+    std::string commit_file(const std::string& name, const std::string& message) {
+        fs::create_directories((repo() / name).parent_path());
+        write_file(repo() / name, message + "\n");
+        git({"add", name});
+        git({"commit", "-q", "-m", message});
+        return git({"rev-parse", "HEAD"});
+    }
+    RunResult progress_with_commit(const std::string& task, const std::string& commit) {
+        return small({"progress", "add", "--task", task, "--status", "in_progress", "--evidence", "work",
+                      "--commit", commit});
+    }
+
+    static constexpr const char* kGit = "/usr/bin/git";
+    TempDir tmp_;
+    Env env_;
+};
+
+TEST_F(GitEvidenceE2E, OutsideARepositoryBothCommandsExitTwoAndPlainVerifyIsUnchanged) {
+    ASSERT_EQ(small({"init", "--no-agents"}).exit_code, 0);
+    const RunResult plain = small({"verify"});
+    EXPECT_EQ(plain.exit_code, 0) << plain;
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"verify", "--evidence"}, std::vector<std::string>{"drift"}}) {
+        const RunResult r = small(args);
+        EXPECT_EQ(r.exit_code, 2) << r;
+        EXPECT_NE(r.err.find("not in a git repository"), std::string::npos) << r;
+    }
+    const RunResult doctor = small({"doctor"});
+    EXPECT_EQ(doctor.out.find("Git Evidence"), std::string::npos) << doctor;
+}
+
+TEST_F(GitEvidenceE2E, ARebaseMakesACommitEvidenceUnreachable) {
+    workspace("\"src/**\"", "");
+    commit_file("src/a.c", "feature one");
+    const std::string rebased = commit_file("src/b.c", "feature two");
+    ASSERT_EQ(progress_with_commit("task-1", rebased.substr(0, 10)).exit_code, 0);
+    RunResult ok = small({"verify", "--evidence"});
+    EXPECT_EQ(ok.exit_code, 0) << ok;
+
+    // Rewrite the last commit: the evidence now names a commit HEAD cannot reach.
+    git({"commit", "-q", "--amend", "-m", "feature two, reworded"});
+    const RunResult bad = small({"verify", "--evidence"});
+    EXPECT_EQ(bad.exit_code, 1) << bad;
+    EXPECT_NE((bad.out + bad.err).find("EV-COMMIT-UNREACHABLE"), std::string::npos) << bad;
+    EXPECT_NE((bad.out + bad.err).find(".small/progress.small.yml:"), std::string::npos) << bad;
+    // The plain verdict ignores git.
+    EXPECT_EQ(small({"verify", "--strict"}).exit_code, 0);
+
+    const RunResult json = small({"verify", "--evidence", "--json"});
+    EXPECT_EQ(json.exit_code, 1) << json;
+    EXPECT_NE(json.out.find("\"rule\": \"EV-COMMIT-UNREACHABLE\""), std::string::npos) << json;
+    const RunResult doctor = small({"doctor"});
+    EXPECT_EQ(doctor.exit_code, 1) << doctor;
+    EXPECT_NE(doctor.err.find("Git Evidence"), std::string::npos) << doctor;
+
+    const RunResult added = progress_with_commit("task-1", "deadbeef");
+    ASSERT_EQ(added.exit_code, 0) << added;
+    const RunResult unknown = small({"verify", "--evidence"});
+    EXPECT_NE((unknown.out + unknown.err).find("EV-COMMIT-UNKNOWN"), std::string::npos) << unknown;
+}
+
+TEST_F(GitEvidenceE2E, ACompletedTaskWhoseCommitPredatesTheRunIsStale) {
+    git({"init", "-q", "-b", "main"});
+    write_file(repo() / "a.txt", "a\n");
+    git({"add", "a.txt"});
+    env_.push_back({"GIT_COMMITTER_DATE", "2020-01-01T00:00:00Z"});
+    git({"commit", "-q", "-m", "old"});
+    env_.pop_back();
+    const std::string old = git({"rev-parse", "HEAD"});
+    ASSERT_EQ(small({"init", "--no-agents"}).exit_code, 0);  // the run starts now
+    const RunResult done =
+        small({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done", "--commit", old});
+    ASSERT_EQ(done.exit_code, 0) << done;
+    const RunResult r = small({"verify", "--evidence"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_NE(r.err.find("[EV-STALE]"), std::string::npos) << r;
+    const std::string fresh = commit_file("b.txt", "new work");
+    ASSERT_EQ(small({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "again", "--commit", fresh})
+                  .exit_code,
+              0);
+    const RunResult ok = small({"verify", "--evidence"});
+    EXPECT_EQ(ok.exit_code, 0) << ok;  // the newest completed entry is what counts
+}
+
+TEST_F(GitEvidenceE2E, DriftReportsFilesOutsideTheScopeAndInsideExclusions) {
+    workspace("\"src/**\", \"docs/*.md\"", "\"src/gen/**\"");
+    RunResult none = small({"drift"});
+    EXPECT_EQ(none.exit_code, 0) << none;
+    commit_file("src/ok.c", "in scope");          // committed
+    write_file(repo() / "src" / "gen" / "x.c", "x\n");  // untracked, excluded
+    write_file(repo() / "README.md", "r\n");             // untracked, outside
+    write_file(repo() / "docs" / "a.md", "d\n");        // untracked, in scope
+    write_file(repo() / "AGENTS.md", "a\n");             // SMALL's own: never drift
+    write_file(repo() / ".gitignore", "*.log\n");
+    write_file(repo() / "noise.log", "ignored\n");       // ignored by git
+    const RunResult r = small({"drift"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_NE(r.out.find("README.md: outside the scope"), std::string::npos) << r;
+    EXPECT_NE(r.out.find("src/gen/x.c: excluded by 'src/gen/**'"), std::string::npos) << r;
+    EXPECT_EQ(r.out.find("AGENTS.md:"), std::string::npos) << r;
+    EXPECT_EQ(r.out.find("noise.log"), std::string::npos) << r;
+    EXPECT_EQ(r.out.find("src/ok.c"), std::string::npos) << r;
+
+    // --since HEAD: the committed file is no longer counted; a bad revision is exit 2.
+    const RunResult since = small({"drift", "--since", "HEAD", "--json"});
+    EXPECT_EQ(since.exit_code, 1) << since;
+    EXPECT_NE(since.out.find("\"source\": \"since\""), std::string::npos) << since;
+    EXPECT_EQ(small({"drift", "--since", "no-such-rev"}).exit_code, 2);
+
+    const RunResult doctor = small({"doctor"});
+    EXPECT_NE(doctor.err.find("[WARN] Scope Drift: 2 changed file(s)"), std::string::npos) << doctor;
+}
+
+TEST_F(GitEvidenceE2E, AnIntentWithoutScopeHasNoDriftAndRunSnapshotsRecordDirtiness) {
+    workspace("", "");
+    write_file(repo() / "anything.txt", "x\n");
+    const RunResult r = small({"drift", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r;
+    EXPECT_NE(r.out.find("\"has_scope\": false"), std::string::npos) << r;
+    const RunResult snap = small({"run", "snapshot", "--json"});
+    ASSERT_EQ(snap.exit_code, 0) << snap;
+    EXPECT_NE(snap.out.find("\"git_dirty\": true"), std::string::npos) << snap;
+}
+
+TEST_F(GitEvidenceE2E, WorksInALinkedWorktreeAndARepositoryWithNoCommits) {
+    git({"init", "-q", "-b", "main"});
+    ASSERT_EQ(small({"init", "--no-agents"}).exit_code, 0);
+    const RunResult empty = small({"verify", "--evidence"});
+    EXPECT_EQ(empty.exit_code, 0) << empty;
+    EXPECT_EQ(small({"drift"}).exit_code, 0);
+    git({"add", "-A"});
+    git({"commit", "-q", "-m", "base"});
+    const fs::path wt = tmp_.path() / "wt";
+    git({"worktree", "add", "-q", "-b", "agent-2", wt.string()});
+    RunOptions o;
+    o.cwd = wt;
+    o.env = env_;
+    const RunResult r = run_small({"verify", "--evidence"}, o);
+    EXPECT_EQ(r.exit_code, 0) << r;
+}
+
+}  // namespace
+}  // namespace small_e2e

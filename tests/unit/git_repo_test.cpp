@@ -1,0 +1,197 @@
+// store/git_repo (libgit2) and store/evidence_check on real temporary
+// repositories made with the git binary: no commits, detached HEAD, a
+// shallow clone, a linked worktree, and no repository at all.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "small/base/filesystem.hpp"
+#include "small/store/evidence_check.hpp"
+#include "small/store/git_repo.hpp"
+#include "small/store/scope_drift.hpp"
+#include "temp_workspace.hpp"
+
+namespace small {
+namespace {
+
+namespace fs = std::filesystem;
+using small::testing::TempWorkspace;
+using small::testing::write_plain;
+
+constexpr const char* kGit = "/usr/bin/git";
+
+class GitRepoTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!fs::exists(kGit)) GTEST_SKIP() << "git is not installed";
+        // Isolated from the user's configuration, for git and libgit2 alike.
+        ::setenv("HOME", tmp_.path("").c_str(), 1);
+        ::setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+        ::setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+        for (const char* v : {"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"}) ::setenv(v, "t", 1);
+        for (const char* v : {"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"}) ::setenv(v, "t@example.com", 1);
+    }
+    std::string root() const { return tmp_.ws().root; }
+    // Runs git in `dir` (default: the root); the test fails when git does.
+    std::string git(const std::string& args, const std::string& dir = "") {
+        const std::string out = tmp_.ws().small_dir + "/git.out";  // .small*: never counted
+        const std::string cmd = "cd '" + (dir.empty() ? root() : dir) + "' && " + kGit + " " + args + " > '" + out + "' 2>&1";
+        const int rc = std::system(cmd.c_str());
+        EXPECT_EQ(rc, 0) << cmd << "\n" << small::testing::read_all(out);
+        std::string text = small::testing::read_all(out);
+        while (!text.empty() && text.back() == '\n') text.pop_back();
+        return text;
+    }
+    void commit_file(const std::string& name, const std::string& text, const std::string& message) {
+        write_plain(tmp_.path(name), text);
+        git("add '" + name + "'");
+        git("commit -q -m '" + message + "'");
+    }
+    GitRepo open(const std::string& dir = "") {
+        Result<std::optional<GitRepo>> r = GitRepo::discover(dir.empty() ? root() : dir);
+        EXPECT_TRUE(r.ok() && r->has_value());
+        return std::move(r->value());
+    }
+    TempWorkspace tmp_;
+};
+
+TEST_F(GitRepoTest, OutsideAnyRepositoryIsNotAnError) {
+    Result<std::optional<GitRepo>> r = GitRepo::discover(root());
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_FALSE(r->has_value());
+    Result<GitRepo> named = open_workspace_repo(root(), "small drift");
+    ASSERT_FALSE(named.ok());
+    EXPECT_EQ(named.error().kind, Error::Kind::Usage);
+    EXPECT_NE(named.error().message.find("not in a git repository"), std::string::npos);
+    RealFileSystem real;
+    Result<EvidenceReport> ev = check_evidence(real, tmp_.ws());
+    ASSERT_FALSE(ev.ok());
+    EXPECT_EQ(ev.error().kind, Error::Kind::Usage);
+}
+
+TEST_F(GitRepoTest, RepositoryWithNoCommits) {
+    git("init -q");
+    write_plain(tmp_.path("a.txt"), "a\n");
+    GitRepo repo = open();
+    EXPECT_TRUE(repo.head_unborn());
+    Result<std::optional<std::string>> head = repo.head();
+    ASSERT_TRUE(head.ok());
+    EXPECT_FALSE(head->has_value());
+    EXPECT_TRUE(repo.head_ancestors()->empty());
+    EXPECT_FALSE(repo.resolve_commit("HEAD").ok());
+    EXPECT_FALSE(repo.first_parent_at_or_before(1LL << 40)->has_value());
+    Result<std::vector<std::string>> changed = repo.changed_files("");
+    ASSERT_TRUE(changed.ok()) << changed.error().message;
+    EXPECT_EQ(*changed, (std::vector<std::string>{".small/git.out", "a.txt"}));
+    EXPECT_TRUE(*repo.dirty());
+}
+
+TEST_F(GitRepoTest, CommitsAncestryAndDetachedHead) {
+    git("init -q");
+    commit_file("a.txt", "1\n", "one");
+    const std::string first = git("rev-parse HEAD");
+    commit_file("a.txt", "2\n", "two");
+    const std::string second = git("rev-parse HEAD");
+    write_plain(tmp_.path(".git/info/exclude"), ".small/\n");
+    GitRepo repo = open();
+    EXPECT_FALSE(*repo.dirty());
+    EXPECT_EQ(*repo.resolve_commit(first.substr(0, 7)), first);
+    EXPECT_EQ(*repo.resolve_commit(first), first);
+    EXPECT_EQ(*repo.resolve_commit("HEAD~1"), first);
+    EXPECT_FALSE(repo.resolve_commit("0000000").ok());
+    EXPECT_NE(repo.resolve_commit("no-such-branch").error().message.find("unknown revision"), std::string::npos);
+    EXPECT_TRUE(*repo.is_ancestor_of_head(first));
+    EXPECT_TRUE(*repo.is_ancestor_of_head(second));
+    EXPECT_EQ(repo.head_ancestors()->size(), 2u);
+    EXPECT_GT(*repo.commit_time(first), 0);
+
+    git("checkout -q --detach " + first);
+    GitRepo detached = open();
+    EXPECT_TRUE(detached.head_detached());
+    EXPECT_EQ(**detached.head(), first);
+    EXPECT_FALSE(*detached.is_ancestor_of_head(second));  // exists, but not reachable from HEAD
+    EXPECT_EQ(*detached.resolve_commit(second), second);
+    EXPECT_EQ(detached.head_ancestors()->count(second), 0u);
+}
+
+TEST_F(GitRepoTest, ChangedFilesCoverCommittedStagedUnstagedAndUntrackedButNotIgnored) {
+    git("init -q");
+    commit_file(".gitignore", "*.log\n", "base");
+    commit_file("keep.txt", "k\n", "keep");
+    const std::string base = git("rev-parse HEAD~1");
+    commit_file("committed.txt", "c\n", "after base");
+    write_plain(tmp_.path("staged.txt"), "s\n");
+    git("add staged.txt");
+    write_plain(tmp_.path("keep.txt"), "changed\n");  // unstaged
+    fs::create_directories(tmp_.path("new/dir"));
+    write_plain(tmp_.path("new/dir/untracked.txt"), "u\n");
+    write_plain(tmp_.path("noise.log"), "ignored\n");
+    GitRepo repo = open();
+    Result<std::vector<std::string>> changed = repo.changed_files(base);
+    ASSERT_TRUE(changed.ok()) << changed.error().message;
+    // .small/ is untracked in this repository: it is listed here; drift drops it.
+    std::vector<std::string> want = {"committed.txt", "keep.txt", "new/dir/untracked.txt", "staged.txt"};
+    std::vector<std::string> got;
+    for (const std::string& p : *changed) {
+        if (p.rfind(".small", 0) != 0) got.push_back(p);
+    }
+    EXPECT_EQ(got, want);
+    EXPECT_TRUE(*repo.dirty());
+}
+
+TEST_F(GitRepoTest, ShallowCloneAndLinkedWorktree) {
+    git("init -q");
+    commit_file("a.txt", "1\n", "one");
+    commit_file("a.txt", "2\n", "two");
+    const std::string first = git("rev-parse HEAD~1");
+    const std::string clone = tmp_.path("clone");
+    git("clone -q --depth 1 file://" + root() + " '" + clone + "'");
+    GitRepo shallow = open(clone);
+    EXPECT_TRUE(shallow.shallow());
+    EXPECT_EQ(shallow.head_ancestors()->size(), 1u);
+    EXPECT_FALSE(shallow.resolve_commit(first).ok());  // history the clone lacks
+
+    const std::string wt = tmp_.path("wt");
+    git("worktree add -q --detach '" + wt + "' HEAD~1");
+    GitRepo linked = open(wt);
+    EXPECT_EQ(fs::path(linked.workdir()).lexically_normal(), fs::path(wt + "/").lexically_normal());
+    EXPECT_EQ(**linked.head(), first);
+    EXPECT_TRUE(linked.head_detached());
+    EXPECT_EQ(path_in_workdir(linked.workdir(), wt + "/sub"), std::optional<std::string>("sub"));
+    EXPECT_EQ(path_in_workdir(linked.workdir(), root()), std::nullopt);
+}
+
+TEST_F(GitRepoTest, EvidenceRulesNameTheEntry) {
+    git("init -q");
+    commit_file("a.txt", "1\n", "one");
+    const std::string kept = git("rev-parse HEAD");
+    commit_file("a.txt", "2\n", "two");
+    const std::string dropped = git("rev-parse HEAD");
+    git("reset -q --hard HEAD~1");  // `dropped` still exists but HEAD no longer reaches it
+    write_plain(tmp_.ws().small_dir + "/progress.small.yml",
+                "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n"
+                "  - task_id: \"t1\"\n    timestamp: \"2026-01-01T00:00:00.000000001Z\"\n    evidence: \"x\"\n"
+                "    commit: \"" + kept.substr(0, 7) + "\"\n"
+                "  - task_id: \"t2\"\n    timestamp: \"2026-01-01T00:00:00.000000002Z\"\n    evidence: \"x\"\n"
+                "    commit: \"" + dropped + "\"\n"
+                "  - task_id: \"t3\"\n    timestamp: \"2026-01-01T00:00:00.000000003Z\"\n    evidence: \"x\"\n"
+                "    commit: \"abcdef0\"\n"
+                "    link: \"not a url\"\n");
+    RealFileSystem real;
+    Result<EvidenceReport> ev = check_evidence(real, tmp_.ws());
+    ASSERT_TRUE(ev.ok()) << ev.error().message;
+    EXPECT_EQ(ev->commits, 3u);
+    EXPECT_EQ(ev->links, 1u);
+    ASSERT_EQ(ev->findings.size(), 3u);
+    EXPECT_EQ(ev->findings[0].rule, "EV-COMMIT-UNREACHABLE");
+    EXPECT_EQ(ev->findings[0].mark.line, 11u);
+    EXPECT_GT(ev->findings[0].mark.column, 12u);
+    EXPECT_EQ(ev->findings[1].rule, "EV-COMMIT-UNKNOWN");
+    EXPECT_EQ(ev->findings[1].mark.line, 15u);
+    EXPECT_EQ(ev->findings[2].rule, "EV-LINK");
+    EXPECT_EQ(ev->findings[2].mark.line, 16u);
+}
+
+}  // namespace
+}  // namespace small
