@@ -1,5 +1,7 @@
-// `small merge [--explain] ANCESTOR CURRENT OTHER [PATHNAME]`: the git merge
-// driver; flags and rendering only, the work is in small/ops/merge.hpp.
+// `small merge [--explain] ANCESTOR CURRENT OTHER [PATHNAME]` (the git merge
+// driver) and `small merge --explain FILE` (a conflict in git's index);
+// flags and rendering only, the work is in small/ops/merge.hpp.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -16,19 +18,28 @@ struct MergeFlags {
     bool explain = false;
 };
 
-void print_text(const Output& out, const MergeReport& r, bool explain) {
-    if (!r.clean()) {
-        out.problem("small merge: " + r.pathname + ": " + std::to_string(r.outcome.conflicts.size()) +
-                    " conflict(s); the file is left as CURRENT had it");
-        for (const MergeConflict& c : r.outcome.conflicts) {
-            out.problem("  " + c.message);
-            if (explain) out.problem("    to resolve: " + c.hint);
-        }
-        if (!explain)
-            out.problem("Run `small merge --explain` with the same files (or `small doctor`) for how to resolve");
-        return;
+bool from_index(const MergeFlags& f) { return f.request.current.empty(); }
+
+void print_conflicts(const Output& out, const MergeReport& r, const MergeFlags& f) {
+    out.problem("small merge: " + r.pathname + ": " + std::to_string(r.outcome.conflicts.size()) + " conflict(s)" +
+                (from_index(f) ? " in git's index" : "; the file is left as CURRENT had it"));
+    for (const MergeConflict& c : r.outcome.conflicts) {
+        out.problem("  " + c.message);
+        if (f.explain) out.problem("    to resolve: " + c.hint);
     }
-    if (explain || !out.quiet()) {
+    if (!f.explain) {
+        out.problem("Run `small merge --explain " + r.pathname + "` (or `small doctor`) for how to resolve");
+    }
+}
+
+void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
+    if (!r.clean()) return print_conflicts(out, r, f);
+    if (from_index(f)) {
+        std::cerr << "small merge: " << r.pathname << ": small's merge driver merges it cleanly (" << r.rule
+                  << " rule); git merged it without the driver. Register it (small hooks install git), then: "
+                     "git checkout -m -- "
+                  << r.pathname << " && git add " << r.pathname << '\n';
+    } else if (f.explain || !out.quiet()) {
         std::string line = "small merge: " + r.pathname + " merged cleanly (" + r.rule + " rule";
         if (r.rule == "progress") {
             line += ", " + std::to_string(r.outcome.added_entries) + " new entries, " +
@@ -38,13 +49,26 @@ void print_text(const Output& out, const MergeReport& r, bool explain) {
         std::cerr << line << ")\n";  // git shows the driver's stderr; stdout is not the result
     }
     for (const std::string& note : r.outcome.notes) {
-        if (explain || r.rule == "handoff") std::cerr << "  note: " << note << '\n';
+        if (f.explain || r.rule == "handoff") std::cerr << "  note: " << note << '\n';
     }
+}
+
+// Three files (git's %O %A %B, %P optional), or with --explain one path
+// whose stages git's index holds after a stopped merge.
+Result<MergeReport> merge_or_explain(const Context& ctx, const MergeFlags& f) {
+    const MergeRequest& q = f.request;
+    if (!q.current.empty()) return merge_files(ctx.fs, q);
+    if (q.ancestor.empty()) return Error::usage("give ANCESTOR CURRENT OTHER [PATHNAME], or --explain FILE");
+    if (!f.explain) {
+        return Error::usage("one file is only understood with --explain (small merge --explain " + q.ancestor +
+                            "); as a merge driver give ANCESTOR CURRENT OTHER [PATHNAME]");
+    }
+    return explain_index_conflict(std::filesystem::absolute(q.ancestor).lexically_normal().string());
 }
 
 int run_merge(const Context& ctx, const MergeFlags& f) {
     const Output out(ctx.globals, "merge");
-    Result<MergeReport> r = merge_files(ctx.fs, f.request);
+    Result<MergeReport> r = merge_or_explain(ctx, f);
     if (!r) return report_error(out, r.error());
     const int code = r->clean() ? kExitOk : kExitInvalid;
     if (out.json()) {
@@ -55,7 +79,7 @@ int run_merge(const Context& ctx, const MergeFlags& f) {
                 {"message", std::to_string(r->outcome.conflicts.size()) + " conflict(s) in " + r->pathname}};
         }
         out.json_document(std::move(doc), code);
-    } else print_text(out, *r, f.explain);
+    } else print_text(out, *r, f);
     return code;
 }
 
@@ -65,13 +89,16 @@ void register_merge(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<MergeFlags>();
     CLI::App* cmd = app.add_subcommand(
         "merge", "Git merge driver for .small/ files: three-way merge of ANCESTOR, CURRENT and OTHER into CURRENT");
-    cmd->add_option("ancestor", f->request.ancestor, "The common ancestor's version (git's %O)")->required();
-    cmd->add_option("current", f->request.current, "This branch's version (git's %A); receives the result")->required();
-    cmd->add_option("other", f->request.other, "The other branch's version (git's %B)")->required();
+    cmd->add_option("ancestor", f->request.ancestor,
+                    "The common ancestor's version (git's %O); alone with --explain: a file git left unmerged");
+    cmd->add_option("current", f->request.current, "This branch's version (git's %A); receives the result");
+    cmd->add_option("other", f->request.other, "The other branch's version (git's %B)");
     cmd->add_option("pathname", f->request.pathname,
                     "The file's path in the repository (git's %P); picks the rule (default: CURRENT's name)");
     cmd->add_flag("--explain", f->explain, "Say how each conflict can be resolved, and every note of a clean merge");
     cmd->footer(
+        "`small merge --explain FILE` reads FILE's three stages from git's index after a merge, rebase or cherry-pick "
+        "stopped on it, and says what collides and how to resolve it (nothing is written). "
         "Registered by `small hooks install git` as merge.small.driver \"small merge %O %A %B %P\" with a "
         ".gitattributes line `.small/*.small.yml merge=small`. Rules: progress.small.yml keeps the ancestor's bytes "
         "and appends the union of both sides' new entries (exact duplicates once) by timestamp, moving a timestamp "

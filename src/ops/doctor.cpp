@@ -7,6 +7,7 @@
 #include "small/check/invariants.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/plan_summary.hpp"
+#include "small/ops/merge.hpp"
 #include "small/store/evidence_check.hpp"
 #include "small/store/git_repo.hpp"
 #include "small/store/scope_drift.hpp"
@@ -25,6 +26,7 @@ public:
         metadata();
         const bool files_ok = files();
         runtime_layout();
+        index_conflicts();
         if (files_ok && loading()) {
             findings_check("Schema", check_schemas(schemas_, set_), "All artifacts pass schema validation",
                            "Fix the schema violation, then run: small validate");
@@ -162,25 +164,62 @@ private:
         if (set_.complete()) return true;
         std::vector<Finding> findings;
         for (const Error& e : set_.errors) findings.push_back(finding_from_error(e, 0));
-        add("Loading", DoctorStatus::Error, "Failed to load " + std::to_string(findings.size()) + " artifact(s)",
-            "Fix the YAML at the position shown, then run: small validate", std::move(findings));
+        // The count is taken before `findings` is moved (argument order is unspecified).
+        const std::string message = "Failed to load " + std::to_string(findings.size()) + " artifact(s)";
+        add("Loading", DoctorStatus::Error, message, "Fix the YAML at the position shown, then run: small validate",
+            std::move(findings));
         merge_markers();
         return false;
     }
 
+    // git stopped on a conflict in a `.small/` file (a merge, rebase or
+    // cherry-pick) and the index still holds its stages: the driver's rule,
+    // run again on them, says what collides. The driver leaves CURRENT's
+    // text in place, so without this the file looks fine and `git add`
+    // would drop the other side's changes.
+    void index_conflicts() {
+        Result<std::vector<MergeReport>> reports = explain_workspace_conflicts(ws_);
+        if (!reports) return add("Merge", DoctorStatus::Warning, reports.error().message);
+        for (const MergeReport& r : *reports) {
+            unmerged_.push_back(r.pathname.substr(r.pathname.rfind('/') + 1));
+            if (r.clean()) {
+                add("Merge", DoctorStatus::Error,
+                    r.pathname + " is unmerged in git's index, but small's merge driver merges it cleanly (git merged "
+                                 "it without the driver)",
+                    "small hooks install git, then: git checkout -m -- " + r.pathname + " && git add " + r.pathname);
+                continue;
+            }
+            std::string message = r.pathname + " is unmerged: " + std::to_string(r.outcome.conflicts.size()) +
+                                  " conflict(s) small's merge driver cannot settle: ";
+            std::vector<std::string> hints;
+            for (std::size_t i = 0; i < r.outcome.conflicts.size(); ++i) {
+                const MergeConflict& c = r.outcome.conflicts[i];
+                message += (i ? "; " : "") + c.message;
+                if (std::find(hints.begin(), hints.end(), c.hint) == hints.end()) hints.push_back(c.hint);
+            }
+            std::string suggestion;
+            for (const std::string& h : hints) suggestion += (suggestion.empty() ? "" : "; ") + h;
+            add("Merge", DoctorStatus::Error, message, suggestion);
+        }
+    }
+
     // An artifact that does not load may hold git's conflict markers: a merge
-    // without small's merge driver (D17). Only failed files are read again.
+    // without small's merge driver (D17). Only failed files are read again;
+    // one the index check already explained is not reported twice.
     void merge_markers() {
         for (ArtifactType type : kArtifactTypes) {
             if (set_.get(type)) continue;
+            const std::string name(artifact_file_name(type));
+            if (std::find(unmerged_.begin(), unmerged_.end(), name) != unmerged_.end()) continue;
             const std::string path = ws_.path_of(artifact_file_name(type));
             Result<std::string> text = fs_.read_file(path);
             if (!text || !(text->starts_with("<<<<<<< ") || text->find("\n<<<<<<< ") != std::string::npos)) continue;
             add("Merge", DoctorStatus::Error,
                 ws_.display_of(artifact_file_name(type)) + " holds unresolved git conflict markers",
-                "register small's merge driver (small hooks install git), take one side (git checkout --ours -- "
-                "FILE), then merge it with the driver: small merge --explain BASE OURS THEIRS " +
-                    ws_.display_of(artifact_file_name(type)) + " on git's stages (see docs/git.md)");
+                "it was staged or committed with git's conflict markers: edit it so both sides' changes are kept "
+                "(small check --strict says what is left), or restore one side (git checkout REV -- " +
+                    ws_.display_of(name) +
+                    ") and merge again with small's merge driver registered (small hooks install git)");
         }
     }
 
@@ -293,6 +332,7 @@ private:
     std::optional<WorkspaceMetadata> meta_;
     LayoutScan layout_;
     ArtifactSet set_;
+    std::vector<std::string> unmerged_;  // file names git's index holds in conflict
 };
 
 }  // namespace

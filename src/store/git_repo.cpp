@@ -23,6 +23,9 @@ using CommitPtr = Owned<git_commit, git_commit_free>;
 using TreePtr = Owned<git_tree, git_tree_free>;
 using DiffPtr = Owned<git_diff, git_diff_free>;
 using StatusPtr = Owned<git_status_list, git_status_list_free>;
+using IndexPtr = Owned<git_index, git_index_free>;
+using ConflictIterPtr = Owned<git_index_conflict_iterator, git_index_conflict_iterator_free>;
+using BlobPtr = Owned<git_blob, git_blob_free>;
 
 // libgit2's global state, set up once per process and kept (libgit2 keeps a
 // count; never shutting down is what its documentation allows).
@@ -54,6 +57,18 @@ Result<git_oid> parse_oid(const std::string& full) {
         return Error::invalid("not a full commit id: " + full);
     }
     return oid;
+}
+
+// The contents of one conflict stage's blob; nullopt for an absent stage.
+Result<std::optional<std::string>> stage_text(git_repository* repo, const git_index_entry* entry) {
+    if (!entry) return std::optional<std::string>();
+    git_blob* raw = nullptr;
+    if (git_blob_lookup(&raw, repo, &entry->id) != 0) {
+        return libgit2_error(std::string("cannot read the staged version of ") + entry->path);
+    }
+    BlobPtr blob(raw);
+    const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
+    return std::optional<std::string>(std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob.get()))));
 }
 
 }  // namespace
@@ -251,6 +266,36 @@ Result<bool> GitRepo::dirty() const {
     if (git_status_list_new(&raw, repo_.get(), &opts) != 0) return libgit2_error("cannot read the git status");
     StatusPtr list(raw);
     return git_status_list_entrycount(list.get()) > 0;
+}
+
+Result<std::vector<GitIndexConflict>> GitRepo::index_conflicts(const std::string& prefix) const {
+    std::vector<GitIndexConflict> out;
+    git_index* raw_index = nullptr;
+    if (git_repository_index(&raw_index, repo_.get()) != 0) return libgit2_error("cannot read the git index");
+    IndexPtr index(raw_index);
+    if (!git_index_has_conflicts(index.get())) return out;
+    git_index_conflict_iterator* raw_iter = nullptr;
+    if (git_index_conflict_iterator_new(&raw_iter, index.get()) != 0) {
+        return libgit2_error("cannot read the git index's conflicts");
+    }
+    ConflictIterPtr iter(raw_iter);
+    const git_index_entry* stages[3] = {};
+    int rc = 0;
+    while ((rc = git_index_conflict_next(&stages[0], &stages[1], &stages[2], iter.get())) == 0) {
+        const git_index_entry* any = stages[0] ? stages[0] : stages[1] ? stages[1] : stages[2];
+        if (!any || !std::string_view(any->path).starts_with(prefix)) continue;
+        GitIndexConflict c;
+        c.path = any->path;
+        std::optional<std::string>* texts[3] = {&c.ancestor, &c.ours, &c.theirs};
+        for (int i = 0; i < 3; ++i) {
+            Result<std::optional<std::string>> text = stage_text(repo_.get(), stages[i]);
+            if (!text) return text.error();
+            *texts[i] = std::move(*text);
+        }
+        out.push_back(std::move(c));
+    }
+    if (rc != GIT_ITEROVER) return libgit2_error("cannot read the git index's conflicts");
+    return out;
 }
 
 }  // namespace small

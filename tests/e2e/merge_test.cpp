@@ -222,6 +222,67 @@ TEST_F(MergeE2E, SameNewTaskIdIsARealConflictExplained) {
                                 (tmp_.path() / "b.yml").string(), ".small/plan.small.yml"});
     EXPECT_EQ(js.exit_code, 1) << js;
     EXPECT_TRUE(contains(js.out, "\"id\":\"task-2\"") || contains(js.out, "\"id\": \"task-2\"")) << js;
+
+    // The same from git's index, by path (from a subfolder too), and in doctor.
+    const RunResult idx = small({"merge", "--explain", ".small/plan.small.yml"}, a);
+    EXPECT_EQ(idx.exit_code, 1) << idx;
+    EXPECT_TRUE(contains(idx.err, "1 conflict(s) in git's index")) << idx;
+    EXPECT_TRUE(contains(idx.err, "task id task-2 was added on both sides with different content (current: "
+                                  "\"Write the parser\", other: \"Write the docs\")"))
+        << idx;
+    EXPECT_TRUE(contains(idx.err, "to resolve: keep both tasks under different ids")) << idx;
+    EXPECT_EQ(small({"merge", "--explain", "plan.small.yml"}, a / ".small").exit_code, 1);
+    const RunResult doc = small({"doctor"}, a);
+    EXPECT_EQ(doc.exit_code, 1) << doc;
+    EXPECT_TRUE(contains(doc.out + doc.err, ".small/plan.small.yml is unmerged: 1 conflict(s)")) << doc;
+    EXPECT_TRUE(contains(doc.out + doc.err, "task id task-2 was added on both sides")) << doc;
+    const RunResult dj = small({"doctor", "--json"}, a);
+    EXPECT_TRUE(contains(dj.out, "\"category\":\"Merge\"") || contains(dj.out, "\"category\": \"Merge\"")) << dj;
+
+    // Resolved as docs/git.md says: the doctor's Merge line goes away.
+    git_ok({"checkout", "--ours", "--", ".small/plan.small.yml"}, a);
+    ASSERT_EQ(small({"plan", "--add", "Write the docs"}, a).exit_code, 0);
+    git_ok({"add", ".small"}, a);
+    git_ok({"commit", "-q", "--no-edit"}, a);
+    const RunResult after = small({"doctor"}, a);
+    EXPECT_FALSE(contains(after.out + after.err, "unmerged")) << after;
+    EXPECT_TRUE(contains(read_file(a / ".small" / "plan.small.yml"), "Write the docs"));
+    expect_verified(a);
+    const RunResult none = small({"merge", "--explain", ".small/plan.small.yml"}, a);
+    EXPECT_EQ(none.exit_code, 1) << none;
+    EXPECT_TRUE(contains(none.err, "git's index holds no unresolved conflict for .small/plan.small.yml")) << none;
+}
+
+TEST_F(MergeE2E, ExplainingOneFileNeedsExplainAndARepository) {
+    const RunResult one = small({"merge", ".small/plan.small.yml"});
+    EXPECT_EQ(one.exit_code, 2) << one;
+    EXPECT_TRUE(contains(one.err, "--explain")) << one;
+    const RunResult two = small({"merge", "a", "b"});
+    EXPECT_EQ(two.exit_code, 2) << two;
+    const fs::path outside = tmp_.path() / "outside";
+    fs::create_directory(outside);
+    write_file(outside / "plan.small.yml", "x\n");
+    const RunResult no_repo = small({"merge", "--explain", "plan.small.yml"}, outside);
+    EXPECT_EQ(no_repo.exit_code, 2) << no_repo;
+    EXPECT_TRUE(contains(no_repo.err, "is not in a git repository")) << no_repo;
+}
+
+TEST_F(MergeE2E, AFileDeletedOnOneSideAndChangedOnTheOtherIsNamed) {
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    git_ok({"rm", "-q", ".small/constraints.small.yml"}, a);
+    git_ok({"commit", "-qm", "drop constraints"}, a);
+    write_file(b / ".small" / "constraints.small.yml",
+               read_file(b / ".small" / "constraints.small.yml") + "# reviewed\n");
+    git_ok({"commit", "-qam", "touch constraints"}, b);
+    EXPECT_NE(git({"merge", "--no-edit", "b"}, a).exit_code, 0);
+    const RunResult idx = small({"merge", "--explain", ".small/constraints.small.yml"}, a);
+    EXPECT_EQ(idx.exit_code, 1) << idx;
+    EXPECT_TRUE(contains(idx.err, ".small/constraints.small.yml was deleted on this side and changed on the other side"))
+        << idx;
+    const RunResult doc = small({"doctor"}, a);
+    EXPECT_EQ(doc.exit_code, 1) << doc;
+    EXPECT_TRUE(contains(doc.out + doc.err, "git checkout --theirs -- .small/constraints.small.yml")) << doc;
 }
 
 TEST_F(MergeE2E, HooksInstallRegistersTheDriverAndUninstallRemovesIt) {
@@ -254,16 +315,45 @@ TEST_F(MergeE2E, HooksInstallRegistersTheDriverAndUninstallRemovesIt) {
     EXPECT_NE(git({"config", "--get", "merge.small.driver"}).exit_code, 0);
 }
 
-TEST_F(MergeE2E, WithoutTheDriverDoctorNamesTheConflictMarkers) {
+TEST_F(MergeE2E, WithoutTheDriverDoctorSaysHowToRedoTheMergeThroughIt) {
+    git_ok({"config", "--remove-section", "merge.small"});
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 2);
+    EXPECT_NE(git({"merge", "-q", "--no-edit", "b"}, a).exit_code, 0);  // git's line merge conflicts
+    const RunResult d = small({"doctor"}, a);
+    EXPECT_EQ(d.exit_code, 1) << d;
+    EXPECT_TRUE(contains(d.out + d.err, ".small/progress.small.yml is unmerged in git's index, but small's merge driver "
+                                "merges it cleanly"))
+        << d;
+    EXPECT_TRUE(contains(d.out + d.err, "git checkout -m -- .small/progress.small.yml")) << d;
+    EXPECT_FALSE(contains(d.out + d.err, "holds unresolved git conflict markers")) << d;  // said once
+    EXPECT_TRUE(contains(d.out + d.err, "Failed to load 1 artifact(s)")) << d;
+    const RunResult ex = small({"merge", "--explain", ".small/progress.small.yml"}, a);
+    EXPECT_EQ(ex.exit_code, 0) << ex;
+    EXPECT_TRUE(contains(ex.err, "merges it cleanly (progress rule)")) << ex;
+
+    // Doing what it says finishes the merge with every entry once.
+    ASSERT_EQ(small({"hooks", "install", "git"}, a).exit_code, 0);
+    git_ok({"checkout", "-m", "--", ".small/progress.small.yml"}, a);
+    expect_each_once(read_file(progress(a)), {"alpha", "beta"}, 2);
+    git_ok({"add", ".small/progress.small.yml"}, a);
+    git_ok({"commit", "-q", "--no-edit"}, a);
+    expect_verified(a);
+}
+
+TEST_F(MergeE2E, ConflictMarkersCommittedAreNamedByDoctor) {
     git_ok({"config", "--remove-section", "merge.small"});
     const fs::path a = worktree("a");
     const fs::path b = worktree("b");
     parallel_sessions({{a, "alpha"}, {b, "beta"}}, 1);
-    EXPECT_NE(git({"merge", "-q", "--no-edit", "b"}, a).exit_code, 0);  // git's line merge conflicts
+    EXPECT_NE(git({"merge", "-q", "--no-edit", "b"}, a).exit_code, 0);
+    git_ok({"add", "-A"}, a);  // the markers staged: git no longer knows it was a conflict
+    git_ok({"commit", "-q", "--no-edit"}, a);
     const RunResult d = small({"doctor"}, a);
-    EXPECT_NE(d.exit_code, 0) << d;
+    EXPECT_EQ(d.exit_code, 1) << d;
     EXPECT_TRUE(contains(d.out + d.err, "progress.small.yml holds unresolved git conflict markers")) << d;
-    EXPECT_TRUE(contains(d.out + d.err, "small merge --explain")) << d;
+    EXPECT_TRUE(contains(d.out + d.err, "git checkout REV -- .small/progress.small.yml")) << d;
 }
 
 TEST_F(MergeE2E, AnUnparseableSideLeavesCurrentUntouched) {

@@ -16,6 +16,16 @@ struct git_repository;
 
 namespace small {
 
+// A path git's index holds in conflict (an unfinished merge, rebase or
+// cherry-pick): the blob of each stage, nullopt where the stage is absent
+// (added on one side only, or deleted on one).
+struct GitIndexConflict {
+    std::string path;  // work-tree-relative, '/' separated
+    std::optional<std::string> ancestor;  // stage 1
+    std::optional<std::string> ours;      // stage 2
+    std::optional<std::string> theirs;    // stage 3
+};
+
 class GitRepo {
 public:
     // The repository containing `path` (a work tree, a linked worktree, a
@@ -55,6 +65,9 @@ public:
     // file) to the working tree: committed, staged, unstaged, and untracked
     // files git does not ignore. Work-tree-relative '/' paths, sorted, unique.
     Result<std::vector<std::string>> changed_files(const std::string& since) const;
+    // Conflicted index entries whose path starts with `prefix` (work-tree
+    // relative, e.g. ".small/"), in index order; empty when none.
+    Result<std::vector<GitIndexConflict>> index_conflicts(const std::string& prefix) const;
     // Whether the work tree differs from HEAD (staged, unstaged, or untracked
     // not ignored).
     Result<bool> dirty() const;
