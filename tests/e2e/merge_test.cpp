@@ -135,6 +135,54 @@ TEST_F(MergeE2E, ParallelWorktreesMergeCleanlyTheSameInBothDirections) {
     EXPECT_EQ(merged.rfind(base.out, 0), 0u);
 }
 
+// Two agents at once, each with plan edits, progress entries and a
+// checkpoint on its own task: both merge directions give the same plan and
+// log; the handoff (changed on both sides) is regenerated after the merge.
+TEST_F(MergeE2E, ParallelPlanProgressAndCheckpointSessionsMergeInBothDirections) {
+    ASSERT_EQ(small({"plan", "--add", "Alpha work"}).exit_code, 0);
+    ASSERT_EQ(small({"plan", "--add", "Beta work"}).exit_code, 0);
+    git_ok({"commit", "-qam", "two tasks"});
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    auto agent = [this](const fs::path& wt, const std::string& task, const std::string& tag) {
+        EXPECT_EQ(small({"plan", "--in-progress", task}, wt).exit_code, 0);
+        session(wt, tag, 2);
+        const RunResult c =
+            small({"checkpoint", "--task", task, "--status", "completed", "--evidence", tag + " done"}, wt);
+        EXPECT_EQ(c.exit_code, 0) << c;
+        EXPECT_EQ(small({"handoff"}, wt).exit_code, 0);
+        git_ok({"commit", "-qam", tag + " checkpoint"}, wt);
+    };
+    std::future<void> ra = std::async(std::launch::async, [&] { agent(a, "task-2", "alpha"); });
+    std::future<void> rb = std::async(std::launch::async, [&] { agent(b, "task-3", "beta"); });
+    ra.get();
+    rb.get();
+
+    const fs::path a2 = tmp_.path() / "wt-a2";
+    git_ok({"worktree", "add", "-q", "-b", "a2", a2.string(), "a"});
+    const RunResult ab = git({"merge", "--no-edit", "b"}, a2);
+    ASSERT_EQ(ab.exit_code, 0) << ab;
+    EXPECT_TRUE(contains(ab.err, "run `small handoff`")) << ab;  // the handoff rule's note
+    const fs::path b2 = tmp_.path() / "wt-b2";
+    git_ok({"worktree", "add", "-q", "-b", "b2", b2.string(), "b"});
+    git_ok({"merge", "-q", "--no-edit", "a"}, b2);
+
+    const std::string plan = read_file(a2 / ".small" / "plan.small.yml");
+    EXPECT_EQ(read_file(b2 / ".small" / "plan.small.yml"), plan);
+    EXPECT_EQ(read_file(progress(b2)), read_file(progress(a2)));
+    expect_each_once(read_file(progress(a2)), {"alpha", "beta"}, 2);
+    for (const char* done : {"alpha done", "beta done"}) {
+        EXPECT_TRUE(contains(read_file(progress(a2)), done)) << done;
+    }
+    EXPECT_TRUE(contains(plan, "title: \"Alpha work\"\n    status: \"completed\"")) << plan;
+    EXPECT_TRUE(contains(plan, "title: \"Beta work\"\n    status: \"completed\"")) << plan;
+    for (const fs::path& wt : {a2, b2}) {
+        const RunResult h = small({"handoff"}, wt);
+        EXPECT_EQ(h.exit_code, 0) << h;
+        expect_verified(wt);
+    }
+}
+
 TEST_F(MergeE2E, SymmetricMergeOfTheSameTwoBranches) {
     const fs::path a = worktree("a");
     const fs::path b = worktree("b");
