@@ -1,7 +1,6 @@
 // `small merge [--explain] ANCESTOR CURRENT OTHER [PATHNAME]` (the git merge
 // driver) and `small merge --explain FILE` (a conflict in git's index);
 // flags and rendering only, the work is in small/ops/merge.hpp.
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -63,7 +62,7 @@ Result<MergeReport> merge_or_explain(const Context& ctx, const MergeFlags& f) {
         return Error::usage("one file is only understood with --explain (small merge --explain " + q.ancestor +
                             "); as a merge driver give ANCESTOR CURRENT OTHER [PATHNAME]");
     }
-    return explain_index_conflict(std::filesystem::absolute(q.ancestor).lexically_normal().string());
+    return explain_index_conflict(q.ancestor, current_directory());
 }
 
 int run_merge(const Context& ctx, const MergeFlags& f) {
@@ -100,10 +99,11 @@ void register_merge(CLI::App& app, Context& ctx) {
         "`small merge --explain FILE` reads FILE's three stages from git's index after a merge, rebase or cherry-pick "
         "stopped on it, and says what collides and how to resolve it (nothing is written). "
         "Registered by `small hooks install git` as merge.small.driver \"small merge %O %A %B %P\" with a "
-        ".gitattributes line `.small/*.small.yml merge=small`. Rules: progress.small.yml keeps the ancestor's bytes "
-        "and appends the union of both sides' new entries (exact duplicates once) by timestamp, moving a timestamp "
-        "forward by 1 ns where needed; plan.small.yml merges by task id and field (status: completed > cancelled > "
-        "blocked > in_progress > pending); handoff.small.yml keeps CURRENT when both changed (run `small handoff` "
+        ".gitattributes line `.small/*.small.yml merge=small`. Rules: progress.small.yml is the union of the "
+        "entries by content (each once, none lost; the shared leading entries keep their bytes, the rest by "
+        "timestamp, moving a timestamp forward by 1 ns where needed); plan.small.yml merges by task id and field "
+        "(status: completed > cancelled > blocked > in_progress > pending; new tasks by id); "
+        "handoff.small.yml keeps CURRENT when both changed (run `small handoff` "
         "after the merge); any other file merges only identical or one-sided changes. Exit codes: 0 merged (CURRENT "
         "holds the result), 1 conflict or a side that cannot be merged (CURRENT left exactly as it was), 2 usage or "
         "system error.");

@@ -7,10 +7,10 @@
 #include "small/check/invariants.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/plan_summary.hpp"
-#include "small/ops/merge.hpp"
 #include "small/store/evidence_check.hpp"
 #include "small/store/git_repo.hpp"
 #include "small/store/scope_drift.hpp"
+#include "small/store/unmerged_files.hpp"
 
 namespace small {
 
@@ -178,18 +178,18 @@ private:
     // text in place, so without this the file looks fine and `git add`
     // would drop the other side's changes.
     void index_conflicts() {
-        Result<std::vector<MergeReport>> reports = explain_workspace_conflicts(ws_);
-        if (!reports) return add("Merge", DoctorStatus::Warning, reports.error().message);
-        for (const MergeReport& r : *reports) {
-            unmerged_.push_back(r.pathname.substr(r.pathname.rfind('/') + 1));
-            if (r.clean()) {
+        Result<std::vector<UnmergedFile>> files = unmerged_workspace_files(ws_);
+        if (!files) return add("Merge", DoctorStatus::Warning, files.error().message);
+        for (const UnmergedFile& r : *files) {
+            unmerged_.push_back(r.path.substr(r.path.rfind('/') + 1));
+            if (r.outcome.conflicts.empty()) {
                 add("Merge", DoctorStatus::Error,
-                    r.pathname + " is unmerged in git's index, but small's merge driver merges it cleanly (git merged "
+                    r.path + " is unmerged in git's index, but small's merge driver merges it cleanly (git merged "
                                  "it without the driver)",
-                    "small hooks install git, then: git checkout -m -- " + r.pathname + " && git add " + r.pathname);
+                    "small hooks install git, then: git checkout -m -- " + r.path + " && git add " + r.path);
                 continue;
             }
-            std::string message = r.pathname + " is unmerged: " + std::to_string(r.outcome.conflicts.size()) +
+            std::string message = r.path + " is unmerged: " + std::to_string(r.outcome.conflicts.size()) +
                                   " conflict(s) small's merge driver cannot settle: ";
             std::vector<std::string> hints;
             for (std::size_t i = 0; i < r.outcome.conflicts.size(); ++i) {

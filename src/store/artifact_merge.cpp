@@ -4,6 +4,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
+#include <unordered_set>
 #include <utility>
 
 #include "small/base/timestamp.hpp"
@@ -71,12 +73,35 @@ YamlValue members_except(NodeRef root, std::string_view except) {
     return out;
 }
 
+// Equal as data: mappings compare without regard to key order (YAML's
+// meaning), so a task written with its keys in another order is the same.
+bool same_value(const YamlValue& x, const YamlValue& y) {
+    if (x.is_object() && y.is_object()) {
+        if (x.size() != y.size()) return false;
+        for (const auto& [k, v] : x.items()) {
+            const auto it = y.find(k);
+            if (it == y.end() || !same_value(v, *it)) return false;
+        }
+        return true;
+    }
+    if (x.is_array() && y.is_array()) {
+        if (x.size() != y.size()) return false;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            if (!same_value(x[i], y[i])) return false;
+        }
+        return true;
+    }
+    return x == y;
+}
+
 // ---- progress ----
 
 struct NewEntry {
     Instant instant;
     std::string canonical;  // JCS bytes: identity and tie-break
     YamlValue value;
+    Mark mark;              // in the whole file (slow path only)
+    bool existing = false;  // the ancestor has it too
 };
 
 Result<NewEntry> new_entry(NodeRef node, const std::string& display, std::string_view label) {
@@ -88,7 +113,7 @@ Result<NewEntry> new_entry(NodeRef node, const std::string& display, std::string
     if (!instant) return Error::invalid(at + ": " + instant.error().message);
     Result<std::string> canonical = canonical_json(node);
     if (!canonical) return Error::invalid(at + ": " + canonical.error().message);
-    return NewEntry{*instant, std::move(*canonical), to_yaml_value(node)};
+    return NewEntry{*instant, std::move(*canonical), to_yaml_value(node), node.mark(), false};
 }
 
 // The common header when there is no ancestor: both sides must agree on it.
@@ -98,7 +123,7 @@ Result<YamlValue> fresh_header(std::string_view current, std::string_view other,
     Result<Document> b = parse_side(other, display, "other");
     if (!b) return b.error();
     YamlValue ha = members_except(a->root(), "entries");
-    if (ha != members_except(b->root(), "entries")) {
+    if (!same_value(ha, members_except(b->root(), "entries"))) {
         return Error::invalid("cannot merge: " + display +
                               " was created on both sides with different top-level fields besides `entries`");
     }
@@ -106,150 +131,214 @@ Result<YamlValue> fresh_header(std::string_view current, std::string_view other,
     return ha;
 }
 
-// The ancestor's log as the merge needs it. A plain block log (the shape
-// small writes) is read without parsing its entries: the header before
-// `entries:`, the last item and the number of items come from a line scan,
-// as in progress_query; anything else is parsed whole.
-struct AncestorLog {
-    std::string_view source;  // the caller's bytes
-    std::string owned;        // a header made up when the file was added on both sides
-    bool made_up = false;
-    std::string_view text() const { return made_up ? std::string_view(owned) : source; }
+// The three logs cut where they stop agreeing: `prefix` holds the leading
+// entries all three share (kept as bytes), and each side's entries after it
+// are parsed. In the usual case the prefix is the ancestor itself; after a
+// merge that interleaved entries by time it is shorter, so a later merge
+// whose ancestor is one of that merge's parents still finds its entries.
+struct LogSplit {
+    std::string prefix;                      // the bytes kept as they are
+    AppendPoint point;                       // where entries go after them
+    bool rewrite = false;                    // no usable prefix bytes: write the whole log
     YamlValue header = YamlValue::object();  // the top-level members but `entries`
-    std::optional<YamlValue> last;           // the last entry
-    std::size_t count = 0;
-    AppendPoint point;
-    std::optional<Document> doc;  // the full parse, made only when needed
+    std::vector<YamlValue> prefix_entries;   // only when `rewrite`
+    std::optional<YamlValue> last;           // the prefix's last entry
+    std::size_t ancestor_count = 0;
+    std::vector<NewEntry> o, a, b;  // each version's entries after the prefix
 };
 
-// Lines from `from`: the number of items at `indent` and where the last one
-// starts; nothing when a line is neither an item, deeper content nor a comment.
-std::optional<std::pair<std::size_t, std::size_t>> scan_items(std::string_view text, std::size_t from,
-                                                              std::size_t indent) {
-    std::size_t count = 0, last = std::string_view::npos;
+// Item start offsets of the block sequence from `from` (all items at
+// `indent`); nullopt when a line at `indent` or less is neither an item nor
+// a comment, or when the first content line is not an item (it would
+// continue the entry before `from`).
+std::optional<std::vector<std::size_t>> item_starts(std::string_view text, std::size_t from, std::size_t indent) {
+    std::vector<std::size_t> starts;
     for (std::size_t pos = from; pos < text.size();) {
         const std::size_t eol = std::min(text.find('\n', pos), text.size());
         const std::string_view line = text.substr(pos, eol - pos);
         const std::size_t lead = line.find_first_not_of(' ');
         if (starts_item(line, indent)) {
-            ++count;
-            last = pos;
-        } else if (lead != std::string_view::npos && lead <= indent && line[lead] != '#') {
+            starts.push_back(pos);
+        } else if (lead != std::string_view::npos && line[lead] != '#' && (lead <= indent || starts.empty())) {
             return std::nullopt;
         }
         pos = eol + 1;
     }
-    if (count == 0) return std::nullopt;
-    return std::pair{count, last};
+    return starts;
 }
 
-bool fast_ancestor(AncestorLog& log, const std::string& display) {
-    const std::string_view text = log.text();
-    if (text.empty() || text.back() != '\n' || text.find('\r') != std::string_view::npos) return false;
-    const std::optional<SequenceStart> seq = find_sequence(text, true);
-    if (!seq) return false;
-    const std::optional<std::pair<std::size_t, std::size_t>> items = scan_items(text, seq->offset, seq->indent);
-    if (!items) return false;
-    Result<Document> head = parse_yaml(std::string(text.substr(0, seq->offset)), display);
-    if (!head || !head->root().is_mapping() || head->root().size() == 0) return false;
-    const NodeRef root = head->root();
-    if (root.key(root.size() - 1) != "entries" || !root.value(root.size() - 1).is_null()) return false;
-    Result<Document> tail = parse_yaml(std::string(text.substr(items->second)), display);
-    if (!tail || !tail->root().is_sequence() || tail->root().size() != 1) return false;
-    log.header = members_except(root, "entries");
-    log.last = to_yaml_value(tail->root().item(0));
-    log.count = items->first;
-    log.point = AppendPoint{text.size(), static_cast<int>(seq->indent), false, false, 0, false};
-    return true;
-}
-
-Status parse_ancestor(AncestorLog& log, const std::string& display) {
-    if (log.doc) return ok_status();
-    Result<Document> doc = parse_side(log.text(), display, "ancestor");  // copies the bytes: slow path only
-    if (!doc) return doc.error();
-    log.doc = std::move(*doc);
-    return ok_status();
-}
-
-Result<AncestorLog> read_ancestor(std::string_view ancestor, std::string_view current, std::string_view other,
-                                  const std::string& display) {
-    AncestorLog log;
-    log.source = ancestor;
-    if (fast_ancestor(log, display)) return log;
-    if (Status s = parse_ancestor(log, display); !s) return s.error();
-    if (!log.doc->root().valid()) {  // added on both sides: start from their common header
-        Result<YamlValue> header = fresh_header(current, other, display);
-        if (!header) return header.error();
-        log.owned = emit_document(*header);
-        log.made_up = true;
-        log.doc.reset();
-        if (Status s = parse_ancestor(log, display); !s) return s.error();
-    }
-    const NodeRef root = log.doc->root();
-    Result<AppendPoint> point = progress_append_point(log.text(), *log.doc);
-    if (!point)
-        return Error::invalid("cannot merge: the common ancestor cannot be appended to: " + point.error().message);
-    log.point = *point;
-    log.header = members_except(root, "entries");
-    const NodeRef entries = root.find("entries");
-    log.count = entries.is_sequence() ? entries.size() : 0;
-    if (log.count > 0) log.last = to_yaml_value(entries.item(log.count - 1));
-    return log;
-}
-
-// The entries a side appended after the ancestor's. Fast path: the side's
-// bytes start with the ancestor's, so only the appended bytes are parsed
-// (a 100k-entry log is not parsed three times).
-Result<std::vector<NewEntry>> side_entries(AncestorLog& base, std::string_view side, const std::string& display,
-                                           std::string_view label) {
+// The entries of `tail` (items only, as item_starts checked); nullopt when
+// they do not parse or one is not a usable entry (the slow path then reports
+// it with its position in the whole file).
+std::optional<std::vector<NewEntry>> tail_entries(std::string_view tail, const std::string& display,
+                                                  std::string_view label) {
     std::vector<NewEntry> out;
-    const std::string_view ancestor = base.text();
-    if (base.count > 0 && ancestor.back() == '\n' && side.starts_with(ancestor)) {
-        Result<Document> tail = parse_yaml(std::string(side.substr(ancestor.size())), display);
-        if (tail && (!tail->root().valid() || tail->root().is_sequence())) {
-            const NodeRef items = tail->root();
-            for (std::size_t i = 0; items.valid() && i < items.size(); ++i) {
-                Result<NewEntry> e = new_entry(items.item(i), display, label);
-                if (!e) return e.error();
-                out.push_back(std::move(*e));
-            }
-            return out;
-        }
+    if (tail.find_first_not_of(" \n") == std::string_view::npos) return out;
+    Result<Document> doc = parse_yaml(std::string(tail), display);
+    if (!doc) return std::nullopt;
+    const NodeRef items = doc->root();
+    if (items.valid() && !items.is_sequence()) return std::nullopt;
+    for (std::size_t i = 0; items.valid() && i < items.size(); ++i) {
+        Result<NewEntry> e = new_entry(items.item(i), display, label);
+        if (!e) return std::nullopt;
+        out.push_back(std::move(*e));
     }
-    if (Status s = parse_ancestor(base, display); !s) return s.error();
-    Result<Document> doc = parse_side(side, display, label);
-    if (!doc) return doc.error();
-    const NodeRef root = doc->root();
+    return out;
+}
+
+std::size_t common_prefix(std::string_view x, std::string_view y) {
+    const std::size_t n = std::min(x.size(), y.size());
+    return static_cast<std::size_t>(std::mismatch(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n), y.begin()).first -
+                                    x.begin());
+}
+
+// Fast path, for plain block logs (the shape small writes): the prefix is
+// found by comparing bytes and cut back to an entry boundary of the
+// ancestor; only the entries after it are parsed (a 100k-entry log is not
+// parsed three times). nullopt sends the merge to the slow path.
+std::optional<LogSplit> fast_split(std::string_view o, std::string_view a, std::string_view b,
+                                   const std::string& display) {
+    for (std::string_view t : {o, a, b}) {
+        if (t.find('\r') != std::string_view::npos) return std::nullopt;
+    }
+    if (o.empty() || o.back() != '\n') return std::nullopt;
+    const std::optional<SequenceStart> seq = find_sequence(o, true);
+    if (!seq) return std::nullopt;
+    const std::optional<std::vector<std::size_t>> starts = item_starts(o, seq->offset, seq->indent);
+    if (!starts || starts->empty()) return std::nullopt;
+    Result<Document> head = parse_yaml(std::string(o.substr(0, seq->offset)), display);
+    if (!head || !head->root().is_mapping() || head->root().size() == 0) return std::nullopt;
+    const NodeRef root = head->root();
+    if (root.key(root.size() - 1) != "entries" || !root.value(root.size() - 1).is_null()) return std::nullopt;
+
+    const std::size_t same = std::min({common_prefix(o, a), common_prefix(o, b), common_prefix(a, b)});
+    // The first entry that is not whole in the shared bytes starts the tails.
+    const auto first_differing = std::upper_bound(starts->begin(), starts->end(), same);
+    std::size_t cut = same >= o.size() ? o.size() : first_differing == starts->begin() ? 0 : *(first_differing - 1);
+    if (cut == 0) return std::nullopt;  // the headers differ
+    const std::size_t kept = same >= o.size() ? starts->size() : static_cast<std::size_t>(first_differing - starts->begin()) - 1;
+    if (kept == 0) cut = (*starts)[0];  // no entry in common: keep the header
+
+    LogSplit split;
+    const std::string_view labels[3] = {"ancestor", "current", "other"};
+    std::vector<NewEntry>* tails[3] = {&split.o, &split.a, &split.b};
+    const std::string_view texts[3] = {o, a, b};
+    for (int i = 0; i < 3; ++i) {
+        const std::string_view tail = texts[i].substr(cut);
+        if (!item_starts(tail, 0, seq->indent)) return std::nullopt;
+        std::optional<std::vector<NewEntry>> entries = tail_entries(tail, display, labels[i]);
+        if (!entries) return std::nullopt;
+        *tails[i] = std::move(*entries);
+    }
+    if (kept > 0) {
+        Result<Document> last = parse_yaml(std::string(o.substr((*starts)[kept - 1], cut - (*starts)[kept - 1])), display);
+        if (!last || !last->root().is_sequence() || last->root().size() != 1) return std::nullopt;
+        split.last = to_yaml_value(last->root().item(0));
+    }
+    split.prefix = std::string(o.substr(0, cut));
+    split.point = AppendPoint{cut, static_cast<int>(seq->indent), false, false, 0, false};
+    split.header = members_except(root, "entries");
+    split.ancestor_count = starts->size();
+    return split;
+}
+
+// A whole version's entries, parsed; `header` must match the ancestor's.
+Result<std::vector<NewEntry>> all_entries(NodeRef root, const YamlValue& header, const std::string& display,
+                                          std::string_view label) {
     const std::string side_label = display + " (" + std::string(label) + ")";
     if (!root.valid()) return Error::invalid("cannot merge: " + side_label + " is empty");
-    if (members_except(root, "entries") != base.header) {
+    if (!same_value(members_except(root, "entries"), header)) {
         return Error::invalid("cannot merge: " + side_label +
                               " changed a top-level field besides `entries`; the log's header must stay as it was");
     }
     const NodeRef entries = root.find("entries");
-    const NodeRef base_entries = base.doc->root().find("entries");
-    if (!entries.is_sequence()) return Error::invalid("cannot merge: " + side_label + " has no `entries` list");
-    const std::size_t n = base.count;
-    if (entries.size() < n) {
-        return Error::invalid("cannot merge: " + side_label + " has fewer entries than the common ancestor (" +
-                              std::to_string(entries.size()) + " < " + std::to_string(n) +
-                              "); the progress log is append-only");
+    if (!entries.is_sequence() && !(label == "ancestor" && !entries.valid())) {
+        return Error::invalid("cannot merge: " + side_label + " has no `entries` list");
     }
-    for (std::size_t i = 0; i < n; ++i) {
-        const Result<std::string> mine = canonical_json(entries.item(i));
-        const Result<std::string> theirs = canonical_json(base_entries.item(i));
-        if (!mine || !theirs || *mine != *theirs) {
-            return Error::invalid("cannot merge: " + where(side_label, entries.item(i).mark()) + ": entry " +
-                                  std::to_string(i + 1) +
-                                  " differs from the common ancestor's; the progress log is append-only");
-        }
-    }
-    for (std::size_t i = n; i < entries.size(); ++i) {
+    std::vector<NewEntry> out;
+    for (std::size_t i = 0; entries.valid() && i < entries.size(); ++i) {
         Result<NewEntry> e = new_entry(entries.item(i), display, label);
         if (!e) return e.error();
+        e->mark = entries.item(i).mark();
         out.push_back(std::move(*e));
     }
     return out;
+}
+
+// Slow path: every version parsed whole (CRLF, flow style, a comment
+// between entries...); the prefix is the entries all three share, by
+// content. Positions in messages are exact.
+Result<LogSplit> slow_split(std::string_view ancestor, std::string_view current, std::string_view other,
+                            const std::string& display) {
+    std::string made_up;
+    Result<Document> o = parse_side(ancestor, display, "ancestor");
+    if (!o) return o.error();
+    if (!o->root().valid()) {  // added on both sides: start from their common header
+        Result<YamlValue> header = fresh_header(current, other, display);
+        if (!header) return header.error();
+        made_up = emit_document(*header);
+        o = parse_side(made_up, display, "ancestor");
+        if (!o) return o.error();
+    }
+    const std::string_view o_text = made_up.empty() ? ancestor : std::string_view(made_up);
+    Result<Document> a = parse_side(current, display, "current");
+    if (!a) return a.error();
+    Result<Document> b = parse_side(other, display, "other");
+    if (!b) return b.error();
+
+    LogSplit split;
+    split.header = members_except(o->root(), "entries");
+    Result<std::vector<NewEntry>> eo = all_entries(o->root(), split.header, display, "ancestor");
+    if (!eo) return eo.error();
+    Result<std::vector<NewEntry>> ea = all_entries(a->root(), split.header, display, "current");
+    if (!ea) return ea.error();
+    Result<std::vector<NewEntry>> eb = all_entries(b->root(), split.header, display, "other");
+    if (!eb) return eb.error();
+    std::size_t k = 0;
+    while (k < eo->size() && k < ea->size() && k < eb->size() && (*eo)[k].canonical == (*ea)[k].canonical &&
+           (*eo)[k].canonical == (*eb)[k].canonical) {
+        ++k;
+    }
+    split.ancestor_count = eo->size();
+    if (k > 0) split.last = (*eo)[k - 1].value;
+    if (k == eo->size()) {  // the ancestor's bytes stay; entries are appended after them
+        Result<AppendPoint> point = progress_append_point(o_text, *o);
+        if (!point) {
+            return Error::invalid("cannot merge: the common ancestor cannot be appended to: " + point.error().message);
+        }
+        split.prefix = std::string(o_text);
+        split.point = *point;
+    } else {
+        split.rewrite = true;
+        for (std::size_t i = 0; i < k; ++i) split.prefix_entries.push_back((*eo)[i].value);
+    }
+    split.o.assign(std::make_move_iterator(eo->begin() + static_cast<std::ptrdiff_t>(k)),
+                   std::make_move_iterator(eo->end()));
+    split.a.assign(std::make_move_iterator(ea->begin() + static_cast<std::ptrdiff_t>(k)),
+                   std::make_move_iterator(ea->end()));
+    split.b.assign(std::make_move_iterator(eb->begin() + static_cast<std::ptrdiff_t>(k)),
+                   std::make_move_iterator(eb->end()));
+    return split;
+}
+
+std::unordered_set<std::string_view> canonical_set(const std::vector<NewEntry>& entries) {
+    std::unordered_set<std::string_view> out;
+    for (const NewEntry& e : entries) out.insert(e.canonical);
+    return out;
+}
+
+// An ancestor entry a side changed: missing from that side while the side
+// has another entry at its instant. (A side that merely lacks ancestor
+// entries, as a cherry-pick's CURRENT or a revert's OTHER does, loses
+// nothing: the merge keeps them.)
+const NewEntry* changed_entry(const std::vector<NewEntry>& ancestor, const std::vector<NewEntry>& side) {
+    const std::unordered_set<std::string_view> has = canonical_set(side);
+    std::set<Instant> instants;
+    for (const NewEntry& e : side) instants.insert(e.instant);
+    for (const NewEntry& e : ancestor) {
+        if (!has.count(e.canonical) && instants.count(e.instant)) return &e;
+    }
+    return nullptr;
 }
 
 }  // namespace
@@ -265,41 +354,75 @@ MergeKind merge_kind_for(std::string_view path) {
 
 Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string_view current, std::string_view other,
                                           const std::string& display) {
-    Result<AncestorLog> base = read_ancestor(ancestor, current, other, display);
-    if (!base) return base.error();
-    Result<std::vector<NewEntry>> mine = side_entries(*base, current, display, "current");
-    if (!mine) return mine.error();
-    Result<std::vector<NewEntry>> theirs = side_entries(*base, other, display, "other");
-    if (!theirs) return theirs.error();
+    std::optional<LogSplit> fast = fast_split(ancestor, current, other, display);
+    if (fast && (changed_entry(fast->o, fast->a) || changed_entry(fast->o, fast->b))) {
+        fast.reset();  // the slow path names the entry with its position
+    }
+    Result<LogSplit> split = fast ? Result<LogSplit>(std::move(*fast)) : slow_split(ancestor, current, other, display);
+    if (!split) return split.error();
+    for (const auto& [side, label] : {std::pair{&split->a, "CURRENT"}, {&split->b, "OTHER"}}) {
+        if (const NewEntry* changed = changed_entry(split->o, *side)) {
+            return Error::invalid("cannot merge: " + where(display + " (ancestor)", changed->mark) + ": " + label +
+                                  " changed this entry of the common ancestor (same timestamp, other content); the "
+                                  "progress log is append-only: restore the entry as it was, then merge again");
+        }
+    }
 
+    // The result: every entry any of the three has after the prefix, once
+    // (the log is append-only, so a side that lacks one loses nothing).
     MergeOutcome out;
-    std::vector<NewEntry> all = std::move(*mine);
-    all.insert(all.end(), std::make_move_iterator(theirs->begin()), std::make_move_iterator(theirs->end()));
-    std::sort(all.begin(), all.end(), [](const NewEntry& x, const NewEntry& y) {
-        return x.instant != y.instant ? x.instant < y.instant : x.canonical < y.canonical;
+    out.ancestor_entries = split->ancestor_count;
+    const std::unordered_set<std::string_view> in_o = canonical_set(split->o), in_a = canonical_set(split->a),
+                                               in_b = canonical_set(split->b);
+    std::vector<NewEntry> all;
+    for (NewEntry& e : split->a) {
+        e.existing = in_o.count(e.canonical) > 0;
+        out.duplicate_entries += !e.existing && in_b.count(e.canonical);
+        all.push_back(std::move(e));
+    }
+    for (NewEntry& e : split->b) {
+        if (in_a.count(e.canonical)) continue;
+        e.existing = in_o.count(e.canonical) > 0;
+        all.push_back(std::move(e));
+    }
+    std::size_t kept_back = 0;
+    for (NewEntry& e : split->o) {
+        if (in_a.count(e.canonical) && in_b.count(e.canonical)) continue;
+        kept_back += 1;
+        if (in_a.count(e.canonical) || in_b.count(e.canonical)) continue;
+        e.existing = true;
+        all.push_back(std::move(e));
+    }
+    if (kept_back > 0) {
+        out.notes.push_back(std::to_string(kept_back) +
+                            " entries of the common ancestor were missing on one side (a cherry-pick of a later "
+                            "commit, a revert of appended entries); the log is append-only, so they are kept");
+    }
+    // By instant; at an equal instant an entry the ancestor had comes first
+    // (so a moved timestamp is always a new entry's), then canonical JSON.
+    std::stable_sort(all.begin(), all.end(), [](const NewEntry& x, const NewEntry& y) {
+        if (x.instant != y.instant) return x.instant < y.instant;
+        if (x.existing != y.existing) return x.existing;
+        return x.canonical < y.canonical;
     });
-    const std::size_t before = all.size();
-    all.erase(std::unique(all.begin(), all.end(),
-                          [](const NewEntry& x, const NewEntry& y) { return x.canonical == y.canonical; }),
-              all.end());
-    out.duplicate_entries = before - all.size();
 
-    out.ancestor_entries = base->count;
     std::optional<Instant> last;
-    YamlValue check = base->header;
+    YamlValue check = split->header;
     check["entries"] = YamlValue::array();
-    if (base->last) {
-        const YamlValue& tail = *base->last;
+    if (split->last) {
+        const YamlValue& tail = *split->last;
         const std::string ts =
             tail.contains("timestamp") && tail["timestamp"].is_string() ? tail["timestamp"].get<std::string>() : "";
         Result<Instant> t = parse_progress_timestamp(ts);
-        if (!t)
+        if (!t) {
             return Error::invalid("cannot merge: " + display +
-                                  " (ancestor): the last entry's timestamp: " + t.error().message);
+                                  " (ancestor): the last shared entry's timestamp: " + t.error().message);
+        }
         last = *t;
         check["entries"].push_back(tail);
     }
     std::string items;
+    bool rewritten = split->rewrite;
     for (NewEntry& e : all) {
         if (last && e.instant <= *last) {
             const std::string was = e.value["timestamp"].get<std::string>();
@@ -310,19 +433,31 @@ Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string
             ++out.bumped_timestamps;
         }
         last = e.instant;
-        items += emit_sequence_item(e.value, base->point.indent);
+        out.added_entries += !e.existing;
+        rewritten = rewritten || e.existing;
+        if (!split->rewrite) items += emit_sequence_item(e.value, split->point.indent);
         check["entries"].push_back(e.value);
     }
-    out.added_entries = all.size();
     if (Status s = validate_value(ArtifactType::Progress, check, display); !s) return s.error();
-    const std::string_view text = base->text();
-    if (all.empty()) {
-        out.text = std::string(text);
-        return out;
+    if (split->rewrite) {
+        YamlValue doc = split->header;
+        doc["entries"] = YamlValue::array();
+        for (YamlValue& v : split->prefix_entries) doc["entries"].push_back(std::move(v));
+        for (NewEntry& e : all) doc["entries"].push_back(std::move(e.value));
+        out.text = emit_document(doc);
+    } else if (all.empty()) {
+        out.text = split->prefix;
+    } else {
+        const AppendEdit edit = append_edit(split->point, items, split->prefix);
+        out.text.reserve(split->prefix.size() + edit.text.size());
+        out.text.append(std::string_view(split->prefix).substr(0, edit.offset))
+            .append(edit.text)
+            .append(std::string_view(split->prefix).substr(edit.offset + edit.erase));
     }
-    const AppendEdit edit = append_edit(base->point, items, text);
-    out.text.reserve(text.size() + edit.text.size());
-    out.text.append(text.substr(0, edit.offset)).append(edit.text).append(text.substr(edit.offset + edit.erase));
+    if (rewritten) {
+        out.notes.push_back("entries after the part all three versions share were written again in small's style, "
+                            "in timestamp order");
+    }
     return out;
 }
 
@@ -341,6 +476,21 @@ int status_rank(const YamlValue& v) {
 // One member present or absent on each side.
 using Slot = std::optional<YamlValue>;
 
+bool same(const Slot& x, const Slot& y) { return x.has_value() == y.has_value() && (!x || same_value(*x, *y)); }
+
+// Task ids in natural order ("task-2" before "task-10"), so that new tasks
+// from both sides land in the same order whichever side merges.
+bool id_less(const std::string& x, const std::string& y) {
+    const auto split = [](const std::string& id) {
+        std::size_t digits = id.size();
+        while (digits > 0 && id[digits - 1] >= '0' && id[digits - 1] <= '9') --digits;
+        const std::string number = id.substr(digits);
+        const std::size_t nonzero = std::min(number.find_first_not_of('0'), number.size());
+        return std::tuple(id.substr(0, digits), number.size() - nonzero, number.substr(nonzero), number.size());
+    };
+    return split(x) < split(y) || (split(x) == split(y) && x < y);
+}
+
 Slot slot(const YamlValue& obj, const std::string& key) {
     if (!obj.is_object() || !obj.contains(key)) return std::nullopt;
     return obj.at(key);
@@ -348,24 +498,42 @@ Slot slot(const YamlValue& obj, const std::string& key) {
 
 // Three-way choice for one value; nothing when it conflicts.
 std::optional<Slot> choose(const Slot& o, const Slot& a, const Slot& b, bool is_status) {
-    if (a == b) return a;
-    if (a == o) return b;
-    if (b == o) return a;
+    if (same(a, b)) return a;
+    if (same(a, o)) return b;
+    if (same(b, o)) return a;
     if (is_status && a && b && status_rank(*a) >= 0 && status_rank(*b) >= 0) {
         return status_rank(*a) >= status_rank(*b) ? a : b;
     }
     return std::nullopt;
 }
 
-// Keys of the three objects: the ancestor's order, then CURRENT's new ones, then OTHER's.
+// Keys of the three objects: the ancestor's order, then the new ones, in
+// their side's order when only one side added keys, else sorted (the same
+// order whichever side merges).
 std::vector<std::string> key_union(const YamlValue& o, const YamlValue& a, const YamlValue& b) {
     std::vector<std::string> keys;
     std::set<std::string> seen;
-    for (const YamlValue* v : {&o, &a, &b}) {
-        if (!v->is_object()) continue;
-        for (const auto& [k, ignored] : v->items()) {
+    if (o.is_object()) {
+        for (const auto& [k, ignored] : o.items()) {
             if (seen.insert(k).second) keys.push_back(k);
         }
+    }
+    std::vector<std::string> added[2];
+    for (int side = 0; side < 2; ++side) {
+        const YamlValue& v = side == 0 ? a : b;
+        if (!v.is_object()) continue;
+        for (const auto& [k, ignored] : v.items()) {
+            if (!seen.count(k)) added[side].push_back(k);
+        }
+    }
+    std::vector<std::string> fresh = added[0].empty() ? added[1] : added[0];
+    if (!added[0].empty() && !added[1].empty() && added[0] != added[1]) {
+        fresh = added[0];
+        fresh.insert(fresh.end(), added[1].begin(), added[1].end());
+        std::sort(fresh.begin(), fresh.end());
+    }
+    for (const std::string& k : fresh) {
+        if (seen.insert(k).second) keys.push_back(k);
     }
     return keys;
 }
@@ -446,13 +614,17 @@ Result<MergeOutcome> merge_plan_texts(std::string_view ancestor, std::string_vie
     }
     YamlValue merged = merge_object(head_o, head_a, head_b, "", out.conflicts);
 
-    std::vector<std::string> ids;
-    std::set<std::string> seen;
-    for (const TaskList* t : {&*to, &*ta, &*tb}) {
+    // The ancestor's tasks in its order, then the new ones by id.
+    std::vector<std::string> ids = to->order;
+    std::set<std::string> seen(ids.begin(), ids.end());
+    std::vector<std::string> fresh;
+    for (const TaskList* t : {&*ta, &*tb}) {
         for (const std::string& id : t->order) {
-            if (seen.insert(id).second) ids.push_back(id);
+            if (seen.insert(id).second) fresh.push_back(id);
         }
     }
+    std::stable_sort(fresh.begin(), fresh.end(), id_less);
+    ids.insert(ids.end(), fresh.begin(), fresh.end());
     YamlValue tasks = YamlValue::array();
     for (const std::string& id : ids) {
         const auto get = [&](const TaskList& t) -> Slot {
@@ -460,28 +632,28 @@ Result<MergeOutcome> merge_plan_texts(std::string_view ancestor, std::string_vie
             return it == t.by_id.end() ? Slot() : Slot(it->second);
         };
         const Slot so = get(*to), sa = get(*ta), sb = get(*tb);
-        if (!so && sa && sb && *sa != *sb) {
+        if (!so && sa && sb && !same(sa, sb)) {
             out.conflicts.push_back(
                 {id, "",
                  "task id " + id + " was added on both sides with different content (current: " +
                      sa->value("title", YamlValue()).dump() + ", other: " + sb->value("title", YamlValue()).dump() +
                      ")",
-                 "keep both tasks under different ids: take CURRENT's plan (`git checkout --ours -- "
-                 ".small/plan.small.yml`), add OTHER's task again with `small plan --add \"<its title>\"` (it gets "
-                 "the next free id), then `git add .small/plan.small.yml`; OTHER's progress entries still name " +
-                     id + ": add a progress entry for the new id that says so"});
+                 "keep both tasks under different ids: take CURRENT's plan (`git checkout --ours -- " + display +
+                     "`), add OTHER's task again with `small plan --add \"<its title>\"` (it gets the next free id), "
+                     "then `git add " + display + "`; OTHER's progress entries still name " + id +
+                     ": add a progress entry for the new id that says so"});
             continue;
         }
         if (so && (!sa || !sb)) {  // removed on one side
             const Slot& kept = sa ? sa : sb;
-            if (kept && *kept != *so) {
+            if (kept && !same(kept, so)) {
                 out.conflicts.push_back({id, "", "task " + id + " was removed on one side and changed on the other",
                                          std::string(kResolveHint)});
             }
             continue;
         }
-        if (!so) {
-            tasks.push_back(sa ? *sa : *sb);
+        if (!so) {  // new: one side's, or both sides' same task (the same bytes whichever side merges)
+            tasks.push_back(!sb || (sa && sa->dump() <= sb->dump()) ? *sa : *sb);
             continue;
         }
         tasks.push_back(merge_object(*so, *sa, *sb, id, out.conflicts));
@@ -520,6 +692,33 @@ MergeOutcome merge_whole_texts(std::string_view ancestor, std::string_view curre
         out.conflicts.push_back({"", "", display + " changed differently on both sides", std::string(kResolveHint)});
     }
     return out;
+}
+
+const char* merge_rule_name(MergeKind kind) {
+    switch (kind) {
+        case MergeKind::Progress: return "progress";
+        case MergeKind::Plan: return "plan";
+        case MergeKind::Handoff: return "handoff";
+        case MergeKind::Whole: return "whole";
+    }
+    return "whole";
+}
+
+Result<MergeOutcome> merge_by_rule(MergeKind kind, std::string_view ancestor, std::string_view current,
+                                   std::string_view other, const std::string& display) {
+    switch (kind) {
+        case MergeKind::Progress:
+            if (current == other) {  // nothing to union (also when all three agree)
+                MergeOutcome same;
+                same.text = std::string(current);
+                return same;
+            }
+            return merge_progress_texts(ancestor, current, other, display);
+        case MergeKind::Plan: return merge_plan_texts(ancestor, current, other, display);
+        case MergeKind::Handoff: return merge_whole_texts(ancestor, current, other, true, display);
+        case MergeKind::Whole: break;
+    }
+    return merge_whole_texts(ancestor, current, other, false, display);
 }
 
 }  // namespace small

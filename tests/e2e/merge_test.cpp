@@ -239,6 +239,60 @@ TEST_F(MergeE2E, RebaseAndCherryPickOfAppendedEntries) {
     expect_verified(a);
 }
 
+// After a merge has interleaved two branches' entries by time, the usual
+// follow-ups still merge: syncing the branch with main, a rebase of several
+// commits, a cherry-pick of a later commit and a revert (the log keeps its
+// entries: it is append-only).
+TEST_F(MergeE2E, HistoryAfterAnInterleavingMergeStaysMergeable) {
+    const fs::path a = worktree("a");
+    session(repo(), "m1", 1);
+    session(a, "a1", 1);
+    session(repo(), "m2", 1);
+    git_ok({"merge", "-q", "--no-edit", "a"});  // main: m1, a1, m2 by time
+    session(a, "a2", 1);
+    const RunResult sync = git({"merge", "--no-edit", "main"}, a);
+    ASSERT_EQ(sync.exit_code, 0) << sync;
+    expect_each_once(read_file(progress(a)), {"m1", "a1", "m2", "a2"}, 1);
+    expect_verified(a);
+    git_ok({"merge", "-q", "--no-edit", "a"});  // and back: a fast-forward
+    EXPECT_EQ(read_file(progress(repo())), read_file(progress(a)));
+
+    // A branch of two commits rebased onto a main that moved on meanwhile.
+    const fs::path r = worktree("r");
+    session(r, "r1", 1);
+    session(repo(), "m3", 1);
+    session(r, "r2", 1);
+    const RunResult rebased = git({"rebase", "main"}, r);
+    ASSERT_EQ(rebased.exit_code, 0) << rebased;
+    expect_each_once(read_file(progress(r)), {"m3", "r1", "r2"}, 1);
+    expect_verified(r);
+
+    // The second of two commits cherry-picked: the first one's entry comes along.
+    const fs::path c = worktree("c");
+    session(c, "c1", 1);
+    session(c, "c2", 1);
+    session(repo(), "m4", 1);
+    const RunResult picked = git({"cherry-pick", "c"});
+    ASSERT_EQ(picked.exit_code, 0) << picked;
+    expect_each_once(read_file(progress(repo())), {"m4", "c1", "c2"}, 1);
+    expect_verified(repo());
+
+    // A revert of an earlier commit that appended entries (and changed code)
+    // undoes the code and keeps the entries. (Reverting the newest commit is
+    // a trivial merge for git: the driver does not run and they go.)
+    write_file(repo() / "code.txt", "v1\n");
+    session(repo(), "m5", 1);
+    session(repo(), "m6", 1);
+    ASSERT_TRUE(fs::exists(repo() / "code.txt"));
+    const std::string before = read_file(progress(repo()));
+    const RunResult reverted = git({"revert", "--no-edit", "HEAD~1"});
+    ASSERT_EQ(reverted.exit_code, 0) << reverted;
+    expect_each_once(read_file(progress(repo())), {"m4", "c1", "c2", "m5", "m6"}, 1);
+    EXPECT_EQ(read_file(progress(repo())), before);
+    EXPECT_FALSE(fs::exists(repo() / "code.txt"));
+    expect_verified(repo());
+}
+
 TEST_F(MergeE2E, SameNewTaskIdIsARealConflictExplained) {
     const fs::path a = worktree("a");
     const fs::path b = worktree("b");
@@ -313,6 +367,34 @@ TEST_F(MergeE2E, ExplainingOneFileNeedsExplainAndARepository) {
     const RunResult no_repo = small({"merge", "--explain", "plan.small.yml"}, outside);
     EXPECT_EQ(no_repo.exit_code, 2) << no_repo;
     EXPECT_TRUE(contains(no_repo.err, "is not in a git repository")) << no_repo;
+}
+
+TEST_F(MergeE2E, AWorkspaceInASubfolderIsExplainedByEitherPath) {
+    const fs::path sub = repo() / "sub";
+    fs::create_directory(sub);
+    ASSERT_EQ(small({"init", "--no-agents"}, sub).exit_code, 0);
+    write_file(repo() / ".gitattributes", ".small/*.small.yml merge=small\nsub/.small/*.small.yml merge=small\n");
+    git_ok({"add", "-A"});
+    git_ok({"commit", "-qm", "sub workspace"});
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    ASSERT_EQ(small({"plan", "--add", "Write the parser"}, a / "sub").exit_code, 0);
+    git_ok({"commit", "-qam", "a task"}, a);
+    ASSERT_EQ(small({"plan", "--add", "Write the docs"}, b / "sub").exit_code, 0);
+    git_ok({"commit", "-qam", "b task"}, b);
+    const RunResult r = git({"merge", "--no-edit", "b"}, a);
+    EXPECT_NE(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.err, "small merge --explain sub/.small/plan.small.yml")) << r;
+    // git's path works from the workspace folder too, as does the local one.
+    for (const char* path : {"sub/.small/plan.small.yml", ".small/plan.small.yml"}) {
+        const RunResult ex = small({"merge", "--explain", path}, a / "sub");
+        EXPECT_EQ(ex.exit_code, 1) << ex;
+        EXPECT_TRUE(contains(ex.err, "task id task-2 was added on both sides")) << ex;
+    }
+    const RunResult doc = small({"doctor"}, a / "sub");
+    EXPECT_TRUE(contains(doc.out + doc.err, "sub/.small/plan.small.yml is unmerged: 1 conflict(s)")) << doc;
+    const RunResult top = small({"doctor"}, a);  // the root workspace has no conflict
+    EXPECT_FALSE(contains(top.out + top.err, "is unmerged")) << top;
 }
 
 TEST_F(MergeE2E, AFileDeletedOnOneSideAndChangedOnTheOtherIsNamed) {

@@ -85,13 +85,73 @@ TEST(ProgressMerge, InvalidSidesAreErrorsNotMerges) {
     const std::string o = kHead + entry(kT1, "task-1");
     EXPECT_FALSE(merge_progress_texts(o, o + "  - [unclosed\n", o, "p"));             // does not parse
     EXPECT_FALSE(merge_progress_texts(o, o + entry("yesterday", "task-1"), o, "p"));  // bad timestamp
-    EXPECT_FALSE(merge_progress_texts(o, kHead + entry(kT2, "task-1"), o, "p"));      // rewrote history
-    EXPECT_FALSE(merge_progress_texts(o, kHead + "  []\n", o, "p"));                  // dropped entries
+    EXPECT_FALSE(merge_progress_texts(o, kHead + entry(kT1, "task-1", "edited"), o, "p"));  // rewrote an entry
+    EXPECT_FALSE(merge_progress_texts(o, o, kHead + entry(kT1, "task-1", "edited"), "p"));  // either side
+    // An item appended at the wrong indent, and a nested item that would
+    // extend the ancestor's last entry: neither is a new entry.
+    EXPECT_FALSE(merge_progress_texts(o, o + "- timestamp: \"" + kT2 + "\"\n  task_id: \"task-1\"\n", o, "p"));
+    EXPECT_FALSE(merge_progress_texts(o, o + "    extra:\n      - 1\n", o + entry(kT2, "task-1"), "p"));
     const std::string no_evidence =
         "  - timestamp: \"" + kT2 + "\"\n    task_id: \"task-1\"\n    status: \"completed\"\n";
     Result<MergeOutcome> m = merge_progress_texts(o, o + no_evidence, o, "p");
     ASSERT_FALSE(m);  // re-validated: a completed entry needs evidence
     EXPECT_NE(m.error().message.find("invalid"), std::string::npos) << m.error().message;
+}
+
+TEST(ProgressMerge, AnEntryMissingOnOneSideIsKeptNeverLost) {
+    const std::string o = kHead + entry(kT1, "task-1") + entry(kT2, "task-1", "appended");
+    // A revert of the commit that appended the second entry (OTHER lacks it),
+    // or a CURRENT that dropped it: the append-only log keeps it.
+    for (const auto& [a, b] : {std::pair{o + entry(kT3, "task-1", "a"), kHead + entry(kT1, "task-1")},
+                               {kHead + entry(kT1, "task-1"), o + entry(kT3, "task-1", "a")}}) {
+        Result<MergeOutcome> m = merge_progress_texts(o, a, b, "p");
+        ASSERT_TRUE(m) << m.error().describe();
+        EXPECT_EQ(m->text, o + entry(kT3, "task-1", "a"));
+        ASSERT_FALSE(m->notes.empty());
+        EXPECT_NE(m->notes[0].find("1 entries of the common ancestor were missing on one side"), std::string::npos)
+            << m->notes[0];
+    }
+}
+
+TEST(ProgressMerge, AMergeAfterAnInterleavingMergeStillMerges) {
+    // main (m1, m2) merged branch a (a1): the log interleaves by time. a then
+    // adds a2 and merges main back; its ancestor is a's commit with a1.
+    const std::string base = kHead + entry("2025-01-01T00:00:00.000000000Z", "task-1", "base");
+    const std::string a1 = entry(kT2, "task-1", "a1"), a2 = entry("2025-01-01T00:00:04.000000000Z", "task-1", "a2");
+    const std::string m1 = entry(kT1, "task-1", "m1"), m2 = entry(kT3, "task-1", "m2");
+    const std::string o = base + a1, a = base + a1 + a2, main = base + m1 + a1 + m2;
+    Result<MergeOutcome> ab = merge_progress_texts(o, a, main, "p");
+    ASSERT_TRUE(ab) << ab.error().describe();
+    EXPECT_EQ(ab->text, base + m1 + a1 + m2 + a2);
+    EXPECT_EQ(ab->added_entries, 3u);
+    Result<MergeOutcome> ba = merge_progress_texts(o, main, a, "p");
+    ASSERT_TRUE(ba) << ba.error().describe();
+    EXPECT_EQ(ba->text, ab->text);  // whichever side merges
+}
+
+TEST(ProgressMerge, ACherryPickOfALaterCommitBringsTheEarlierEntriesToo) {
+    // Branch c appended c1 then c2; cherry-picking c2 onto a: ancestor = c1's commit.
+    const std::string base = kHead + entry(kT1, "task-1", "base");
+    const std::string c1 = entry(kT2, "task-1", "c1"), c2 = entry("2025-01-01T00:00:04.000000000Z", "task-1", "c2");
+    const std::string a1 = entry(kT3, "task-1", "a1");
+    Result<MergeOutcome> m = merge_progress_texts(base + c1, base + a1, base + c1 + c2, "p");
+    ASSERT_TRUE(m) << m.error().describe();
+    EXPECT_EQ(m->text, base + c1 + a1 + c2);
+}
+
+TEST(ProgressMerge, CrlfLogsMergeOnTheSlowPathWithExactPositions) {
+    auto crlf = [](std::string t) {
+        std::string out;
+        for (char c : t) out += c == '\n' ? std::string("\r\n") : std::string(1, c);
+        return out;
+    };
+    const std::string o = crlf(kHead + entry(kT1, "task-1"));
+    Result<MergeOutcome> m = merge_progress_texts(o, o + crlf(entry(kT3, "task-1", "a")), o + crlf(entry(kT2, "task-1", "b")), "p");
+    ASSERT_TRUE(m) << m.error().describe();
+    EXPECT_EQ(m->text, o + crlf(entry(kT2, "task-1", "b") + entry(kT3, "task-1", "a")));
+    Result<MergeOutcome> bad = merge_progress_texts(o, o + crlf(entry("yesterday", "task-1")), o, "p");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("p (current):8:5"), std::string::npos) << bad.error().message;
 }
 
 const std::string kPlanHead = "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks:\n";
@@ -100,11 +160,35 @@ std::string task(const std::string& id, const std::string& title, const std::str
     return "  - id: \"" + id + "\"\n    title: \"" + title + "\"\n    status: \"" + status + "\"\n";
 }
 
-TEST(PlanMerge, TasksFromBothSidesInAncestorThenCurrentThenOtherOrder) {
+TEST(PlanMerge, NewTasksFollowTheAncestorsByIdWhicheverSideMerges) {
     const std::string o = kPlanHead + task("task-1", "one");
-    Result<MergeOutcome> m = merge_plan_texts(o, o + task("task-2", "two"), o + task("task-3", "three"), "plan");
+    const std::string a = o + task("task-10", "ten") + task("task-2", "two");
+    const std::string b = o + task("task-3", "three");
+    Result<MergeOutcome> m = merge_plan_texts(o, a, b, "plan");
     ASSERT_TRUE(m) << m.error().describe();
-    EXPECT_EQ(m->text, o + task("task-2", "two") + task("task-3", "three"));
+    EXPECT_EQ(m->text, o + task("task-2", "two") + task("task-3", "three") + task("task-10", "ten"));
+    Result<MergeOutcome> swapped = merge_plan_texts(o, b, a, "plan");
+    ASSERT_TRUE(swapped) << swapped.error().describe();
+    EXPECT_EQ(swapped->text, m->text);
+}
+
+TEST(PlanMerge, KeyOrderIsNotAChange) {
+    const std::string o = kPlanHead + task("task-1", "one");
+    const std::string reordered = "  - title: \"two\"\n    id: \"task-2\"\n    status: \"pending\"\n";
+    // The same task added on both sides, keys in another order: one task, the same bytes both ways.
+    Result<MergeOutcome> m = merge_plan_texts(o, o + task("task-2", "two"), o + reordered, "plan");
+    ASSERT_TRUE(m) << m.error().describe();
+    EXPECT_TRUE(m->conflicts.empty());
+    Result<MergeOutcome> swapped = merge_plan_texts(o, o + reordered, o + task("task-2", "two"), "plan");
+    ASSERT_TRUE(swapped) << swapped.error().describe();
+    EXPECT_EQ(swapped->text, m->text);
+    // One side only reordered a task's keys, the other changed its status: the change wins.
+    const std::string b = kPlanHead + "  - status: \"completed\"\n    id: \"task-1\"\n    title: \"one\"\n";
+    const std::string a = kPlanHead + "  - title: \"one\"\n    id: \"task-1\"\n    status: \"pending\"\n";
+    Result<MergeOutcome> r = merge_plan_texts(o, a, b, "plan");
+    ASSERT_TRUE(r) << r.error().describe();
+    EXPECT_TRUE(r->conflicts.empty());
+    EXPECT_NE(r->text.find("status: \"completed\""), std::string::npos) << r->text;
 }
 
 TEST(PlanMerge, StatusesCombineByRankAndOtherFieldsOneSided) {

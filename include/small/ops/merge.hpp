@@ -8,7 +8,6 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
-#include "small/model/layout.hpp"
 #include "small/store/artifact_merge.hpp"
 
 namespace small {
@@ -33,18 +32,9 @@ struct MergeReport {
 // invalid artifact (Invalid). A conflict is not an error: the report lists it.
 Result<MergeReport> merge_files(const FileSystem& fs, const MergeRequest& request);
 
-// After a merge, rebase or cherry-pick stopped on a conflict: git's index
-// still holds the three stages. These merge them again by the driver's rule
-// (nothing is written) to say what collides: each report's conflicts, or
-// none when the driver would have merged the file cleanly (it was not
-// registered when git merged). A side that cannot be merged, or a file
-// deleted on one side, is reported as a conflict too.
-//
-// The conflicted `.small/` files of the workspace at `ws` (empty outside a
-// repository or when there are none).
-Result<std::vector<MergeReport>> explain_workspace_conflicts(const WorkspacePaths& ws);
-// One file, `path` (absolute, in a work tree): Invalid when git's index
-// holds no conflict for it, Usage when it is in no repository.
-Result<MergeReport> explain_index_conflict(const std::string& path);
+// After a merge, rebase or cherry-pick stopped on FILE: what collides in
+// git's index (store/unmerged_files.hpp; nothing is written). `path` as the
+// user gave it, from `cwd`.
+Result<MergeReport> explain_index_conflict(const std::string& path, const std::string& cwd);
 
 }  // namespace small

@@ -35,6 +35,11 @@ struct MergeOutcome {
 // Which merge rule a file gets, from its name (the %P path git passes).
 enum class MergeKind { Progress, Plan, Handoff, Whole };
 MergeKind merge_kind_for(std::string_view path);
+const char* merge_rule_name(MergeKind kind);  // "progress", "plan", "handoff", "whole"
+
+// The rule for `kind` over the three texts (one of the functions below).
+Result<MergeOutcome> merge_by_rule(MergeKind kind, std::string_view ancestor, std::string_view current,
+                                   std::string_view other, const std::string& display);
 
 // progress.small.yml: the ancestor's bytes, then the union of both sides'
 // new entries (exact duplicates once), by instant then canonical JSON, with

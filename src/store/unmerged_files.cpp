@@ -1,0 +1,99 @@
+#include "small/store/unmerged_files.hpp"
+
+#include <filesystem>
+#include <optional>
+
+#include "small/store/git_repo.hpp"
+
+namespace small {
+
+namespace {
+
+MergeConflict whole_file_conflict(std::string message, std::string hint) {
+    return MergeConflict{"", "", std::move(message), std::move(hint)};
+}
+
+// The driver's rule over one conflicted path's stages; never an error:
+// what stops the merge becomes its conflict.
+UnmergedFile merge_stages(const GitIndexConflict& c) {
+    UnmergedFile file;
+    file.path = c.path;
+    const MergeKind kind = merge_kind_for(c.path);
+    file.rule = merge_rule_name(kind);
+    if (!c.ours || !c.theirs) {
+        const bool kept_here = c.ours.has_value();
+        file.outcome.conflicts.push_back(whole_file_conflict(
+            c.path + (kept_here ? " was deleted on the other side and changed on this side"
+                                : " was deleted on this side and changed on the other side"),
+            "keep it (git checkout --" + std::string(kept_here ? "ours" : "theirs") + " -- " + c.path +
+                " && git add " + c.path + ") or remove it (git rm " + c.path + ")"));
+        return file;
+    }
+    // Added on both sides (no ancestor): every entry or task is new on both.
+    Result<MergeOutcome> outcome = merge_by_rule(kind, c.ancestor.value_or(""), *c.ours, *c.theirs, c.path);
+    if (!outcome) {
+        file.outcome.conflicts.push_back(whole_file_conflict(
+            "a side cannot be merged: " + outcome.error().message,
+            "repair that side (restore the entry it changed, or fix the YAML), then merge again"));
+        return file;
+    }
+    file.outcome = std::move(*outcome);
+    return file;
+}
+
+std::optional<UnmergedFile> find_unmerged(const GitRepo& repo, const std::string& rel, Status& error) {
+    Result<std::vector<GitIndexConflict>> conflicts = repo.index_conflicts(rel);
+    if (!conflicts) {
+        error = conflicts.error();
+        return std::nullopt;
+    }
+    for (const GitIndexConflict& c : *conflicts) {
+        if (c.path == rel) return merge_stages(c);
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::vector<UnmergedFile>> unmerged_workspace_files(const WorkspacePaths& ws) {
+    std::vector<UnmergedFile> files;
+    Result<std::optional<GitRepo>> repo = GitRepo::discover(ws.root);
+    if (!repo) return repo.error();
+    if (!*repo) return files;
+    const std::optional<std::string> dir = path_in_workdir((*repo)->workdir(), ws.small_dir);
+    if (!dir) return files;
+    const std::string prefix = dir->empty() ? "" : *dir + "/";
+    Result<std::vector<GitIndexConflict>> conflicts = (*repo)->index_conflicts(prefix);
+    if (!conflicts) return conflicts.error();
+    for (const GitIndexConflict& c : *conflicts) {
+        if (c.path.find('/', prefix.size()) != std::string::npos) continue;  // below .small/: not an artifact
+        files.push_back(merge_stages(c));
+    }
+    return files;
+}
+
+Result<UnmergedFile> unmerged_file(const std::string& path, const std::string& cwd) {
+    Result<GitRepo> repo = open_workspace_repo(cwd, "small merge --explain FILE");
+    if (!repo) return repo.error();
+    // From here first; then, for a relative path, from the repository's top,
+    // as git prints paths (`sub/.small/plan.small.yml` from inside `sub/`).
+    // The file itself may be gone (deleted on this side): its folder is resolved.
+    const std::filesystem::path abs = (std::filesystem::path(cwd) / path).lexically_normal();
+    std::vector<std::string> candidates;
+    if (const std::optional<std::string> dir = path_in_workdir(repo->workdir(), abs.parent_path().string())) {
+        candidates.push_back((dir->empty() ? "" : *dir + "/") + abs.filename().string());
+    }
+    if (std::filesystem::path(path).is_relative()) {
+        candidates.push_back(std::filesystem::path(path).lexically_normal().generic_string());
+    }
+    Status error = ok_status();
+    for (const std::string& rel : candidates) {
+        if (std::optional<UnmergedFile> found = find_unmerged(*repo, rel, error)) return std::move(*found);
+        if (!error) return error.error();
+    }
+    return Error::invalid("git's index holds no unresolved conflict for " + path +
+                          (candidates.empty() ? "" : " (" + candidates.front() + " in " + repo->workdir() + ")") +
+                          ": give the three files instead (small merge --explain BASE OURS THEIRS PATH)");
+}
+
+}  // namespace small
