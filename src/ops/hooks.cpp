@@ -15,6 +15,7 @@
 #include "small/model/agent_hooks.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/atomic_file.hpp"
+#include "small/store/git_repo.hpp"
 #include "small/store/hook_files.hpp"
 #include "small/store/workspace_lock.hpp"
 
@@ -26,6 +27,12 @@ namespace {
 
 const std::string kPre(kPreCommitHookName);
 const std::string kChained(kChainedHookName);
+
+// The merge driver (D17): the .gitattributes line and the git config values
+// `small hooks install git` writes.
+constexpr std::string_view kAttributesLine = ".small/*.small.yml merge=small";
+constexpr std::string_view kDriverName = "small merge driver";
+constexpr std::string_view kDriverCommand = "small merge %O %A %B %P";
 
 Result<std::optional<WorkspaceLock>> lock_workspace(const FileSystem& fs, const WorkspacePaths& ws,
                                                     const HooksRequest& req) {
@@ -43,16 +50,22 @@ struct GitPlace {
     std::string hooks_dir;   // absolute, lexically normal
     std::string prefix;      // the workspace root below the top level ("" or "sub/")
     std::string hooks_path;  // core.hooksPath as configured ("" when unset)
+    std::string driver;      // merge.small.driver as git sees it, from any config file ("" when unset)
 };
 
 // git is found by the shell (PATH); its stderr is only wanted on failure,
 // and the capture mixes the two streams, so a failing rev-parse runs again.
+// merge.small.driver is read here, as git reads it, because the driver that
+// git will run may come from a file libgit2 1.5 does not see the way git
+// does (GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM); the repository's own file
+// is read and written through libgit2 (GitRepo::local_config).
 constexpr const char* kRevParseScript =
     "command -v git >/dev/null 2>&1 || exit 127\n"
     "out=$(git rev-parse --show-prefix --git-path hooks 2>/dev/null) || "
     "{ git rev-parse --show-prefix 2>&1 >/dev/null; exit 128; }\n"
     "hooks_path=$(git config --get core.hooksPath 2>/dev/null) || hooks_path=\n"
-    "printf '%s\\n%s\\n' \"$out\" \"$hooks_path\"\n";
+    "driver=$(git config --get merge.small.driver 2>/dev/null) || driver=\n"
+    "printf '%s\\n%s\\n%s' \"$out\" \"$hooks_path\" \"$driver\"\n";
 
 Result<GitPlace> find_git_hooks(const std::string& root) {
     ProcessOptions o;
@@ -76,15 +89,14 @@ Result<GitPlace> find_git_hooks(const std::string& root) {
     }
     const std::size_t nl = text.find('\n');
     const std::size_t nl2 = nl == std::string::npos ? nl : text.find('\n', nl + 1);
-    if (nl2 == std::string::npos) return Error::system("unexpected output of git rev-parse: " + text);
+    const std::size_t nl3 = nl2 == std::string::npos ? nl2 : text.find('\n', nl2 + 1);
+    if (nl3 == std::string::npos) return Error::system("unexpected output of git rev-parse: " + text);
     const std::string hooks = text.substr(nl + 1, nl2 - nl - 1);
     if (hooks.empty()) return Error::system("git rev-parse --git-path hooks printed nothing");
-    std::string hooks_path = text.substr(nl2 + 1);
-    while (!hooks_path.empty() && hooks_path.back() == '\n') hooks_path.pop_back();
     const stdfs::path dir = stdfs::path(hooks).is_absolute() ? stdfs::path(hooks) : stdfs::path(root) / hooks;
     std::string normal = dir.lexically_normal().string();
     while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
-    return GitPlace{normal, text.substr(0, nl), hooks_path};
+    return GitPlace{normal, text.substr(0, nl), text.substr(nl2 + 1, nl3 - nl2 - 1), text.substr(nl3 + 1)};
 }
 
 // "sub/" → "sub", "" → "." (as `small check --dir` takes it).
@@ -259,18 +271,19 @@ Result<std::optional<Fd>> lock_hooks(const HooksRequest& req, const GitPlace& pl
 
 // ---------------------------------------------------------------- merge driver (D17)
 
-constexpr std::string_view kAttributesLine = ".small/*.small.yml merge=small";
-constexpr std::string_view kDriverCommand = "small merge %O %A %B %P";
-
-// Runs `git config ARGS...` in `root` (git found on PATH by the shell; the
-// arguments are passed as positional parameters, never spliced into the script).
-Result<ProcessResult> git_config(const std::string& root, const std::vector<std::string>& args) {
-    ProcessOptions o;
-    o.argv = {"/bin/sh", "-c", "exec git config \"$@\"", "sh"};
-    o.argv.insert(o.argv.end(), args.begin(), args.end());
-    o.cwd = root;
-    o.timeout = std::chrono::seconds(30);
-    return run_process(o);
+// Whether `command` runs small's merge driver with git's three versions:
+// `small merge` (any path to a program named small) with %O, %A and %B
+// among its words, such as "/opt/small/bin/small merge %O %A %B %P".
+bool runs_small_merge(std::string_view command) {
+    std::vector<std::string_view> words;
+    for (std::size_t at = 0; at < command.size();) {
+        const std::size_t end = std::min(command.find_first_of(" \t", at), command.size());
+        if (end > at) words.push_back(command.substr(at, end - at));
+        at = end + 1;
+    }
+    const auto has = [&](std::string_view w) { return std::find(words.begin(), words.end(), w) != words.end(); };
+    return words.size() >= 2 && stdfs::path(words[0]).filename() == "small" && words[1] == "merge" && has("%O") &&
+           has("%A") && has("%B");
 }
 
 // The byte offset of our line in `text` (a whole line), npos when absent.
@@ -319,46 +332,119 @@ Status apply_attributes(const WorkspacePaths& ws, const HookFileChange& c) {
     return ok_status();
 }
 
-// The .gitattributes line and `git config merge.small.*` (install), or their
-// removal (uninstall: the config only when it is still small's command).
-Status merge_driver(const FileSystem& fs, const WorkspacePaths& ws, const HooksRequest& req, HooksResult& result) {
+// One key of the repository's own git config to set, or to remove (nullopt).
+struct ConfigChange {
+    std::string key;
+    std::optional<std::string> value;
+};
+
+// The `git config` command that makes the same change.
+std::string config_command(const ConfigChange& c) {
+    return c.value ? "git config " + c.key + " \"" + *c.value + "\"" : "git config --unset " + c.key;
+}
+
+// Everything the merge driver part of install or uninstall changes, decided
+// before anything is written.
+struct DriverPlan {
+    std::optional<HookFileChange> attributes;
+    std::vector<ConfigChange> config;
+    std::vector<std::string> notes;
+};
+
+constexpr std::string_view kElsewhere =
+    "a git config file other than this repository's own (`git config --show-origin --get merge.small.driver` "
+    "names it)";
+
+// The git config keys install sets: merge.small.driver and .name go into the
+// repository's own config only when git sees no merge.small.driver at all; a
+// driver already there (small's, another path to small, or a command of the
+// user's) is kept, never replaced.
+void plan_driver_install(const GitPlace& place, const std::optional<std::string>& driver,
+                         const std::optional<std::string>& name, DriverPlan& plan) {
+    const std::string quoted_ours = "\"" + std::string(kDriverCommand) + "\"";
+    if (driver && *driver == kDriverCommand) {
+        plan.notes.push_back("merge driver already registered (git config merge.small.driver)");
+    } else if (driver && runs_small_merge(*driver)) {
+        plan.notes.push_back("merge driver already registered as \"" + *driver +
+                             "\" (git config merge.small.driver); kept");
+    } else if (driver) {
+        plan.notes.push_back("merge.small.driver is \"" + *driver +
+                             "\" in this repository's git config, which is not small's merge driver; kept, so git "
+                             "merges .small/ files with it (to use small's: git config merge.small.driver " +
+                             quoted_ours + ")");
+    } else if (!place.driver.empty()) {
+        const bool registered = place.driver == kDriverCommand || runs_small_merge(place.driver);
+        const std::string where = "merge.small.driver is \"" + place.driver + "\" in " + std::string(kElsewhere);
+        if (registered) {
+            plan.notes.push_back(where + "; the merge driver is registered there, so it is not added to this "
+                                         "repository's config");
+        } else {
+            plan.notes.push_back(where + "; not small's merge driver, and not overridden in this repository's config, "
+                                         "so git merges .small/ files with it (to use small's here: git config "
+                                         "merge.small.driver " + quoted_ours + ")");
+        }
+    } else {
+        if (!name) plan.config.push_back({"merge.small.name", std::string(kDriverName)});
+        plan.config.push_back({"merge.small.driver", std::string(kDriverCommand)});
+    }
+}
+
+// The keys uninstall removes: only values small writes, only from the
+// repository's own config.
+void plan_driver_uninstall(const GitPlace& place, const std::optional<std::string>& driver,
+                           const std::optional<std::string>& name, DriverPlan& plan) {
+    const bool ours = driver && *driver == kDriverCommand;
+    if (ours) plan.config.push_back({"merge.small.driver", std::nullopt});
+    if (name && *name == kDriverName && (ours || !driver)) plan.config.push_back({"merge.small.name", std::nullopt});
+    if (driver && !ours) {
+        plan.notes.push_back("merge.small.driver is \"" + *driver +
+                             "\" in this repository's git config, not the command small writes; left alone");
+    } else if (!driver && !place.driver.empty()) {
+        plan.notes.push_back("merge.small.driver is set in " + std::string(kElsewhere) + "; left alone");
+    }
+}
+
+// The .gitattributes line and the merge.small keys of the repository's own
+// git config (docs/commands.md, "The merge driver"), planned without writing.
+Result<DriverPlan> plan_driver(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace& place,
+                               const GitRepo& repo, const HooksRequest& req, bool dry_run) {
     const bool install = req.action == HooksAction::Install;
+    DriverPlan plan;
     Result<std::optional<HookFileChange>> attrs = plan_attributes(fs, ws.root + "/.gitattributes", install);
     if (!attrs) return attrs.error();
-    Result<ProcessResult> current = git_config(ws.root, {"--get", "merge.small.driver"});
-    if (!current) return current.error();
-    std::string driver = current->output.text();
-    while (!driver.empty() && driver.back() == '\n') driver.pop_back();
-    const bool registered = current->exit_code == 0 && driver == kDriverCommand;
-    const std::string would = result.dry_run ? "would run" : "ran";
-    if (*attrs && !result.dry_run) {
-        if (Status s = apply_attributes(ws, **attrs); !s) return s;
-        result.written = true;
+    plan.attributes = std::move(*attrs);
+    Result<std::optional<std::string>> driver = repo.local_config("merge.small.driver");
+    if (!driver) return driver.error();
+    Result<std::optional<std::string>> name = repo.local_config("merge.small.name");
+    if (!name) return name.error();
+    if (install) plan_driver_install(place, *driver, *name, plan);
+    else plan_driver_uninstall(place, *driver, *name, plan);
+    for (const ConfigChange& c : plan.config) {
+        const std::string verb = c.value ? (dry_run ? "would set" : "set") : (dry_run ? "would remove" : "removed");
+        plan.notes.push_back(verb + ": " + config_command(c));
     }
-    if (*attrs) result.files.push_back(std::move(**attrs));
-    if (install && !registered) {
-        if (current->exit_code == 0) result.notes.push_back("merge.small.driver was \"" + driver + "\"; replaced");
-        for (const auto& [key, value] : {std::pair<std::string, std::string>{"merge.small.name", "small merge driver"},
-                                         {"merge.small.driver", std::string(kDriverCommand)}}) {
-            result.notes.push_back(would + ": git config " + key + " \"" + value + "\"");
-            if (result.dry_run) continue;
-            Result<ProcessResult> set = git_config(ws.root, {key, value});
-            if (!set) return set.error();
-            if (set->exit_code != 0) return Error::system("git config " + key + " failed: " + set->output.text());
-            result.written = true;
-        }
-    } else if (install) {
-        result.notes.push_back("merge driver already registered (git config merge.small.driver)");
-    } else if (registered) {
-        result.notes.push_back(would + ": git config --remove-section merge.small");
-        if (!result.dry_run) {
-            Result<ProcessResult> removed = git_config(ws.root, {"--remove-section", "merge.small"});
-            if (!removed) return removed.error();
-            if (removed->exit_code != 0) return Error::system("git config --remove-section merge.small failed: " + removed->output.text());
-            result.written = true;
+    return plan;
+}
+
+Status apply_driver(const WorkspacePaths& ws, const GitRepo& repo, const DriverPlan& plan) {
+    if (plan.attributes) {
+        if (Status s = apply_attributes(ws, *plan.attributes); !s) return s;
+    }
+    for (const ConfigChange& c : plan.config) {
+        if (c.value) {
+            if (Status s = repo.set_local_config(c.key, *c.value); !s) return s;
+        } else if (Result<bool> removed = repo.unset_local_config(c.key); !removed) {
+            return removed.error();
         }
     }
     return ok_status();
+}
+
+Result<GitRepo> open_repo(const std::string& root) {
+    Result<std::optional<GitRepo>> found = GitRepo::discover(root);
+    if (!found) return found.error();
+    if (!*found) return Error::system("libgit2 finds no git repository at " + root + ", where git found one");
+    return std::move(found->value());
 }
 
 Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, HooksResult result) {
@@ -387,7 +473,15 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
         if (Status applied = apply_git(place->hooks_dir, result.files); !applied) return applied.error();
         result.written = true;
     }
-    if (Status driver = merge_driver(fs, ws, req, result); !driver) return driver.error();
+    Result<GitRepo> repo = open_repo(ws.root);
+    if (!repo) return repo.error();
+    Result<DriverPlan> driver = plan_driver(fs, ws, *place, *repo, req, result.dry_run);
+    if (!driver) return driver.error();
+    if (driver->attributes) result.files.push_back(*driver->attributes);
+    result.notes.insert(result.notes.end(), driver->notes.begin(), driver->notes.end());
+    if (req.dry_run) return result;
+    if (Status applied = apply_driver(ws, *repo, *driver); !applied) return applied.error();
+    if (driver->attributes || !driver->config.empty()) result.written = true;
     return result;
 }
 

@@ -4,6 +4,9 @@
 // the only files small writes beside D7's list, and only by this explicit
 // command: the hook and its chained original in the git hooks folder,
 // `.claude/settings.json` and `.codex/hooks.json` in the workspace root.
+// `git` also registers small's merge driver (D17): a `.gitattributes` line
+// in the workspace root and merge.small.name/driver in the repository's own
+// git config (never the global one; a driver already set is kept).
 #pragma once
 
 #include <chrono>
