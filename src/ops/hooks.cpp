@@ -142,13 +142,16 @@ HookFileChange change_of(const std::string& path, std::string change, const Hook
 
 // A hook manager (husky, lefthook, ...) or the repository's own committed
 // hooks own a core.hooksPath folder: a chained hook there would be
-// overwritten by the manager, or show up as a change to commit.
-Error refuse_managed_folder(const GitPlace& place, const std::string& pre_path) {
+// overwritten by the manager, or show up as a change to commit. Nothing is
+// written, the merge driver included (`driver_by_hand`: how to register
+// what install would have, "" when it is registered already).
+Error refuse_managed_folder(const GitPlace& place, const std::string& pre_path, const std::string& driver_by_hand) {
     Error e = Error::invalid("refusing to chain " + pre_path + ": core.hooksPath (" + place.hooks_path +
                              ") names a folder that a hook manager or the repository owns, where a replaced hook "
                              "would be overwritten or committed; nothing was changed");
-    e.hint = "run the check from that pre-commit hook instead (with husky, add it to .husky/pre-commit): small check "
-             "--strict --dir " + shell_quote(workspace_dir_of(place.prefix));
+    e.hint = "run `small check --strict --dir " + shell_quote(workspace_dir_of(place.prefix)) +
+             "` from that pre-commit hook instead (with husky, add it to .husky/pre-commit)";
+    if (!driver_by_hand.empty()) e.hint += ". The merge driver was not registered either: " + driver_by_hand;
     return e;
 }
 
@@ -162,7 +165,8 @@ std::string wanted_hook(const GitPlace& place, const HookFileState& pre) {
 
 // What install changes, decided from the two files (docs/commands.md).
 Result<std::vector<HookFileChange>> plan_git_install(const GitPlace& place, const HookFileState& pre,
-                                                     const HookFileState& chained, std::vector<std::string>& notes) {
+                                                     const HookFileState& chained, const std::string& driver_by_hand,
+                                                     std::vector<std::string>& notes) {
     const std::string pre_path = place.hooks_dir + "/" + kPre;
     const std::string chained_path = place.hooks_dir + "/" + kChained;
     if (Status odd = refuse_odd(pre, pre_path); !odd) return odd.error();
@@ -177,7 +181,7 @@ Result<std::vector<HookFileChange>> plan_git_install(const GitPlace& place, cons
         return std::vector<HookFileChange>{change_of(pre_path, pre.content == want ? "unchanged" : "updated", &pre, want)};
     }
     if (have_pre) {
-        if (!place.hooks_path.empty()) return refuse_managed_folder(place, pre_path);
+        if (!place.hooks_path.empty()) return refuse_managed_folder(place, pre_path, driver_by_hand);
         if (have_chained && !same_file(pre, chained)) {
             Error e = Error::invalid("refusing to install: " + pre_path + " is not small's hook and " + chained_path +
                                      " exists too; nothing was changed");
@@ -298,9 +302,12 @@ std::size_t attributes_line_at(std::string_view text) {
     return std::string_view::npos;
 }
 
-// The .gitattributes change install or uninstall makes (nothing when none).
+// The .gitattributes change install or uninstall makes (nothing when none),
+// refused before anything is written when the file cannot be replaced.
 Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, const std::string& path, bool install) {
-    if (fs.is_symlink(path)) return Error::invalid("refusing to edit " + path + ": it is a symbolic link");
+    const std::string refused = "refusing to edit " + path;
+    if (fs.is_symlink(path)) return Error::invalid(refused + ": it is a symbolic link; nothing was changed");
+    if (fs.directory_exists(path)) return Error::invalid(refused + ": it is not a regular file; nothing was changed");
     const bool existed = fs.file_exists(path);
     std::string old;
     if (existed) {
@@ -315,14 +322,17 @@ Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, cons
         if (!old.empty() && old.back() != '\n') c.new_content += '\n';
         c.new_content += std::string(kAttributesLine) + "\n";
         c.change = existed ? "updated" : "created";
-        return std::optional<HookFileChange>(std::move(c));
+    } else {
+        if (at == std::string::npos) return std::optional<HookFileChange>();
+        std::size_t end = at + kAttributesLine.size();
+        if (old.compare(end, 2, "\r\n") == 0) end += 2;
+        else if (end < old.size()) end += 1;
+        c.new_content = old.substr(0, at) + old.substr(end);
+        c.change = c.new_content.empty() ? "removed" : "updated";
     }
-    if (at == std::string::npos) return std::optional<HookFileChange>();
-    std::size_t end = at + kAttributesLine.size();
-    if (old.compare(end, 2, "\r\n") == 0) end += 2;
-    else if (end < old.size()) end += 1;
-    c.new_content = old.substr(0, at) + old.substr(end);
-    c.change = c.new_content.empty() ? "removed" : "updated";
+    if (c.change == "updated") {
+        if (Status writable = check_writable_file(path); !writable) return writable.error();
+    }
     return std::optional<HookFileChange>(std::move(c));
 }
 
@@ -440,6 +450,18 @@ Status apply_driver(const WorkspacePaths& ws, const GitRepo& repo, const DriverP
     return ok_status();
 }
 
+// The driver changes a plan makes, as steps to take by hand ("" when none).
+std::string by_hand(const DriverPlan& plan) {
+    std::string commands;
+    for (const ConfigChange& c : plan.config) {
+        if (c.value) commands += (commands.empty() ? "run `" : "` and `") + config_command(c);
+    }
+    if (!commands.empty()) commands += "`";
+    if (!plan.attributes) return commands;
+    const std::string line = "add the line `" + std::string(kAttributesLine) + "` to " + plan.attributes->path;
+    return commands.empty() ? line : line + ", then " + commands;
+}
+
 Result<GitRepo> open_repo(const std::string& root) {
     Result<std::optional<GitRepo>> found = GitRepo::discover(root);
     if (!found) return found.error();
@@ -447,12 +469,25 @@ Result<GitRepo> open_repo(const std::string& root) {
     return std::move(found->value());
 }
 
+// Everything is decided (and any refusal made) before the first write: the
+// merge driver's part first, as creating the hooks folder to lock it is
+// already a write.
 Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, HooksResult result) {
     const WorkspacePaths ws = locate_workspace(fs, req.dir, req.cwd);
     Result<GitPlace> place = find_git_hooks(ws.root);
     if (!place) return place.error();
     Result<std::optional<WorkspaceLock>> lock = lock_workspace(fs, ws, req);
     if (!lock) return lock.error();
+    std::optional<GitRepo> repo;
+    std::optional<DriverPlan> driver;
+    if (req.action != HooksAction::Print) {
+        Result<GitRepo> opened = open_repo(ws.root);
+        if (!opened) return opened.error();
+        repo.emplace(std::move(*opened));
+        Result<DriverPlan> planned = plan_driver(fs, ws, *place, *repo, req, result.dry_run);
+        if (!planned) return planned.error();
+        driver.emplace(std::move(*planned));
+    }
     Result<std::optional<Fd>> hooks_lock = lock_hooks(req, *place, result);
     if (!hooks_lock) return hooks_lock.error();
     Result<HookFileState> pre = read_hook_file(place->hooks_dir, kPre);
@@ -464,24 +499,20 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
     }
     Result<HookFileState> chained = read_hook_file(place->hooks_dir, kChained);
     if (!chained) return chained.error();
-    Result<std::vector<HookFileChange>> files = req.action == HooksAction::Install
-                                                    ? plan_git_install(*place, *pre, *chained, result.notes)
-                                                    : plan_git_uninstall(*place, *pre, *chained, result.notes);
+    Result<std::vector<HookFileChange>> files =
+        req.action == HooksAction::Install ? plan_git_install(*place, *pre, *chained, by_hand(*driver), result.notes)
+                                           : plan_git_uninstall(*place, *pre, *chained, result.notes);
     if (!files) return files.error();
-    result.files = std::move(*files);
-    if (!req.dry_run && result.changed()) {
-        if (Status applied = apply_git(place->hooks_dir, result.files); !applied) return applied.error();
-        result.written = true;
-    }
-    Result<GitRepo> repo = open_repo(ws.root);
-    if (!repo) return repo.error();
-    Result<DriverPlan> driver = plan_driver(fs, ws, *place, *repo, req, result.dry_run);
-    if (!driver) return driver.error();
+    result.files = *files;
+    const bool hook_changes = result.changed();
     if (driver->attributes) result.files.push_back(*driver->attributes);
     result.notes.insert(result.notes.end(), driver->notes.begin(), driver->notes.end());
     if (req.dry_run) return result;
+    if (hook_changes) {
+        if (Status applied = apply_git(place->hooks_dir, *files); !applied) return applied.error();
+    }
     if (Status applied = apply_driver(ws, *repo, *driver); !applied) return applied.error();
-    if (driver->attributes || !driver->config.empty()) result.written = true;
+    result.written = hook_changes || driver->attributes || !driver->config.empty();
     return result;
 }
 

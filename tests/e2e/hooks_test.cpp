@@ -237,6 +237,24 @@ TEST_F(HooksE2E, AForeignHookInACoreHooksPathFolderIsNotChained) {
     EXPECT_TRUE(contains(r.err, "small check --strict --dir .")) << r;
     EXPECT_EQ(read_file(hook), husky);
     EXPECT_FALSE(fs::exists(hook.parent_path() / "pre-commit.small-chained"));
+    // The refusal writes nothing, the merge driver included, and says how
+    // to register that by hand.
+    EXPECT_TRUE(contains(r.err, "merge driver was not registered either")) << r;
+    const std::string add_line =
+        "add the line `.small/*.small.yml merge=small` to " + (repo() / ".gitattributes").string();
+    EXPECT_TRUE(contains(r.err, add_line)) << r;
+    EXPECT_TRUE(contains(r.err, "git config merge.small.name \"small merge driver\"")) << r;
+    EXPECT_TRUE(contains(r.err, "git config merge.small.driver \"small merge %O %A %B %P\"")) << r;
+    EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
+    EXPECT_FALSE(local_config("merge.small.driver"));
+
+    // Registered by hand as the hint says: the refusal no longer mentions it.
+    write_file(repo() / ".gitattributes", std::string(kLine) + "\n");
+    git_ok({"config", "merge.small.name", "small merge driver"});
+    git_ok({"config", "merge.small.driver", kDriver});
+    const RunResult again = small({"hooks", "install", "git"});
+    EXPECT_EQ(again.exit_code, 1) << again;
+    EXPECT_FALSE(contains(again.err, "merge driver")) << again;
 }
 
 // A merge driver git reads from the global config is not the repository's:
@@ -319,6 +337,31 @@ TEST_F(HooksE2E, TheUsersOwnDriverAndOtherMergeKeysSurviveInstallAndUninstall) {
     EXPECT_FALSE(local_config("merge.small.driver"));
     EXPECT_FALSE(local_config("merge.small.name"));
     EXPECT_EQ(local_config("merge.small.recursive"), "binary");
+}
+
+// A refusal of any part leaves everything as it was: the hook is not
+// written when .gitattributes is refused, nor the hooks folder created.
+TEST_F(HooksE2E, ARefusedGitattributesWritesNothingElse) {
+    init_repo_with_workspace();
+    git_ok({"config", "core.hooksPath", ".githooks"});
+    write_file(tmp_.path() / "attributes", "*.png binary\n");
+    fs::create_symlink(tmp_.path() / "attributes", repo() / ".gitattributes");
+    for (const char* dry : {"--dry-run", ""}) {
+        std::vector<std::string> args = {"hooks", "install", "git"};
+        if (*dry) args.push_back(dry);
+        const RunResult r = small(args);
+        EXPECT_EQ(r.exit_code, 1) << r;
+        EXPECT_TRUE(contains(r.err, "symbolic link")) << r;
+        EXPECT_TRUE(contains(r.err, "nothing was changed")) << r;
+    }
+    EXPECT_FALSE(fs::exists(repo() / ".githooks"));
+    EXPECT_FALSE(local_config("merge.small.driver"));
+    EXPECT_EQ(read_file(tmp_.path() / "attributes"), "*.png binary\n");
+
+    git_ok({"config", "--unset", "core.hooksPath"});
+    EXPECT_EQ(small({"hooks", "install", "git"}).exit_code, 1);
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));
+    EXPECT_FALSE(local_config("merge.small.driver"));
 }
 
 // Each workspace of a repository adds itself to the one hook; uninstalling
