@@ -304,6 +304,9 @@ std::size_t attributes_line_at(std::string_view text) {
 
 // The .gitattributes change install or uninstall makes (nothing when none),
 // refused before anything is written when the file cannot be replaced.
+// Install adds our line with the file's own line break (CRLF when its first
+// line ends so); uninstall takes it out, and the file goes only when the
+// line was all it held.
 Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, const std::string& path, bool install) {
     const std::string refused = "refusing to edit " + path;
     if (fs.is_symlink(path)) return Error::invalid(refused + ": it is a symbolic link; nothing was changed");
@@ -319,8 +322,11 @@ Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, cons
     HookFileChange c{path, "", existed, old, old};
     if (install) {
         if (at != std::string::npos) return std::optional<HookFileChange>();
-        if (!old.empty() && old.back() != '\n') c.new_content += '\n';
-        c.new_content += std::string(kAttributesLine) + "\n";
+        const std::size_t first_break = old.find('\n');
+        const bool crlf = first_break != std::string::npos && first_break > 0 && old[first_break - 1] == '\r';
+        const std::string eol = crlf ? "\r\n" : "\n";
+        if (!old.empty() && old.back() != '\n') c.new_content += eol;
+        c.new_content += std::string(kAttributesLine) + eol;
         c.change = existed ? "updated" : "created";
     } else {
         if (at == std::string::npos) return std::optional<HookFileChange>();

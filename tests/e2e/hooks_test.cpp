@@ -364,6 +364,29 @@ TEST_F(HooksE2E, ARefusedGitattributesWritesNothingElse) {
     EXPECT_FALSE(local_config("merge.small.driver"));
 }
 
+// The line follows the file's line breaks; the file goes only when the line
+// was all it held.
+TEST_F(HooksE2E, GitattributesKeepsItsLineBreaksAndOtherLines) {
+    init_repo_with_workspace();
+    const fs::path attributes = repo() / ".gitattributes";
+    write_file(attributes, "*.png binary\r\n*.jpg binary");
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(attributes), "*.png binary\r\n*.jpg binary\r\n" + std::string(kLine) + "\r\n");
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);  // found again: not added twice
+    EXPECT_EQ(read_file(attributes), "*.png binary\r\n*.jpg binary\r\n" + std::string(kLine) + "\r\n");
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(attributes), "*.png binary\r\n*.jpg binary\r\n");
+
+    // A file holding only the line (committed from another clone, say) goes
+    // with it; one with anything else stays, even a blank line.
+    write_file(attributes, std::string(kLine) + "\r\n");
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_FALSE(fs::exists(attributes));
+    write_file(attributes, "\n" + std::string(kLine) + "\n");
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(attributes), "\n");
+}
+
 // Each workspace of a repository adds itself to the one hook; uninstalling
 // one leaves the others checked.
 TEST_F(HooksE2E, TwoWorkspacesInOneRepositoryShareTheHook) {
