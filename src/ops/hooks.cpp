@@ -517,7 +517,12 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
     if (hook_changes) {
         if (Status applied = apply_git(place->hooks_dir, *files); !applied) return applied.error();
     }
-    if (Status applied = apply_driver(ws, *repo, *driver); !applied) return applied.error();
+    // .gitattributes is staged in .small-cache/tmp, which a folder that is
+    // not a workspace does not keep.
+    const bool had_cache = fs.directory_exists(ws.root + "/" + std::string(kCacheDirName));
+    const Status applied = apply_driver(ws, *repo, *driver);
+    if (!had_cache) remove_empty_staging_folders(ws);
+    if (!applied) return applied.error();
     result.written = hook_changes || driver->attributes || !driver->config.empty();
     return result;
 }

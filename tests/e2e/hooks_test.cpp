@@ -387,6 +387,19 @@ TEST_F(HooksE2E, GitattributesKeepsItsLineBreaksAndOtherLines) {
     EXPECT_EQ(read_file(attributes), "\n");
 }
 
+// A repository without a workspace: install and uninstall leave no
+// staging folder behind.
+TEST_F(HooksE2E, OutsideAWorkspaceNothingIsLeftBehind) {
+    git_ok({"init", "-q"});
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(repo() / ".gitattributes"), std::string(kLine) + "\n");
+    EXPECT_FALSE(fs::exists(repo() / ".small-cache"));
+    write_file(repo() / ".gitattributes", "*.png binary\n" + std::string(kLine) + "\n");
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(repo() / ".gitattributes"), "*.png binary\n");
+    EXPECT_FALSE(fs::exists(repo() / ".small-cache"));
+}
+
 // Each workspace of a repository adds itself to the one hook; uninstalling
 // one leaves the others checked.
 TEST_F(HooksE2E, TwoWorkspacesInOneRepositoryShareTheHook) {
