@@ -400,6 +400,16 @@ TEST_F(HooksE2E, OutsideAWorkspaceNothingIsLeftBehind) {
     EXPECT_FALSE(fs::exists(repo() / ".small-cache"));
 }
 
+TEST_F(HooksE2E, HelpNamesTheMergeDriver) {
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"hooks", "--help"}, {"hooks", "install", "--help"}, {"hooks", "uninstall", "--help"}}) {
+        const RunResult r = small(args);
+        EXPECT_EQ(r.exit_code, 0) << r;
+        EXPECT_TRUE(contains(r.out, "merge driver")) << r;
+        EXPECT_TRUE(contains(r.out, ".gitattributes")) << r;
+    }
+}
+
 // Each workspace of a repository adds itself to the one hook; uninstalling
 // one leaves the others checked.
 TEST_F(HooksE2E, TwoWorkspacesInOneRepositoryShareTheHook) {
