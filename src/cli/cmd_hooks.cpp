@@ -65,11 +65,15 @@ int run(Context& ctx, HooksAction action, const HooksFlags& f) {
 
 constexpr const char* kFooter =
     "Targets: git (a pre-commit hook running `small check --strict` when a commit touches .small/; an existing "
-    "hook is kept as pre-commit.small-chained and still runs first), claude (.claude/settings.json: SessionStart "
-    "and PreCompact run `small status --brief`), codex (.codex/hooks.json: SessionStart runs `small status "
-    "--brief`). Exit codes: 0 done or nothing to do, 1 refused (symbolic link or non-file in the way, invalid "
-    "JSON, a foreign hook and a chained one both present), 2 usage or system error (git missing, not a git "
-    "repository, read-only file), 3 workspace busy.";
+    "hook is kept as pre-commit.small-chained and still runs first. git also registers small's merge driver: the "
+    "line `.small/*.small.yml merge=small` in the workspace root's .gitattributes, and merge.small.name and "
+    "merge.small.driver in the repository's own git config; a merge.small.driver already set, there or globally, is "
+    "kept. Uninstall removes the line, and the keys while they hold small's values), claude (.claude/settings.json: "
+    "SessionStart and PreCompact run `small status --brief`), codex (.codex/hooks.json: SessionStart runs `small "
+    "status --brief`). Exit codes: 0 done or nothing to do, 1 refused and nothing written (symbolic link or "
+    "non-file in the way, invalid JSON, a foreign hook and a chained one both present, a foreign hook in a "
+    "core.hooksPath folder), 2 usage or system error (git missing, not a git repository, read-only file), 3 "
+    "workspace busy.";
 
 void register_action(CLI::App* group, Context& ctx, HooksAction action, const std::string& help) {
     auto flags = std::make_shared<HooksFlags>();
@@ -87,14 +91,19 @@ void register_action(CLI::App* group, Context& ctx, HooksAction action, const st
 
 void register_hooks(CLI::App& app, Context& ctx) {
     CLI::App* group = app.add_subcommand(
-        "hooks", "Install, remove or print the git pre-commit hook and the agent session hooks (claude, codex)");
+        "hooks",
+        "Install, remove or print the git pre-commit hook and merge driver (.gitattributes, git config merge.small.*) "
+        "and the agent session hooks (claude, codex)");
     group->require_subcommand(0, 1);
     group->callback([&ctx, group] {
         if (group->get_subcommands().empty()) ctx.exit_code = run_group_without_subcommand(ctx, *group);
     });
-    register_action(group, ctx, HooksAction::Install, "Install a hook (git, claude or codex); names every file written");
+    register_action(group, ctx, HooksAction::Install,
+                    "Install a hook (git, claude or codex; git also registers the merge driver for .small/ "
+                    "files); names every file written");
     register_action(group, ctx, HooksAction::Uninstall,
-                    "Remove small's hook and restore what it chained; other hooks and keys stay");
+                    "Remove small's hook and restore what it chained (git: also small's merge driver line and "
+                    "git config keys); other hooks and keys stay");
     register_action(group, ctx, HooksAction::Print, "Print what install would write; writes nothing");
 }
 

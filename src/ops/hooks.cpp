@@ -15,6 +15,7 @@
 #include "small/model/agent_hooks.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/atomic_file.hpp"
+#include "small/store/git_repo.hpp"
 #include "small/store/hook_files.hpp"
 #include "small/store/workspace_lock.hpp"
 
@@ -26,6 +27,12 @@ namespace {
 
 const std::string kPre(kPreCommitHookName);
 const std::string kChained(kChainedHookName);
+
+// The merge driver (D17): the .gitattributes line and the git config values
+// `small hooks install git` writes.
+constexpr std::string_view kAttributesLine = ".small/*.small.yml merge=small";
+constexpr std::string_view kDriverName = "small merge driver";
+constexpr std::string_view kDriverCommand = "small merge %O %A %B %P";
 
 Result<std::optional<WorkspaceLock>> lock_workspace(const FileSystem& fs, const WorkspacePaths& ws,
                                                     const HooksRequest& req) {
@@ -43,16 +50,22 @@ struct GitPlace {
     std::string hooks_dir;   // absolute, lexically normal
     std::string prefix;      // the workspace root below the top level ("" or "sub/")
     std::string hooks_path;  // core.hooksPath as configured ("" when unset)
+    std::string driver;      // merge.small.driver as git sees it, from any config file ("" when unset)
 };
 
 // git is found by the shell (PATH); its stderr is only wanted on failure,
 // and the capture mixes the two streams, so a failing rev-parse runs again.
+// merge.small.driver is read here, as git reads it, because the driver that
+// git will run may come from a file libgit2 1.5 does not see the way git
+// does (GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM); the repository's own file
+// is read and written through libgit2 (GitRepo::local_config).
 constexpr const char* kRevParseScript =
     "command -v git >/dev/null 2>&1 || exit 127\n"
     "out=$(git rev-parse --show-prefix --git-path hooks 2>/dev/null) || "
     "{ git rev-parse --show-prefix 2>&1 >/dev/null; exit 128; }\n"
     "hooks_path=$(git config --get core.hooksPath 2>/dev/null) || hooks_path=\n"
-    "printf '%s\\n%s\\n' \"$out\" \"$hooks_path\"\n";
+    "driver=$(git config --get merge.small.driver 2>/dev/null) || driver=\n"
+    "printf '%s\\n%s\\n%s' \"$out\" \"$hooks_path\" \"$driver\"\n";
 
 Result<GitPlace> find_git_hooks(const std::string& root) {
     ProcessOptions o;
@@ -76,15 +89,14 @@ Result<GitPlace> find_git_hooks(const std::string& root) {
     }
     const std::size_t nl = text.find('\n');
     const std::size_t nl2 = nl == std::string::npos ? nl : text.find('\n', nl + 1);
-    if (nl2 == std::string::npos) return Error::system("unexpected output of git rev-parse: " + text);
+    const std::size_t nl3 = nl2 == std::string::npos ? nl2 : text.find('\n', nl2 + 1);
+    if (nl3 == std::string::npos) return Error::system("unexpected output of git rev-parse: " + text);
     const std::string hooks = text.substr(nl + 1, nl2 - nl - 1);
     if (hooks.empty()) return Error::system("git rev-parse --git-path hooks printed nothing");
-    std::string hooks_path = text.substr(nl2 + 1);
-    while (!hooks_path.empty() && hooks_path.back() == '\n') hooks_path.pop_back();
     const stdfs::path dir = stdfs::path(hooks).is_absolute() ? stdfs::path(hooks) : stdfs::path(root) / hooks;
     std::string normal = dir.lexically_normal().string();
     while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
-    return GitPlace{normal, text.substr(0, nl), hooks_path};
+    return GitPlace{normal, text.substr(0, nl), text.substr(nl2 + 1, nl3 - nl2 - 1), text.substr(nl3 + 1)};
 }
 
 // "sub/" → "sub", "" → "." (as `small check --dir` takes it).
@@ -130,13 +142,16 @@ HookFileChange change_of(const std::string& path, std::string change, const Hook
 
 // A hook manager (husky, lefthook, ...) or the repository's own committed
 // hooks own a core.hooksPath folder: a chained hook there would be
-// overwritten by the manager, or show up as a change to commit.
-Error refuse_managed_folder(const GitPlace& place, const std::string& pre_path) {
+// overwritten by the manager, or show up as a change to commit. Nothing is
+// written, the merge driver included (`driver_by_hand`: how to register
+// what install would have, "" when it is registered already).
+Error refuse_managed_folder(const GitPlace& place, const std::string& pre_path, const std::string& driver_by_hand) {
     Error e = Error::invalid("refusing to chain " + pre_path + ": core.hooksPath (" + place.hooks_path +
                              ") names a folder that a hook manager or the repository owns, where a replaced hook "
                              "would be overwritten or committed; nothing was changed");
-    e.hint = "run the check from that pre-commit hook instead (with husky, add it to .husky/pre-commit): small check "
-             "--strict --dir " + shell_quote(workspace_dir_of(place.prefix));
+    e.hint = "run `small check --strict --dir " + shell_quote(workspace_dir_of(place.prefix)) +
+             "` from that pre-commit hook instead (with husky, add it to .husky/pre-commit)";
+    if (!driver_by_hand.empty()) e.hint += ". The merge driver was not registered either: " + driver_by_hand;
     return e;
 }
 
@@ -150,7 +165,8 @@ std::string wanted_hook(const GitPlace& place, const HookFileState& pre) {
 
 // What install changes, decided from the two files (docs/commands.md).
 Result<std::vector<HookFileChange>> plan_git_install(const GitPlace& place, const HookFileState& pre,
-                                                     const HookFileState& chained, std::vector<std::string>& notes) {
+                                                     const HookFileState& chained, const std::string& driver_by_hand,
+                                                     std::vector<std::string>& notes) {
     const std::string pre_path = place.hooks_dir + "/" + kPre;
     const std::string chained_path = place.hooks_dir + "/" + kChained;
     if (Status odd = refuse_odd(pre, pre_path); !odd) return odd.error();
@@ -165,7 +181,7 @@ Result<std::vector<HookFileChange>> plan_git_install(const GitPlace& place, cons
         return std::vector<HookFileChange>{change_of(pre_path, pre.content == want ? "unchanged" : "updated", &pre, want)};
     }
     if (have_pre) {
-        if (!place.hooks_path.empty()) return refuse_managed_folder(place, pre_path);
+        if (!place.hooks_path.empty()) return refuse_managed_folder(place, pre_path, driver_by_hand);
         if (have_chained && !same_file(pre, chained)) {
             Error e = Error::invalid("refusing to install: " + pre_path + " is not small's hook and " + chained_path +
                                      " exists too; nothing was changed");
@@ -259,18 +275,19 @@ Result<std::optional<Fd>> lock_hooks(const HooksRequest& req, const GitPlace& pl
 
 // ---------------------------------------------------------------- merge driver (D17)
 
-constexpr std::string_view kAttributesLine = ".small/*.small.yml merge=small";
-constexpr std::string_view kDriverCommand = "small merge %O %A %B %P";
-
-// Runs `git config ARGS...` in `root` (git found on PATH by the shell; the
-// arguments are passed as positional parameters, never spliced into the script).
-Result<ProcessResult> git_config(const std::string& root, const std::vector<std::string>& args) {
-    ProcessOptions o;
-    o.argv = {"/bin/sh", "-c", "exec git config \"$@\"", "sh"};
-    o.argv.insert(o.argv.end(), args.begin(), args.end());
-    o.cwd = root;
-    o.timeout = std::chrono::seconds(30);
-    return run_process(o);
+// Whether `command` runs small's merge driver with git's three versions:
+// `small merge` (any path to a program named small) with %O, %A and %B
+// among its words, such as "/opt/small/bin/small merge %O %A %B %P".
+bool runs_small_merge(std::string_view command) {
+    std::vector<std::string_view> words;
+    for (std::size_t at = 0; at < command.size();) {
+        const std::size_t end = std::min(command.find_first_of(" \t", at), command.size());
+        if (end > at) words.push_back(command.substr(at, end - at));
+        at = end + 1;
+    }
+    const auto has = [&](std::string_view w) { return std::find(words.begin(), words.end(), w) != words.end(); };
+    return words.size() >= 2 && stdfs::path(words[0]).filename() == "small" && words[1] == "merge" && has("%O") &&
+           has("%A") && has("%B");
 }
 
 // The byte offset of our line in `text` (a whole line), npos when absent.
@@ -285,9 +302,15 @@ std::size_t attributes_line_at(std::string_view text) {
     return std::string_view::npos;
 }
 
-// The .gitattributes change install or uninstall makes (nothing when none).
+// The .gitattributes change install or uninstall makes (nothing when none),
+// refused before anything is written when the file cannot be replaced.
+// Install adds our line with the file's own line break (CRLF when its first
+// line ends so); uninstall takes it out, and the file goes only when the
+// line was all it held.
 Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, const std::string& path, bool install) {
-    if (fs.is_symlink(path)) return Error::invalid("refusing to edit " + path + ": it is a symbolic link");
+    const std::string refused = "refusing to edit " + path;
+    if (fs.is_symlink(path)) return Error::invalid(refused + ": it is a symbolic link; nothing was changed");
+    if (fs.directory_exists(path)) return Error::invalid(refused + ": it is not a regular file; nothing was changed");
     const bool existed = fs.file_exists(path);
     std::string old;
     if (existed) {
@@ -299,17 +322,23 @@ Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, cons
     HookFileChange c{path, "", existed, old, old};
     if (install) {
         if (at != std::string::npos) return std::optional<HookFileChange>();
-        if (!old.empty() && old.back() != '\n') c.new_content += '\n';
-        c.new_content += std::string(kAttributesLine) + "\n";
+        const std::size_t first_break = old.find('\n');
+        const bool crlf = first_break != std::string::npos && first_break > 0 && old[first_break - 1] == '\r';
+        const std::string eol = crlf ? "\r\n" : "\n";
+        if (!old.empty() && old.back() != '\n') c.new_content += eol;
+        c.new_content += std::string(kAttributesLine) + eol;
         c.change = existed ? "updated" : "created";
-        return std::optional<HookFileChange>(std::move(c));
+    } else {
+        if (at == std::string::npos) return std::optional<HookFileChange>();
+        std::size_t end = at + kAttributesLine.size();
+        if (old.compare(end, 2, "\r\n") == 0) end += 2;
+        else if (end < old.size()) end += 1;
+        c.new_content = old.substr(0, at) + old.substr(end);
+        c.change = c.new_content.empty() ? "removed" : "updated";
     }
-    if (at == std::string::npos) return std::optional<HookFileChange>();
-    std::size_t end = at + kAttributesLine.size();
-    if (old.compare(end, 2, "\r\n") == 0) end += 2;
-    else if (end < old.size()) end += 1;
-    c.new_content = old.substr(0, at) + old.substr(end);
-    c.change = c.new_content.empty() ? "removed" : "updated";
+    if (c.change == "updated") {
+        if (Status writable = check_writable_file(path); !writable) return writable.error();
+    }
     return std::optional<HookFileChange>(std::move(c));
 }
 
@@ -319,54 +348,152 @@ Status apply_attributes(const WorkspacePaths& ws, const HookFileChange& c) {
     return ok_status();
 }
 
-// The .gitattributes line and `git config merge.small.*` (install), or their
-// removal (uninstall: the config only when it is still small's command).
-Status merge_driver(const FileSystem& fs, const WorkspacePaths& ws, const HooksRequest& req, HooksResult& result) {
+// One key of the repository's own git config to set, or to remove (nullopt).
+struct ConfigChange {
+    std::string key;
+    std::optional<std::string> value;
+};
+
+// The `git config` command that makes the same change.
+std::string config_command(const ConfigChange& c) {
+    return c.value ? "git config " + c.key + " \"" + *c.value + "\"" : "git config --unset " + c.key;
+}
+
+// Everything the merge driver part of install or uninstall changes, decided
+// before anything is written.
+struct DriverPlan {
+    std::optional<HookFileChange> attributes;
+    std::vector<ConfigChange> config;
+    std::vector<std::string> notes;
+};
+
+constexpr std::string_view kElsewhere =
+    "a git config file other than this repository's own (`git config --show-origin --get merge.small.driver` "
+    "names it)";
+
+// The git config keys install sets: merge.small.driver and .name go into the
+// repository's own config only when git sees no merge.small.driver at all; a
+// driver already there (small's, another path to small, or a command of the
+// user's) is kept, never replaced.
+void plan_driver_install(const GitPlace& place, const std::optional<std::string>& driver,
+                         const std::optional<std::string>& name, DriverPlan& plan) {
+    const std::string quoted_ours = "\"" + std::string(kDriverCommand) + "\"";
+    if (driver && *driver == kDriverCommand) {
+        plan.notes.push_back("merge driver already registered (git config merge.small.driver)");
+    } else if (driver && runs_small_merge(*driver)) {
+        plan.notes.push_back("merge driver already registered as \"" + *driver +
+                             "\" (git config merge.small.driver); kept");
+    } else if (driver) {
+        plan.notes.push_back("merge.small.driver is \"" + *driver +
+                             "\" in this repository's git config, which is not small's merge driver; kept, so git "
+                             "merges .small/ files with it (to use small's: git config merge.small.driver " +
+                             quoted_ours + ")");
+    } else if (!place.driver.empty()) {
+        const bool registered = place.driver == kDriverCommand || runs_small_merge(place.driver);
+        const std::string where = "merge.small.driver is \"" + place.driver + "\" in " + std::string(kElsewhere);
+        if (registered) {
+            plan.notes.push_back(where + "; the merge driver is registered there, so it is not added to this "
+                                         "repository's config");
+        } else {
+            plan.notes.push_back(where + "; not small's merge driver, and not overridden in this repository's config, "
+                                         "so git merges .small/ files with it (to use small's here: git config "
+                                         "merge.small.driver " + quoted_ours + ")");
+        }
+    } else {
+        if (!name) plan.config.push_back({"merge.small.name", std::string(kDriverName)});
+        plan.config.push_back({"merge.small.driver", std::string(kDriverCommand)});
+    }
+}
+
+// The keys uninstall removes: only values small writes, only from the
+// repository's own config.
+void plan_driver_uninstall(const GitPlace& place, const std::optional<std::string>& driver,
+                           const std::optional<std::string>& name, DriverPlan& plan) {
+    const bool ours = driver && *driver == kDriverCommand;
+    if (ours) plan.config.push_back({"merge.small.driver", std::nullopt});
+    if (name && *name == kDriverName && (ours || !driver)) plan.config.push_back({"merge.small.name", std::nullopt});
+    if (driver && !ours) {
+        plan.notes.push_back("merge.small.driver is \"" + *driver +
+                             "\" in this repository's git config, not the command small writes; left alone");
+    } else if (!driver && !place.driver.empty()) {
+        plan.notes.push_back("merge.small.driver is set in " + std::string(kElsewhere) + "; left alone");
+    }
+}
+
+// The .gitattributes line and the merge.small keys of the repository's own
+// git config (docs/commands.md, "The merge driver"), planned without writing.
+Result<DriverPlan> plan_driver(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace& place,
+                               const GitRepo& repo, const HooksRequest& req, bool dry_run) {
     const bool install = req.action == HooksAction::Install;
+    DriverPlan plan;
     Result<std::optional<HookFileChange>> attrs = plan_attributes(fs, ws.root + "/.gitattributes", install);
     if (!attrs) return attrs.error();
-    Result<ProcessResult> current = git_config(ws.root, {"--get", "merge.small.driver"});
-    if (!current) return current.error();
-    std::string driver = current->output.text();
-    while (!driver.empty() && driver.back() == '\n') driver.pop_back();
-    const bool registered = current->exit_code == 0 && driver == kDriverCommand;
-    const std::string would = result.dry_run ? "would run" : "ran";
-    if (*attrs && !result.dry_run) {
-        if (Status s = apply_attributes(ws, **attrs); !s) return s;
-        result.written = true;
+    plan.attributes = std::move(*attrs);
+    Result<std::optional<std::string>> driver = repo.local_config("merge.small.driver");
+    if (!driver) return driver.error();
+    Result<std::optional<std::string>> name = repo.local_config("merge.small.name");
+    if (!name) return name.error();
+    if (install) plan_driver_install(place, *driver, *name, plan);
+    else plan_driver_uninstall(place, *driver, *name, plan);
+    for (const ConfigChange& c : plan.config) {
+        const std::string verb = c.value ? (dry_run ? "would set" : "set") : (dry_run ? "would remove" : "removed");
+        plan.notes.push_back(verb + ": " + config_command(c));
     }
-    if (*attrs) result.files.push_back(std::move(**attrs));
-    if (install && !registered) {
-        if (current->exit_code == 0) result.notes.push_back("merge.small.driver was \"" + driver + "\"; replaced");
-        for (const auto& [key, value] : {std::pair<std::string, std::string>{"merge.small.name", "small merge driver"},
-                                         {"merge.small.driver", std::string(kDriverCommand)}}) {
-            result.notes.push_back(would + ": git config " + key + " \"" + value + "\"");
-            if (result.dry_run) continue;
-            Result<ProcessResult> set = git_config(ws.root, {key, value});
-            if (!set) return set.error();
-            if (set->exit_code != 0) return Error::system("git config " + key + " failed: " + set->output.text());
-            result.written = true;
-        }
-    } else if (install) {
-        result.notes.push_back("merge driver already registered (git config merge.small.driver)");
-    } else if (registered) {
-        result.notes.push_back(would + ": git config --remove-section merge.small");
-        if (!result.dry_run) {
-            Result<ProcessResult> removed = git_config(ws.root, {"--remove-section", "merge.small"});
-            if (!removed) return removed.error();
-            if (removed->exit_code != 0) return Error::system("git config --remove-section merge.small failed: " + removed->output.text());
-            result.written = true;
+    return plan;
+}
+
+Status apply_driver(const WorkspacePaths& ws, const GitRepo& repo, const DriverPlan& plan) {
+    if (plan.attributes) {
+        if (Status s = apply_attributes(ws, *plan.attributes); !s) return s;
+    }
+    for (const ConfigChange& c : plan.config) {
+        if (c.value) {
+            if (Status s = repo.set_local_config(c.key, *c.value); !s) return s;
+        } else if (Result<bool> removed = repo.unset_local_config(c.key); !removed) {
+            return removed.error();
         }
     }
     return ok_status();
 }
 
+// The driver changes a plan makes, as steps to take by hand ("" when none).
+std::string by_hand(const DriverPlan& plan) {
+    std::string commands;
+    for (const ConfigChange& c : plan.config) {
+        if (c.value) commands += (commands.empty() ? "run `" : "` and `") + config_command(c);
+    }
+    if (!commands.empty()) commands += "`";
+    if (!plan.attributes) return commands;
+    const std::string line = "add the line `" + std::string(kAttributesLine) + "` to " + plan.attributes->path;
+    return commands.empty() ? line : line + ", then " + commands;
+}
+
+Result<GitRepo> open_repo(const std::string& root) {
+    Result<std::optional<GitRepo>> found = GitRepo::discover(root);
+    if (!found) return found.error();
+    if (!*found) return Error::system("libgit2 finds no git repository at " + root + ", where git found one");
+    return std::move(found->value());
+}
+
+// Everything is decided (and any refusal made) before the first write: the
+// merge driver's part first, as creating the hooks folder to lock it is
+// already a write.
 Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, HooksResult result) {
     const WorkspacePaths ws = locate_workspace(fs, req.dir, req.cwd);
     Result<GitPlace> place = find_git_hooks(ws.root);
     if (!place) return place.error();
     Result<std::optional<WorkspaceLock>> lock = lock_workspace(fs, ws, req);
     if (!lock) return lock.error();
+    std::optional<GitRepo> repo;
+    std::optional<DriverPlan> driver;
+    if (req.action != HooksAction::Print) {
+        Result<GitRepo> opened = open_repo(ws.root);
+        if (!opened) return opened.error();
+        repo.emplace(std::move(*opened));
+        Result<DriverPlan> planned = plan_driver(fs, ws, *place, *repo, req, result.dry_run);
+        if (!planned) return planned.error();
+        driver.emplace(std::move(*planned));
+    }
     Result<std::optional<Fd>> hooks_lock = lock_hooks(req, *place, result);
     if (!hooks_lock) return hooks_lock.error();
     Result<HookFileState> pre = read_hook_file(place->hooks_dir, kPre);
@@ -378,16 +505,25 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
     }
     Result<HookFileState> chained = read_hook_file(place->hooks_dir, kChained);
     if (!chained) return chained.error();
-    Result<std::vector<HookFileChange>> files = req.action == HooksAction::Install
-                                                    ? plan_git_install(*place, *pre, *chained, result.notes)
-                                                    : plan_git_uninstall(*place, *pre, *chained, result.notes);
+    Result<std::vector<HookFileChange>> files =
+        req.action == HooksAction::Install ? plan_git_install(*place, *pre, *chained, by_hand(*driver), result.notes)
+                                           : plan_git_uninstall(*place, *pre, *chained, result.notes);
     if (!files) return files.error();
-    result.files = std::move(*files);
-    if (!req.dry_run && result.changed()) {
-        if (Status applied = apply_git(place->hooks_dir, result.files); !applied) return applied.error();
-        result.written = true;
+    result.files = *files;
+    const bool hook_changes = result.changed();
+    if (driver->attributes) result.files.push_back(*driver->attributes);
+    result.notes.insert(result.notes.end(), driver->notes.begin(), driver->notes.end());
+    if (req.dry_run) return result;
+    if (hook_changes) {
+        if (Status applied = apply_git(place->hooks_dir, *files); !applied) return applied.error();
     }
-    if (Status driver = merge_driver(fs, ws, req, result); !driver) return driver.error();
+    // .gitattributes is staged in .small-cache/tmp, which a folder that is
+    // not a workspace does not keep.
+    const bool had_cache = fs.directory_exists(ws.root + "/" + std::string(kCacheDirName));
+    const Status applied = apply_driver(ws, *repo, *driver);
+    if (!had_cache) remove_empty_staging_folders(ws);
+    if (!applied) return applied.error();
+    result.written = hook_changes || driver->attributes || !driver->config.empty();
     return result;
 }
 

@@ -26,6 +26,7 @@ using StatusPtr = Owned<git_status_list, git_status_list_free>;
 using IndexPtr = Owned<git_index, git_index_free>;
 using ConflictIterPtr = Owned<git_index_conflict_iterator, git_index_conflict_iterator_free>;
 using BlobPtr = Owned<git_blob, git_blob_free>;
+using ConfigPtr = Owned<git_config, git_config_free>;
 
 // libgit2's global state, set up once per process and kept (libgit2 keeps a
 // count; never shutting down is what its documentation allows).
@@ -69,6 +70,18 @@ Result<std::optional<std::string>> stage_text(git_repository* repo, const git_in
     BlobPtr blob(raw);
     const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
     return std::optional<std::string>(std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob.get()))));
+}
+
+// The local level of the repository's configuration (.git/config).
+Result<ConfigPtr> local_config_file(git_repository* repo) {
+    git_config* all = nullptr;
+    if (git_repository_config(&all, repo) != 0) return libgit2_error("cannot read the repository's git config");
+    ConfigPtr owner(all);
+    git_config* local = nullptr;
+    if (git_config_open_level(&local, owner.get(), GIT_CONFIG_LEVEL_LOCAL) != 0) {
+        return libgit2_error("cannot open the repository's own git config file");
+    }
+    return ConfigPtr(local);
 }
 
 }  // namespace
@@ -296,6 +309,36 @@ Result<std::vector<GitIndexConflict>> GitRepo::index_conflicts(const std::string
     }
     if (rc != GIT_ITEROVER) return libgit2_error("cannot read the git index's conflicts");
     return out;
+}
+
+Result<std::optional<std::string>> GitRepo::local_config(const std::string& key) const {
+    Result<ConfigPtr> cfg = local_config_file(repo_.get());
+    if (!cfg) return cfg.error();
+    git_buf buf = GIT_BUF_INIT;
+    const int rc = git_config_get_string_buf(&buf, cfg->get(), key.c_str());
+    if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
+    if (rc != 0) return libgit2_error("cannot read " + key + " from the repository's git config");
+    std::string value(buf.ptr, buf.size);
+    git_buf_dispose(&buf);
+    return std::optional<std::string>(std::move(value));
+}
+
+Status GitRepo::set_local_config(const std::string& key, const std::string& value) const {
+    Result<ConfigPtr> cfg = local_config_file(repo_.get());
+    if (!cfg) return cfg.error();
+    if (git_config_set_string(cfg->get(), key.c_str(), value.c_str()) != 0) {
+        return libgit2_error("cannot set " + key + " in the repository's git config");
+    }
+    return ok_status();
+}
+
+Result<bool> GitRepo::unset_local_config(const std::string& key) const {
+    Result<ConfigPtr> cfg = local_config_file(repo_.get());
+    if (!cfg) return cfg.error();
+    const int rc = git_config_delete_entry(cfg->get(), key.c_str());
+    if (rc == GIT_ENOTFOUND) return false;
+    if (rc != 0) return libgit2_error("cannot remove " + key + " from the repository's git config");
+    return true;
 }
 
 }  // namespace small

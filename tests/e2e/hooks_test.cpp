@@ -67,7 +67,18 @@ protected:
         return git({"commit", "-q", "-m", message});
     }
 
+    // A key of the repository's own git config (.git/config), nullopt when unset there.
+    std::optional<std::string> local_config(const std::string& key) {
+        const RunResult r = git({"config", "--local", "--get", key});
+        if (r.exit_code != 0) return std::nullopt;
+        std::string value = r.out;
+        while (!value.empty() && value.back() == '\n') value.pop_back();
+        return value;
+    }
+
     static constexpr const char* kGit = "/usr/bin/git";
+    static constexpr const char* kLine = ".small/*.small.yml merge=small";
+    static constexpr const char* kDriver = "small merge %O %A %B %P";
     TempDir tmp_;
     Env env_;
 };
@@ -226,6 +237,177 @@ TEST_F(HooksE2E, AForeignHookInACoreHooksPathFolderIsNotChained) {
     EXPECT_TRUE(contains(r.err, "small check --strict --dir .")) << r;
     EXPECT_EQ(read_file(hook), husky);
     EXPECT_FALSE(fs::exists(hook.parent_path() / "pre-commit.small-chained"));
+    // The refusal writes nothing, the merge driver included, and says how
+    // to register that by hand.
+    EXPECT_TRUE(contains(r.err, "merge driver was not registered either")) << r;
+    const std::string add_line =
+        "add the line `.small/*.small.yml merge=small` to " + (repo() / ".gitattributes").string();
+    EXPECT_TRUE(contains(r.err, add_line)) << r;
+    EXPECT_TRUE(contains(r.err, "git config merge.small.name \"small merge driver\"")) << r;
+    EXPECT_TRUE(contains(r.err, "git config merge.small.driver \"small merge %O %A %B %P\"")) << r;
+    EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
+    EXPECT_FALSE(local_config("merge.small.driver"));
+
+    // Registered by hand as the hint says: the refusal no longer mentions it.
+    write_file(repo() / ".gitattributes", std::string(kLine) + "\n");
+    git_ok({"config", "merge.small.name", "small merge driver"});
+    git_ok({"config", "merge.small.driver", kDriver});
+    const RunResult again = small({"hooks", "install", "git"});
+    EXPECT_EQ(again.exit_code, 1) << again;
+    EXPECT_FALSE(contains(again.err, "merge driver")) << again;
+}
+
+// A merge driver git reads from the global config is not the repository's:
+// install does not add a second one, uninstall leaves it alone (and does not
+// fail on it), and both keep working when run again.
+TEST_F(HooksE2E, ADriverInTheGlobalConfigIsNotAddedOrRemovedHere) {
+    init_repo_with_workspace();
+    const fs::path global = tmp_.path() / "global.gitconfig";
+    const std::string global_text =
+        "[merge \"small\"]\n\tname = small merge driver\n\tdriver = small merge %O %A %B %P\n";
+    write_file(global, global_text);
+    env_.push_back({"GIT_CONFIG_GLOBAL", global.string()});
+
+    const RunResult dry = small({"hooks", "install", "git", "--dry-run"});
+    ASSERT_EQ(dry.exit_code, 0) << dry;
+    EXPECT_FALSE(contains(dry.out, "would set")) << dry;
+    const RunResult installed = small({"hooks", "install", "git"});
+    ASSERT_EQ(installed.exit_code, 0) << installed;
+    EXPECT_TRUE(contains(installed.out, "in a git config file other than this repository's own")) << installed;
+    EXPECT_TRUE(contains(installed.out, "not added to this repository's config")) << installed;
+    EXPECT_FALSE(local_config("merge.small.driver"));
+    EXPECT_FALSE(local_config("merge.small.name"));
+    EXPECT_EQ(read_file(repo() / ".gitattributes"), std::string(kLine) + "\n");
+
+    for (int run = 0; run < 2; ++run) {
+        const RunResult removed = small({"hooks", "uninstall", "git"});
+        ASSERT_EQ(removed.exit_code, 0) << removed;
+        EXPECT_TRUE(contains(removed.out, "in a git config file other than this repository's own")) << removed;
+        EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));
+        EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
+        EXPECT_EQ(read_file(global), global_text);
+    }
+}
+
+// install and uninstall are a round trip for the git config: a driver of
+// the user's is kept, and uninstall removes only the keys small wrote.
+TEST_F(HooksE2E, TheUsersOwnDriverAndOtherMergeKeysSurviveInstallAndUninstall) {
+    init_repo_with_workspace();
+    const std::string mine = "/opt/small/bin/small merge %O %A %B %P";
+    git_ok({"config", "merge.small.driver", mine});
+    git_ok({"config", "merge.small.recursive", "binary"});
+    const RunResult dry = small({"hooks", "install", "git", "--dry-run"});
+    ASSERT_EQ(dry.exit_code, 0) << dry;
+    EXPECT_FALSE(contains(dry.out, "would set")) << dry;
+    const RunResult kept = small({"hooks", "install", "git"});
+    ASSERT_EQ(kept.exit_code, 0) << kept;
+    EXPECT_TRUE(contains(kept.out, "merge driver already registered as \"" + mine + "\"")) << kept;
+    EXPECT_EQ(local_config("merge.small.driver"), mine);
+    EXPECT_FALSE(local_config("merge.small.name"));
+    const RunResult left = small({"hooks", "uninstall", "git"});
+    ASSERT_EQ(left.exit_code, 0) << left;
+    EXPECT_TRUE(contains(left.out, "not the command small writes; left alone")) << left;
+    EXPECT_EQ(local_config("merge.small.driver"), mine);
+    EXPECT_EQ(local_config("merge.small.recursive"), "binary");
+
+    // A command that is not small's is kept too, and said to be used.
+    git_ok({"config", "merge.small.driver", "my-merge %A %B"});
+    const RunResult foreign = small({"hooks", "install", "git"});
+    ASSERT_EQ(foreign.exit_code, 0) << foreign;
+    EXPECT_TRUE(contains(foreign.out, "not small's merge driver; kept")) << foreign;
+    EXPECT_EQ(local_config("merge.small.driver"), "my-merge %A %B");
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_EQ(local_config("merge.small.driver"), "my-merge %A %B");
+
+    // Without a driver, install writes small's two keys and uninstall takes
+    // exactly those out again.
+    git_ok({"config", "--unset", "merge.small.driver"});
+    const RunResult installed = small({"hooks", "install", "git"});
+    ASSERT_EQ(installed.exit_code, 0) << installed;
+    EXPECT_TRUE(contains(installed.out, "set: git config merge.small.driver \"small merge %O %A %B %P\"")) << installed;
+    EXPECT_EQ(local_config("merge.small.driver"), kDriver);
+    EXPECT_EQ(local_config("merge.small.name"), "small merge driver");
+    const RunResult dry_out = small({"hooks", "uninstall", "git", "--dry-run"});
+    ASSERT_EQ(dry_out.exit_code, 0) << dry_out;
+    EXPECT_TRUE(contains(dry_out.out, "would remove: git config --unset merge.small.driver")) << dry_out;
+    EXPECT_EQ(local_config("merge.small.driver"), kDriver);
+    const RunResult removed = small({"hooks", "uninstall", "git"});
+    ASSERT_EQ(removed.exit_code, 0) << removed;
+    EXPECT_TRUE(contains(removed.out, "removed: git config --unset merge.small.name")) << removed;
+    EXPECT_FALSE(local_config("merge.small.driver"));
+    EXPECT_FALSE(local_config("merge.small.name"));
+    EXPECT_EQ(local_config("merge.small.recursive"), "binary");
+}
+
+// A refusal of any part leaves everything as it was: the hook is not
+// written when .gitattributes is refused, nor the hooks folder created.
+TEST_F(HooksE2E, ARefusedGitattributesWritesNothingElse) {
+    init_repo_with_workspace();
+    git_ok({"config", "core.hooksPath", ".githooks"});
+    write_file(tmp_.path() / "attributes", "*.png binary\n");
+    fs::create_symlink(tmp_.path() / "attributes", repo() / ".gitattributes");
+    for (const char* dry : {"--dry-run", ""}) {
+        std::vector<std::string> args = {"hooks", "install", "git"};
+        if (*dry) args.push_back(dry);
+        const RunResult r = small(args);
+        EXPECT_EQ(r.exit_code, 1) << r;
+        EXPECT_TRUE(contains(r.err, "symbolic link")) << r;
+        EXPECT_TRUE(contains(r.err, "nothing was changed")) << r;
+    }
+    EXPECT_FALSE(fs::exists(repo() / ".githooks"));
+    EXPECT_FALSE(local_config("merge.small.driver"));
+    EXPECT_EQ(read_file(tmp_.path() / "attributes"), "*.png binary\n");
+
+    git_ok({"config", "--unset", "core.hooksPath"});
+    EXPECT_EQ(small({"hooks", "install", "git"}).exit_code, 1);
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));
+    EXPECT_FALSE(local_config("merge.small.driver"));
+}
+
+// The line follows the file's line breaks; the file goes only when the line
+// was all it held.
+TEST_F(HooksE2E, GitattributesKeepsItsLineBreaksAndOtherLines) {
+    init_repo_with_workspace();
+    const fs::path attributes = repo() / ".gitattributes";
+    write_file(attributes, "*.png binary\r\n*.jpg binary");
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(attributes), "*.png binary\r\n*.jpg binary\r\n" + std::string(kLine) + "\r\n");
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);  // found again: not added twice
+    EXPECT_EQ(read_file(attributes), "*.png binary\r\n*.jpg binary\r\n" + std::string(kLine) + "\r\n");
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(attributes), "*.png binary\r\n*.jpg binary\r\n");
+
+    // A file holding only the line (committed from another clone, say) goes
+    // with it; one with anything else stays, even a blank line.
+    write_file(attributes, std::string(kLine) + "\r\n");
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_FALSE(fs::exists(attributes));
+    write_file(attributes, "\n" + std::string(kLine) + "\n");
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(attributes), "\n");
+}
+
+// A repository without a workspace: install and uninstall leave no
+// staging folder behind.
+TEST_F(HooksE2E, OutsideAWorkspaceNothingIsLeftBehind) {
+    git_ok({"init", "-q"});
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(repo() / ".gitattributes"), std::string(kLine) + "\n");
+    EXPECT_FALSE(fs::exists(repo() / ".small-cache"));
+    write_file(repo() / ".gitattributes", "*.png binary\n" + std::string(kLine) + "\n");
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(repo() / ".gitattributes"), "*.png binary\n");
+    EXPECT_FALSE(fs::exists(repo() / ".small-cache"));
+}
+
+TEST_F(HooksE2E, HelpNamesTheMergeDriver) {
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"hooks", "--help"}, {"hooks", "install", "--help"}, {"hooks", "uninstall", "--help"}}) {
+        const RunResult r = small(args);
+        EXPECT_EQ(r.exit_code, 0) << r;
+        EXPECT_TRUE(contains(r.out, "merge driver")) << r;
+        EXPECT_TRUE(contains(r.out, ".gitattributes")) << r;
+    }
 }
 
 // Each workspace of a repository adds itself to the one hook; uninstalling

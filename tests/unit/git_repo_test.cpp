@@ -1,6 +1,7 @@
 // store/git_repo (libgit2) and store/evidence_check on real temporary
 // repositories made with the git binary: no commits, detached HEAD, a
 // shallow clone, a linked worktree, and no repository at all.
+#include <git2.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -160,6 +161,49 @@ TEST_F(GitRepoTest, ShallowCloneAndLinkedWorktree) {
     EXPECT_TRUE(linked.head_detached());
     EXPECT_EQ(path_in_workdir(linked.workdir(), wt + "/sub"), std::optional<std::string>("sub"));
     EXPECT_EQ(path_in_workdir(linked.workdir(), root()), std::nullopt);
+}
+
+// `small hooks` reads and writes merge.small.* in the repository's own
+// config file only: a value from the global file is neither seen nor
+// touched, and a linked worktree shares its main repository's file.
+TEST_F(GitRepoTest, LocalConfigIsTheRepositorysOwnFileOnly) {
+    git("init -q");
+    const std::string home = tmp_.path("home");
+    fs::create_directory(home);
+    const std::string global_text = "[merge \"small\"]\n\tdriver = global %A\n";
+    write_plain(home + "/.gitconfig", global_text);
+    git_libgit2_init();  // libgit2 found the global file's folder from HOME once: point it at this one
+    ASSERT_EQ(git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, home.c_str()), 0);
+    git_config* all = nullptr;  // what reading every level would give
+    ASSERT_EQ(git_config_open_default(&all), 0);
+    git_buf seen = GIT_BUF_INIT;
+    EXPECT_EQ(git_config_get_string_buf(&seen, all, "merge.small.driver"), 0);
+    EXPECT_STREQ(seen.ptr, "global %A");
+    git_buf_dispose(&seen);
+    git_config_free(all);
+    GitRepo repo = open();
+    EXPECT_EQ(*repo.local_config("merge.small.driver"), std::nullopt);
+    Result<bool> absent = repo.unset_local_config("merge.small.driver");
+    ASSERT_TRUE(absent.ok()) << absent.error().message;
+    EXPECT_FALSE(*absent);
+
+    ASSERT_TRUE(repo.set_local_config("merge.small.driver", "small merge %O %A %B %P").ok());
+    ASSERT_TRUE(repo.set_local_config("merge.small.recursive", "binary").ok());
+    EXPECT_EQ(git("config --local --get merge.small.driver"), "small merge %O %A %B %P");
+    EXPECT_EQ(*repo.local_config("merge.small.driver"), std::optional<std::string>("small merge %O %A %B %P"));
+    commit_file("a.txt", "a\n", "one");
+    const std::string wt = tmp_.path("wt");
+    git("worktree add -q --detach '" + wt + "'");
+    EXPECT_EQ(*open(wt).local_config("merge.small.driver"), std::optional<std::string>("small merge %O %A %B %P"));
+
+    Result<bool> removed = open(wt).unset_local_config("merge.small.driver");
+    ASSERT_TRUE(removed.ok()) << removed.error().message;
+    EXPECT_TRUE(*removed);
+    EXPECT_EQ(*repo.local_config("merge.small.driver"), std::nullopt);
+    EXPECT_EQ(*repo.local_config("merge.small.recursive"), std::optional<std::string>("binary"));
+    EXPECT_EQ(small::testing::read_all(home + "/.gitconfig"), global_text);
+    git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, nullptr);
+    git_libgit2_shutdown();
 }
 
 TEST_F(GitRepoTest, EvidenceRulesNameTheEntry) {

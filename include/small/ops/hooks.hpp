@@ -4,6 +4,9 @@
 // the only files small writes beside D7's list, and only by this explicit
 // command: the hook and its chained original in the git hooks folder,
 // `.claude/settings.json` and `.codex/hooks.json` in the workspace root.
+// `git` also registers small's merge driver (D17): a `.gitattributes` line
+// in the workspace root and merge.small.name/driver in the repository's own
+// git config (never the global one; a driver already set is kept).
 #pragma once
 
 #include <chrono>
@@ -56,17 +59,20 @@ struct HooksResult {
     bool changed() const;
 };
 
-// Decides and (unless dry run or print) applies the change. Git: the hooks
-// folder comes from `git rev-parse --git-path hooks` run in the workspace
-// root (core.hooksPath and worktrees included); the decision table is in
-// docs/commands.md. Claude/Codex: the settings file in the workspace root,
-// merged (model/agent_hooks.hpp). Writes run under the workspace lock when
-// the root holds .small/, and git's also under the hooks folder's lock (the
+// Decides and (unless dry run or print) applies the change: everything is
+// decided before the first write, so a refusal changes nothing. Git: the
+// hooks folder comes from `git rev-parse --git-path hooks` run in the
+// workspace root (core.hooksPath and worktrees included); the decision
+// table is in docs/commands.md; the git config changes are notes.
+// Claude/Codex: the settings file in the workspace root, merged
+// (model/agent_hooks.hpp). Writes run under the workspace lock when the
+// root holds .small/, and git's also under the hooks folder's lock (the
 // workspaces of a repository share one hook, each adding its own line).
-// Errors: Invalid (refusals: a link or a non-file where a hook or settings
-// file should be, invalid JSON with file:line:column, a foreign hook and a
-// chained one both present, a foreign hook in a core.hooksPath folder),
-// System (git missing or not a repository, I/O, read-only files), Busy.
+// Errors: Invalid (refusals: a link or a non-file where a hook, settings
+// file or .gitattributes should be, invalid JSON with file:line:column, a
+// foreign hook and a chained one both present, a foreign hook in a
+// core.hooksPath folder), System (git missing or not a repository, I/O,
+// read-only files), Busy.
 Result<HooksResult> run_hooks(const FileSystem& fs, const HooksRequest& req);
 
 // The unified diff of one change ("" when unchanged).

@@ -1,6 +1,8 @@
-// Read-only questions about the git repository that holds a workspace,
-// answered through libgit2 (docs/design.md "Git access"): no `git` process,
-// no porcelain parsing. Failures are Result values; nothing throws or prints.
+// Questions about the git repository that holds a workspace, answered
+// through libgit2 (docs/design.md "Git access"): no `git` process, no
+// porcelain parsing. Read-only, except the repository's own configuration
+// file, which `small hooks` edits. Failures are Result values; nothing
+// throws or prints.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +73,19 @@ public:
     // Whether the work tree differs from HEAD (staged, unstaged, or untracked
     // not ignored).
     Result<bool> dirty() const;
+
+    // The repository's own configuration file (.git/config, shared by its
+    // linked worktrees): what `git config --local` reads and writes, never
+    // the global or system files. The value of `key` ("merge.small.driver")
+    // there, nullopt when it is not set there (the last one of a multi-valued
+    // key).
+    Result<std::optional<std::string>> local_config(const std::string& key) const;
+    // Sets `key` there (libgit2 writes the file through a lock file and a
+    // rename, as git does).
+    Status set_local_config(const std::string& key, const std::string& value) const;
+    // Removes `key` from there (its section header stays, empty): false when
+    // it was not set there. A multi-valued key is an error.
+    Result<bool> unset_local_config(const std::string& key) const;
 
 private:
     explicit GitRepo(git_repository* repo);
