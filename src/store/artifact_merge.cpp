@@ -224,7 +224,10 @@ std::optional<LogSplit> fast_split(std::string_view o, std::string_view a, std::
     std::vector<NewEntry>* tails[3] = {&split.o, &split.a, &split.b};
     const std::string_view texts[3] = {o, a, b};
     for (int i = 0; i < 3; ++i) {
+        // A tail must start with an item: a leading comment or blank line
+        // may still belong to the last shared entry (a block scalar).
         const std::string_view tail = texts[i].substr(cut);
+        if (!tail.empty() && !starts_item(tail.substr(0, tail.find('\n')), seq->indent)) return std::nullopt;
         if (!item_starts(tail, 0, seq->indent)) return std::nullopt;
         std::optional<std::vector<NewEntry>> entries = tail_entries(tail, display, labels[i]);
         if (!entries) return std::nullopt;
@@ -263,6 +266,28 @@ Result<std::vector<NewEntry>> all_entries(NodeRef root, const YamlValue& header,
         out.push_back(std::move(*e));
     }
     return out;
+}
+
+// The ancestor's bytes before the line where the entry at `m` starts (a
+// `- ` item line), and where entries go after them; nullopt when that cut
+// does not leave an appendable log (the whole log is then written again).
+std::optional<std::pair<std::string, AppendPoint>> bytes_before_entry(std::string_view text, Mark m) {
+    if (m.line == 0) return std::nullopt;
+    std::size_t start = 0;
+    for (std::uint32_t line = 1; line < m.line; ++line) {
+        start = text.find('\n', start);
+        if (start == std::string_view::npos) return std::nullopt;
+        ++start;
+    }
+    const std::string_view line = text.substr(start, text.find('\n', start) - start);
+    const std::size_t lead = line.find_first_not_of(' ');
+    if (lead == std::string_view::npos || !starts_item(line, lead)) return std::nullopt;
+    std::string prefix(text.substr(0, start));
+    Result<Document> doc = parse_yaml(prefix, "prefix");
+    if (!doc) return std::nullopt;
+    Result<AppendPoint> point = progress_append_point(prefix, *doc);
+    if (!point || point->inline_empty_list || point->indent != static_cast<int>(lead)) return std::nullopt;
+    return std::pair{std::move(prefix), *point};
 }
 
 // Slow path: every version parsed whole (CRLF, flow style, a comment
@@ -308,6 +333,9 @@ Result<LogSplit> slow_split(std::string_view ancestor, std::string_view current,
         }
         split.prefix = std::string(o_text);
         split.point = *point;
+    } else if (std::optional<std::pair<std::string, AppendPoint>> kept = bytes_before_entry(o_text, (*eo)[k].mark)) {
+        split.prefix = std::move(kept->first);  // the ancestor's bytes up to its first entry not shared
+        split.point = kept->second;
     } else {
         split.rewrite = true;
         for (std::size_t i = 0; i < k; ++i) split.prefix_entries.push_back((*eo)[i].value);
@@ -321,24 +349,156 @@ Result<LogSplit> slow_split(std::string_view ancestor, std::string_view current,
     return split;
 }
 
-std::unordered_set<std::string_view> canonical_set(const std::vector<NewEntry>& entries) {
-    std::unordered_set<std::string_view> out;
+std::unordered_set<std::string> canonical_set(const std::vector<NewEntry>& entries) {
+    std::unordered_set<std::string> out;
     for (const NewEntry& e : entries) out.insert(e.canonical);
     return out;
 }
 
-// An ancestor entry a side changed: missing from that side while the side
-// has another entry at its instant. (A side that merely lacks ancestor
-// entries, as a cherry-pick's CURRENT or a revert's OTHER does, loses
-// nothing: the merge keeps them.)
+// Whether `copy` is `original` moved forward by an earlier merge's bump:
+// the same entry but its timestamp, at most a microsecond later (a bump is
+// one nanosecond; a few in a row at most).
+bool is_moved_copy(const NewEntry& copy, const NewEntry& original) {
+    if (copy.instant <= original.instant) return false;
+    const std::int64_t apart = (copy.instant.seconds - original.instant.seconds) * 1'000'000'000LL +
+                               (static_cast<std::int64_t>(copy.instant.nanos) - original.instant.nanos);
+    if (apart > 1000) return false;
+    const YamlValue& x = copy.value;
+    const YamlValue& y = original.value;
+    if (!x.is_object() || !y.is_object() || x.size() != y.size()) return false;
+    for (const auto& [key, value] : x.items()) {
+        if (key == "timestamp") continue;
+        const auto it = y.find(key);
+        if (it == y.end() || !same_value(value, *it)) return false;
+    }
+    return true;
+}
+
+// The entry of `side` that is `original` moved forward, if any (`side` is
+// in file order, close to instant order: a short scan around the instant).
+const NewEntry* moved_copy_in(const std::vector<NewEntry>& side, const NewEntry& original) {
+    for (const NewEntry& e : side) {
+        if (is_moved_copy(e, original)) return &e;
+    }
+    return nullptr;
+}
+
+// An ancestor entry a side changed: missing from that side, not moved by a
+// bump, while the side has another entry at its instant. (A side that only
+// lacks ancestor entries, as a cherry-pick's CURRENT or a revert's OTHER
+// does, loses nothing: the merge keeps them.)
 const NewEntry* changed_entry(const std::vector<NewEntry>& ancestor, const std::vector<NewEntry>& side) {
-    const std::unordered_set<std::string_view> has = canonical_set(side);
+    const std::unordered_set<std::string> has = canonical_set(side);
     std::set<Instant> instants;
     for (const NewEntry& e : side) instants.insert(e.instant);
     for (const NewEntry& e : ancestor) {
-        if (!has.count(e.canonical) && instants.count(e.instant)) return &e;
+        if (!has.count(e.canonical) && instants.count(e.instant) && !moved_copy_in(side, e)) return &e;
     }
     return nullptr;
+}
+
+// The entry a little later than `e` in `by_instant` (sorted) that is `e`
+// moved forward, or null.
+const NewEntry* later_copy(const std::vector<const NewEntry*>& by_instant, const NewEntry& e) {
+    auto it = std::upper_bound(by_instant.begin(), by_instant.end(), e.instant,
+                               [](const Instant& t, const NewEntry* x) { return t < x->instant; });
+    for (; it != by_instant.end(); ++it) {
+        const std::int64_t apart = ((*it)->instant.seconds - e.instant.seconds) * 1'000'000'000LL +
+                                   (static_cast<std::int64_t>((*it)->instant.nanos) - e.instant.nanos);
+        if (apart > 1000) return nullptr;
+        if (is_moved_copy(**it, e)) return *it;
+    }
+    return nullptr;
+}
+
+// Every entry the three versions have after the prefix, once: CURRENT's,
+// OTHER's, then the ancestor's that a side lacks (the log is append-only).
+// An entry that is here also as its moved copy is that copy.
+std::vector<NewEntry> union_of(LogSplit& split, MergeOutcome& out) {
+    const std::unordered_set<std::string> in_o = canonical_set(split.o), in_a = canonical_set(split.a),
+                                          in_b = canonical_set(split.b);
+    std::unordered_set<std::string> taken;
+    std::vector<NewEntry> all;
+    const auto take = [&](NewEntry& e) {
+        if (!taken.insert(e.canonical).second) return;  // already in, or a side that repeats an entry
+        e.existing = in_o.count(e.canonical) > 0;
+        all.push_back(std::move(e));
+    };
+    for (NewEntry& e : split.a) {
+        out.duplicate_entries += !in_o.count(e.canonical) && in_b.count(e.canonical);
+        take(e);
+    }
+    for (NewEntry& e : split.b) take(e);
+    for (NewEntry& e : split.o) take(e);
+
+    std::vector<const NewEntry*> by_instant;
+    for (const NewEntry& e : all) by_instant.push_back(&e);
+    std::stable_sort(by_instant.begin(), by_instant.end(),
+                     [](const NewEntry* x, const NewEntry* y) { return x->instant < y->instant; });
+    std::vector<bool> superseded(all.size());
+    const std::unordered_set<std::string>* sets[] = {&in_o, &in_a, &in_b};
+    std::size_t kept_back = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        // Superseded only when no version holds both: two such entries of
+        // one version are two entries, not a copy.
+        const NewEntry* copy = later_copy(by_instant, all[i]);
+        superseded[i] = copy && std::none_of(std::begin(sets), std::end(sets), [&](const auto* set) {
+                            return set->count(copy->canonical) && set->count(all[i].canonical);
+                        });
+        kept_back += all[i].existing && !superseded[i] && !(in_a.count(all[i].canonical) && in_b.count(all[i].canonical));
+    }
+    std::vector<NewEntry> kept;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        if (superseded[i]) {
+            out.notes.push_back("the entry at " + all[i].value["timestamp"].get<std::string>() +
+                                " is here with its timestamp moved by an earlier merge; the moved copy stays");
+        } else {
+            kept.push_back(std::move(all[i]));
+        }
+    }
+    if (kept_back > 0) {
+        out.notes.push_back(std::to_string(kept_back) +
+                            " entries of the common ancestor were missing on one side (a cherry-pick of a later "
+                            "commit, a revert of appended entries); the log is append-only, so they are kept");
+    }
+    return kept;
+}
+
+// The order of the result: the entries the ancestor had stay where their
+// instants put them and keep their timestamps; a new entry goes before the
+// first of them that is later than it, and when its instant is not after
+// the previous entry's it moves to that plus one nanosecond (after a
+// ancestor entry it would reach, it goes after that entry).
+std::vector<NewEntry> placed(std::vector<NewEntry> all, std::optional<Instant> last, MergeOutcome& out) {
+    std::vector<NewEntry> fixed, fresh, result;
+    for (NewEntry& e : all) (e.existing ? fixed : fresh).push_back(std::move(e));
+    const auto by_time = [](const NewEntry& x, const NewEntry& y) {
+        return x.instant != y.instant ? x.instant < y.instant : x.canonical < y.canonical;
+    };
+    std::stable_sort(fixed.begin(), fixed.end(), by_time);
+    std::stable_sort(fresh.begin(), fresh.end(), by_time);
+    std::size_t i = 0, j = 0;
+    while (i < fixed.size() || j < fresh.size()) {
+        std::optional<Instant> at;
+        if (j < fresh.size()) at = last && fresh[j].instant <= *last ? plus_one_ns(*last) : fresh[j].instant;
+        if (at && (i == fixed.size() || *at < fixed[i].instant)) {
+            NewEntry& e = fresh[j++];
+            if (*at != e.instant) {
+                const std::string was = e.value["timestamp"].get<std::string>();
+                e.instant = *at;
+                e.value["timestamp"] = format_timestamp_utc9(e.instant);
+                out.notes.push_back("timestamp " + was + " moved to " + e.value["timestamp"].get<std::string>() +
+                                    " to keep the log strictly increasing");
+                ++out.bumped_timestamps;
+            }
+            last = e.instant;
+            result.push_back(std::move(e));
+        } else {
+            last = fixed[i].instant;  // out of order only in a log that is already invalid (validation refuses it)
+            result.push_back(std::move(fixed[i++]));
+        }
+    }
+    return result;
 }
 
 }  // namespace
@@ -368,44 +528,8 @@ Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string
         }
     }
 
-    // The result: every entry any of the three has after the prefix, once
-    // (the log is append-only, so a side that lacks one loses nothing).
     MergeOutcome out;
     out.ancestor_entries = split->ancestor_count;
-    const std::unordered_set<std::string_view> in_o = canonical_set(split->o), in_a = canonical_set(split->a),
-                                               in_b = canonical_set(split->b);
-    std::vector<NewEntry> all;
-    for (NewEntry& e : split->a) {
-        e.existing = in_o.count(e.canonical) > 0;
-        out.duplicate_entries += !e.existing && in_b.count(e.canonical);
-        all.push_back(std::move(e));
-    }
-    for (NewEntry& e : split->b) {
-        if (in_a.count(e.canonical)) continue;
-        e.existing = in_o.count(e.canonical) > 0;
-        all.push_back(std::move(e));
-    }
-    std::size_t kept_back = 0;
-    for (NewEntry& e : split->o) {
-        if (in_a.count(e.canonical) && in_b.count(e.canonical)) continue;
-        kept_back += 1;
-        if (in_a.count(e.canonical) || in_b.count(e.canonical)) continue;
-        e.existing = true;
-        all.push_back(std::move(e));
-    }
-    if (kept_back > 0) {
-        out.notes.push_back(std::to_string(kept_back) +
-                            " entries of the common ancestor were missing on one side (a cherry-pick of a later "
-                            "commit, a revert of appended entries); the log is append-only, so they are kept");
-    }
-    // By instant; at an equal instant an entry the ancestor had comes first
-    // (so a moved timestamp is always a new entry's), then canonical JSON.
-    std::stable_sort(all.begin(), all.end(), [](const NewEntry& x, const NewEntry& y) {
-        if (x.instant != y.instant) return x.instant < y.instant;
-        if (x.existing != y.existing) return x.existing;
-        return x.canonical < y.canonical;
-    });
-
     std::optional<Instant> last;
     YamlValue check = split->header;
     check["entries"] = YamlValue::array();
@@ -421,18 +545,10 @@ Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string
         last = *t;
         check["entries"].push_back(tail);
     }
+    std::vector<NewEntry> all = placed(union_of(*split, out), last, out);
     std::string items;
     bool rewritten = split->rewrite;
     for (NewEntry& e : all) {
-        if (last && e.instant <= *last) {
-            const std::string was = e.value["timestamp"].get<std::string>();
-            e.instant = plus_one_ns(*last);
-            e.value["timestamp"] = format_timestamp_utc9(e.instant);
-            out.notes.push_back("timestamp " + was + " moved to " + e.value["timestamp"].get<std::string>() +
-                                " to keep the log strictly increasing");
-            ++out.bumped_timestamps;
-        }
-        last = e.instant;
         out.added_entries += !e.existing;
         rewritten = rewritten || e.existing;
         if (!split->rewrite) items += emit_sequence_item(e.value, split->point.indent);
@@ -498,7 +614,7 @@ Slot slot(const YamlValue& obj, const std::string& key) {
 
 // Three-way choice for one value; nothing when it conflicts.
 std::optional<Slot> choose(const Slot& o, const Slot& a, const Slot& b, bool is_status) {
-    if (same(a, b)) return a;
+    if (same(a, b)) return !a || a->dump() <= b->dump() ? a : b;  // the same bytes whichever side merges
     if (same(a, o)) return b;
     if (same(b, o)) return a;
     if (is_status && a && b && status_rank(*a) >= 0 && status_rank(*b) >= 0) {

@@ -73,12 +73,16 @@ Result<std::vector<UnmergedFile>> unmerged_workspace_files(const WorkspacePaths&
 }
 
 Result<UnmergedFile> unmerged_file(const std::string& path, const std::string& cwd) {
-    Result<GitRepo> repo = open_workspace_repo(cwd, "small merge --explain FILE");
+    // The repository holding the file's folder when it exists, else cwd's.
+    const std::filesystem::path given = (std::filesystem::path(cwd) / path).lexically_normal();
+    std::error_code ec;
+    const bool folder = std::filesystem::is_directory(given.parent_path(), ec);
+    Result<GitRepo> repo = open_workspace_repo(folder ? given.parent_path().string() : cwd, "small merge --explain FILE");
     if (!repo) return repo.error();
     // From here first; then, for a relative path, from the repository's top,
     // as git prints paths (`sub/.small/plan.small.yml` from inside `sub/`).
     // The file itself may be gone (deleted on this side): its folder is resolved.
-    const std::filesystem::path abs = (std::filesystem::path(cwd) / path).lexically_normal();
+    const std::filesystem::path& abs = given;
     std::vector<std::string> candidates;
     if (const std::optional<std::string> dir = path_in_workdir(repo->workdir(), abs.parent_path().string())) {
         candidates.push_back((dir->empty() ? "" : *dir + "/") + abs.filename().string());

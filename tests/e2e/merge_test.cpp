@@ -334,6 +334,8 @@ TEST_F(MergeE2E, SameNewTaskIdIsARealConflictExplained) {
         << idx;
     EXPECT_TRUE(contains(idx.err, "to resolve: keep both tasks under different ids")) << idx;
     EXPECT_EQ(small({"merge", "--explain", "plan.small.yml"}, a / ".small").exit_code, 1);
+    // An absolute path, from outside the repository: found from the file's folder.
+    EXPECT_EQ(small({"merge", "--explain", (a / ".small" / "plan.small.yml").string()}, tmp_.path()).exit_code, 1);
     const RunResult doc = small({"doctor"}, a);
     EXPECT_EQ(doc.exit_code, 1) << doc;
     EXPECT_TRUE(contains(doc.out + doc.err, ".small/plan.small.yml is unmerged: 1 conflict(s)")) << doc;

@@ -16,6 +16,12 @@ std::string entry(const std::string& ts, const std::string& task, const std::str
            notes + "\"\n";
 }
 
+std::string crlf(const std::string& text) {
+    std::string out;
+    for (char c : text) out += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    return out;
+}
+
 const std::string kT1 = "2025-01-01T00:00:01.000000000Z";
 const std::string kT2 = "2025-01-01T00:00:02.000000000Z";
 const std::string kT3 = "2025-01-01T00:00:03.000000000Z";
@@ -140,11 +146,6 @@ TEST(ProgressMerge, ACherryPickOfALaterCommitBringsTheEarlierEntriesToo) {
 }
 
 TEST(ProgressMerge, CrlfLogsMergeOnTheSlowPathWithExactPositions) {
-    auto crlf = [](std::string t) {
-        std::string out;
-        for (char c : t) out += c == '\n' ? std::string("\r\n") : std::string(1, c);
-        return out;
-    };
     const std::string o = crlf(kHead + entry(kT1, "task-1"));
     Result<MergeOutcome> m = merge_progress_texts(o, o + crlf(entry(kT3, "task-1", "a")), o + crlf(entry(kT2, "task-1", "b")), "p");
     ASSERT_TRUE(m) << m.error().describe();
@@ -152,6 +153,55 @@ TEST(ProgressMerge, CrlfLogsMergeOnTheSlowPathWithExactPositions) {
     Result<MergeOutcome> bad = merge_progress_texts(o, o + crlf(entry("yesterday", "task-1")), o, "p");
     ASSERT_FALSE(bad);
     EXPECT_NE(bad.error().message.find("p (current):8:5"), std::string::npos) << bad.error().message;
+}
+
+
+TEST(ProgressMerge, AnEntryMovedByAnEarlierMergeIsNotAChangeAndNotDoubled) {
+    // a and main logged at the same nanosecond; merging a into main moved a's
+    // entry by 1 ns. a logs more and is merged again: its base still holds
+    // the original, main holds the moved copy.
+    const std::string base = kHead + entry(kT1, "task-1", "base");
+    const std::string x = entry(kT2, "task-1", "x"), moved_x = entry("2025-01-01T00:00:02.000000001Z", "task-1", "x");
+    const std::string m = entry(kT2, "task-1", "m"), z = entry(kT3, "task-1", "z");
+    Result<MergeOutcome> first = merge_progress_texts(base, base + m, base + x, "p");
+    ASSERT_TRUE(first) << first.error().describe();
+    ASSERT_EQ(first->text, base + m + moved_x);
+    for (const auto& [cur, oth] : {std::pair{first->text, base + x + z}, {base + x + z, first->text}}) {
+        Result<MergeOutcome> again = merge_progress_texts(base + x, cur, oth, "p");
+        ASSERT_TRUE(again) << again.error().describe();
+        EXPECT_EQ(again->text, base + m + moved_x + z);
+    }
+}
+
+TEST(ProgressMerge, AMoveNeverReachesAnEntryTheAncestorHad) {
+    const std::string e1 = entry(kT1, "task-1", "e1");
+    const std::string x = entry("2025-01-01T00:00:03.000000001Z", "task-1", "x");
+    const std::string p = entry(kT3, "task-1", "p"), q = entry(kT3, "task-1", "q");
+    Result<MergeOutcome> m = merge_progress_texts(kHead + e1 + x, kHead + e1 + p + x, kHead + e1 + q + x, "p");
+    ASSERT_TRUE(m) << m.error().describe();
+    // x keeps its timestamp; q, tied with p, goes after it.
+    EXPECT_EQ(m->text, kHead + e1 + p + x + entry("2025-01-01T00:00:03.000000002Z", "task-1", "q"));
+}
+
+TEST(ProgressMerge, AChangeHiddenInABlockScalarIsRefusedNotDropped) {
+    const std::string o =
+        kHead + entry(kT1, "task-1") + "  - timestamp: \"" + kT2 +
+        "\"\n    task_id: \"task-1\"\n    status: \"completed\"\n    evidence: \"e\"\n    notes: |\n      line one\n";
+    const std::string a = o + "      # line two, inside the block scalar\n" + entry(kT3, "task-1", "a");
+    Result<MergeOutcome> m = merge_progress_texts(o, a, o + entry(kT3, "task-1", "b"), "p");
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("CURRENT changed this entry"), std::string::npos) << m.error().message;
+}
+
+TEST(ProgressMerge, TheSlowPathKeepsTheSharedBytesAndLineBreaks) {
+    const std::string head = "# the project's log\n" + kHead;
+    const std::string base = entry(kT1, "task-1", "base");
+    const std::string a1 = entry(kT2, "task-1", "a1"), a2 = entry("2025-01-01T00:00:04.000000000Z", "task-1", "a2");
+    const std::string m1 = entry("2025-01-01T00:00:01.500000000Z", "task-1", "m1"), m2 = entry(kT3, "task-1", "m2");
+    Result<MergeOutcome> m =
+        merge_progress_texts(crlf(head + base + a1), crlf(head + base + a1 + a2), crlf(head + base + m1 + a1 + m2), "p");
+    ASSERT_TRUE(m) << m.error().describe();
+    EXPECT_EQ(m->text, crlf(head + base + m1 + a1 + m2 + a2));
 }
 
 const std::string kPlanHead = "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks:\n";
@@ -189,6 +239,18 @@ TEST(PlanMerge, KeyOrderIsNotAChange) {
     ASSERT_TRUE(r) << r.error().describe();
     EXPECT_TRUE(r->conflicts.empty());
     EXPECT_NE(r->text.find("status: \"completed\""), std::string::npos) << r->text;
+}
+
+TEST(PlanMerge, EqualValuesWrittenDifferentlyGiveTheSameBytesBothWays) {
+    const std::string o = kPlanHead + task("task-1", "one");
+    const std::string a = o.substr(0, o.size()) + "    meta: {x: 1, y: 2}\n";
+    const std::string b = o.substr(0, o.size()) + "    meta: {y: 2, x: 1}\n";
+    Result<MergeOutcome> ab = merge_plan_texts(o, a, b, "plan");
+    Result<MergeOutcome> ba = merge_plan_texts(o, b, a, "plan");
+    ASSERT_TRUE(ab) << ab.error().describe();
+    ASSERT_TRUE(ba) << ba.error().describe();
+    EXPECT_TRUE(ab->conflicts.empty());
+    EXPECT_EQ(ab->text, ba->text);
 }
 
 TEST(PlanMerge, StatusesCombineByRankAndOtherFieldsOneSided) {
