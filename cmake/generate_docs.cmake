@@ -35,6 +35,12 @@ foreach(command ${commands})
   run_small(${OUT_DIR}/man/small-${command}.1 __man ${command})
   list(APPEND pages ${OUT_DIR}/man/small-${command}.1)
 endforeach()
+# Pages written by hand (git-merge-small(1), for the strategy script).
+foreach(page ${EXTRA_PAGES})
+  get_filename_component(name ${page} NAME)
+  file(COPY ${page} DESTINATION ${OUT_DIR}/man)
+  list(APPEND pages ${OUT_DIR}/man/${name})
+endforeach()
 # Debian policy: pages compressed with gzip -9n (no name or time stamp inside,
 # so the package is reproducible).
 if(GZIP)

@@ -198,7 +198,7 @@ TEST_F(MergeE2E, SymmetricMergeOfTheSameTwoBranches) {
     expect_verified(b2);
 }
 
-TEST_F(MergeE2E, ThreeBranchesMergeTheSameInAnyOrderAndGitsOctopusRefusesCleanly) {
+TEST_F(MergeE2E, ThreeBranchesMergeTheSameInAnyOrderAndAsAnOctopus) {
     const fs::path a = worktree("a");
     const fs::path b = worktree("b");
     const fs::path c = worktree("c");
@@ -210,6 +210,18 @@ TEST_F(MergeE2E, ThreeBranchesMergeTheSameInAnyOrderAndGitsOctopusRefusesCleanly
     EXPECT_NE(octopus.exit_code, 0) << octopus;
     git({"merge", "--abort"});
     git_ok({"reset", "-q", "--hard", head.out.substr(0, 40)});
+    // small's strategy does the octopus: one commit with four parents.
+    const fs::path o = tmp_.path() / "wt-octopus";
+    git_ok({"worktree", "add", "-q", "-b", "octopus", o.string(), head.out.substr(0, 40)});
+    const RunResult small_octopus = git({"merge", "--no-edit", "-s", "small", "a", "b", "c"}, o);
+    ASSERT_EQ(small_octopus.exit_code, 0) << small_octopus;
+    // HEAD was behind every branch, so the commit's parents are the three tips.
+    const std::string tips = git({"rev-parse", "a", "b", "c"}).out;
+    const RunResult parents = git({"log", "-1", "--format=%P", "HEAD"}, o);
+    std::string want = tips;
+    for (char& ch : want) ch = ch == '\n' ? ' ' : ch;
+    EXPECT_EQ(parents.out, want.substr(0, want.size() - 1) + "\n") << parents;
+    EXPECT_TRUE(git({"status", "--porcelain"}, o).out.empty());
     // One branch after the other, in two orders: the same log, every entry once.
     for (const char* branch : {"a", "b", "c"}) git_ok({"merge", "-q", "--no-edit", branch});
     const fs::path r = tmp_.path() / "wt-reverse";
@@ -218,8 +230,37 @@ TEST_F(MergeE2E, ThreeBranchesMergeTheSameInAnyOrderAndGitsOctopusRefusesCleanly
     const std::string merged = read_file(progress(repo()));
     expect_each_once(merged, {"alpha", "beta", "gamma"}, 2);
     EXPECT_EQ(read_file(progress(r)), merged);
+    EXPECT_EQ(read_file(progress(o)), merged);
     expect_verified(repo());
     expect_verified(r);
+    expect_verified(o);
+}
+
+TEST_F(MergeE2E, TheOctopusStrategyLeavesARealConflictOfTheLastBranchAndRefusesAnEarlierOne) {
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    const fs::path c = worktree("c");
+    session(a, "alpha", 1);
+    ASSERT_EQ(small({"plan", "--add", "Write the parser"}, b).exit_code, 0);
+    git_ok({"commit", "-qam", "b task"}, b);
+    ASSERT_EQ(small({"plan", "--add", "Write the docs"}, c).exit_code, 0);
+    git_ok({"commit", "-qam", "c task"}, c);
+    const RunResult head = git({"rev-parse", "HEAD"});
+    // c conflicts with b, and c is last: the conflict is left to resolve.
+    const RunResult last = git({"merge", "--no-edit", "-s", "small", "a", "b", "c"});
+    EXPECT_NE(last.exit_code, 0) << last;
+    EXPECT_TRUE(contains(git({"diff", "--name-only", "--diff-filter=U"}).out, ".small/plan.small.yml"));
+    const RunResult ex = small({"merge", "--explain", ".small/plan.small.yml"});
+    EXPECT_EQ(ex.exit_code, 1) << ex;
+    EXPECT_TRUE(contains(ex.err, "task id task-2 was added on both sides")) << ex;
+    git({"merge", "--abort"});
+    git_ok({"reset", "-q", "--hard", head.out.substr(0, 40)});
+    // The conflict with an earlier branch: the strategy gives up and git restores the tree.
+    const RunResult early = git({"merge", "--no-edit", "-s", "small", "b", "c", "a"});
+    EXPECT_NE(early.exit_code, 0) << early;
+    EXPECT_TRUE(contains(early.out + early.err, "merge the branches one after another")) << early;
+    EXPECT_EQ(git({"rev-parse", "HEAD"}).out, head.out);
+    EXPECT_TRUE(git({"status", "--porcelain", "--untracked-files=no"}).out.empty());
 }
 
 TEST_F(MergeE2E, RebaseAndCherryPickOfAppendedEntries) {

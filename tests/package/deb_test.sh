@@ -42,7 +42,7 @@ mkdir -p "$ws"
 
 # One page per command, each rendered without a warning.
 pages=("$root"/usr/share/man/man1/*.1.gz)
-expected=$(( $("$small" __man --list | wc -l) + 1 ))
+expected=$(( $("$small" __man --list | wc -l) + 2 ))  # + small(1) and git-merge-small(1)
 [ "${#pages[@]}" -eq "$expected" ] || fail "${#pages[@]} manual pages packaged, $expected commands"
 for page in "${pages[@]}"; do
   err=$(MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -E UTF-8 -l "$page" 2>&1 >/dev/null)
@@ -50,6 +50,8 @@ for page in "${pages[@]}"; do
 done
 echo "man pages: ${#pages[@]} rendered without warnings"
 
+[ -x "$root/usr/bin/git-merge-small" ] || fail "not packaged: /usr/bin/git-merge-small"
+sh -n "$root/usr/bin/git-merge-small" || fail "git-merge-small does not parse"
 for f in usr/share/bash-completion/completions/small usr/share/zsh/vendor-completions/_small \
          usr/share/fish/vendor_completions.d/small.fish usr/share/doc/small/copyright \
          usr/share/doc/small/changelog.gz; do

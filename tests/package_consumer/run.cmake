@@ -15,7 +15,7 @@ file(REMOVE_RECURSE ${WORK_DIR})
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
 # Everything the issue lists, where each tool looks for it.
-foreach(path bin/small share/man/man1/small.1 share/man/man1/small-plan.1 share/man/man1/small-run.1
+foreach(path bin/small bin/git-merge-small share/man/man1/git-merge-small.1 share/man/man1/small.1 share/man/man1/small-plan.1 share/man/man1/small-run.1
              share/bash-completion/completions/small share/zsh/vendor-completions/_small
              share/fish/vendor_completions.d/small.fish lib/libsmall.a include/small/model/replay_id.hpp
              lib/cmake/small/smallConfig.cmake lib/cmake/small/smallConfigVersion.cmake
