@@ -1,7 +1,7 @@
 // Three-way merges of the `.small/` files, as the git merge driver
 // (`small merge`) needs them: pure functions over the three texts (common
 // ancestor, CURRENT, OTHER) that return the merged text or the conflicts.
-// Nothing here touches the disk. The rules are docs/design.md D-merge and
+// Nothing here touches the disk. The rules are docs/design.md D17 and
 // docs/git.md.
 #pragma once
 
@@ -41,18 +41,22 @@ const char* merge_rule_name(MergeKind kind);  // "progress", "plan", "handoff", 
 Result<MergeOutcome> merge_by_rule(MergeKind kind, std::string_view ancestor, std::string_view current,
                                    std::string_view other, const std::string& display);
 
-// progress.small.yml: the ancestor's bytes, then the union of both sides'
-// new entries (exact duplicates once), by instant then canonical JSON, with
-// timestamps moved forward by 1 ns where needed to stay strictly increasing.
-// A side that is not the ancestor plus appended entries, an entry that fails
-// the schema or invariants, or a file that does not parse: Invalid (file
-// label, line and column). `display` names the file in messages.
+// progress.small.yml: the union of the three versions' entries by content
+// (each once; one a side lacks is kept). The leading entries all three
+// share keep their bytes (usually the whole ancestor); the rest follow by
+// instant, the ancestor's entry first at a tie, then canonical JSON; a new
+// entry not after the previous one moves to it plus 1 ns, and a copy an
+// earlier merge moved stands for its original. A side that changed an
+// entry or the header, an entry that fails the schema or invariants, or a
+// file that does not parse: Invalid (file label, line and column).
+// `display` names the file in messages.
 Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string_view current, std::string_view other,
                                           const std::string& display);
 
-// plan.small.yml: three-way by task id and by field (status by rank
-// completed > cancelled > blocked > in_progress > pending); the same id
-// added on both sides with different content is a conflict.
+// plan.small.yml: three-way by task id and by field, values compared as
+// data (status by rank completed > cancelled > blocked > in_progress >
+// pending); new tasks follow the ancestor's by id; the same id added on
+// both sides with different content is a conflict.
 Result<MergeOutcome> merge_plan_texts(std::string_view ancestor, std::string_view current, std::string_view other,
                                       const std::string& display);
 
