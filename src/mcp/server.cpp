@@ -194,6 +194,11 @@ json Server::read_resource(const json& params, bool& ok) {
         if (fs_.is_symlink(options_.ws.small_dir) || !fs_.file_exists(path)) {
             return fail(kResourceNotFound, "Resource not found: " + options_.ws.display_of(file) + " does not exist");
         }
+        // A link could hand any file the server can read to the client.
+        if (fs_.is_symlink(path)) {
+            return fail(kResourceNotFound, "Resource not readable: " + options_.ws.display_of(file) +
+                                               " is a symbolic link; an artifact must be a regular file");
+        }
         Result<FileRange> bytes = fs_.read_range(path, 0, kMaxResourceBytes + 1);
         if (!bytes) return fail(kResourceNotFound, "Resource not readable: " + bytes.error().describe());
         if (bytes->file_size > kMaxResourceBytes) {

@@ -309,6 +309,14 @@ TEST_F(McpServerTest, ResourcesAreTheFiveArtifacts) {
     EXPECT_EQ(error_code(request("resources/read", json::object())), mcp::kInvalidParams);
     stdfs::remove(dir_ + "/.small/handoff.small.yml");
     EXPECT_EQ(error_code(request("resources/read", {{"uri", "small://handoff"}})), mcp::kResourceNotFound);
+    // An artifact that is a link is not followed out of the workspace.
+    const std::string secret = dir_ + "/secret.txt";
+    std::ofstream(secret) << "not for the client\n";
+    stdfs::create_symlink(secret, dir_ + "/.small/handoff.small.yml");
+    const json linked = request("resources/read", {{"uri", "small://handoff"}});
+    EXPECT_EQ(error_code(linked), mcp::kResourceNotFound);
+    EXPECT_EQ(linked.dump().find("not for the client"), std::string::npos) << linked.dump();
+    EXPECT_NE(linked.dump().find("symbolic link"), std::string::npos) << linked.dump();
 }
 
 // --- serve(): the line framing ---
