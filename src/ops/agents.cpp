@@ -46,11 +46,6 @@ bool is_symlink(const std::string& path) {
     return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
 }
 
-bool lexists(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0;
-}
-
 bool inside_small_dir(const stdfs::path& path) {
     return std::any_of(path.begin(), path.end(), [](const stdfs::path& part) { return part == ".small"; });
 }
@@ -148,10 +143,7 @@ Result<std::optional<WorkspaceLock>> lock_if_workspace(const FileSystem& fs, con
 Status write_target(const AgentsTarget& target, std::string_view content) {
     if (Status writable = check_writable_file(target.path); !writable) return writable;  // before staging
     const WorkspacePaths ws = paths_around(target);
-    const bool had_cache = lexists(child_path(ws.root, ".small-cache"));
-    Status written = write_named_file_atomic(ws, target.path, content);
-    if (!had_cache) remove_empty_staging_folders(ws);  // not a workspace: leave nothing behind
-    return written;
+    return write_leaving_no_staging(ws, [&] { return write_named_file_atomic(ws, target.path, content); });
 }
 
 // The block inside `text` ("" when there is none or the markers are malformed).

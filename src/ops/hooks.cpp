@@ -519,9 +519,7 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
     }
     // .gitattributes is staged in .small-cache/tmp, which a folder that is
     // not a workspace does not keep.
-    const bool had_cache = fs.directory_exists(ws.root + "/" + std::string(kCacheDirName));
-    const Status applied = apply_driver(ws, *repo, *driver);
-    if (!had_cache) remove_empty_staging_folders(ws);
+    const Status applied = write_leaving_no_staging(ws, [&] { return apply_driver(ws, *repo, *driver); });
     if (!applied) return applied.error();
     result.written = hook_changes || driver->attributes || !driver->config.empty();
     return result;
@@ -567,9 +565,9 @@ Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, 
     c.change = !existed ? "created" : merged->empty() ? "removed" : *merged == old_content ? "unchanged" : "updated";
     result.files.push_back(c);
     if (req.dry_run || !result.changed()) return result;
-    const bool had_cache = fs.directory_exists(ws.root + "/" + std::string(kCacheDirName));
-    Status done = merged->empty() ? remove_agent_settings_file(ws, path) : write_agent_settings_atomic(ws, path, *merged);
-    if (!had_cache) remove_empty_staging_folders(ws);  // not a workspace: leave nothing behind
+    Status done = write_leaving_no_staging(ws, [&] {
+        return merged->empty() ? remove_agent_settings_file(ws, path) : write_agent_settings_atomic(ws, path, *merged);
+    });
     if (!done) return done.error();
     result.written = true;
     return result;

@@ -217,7 +217,6 @@ std::optional<LogSplit> fast_split(std::string_view o, std::string_view a, std::
     std::size_t cut = same >= o.size() ? o.size() : first_differing == starts->begin() ? 0 : *(first_differing - 1);
     if (cut == 0) return std::nullopt;  // the headers differ
     const std::size_t kept = same >= o.size() ? starts->size() : static_cast<std::size_t>(first_differing - starts->begin()) - 1;
-    if (kept == 0) cut = (*starts)[0];  // no entry in common: keep the header
 
     LogSplit split;
     const std::string_view labels[3] = {"ancestor", "current", "other"};
@@ -355,16 +354,8 @@ std::unordered_set<std::string> canonical_set(const std::vector<NewEntry>& entri
     return out;
 }
 
-// Whether `copy` is `original` moved forward by an earlier merge's bump:
-// the same entry but its timestamp, at most a microsecond later (a bump is
-// one nanosecond; a few in a row at most).
-bool is_moved_copy(const NewEntry& copy, const NewEntry& original) {
-    if (copy.instant <= original.instant) return false;
-    const std::int64_t apart = (copy.instant.seconds - original.instant.seconds) * 1'000'000'000LL +
-                               (static_cast<std::int64_t>(copy.instant.nanos) - original.instant.nanos);
-    if (apart > 1000) return false;
-    const YamlValue& x = copy.value;
-    const YamlValue& y = original.value;
+// Whether two entries are equal but for their timestamps.
+bool same_but_timestamp(const YamlValue& x, const YamlValue& y) {
     if (!x.is_object() || !y.is_object() || x.size() != y.size()) return false;
     for (const auto& [key, value] : x.items()) {
         if (key == "timestamp") continue;
@@ -374,11 +365,25 @@ bool is_moved_copy(const NewEntry& copy, const NewEntry& original) {
     return true;
 }
 
-// The entry of `side` that is `original` moved forward, if any (`side` is
-// in file order, close to instant order: a short scan around the instant).
-const NewEntry* moved_copy_in(const std::vector<NewEntry>& side, const NewEntry& original) {
-    for (const NewEntry& e : side) {
-        if (is_moved_copy(e, original)) return &e;
+// Entries by instant, for finding moved copies.
+std::vector<const NewEntry*> by_instant(const std::vector<NewEntry>& entries) {
+    std::vector<const NewEntry*> out;
+    for (const NewEntry& e : entries) out.push_back(&e);
+    std::stable_sort(out.begin(), out.end(), [](const NewEntry* x, const NewEntry* y) { return x->instant < y->instant; });
+    return out;
+}
+
+// The entry of `sorted` that is `e` moved forward by an earlier merge's
+// bump (equal but its timestamp, later by at most a microsecond: a bump is
+// one nanosecond, a few in a row at most), or null.
+const NewEntry* later_copy(const std::vector<const NewEntry*>& sorted, const NewEntry& e) {
+    auto it = std::upper_bound(sorted.begin(), sorted.end(), e.instant,
+                               [](const Instant& t, const NewEntry* x) { return t < x->instant; });
+    for (; it != sorted.end(); ++it) {
+        const std::int64_t apart = ((*it)->instant.seconds - e.instant.seconds) * 1'000'000'000LL +
+                                   (static_cast<std::int64_t>((*it)->instant.nanos) - e.instant.nanos);
+        if (apart > 1000) return nullptr;
+        if (same_but_timestamp((*it)->value, e.value)) return *it;
     }
     return nullptr;
 }
@@ -389,24 +394,11 @@ const NewEntry* moved_copy_in(const std::vector<NewEntry>& side, const NewEntry&
 // does, loses nothing: the merge keeps them.)
 const NewEntry* changed_entry(const std::vector<NewEntry>& ancestor, const std::vector<NewEntry>& side) {
     const std::unordered_set<std::string> has = canonical_set(side);
+    const std::vector<const NewEntry*> sorted = by_instant(side);
     std::set<Instant> instants;
     for (const NewEntry& e : side) instants.insert(e.instant);
     for (const NewEntry& e : ancestor) {
-        if (!has.count(e.canonical) && instants.count(e.instant) && !moved_copy_in(side, e)) return &e;
-    }
-    return nullptr;
-}
-
-// The entry a little later than `e` in `by_instant` (sorted) that is `e`
-// moved forward, or null.
-const NewEntry* later_copy(const std::vector<const NewEntry*>& by_instant, const NewEntry& e) {
-    auto it = std::upper_bound(by_instant.begin(), by_instant.end(), e.instant,
-                               [](const Instant& t, const NewEntry* x) { return t < x->instant; });
-    for (; it != by_instant.end(); ++it) {
-        const std::int64_t apart = ((*it)->instant.seconds - e.instant.seconds) * 1'000'000'000LL +
-                                   (static_cast<std::int64_t>((*it)->instant.nanos) - e.instant.nanos);
-        if (apart > 1000) return nullptr;
-        if (is_moved_copy(**it, e)) return *it;
+        if (!has.count(e.canonical) && instants.count(e.instant) && !later_copy(sorted, e)) return &e;
     }
     return nullptr;
 }
@@ -431,17 +423,14 @@ std::vector<NewEntry> union_of(LogSplit& split, MergeOutcome& out) {
     for (NewEntry& e : split.b) take(e);
     for (NewEntry& e : split.o) take(e);
 
-    std::vector<const NewEntry*> by_instant;
-    for (const NewEntry& e : all) by_instant.push_back(&e);
-    std::stable_sort(by_instant.begin(), by_instant.end(),
-                     [](const NewEntry* x, const NewEntry* y) { return x->instant < y->instant; });
+    const std::vector<const NewEntry*> sorted = by_instant(all);
     std::vector<bool> superseded(all.size());
     const std::unordered_set<std::string>* sets[] = {&in_o, &in_a, &in_b};
     std::size_t kept_back = 0;
     for (std::size_t i = 0; i < all.size(); ++i) {
         // Superseded only when no version holds both: two such entries of
         // one version are two entries, not a copy.
-        const NewEntry* copy = later_copy(by_instant, all[i]);
+        const NewEntry* copy = later_copy(sorted, all[i]);
         superseded[i] = copy && std::none_of(std::begin(sets), std::end(sets), [&](const auto* set) {
                             return set->count(copy->canonical) && set->count(all[i].canonical);
                         });
@@ -514,14 +503,15 @@ MergeKind merge_kind_for(std::string_view path) {
 
 Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string_view current, std::string_view other,
                                           const std::string& display) {
+    // A fast split with a changed entry is redone slowly, which names the
+    // entry with its position in the whole file.
     std::optional<LogSplit> fast = fast_split(ancestor, current, other, display);
-    if (fast && (changed_entry(fast->o, fast->a) || changed_entry(fast->o, fast->b))) {
-        fast.reset();  // the slow path names the entry with its position
-    }
-    Result<LogSplit> split = fast ? Result<LogSplit>(std::move(*fast)) : slow_split(ancestor, current, other, display);
+    const bool fast_ok = fast && !changed_entry(fast->o, fast->a) && !changed_entry(fast->o, fast->b);
+    Result<LogSplit> split = fast_ok ? Result<LogSplit>(std::move(*fast)) : slow_split(ancestor, current, other, display);
     if (!split) return split.error();
     for (const auto& [side, label] : {std::pair{&split->a, "CURRENT"}, {&split->b, "OTHER"}}) {
-        if (const NewEntry* changed = changed_entry(split->o, *side)) {
+        const NewEntry* changed = fast_ok ? nullptr : changed_entry(split->o, *side);
+        if (changed) {
             return Error::invalid("cannot merge: " + where(display + " (ancestor)", changed->mark) + ": " + label +
                                   " changed this entry of the common ancestor (same timestamp, other content); the "
                                   "progress log is append-only: restore the entry as it was, then merge again");

@@ -592,4 +592,12 @@ void remove_empty_staging_folders(const WorkspacePaths& ws) {
     (void)::rmdir(runtime_path(ws.root, kCacheDirName).c_str());
 }
 
+Status write_leaving_no_staging(const WorkspacePaths& ws, const std::function<Status()>& write) {
+    struct stat st {};
+    const bool had_cache = ::lstat(runtime_path(ws.root, kCacheDirName).c_str(), &st) == 0;
+    Status done = write();
+    if (!had_cache) remove_empty_staging_folders(ws);
+    return done;
+}
+
 }  // namespace small

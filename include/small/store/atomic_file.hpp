@@ -23,6 +23,8 @@
 // and strerror.
 #pragma once
 
+#include <functional>
+
 #include <sys/types.h>
 
 #include <cstdint>
@@ -137,6 +139,11 @@ Status create_root_directory(const std::string& root);
 // are empty: a write beside a file outside any workspace (`agents apply` in
 // a plain folder) stages there and must leave nothing behind. Best effort.
 void remove_empty_staging_folders(const WorkspacePaths& ws);
+
+// Runs `write` (which stages in `.small-cache/tmp/`); when `.small-cache/`
+// did not exist before, removes the empty staging folders it leaves, so a
+// folder that is not a workspace keeps nothing of small's.
+Status write_leaving_no_staging(const WorkspacePaths& ws, const std::function<Status()>& write);
 
 // Removes temporary files in `.small-cache/tmp/` left behind by writers
 // that died (their pid, recorded in the name, no longer exists). Returns how
