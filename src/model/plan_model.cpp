@@ -66,6 +66,22 @@ std::vector<std::string> task_dependencies(const YamlValue& task) {
     return out;
 }
 
+std::vector<std::string> unmet_dependencies(const YamlValue& plan, std::string_view id) {
+    const std::optional<std::size_t> at = find_task(plan, id);
+    if (!at) return {};
+    std::vector<std::string> unmet;
+    for (const std::string& dep : task_dependencies(tasks_of(plan)[*at])) {
+        const std::optional<std::size_t> d = find_task(plan, dep);
+        if (!d || task_status(tasks_of(plan)[*d]) != "completed") unmet.push_back(dep);
+    }
+    return unmet;
+}
+
+bool is_bookkeeping_entry(std::string_view task_id, std::string_view evidence, std::string_view notes) {
+    if (task_id.substr(0, 5) == "meta/") return true;
+    return evidence.find(" via small plan") != std::string_view::npos || notes.substr(0, 11) == "small plan ";
+}
+
 void set_task_status(YamlValue& task, std::string_view status) { task["status"] = std::string(status); }
 
 std::optional<std::vector<std::string>> find_dependency_cycle(const YamlValue& plan) {

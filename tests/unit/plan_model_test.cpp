@@ -141,6 +141,23 @@ TEST(PlanModelSetTaskStatus, KeepsTheKeyPositionOrAppendsIt) {
 
 // ------------------------------------------------------------ task_dependencies
 
+TEST(PlanModelUnmetDependencies, NamesEveryDependencyThatIsNotCompletedInOrder) {
+    const YamlValue plan = plan_of({task("a", "completed"), task("b", "blocked"), task("c"),
+                                    task("d", "pending", {"a", "b", "ghost", "c"})});
+    EXPECT_EQ(unmet_dependencies(plan, "d"), (Ids{"b", "ghost", "c"}));
+    EXPECT_EQ(unmet_dependencies(plan, "a"), Ids{});
+    EXPECT_EQ(unmet_dependencies(plan, "unknown"), Ids{});
+}
+
+TEST(PlanModelBookkeepingEntry, PlanEditLogLinesAndMetaEntriesAreNotWork) {
+    EXPECT_TRUE(is_bookkeeping_entry("task-2", "Added task task-2 via small plan --add", "Title"));
+    EXPECT_TRUE(is_bookkeeping_entry("task-2", "Added dependency task-1 to task-2", "small plan --depends"));
+    EXPECT_TRUE(is_bookkeeping_entry("task-2", "Updated task task-2 to blocked via small plan --blocked", ""));
+    EXPECT_TRUE(is_bookkeeping_entry("meta/plan-reset", "Reset plan.small.yml to the template", ""));
+    EXPECT_FALSE(is_bookkeeping_entry("task-2", "Started on flag parsing", ""));
+    EXPECT_FALSE(is_bookkeeping_entry("task-2", "exit_code=0", "apply: exit code 0"));
+}
+
 TEST(PlanModelTaskDependencies, DependsOnThenAliasDeduplicatedInOrder) {
     YamlValue t = task("t");
     t["depends_on"] = YamlValue::array({"b", "a", "b"});

@@ -35,6 +35,16 @@ std::string task_status(const YamlValue& task);
 // an alias), duplicates dropped, in order.
 std::vector<std::string> task_dependencies(const YamlValue& task);
 
+// The dependencies of task `id` that are not `completed` (unknown ids
+// included), in order; empty when the task is unknown or ready (D18).
+std::vector<std::string> unmet_dependencies(const YamlValue& plan, std::string_view id);
+
+// True for the log lines of plan edits (`small plan --add/--title/--depends/
+// --done …`, evidence "… via small plan --FLAG" or notes "small plan --FLAG")
+// and for meta/ entries: bookkeeping, not work. Only work entries (progress
+// add, checkpoint, apply) make a task "started" (D18).
+bool is_bookkeeping_entry(std::string_view task_id, std::string_view evidence, std::string_view notes);
+
 // Sets `status`, keeping the key's position when it exists.
 void set_task_status(YamlValue& task, std::string_view status);
 
