@@ -105,23 +105,44 @@ void read_recent(const FileSystem& fs, const WorkspacePaths& ws, const BriefOpti
     }
 }
 
-// The one command that moves the run forward from here.
-std::string next_command(const ResumeBrief& b) {
+NextAction action(std::string tool, std::vector<NextAction::Arg> args = {}) {
+    return NextAction{std::move(tool), std::move(args), ""};
+}
+
+// The one step that moves the run forward from here.
+NextAction next_action(const ResumeBrief& b) {
     if (b.current) {
-        return "small checkpoint --task " + shell_quote(b.current->id) +
-               " --status completed --evidence \"<what proves it is done>\"";
+        return action("checkpoint", {{"task", b.current->id},
+                                     {"status", "completed"},
+                                     {"evidence", "<what proves it is done>", true}});
     }
-    if (!b.next.empty()) return "small checkpoint --task " + shell_quote(b.next.front().id) + " --status in_progress";
+    if (!b.next.empty()) return action("checkpoint", {{"task", b.next.front().id}, {"status", "in_progress"}});
     if (!b.blocked.empty()) {
-        return "small checkpoint --task " + shell_quote(b.blocked.front().id) +
-               " --status in_progress --evidence \"<what unblocked it>\"";
+        return action("checkpoint", {{"task", b.blocked.front().id},
+                                     {"status", "in_progress"},
+                                     {"evidence", "<what unblocked it>", true}});
     }
-    if (b.total_tasks == 0) return "small plan --add \"<first task>\"";
-    if (b.completed_tasks > 0 || !b.recent.empty()) return "small handoff";
-    return "small status";  // tasks exist, none ready: their dependencies need a look
+    if (b.total_tasks == 0) return action("plan", {{"add", "<first task>", true}});
+    if (b.completed_tasks > 0 || !b.recent.empty()) return action("handoff");
+    return action("status");  // tasks exist, none ready: their dependencies need a look
 }
 
 }  // namespace
+
+std::string cli_line(const NextAction& a) {
+    if (a.tool.empty()) return a.note;
+    std::string line = "small " + (a.tool == "progress_add" ? std::string("progress add") : a.tool);
+    for (const NextAction::Arg& arg : a.args) {
+        std::string flag = arg.name;
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        line += " --" + flag;
+        if (arg.value.empty()) continue;  // a switch (--strict)
+        line += ' ';
+        if (arg.placeholder) line.append(1, '"').append(arg.value).append(1, '"');
+        else line += shell_quote(arg.value);
+    }
+    return line;
+}
 
 Result<ResumeBrief> resume_brief(const FileSystem& fs, const WorkspacePaths& ws, const BriefOptions& o) {
     if (Status s = require_small_dir(fs, ws); !s) return s.error();
@@ -136,11 +157,9 @@ Result<ResumeBrief> resume_brief(const FileSystem& fs, const WorkspacePaths& ws,
     const std::string handoff_task = read_handoff(fs, ws, b);
     read_plan(fs, ws, b, handoff_task);
     read_recent(fs, ws, o, b);
-    if (!b.problems.empty()) {
-        b.next_command = "small check --strict";  // broken files come first
-    } else {
-        b.next_command = next_command(b);
-    }
+    // Broken files come first.
+    b.next_action = b.problems.empty() ? next_action(b) : action("check", {{"strict", ""}});
+    b.next_command = cli_line(b.next_action);
     return b;
 }
 
@@ -148,7 +167,8 @@ ResumeBrief brief_for_missing_workspace() {
     ResumeBrief b;
     b.has_workspace = false;
     b.problems.push_back("no .small/ workspace here");
-    b.next_command = "small init --intent \"<what this run is for>\"";
+    b.next_action = action("init", {{"intent", "<what this run is for>", true}});
+    b.next_command = cli_line(b.next_action);
     return b;
 }
 

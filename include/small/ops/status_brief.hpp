@@ -24,6 +24,24 @@ struct BriefEntry {
     std::string timestamp, task_id, status, text;  // text: evidence, else notes
 };
 
+// The one step that moves the run forward, as data: the operation (the CLI
+// command and the MCP tool of the same name: checkpoint, progress_add,
+// handoff, plan, init, check, status) and its arguments in order. `tool`
+// empty: nothing to run (say `note` instead). `placeholder` arguments are
+// for the agent to fill (`<what proves it is done>`).
+struct NextAction {
+    struct Arg {
+        std::string name, value;  // MCP argument name; the CLI flag is --name (with _ as -)
+        bool placeholder = false;
+    };
+    std::string tool;
+    std::vector<Arg> args;
+    std::string note;  // why, or what to do when no tool fits
+};
+
+// `small checkpoint --task 'a b' --status completed --evidence "<...>"`.
+std::string cli_line(const NextAction& a);
+
 struct ResumeBrief {
     bool has_workspace = true;                  // false: only the problem and `small init`
     std::string intent;                         // intent.small.yml intent ("" when none)
@@ -36,7 +54,8 @@ struct ResumeBrief {
     std::vector<BriefEntry> recent;             // newest first
     std::vector<std::string> constraint_ids;    // file order
     std::vector<std::string> problems;          // files that could not be read, positioned
-    std::string next_command;                   // the one command to run next
+    NextAction next_action;                     // the one step to take next
+    std::string next_command;                   // cli_line(next_action)
     std::size_t total_tasks = 0, completed_tasks = 0;
 };
 
