@@ -7,6 +7,8 @@
 #include <unordered_set>
 
 #include "rules_internal.hpp"
+
+#include "small/model/resume_point.hpp"
 #include "small/check/links.hpp"
 #include "small/check/orphan_progress.hpp"
 #include "small/check/secrets.hpp"
@@ -221,6 +223,22 @@ void check_s3(NodeRef plan, const Artifact& handoff, std::vector<Finding>& out) 
                                "regenerate the handoff: small handoff"));
 }
 
+// HANDOFF-STALE (D18, a warning: the verdict stays the reference's): the
+// handoff's first line records the plan and work entries it was computed
+// from; a handoff without that line (by hand, another tool) is not judged.
+void check_handoff_fresh(NodeRef plan, NodeRef progress, const Artifact& handoff, const std::string& run_id,
+                         std::vector<Finding>& out) {
+    const std::optional<HandoffSource> recorded = parse_source_comment(handoff.doc.source());
+    if (!recorded) return;
+    const std::vector<PlanTaskOutline> outline = outline_plan(plan);
+    const std::string why = staleness(recorded, handoff_source(outline, log_facts(progress, run_id)));
+    if (why.empty()) return;
+    Finding f = make_finding(handoff, "HANDOFF-STALE", Mark{1, 1}, "the handoff is stale: " + why,
+                             "regenerate it from the plan and log as they are: small handoff");
+    f.severity = Severity::Warning;
+    out.push_back(std::move(f));
+}
+
 }  // namespace
 
 void check_secrets_and_links(NodeRef root, ArtifactType type, Reporter& r) {
@@ -240,6 +258,9 @@ void check_cross_artifact(const ArtifactSet& set, const InvariantOptions& option
         check_s2(plan->doc.root(), *progress, scope, out);
     }
     if (plan && handoff) check_s3(plan->doc.root(), *handoff, out);
+    if (plan && progress && handoff) {
+        check_handoff_fresh(plan->doc.root(), progress->doc.root(), *handoff, options.run_replay_id, out);
+    }
 }
 
 }  // namespace small::rules

@@ -47,6 +47,10 @@ void register_handoff(CLI::App& app, Context& ctx) {
     CLI::App* cmd = app.add_subcommand(
         "handoff", "Write .small/handoff.small.yml, the resume point, from the plan and progress");
     cmd->add_option("--summary", f->req.summary, "Summary text (default: computed from the plan's state)");
+    cmd->add_option("--next", f->req.next,
+                    "A next step of your own for the next session, after the computed ones (repeatable)")
+        ->take_all()
+        ->allow_extra_args(false);
     cmd->add_option("--replay-id", f->req.replay_id, "Manual replay id (64 hex digits; stored lower-case, source manual)");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (examples is refused)");
     cmd->add_flag("--require-settled", f->req.require_settled,

@@ -46,6 +46,11 @@ void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
                     std::to_string(r.outcome.bumped_timestamps) + " timestamps moved";
         }
         std::cerr << line << ")\n";  // git shows the driver's stderr; stdout is not the result
+        if (r.rule == "progress" || r.rule == "plan") {
+            // D18: the handoff still describes one side of the merge.
+            std::cerr << "  after the merge, run: small handoff (the handoff describes one side; "
+                         "git merge -s small writes it for you)\n";
+        }
     }
     for (const std::string& note : r.outcome.notes) {
         if (f.explain || r.rule == "handoff") std::cerr << "  note: " << note << '\n';

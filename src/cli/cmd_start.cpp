@@ -35,6 +35,10 @@ int run_start(Context& ctx, StartFlags& f) {
     for (const std::string& name : r->created) out.info("Created .small/" + name + " from template");
     if (r->gitignore && !r->gitignore->added.empty()) out.info(gitignore_line(*r->gitignore));
     if (r->self_heal) out.info("Pinned a new run replay id " + r->handoff.replay_id.substr(0, 16) + "... (self-heal)");
+    if (!r->repinned_from.empty()) {
+        out.info("Re-pinned the run to the manifest as it now is: " + r->handoff.replay_id.substr(0, 16) + "... (was " +
+                 r->repinned_from.substr(0, 16) + "...; the run had no work entries yet)");
+    }
     out.info("Wrote handoff.small.yml (replayId " + r->handoff.replay_id.substr(0, 16) + "...)");
     out.info("Running strict check (validate, lint, verify)...");
     const int code = run_strict_check(ctx, ws, nullptr);

@@ -74,6 +74,10 @@ void print_text(const Output& out, const StatusReport& r, bool audit) {
     if (!r.replay_id.empty()) out.info("ReplayId: " + r.replay_id);
     if (r.plan) print_plan(out, *r.plan);
     if (!r.next_task.empty()) out.info("Next task: " + r.next_task);
+    for (const StatusReport::Blocked& b : r.blocked) {
+        out.info("Blocked: " + b.id + " — " + (b.reason.empty() ? std::string("no reason recorded") : b.reason));
+    }
+    if (!r.handoff_stale.empty()) out.info("Handoff: stale (" + r.handoff_stale + "); run: small handoff");
     out.info("");
     if (!r.recent.empty()) {
         out.info(std::string(audit ? "Recent progress" : "Recent signal progress") + " (" +

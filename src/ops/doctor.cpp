@@ -7,6 +7,7 @@
 #include "small/check/invariants.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/plan_summary.hpp"
+#include "small/model/resume_point.hpp"
 #include "small/store/evidence_check.hpp"
 #include "small/store/git_repo.hpp"
 #include "small/store/scope_drift.hpp"
@@ -293,11 +294,14 @@ private:
             status = DoctorStatus::Warning;
             suggestion = "All remaining tasks are blocked. Review blockers.";
         }
-        if (plan.all_done) suggestion = "All tasks complete! Run: small handoff";
-        if (pending > 0 && in_progress == 0) {
-            suggestion = plan.next_actionable.empty()
-                             ? "Pending tasks wait on dependencies that are not completed. Run: small plan show"
-                             : "Ready to start next task (" + plan.next_actionable.front() + "). Run: small status";
+        // The next step is the resume point's (D18), as status and the primer name it.
+        const ResumePoint point = resume_point(outline_plan(set_.root(ArtifactType::Plan)), facts().tasks);
+        if (point.kind == ResumeKind::Complete) {
+            suggestion = handoff_source_state().empty() ? "All tasks complete and the handoff is up to date. New work: "
+                                                          "small plan --add \"<title>\"; a new run: small start"
+                                                        : "All tasks complete. Run: small handoff";
+        } else if (suggestion.empty() || point.kind != ResumeKind::Work) {
+            suggestion = (point.steps.empty() ? std::string() : point.steps.front() + ". ") + "Run: " + cli_line(point.action);
         }
         add("Run State",
             status,
@@ -319,10 +323,31 @@ private:
     }
 
     void handoff() {
+        if (const std::string why = handoff_source_state(); !why.empty() && why != kUnrecorded) {
+            add("Handoff", DoctorStatus::Warning, "Handoff is stale: " + why, "Run: small handoff");
+            return;
+        }
         const NodeRef steps = set_.root(ArtifactType::Handoff).find("resume").find("next_steps");
         if (!steps.is_sequence() || steps.size() == 0) return;
         add("Handoff", DoctorStatus::Ok, "Handoff has " + std::to_string(steps.size()) + " next steps defined",
             "Resume from the handoff (small status shows the next task)");
+    }
+
+    static constexpr const char* kUnrecorded = "it does not record what it was computed from";
+
+    const LogFacts& facts() {
+        if (!facts_) {
+            facts_ = log_facts(set_.root(ArtifactType::Progress), meta_ ? meta_->run_replay_id : std::string());
+        }
+        return *facts_;
+    }
+
+    // Why the handoff is stale; kUnrecorded when it has no source line; "" fresh.
+    std::string handoff_source_state() {
+        const Artifact* h = set_.get(ArtifactType::Handoff);
+        const std::optional<HandoffSource> recorded = h ? parse_source_comment(h->doc.source()) : std::nullopt;
+        if (!recorded) return kUnrecorded;
+        return staleness(recorded, handoff_source(outline_plan(set_.root(ArtifactType::Plan)), facts()));
     }
 
     const FileSystem& fs_;
@@ -333,6 +358,7 @@ private:
     LayoutScan layout_;
     ArtifactSet set_;
     std::vector<std::string> unmerged_;  // file names git's index holds in conflict
+    std::optional<LogFacts> facts_;
 };
 
 }  // namespace

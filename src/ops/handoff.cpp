@@ -18,7 +18,7 @@ Result<HandoffResult> handoff_command(const FileSystem& fs, const WorkspacePaths
     }
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
     if (!session) return session.error();
-    return regenerate_handoff(fs, ws, *session, HandoffOptions{req.summary, manual, req.require_settled});
+    return regenerate_handoff(fs, ws, *session, HandoffOptions{req.summary, manual, req.require_settled, req.next});
 }
 
 }  // namespace small

@@ -3,6 +3,7 @@
 
 #include "small/doc/yaml.hpp"
 #include "small/model/replay_id.hpp"
+#include "small/model/resume_point.hpp"
 #include "small/store/run_state.hpp"
 
 namespace small {
@@ -29,10 +30,28 @@ Result<std::string> current_manifest_id(const FileSystem& fs, const WorkspacePat
                              manifest_files(ws));
 }
 
-std::string pinned_run_explanation(const WorkspacePaths& ws, const std::string& run_id) {
-    return "the run's pinned id (" + ws.display_of(kWorkspaceFileName) + " run.replay_id) is " + run_id +
-           ", not this manifest's id: a run's id is pinned when the run starts and does not follow later edits "
-           "of intent, plan or constraints; `small reset` starts a new run, which pins a new id";
+// Whether entries of the run record work (D18: until then `small start`
+// re-pins the run to the manifest). An unreadable log counts as worked.
+bool run_has_work(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
+    const std::string name = artifact_file_name(ArtifactType::Progress);
+    if (!fs.file_exists(ws.path_of(name))) return false;
+    Result<Document> log = load_yaml_file(fs, ws.path_of(name), ws.display_of(name));
+    if (!log) return true;
+    for (const auto& [id, work] : log_facts(log->root(), run_id).tasks) {
+        if (!work.last_status.empty()) return true;
+    }
+    return false;
+}
+
+std::string pinned_run_explanation(const WorkspacePaths& ws, const std::string& run_id, bool worked) {
+    const std::string what = "the run's pinned id (" + ws.display_of(kWorkspaceFileName) + " run.replay_id) is " +
+                             run_id + ", not this manifest's id: ";
+    if (!worked) {
+        return what + "intent, plan or constraints changed after the run was pinned, and the run has no work entries "
+                      "yet; run `small start` to re-pin it to this manifest";
+    }
+    return what + "a run's id is pinned when its work starts and does not follow later edits of intent, plan or "
+                  "constraints; `small reset` starts a new run, which pins a new id";
 }
 
 }  // namespace
@@ -50,7 +69,7 @@ Result<ReplayIdReport> replay_id_report(const FileSystem& fs, const WorkspacePat
     report.manifest_id = *manifest_id;
     if (Result<WorkspaceMetadata> meta = load_workspace_metadata(fs, ws)) report.run_id = meta->run_replay_id;
     if (!report.run_id.empty() && report.run_id != report.manifest_id) {
-        report.explanation = pinned_run_explanation(ws, report.run_id);
+        report.explanation = pinned_run_explanation(ws, report.run_id, run_has_work(fs, ws, report.run_id));
     }
     return report;
 }

@@ -47,8 +47,11 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     if (!snapshot) return snapshot.error();
     result.snapshot_dir = *snapshot;
 
-    HandoffInputs in;
-    in.plan = plan;  // a fresh run: readiness is that of the templates
+    HandoffInputs in;  // a fresh run: readiness is that of the templates
+    if (Status s = compute_resume(in, fs, ws, plan, result.replay_id); !s) {
+        discard_unused_snapshot(ws, made);
+        return s.error();
+    }
     in.replay_id = result.replay_id;
     in.run = run_block("reset", result.previous_replay_id);
     EntryFields fields;

@@ -13,6 +13,27 @@
 
 namespace small {
 
+namespace {
+
+// A run with no work entries yet follows the manifest (D18: the run is
+// pinned when its work starts): the manifest's id when it differs from the
+// pinned one, else "". A human who edits intent or constraints after init
+// is not left with a run that no longer matches them.
+Result<std::string> repinned_run_id(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,
+                                    const YamlValue& plan) {
+    Result<Document> progress = load_artifact(fs, ws, ArtifactType::Progress);
+    if (!progress) return progress.error();
+    const LogFacts facts = log_facts(progress->root(), session.run_replay_id);
+    for (const auto& [id, work] : facts.tasks) {
+        if (!work.last_status.empty()) return std::string();  // the run's work has started: keep its id
+    }
+    Result<std::string> manifest = manifest_id_on_disk(fs, ws, emit_document(plan));
+    if (!manifest) return manifest.error();
+    return *manifest == session.run_replay_id ? std::string() : *manifest;
+}
+
+}  // namespace
+
 Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws, const StartRequest& req) {
     const bool creates_small_dir = req.scope == WorkspaceScope::Any && !fs.directory_exists(ws.small_dir);
     if (creates_small_dir) {
@@ -50,23 +71,31 @@ Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws
     if (!plan_doc) return plan_doc.error();
     const YamlValue previous = old_handoff(fs, ws);
     HandoffInputs in;
-    in.plan = to_yaml_value(plan_doc->root());
+    const YamlValue plan = to_yaml_value(plan_doc->root());
     in.readiness = strict_readiness(fs, ws);
     in.summary = req.summary;
     in.links = old_links(previous);
     if (!session->run_replay_id.empty()) {
         in.replay_id = session->run_replay_id;
         in.source = old_replay_id(previous) == in.replay_id ? old_source(previous) : "auto";
+        Result<std::string> repinned = repinned_run_id(fs, ws, *session, plan);
+        if (!repinned) return repinned.error();
+        if (!repinned->empty()) {
+            result.repinned_from = in.replay_id;
+            in.replay_id = *repinned;
+            in.source = "auto";
+        }
     } else if (!old_replay_id(previous).empty()) {
         in.replay_id = old_replay_id(previous);
         in.source = old_source(previous);
     } else {
-        Result<RunPin> pin = pin_run(fs, ws, *session, emit_document(in.plan));
+        Result<RunPin> pin = pin_run(fs, ws, *session, emit_document(plan));
         if (!pin) return pin.error();
         in.replay_id = pin->replay_id;
         result.self_heal = true;
     }
     in.run = run_block(result.self_heal ? "self_heal" : "manual", "");
+    if (Status s = compute_resume(in, fs, ws, plan, in.replay_id); !s) return s.error();
 
     WorkspaceChange change;
     if (result.self_heal) {

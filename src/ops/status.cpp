@@ -4,6 +4,7 @@
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/store/plan_cache.hpp"
+#include "small/store/resume_state.hpp"
 
 namespace small {
 
@@ -37,6 +38,21 @@ void read_recent(const FileSystem& fs, const WorkspacePaths& ws, const StatusOpt
     r.more_progress = list->more;
 }
 
+// The next task and blocked reasons from the resume point (D18), never from
+// a handoff that may be stale; and whether it is.
+void read_resume(const FileSystem& fs, const WorkspacePaths& ws, StatusReport& r) {
+    Result<ResumeState> state = load_resume_state(fs, ws, r.replay_id);
+    if (!state) {
+        r.problems.push_back(state.error());
+        return;
+    }
+    const ResumePoint& p = state->point;
+    r.next_task = p.kind == ResumeKind::Complete ? std::string(kRunCompleteText) : p.current;
+    for (const BlockedTask& t : blocked_tasks(state->plan, state->facts.tasks)) r.blocked.push_back({t.id, t.reason});
+    r.handoff_recorded = state->recorded.has_value();
+    r.handoff_stale = state->stale;
+}
+
 }  // namespace
 
 Result<StatusReport> workspace_status(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& o) {
@@ -56,13 +72,17 @@ Result<StatusReport> workspace_status(const FileSystem& fs, const WorkspacePaths
         if (handoff) current = handoff_current_task(*handoff);
         else r.problems.push_back(handoff.error());
     }
-    r.next_task = resolve_next_task(r.plan ? &*r.plan : nullptr, current);
     if (fs.file_exists(ws.path_of(kWorkspaceFileName))) {
         Result<WorkspaceMetadata> meta = load_workspace_metadata(fs, ws);
         if (!meta) r.problems.push_back(meta.error());
         else if (meta->run_id_error) r.problems.push_back(*meta->run_id_error);
         else r.replay_id = meta->run_replay_id;
     }
+    if (!r.plan || !present(ArtifactType::Progress)) {
+        r.next_task = resolve_next_task(r.plan ? &*r.plan : nullptr, current);
+        return r;
+    }
+    read_resume(fs, ws, r);
     return r;
 }
 

@@ -8,6 +8,7 @@
 #include "small/model/plan_summary.hpp"
 #include "small/store/plan_cache.hpp"
 #include "small/store/progress_query.hpp"
+#include "small/store/resume_state.hpp"
 
 namespace small {
 
@@ -27,37 +28,36 @@ std::optional<Document> load_if_present(const FileSystem& fs, const WorkspacePat
     return std::move(*doc);
 }
 
-BriefTask task_of(const PlanTaskOutline& t) { return {t.id, t.title, t.status}; }
+BriefTask task_of(const PlanTaskOutline& t) { return {t.id, t.title, t.status, ""}; }
 
-void read_plan(const FileSystem& fs, const WorkspacePaths& ws, ResumeBrief& b, const std::string& handoff_task) {
-    Result<std::optional<std::vector<PlanTaskOutline>>> tasks = load_plan_outline(fs, ws);
-    if (!tasks) {
-        b.problems.push_back(tasks.error().describe());
-        return;
-    }
-    if (!*tasks) return;
-    const std::vector<PlanTaskOutline>& plan = **tasks;
+// Current, next and blocked tasks from the resume point (D18), so the primer
+// names the step the handoff would name now, stale handoff or not.
+void read_plan(const ResumeState& state, ResumeBrief& b) {
+    const std::vector<PlanTaskOutline>& plan = state.plan;
     const PlanSummary summary = summarize_plan(plan, 0);
     b.total_tasks = summary.total_tasks;
     b.completed_tasks = summary.tasks_by_status.at("completed");
     const auto find = [&](const std::string& id) {
         return std::find_if(plan.begin(), plan.end(), [&](const PlanTaskOutline& t) { return t.id == id; });
     };
-    auto current = std::find_if(plan.begin(), plan.end(), [](const PlanTaskOutline& t) {
-        return t.status == "in_progress" && !t.id.empty();
-    });
-    if (current == plan.end() && !handoff_task.empty()) {
-        current = find(handoff_task);
-        if (current != plan.end() && (current->status == "completed" || current->status == "cancelled")) {
-            current = plan.end();
+    const std::vector<BlockedTask> blocked = blocked_tasks(plan, state.facts.tasks);
+    const auto reason_of = [&](const std::string& id) -> std::optional<std::string> {
+        for (const BlockedTask& t : blocked) {
+            if (t.id == id) return t.reason.empty() ? std::string("no reason recorded") : t.reason;
         }
+        return std::nullopt;
+    };
+    const ResumePoint& point = state.point;
+    if (!point.current.empty()) {
+        b.current = task_of(*find(point.current));
+        if (const auto why = reason_of(point.current)) b.current->note = "blocked: " + *why;
     }
-    if (current != plan.end()) b.current = task_of(*current);
     for (const std::string& id : summary.next_actionable) {
-        if (!b.current || b.current->id != id) b.next.push_back(task_of(*find(id)));
+        if ((!b.current || b.current->id != id) && !reason_of(id)) b.next.push_back(task_of(*find(id)));
     }
-    for (const PlanTaskOutline& t : plan) {
-        if (t.status == "blocked" && !t.id.empty()) b.blocked.push_back(task_of(t));
+    for (const BlockedTask& t : blocked) {
+        if (b.current && b.current->id == t.id) continue;
+        b.blocked.push_back({t.id, t.title, find(t.id)->status, *reason_of(t.id)});
     }
 }
 
@@ -109,40 +109,16 @@ NextAction action(std::string tool, std::vector<NextAction::Arg> args = {}) {
     return NextAction{std::move(tool), std::move(args), ""};
 }
 
-// The one step that moves the run forward from here.
-NextAction next_action(const ResumeBrief& b) {
-    if (b.current) {
-        return action("checkpoint", {{"task", b.current->id},
-                                     {"status", "completed"},
-                                     {"evidence", "<what proves it is done>", true}});
-    }
-    if (!b.next.empty()) return action("checkpoint", {{"task", b.next.front().id}, {"status", "in_progress"}});
-    if (!b.blocked.empty()) {
-        return action("checkpoint", {{"task", b.blocked.front().id},
-                                     {"status", "in_progress"},
-                                     {"evidence", "<what unblocked it>", true}});
-    }
-    if (b.total_tasks == 0) return action("plan", {{"add", "<first task>", true}});
-    if (b.completed_tasks > 0 || !b.recent.empty()) return action("handoff");
-    return action("status");  // tasks exist, none ready: their dependencies need a look
+// The resume point's step; once the run is complete, a handoff that is
+// missing, stale or of unknown origin is the one write left (and then
+// nothing: never a step that changes nothing, D18).
+NextAction next_action(const ResumeState& state) {
+    if (state.point.kind != ResumeKind::Complete) return state.point.action;
+    if (!state.handoff_exists || !state.stale.empty() || !state.recorded) return action("handoff");
+    return state.point.action;
 }
 
 }  // namespace
-
-std::string cli_line(const NextAction& a) {
-    if (a.tool.empty()) return a.note;
-    std::string line = "small " + (a.tool == "progress_add" ? std::string("progress add") : a.tool);
-    for (const NextAction::Arg& arg : a.args) {
-        std::string flag = arg.name;
-        std::replace(flag.begin(), flag.end(), '_', '-');
-        line += " --" + flag;
-        if (arg.value.empty()) continue;  // a switch (--strict)
-        line += ' ';
-        if (arg.placeholder) line.append(1, '"').append(arg.value).append(1, '"');
-        else line += shell_quote(arg.value);
-    }
-    return line;
-}
 
 Result<ResumeBrief> resume_brief(const FileSystem& fs, const WorkspacePaths& ws, const BriefOptions& o) {
     if (Status s = require_small_dir(fs, ws); !s) return s.error();
@@ -154,11 +130,18 @@ Result<ResumeBrief> resume_brief(const FileSystem& fs, const WorkspacePaths& ws,
         else if (meta->run_id_error) b.problems.push_back(meta->run_id_error->describe());
         else b.run_id = meta->run_replay_id;
     }
-    const std::string handoff_task = read_handoff(fs, ws, b);
-    read_plan(fs, ws, b, handoff_task);
+    read_handoff(fs, ws, b);
+    Result<ResumeState> state = load_resume_state(fs, ws, b.run_id);
+    if (!state) {
+        b.problems.push_back(state.error().describe());
+    } else {
+        read_plan(*state, b);
+        b.handoff_stale = state->stale;
+        if (!state->stale.empty()) b.handoff_next_steps = state->point.steps;  // the handoff's are out of date
+    }
     read_recent(fs, ws, o, b);
     // Broken files come first.
-    b.next_action = b.problems.empty() ? next_action(b) : action("check", {{"strict", ""}});
+    b.next_action = !b.problems.empty() ? action("check", {{"strict", ""}}) : next_action(*state);
     b.next_command = cli_line(b.next_action);
     return b;
 }

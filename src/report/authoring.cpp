@@ -62,6 +62,7 @@ nlohmann::json start_json(const StartResult& r, const WorkspacePaths& ws, nlohma
     nlohmann::json doc = {{"workspace", ws.root},
                           {"created", r.created},
                           {"self_heal", r.self_heal},
+                          {"repinned_from", r.repinned_from.empty() ? nlohmann::json() : nlohmann::json(r.repinned_from)},
                           {"replay_id", r.handoff.replay_id},
                           {"handoff", nlohmann::json::parse(r.handoff.handoff.dump())},
                           {"check", std::move(check)}};

@@ -54,6 +54,16 @@ nlohmann::json status_json(const StatusReport* r, const std::string& version, bo
         doc["plan"] = std::move(plan);
     }
     if (!r->next_task.empty()) doc["next_task"] = r->next_task;
+    if (!r->blocked.empty()) {
+        nlohmann::json blocked = nlohmann::json::array();
+        for (const StatusReport::Blocked& b : r->blocked) blocked.push_back({{"id", b.id}, {"reason", b.reason}});
+        doc["blocked"] = std::move(blocked);
+    }
+    if (r->artifacts[static_cast<std::size_t>(ArtifactType::Handoff)]) {
+        doc["handoff"] = {{"recorded", r->handoff_recorded},
+                          {"stale", !r->handoff_stale.empty()},
+                          {"why", r->handoff_stale.empty() ? nlohmann::json() : nlohmann::json(r->handoff_stale)}};
+    }
     if (!r->replay_id.empty()) doc["replay_id"] = r->replay_id;
     if (!r->recent.empty()) doc["recent_progress"] = progress_items_json(r->recent);
     doc["more_progress"] = r->more_progress;

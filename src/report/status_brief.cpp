@@ -26,6 +26,9 @@ std::string task_text(const BriefTask& t) {
     return out;
 }
 
+// A blocked task with its reason (D18: the reason travels with it).
+std::string blocked_text(const BriefTask& t) { return task_text(t) + " — " + t.note; }
+
 std::string entry_text(const BriefEntry& e) {
     // "2026-11-23T10:00:00.123Z" -> "2026-11-23 10:00"
     std::string when = e.timestamp.size() >= 16 ? e.timestamp.substr(0, 10) + " " + e.timestamp.substr(11, 5)
@@ -54,8 +57,12 @@ std::vector<Section> sections_of(const ResumeBrief& b) {
         std::string run = "Run: " + (b.run_id.empty() ? std::string("no run id yet") : b.run_id.substr(0, 12));
         run += " | tasks " + std::to_string(b.completed_tasks) + "/" + std::to_string(b.total_tasks) + " completed";
         out.push_back({"run", run, {}});
-        out.push_back({"current", "Current: " + (b.current ? task_text(*b.current) + " [" + b.current->status + "]"
-                                                           : std::string("none")), {}});
+        std::string current = "Current: none";
+        if (b.current) {
+            current = "Current: " + task_text(*b.current) + " [" + b.current->status + "]";
+            if (!b.current->note.empty()) current += " — " + b.current->note;
+        }
+        out.push_back({"current", current, {}});
     }
     const auto list = [&](const char* name, std::string header, const auto& items, auto text_of) {
         Section s{name, std::move(header), {}};
@@ -63,10 +70,14 @@ std::vector<Section> sections_of(const ResumeBrief& b) {
         if (!s.items.empty() || name == std::string("handoff")) out.push_back(std::move(s));
     };
     list("next", "Next:", b.next, task_text);
-    list("blocked", "Blocked:", b.blocked, task_text);
+    list("blocked", "Blocked:", b.blocked, blocked_text);
     if (!b.handoff_summary.empty() || !b.handoff_next_steps.empty()) {
-        list("handoff", "Handoff: " + (b.handoff_summary.empty() ? std::string("(no summary)") : b.handoff_summary),
-             b.handoff_next_steps, [](const std::string& s) { return s; });
+        const std::string summary = b.handoff_summary.empty() ? std::string("(no summary)") : b.handoff_summary;
+        // A stale handoff's summary is out of date and its steps are replaced by the ones computed now.
+        const std::string header = b.handoff_stale.empty()
+                                       ? "Handoff: " + summary
+                                       : "Handoff: stale — " + b.handoff_stale + "; steps computed now:";
+        list("handoff", header, b.handoff_next_steps, [](const std::string& s) { return s; });
     }
     list("recent", "Recent:", b.recent, entry_text);
     if (!b.constraint_ids.empty()) out.push_back({"constraints", constraints_line(b.constraint_ids).first, {}});
@@ -113,6 +124,20 @@ FittedBrief fit_brief(const ResumeBrief& b, std::size_t max_bytes) {
     return fit;
 }
 
+nlohmann::json next_action_json(const NextAction& a) {
+    using nlohmann::json;
+    if (a.tool.empty()) return json{{"tool", nullptr}, {"arguments", json::object()}, {"note", line(a.note)}};
+    json args = json::object();
+    for (const NextAction::Arg& arg : a.args) args[arg.name] = arg.value.empty() ? json(true) : json(line(arg.value));
+    json j{{"tool", a.tool}, {"arguments", std::move(args)}};
+    json placeholders = json::array();
+    for (const NextAction::Arg& arg : a.args) {
+        if (arg.placeholder) placeholders.push_back(arg.name);
+    }
+    if (!placeholders.empty()) j["placeholders"] = std::move(placeholders);
+    return j;
+}
+
 // Every string of the JSON is the value as the text shows it (one line,
 // valid UTF-8, at most kBriefLineBytes), so the document stays bounded too.
 nlohmann::json brief_json(const ResumeBrief& b, const FittedBrief& fit, std::size_t max_bytes) {
@@ -125,7 +150,9 @@ nlohmann::json brief_json(const ResumeBrief& b, const FittedBrief& fit, std::siz
         return it == fit.items.end() ? std::size_t{0} : it->second.first;
     };
     const auto task = [](const BriefTask& t) {
-        return json{{"id", line(t.id)}, {"title", line(t.title)}, {"status", line(t.status)}};
+        json j{{"id", line(t.id)}, {"title", line(t.title)}, {"status", line(t.status)}};
+        if (!t.note.empty()) j["note"] = line(t.note);
+        return j;
     };
     const auto text = [](const std::string& s) { return json(line(s)); };
     json left_out = json::object();
@@ -150,7 +177,9 @@ nlohmann::json brief_json(const ResumeBrief& b, const FittedBrief& fit, std::siz
     put("next_tasks", "next", b.next, task);
     put("blocked", "blocked", b.blocked, task);
     if (!omitted("handoff") && fit.items.count("handoff")) {
-        out["handoff"] = {{"summary", line(b.handoff_summary)}, {"next_steps", items("handoff", b.handoff_next_steps, text)}};
+        out["handoff"] = {{"summary", line(b.handoff_summary)},
+                          {"next_steps", items("handoff", b.handoff_next_steps, text)},
+                          {"stale", b.handoff_stale.empty() ? json() : json(line(b.handoff_stale))}};
     }
     put("recent", "recent", b.recent, [](const BriefEntry& e) {
         return json{{"timestamp", line(e.timestamp)}, {"task_id", line(e.task_id)}, {"status", line(e.status)},
@@ -165,6 +194,7 @@ nlohmann::json brief_json(const ResumeBrief& b, const FittedBrief& fit, std::siz
     }
     put("problems", "problems", b.problems, text);
     out["next_command"] = line(b.next_command);
+    out["next_action"] = next_action_json(b.next_action);
     out["omitted"] = {{"items", left_out}, {"sections", fit.omitted_sections}};
     return out;
 }

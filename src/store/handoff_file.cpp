@@ -89,11 +89,11 @@ Result<HandoffResult> write_handoff(const WorkspacePaths& ws, const HandoffInput
     r.handoff = build_handoff(in);
     Result<std::string> text = checked_handoff_text(r.handoff, ws);
     if (!text) return text.error();
-    r.text = *text;
+    r.text = source_comment(in.computed_from) + *text;
     r.replay_id = in.replay_id;
     r.source = in.source;
     r.pinned_run = !workspace_text.empty();
-    r.unsettled = in.unsettled;
+    r.unsettled = in.point.started;
     change.files.push_back({ws.path_of(file_of(ArtifactType::Handoff)), r.text});
     if (r.pinned_run) change.files.push_back({ws.path_of(kWorkspaceFileName), workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
@@ -145,60 +145,50 @@ Readiness strict_readiness(const FileSystem& fs, const WorkspacePaths& ws) {
     return r;
 }
 
-namespace {
-
-// The first task that is in_progress by the plan or by its last entry.
-std::optional<std::string> first_in_progress(const HandoffInputs& in) {
-    if (const std::optional<std::string> runnable = next_runnable_task(in.plan)) {
-        const std::optional<std::size_t> at = find_task(in.plan, *runnable);
-        if (at && task_status(in.plan["tasks"][*at]) == "in_progress") return runnable;
+std::vector<PlanTaskOutline> outline_of(const YamlValue& plan) {
+    std::vector<PlanTaskOutline> out;
+    if (!plan.is_object() || !plan.contains("tasks") || !plan["tasks"].is_array()) return out;
+    for (const YamlValue& t : plan["tasks"]) {
+        const std::string id = t.is_object() && t.contains("id") && t["id"].is_string() ? t["id"].get<std::string>() : "";
+        out.push_back({id, task_status(t), task_dependencies(t), title_of(t)});
     }
-    for (const UnsettledTask& t : in.unsettled) {
-        if (t.plan_status == "in_progress" || t.last_status == "in_progress") return t.id;
-    }
-    return std::nullopt;
+    return out;
 }
 
-}  // namespace
-
-std::string describe_unsettled(const UnsettledTask& t) {
-    return t.id + (t.title.empty() ? "" : ": " + t.title) + " (plan: " + t.plan_status +
-           ", last recorded: " + t.last_status + ")";
+Status compute_resume(HandoffInputs& in, const FileSystem& fs, const WorkspacePaths& ws, const YamlValue& plan,
+                      const std::string& run_id) {
+    Result<Document> progress = load_artifact(fs, ws, ArtifactType::Progress);
+    if (!progress) return progress.error();
+    const LogFacts facts = log_facts(progress->root(), run_id);
+    const std::vector<PlanTaskOutline> outline = outline_of(plan);
+    in.point = resume_point(outline, facts.tasks);
+    in.computed_from = handoff_source(outline, facts);
+    return ok_status();
 }
 
 YamlValue build_handoff(const HandoffInputs& in) {
-    std::string summary;
+    const ResumePoint& p = in.point;
+    std::string summary = p.summary;
     std::optional<std::string> current;
+    if (!p.current.empty()) current = p.current;
     YamlValue steps = YamlValue::array();
-    for (const UnsettledTask& t : in.unsettled) steps.push_back("Resume " + describe_unsettled(t));
-    const auto listed = [&in](const std::string& id) {
-        return std::any_of(in.unsettled.begin(), in.unsettled.end(), [&id](const UnsettledTask& t) { return t.id == id; });
-    };
-    const std::optional<std::string> runnable = next_runnable_task(in.plan);
-    const std::optional<std::string> blocked = first_blocked_task(in.plan);
-    if (!in.readiness.strict_ok || (blocked && !runnable)) {
-        current = blocked ? *blocked : std::string("meta/blocker");
-        if (blocked) steps.push_back("Unblock " + *blocked);
-        if (!in.readiness.strict_ok) {
-            steps.push_back(in.readiness.first_failure.empty()
-                                ? std::string("Resolve strict check failures")
-                                : "Resolve strict check failures: " + in.readiness.first_failure);
-            steps.push_back("Run: small check --strict");
-        }
-        summary = blocked ? "Run blocked on " + *blocked + "." : std::string("Run blocked. strict check failed.");
-    } else if (all_tasks_done(in.plan)) {
+    if (!in.readiness.strict_ok) {
+        // The files come first: no task is suggested until the check passes, except one to unblock.
+        current = p.kind == ResumeKind::Unblock ? p.current : std::string("meta/blocker");
+        steps.push_back(in.readiness.first_failure.empty()
+                            ? std::string("Resolve strict check failures")
+                            : "Resolve strict check failures: " + in.readiness.first_failure);
+        steps.push_back("Run: small check --strict");
+        summary = "Run blocked. strict check failed.";
+    } else if (p.kind == ResumeKind::Complete) {
         summary = "Run complete. strict check passed. All plan tasks completed.";
-    } else if (runnable) {
-        current = first_in_progress(in).value_or(*runnable);
-        if (!listed(*current)) steps.push_back("Continue with " + *current);
-        summary = "Run in progress. Next task: " + *current + ".";
-    } else {
-        summary = "Run in progress. No task is runnable: every pending task waits on a dependency.";
-        steps.push_back("Complete or re-plan the dependencies of the pending tasks (small plan --depends)");
     }
-    if (const std::optional<std::string> active = first_in_progress(in)) current = *active;
-    if (!in.unsettled.empty()) {
-        summary += " " + std::to_string(in.unsettled.size()) + " task" + (in.unsettled.size() == 1 ? " has" : "s have") +
+    for (const std::string& step : p.steps) steps.push_back(step);
+    for (const std::string& step : in.next) {
+        if (!trim(step).empty()) steps.push_back(std::string(trim(step)));
+    }
+    if (!p.started.empty()) {
+        summary += " " + std::to_string(p.started.size()) + " task" + (p.started.size() == 1 ? " has" : "s have") +
                    " unsettled progress.";
     }
     if (in.summary && !trim(*in.summary).empty()) summary = *in.summary;
@@ -216,29 +206,6 @@ YamlValue build_handoff(const HandoffInputs& in) {
     h["replayId"]["source"] = in.source;
     if (in.run.is_object()) h["run"] = in.run;
     return h;
-}
-
-std::vector<UnsettledTask> unsettled_tasks(const YamlValue& plan, NodeRef progress_root, const std::string& run_id) {
-    std::map<std::string, std::string> last_status;
-    const NodeRef entries = progress_root.find("entries");
-    for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
-        const NodeRef e = entries.item(i);
-        const std::string id(trim(e.find("task_id").as_string()));
-        if (id.empty() || id.rfind("meta/", 0) == 0) continue;
-        if (!run_id.empty() && lower_ascii(trim(e.find("replayId").as_string())) != run_id) continue;
-        last_status[id] = lower_ascii(trim(e.find("status").as_string()));
-    }
-    std::vector<UnsettledTask> out;
-    if (!plan.contains("tasks") || !plan["tasks"].is_array()) return out;
-    for (const YamlValue& t : plan["tasks"]) {
-        if (!t.contains("id") || !t["id"].is_string()) continue;
-        const std::string id = t["id"].get<std::string>();
-        const std::string status = task_status(t);
-        const auto last = last_status.find(id);
-        if (last == last_status.end() || status == "completed" || status == "blocked" || status == "cancelled") continue;
-        out.push_back({id, title_of(t), status, last->second});
-    }
-    return out;
 }
 
 namespace {
@@ -269,13 +236,15 @@ Result<HandoffResult> regenerate_handoff(const FileSystem& fs, const WorkspacePa
     }
     const YamlValue plan = to_yaml_value(plan_doc->root());
 
-    std::vector<UnsettledTask> unsettled = unsettled_tasks(plan, progress->root(), session.run_replay_id);
-    if (opts.require_settled && !unsettled.empty()) return unsettled_refusal(unsettled);
+    HandoffInputs in;
+    const LogFacts facts = log_facts(progress->root(), session.run_replay_id);
+    const std::vector<PlanTaskOutline> outline = outline_of(plan);
+    in.point = resume_point(outline, facts.tasks);
+    in.computed_from = handoff_source(outline, facts);
+    if (opts.require_settled && !in.point.started.empty()) return unsettled_refusal(in.point.started);
+    in.next = opts.next;
 
     const YamlValue previous = old_handoff(fs, ws);
-    HandoffInputs in;
-    in.plan = plan;
-    in.unsettled = std::move(unsettled);
     in.readiness = strict_readiness(fs, ws);
     in.summary = opts.summary;
     in.links = old_links(previous);
@@ -287,7 +256,7 @@ Result<HandoffResult> regenerate_handoff(const FileSystem& fs, const WorkspacePa
         in.replay_id = session.run_replay_id;
         in.source = old_replay_id(previous) == in.replay_id ? old_source(previous) : "auto";
     } else {
-        Result<RunPin> pin = pin_run(fs, ws, session, emit_document(in.plan));
+        Result<RunPin> pin = pin_run(fs, ws, session, emit_document(plan));
         if (!pin) return pin.error();
         in.replay_id = pin->replay_id;
     }

@@ -148,6 +148,12 @@ std::optional<std::vector<PlanTaskOutline>> decode_outline(std::string_view body
 
 }  // namespace
 
+void append_cache_field(std::string& out, std::string_view field) { append_escaped(out, field); }
+
+bool decode_cache_lines(std::string_view body, const std::function<bool(std::vector<std::string>&)>& take) {
+    return for_each_line_fields(body, take);
+}
+
 const PlanTaskInfo* PlanIndex::find(std::string_view id) const {
     for (const PlanTaskInfo& t : tasks) {
         if (t.id == id) return &t;

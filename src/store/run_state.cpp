@@ -29,13 +29,7 @@ Result<std::string> manifest_replay_id(std::string_view intent_text, std::string
                              manifest_files(ws));
 }
 
-Result<RunPin> pin_run(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,
-                       std::string_view plan_text) {
-    RunPin pin;
-    if (!session.run_replay_id.empty()) {
-        pin.replay_id = session.run_replay_id;
-        return pin;
-    }
+Result<std::string> manifest_id_on_disk(const FileSystem& fs, const WorkspacePaths& ws, std::string_view plan_text) {
     const std::string intent_path = ws.path_of(artifact_file_name(ArtifactType::Intent));
     Result<std::string> intent = fs.read_file(intent_path);
     if (!intent) {
@@ -55,6 +49,18 @@ Result<RunPin> pin_run(const FileSystem& fs, const WorkspacePaths& ws, const Mut
         e.message = "cannot compute the run's replay id: " + e.message;
         return e;
     }
+    return id;
+}
+
+Result<RunPin> pin_run(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,
+                       std::string_view plan_text) {
+    RunPin pin;
+    if (!session.run_replay_id.empty()) {
+        pin.replay_id = session.run_replay_id;
+        return pin;
+    }
+    Result<std::string> id = manifest_id_on_disk(fs, ws, plan_text);
+    if (!id) return id.error();
     pin.replay_id = *id;
     pin.pinned = true;
     pin.workspace_text =

@@ -44,11 +44,22 @@ TEST(ReplayIdReport, AnEditAfterTheRunStartedIsExplained) {
     ASSERT_TRUE(r) << r.error().describe();
     EXPECT_NE(r->manifest_id, pinned);
     EXPECT_EQ(r->run_id, pinned);
-    for (const char* fragment : {".small/workspace.small.yml run.replay_id", "pinned when the run starts",
-                                 "does not follow later edits of intent, plan or constraints", "small reset"}) {
+    // The log has no work entry of the pinned run: `small start` re-pins it (D18).
+    for (const char* fragment : {".small/workspace.small.yml run.replay_id", "no work entries yet",
+                                 "run `small start` to re-pin it to this manifest"}) {
         EXPECT_TRUE(contains(r->explanation, fragment)) << fragment << "\n" << r->explanation;
     }
     EXPECT_TRUE(contains(r->explanation, pinned)) << r->explanation;
+
+    // Once the run's work has started, the pin stays and `small reset` is what applies.
+    std::string& log = ws.text("progress");
+    for (std::size_t at; (at = log.find(testing::kRunId)) != std::string::npos;) log.replace(at, 64, pinned);
+    const Result<ReplayIdReport> worked = report_of(ws);
+    ASSERT_TRUE(worked) << worked.error().describe();
+    for (const char* fragment : {"pinned when its work starts", "does not follow later edits of intent, plan or "
+                                                                "constraints", "small reset"}) {
+        EXPECT_TRUE(contains(worked->explanation, fragment)) << fragment << "\n" << worked->explanation;
+    }
 }
 
 TEST(ReplayIdReport, NoPinnedRunIsNotAnError) {

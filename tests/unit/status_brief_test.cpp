@@ -9,6 +9,8 @@
 
 #include "small/base/text.hpp"
 #include "small/base/utf8.hpp"
+#include "small/doc/yaml.hpp"
+#include "small/model/resume_point.hpp"
 #include "small/ops/status_brief.hpp"
 #include "small/report/status_brief.hpp"
 #include "test_workspace.hpp"
@@ -93,6 +95,40 @@ TEST(ResumeBriefOp, TheCommandToRunNextFollowsTheRunsState) {
     EXPECT_NE(broken.problems[0].find("plan.small.yml:"), std::string::npos) << broken.problems[0];
     EXPECT_EQ(broken.next_command, "small check --strict");
     EXPECT_EQ(brief_for_missing_workspace().next_command, "small init --intent \"<what this run is for>\"");
+}
+
+// The handoff's first line as `small handoff` writes it for `t` as it is.
+std::string source_line_of(TestWorkspace& t) {
+    Result<Document> plan = parse_yaml(t.text("plan"), "plan");
+    Result<Document> log = parse_yaml(t.text("progress"), "progress");
+    EXPECT_TRUE(plan && log);
+    return source_comment(handoff_source(outline_plan(plan->root()), log_facts(log->root(), testing::kRunId)));
+}
+
+TEST(ResumeBriefOp, ACompleteRunWithAFreshHandoffNamesNoCommandSoNothingLoops) {
+    TestWorkspace t;  // every task completed
+    EXPECT_EQ(brief_of(t).next_command, "small handoff");  // the handoff does not say what it describes
+    t.set("handoff", source_line_of(t) + t.text("handoff"));
+    const ResumeBrief b = brief_of(t);
+    EXPECT_TRUE(b.next_action.tool.empty());
+    EXPECT_EQ(b.next_command.rfind("nothing: the run is complete", 0), 0u) << b.next_command;
+    EXPECT_TRUE(b.handoff_stale.empty());
+    const std::string text = fit_brief(b, kDefaultBriefBytes).text;
+    EXPECT_NE(text.find("Run next: nothing: the run is complete"), std::string::npos) << text;
+}
+
+TEST(ResumeBriefOp, AStaleHandoffIsMarkedAndItsStepsAreComputedNow) {
+    TestWorkspace t;
+    t.set("plan", kWorkingPlan);
+    t.set("handoff", "# small: computed from plan 0000000000000000, 0 work entries, newest none\n" + t.text("handoff"));
+    const ResumeBrief b = brief_of(t);
+    EXPECT_EQ(b.handoff_stale.rfind("the plan changed", 0), 0u) << b.handoff_stale;
+    ASSERT_FALSE(b.handoff_next_steps.empty());
+    EXPECT_NE(b.handoff_next_steps[0].find("task-2"), std::string::npos) << b.handoff_next_steps[0];
+    const std::string text = fit_brief(b, kDefaultBriefBytes).text;
+    EXPECT_NE(text.find("Handoff: stale — the plan changed"), std::string::npos) << text;
+    // A blocked task's line carries its reason (none was recorded here).
+    EXPECT_NE(text.find("Wait for keys — no reason recorded"), std::string::npos) << text;
 }
 
 TEST(ResumeBriefText, WithoutAWorkspaceOnlyTheProblemAndInit) {

@@ -64,6 +64,7 @@ inline constexpr std::string_view kCommandLogsDirName = ".small-cache/logs";
 inline constexpr const char* kPlanTasksName = "plan.tasks";  // the plan's task ids and statuses
 inline constexpr const char* kPlanValidName = "plan.valid";  // the plan passed schema + invariants
 inline constexpr const char* kPlanOutlineName = "plan.outline";  // ids, statuses, dependencies
+inline constexpr const char* kProgressFactsName = "progress.facts";  // per-task work facts (resume point)
 
 // <root>/<relative>, for the runtime names above.
 inline std::string runtime_path(const std::string& root, std::string_view relative) {

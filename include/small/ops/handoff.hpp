@@ -39,6 +39,7 @@ namespace small {
 struct HandoffRequest {
     std::optional<std::string> summary;
     bool require_settled = false;          // refuse while tasks are unsettled (the reference's rule)
+    std::vector<std::string> next;         // --next: the session's own next steps, after the computed ones
     std::optional<std::string> replay_id;  // manual id: 64 hex digits, any case
     WorkspaceScope scope = WorkspaceScope::Root;
     std::chrono::milliseconds lock_wait{10'000};

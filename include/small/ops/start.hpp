@@ -27,13 +27,15 @@ struct StartResult {
     HandoffResult handoff;
     std::vector<std::string> created;  // file names written from templates
     bool self_heal = false;            // no run id existed: one was computed and pinned
+    std::string repinned_from;         // the run had no work entries: re-pinned to the manifest (was this id)
     std::optional<YamlValue> entry;    // meta/replayid-self-heal
     std::optional<GitignoreUpdate> gitignore;  // when start created .small/: the runtime lines, as init adds them
 };
 
 // Creates missing artifacts from templates (`.small/` itself only with scope
 // any; then the runtime lines are added to .gitignore as init adds them), pins the run (the existing run id, else the old handoff's, else the
-// manifest's: self-heal) and writes a handoff with a `run` block. The caller
+// manifest's: self-heal; a pinned run with no work entries yet is re-pinned
+// to the manifest as it now is, D18) and writes a handoff with a `run` block. The caller
 // then runs `check --strict`.
 Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws, const StartRequest& req);
 

@@ -27,7 +27,13 @@ struct StatusReport {
     bool small_dir_exists = false;
     std::array<bool, 5> artifacts{};     // canonical order (kArtifactTypes)
     std::optional<PlanSummary> plan;     // when the plan parsed
-    std::string next_task;               // resolve_next_task ("" when nothing to say)
+    std::string next_task;               // the resume point's task, or kRunCompleteText ("" when nothing to say)
+    struct Blocked {
+        std::string id, reason;          // reason: the evidence of the entry that blocked it (D18)
+    };
+    std::vector<Blocked> blocked;        // plan order
+    bool handoff_recorded = false;       // the handoff says what it was computed from
+    std::string handoff_stale;           // why it is stale ("" fresh or not recorded)
     std::string replay_id;               // workspace.small.yml run.replay_id ("" when none)
     std::vector<ProgressItem> recent;    // newest first
     bool more_progress = false;          // older matching entries exist beyond `recent`

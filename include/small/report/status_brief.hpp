@@ -30,6 +30,10 @@ struct FittedBrief {
     std::vector<std::string> omitted_sections;  // whole sections left out, in order
 };
 
+// The next action as JSON: {"tool", "arguments": {name: value, switch: true},
+// "placeholders": [names the agent fills]}, or {"tool": null, "note"}.
+nlohmann::json next_action_json(const NextAction& action);
+
 // `max_bytes` below kMinBriefBytes is raised to it.
 FittedBrief fit_brief(const ResumeBrief& brief, std::size_t max_bytes);
 

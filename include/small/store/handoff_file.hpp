@@ -1,26 +1,20 @@
 // The handoff file (the one place an agent resumes from), as handoff, start
 // and reset write it (D3, D7, D8, D10, D13 in docs/design.md).
 //
-// Handoff state machine (plan statuses trimmed and lower-cased; a blank
-// status is pending):
-//   blocked      strict checks fail, or a task is blocked and none is
-//                runnable: current task = first blocked (else meta/blocker),
-//                next steps say what to unblock / which check failed;
-//   complete     strict checks pass and every task is completed/cancelled:
-//                no current task, no next steps;
-//   in progress  otherwise: current task = next runnable task (first
-//                in_progress, else first pending with all dependencies
-//                completed), next step "Continue with <id>"; with nothing
-//                runnable the next step says the dependencies are unmet.
+// The handoff says where the run stands (model/resume_point, D18): the
+// current task and next steps are the resume point's, so the handoff, the
+// primer and MCP `resume` never disagree. A failing strict check comes
+// first: current task = the resume point's (else meta/blocker), next steps
+// say which check failed. The file's first line records what it was
+// computed from (source_comment), so readers can tell when it is stale.
 // The strict readiness check is `check --strict` on the workspace, ignoring
 // findings about the handoff file being replaced; its first failure (in the
 // deterministic D9 order) is quoted in the next steps.
 //
-// D13: unsettled tasks (progress in the current run, but neither completed,
-// blocked nor cancelled) never stop a handoff. They come first in the next
-// steps, one line each with the last recorded status, and the current task
-// is the first in_progress one (plan status or last entry), else the state
-// machine's pick. `--require-settled` refuses instead (the reference's rule).
+// D13: started tasks (work entries in the current run, not settled) never
+// stop a handoff; they come first in the next steps, one line each with the
+// last recorded status. `--require-settled` refuses instead (the
+// reference's rule).
 #pragma once
 
 #include <initializer_list>
@@ -32,6 +26,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/doc/yaml_writer.hpp"
+#include "small/model/resume_point.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/workspace_change.hpp"
 
@@ -45,17 +40,13 @@ struct Readiness {
 // `small check --strict` as the handoff sees it (see above).
 Readiness strict_readiness(const FileSystem& fs, const WorkspacePaths& ws);
 
-// A plan task with progress in the current run that is not settled (D13).
-struct UnsettledTask {
-    std::string id;
-    std::string title;
-    std::string plan_status;
-    std::string last_status;  // status of the task's last entry in the run
-};
+// A plan task with work entries in the current run that is not settled (D13).
+using UnsettledTask = StartedTask;
 
 struct HandoffInputs {
-    YamlValue plan;
-    std::vector<UnsettledTask> unsettled;
+    ResumePoint point;      // where the run stands
+    HandoffSource computed_from;  // the file's first line
+    std::vector<std::string> next;  // --next: the session's own steps, after the computed ones
     Readiness readiness;
     std::optional<std::string> summary;  // --summary (D10); blank = computed
     std::string replay_id;
@@ -68,13 +59,17 @@ struct HandoffInputs {
 // links, replayId, run).
 YamlValue build_handoff(const HandoffInputs& in);
 
-// Plan tasks that are neither completed, blocked nor cancelled but have
-// progress entries of the current run (`run_id`; every entry when empty),
-// `meta/` ids ignored (D10). In plan order.
-std::vector<UnsettledTask> unsettled_tasks(const YamlValue& plan, NodeRef progress_root, const std::string& run_id);
+// `in.point` and `in.computed_from` for `plan` and the log as it is
+// (`run_id`'s work entries; every entry when empty). Errors: the log is
+// missing or does not parse.
+Status compute_resume(HandoffInputs& in, const FileSystem& fs, const WorkspacePaths& ws, const YamlValue& plan,
+                      const std::string& run_id);
+
+// The outline of a plan value (as outline_plan reads a parsed one).
+std::vector<PlanTaskOutline> outline_of(const YamlValue& plan);
 
 // "task-2: Design widget (plan: pending, last recorded: in_progress)".
-std::string describe_unsettled(const UnsettledTask& t);
+inline std::string describe_unsettled(const UnsettledTask& t) { return describe_started(t); }
 
 struct HandoffResult {
     YamlValue handoff;        // as written
@@ -116,6 +111,7 @@ struct HandoffOptions {
     std::optional<std::string> summary;          // --summary (D10)
     std::optional<std::string> manual_replay_id; // validated, lower-case
     bool require_settled = false;                // refuse while tasks are unsettled
+    std::vector<std::string> next;               // --next: the session's own next steps
 };
 
 // The handoff rebuilt from the workspace as it is and written (plan,

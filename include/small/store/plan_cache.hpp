@@ -7,6 +7,7 @@
 // by rename and not fsynced, and a lost or stale one just costs a parse.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,13 @@ Error unknown_task_error(const PlanIndex& index, const std::string& id, const Wo
 
 // ok when `id` is a meta/ id or a task of the plan; else unknown_task_error.
 Status require_plan_task(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws);
+
+// The line format of these caches: fields escaped ('\\' '\n' ' ' as
+// "\\\\" "\\n" "\\s") and separated by one space, one record a line.
+// decode_cache_lines calls `take` with each line's fields and is false when
+// a line is unterminated, badly escaped or refused by `take`.
+void append_cache_field(std::string& out, std::string_view field);
+bool decode_cache_lines(std::string_view body, const std::function<bool(std::vector<std::string>&)>& take);
 
 // Small caches under .small-cache/ keyed by a file's version stamp: the body
 // is returned only while `stamp` is unchanged.

@@ -27,6 +27,10 @@ struct RunPin {
 Result<RunPin> pin_run(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,
                        std::string_view plan_text);
 
+// The replay id of intent + `plan_text` + constraints as on disk (the
+// manifest as it now is). Errors as pin_run's.
+Result<std::string> manifest_id_on_disk(const FileSystem& fs, const WorkspacePaths& ws, std::string_view plan_text);
+
 // The manifest's files as messages name them (.small/intent.small.yml, ...).
 ManifestFiles manifest_files(const WorkspacePaths& ws);
 

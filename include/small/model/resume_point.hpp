@@ -1,0 +1,136 @@
+// Where a run stands and the one step that moves it forward (D18), computed
+// from the plan and what the progress log says about each task. Pure: the
+// handoff, the primer, `status`, `doctor` and MCP `resume` all read it, so
+// they never disagree about the next step.
+//
+// Rules (D18):
+//   * A task is ready when it is not settled (completed, cancelled) and every
+//     `depends_on` is completed. Only a ready task is ever suggested, to start,
+//     complete or unblock; a started task whose dependencies are not complete
+//     is named as waiting, never as "resume".
+//   * Only work entries (progress add, checkpoint, apply) make a task started;
+//     the log lines of plan edits are bookkeeping (is_bookkeeping_entry).
+//   * Current task: the started ready task with the newest work entry, else a
+//     ready task the plan says is in_progress, else the first ready pending
+//     task (plan order), else the first blocked task whose dependencies are
+//     complete (to unblock). A blocked task carries the reason of the entry
+//     that blocked it.
+//   * A run whose tasks are all completed or cancelled is complete: nothing
+//     to run but a fresh handoff; never a step that changes nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "small/doc/document.hpp"
+#include "small/model/plan_summary.hpp"
+
+namespace small {
+
+// The one step that moves the run forward, as data: the operation (the CLI
+// command and the MCP tool of the same name: checkpoint, progress_add,
+// handoff, plan, init, check, status) and its arguments in order. `tool`
+// empty: nothing to run (`note` says why). `placeholder` arguments are for
+// the agent to fill (`<what proves it is done>`).
+struct NextAction {
+    struct Arg {
+        std::string name, value;  // MCP argument name; the CLI flag is --name (with _ as -)
+        bool placeholder = false;
+    };
+    std::string tool;
+    std::vector<Arg> args;
+    std::string note;  // why, or what to do when no tool fits
+};
+
+// `small checkpoint --task 'a b' --status completed --evidence "<...>"`, or
+// the note when there is no tool.
+std::string cli_line(const NextAction& a);
+
+// What the progress log says about one task.
+struct TaskWork {
+    std::string last_status;     // newest work entry of the current run ("" = not started by an entry)
+    std::size_t last_seq = 0;    // that entry's position in the log (larger = newer)
+    std::string blocked_reason;  // evidence (else notes) of the newest entry that set it blocked, any run
+};
+using WorkFacts = std::map<std::string, TaskWork, std::less<>>;
+
+enum class ResumeKind {
+    NoTasks,   // the plan has no tasks: add one
+    Work,      // `current` is ready: start it or complete it
+    Unblock,   // only blocked tasks can move: unblock `current`
+    Stuck,     // nothing can move: a dependency is missing from the plan or a cycle
+    Complete,  // every task completed or cancelled
+};
+
+// A started (work entries, not settled) task, as the handoff lists it (D13).
+struct StartedTask {
+    std::string id, title, plan_status, last_status;
+    std::vector<std::string> waits_on;  // unmet dependencies (empty: ready)
+};
+
+struct ResumePoint {
+    ResumeKind kind = ResumeKind::NoTasks;
+    std::string current;           // the task to work on or unblock ("" none)
+    bool current_started = false;  // in_progress or has work entries: complete it (else start it)
+    std::vector<StartedTask> started;  // plan order
+    std::vector<std::string> steps;    // the handoff's next_steps, in order
+    std::string summary;               // one sentence
+    NextAction action;                 // the step to take now
+};
+
+ResumePoint resume_point(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts);
+
+// The blocked tasks, in plan order: blocked in the plan, or open in the plan
+// while their newest work entry says blocked; each with its reason ("" when
+// no entry gave one).
+struct BlockedTask {
+    std::string id, title, reason;
+};
+std::vector<BlockedTask> blocked_tasks(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts);
+
+// Whether `id` may be suggested now: in the plan, not settled, every
+// dependency completed.
+bool is_ready(const std::vector<PlanTaskOutline>& plan, std::string_view id);
+
+// "task-2: Print the version (plan: pending, last recorded: in_progress)".
+std::string describe_started(const StartedTask& t);
+
+// What the progress log says of each task: work entries of run `run_id`
+// (every run when empty), blocked reasons of any run, and the count and
+// newest timestamp (as written) of the work entries of every run.
+struct LogFacts {
+    WorkFacts tasks;
+    std::uint64_t work_entries = 0;
+    std::string newest_work;
+};
+LogFacts log_facts(NodeRef progress_root, const std::string& run_id);
+
+// --- What a handoff was computed from (D18: stale is visible) ---
+
+// The handoff's first line records the plan (a digest of each task's id,
+// title, status and dependencies: what the resume depends on) and the work
+// entries of the log (their count and the newest timestamp) it was computed
+// from; bookkeeping entries (plan edits, start, reset) change nothing it
+// says. A comment, so the schema and the reference see nothing new.
+struct HandoffSource {
+    std::string plan_digest;  // 16 hex digits
+    std::uint64_t work_entries = 0;
+    std::string newest;       // newest work entry's timestamp as written ("" = none)
+    bool operator==(const HandoffSource&) const = default;
+};
+
+std::string plan_outline_digest(const std::vector<PlanTaskOutline>& plan);
+HandoffSource handoff_source(const std::vector<PlanTaskOutline>& plan, const LogFacts& facts);
+std::string source_comment(const HandoffSource& s);                                // "# small: computed from …\n"
+std::optional<HandoffSource> parse_source_comment(std::string_view handoff_text);  // nullopt: not recorded
+
+// Why a handoff is stale ("" when it is fresh); `was` nullopt (not
+// recorded: written by hand or by another tool) is never stale.
+std::string staleness(const std::optional<HandoffSource>& was, const HandoffSource& now);
+
+}  // namespace small

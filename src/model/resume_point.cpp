@@ -1,0 +1,324 @@
+// Where a run stands (see the header).
+#include "small/model/resume_point.hpp"
+
+#include <algorithm>
+
+#include "small/base/text.hpp"
+#include "small/model/plan_model.hpp"
+#include "small/model/replay_id.hpp"
+
+namespace small {
+
+namespace {
+
+bool settled(const std::string& status) { return status == "completed" || status == "cancelled"; }
+
+using Outline = std::vector<PlanTaskOutline>;
+
+const PlanTaskOutline* find(const Outline& plan, std::string_view id) {
+    const auto it = std::find_if(plan.begin(), plan.end(), [&](const PlanTaskOutline& t) { return t.id == id; });
+    return it == plan.end() ? nullptr : &*it;
+}
+
+std::vector<std::string> unmet(const Outline& plan, const PlanTaskOutline& t) {
+    std::vector<std::string> out;
+    for (const std::string& d : t.depends_on) {
+        const PlanTaskOutline* dep = find(plan, d);
+        if (!dep || dep->status != "completed") out.push_back(d);
+    }
+    return out;
+}
+
+const TaskWork* work_of(const WorkFacts& facts, const std::string& id) {
+    const auto it = facts.find(id);
+    return it == facts.end() ? nullptr : &it->second;
+}
+
+bool has_work(const WorkFacts& facts, const std::string& id) {
+    const TaskWork* w = work_of(facts, id);
+    return w && !w->last_status.empty();
+}
+
+std::string titled(const PlanTaskOutline& t) { return t.title.empty() ? t.id : t.id + ": " + t.title; }
+
+// "task-3 (blocked: need a decision)", "task-9 (not in the plan)".
+std::string dependency_text(const Outline& plan, const WorkFacts& facts, const std::string& id) {
+    const PlanTaskOutline* t = find(plan, id);
+    if (!t) return id + " (not in the plan)";
+    std::string out = id + " (" + t->status;
+    const TaskWork* w = work_of(facts, id);
+    if (t->status == "blocked" && w && !w->blocked_reason.empty()) out += ": " + w->blocked_reason;
+    return out + ")";
+}
+
+std::string waits_text(const Outline& plan, const WorkFacts& facts, const std::vector<std::string>& ids) {
+    std::string out;
+    for (const std::string& id : ids) out += (out.empty() ? "" : ", ") + dependency_text(plan, facts, id);
+    return out;
+}
+
+std::vector<StartedTask> started_tasks(const Outline& plan, const WorkFacts& facts) {
+    std::vector<StartedTask> out;
+    for (const PlanTaskOutline& t : plan) {
+        if (t.id.empty() || settled(t.status) || t.status == "blocked" || !has_work(facts, t.id)) continue;
+        out.push_back({t.id, t.title, t.status, work_of(facts, t.id)->last_status, unmet(plan, t)});
+    }
+    return out;
+}
+
+// The current task and whether it is started (see the header's rules):
+// a ready task in progress (by the plan or its newest work entry), the
+// newest work first; else a ready task with other work; else the first
+// ready pending task.
+std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const WorkFacts& facts) {
+    const auto newest = [&](auto&& eligible) -> const PlanTaskOutline* {
+        const PlanTaskOutline* best = nullptr;
+        std::size_t best_seq = 0;
+        for (const PlanTaskOutline& t : plan) {
+            if (t.id.empty() || t.status == "blocked" || !is_ready(plan, t.id) || !eligible(t)) continue;
+            const TaskWork* w = work_of(facts, t.id);
+            const std::size_t seq = w && !w->last_status.empty() ? w->last_seq : 0;
+            if (!best || seq > best_seq) best = &t, best_seq = seq;
+        }
+        return best;
+    };
+    const PlanTaskOutline* active = newest([&](const PlanTaskOutline& t) {
+        const TaskWork* w = work_of(facts, t.id);
+        return t.status == "in_progress" || (w && w->last_status == "in_progress");
+    });
+    if (!active) active = newest([&](const PlanTaskOutline& t) { return has_work(facts, t.id); });
+    if (active) return std::make_pair(active->id, true);
+    for (const PlanTaskOutline& t : plan) {
+        if (t.status == "pending" && !t.id.empty() && is_ready(plan, t.id)) return std::make_pair(t.id, false);
+    }
+    return std::nullopt;
+}
+
+NextAction checkpoint(const std::string& id, const char* status, const char* evidence = nullptr) {
+    NextAction a{"checkpoint", {{"task", id}, {"status", status}}, ""};
+    if (evidence) a.args.push_back({"evidence", evidence, true});
+    return a;
+}
+
+// Nothing can move: name the first dependency that keeps a task waiting
+// and how to drop it.
+void explain_stuck(const Outline& plan, const WorkFacts& facts, ResumePoint& r) {
+    r.kind = ResumeKind::Stuck;
+    r.summary = "Run stuck: no task can start; every open task waits on a dependency that cannot complete.";
+    for (const PlanTaskOutline& t : plan) {
+        if (settled(t.status) || t.id.empty()) continue;
+        const std::vector<std::string> waits = unmet(plan, t);
+        if (waits.empty()) continue;
+        r.steps.push_back("Re-plan " + titled(t) + ": it waits on " + waits_text(plan, facts, waits));
+        if (r.action.tool.empty()) {
+            r.action = {"plan", {{"undepend", t.id + ":" + waits.front()}}, ""};
+        }
+    }
+}
+
+void add_blocked_steps(const Outline& plan, const WorkFacts& facts, ResumePoint& r) {
+    for (const PlanTaskOutline& t : plan) {
+        if (t.status != "blocked" || t.id.empty() || t.id == r.current) continue;
+        const TaskWork* w = work_of(facts, t.id);
+        const std::vector<std::string> waits = unmet(plan, t);
+        std::string step = "Unblock " + titled(t) + " — blocked: " +
+                           (w && !w->blocked_reason.empty() ? w->blocked_reason : std::string("no reason recorded"));
+        if (!waits.empty()) step += " (it also waits on " + waits_text(plan, facts, waits) + ")";
+        r.steps.push_back(std::move(step));
+    }
+}
+
+// The plan with the status a task's newest work entry gives it where that
+// is `blocked` and the plan still has it open: the agent said it is stuck.
+Outline effective(Outline plan, const WorkFacts& facts) {
+    for (PlanTaskOutline& t : plan) {
+        const TaskWork* w = work_of(facts, t.id);
+        if (w && w->last_status == "blocked" && (t.status == "pending" || t.status == "in_progress")) t.status = "blocked";
+    }
+    return plan;
+}
+
+void put_first(std::vector<std::string>& steps, const std::string& prefix) {
+    const auto it = std::find_if(steps.begin(), steps.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
+    if (it != steps.end()) std::rotate(steps.begin(), it, it + 1);
+}
+
+}  // namespace
+
+std::vector<BlockedTask> blocked_tasks(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts) {
+    std::vector<BlockedTask> out;
+    for (const PlanTaskOutline& t : effective(plan, facts)) {
+        if (t.status != "blocked" || t.id.empty()) continue;
+        const TaskWork* w = work_of(facts, t.id);
+        out.push_back({t.id, t.title, w ? w->blocked_reason : std::string()});
+    }
+    return out;
+}
+
+bool is_ready(const std::vector<PlanTaskOutline>& plan, std::string_view id) {
+    const PlanTaskOutline* t = find(plan, id);
+    return t && !settled(t->status) && unmet(plan, *t).empty();
+}
+
+std::string describe_started(const StartedTask& t) {
+    return t.id + (t.title.empty() ? "" : ": " + t.title) + " (plan: " + t.plan_status +
+           ", last recorded: " + t.last_status + ")";
+}
+
+ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const WorkFacts& facts) {
+    ResumePoint r;
+    const Outline plan = effective(raw_plan, facts);
+    r.started = started_tasks(plan, facts);
+    for (StartedTask& t : r.started) t.plan_status = find(raw_plan, t.id)->status;
+    const bool any_task = std::any_of(plan.begin(), plan.end(), [](const PlanTaskOutline& t) { return !t.id.empty(); });
+    if (!any_task) {
+        r.summary = "No tasks yet.";
+        r.steps.push_back("Add the first task: small plan --add \"<title>\"");
+        r.action = {"plan", {{"add", "<first task>", true}}, ""};
+        return r;
+    }
+    if (std::all_of(plan.begin(), plan.end(), [](const PlanTaskOutline& t) { return settled(t.status); })) {
+        r.kind = ResumeKind::Complete;
+        r.summary = "Run complete. All plan tasks completed.";
+        r.action.note = "nothing: the run is complete (new work: small plan --add \"<title>\"; a new run: small start)";
+        return r;
+    }
+    // Started tasks first (D13): ready ones to resume, the others waiting.
+    for (const StartedTask& t : r.started) {
+        r.steps.push_back(t.waits_on.empty() ? "Resume " + describe_started(t)
+                                             : "Wait: " + describe_started(t) + " waits on " +
+                                                   waits_text(plan, facts, t.waits_on));
+    }
+    if (const auto work = pick_work(plan, facts)) {
+        r.kind = ResumeKind::Work;
+        std::tie(r.current, r.current_started) = *work;
+        const PlanTaskOutline& t = *find(plan, r.current);
+        if (has_work(facts, r.current)) put_first(r.steps, "Resume " + r.current + (t.title.empty() ? " " : ":"));
+        else r.steps.insert(r.steps.begin(), (r.current_started ? "Continue with " : "Start ") + titled(t));
+        r.summary = "Run in progress. Next task: " + r.current + ".";
+        r.action = r.current_started ? checkpoint(r.current, "completed", "<what proves it is done>")
+                                     : checkpoint(r.current, "in_progress");
+        add_blocked_steps(plan, facts, r);
+        return r;
+    }
+    for (const PlanTaskOutline& t : plan) {
+        if (t.status != "blocked" || t.id.empty() || !unmet(plan, t).empty()) continue;
+        r.kind = ResumeKind::Unblock;
+        r.current = t.id;
+        const TaskWork* w = work_of(facts, t.id);
+        const std::string reason = w && !w->blocked_reason.empty() ? w->blocked_reason : "no reason recorded";
+        r.steps.insert(r.steps.begin(), "Unblock " + titled(t) + " — blocked: " + reason);
+        r.summary = "Run blocked on " + t.id + ": " + reason;
+        r.action = checkpoint(t.id, "in_progress", "<what unblocked it>");
+        add_blocked_steps(plan, facts, r);
+        return r;
+    }
+    explain_stuck(plan, facts, r);
+    return r;
+}
+
+std::string cli_line(const NextAction& a) {
+    if (a.tool.empty()) return a.note;
+    std::string line = "small " + (a.tool == "progress_add" ? std::string("progress add") : a.tool);
+    for (const NextAction::Arg& arg : a.args) {
+        std::string flag = arg.name;
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        line += " --" + flag;
+        if (arg.value.empty()) continue;  // a switch (--strict)
+        line += ' ';
+        if (arg.placeholder) line.append(1, '"').append(arg.value).append(1, '"');
+        else line += shell_quote(arg.value);
+    }
+    return line;
+}
+
+// --- the log and the handoff's source ---
+
+namespace {
+
+constexpr std::string_view kSourcePrefix = "# small: computed from plan ";
+
+std::string text_of(NodeRef entry, const char* key) { return std::string(trim(entry.find(key).as_string())); }
+
+}  // namespace
+
+LogFacts log_facts(NodeRef progress_root, const std::string& run_id) {
+    LogFacts f;
+    const NodeRef entries = progress_root.find("entries");
+    for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
+        const NodeRef e = entries.item(i);
+        const std::string id = text_of(e, "task_id");
+        const std::string evidence = text_of(e, "evidence"), notes = text_of(e, "notes");
+        if (id.empty() || is_bookkeeping_entry(id, evidence, notes)) continue;
+        ++f.work_entries;
+        if (std::string ts = text_of(e, "timestamp"); !ts.empty()) f.newest_work = std::move(ts);
+        const std::string status = lower_ascii(text_of(e, "status"));
+        TaskWork& w = f.tasks[id];
+        if (status == "blocked") w.blocked_reason = one_line(evidence.empty() ? notes : evidence, 200);
+        if (!run_id.empty() && lower_ascii(text_of(e, "replayId")) != run_id) continue;
+        w.last_status = status;
+        w.last_seq = i + 1;
+    }
+    return f;
+}
+
+std::string plan_outline_digest(const std::vector<PlanTaskOutline>& plan) {
+    std::string text;
+    for (const PlanTaskOutline& t : plan) {
+        text += t.id + '\x1f' + t.status + '\x1f' + t.title;
+        for (const std::string& d : t.depends_on) text += '\x1f' + d;
+        text += '\x1e';
+    }
+    return sha256_hex(text).substr(0, 16);
+}
+
+HandoffSource handoff_source(const std::vector<PlanTaskOutline>& plan, const LogFacts& facts) {
+    return {plan_outline_digest(plan), facts.work_entries, facts.newest_work};
+}
+
+std::string source_comment(const HandoffSource& s) {
+    return std::string(kSourcePrefix) + s.plan_digest + ", " + std::to_string(s.work_entries) +
+           " work entries, newest " + (s.newest.empty() ? std::string("none") : s.newest) + "\n";
+}
+
+std::optional<HandoffSource> parse_source_comment(std::string_view text) {
+    if (text.substr(0, kSourcePrefix.size()) != kSourcePrefix) return std::nullopt;
+    text.remove_prefix(kSourcePrefix.size());
+    const std::string_view line = text.substr(0, text.find('\n'));
+    const std::size_t comma = line.find(", ");
+    const std::size_t count_end = line.find(" work entries, newest ");
+    if (comma == std::string_view::npos || count_end == std::string_view::npos || count_end < comma + 2) {
+        return std::nullopt;
+    }
+    const std::string_view count = line.substr(comma + 2, count_end - comma - 2);
+    if (count.empty() || count.size() > 19 || !std::all_of(count.begin(), count.end(), [](char c) {
+            return c >= '0' && c <= '9';
+        })) {
+        return std::nullopt;
+    }
+    HandoffSource s;
+    s.plan_digest = std::string(line.substr(0, comma));
+    s.work_entries = std::stoull(std::string(count));
+    s.newest = std::string(line.substr(count_end + 22));
+    if (s.newest == "none") s.newest.clear();
+    return s;
+}
+
+std::string staleness(const std::optional<HandoffSource>& was, const HandoffSource& now) {
+    if (!was || *was == now) return "";
+    std::string why;
+    if (was->plan_digest != now.plan_digest) why = "the plan changed";
+    if (was->work_entries != now.work_entries || was->newest != now.newest) {
+        if (!why.empty()) why += " and ";
+        if (now.work_entries > was->work_entries) {
+            const std::uint64_t n = now.work_entries - was->work_entries;
+            why += std::to_string(n) + " work entr" + (n == 1 ? "y was" : "ies were") + " added";
+        } else {
+            why += "the progress log changed";
+        }
+        if (!now.newest.empty() && now.newest != was->newest) why += " (newest " + now.newest + ")";
+    }
+    return why + " since it was written";
+}
+
+}  // namespace small

@@ -1,0 +1,372 @@
+// model/resume_point: the next step (D18), the log's facts, the handoff's
+// source line; and build_handoff on top of them. Includes the property
+// tests: on random plans the suggested task is always ready, and following
+// the suggested step never loops.
+#include "small/model/resume_point.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "small/doc/yaml.hpp"
+#include "small/store/handoff_file.hpp"
+
+namespace small {
+namespace {
+
+using Ids = std::vector<std::string>;
+using Outline = std::vector<PlanTaskOutline>;
+
+PlanTaskOutline task(const std::string& id, const std::string& status, const Ids& deps = {}) {
+    return {id, status, deps, "Title " + id};
+}
+
+TaskWork work(const std::string& status, std::size_t seq, const std::string& reason = "") {
+    return {status, seq, reason};
+}
+
+const PlanTaskOutline* find(const Outline& plan, const std::string& id) {
+    for (const PlanTaskOutline& t : plan) {
+        if (t.id == id) return &t;
+    }
+    return nullptr;
+}
+
+// The task an action names (checkpoint --task ID), or "".
+std::string task_of(const NextAction& a) {
+    for (const NextAction::Arg& arg : a.args) {
+        if (arg.name == "task") return arg.value;
+    }
+    return "";
+}
+
+std::string arg_of(const NextAction& a, const std::string& name) {
+    for (const NextAction::Arg& arg : a.args) {
+        if (arg.name == name) return arg.value;
+    }
+    return "";
+}
+
+// ------------------------------------------------------------ resume_point
+
+TEST(ResumePoint, NeverSuggestsATaskWhoseDependencyIsBlocked) {
+    // The new user's report: task-4 depends on blocked task-3; Run next must not complete task-4.
+    const Outline plan = {task("task-1", "completed"), task("task-2", "completed"),
+                          task("task-3", "blocked", {"task-2"}), task("task-4", "in_progress", {"task-3"}),
+                          task("task-5", "pending", {"task-4"})};
+    WorkFacts facts;
+    facts["task-3"] = work("blocked", 7, "need a decision: error or inf?");
+    facts["task-4"] = work("in_progress", 9);
+    const ResumePoint r = resume_point(plan, facts);
+    EXPECT_EQ(r.kind, ResumeKind::Unblock);
+    EXPECT_EQ(r.current, "task-3");
+    EXPECT_EQ(r.action.tool, "checkpoint");
+    EXPECT_EQ(task_of(r.action), "task-3");
+    EXPECT_EQ(arg_of(r.action, "status"), "in_progress");
+    ASSERT_GE(r.steps.size(), 2u);
+    EXPECT_EQ(r.steps[0], "Unblock task-3: Title task-3 — blocked: need a decision: error or inf?");
+    EXPECT_EQ(r.steps[1], "Wait: task-4: Title task-4 (plan: in_progress, last recorded: in_progress) waits on "
+                          "task-3 (blocked: need a decision: error or inf?)");
+    EXPECT_NE(r.summary.find("need a decision"), std::string::npos) << r.summary;
+}
+
+TEST(ResumePoint, TheNewestStartedReadyTaskIsCurrentAndItsLineComesFirst) {
+    const Outline plan = {task("a", "pending"), task("b", "in_progress"), task("c", "pending")};
+    WorkFacts facts;
+    facts["a"] = work("in_progress", 3);
+    facts["b"] = work("in_progress", 8);
+    const ResumePoint r = resume_point(plan, facts);
+    EXPECT_EQ(r.kind, ResumeKind::Work);
+    EXPECT_EQ(r.current, "b");
+    EXPECT_TRUE(r.current_started);
+    EXPECT_EQ(arg_of(r.action, "status"), "completed");
+    ASSERT_EQ(r.steps.size(), 2u);
+    EXPECT_EQ(r.steps[0], "Resume b: Title b (plan: in_progress, last recorded: in_progress)");
+    EXPECT_EQ(r.steps[1], "Resume a: Title a (plan: pending, last recorded: in_progress)");
+    ASSERT_EQ(r.started.size(), 2u);
+}
+
+TEST(ResumePoint, APendingReadyTaskIsStartedNotCompleted) {
+    const Outline plan = {task("task-1", "completed"), task("task-2", "pending", {"task-1"})};
+    const ResumePoint r = resume_point(plan, {});
+    EXPECT_EQ(r.current, "task-2");
+    EXPECT_FALSE(r.current_started);
+    EXPECT_EQ(cli_line(r.action), "small checkpoint --task task-2 --status in_progress");
+    EXPECT_EQ(r.steps, Ids{"Start task-2: Title task-2"});
+    EXPECT_EQ(r.summary, "Run in progress. Next task: task-2.");
+}
+
+TEST(ResumePoint, AnEntrySayingBlockedBlocksAnOpenPlanTask) {
+    const Outline plan = {task("a", "pending"), task("b", "pending")};
+    WorkFacts facts;
+    facts["a"] = work("blocked", 2, "waiting for the API key");
+    const ResumePoint r = resume_point(plan, facts);
+    EXPECT_EQ(r.current, "b");
+    EXPECT_EQ(r.steps, (Ids{"Start b: Title b", "Unblock a: Title a — blocked: waiting for the API key"}));
+    const std::vector<BlockedTask> blocked = blocked_tasks(plan, facts);
+    ASSERT_EQ(blocked.size(), 1u);
+    EXPECT_EQ(blocked[0].reason, "waiting for the API key");
+}
+
+TEST(ResumePoint, CompleteNamesNoCommandThatChangesNothing) {
+    const ResumePoint r = resume_point({task("a", "completed"), task("b", "cancelled")}, {});
+    EXPECT_EQ(r.kind, ResumeKind::Complete);
+    EXPECT_TRUE(r.current.empty());
+    EXPECT_TRUE(r.steps.empty());
+    EXPECT_TRUE(r.action.tool.empty());
+    EXPECT_NE(r.action.note.find("run is complete"), std::string::npos);
+    EXPECT_EQ(cli_line(r.action), r.action.note);
+}
+
+TEST(ResumePoint, NoTasksAsksForTheFirstOne) {
+    const ResumePoint r = resume_point({}, {});
+    EXPECT_EQ(r.kind, ResumeKind::NoTasks);
+    EXPECT_EQ(cli_line(r.action), "small plan --add \"<first task>\"");
+}
+
+TEST(ResumePoint, AMissingDependencyIsStuckAndSaysHowToDropIt) {
+    const ResumePoint r = resume_point({task("task-1", "pending", {"ghost"})}, {});
+    EXPECT_EQ(r.kind, ResumeKind::Stuck);
+    EXPECT_TRUE(r.current.empty());
+    EXPECT_EQ(cli_line(r.action), "small plan --undepend task-1:ghost");
+    EXPECT_EQ(r.steps, Ids{"Re-plan task-1: Title task-1: it waits on ghost (not in the plan)"});
+}
+
+TEST(ResumePoint, CliLineQuotesValuesAndKeepsPlaceholdersReadable) {
+    NextAction a{"checkpoint", {{"task", "a b"}, {"status", "completed"}, {"evidence", "<what proves it>", true}}, ""};
+    EXPECT_EQ(cli_line(a), "small checkpoint --task 'a b' --status completed --evidence \"<what proves it>\"");
+    EXPECT_EQ(cli_line(NextAction{"progress_add", {{"task", "t"}}, ""}), "small progress add --task t");
+    EXPECT_EQ(cli_line(NextAction{"check", {{"strict", ""}}, ""}), "small check --strict");
+}
+
+// ------------------------------------------------------------ log_facts
+
+TEST(LogFacts, PlanEditLinesAreNotWorkAndBlockersKeepTheirReasonAcrossRuns) {
+    const std::string old_run(64, 'a'), run(64, 'b');
+    const std::string log = "entries:\n"
+                            "  - {task_id: t1, status: blocked, evidence: \"need a decision\", replayId: " + old_run + ", timestamp: \"2026-01-01T00:00:01Z\"}\n"
+                            "  - {task_id: t2, status: pending, evidence: \"Added task t2 via small plan --add\", notes: T, replayId: " + run + ", timestamp: \"2026-01-01T00:00:02Z\"}\n"
+                            "  - {task_id: t3, status: in_progress, evidence: started, replayId: " + run + ", timestamp: \"2026-01-01T00:00:03Z\"}\n"
+                            "  - {task_id: meta/reset, status: completed, evidence: reset, replayId: " + run + ", timestamp: \"2026-01-01T00:00:04Z\"}\n";
+    Result<Document> doc = parse_yaml(log, "progress");
+    ASSERT_TRUE(doc.ok()) << doc.error().describe();
+    const LogFacts f = log_facts(doc->root(), run);
+    EXPECT_EQ(f.work_entries, 2u);
+    EXPECT_EQ(f.newest_work, "2026-01-01T00:00:03Z");
+    EXPECT_EQ(f.tasks.count("t2"), 0u);  // the plan --add line is bookkeeping
+    ASSERT_EQ(f.tasks.count("t1"), 1u);
+    EXPECT_EQ(f.tasks.at("t1").last_status, "");  // another run's work does not start it here
+    EXPECT_EQ(f.tasks.at("t1").blocked_reason, "need a decision");
+    EXPECT_EQ(f.tasks.at("t3").last_status, "in_progress");
+    EXPECT_EQ(f.tasks.at("t3").last_seq, 3u);
+}
+
+// ------------------------------------------------------------ handoff source
+
+TEST(HandoffSource, TheCommentRoundTripsAndStalenessSaysWhatChanged) {
+    const HandoffSource s{"0123456789abcdef", 12, "2026-01-01T00:00:03Z"};
+    const std::string line = source_comment(s);
+    EXPECT_EQ(line, "# small: computed from plan 0123456789abcdef, 12 work entries, newest 2026-01-01T00:00:03Z\n");
+    EXPECT_EQ(parse_source_comment(line + "small_version: \"1.0.0\"\n"), s);
+    EXPECT_EQ(parse_source_comment(source_comment({"x", 0, ""})), (HandoffSource{"x", 0, ""}));
+    EXPECT_FALSE(parse_source_comment("small_version: \"1.0.0\"\n"));
+    EXPECT_FALSE(parse_source_comment("# small: computed from plan x, many work entries, newest none\n"));
+
+    EXPECT_EQ(staleness(s, s), "");
+    EXPECT_EQ(staleness(std::nullopt, s), "");  // unknown origin: never called stale
+    HandoffSource now = s;
+    now.work_entries = 15;
+    now.newest = "2026-01-02T00:00:00Z";
+    EXPECT_EQ(staleness(s, now), "3 work entries were added (newest 2026-01-02T00:00:00Z) since it was written");
+    now.plan_digest = "fedcba9876543210";
+    EXPECT_EQ(staleness(s, now).rfind("the plan changed and 3 work entries", 0), 0u) << staleness(s, now);
+}
+
+TEST(HandoffSource, ThePlanDigestFollowsWhatTheResumeDependsOn) {
+    const Outline a = {task("a", "pending"), task("b", "pending", {"a"})};
+    Outline b = a;
+    EXPECT_EQ(plan_outline_digest(a), plan_outline_digest(b));
+    b[1].status = "completed";
+    EXPECT_NE(plan_outline_digest(a), plan_outline_digest(b));
+    b = a;
+    b[1].depends_on.clear();
+    EXPECT_NE(plan_outline_digest(a), plan_outline_digest(b));
+    EXPECT_EQ(plan_outline_digest(a).size(), 16u);
+}
+
+// ------------------------------------------------------------ build_handoff
+
+HandoffInputs inputs(const Outline& plan, const WorkFacts& facts = {}) {
+    HandoffInputs in;
+    in.point = resume_point(plan, facts);
+    in.replay_id = std::string(64, 'c');
+    return in;
+}
+
+Ids steps_of(const YamlValue& h) {
+    Ids out;
+    for (const YamlValue& s : h["resume"]["next_steps"]) out.push_back(s.get<std::string>());
+    return out;
+}
+
+TEST(BuildHandoff, BlockedTaskWithNothingRunnableIsCurrentWithItsReason) {
+    WorkFacts facts;
+    facts["task-2"] = work("blocked", 4, "waiting on review");
+    const YamlValue h = build_handoff(inputs(
+        {task("task-1", "completed"), task("task-2", "blocked"), task("task-3", "pending", {"task-2"})}, facts));
+    EXPECT_EQ(h["summary"], "Run blocked on task-2: waiting on review");
+    EXPECT_EQ(h["resume"]["current_task_id"], "task-2");
+    EXPECT_EQ(steps_of(h), Ids{"Unblock task-2: Title task-2 — blocked: waiting on review"});
+}
+
+TEST(BuildHandoff, StrictFailureComesFirstAndIsAMetaBlockerUnlessUnblocking) {
+    HandoffInputs in = inputs({task("task-1", "pending")});
+    in.readiness = {false, ".small/plan.small.yml:3:1: bad thing [S1]"};
+    YamlValue h = build_handoff(in);
+    EXPECT_EQ(h["summary"], "Run blocked. strict check failed.");
+    EXPECT_EQ(h["resume"]["current_task_id"], "meta/blocker");
+    EXPECT_EQ(steps_of(h), (Ids{"Resolve strict check failures: .small/plan.small.yml:3:1: bad thing [S1]",
+                                "Run: small check --strict", "Start task-1: Title task-1"}));
+
+    in = inputs({task("task-1", "completed"), task("task-2", "blocked")});
+    in.readiness = {false, ""};
+    h = build_handoff(in);
+    EXPECT_EQ(h["resume"]["current_task_id"], "task-2");
+    EXPECT_EQ(steps_of(h).front(), "Resolve strict check failures");
+}
+
+TEST(BuildHandoff, CompleteHasNoCurrentTaskAndNoSteps) {
+    const YamlValue h = build_handoff(inputs({task("task-1", "completed"), task("task-2", "cancelled")}));
+    EXPECT_EQ(h["summary"], "Run complete. strict check passed. All plan tasks completed.");
+    EXPECT_FALSE(h["resume"].contains("current_task_id"));
+    EXPECT_TRUE(steps_of(h).empty());
+}
+
+TEST(BuildHandoff, SessionStepsFollowTheComputedOnesAndStartedTasksAreCounted) {
+    WorkFacts facts;
+    facts["task-1"] = work("in_progress", 2);
+    HandoffInputs in = inputs({task("task-1", "pending"), task("task-2", "pending")}, facts);
+    in.next = {"Ask the user about the flag name", "  "};
+    const YamlValue h = build_handoff(in);
+    EXPECT_EQ(steps_of(h), (Ids{"Resume task-1: Title task-1 (plan: pending, last recorded: in_progress)",
+                                "Ask the user about the flag name"}));
+    EXPECT_EQ(h["summary"], "Run in progress. Next task: task-1. 1 task has unsettled progress.");
+}
+
+TEST(BuildHandoff, HouseKeyOrderSummaryOverrideLinksAndRun) {
+    HandoffInputs in = inputs({task("task-1", "blocked")});
+    in.summary = "Waiting for review.";
+    in.source = "manual";
+    YamlValue link = YamlValue::object();
+    link["url"] = "https://example.com";
+    in.links = YamlValue::array({link});
+    in.run = YamlValue::object();
+    in.run["transition_reason"] = "manual";
+    const YamlValue h = build_handoff(in);
+    Ids keys;
+    for (auto it = h.begin(); it != h.end(); ++it) keys.push_back(it.key());
+    EXPECT_EQ(keys, (Ids{"small_version", "owner", "summary", "resume", "links", "replayId", "run"}));
+    EXPECT_EQ(h["summary"], "Waiting for review.");
+    EXPECT_EQ(h["replayId"]["source"], "manual");
+    EXPECT_EQ(h["links"], in.links);
+    in.run = YamlValue();
+    EXPECT_FALSE(build_handoff(in).contains("run"));
+}
+
+// ------------------------------------------------------------ properties
+
+const char* const kStatuses[] = {"pending", "in_progress", "completed", "blocked", "cancelled"};
+
+// A random plan of up to 50 tasks: dependencies only on earlier tasks (a DAG),
+// sometimes on an id the plan does not have; random statuses and work.
+struct Scenario {
+    Outline plan;
+    WorkFacts facts;
+};
+
+Scenario random_scenario(std::mt19937& rng) {
+    Scenario s;
+    const int n = std::uniform_int_distribution<int>(0, 50)(rng);
+    std::size_t seq = 0;
+    for (int i = 0; i < n; ++i) {
+        PlanTaskOutline t = task("t" + std::to_string(i), kStatuses[rng() % 5]);
+        const int deps = i == 0 ? 0 : std::uniform_int_distribution<int>(0, std::min(i, 3))(rng);
+        for (int d = 0; d < deps; ++d) {
+            std::string dep = rng() % 40 == 0 ? "ghost" : "t" + std::to_string(rng() % i);
+            if (std::find(t.depends_on.begin(), t.depends_on.end(), dep) == t.depends_on.end()) {
+                t.depends_on.push_back(dep);
+            }
+        }
+        s.plan.push_back(t);
+        if (rng() % 3 == 0) s.facts[t.id] = work(kStatuses[rng() % 5], ++seq, rng() % 2 ? "reason " + t.id : "");
+    }
+    return s;
+}
+
+// What following the suggested step does to the plan (checkpoint sets the
+// plan status and records a work entry).
+void follow(Scenario& s, const NextAction& a, std::size_t& seq) {
+    ASSERT_EQ(a.tool, "checkpoint") << cli_line(a);
+    const std::string id = task_of(a), status = arg_of(a, "status");
+    for (PlanTaskOutline& t : s.plan) {
+        if (t.id == id) t.status = status;
+    }
+    s.facts[id].last_status = status;
+    s.facts[id].last_seq = ++seq;
+}
+
+TEST(ResumePointProperty, TheSuggestedTaskIsAlwaysReadyAndFollowingItNeverLoops) {
+    std::mt19937 rng(20261126);
+    for (int round = 0; round < 3000; ++round) {
+        Scenario s = random_scenario(rng);
+        std::size_t seq = 1000;
+        std::set<std::string> seen;
+        // Each task can be started, then completed: at most 2 steps per task
+        // (an unblock is a start) plus one, or it loops.
+        const std::size_t limit = 2 * s.plan.size() + 1;
+        for (std::size_t step = 0;; ++step) {
+            const ResumePoint r = resume_point(s.plan, s.facts);
+            if (!r.current.empty()) {
+                ASSERT_TRUE(is_ready(s.plan, r.current)) << "round " << round << ": " << r.current;
+            }
+            const std::string named = task_of(r.action);
+            if (!named.empty()) {
+                ASSERT_TRUE(is_ready(s.plan, named)) << "round " << round << ": " << cli_line(r.action);
+                ASSERT_EQ(named, r.current);
+            }
+            if (r.kind == ResumeKind::Complete || r.kind == ResumeKind::NoTasks || r.kind == ResumeKind::Stuck) {
+                if (r.kind == ResumeKind::Stuck) ASSERT_EQ(r.action.tool, "plan") << "round " << round;
+                break;
+            }
+            ASSERT_LT(step, limit) << "round " << round << ": following the steps loops at " << cli_line(r.action);
+            const std::string key = cli_line(r.action) + "|" + r.current;
+            ASSERT_TRUE(seen.insert(key).second) << "round " << round << ": the same step twice: " << key;
+            follow(s, r.action, seq);
+        }
+    }
+}
+
+TEST(ResumePointProperty, AStartedTaskIsResumedOnlyWhenReadyAndBlockersShowTheirReason) {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 3000; ++round) {
+        const Scenario s = random_scenario(rng);
+        const ResumePoint r = resume_point(s.plan, s.facts);
+        for (const StartedTask& t : r.started) {
+            const std::string resume = "Resume " + describe_started(t);
+            const bool listed = std::find(r.steps.begin(), r.steps.end(), resume) != r.steps.end();
+            ASSERT_EQ(listed, is_ready(s.plan, t.id)) << "round " << round << ": " << t.id;
+        }
+        for (const BlockedTask& b : blocked_tasks(s.plan, s.facts)) {
+            const PlanTaskOutline* t = find(s.plan, b.id);
+            ASSERT_NE(t, nullptr);
+            const auto w = s.facts.find(b.id);
+            ASSERT_EQ(b.reason, w == s.facts.end() ? "" : w->second.blocked_reason);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace small
