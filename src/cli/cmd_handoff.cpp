@@ -57,7 +57,10 @@ void register_handoff(CLI::App& app, Context& ctx) {
                   "Refuse (exit 1, nothing written) while a task of the current run has progress but is not "
                   "completed, blocked or cancelled");
     cmd->footer("A handoff can always be written: tasks with unsettled progress are listed as a warning and\n"
-                "named in resume.current_task_id / resume.next_steps (--require-settled refuses instead).");
+                "named in resume.current_task_id / resume.next_steps (--require-settled refuses instead).\n"
+                "Only a task whose dependencies are all completed is suggested; a blocked task carries its reason.\n"
+                "The file's first line records what it was computed from, so status, the primer, doctor and\n"
+                "check --strict can say when it is stale (D18).");
     cmd->callback([&ctx, f] { ctx.exit_code = run_handoff(ctx, *f); });
 }
 

@@ -1,6 +1,7 @@
 // `small merge [--explain] ANCESTOR CURRENT OTHER [PATHNAME]` (the git merge
 // driver) and `small merge --explain FILE` (a conflict in git's index);
 // flags and rendering only, the work is in small/ops/merge.hpp.
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -31,6 +32,10 @@ void print_conflicts(const Output& out, const MergeReport& r, const MergeFlags& 
     }
 }
 
+// Run by `git merge -s small` (git-merge-small), which writes the handoff
+// itself once every file is merged: no "run small handoff" advice then.
+bool in_merge_strategy() { return std::getenv("SMALL_MERGE_STRATEGY_FILE") != nullptr; }
+
 void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
     if (!r.clean()) return print_conflicts(out, r, f);
     if (from_index(f)) {
@@ -46,14 +51,14 @@ void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
                     std::to_string(r.outcome.bumped_timestamps) + " timestamps moved";
         }
         std::cerr << line << ")\n";  // git shows the driver's stderr; stdout is not the result
-        if (r.rule == "progress" || r.rule == "plan") {
+        if ((r.rule == "progress" || r.rule == "plan") && !in_merge_strategy()) {
             // D18: the handoff still describes one side of the merge.
             std::cerr << "  after the merge, run: small handoff (the handoff describes one side; "
                          "git merge -s small writes it for you)\n";
         }
     }
     for (const std::string& note : r.outcome.notes) {
-        if (f.explain || r.rule == "handoff") std::cerr << "  note: " << note << '\n';
+        if (f.explain || (r.rule == "handoff" && !in_merge_strategy())) std::cerr << "  note: " << note << '\n';
     }
 }
 

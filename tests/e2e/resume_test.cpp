@@ -126,7 +126,8 @@ TEST_F(ResumeE2E, AStaleHandoffIsSaidEverywhereAndTheVerdictStays) {
     const RunResult check = small({"check", "--strict"});
     EXPECT_EQ(check.exit_code, 0) << check;  // a warning only
     EXPECT_TRUE(contains(check.out + check.err, "[HANDOFF-STALE]")) << check;
-    EXPECT_TRUE(contains(small({"doctor"}).out, "Handoff is stale"));
+    const RunResult doctor = small({"doctor"});
+    EXPECT_TRUE(contains(doctor.out + doctor.err, "Handoff is stale")) << doctor;
 
     ok({"handoff"});
     EXPECT_FALSE(contains(small({"status"}).out, "stale"));
