@@ -948,8 +948,8 @@ TEST_F(CliTest, ReplayIdExplainsAPinnedRunThatNoLongerMatches) {
     EXPECT_NE(manifest, pinned) << r;
     EXPECT_TRUE(contains(r.err, "Note: the run's pinned id (.small/workspace.small.yml run.replay_id) is " + pinned))
         << r;
-    EXPECT_TRUE(contains(r.err, "pinned when the run starts and does not follow later edits")) << r;
-    EXPECT_TRUE(contains(r.err, "`small reset` starts a new run")) << r;
+    // No work entry yet: `small start` re-pins the run (D18).
+    EXPECT_TRUE(contains(r.err, "the run has no work entries yet; run `small start` to re-pin it")) << r;
 
     const RunResult quiet = run_in(w, {"replay-id", "--quiet"});
     EXPECT_EQ(quiet.out, r.out) << quiet;
