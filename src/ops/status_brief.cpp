@@ -61,18 +61,16 @@ void read_plan(const ResumeState& state, ResumeBrief& b) {
     }
 }
 
-// Returns the handoff's current task id.
-std::string read_handoff(const FileSystem& fs, const WorkspacePaths& ws, ResumeBrief& b) {
+// The handoff's summary and steps (its current task is the resume point's, D18).
+void read_handoff(const FileSystem& fs, const WorkspacePaths& ws, ResumeBrief& b) {
     const std::optional<Document> doc = load_if_present(fs, ws, ArtifactType::Handoff, b);
-    if (!doc) return "";
+    if (!doc) return;
     b.handoff_summary = std::string(trim(doc->root().find("summary").as_string()));
-    const NodeRef resume = doc->root().find("resume");
-    const NodeRef steps = resume.find("next_steps");
+    const NodeRef steps = doc->root().find("resume").find("next_steps");
     for (std::size_t i = 0; steps.is_sequence() && i < steps.size(); ++i) {
         const std::string step(trim(steps.item(i).as_string()));
         if (!step.empty()) b.handoff_next_steps.push_back(step);
     }
-    return std::string(trim(resume.find("current_task_id").as_string()));
 }
 
 void read_human_files(const FileSystem& fs, const WorkspacePaths& ws, ResumeBrief& b) {
