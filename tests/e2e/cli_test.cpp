@@ -961,7 +961,7 @@ TEST_F(CliTest, ReplayIdExplainsAPinnedRunThatNoLongerMatches) {
     EXPECT_EQ((*doc)["replay_id"], manifest) << j;
     EXPECT_EQ((*doc)["run_replay_id"], pinned) << j;
     ASSERT_EQ((*doc)["warnings"].size(), 1u) << j;
-    EXPECT_TRUE(contains((*doc)["warnings"][0].get<std::string>(), "small reset")) << j;
+    EXPECT_TRUE(contains((*doc)["warnings"][0].get<std::string>(), "small start")) << j;
 }
 
 TEST_F(CliTest, ReplayIdErrors) {
