@@ -291,7 +291,7 @@ Status refuse_linked_hooks_folder(const std::string& dir) {
                              (target.empty() ? "" : " (to " + target + ")") +
                              "; small does not write hooks through a link; nothing was changed");
     e.hint = "point core.hooksPath at the folder itself (git config core.hooksPath " +
-             shell_quote(target.empty() ? "FOLDER" : target) + ") or replace the link with a folder";
+             shell_quote(target.empty() ? "FOLDER" : dir_argument(target)) + ") or replace the link with a folder";
     return e;
 }
 
