@@ -345,8 +345,8 @@ Result<std::optional<Fd>> lock_hooks(const HooksRequest& req, const GitPlace& pl
 // added taken out by `remove` (which returns the text and whether nothing
 // else is left). nullopt: the file goes (install created it, and nothing
 // else is in it).
-using RemoveEntries =
-    std::function<Result<std::pair<std::string, bool>>(const std::string& now, const std::vector<std::string>& entries)>;
+using RemoveEntries = std::function<Result<std::pair<std::string, bool>>(const std::string& now,
+                                                                         const std::vector<std::string>& entries)>;
 Result<std::optional<std::string>> uninstalled_content(const HookRecordFile& rec, const std::string& now,
                                                        const RemoveEntries& remove) {
     if (now == rec.after) {
@@ -370,7 +370,8 @@ void record_install(HookRecord& record, const std::string& rel, bool existed, co
             entry.created = prior->created;
             entry.before = old == prior->after ? prior->before : std::nullopt;
             for (const std::string& e : prior->entries) {
-                if (std::find(entry.entries.begin(), entry.entries.end(), e) == entry.entries.end()) entry.entries.push_back(e);
+                if (std::find(entry.entries.begin(), entry.entries.end(), e) == entry.entries.end())
+                    entry.entries.push_back(e);
             }
         }
         *prior = std::move(entry);
@@ -567,7 +568,8 @@ void plan_driver_install(const GitPlace& place, const std::optional<std::string>
     } else if (driver && *driver == kOldDriverCommand) {
         plan.notes.push_back("merge driver already registered in the earlier form \"" + std::string(kOldDriverCommand) +
                              "\" (git config merge.small.driver); kept. That form misreads a workspace folder whose "
-                             "name starts with '-'; to update it: git config merge.small.driver " + quoted_ours);
+                             "name starts with '-'; to update it: git config merge.small.driver " +
+                             quoted_ours);
     } else if (driver && runs_small_merge(*driver)) {
         plan.notes.push_back("merge driver already registered as \"" + *driver +
                              "\" (git config merge.small.driver); kept");
@@ -606,8 +608,10 @@ void plan_driver_uninstall(const GitPlace& place, const std::optional<std::strin
         } else if (recorded != nullptr && value) {
             plan.notes.push_back(key + " changed since `small hooks install` set it; left alone");
         } else if (recorded == nullptr && value && (*value == kDriverCommand || *value == kOldDriverCommand)) {
-            plan.notes.push_back(key + " is \"" + *value + "\", but not set by `small hooks install` here (no record "
-                                 "of it); left alone (to remove it: git config --unset " + key + ")");
+            plan.notes.push_back(key + " is \"" + *value +
+                                 "\", but not set by `small hooks install` here (no record "
+                                 "of it); left alone (to remove it: git config --unset " +
+                                 key + ")");
         }
     }
     const bool ours = std::any_of(plan.config.begin(), plan.config.end(),
@@ -749,7 +753,8 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
         driver.emplace(std::move(*planned));
         const bool record_changes = !same_record(had_record, record);
         if (!req.dry_run) {
-            if (Status s = check_driver_writable(ws, *place, *driver, record_path, record_changes); !s) return s.error();
+            if (Status s = check_driver_writable(ws, *place, *driver, record_path, record_changes); !s)
+                return s.error();
         }
     }
     Rollback rollback;
@@ -780,7 +785,8 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
     // folder that is not a workspace does not keep.
     const Status applied = write_leaving_no_staging(ws, [&]() -> Status {
         if (!same_record(had_record, record)) {
-            if (Status s = apply_record(ws, record_path, had_record, record, rollback); !s) return rollback.undo(s.error());
+            if (Status s = apply_record(ws, record_path, had_record, record, rollback); !s)
+                return rollback.undo(s.error());
         }
         if (Status s = apply_config(*repo, *place, *driver, rollback); !s) return rollback.undo(s.error());
         if (driver->attributes) {
@@ -867,14 +873,18 @@ Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, 
         c.existed = existed;
         c.old_content = old_content;
         c.new_content = new_content.value_or("");
-        c.change = !existed ? "created" : !new_content ? "removed" : *new_content == old_content ? "unchanged" : "updated";
+        c.change = !existed                      ? "created"
+                   : !new_content                ? "removed"
+                   : *new_content == old_content ? "unchanged"
+                                                 : "updated";
         if (req.action == HooksAction::Install || c.change != "unchanged") result.files.push_back(c);
     }
     if (req.dry_run || (!result.changed() && !record_changes)) return result;
     Rollback rollback;
     Status done = write_leaving_no_staging(ws, [&]() -> Status {
         if (record_changes) {
-            if (Status s = apply_record(ws, record_path, had_record, *record, rollback); !s) return rollback.undo(s.error());
+            if (Status s = apply_record(ws, record_path, had_record, *record, rollback); !s)
+                return rollback.undo(s.error());
         }
         if (!result.changed()) return ok_status();
         const Status s =

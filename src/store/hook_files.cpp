@@ -195,10 +195,12 @@ Result<HookRecord> parse_hook_record(std::string_view text, const std::string& d
         }
         HookRecord record;
         for (const Json& f : doc.at("files")) record.files.push_back(file_of(f));
-        for (const auto& [key, value] : doc.at("config").items()) record.config.emplace_back(key, value.get<std::string>());
+        for (const auto& [key, value] : doc.at("config").items())
+            record.config.emplace_back(key, value.get<std::string>());
         return record;
     } catch (const std::exception& ex) {
-        Error e = Error::invalid(display + " is not a record of `small hooks install` (" + std::string(ex.what()) + ")");
+        Error e =
+            Error::invalid(display + " is not a record of `small hooks install` (" + std::string(ex.what()) + ")");
         e.file = display;
         e.hint = "remove what install added by hand, then delete " + display;
         return e;

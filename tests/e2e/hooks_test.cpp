@@ -325,7 +325,8 @@ TEST_F(HooksE2E, TheUsersOwnDriverAndOtherMergeKeysSurviveInstallAndUninstall) {
     git_ok({"config", "--unset", "merge.small.driver"});
     const RunResult installed = small({"hooks", "install", "git"});
     ASSERT_EQ(installed.exit_code, 0) << installed;
-    EXPECT_TRUE(contains(installed.out, "set: git config merge.small.driver \"small merge -- %O %A %B %P\"")) << installed;
+    EXPECT_TRUE(contains(installed.out, "set: git config merge.small.driver \"small merge -- %O %A %B %P\""))
+        << installed;
     EXPECT_EQ(local_config("merge.small.driver"), kDriver);
     EXPECT_EQ(local_config("merge.small.name"), "small merge driver");
     const RunResult dry_out = small({"hooks", "uninstall", "git", "--dry-run"});
@@ -828,10 +829,14 @@ TEST_F(HooksE2E, TheRegisteredDriverMergesInADashFolder) {
     git_ok({"add", "-A"});
     git_ok({"commit", "-q", "-m", "base"});
     git_ok({"checkout", "-q", "-b", "side"});
-    ASSERT_EQ(small({"progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", "side work"}, ws).exit_code, 0);
+    ASSERT_EQ(small({"progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", "side work"}, ws)
+                  .exit_code,
+              0);
     git_ok({"commit", "-qam", "side"});
     git_ok({"checkout", "-q", "main"});
-    ASSERT_EQ(small({"progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", "main work"}, ws).exit_code, 0);
+    ASSERT_EQ(small({"progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", "main work"}, ws)
+                  .exit_code,
+              0);
     git_ok({"commit", "-qam", "main"});
     const RunResult merged = git({"merge", "-q", "--no-edit", "side"});
     ASSERT_EQ(merged.exit_code, 0) << merged;

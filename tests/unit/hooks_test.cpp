@@ -126,7 +126,8 @@ TEST(PreCommitHook, OneHookListsEveryWorkspaceAndReadsThemBack) {
 // those alone, so the user's identical entry elsewhere stays, and an empty
 // object is kept as `{}` for the caller to decide on.
 TEST(AgentHooksMerge, AddNamesTheEventsAndRemoveTouchesOnlyThose) {
-    const std::string mine = R"({"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"small status --brief"}]}]}})";
+    const std::string mine =
+        R"({"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"small status --brief"}]}]}})";
     Result<AgentHooksEdit> added = add_agent_hooks(mine, claude_hook_events(), "s.json");
     ASSERT_TRUE(added.ok());
     EXPECT_EQ(added->events, (std::vector<std::string>{"PreCompact"}));

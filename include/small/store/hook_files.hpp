@@ -66,14 +66,14 @@ Status remove_hook_file(const std::string& dir, const std::string& name);
 
 // One file install changed (the .gitattributes file, a settings file).
 struct HookRecordFile {
-    std::string path;                   // relative to the workspace root
-    bool created = false;               // install created the file
+    std::string path;      // relative to the workspace root
+    bool created = false;  // install created the file
     // The bytes before install changed it, while the file still holds
     // `after`: uninstall then puts them back byte for byte. nullopt when the
     // file changed between two installs (uninstall removes `entries` then).
     std::optional<std::string> before;
-    std::string after;                  // the bytes install left
-    std::vector<std::string> entries;   // what install added: the event names, or the .gitattributes line
+    std::string after;                 // the bytes install left
+    std::vector<std::string> entries;  // what install added: the event names, or the .gitattributes line
 };
 
 struct HookRecord {
