@@ -67,13 +67,15 @@ constexpr const char* kFooter =
     "Targets: git (a pre-commit hook running `small check --strict` when a commit touches .small/; an existing "
     "hook is kept as pre-commit.small-chained and still runs first. git also registers small's merge driver: the "
     "line `.small/*.small.yml merge=small` in the workspace root's .gitattributes, and merge.small.name and "
-    "merge.small.driver in the repository's own git config; a merge.small.driver already set, there or globally, is "
-    "kept. Uninstall removes the line, and the keys while they hold small's values), claude (.claude/settings.json: "
-    "SessionStart and PreCompact run `small status --brief`), codex (.codex/hooks.json: SessionStart runs `small "
-    "status --brief`). Exit codes: 0 done or nothing to do, 1 refused and nothing written (symbolic link or "
-    "non-file in the way, invalid JSON, a foreign hook and a chained one both present, a foreign hook in a "
-    "core.hooksPath folder), 2 usage or system error (git missing, not a git repository, read-only file), 3 "
-    "workspace busy.";
+    "merge.small.driver \"small merge -- %O %A %B %P\" in the repository's own git config; a merge.small.driver "
+    "already set, there or globally, is kept), claude (.claude/settings.json: SessionStart and PreCompact run "
+    "`small status --brief`), codex (.codex/hooks.json: SessionStart runs `small status --brief`). Install records "
+    "what it added in .small-cache/hooks/<target>.json; uninstall removes exactly that (an identical line, key or "
+    "entry of your own stays). Everything is decided before the first write; a write that fails undoes the earlier "
+    "ones. Exit codes: 0 done or nothing to do, 1 refused and nothing written (symbolic link or non-file in the "
+    "way, the hooks folder included, invalid JSON, a foreign hook and a chained one both present, a foreign hook "
+    "in a core.hooksPath folder), 2 usage or system error (git missing, not a git repository, a read-only file or "
+    "folder, a failed write), 3 workspace busy.";
 
 void register_action(CLI::App* group, Context& ctx, HooksAction action, const std::string& help) {
     auto flags = std::make_shared<HooksFlags>();
@@ -102,8 +104,8 @@ void register_hooks(CLI::App& app, Context& ctx) {
                     "Install a hook (git, claude or codex; git also registers the merge driver for .small/ "
                     "files); names every file written");
     register_action(group, ctx, HooksAction::Uninstall,
-                    "Remove small's hook and restore what it chained (git: also small's merge driver line and "
-                    "git config keys); other hooks and keys stay");
+                    "Remove small's hook and restore what it chained, and what install recorded adding (git: the "
+                    "merge driver line and git config keys); other hooks, lines and keys stay");
     register_action(group, ctx, HooksAction::Print, "Print what install would write; writes nothing");
 }
 

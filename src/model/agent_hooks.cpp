@@ -62,7 +62,7 @@ constexpr std::string_view kHookHead =
     "        exit 1\n"
     "    fi\n"
     "    dir=${1%/}\n"
-    "    small check --strict --dir \"${dir:-.}\" || {\n"
+    "    small check --strict --dir=\"${dir:-.}\" || {\n"
     "        status=$?\n"
     "        echo \"small pre-commit: ${dir:-.}/.small fails 'small check --strict'; fix it or commit with --no-verify\" >&2\n"
     "        exit $status\n"
@@ -75,25 +75,33 @@ constexpr std::string_view kCheckCall = "small_check ";
 // several workspaces: `    small check --strict --dir 'DIR' || {`.
 constexpr std::string_view kOldCheckLine = "    small check --strict --dir ";
 
-// The text of one word quoted by sh_quote, or nullopt when `word` is not
-// exactly that.
-std::optional<std::string> sh_unquote(std::string_view word) {
+// The text of the word sh_quote wrote at text[pos] (quoted parts may span
+// lines: a folder name may hold a line break), and where it ends; nullopt
+// when the text there is not such a word.
+std::optional<std::pair<std::string, std::size_t>> sh_unquote_at(std::string_view text, std::size_t pos) {
     std::string out;
-    std::size_t i = 0;
-    while (i < word.size()) {
-        if (word[i] != '\'') {
-            if (word.substr(i, 2) != "\\'") return std::nullopt;
+    const std::size_t start = pos;
+    while (pos < text.size() && text[pos] != '\n') {
+        if (text[pos] != '\'') {
+            if (text.substr(pos, 2) != "\\'") return std::nullopt;
             out += '\'';
-            i += 2;
+            pos += 2;
             continue;
         }
-        const std::size_t close = word.find('\'', i + 1);
+        const std::size_t close = text.find('\'', pos + 1);
         if (close == std::string_view::npos) return std::nullopt;
-        out.append(word.substr(i + 1, close - i - 1));
-        i = close + 1;
+        out.append(text.substr(pos + 1, close - pos - 1));
+        pos = close + 1;
     }
-    if (word.empty()) return std::nullopt;
-    return out;
+    if (pos == start) return std::nullopt;
+    return std::make_pair(std::move(out), pos);
+}
+
+// One whole word quoted by sh_quote, or nullopt.
+std::optional<std::string> sh_unquote(std::string_view word) {
+    auto parsed = sh_unquote_at(word, 0);
+    if (!parsed || parsed->second != word.size()) return std::nullopt;
+    return std::move(parsed->first);
 }
 
 }  // namespace
@@ -118,14 +126,18 @@ std::vector<std::string> pre_commit_hook_prefixes(std::string_view text) {
         std::size_t end = text.find('\n', pos);
         if (end == std::string_view::npos) end = text.size();
         const std::string_view line = text.substr(pos, end - pos);
-        pos = end + 1;
         if (line.substr(0, kCheckCall.size()) == kCheckCall) {
-            if (auto prefix = sh_unquote(line.substr(kCheckCall.size()))) prefixes.push_back(std::move(*prefix));
+            // The quoted prefix may run over several lines.
+            if (auto word = sh_unquote_at(text, pos + kCheckCall.size())) {
+                prefixes.push_back(std::move(word->first));
+                end = word->second;
+            }
         } else if (line.substr(0, kOldCheckLine.size()) == kOldCheckLine && line.size() > kOldCheckLine.size() + 5 &&
                    line.substr(line.size() - 5) == " || {") {
             const std::string_view word = line.substr(kOldCheckLine.size(), line.size() - kOldCheckLine.size() - 5);
             if (auto dir = sh_unquote(word)) prefixes.push_back(*dir == "." ? "" : *dir + "/");
         }
+        pos = end + 1;
     }
     std::sort(prefixes.begin(), prefixes.end());
     prefixes.erase(std::unique(prefixes.begin(), prefixes.end()), prefixes.end());
@@ -203,8 +215,9 @@ Result<Json> parse_settings(std::string_view text, const std::string& display) {
     return doc;
 }
 
-// Adds what is missing; `added` tells whether anything was.
-Status add_events(Json& hooks, const std::vector<AgentHookEvent>& events, const std::string& display, bool& added) {
+// Adds what is missing; the events that got an entry go to `added`.
+Status add_events(Json& hooks, const std::vector<AgentHookEvent>& events, const std::string& display,
+                  std::vector<std::string>& added) {
     for (const AgentHookEvent& event : events) {
         Json& list = hooks[event.name];
         if (list.is_null()) list = Json::array();
@@ -213,21 +226,20 @@ Status add_events(Json& hooks, const std::vector<AgentHookEvent>& events, const 
         }
         if (std::none_of(list.begin(), list.end(), group_runs_ours)) {
             list.push_back(our_group(event));
-            added = true;
+            added.push_back(event.name);
         }
     }
     return ok_status();
 }
 
-// Drops our hooks from every event (not only `events`: an entry of an
-// older release goes too), then the containers left empty by that.
-// Whether anything was removed.
-bool remove_ours(Json& hooks) {
+// Drops our hooks from the events named in `events`, then the containers
+// left empty by that; the events it changed go to `removed`.
+void remove_ours(Json& hooks, const std::vector<std::string>& events, std::vector<std::string>& removed) {
     std::vector<std::string> emptied;
-    bool removed = false;
     for (auto& [name, list] : hooks.items()) {
+        if (std::find(events.begin(), events.end(), name) == events.end()) continue;
         if (!list.is_array() || !std::any_of(list.begin(), list.end(), group_runs_ours)) continue;
-        removed = true;
+        removed.push_back(name);
         Json kept = Json::array();
         for (Json& group : list) {
             if (!group_runs_ours(group)) {
@@ -246,32 +258,56 @@ bool remove_ours(Json& hooks) {
         list = std::move(kept);
     }
     for (const std::string& name : emptied) hooks.erase(name);
-    return removed;
 }
 
-}  // namespace
-
-Result<std::string> merge_agent_hooks(std::string_view existing, const std::vector<AgentHookEvent>& events,
-                                      bool install, const std::string& display) {
-    Result<Json> parsed = parse_settings(existing, display);
-    if (!parsed) return parsed.error();
-    Json& doc = *parsed;
-    bool changed = false;
-    if (install) {
-        if (!doc.contains("hooks")) doc["hooks"] = Json::object();
-        if (Status added = add_events(doc["hooks"], events, display, changed); !added) return added.error();
-    } else if (doc.contains("hooks") && remove_ours(doc["hooks"])) {
-        changed = true;
-        if (doc["hooks"].empty()) doc.erase("hooks");
-    }
-    if (!changed) return std::string(existing);  // byte for byte: nothing to do
-    if (doc.empty()) return std::string();
+// The settings text of `doc`, keeping whether `existing` ended with a line
+// break (a new file gets one).
+Result<std::string> settings_text(const Json& doc, std::string_view existing, const std::string& display) {
     const bool final_break = existing.empty() || existing.back() == '\n';
     try {
         return doc.dump(2) + (final_break ? "\n" : "");
     } catch (const std::exception& ex) {
         return Error::invalid(display + ": cannot write the settings back: " + ex.what());
     }
+}
+
+}  // namespace
+
+Result<AgentHooksEdit> add_agent_hooks(std::string_view existing, const std::vector<AgentHookEvent>& events,
+                                       const std::string& display) {
+    Result<Json> parsed = parse_settings(existing, display);
+    if (!parsed) return parsed.error();
+    Json& doc = *parsed;
+    AgentHooksEdit edit;
+    if (!doc.contains("hooks")) doc["hooks"] = Json::object();
+    if (Status added = add_events(doc["hooks"], events, display, edit.events); !added) return added.error();
+    if (edit.events.empty()) {
+        edit.text = std::string(existing);  // byte for byte: nothing to do
+        return edit;
+    }
+    Result<std::string> text = settings_text(doc, existing, display);
+    if (!text) return text.error();
+    edit.text = std::move(*text);
+    return edit;
+}
+
+Result<AgentHooksEdit> remove_agent_hooks(std::string_view existing, const std::vector<std::string>& events,
+                                          const std::string& display) {
+    Result<Json> parsed = parse_settings(existing, display);
+    if (!parsed) return parsed.error();
+    Json& doc = *parsed;
+    AgentHooksEdit edit;
+    if (doc.contains("hooks")) remove_ours(doc["hooks"], events, edit.events);
+    if (edit.events.empty()) {
+        edit.text = std::string(existing);
+        return edit;
+    }
+    if (doc["hooks"].empty()) doc.erase("hooks");
+    edit.empty = doc.empty();
+    Result<std::string> text = settings_text(doc, existing, display);
+    if (!text) return text.error();
+    edit.text = std::move(*text);
+    return edit;
 }
 
 }  // namespace small

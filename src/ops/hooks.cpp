@@ -1,5 +1,6 @@
 #include "small/ops/hooks.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,11 +8,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <utility>
 
 #include "small/base/line_diff.hpp"
 #include "small/base/process.hpp"
 #include "small/base/text.hpp"
+#include "small/base/utf8.hpp"
 #include "small/model/agent_hooks.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/atomic_file.hpp"
@@ -32,7 +35,12 @@ const std::string kChained(kChainedHookName);
 // `small hooks install git` writes.
 constexpr std::string_view kAttributesLine = ".small/*.small.yml merge=small";
 constexpr std::string_view kDriverName = "small merge driver";
-constexpr std::string_view kDriverCommand = "small merge %O %A %B %P";
+// Every path after `--`: git's %P is the file's path in the repository,
+// which starts with '-' when a workspace folder's name does.
+constexpr std::string_view kDriverCommand = "small merge -- %O %A %B %P";
+// The line install registered before it passed the paths after `--`: still
+// small's driver (not replaced, and not joined by a second one).
+constexpr std::string_view kOldDriverCommand = "small merge %O %A %B %P";
 
 Result<std::optional<WorkspaceLock>> lock_workspace(const FileSystem& fs, const WorkspacePaths& ws,
                                                     const HooksRequest& req) {
@@ -47,10 +55,11 @@ Result<std::optional<WorkspaceLock>> lock_workspace(const FileSystem& fs, const 
 // ---------------------------------------------------------------- git
 
 struct GitPlace {
-    std::string hooks_dir;   // absolute, lexically normal
-    std::string prefix;      // the workspace root below the top level ("" or "sub/")
-    std::string hooks_path;  // core.hooksPath as configured ("" when unset)
-    std::string driver;      // merge.small.driver as git sees it, from any config file ("" when unset)
+    std::string hooks_dir;    // absolute, lexically normal
+    std::string prefix;       // the workspace root below the top level ("" or "sub/")
+    std::string config_path;  // the repository's own config file (.git/config), absolute
+    std::string hooks_path;   // core.hooksPath as configured ("" when unset)
+    std::string driver;       // merge.small.driver as git sees it, from any config file ("" when unset)
 };
 
 // git is found by the shell (PATH); its stderr is only wanted on failure,
@@ -58,14 +67,26 @@ struct GitPlace {
 // merge.small.driver is read here, as git reads it, because the driver that
 // git will run may come from a file libgit2 1.5 does not see the way git
 // does (GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM); the repository's own file
-// is read and written through libgit2 (GitRepo::local_config).
+// is read and written through libgit2 (GitRepo::local_config). The values
+// are separated by NUL bytes: a folder name may hold a line break.
 constexpr const char* kRevParseScript =
     "command -v git >/dev/null 2>&1 || exit 127\n"
-    "out=$(git rev-parse --show-prefix --git-path hooks 2>/dev/null) || "
+    "prefix=$(git rev-parse --show-prefix 2>/dev/null) || "
     "{ git rev-parse --show-prefix 2>&1 >/dev/null; exit 128; }\n"
+    "hooks=$(git rev-parse --git-path hooks 2>/dev/null) || exit 128\n"
+    "config=$(git rev-parse --git-path config 2>/dev/null) || exit 128\n"
     "hooks_path=$(git config --get core.hooksPath 2>/dev/null) || hooks_path=\n"
     "driver=$(git config --get merge.small.driver 2>/dev/null) || driver=\n"
-    "printf '%s\\n%s\\n%s' \"$out\" \"$hooks_path\" \"$driver\"\n";
+    "printf '%s\\0%s\\0%s\\0%s\\0%s' \"$prefix\" \"$hooks\" \"$config\" \"$hooks_path\" \"$driver\"\n";
+
+// `path` as git printed it (relative to `root` or absolute), absolute and
+// lexically normal, without a trailing '/'.
+std::string absolute_from(const std::string& root, const std::string& path) {
+    const stdfs::path p = stdfs::path(path).is_absolute() ? stdfs::path(path) : stdfs::path(root) / path;
+    std::string normal = p.lexically_normal().string();
+    while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+    return normal;
+}
 
 Result<GitPlace> find_git_hooks(const std::string& root) {
     ProcessOptions o;
@@ -87,22 +108,25 @@ Result<GitPlace> find_git_hooks(const std::string& root) {
         e.hint = "run `git init` first, or pass --dir with a workspace inside a git repository";
         return e;
     }
-    const std::size_t nl = text.find('\n');
-    const std::size_t nl2 = nl == std::string::npos ? nl : text.find('\n', nl + 1);
-    const std::size_t nl3 = nl2 == std::string::npos ? nl2 : text.find('\n', nl2 + 1);
-    if (nl3 == std::string::npos) return Error::system("unexpected output of git rev-parse: " + text);
-    const std::string hooks = text.substr(nl + 1, nl2 - nl - 1);
-    if (hooks.empty()) return Error::system("git rev-parse --git-path hooks printed nothing");
-    const stdfs::path dir = stdfs::path(hooks).is_absolute() ? stdfs::path(hooks) : stdfs::path(root) / hooks;
-    std::string normal = dir.lexically_normal().string();
-    while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
-    return GitPlace{normal, text.substr(0, nl), text.substr(nl2 + 1, nl3 - nl2 - 1), text.substr(nl3 + 1)};
+    std::vector<std::string> fields;
+    for (std::size_t at = 0;;) {
+        const std::size_t end = text.find('\0', at);
+        fields.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
+        if (end == std::string::npos) break;
+        at = end + 1;
+    }
+    if (fields.size() != 5) return Error::system("unexpected output of git rev-parse: " + text);
+    if (fields[1].empty()) return Error::system("git rev-parse --git-path hooks printed nothing");
+    return GitPlace{absolute_from(root, fields[1]), fields[0], absolute_from(root, fields[2]), fields[3], fields[4]};
 }
 
 // "sub/" → "sub", "" → "." (as `small check --dir` takes it).
 std::string workspace_dir_of(const std::string& prefix) {
     return prefix.empty() ? "." : prefix.substr(0, prefix.size() - 1);
 }
+
+// A folder as a command's argument: "./-x" for "-x", which would read as a flag.
+std::string dir_argument(const std::string& dir) { return !dir.empty() && dir[0] == '-' ? "./" + dir : dir; }
 
 // "the workspace at a" or "the workspaces at a, b".
 std::string workspaces_at(const std::vector<std::string>& prefixes) {
@@ -149,7 +173,7 @@ Error refuse_managed_folder(const GitPlace& place, const std::string& pre_path, 
     Error e = Error::invalid("refusing to chain " + pre_path + ": core.hooksPath (" + place.hooks_path +
                              ") names a folder that a hook manager or the repository owns, where a replaced hook "
                              "would be overwritten or committed; nothing was changed");
-    e.hint = "run `small check --strict --dir " + shell_quote(workspace_dir_of(place.prefix)) +
+    e.hint = "run `small check --strict --dir " + shell_quote(dir_argument(workspace_dir_of(place.prefix))) +
              "` from that pre-commit hook instead (with husky, add it to .husky/pre-commit)";
     if (!driver_by_hand.empty()) e.hint += ". The merge driver was not registered either: " + driver_by_hand;
     return e;
@@ -257,14 +281,55 @@ Status apply_git(const std::string& dir, const std::vector<HookFileChange>& file
     return ok_status();
 }
 
+// The hooks folder must be a folder of its own: small does not write
+// through a symbolic link (the open below would only say "Not a directory").
+Status refuse_linked_hooks_folder(const std::string& dir) {
+    std::error_code ec;
+    if (!stdfs::is_symlink(dir, ec)) return ok_status();
+    const std::string target = stdfs::read_symlink(dir, ec).string();
+    Error e = Error::invalid("refusing to use the hooks folder " + dir + ": it is a symbolic link" +
+                             (target.empty() ? "" : " (to " + target + ")") +
+                             "; small does not write hooks through a link; nothing was changed");
+    e.hint = "point core.hooksPath at the folder itself (git config core.hooksPath " +
+             shell_quote(target.empty() ? "FOLDER" : dir_argument(target)) + ") or replace the link with a folder";
+    return e;
+}
+
+// The undo steps of the writes made so far: when a later write fails they
+// run in reverse, so a failed command changes nothing.
+class Rollback {
+public:
+    void add(std::function<Status()> undo) { steps_.push_back(std::move(undo)); }
+    Error undo(Error failure) {
+        std::string left;
+        for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
+            if (Status s = (*it)(); !s) left += "; could not undo an earlier write: " + s.error().message;
+        }
+        if (!steps_.empty()) failure.message += left.empty() ? "; the earlier writes were undone" : left;
+        steps_.clear();
+        return failure;
+    }
+
+private:
+    std::vector<std::function<Status()>> steps_;
+};
+
 // The hooks folder's lock, when this run writes (install creates the folder
-// first; an uninstall with no folder has nothing to change).
-Result<std::optional<Fd>> lock_hooks(const HooksRequest& req, const GitPlace& place, HooksResult& result) {
+// first, undone by `rollback`; an uninstall with no folder has nothing to
+// change).
+Result<std::optional<Fd>> lock_hooks(const HooksRequest& req, const GitPlace& place, HooksResult& result,
+                                     Rollback& rollback) {
     if (req.dry_run || req.action == HooksAction::Print) return std::optional<Fd>();
     if (req.action == HooksAction::Install) {
         Result<bool> made = ensure_hooks_folder(place.hooks_dir);
         if (!made) return made.error();
-        if (*made) result.notes.push_back("created the hooks folder " + place.hooks_dir);
+        if (*made) {
+            result.notes.push_back("created the hooks folder " + place.hooks_dir);
+            rollback.add([dir = place.hooks_dir] {
+                if (::rmdir(dir.c_str()) != 0) return Status(Error::from_errno("cannot remove", dir, errno));
+                return ok_status();
+            });
+        }
     } else if (!stdfs::is_directory(place.hooks_dir)) {
         return std::optional<Fd>();
     }
@@ -273,11 +338,92 @@ Result<std::optional<Fd>> lock_hooks(const HooksRequest& req, const GitPlace& pl
     return std::optional<Fd>(std::move(*held));
 }
 
+// ---------------------------------------------------------------- what install added
+
+// A recorded file as it reads after uninstall: its bytes from before install
+// while it is exactly as install left it, else with the entries install
+// added taken out by `remove` (which returns the text and whether nothing
+// else is left). nullopt: the file goes (install created it, and nothing
+// else is in it).
+using RemoveEntries = std::function<Result<std::pair<std::string, bool>>(const std::string& now,
+                                                                         const std::vector<std::string>& entries)>;
+Result<std::optional<std::string>> uninstalled_content(const HookRecordFile& rec, const std::string& now,
+                                                       const RemoveEntries& remove) {
+    if (now == rec.after) {
+        if (rec.created) return std::optional<std::string>();
+        if (rec.before) return std::optional<std::string>(*rec.before);
+    }
+    Result<std::pair<std::string, bool>> removed = remove(now, rec.entries);
+    if (!removed) return removed.error();
+    if (removed->second && rec.created) return std::optional<std::string>();
+    return std::optional<std::string>(std::move(removed->first));
+}
+
+// Records that install changed `rel` from `old` (`existed`) to `now`,
+// adding `added`. A second install keeps the first one's bytes-before while
+// the file was not changed in between, and adds its entries to the list.
+void record_install(HookRecord& record, const std::string& rel, bool existed, const std::string& old,
+                    const std::string& now, const std::vector<std::string>& added) {
+    HookRecordFile entry{rel, !existed, existed ? std::optional<std::string>(old) : std::nullopt, now, added};
+    if (HookRecordFile* prior = record.file(rel); prior != nullptr) {
+        if (existed) {
+            entry.created = prior->created;
+            entry.before = old == prior->after ? prior->before : std::nullopt;
+            for (const std::string& e : prior->entries) {
+                if (std::find(entry.entries.begin(), entry.entries.end(), e) == entry.entries.end())
+                    entry.entries.push_back(e);
+            }
+        }
+        *prior = std::move(entry);
+    } else {
+        record.files.push_back(std::move(entry));
+    }
+    // A copy that is not UTF-8 cannot be kept in the record's JSON.
+    HookRecordFile& kept = *record.file(rel);
+    if (kept.before && !is_valid_utf8(*kept.before)) kept.before.reset();
+}
+
+void forget_file(HookRecord& record, const std::string& rel) {
+    std::erase_if(record.files, [&](const HookRecordFile& f) { return f.path == rel; });
+}
+
+// Writes `now` as the record at `path` (after `before`, nullopt when there
+// was none), undone by `rollback`.
+Status apply_record(const WorkspacePaths& ws, const std::string& path, const std::optional<HookRecord>& before,
+                    const HookRecord& now, Rollback& rollback) {
+    if (Status s = write_hook_record(ws, path, now); !s) return s;
+    rollback.add([&ws, path, old = before.value_or(HookRecord{})] { return write_hook_record(ws, path, old); });
+    return ok_status();
+}
+
+// The record at `path`, or an empty one; `had` tells whether there was one.
+Result<HookRecord> load_record(const std::string& path, std::optional<HookRecord>& had) {
+    Result<std::optional<HookRecord>> read = read_hook_record(path);
+    if (!read) return read.error();
+    had = *read;
+    return read->value_or(HookRecord{});
+}
+
+// Nothing may be written in `dir` (or, when it does not exist yet, in the
+// folder that would hold it): refused before the first write.
+Status check_writable_folder(std::string dir) {
+    while (!dir.empty() && ::access(dir.c_str(), F_OK) != 0) {
+        const std::string parent = stdfs::path(dir).parent_path().string();
+        if (parent == dir) break;
+        dir = parent;
+    }
+    if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) == 0) return ok_status();
+    Error e = Error::from_errno("cannot write in", dir, errno);
+    e.message += " (the folder is not writable); nothing was changed";
+    e.hint = "make it writable if small should change it, or run the command as its owner";
+    return e;
+}
+
 // ---------------------------------------------------------------- merge driver (D17)
 
 // Whether `command` runs small's merge driver with git's three versions:
 // `small merge` (any path to a program named small) with %O, %A and %B
-// among its words, such as "/opt/small/bin/small merge %O %A %B %P".
+// among its words, such as "/opt/small/bin/small merge -- %O %A %B %P".
 bool runs_small_merge(std::string_view command) {
     std::vector<std::string_view> words;
     for (std::size_t at = 0; at < command.size();) {
@@ -302,12 +448,25 @@ std::size_t attributes_line_at(std::string_view text) {
     return std::string_view::npos;
 }
 
+// `text` without our line (and its line break); "" stays "" when absent.
+std::string without_attributes_line(const std::string& text) {
+    const std::size_t at = attributes_line_at(text);
+    if (at == std::string::npos) return text;
+    std::size_t end = at + kAttributesLine.size();
+    if (text.compare(end, 2, "\r\n") == 0) end += 2;
+    else if (end < text.size()) end += 1;
+    return text.substr(0, at) + text.substr(end);
+}
+
+constexpr std::string_view kAttributesRel = ".gitattributes";
+
 // The .gitattributes change install or uninstall makes (nothing when none),
 // refused before anything is written when the file cannot be replaced.
 // Install adds our line with the file's own line break (CRLF when its first
-// line ends so); uninstall takes it out, and the file goes only when the
-// line was all it held.
-Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, const std::string& path, bool install) {
+// line ends so) and records it; uninstall undoes only what the record says
+// install did (a line the user wrote stays).
+Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, const std::string& path, bool install,
+                                                      HookRecord& record, std::vector<std::string>& notes) {
     const std::string refused = "refusing to edit " + path;
     if (fs.is_symlink(path)) return Error::invalid(refused + ": it is a symbolic link; nothing was changed");
     if (fs.directory_exists(path)) return Error::invalid(refused + ": it is not a regular file; nothing was changed");
@@ -320,6 +479,7 @@ Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, cons
     }
     const std::size_t at = attributes_line_at(old);
     HookFileChange c{path, "", existed, old, old};
+    const std::string rel(kAttributesRel);
     if (install) {
         if (at != std::string::npos) return std::optional<HookFileChange>();
         const std::size_t first_break = old.find('\n');
@@ -328,13 +488,28 @@ Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, cons
         if (!old.empty() && old.back() != '\n') c.new_content += eol;
         c.new_content += std::string(kAttributesLine) + eol;
         c.change = existed ? "updated" : "created";
+        record_install(record, rel, existed, old, c.new_content, {std::string(kAttributesLine)});
     } else {
-        if (at == std::string::npos) return std::optional<HookFileChange>();
-        std::size_t end = at + kAttributesLine.size();
-        if (old.compare(end, 2, "\r\n") == 0) end += 2;
-        else if (end < old.size()) end += 1;
-        c.new_content = old.substr(0, at) + old.substr(end);
-        c.change = c.new_content.empty() ? "removed" : "updated";
+        const HookRecordFile* rec = record.file(rel);
+        if (rec == nullptr) {
+            if (at != std::string::npos) {
+                notes.push_back("the line `" + std::string(kAttributesLine) + "` in " + path +
+                                " was not added by `small hooks install` (no record of it); left alone");
+            }
+            return std::optional<HookFileChange>();
+        }
+        Result<std::optional<std::string>> left =
+            !existed ? Result<std::optional<std::string>>(std::optional<std::string>(old))
+                     : uninstalled_content(*rec, old, [](const std::string& now, const std::vector<std::string>&) {
+                           std::string rest = without_attributes_line(now);
+                           const bool empty = rest.empty();
+                           return Result<std::pair<std::string, bool>>(std::make_pair(std::move(rest), empty));
+                       });
+        if (!left) return left.error();
+        forget_file(record, rel);
+        if (*left && **left == old) return std::optional<HookFileChange>();
+        c.new_content = left->value_or("");
+        c.change = *left ? "updated" : "removed";
     }
     if (c.change == "updated") {
         if (Status writable = check_writable_file(path); !writable) return writable.error();
@@ -342,9 +517,18 @@ Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, cons
     return std::optional<HookFileChange>(std::move(c));
 }
 
-Status apply_attributes(const WorkspacePaths& ws, const HookFileChange& c) {
-    if (c.change != "removed") return write_named_file_atomic(ws, c.path, c.new_content);
-    if (::unlink(c.path.c_str()) != 0) return Error::from_errno("cannot remove", c.path, errno);
+// Writes (or removes) .gitattributes as planned, undone by `rollback`.
+Status apply_attributes(const WorkspacePaths& ws, const HookFileChange& c, Rollback& rollback) {
+    if (c.change != "removed") {
+        if (Status s = write_named_file_atomic(ws, c.path, c.new_content); !s) return s;
+    } else if (::unlink(c.path.c_str()) != 0) {
+        return Error::from_errno("cannot remove", c.path, errno);
+    }
+    rollback.add([&ws, c] {
+        if (c.existed) return write_named_file_atomic(ws, c.path, c.old_content);
+        if (::unlink(c.path.c_str()) != 0) return Status(Error::from_errno("cannot remove", c.path, errno));
+        return ok_status();
+    });
     return ok_status();
 }
 
@@ -352,6 +536,7 @@ Status apply_attributes(const WorkspacePaths& ws, const HookFileChange& c) {
 struct ConfigChange {
     std::string key;
     std::optional<std::string> value;
+    std::optional<std::string> previous;  // its value before, for an undo
 };
 
 // The `git config` command that makes the same change.
@@ -373,13 +558,18 @@ constexpr std::string_view kElsewhere =
 
 // The git config keys install sets: merge.small.driver and .name go into the
 // repository's own config only when git sees no merge.small.driver at all; a
-// driver already there (small's, another path to small, or a command of the
-// user's) is kept, never replaced.
+// driver already there (small's, in this or the earlier form, another path
+// to small, or a command of the user's) is kept, never replaced.
 void plan_driver_install(const GitPlace& place, const std::optional<std::string>& driver,
                          const std::optional<std::string>& name, DriverPlan& plan) {
     const std::string quoted_ours = "\"" + std::string(kDriverCommand) + "\"";
     if (driver && *driver == kDriverCommand) {
         plan.notes.push_back("merge driver already registered (git config merge.small.driver)");
+    } else if (driver && *driver == kOldDriverCommand) {
+        plan.notes.push_back("merge driver already registered in the earlier form \"" + std::string(kOldDriverCommand) +
+                             "\" (git config merge.small.driver); kept. That form misreads a workspace folder whose "
+                             "name starts with '-'; to update it: git config merge.small.driver " +
+                             quoted_ours);
     } else if (driver && runs_small_merge(*driver)) {
         plan.notes.push_back("merge driver already registered as \"" + *driver +
                              "\" (git config merge.small.driver); kept");
@@ -389,7 +579,7 @@ void plan_driver_install(const GitPlace& place, const std::optional<std::string>
                              "merges .small/ files with it (to use small's: git config merge.small.driver " +
                              quoted_ours + ")");
     } else if (!place.driver.empty()) {
-        const bool registered = place.driver == kDriverCommand || runs_small_merge(place.driver);
+        const bool registered = runs_small_merge(place.driver);
         const std::string where = "merge.small.driver is \"" + place.driver + "\" in " + std::string(kElsewhere);
         if (registered) {
             plan.notes.push_back(where + "; the merge driver is registered there, so it is not added to this "
@@ -400,19 +590,33 @@ void plan_driver_install(const GitPlace& place, const std::optional<std::string>
                                          "merge.small.driver " + quoted_ours + ")");
         }
     } else {
-        if (!name) plan.config.push_back({"merge.small.name", std::string(kDriverName)});
-        plan.config.push_back({"merge.small.driver", std::string(kDriverCommand)});
+        if (!name) plan.config.push_back({"merge.small.name", std::string(kDriverName), std::nullopt});
+        plan.config.push_back({"merge.small.driver", std::string(kDriverCommand), std::nullopt});
     }
 }
 
-// The keys uninstall removes: only values small writes, only from the
-// repository's own config.
+// The keys uninstall removes: only those install recorded as set, only
+// while they still hold the value it set, only from the repository's own
+// config. A key the user set (even to small's own value) stays.
 void plan_driver_uninstall(const GitPlace& place, const std::optional<std::string>& driver,
-                           const std::optional<std::string>& name, DriverPlan& plan) {
-    const bool ours = driver && *driver == kDriverCommand;
-    if (ours) plan.config.push_back({"merge.small.driver", std::nullopt});
-    if (name && *name == kDriverName && (ours || !driver)) plan.config.push_back({"merge.small.name", std::nullopt});
-    if (driver && !ours) {
+                           const std::optional<std::string>& name, const HookRecord& record, DriverPlan& plan) {
+    for (const auto& [key, value] : std::vector<std::pair<std::string, std::optional<std::string>>>{
+             {"merge.small.driver", driver}, {"merge.small.name", name}}) {
+        const std::string* recorded = record.config_value(key);
+        if (recorded != nullptr && value && *value == *recorded) {
+            plan.config.push_back({key, std::nullopt, value});
+        } else if (recorded != nullptr && value) {
+            plan.notes.push_back(key + " changed since `small hooks install` set it; left alone");
+        } else if (recorded == nullptr && value && (*value == kDriverCommand || *value == kOldDriverCommand)) {
+            plan.notes.push_back(key + " is \"" + *value +
+                                 "\", but not set by `small hooks install` here (no record "
+                                 "of it); left alone (to remove it: git config --unset " +
+                                 key + ")");
+        }
+    }
+    const bool ours = std::any_of(plan.config.begin(), plan.config.end(),
+                                  [](const ConfigChange& c) { return c.key == "merge.small.driver"; });
+    if (driver && !ours && *driver != kDriverCommand && *driver != kOldDriverCommand) {
         plan.notes.push_back("merge.small.driver is \"" + *driver +
                              "\" in this repository's git config, not the command small writes; left alone");
     } else if (!driver && !place.driver.empty()) {
@@ -421,20 +625,30 @@ void plan_driver_uninstall(const GitPlace& place, const std::optional<std::strin
 }
 
 // The .gitattributes line and the merge.small keys of the repository's own
-// git config (docs/commands.md, "The merge driver"), planned without writing.
+// git config (docs/commands.md, "The merge driver"), planned without
+// writing; `record` gets what install adds, or loses what uninstall removes.
 Result<DriverPlan> plan_driver(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace& place,
-                               const GitRepo& repo, const HooksRequest& req, bool dry_run) {
+                               const GitRepo& repo, const HooksRequest& req, bool dry_run, HookRecord& record) {
     const bool install = req.action == HooksAction::Install;
     DriverPlan plan;
-    Result<std::optional<HookFileChange>> attrs = plan_attributes(fs, ws.root + "/.gitattributes", install);
+    Result<std::optional<HookFileChange>> attrs =
+        plan_attributes(fs, ws.root + "/" + std::string(kAttributesRel), install, record, plan.notes);
     if (!attrs) return attrs.error();
     plan.attributes = std::move(*attrs);
     Result<std::optional<std::string>> driver = repo.local_config("merge.small.driver");
     if (!driver) return driver.error();
     Result<std::optional<std::string>> name = repo.local_config("merge.small.name");
     if (!name) return name.error();
-    if (install) plan_driver_install(place, *driver, *name, plan);
-    else plan_driver_uninstall(place, *driver, *name, plan);
+    if (install) {
+        plan_driver_install(place, *driver, *name, plan);
+        for (const ConfigChange& c : plan.config) {
+            std::erase_if(record.config, [&](const auto& kept) { return kept.first == c.key; });
+            record.config.emplace_back(c.key, *c.value);
+        }
+    } else {
+        plan_driver_uninstall(place, *driver, *name, record, plan);
+        record.config.clear();
+    }
     for (const ConfigChange& c : plan.config) {
         const std::string verb = c.value ? (dry_run ? "would set" : "set") : (dry_run ? "would remove" : "removed");
         plan.notes.push_back(verb + ": " + config_command(c));
@@ -442,17 +656,47 @@ Result<DriverPlan> plan_driver(const FileSystem& fs, const WorkspacePaths& ws, c
     return plan;
 }
 
-Status apply_driver(const WorkspacePaths& ws, const GitRepo& repo, const DriverPlan& plan) {
-    if (plan.attributes) {
-        if (Status s = apply_attributes(ws, *plan.attributes); !s) return s;
-    }
+// Sets or removes one key; `value` nullopt removes it.
+Status set_config(const GitRepo& repo, const std::string& key, const std::optional<std::string>& value) {
+    if (value) return repo.set_local_config(key, *value);
+    Result<bool> removed = repo.unset_local_config(key);
+    if (!removed) return removed.error();
+    return ok_status();
+}
+
+// The config file keeps its permission bits (libgit2 writes a new file).
+Status keep_mode(const std::string& path, mode_t mode) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || (st.st_mode & 07777) == mode) return ok_status();
+    if (::chmod(path.c_str(), mode) != 0) return Error::from_errno("cannot restore the mode of", path, errno);
+    return ok_status();
+}
+
+Status apply_config(const GitRepo& repo, const GitPlace& place, const DriverPlan& plan, Rollback& rollback) {
+    if (plan.config.empty()) return ok_status();
+    struct stat st {};
+    const mode_t mode = ::stat(place.config_path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+    rollback.add([path = place.config_path, mode] { return keep_mode(path, mode); });
     for (const ConfigChange& c : plan.config) {
-        if (c.value) {
-            if (Status s = repo.set_local_config(c.key, *c.value); !s) return s;
-        } else if (Result<bool> removed = repo.unset_local_config(c.key); !removed) {
-            return removed.error();
-        }
+        if (Status s = set_config(repo, c.key, c.value); !s) return s;
+        rollback.add([&repo, c] { return set_config(repo, c.key, c.previous); });
     }
+    return keep_mode(place.config_path, mode);
+}
+
+// Refuses, before the first write, what a user without write access could
+// not change: the config file and its folder (git's lock file goes there),
+// the folders .gitattributes and the record are written in.
+Status check_driver_writable(const WorkspacePaths& ws, const GitPlace& place, const DriverPlan& plan,
+                             const std::string& record_path, bool record_changes) {
+    if (!plan.config.empty()) {
+        if (Status s = check_writable_file(place.config_path); !s) return s;
+        if (Status s = check_writable_folder(stdfs::path(place.config_path).parent_path().string()); !s) return s;
+    }
+    if (plan.attributes && plan.attributes->change != "updated") {
+        if (Status s = check_writable_folder(ws.root); !s) return s;
+    }
+    if (record_changes) return check_writable_folder(stdfs::path(record_path).parent_path().string());
     return ok_status();
 }
 
@@ -475,53 +719,87 @@ Result<GitRepo> open_repo(const std::string& root) {
     return std::move(found->value());
 }
 
+bool same_record(const std::optional<HookRecord>& had, const HookRecord& now) {
+    return had ? hook_record_text(*had) == hook_record_text(now) : now.empty();
+}
+
 // Everything is decided (and any refusal made) before the first write: the
 // merge driver's part first, as creating the hooks folder to lock it is
-// already a write.
+// already a write. The writes then go record, git config, .gitattributes,
+// hook; when one fails, those before it are undone.
 Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, HooksResult result) {
     const WorkspacePaths ws = locate_workspace(fs, req.dir, req.cwd);
     Result<GitPlace> place = find_git_hooks(ws.root);
     if (!place) return place.error();
+    if (req.action != HooksAction::Print) {
+        if (Status linked = refuse_linked_hooks_folder(place->hooks_dir); !linked) return linked.error();
+    }
     Result<std::optional<WorkspaceLock>> lock = lock_workspace(fs, ws, req);
     if (!lock) return lock.error();
     std::optional<GitRepo> repo;
     std::optional<DriverPlan> driver;
+    const std::string record_path = hook_record_path(ws.root, "git");
+    std::optional<HookRecord> had_record;
+    HookRecord record;
     if (req.action != HooksAction::Print) {
         Result<GitRepo> opened = open_repo(ws.root);
         if (!opened) return opened.error();
         repo.emplace(std::move(*opened));
-        Result<DriverPlan> planned = plan_driver(fs, ws, *place, *repo, req, result.dry_run);
+        Result<HookRecord> loaded = load_record(record_path, had_record);
+        if (!loaded) return loaded.error();
+        record = std::move(*loaded);
+        Result<DriverPlan> planned = plan_driver(fs, ws, *place, *repo, req, result.dry_run, record);
         if (!planned) return planned.error();
         driver.emplace(std::move(*planned));
+        const bool record_changes = !same_record(had_record, record);
+        if (!req.dry_run) {
+            if (Status s = check_driver_writable(ws, *place, *driver, record_path, record_changes); !s)
+                return s.error();
+        }
     }
-    Result<std::optional<Fd>> hooks_lock = lock_hooks(req, *place, result);
-    if (!hooks_lock) return hooks_lock.error();
+    Rollback rollback;
+    Result<std::optional<Fd>> hooks_lock = lock_hooks(req, *place, result, rollback);
+    if (!hooks_lock) return rollback.undo(hooks_lock.error());
     Result<HookFileState> pre = read_hook_file(place->hooks_dir, kPre);
-    if (!pre) return pre.error();
+    if (!pre) return rollback.undo(pre.error());
     if (req.action == HooksAction::Print) {
         result.content = wanted_hook(*place, *pre);
         result.notes.push_back("would be installed as " + place->hooks_dir + "/" + kPre);
         return result;
     }
     Result<HookFileState> chained = read_hook_file(place->hooks_dir, kChained);
-    if (!chained) return chained.error();
+    if (!chained) return rollback.undo(chained.error());
     Result<std::vector<HookFileChange>> files =
         req.action == HooksAction::Install ? plan_git_install(*place, *pre, *chained, by_hand(*driver), result.notes)
                                            : plan_git_uninstall(*place, *pre, *chained, result.notes);
-    if (!files) return files.error();
+    if (!files) return rollback.undo(files.error());
     result.files = *files;
     const bool hook_changes = result.changed();
     if (driver->attributes) result.files.push_back(*driver->attributes);
     result.notes.insert(result.notes.end(), driver->notes.begin(), driver->notes.end());
     if (req.dry_run) return result;
     if (hook_changes) {
-        if (Status applied = apply_git(place->hooks_dir, *files); !applied) return applied.error();
+        if (Status s = check_writable_folder(place->hooks_dir); !s) return rollback.undo(s.error());
     }
-    // .gitattributes is staged in .small-cache/tmp, which a folder that is
-    // not a workspace does not keep.
-    const Status applied = write_leaving_no_staging(ws, [&] { return apply_driver(ws, *repo, *driver); });
+    // .gitattributes and the record are staged in .small-cache/tmp, which a
+    // folder that is not a workspace does not keep.
+    const Status applied = write_leaving_no_staging(ws, [&]() -> Status {
+        if (!same_record(had_record, record)) {
+            if (Status s = apply_record(ws, record_path, had_record, record, rollback); !s)
+                return rollback.undo(s.error());
+        }
+        if (Status s = apply_config(*repo, *place, *driver, rollback); !s) return rollback.undo(s.error());
+        if (driver->attributes) {
+            if (Status s = apply_attributes(ws, *driver->attributes, rollback); !s) return rollback.undo(s.error());
+        }
+        if (hook_changes) {
+            if (Status s = apply_git(place->hooks_dir, *files); !s) return rollback.undo(s.error());
+        }
+        return ok_status();
+    });
     if (!applied) return applied.error();
-    result.written = hook_changes || driver->attributes || !driver->config.empty();
+    if (!fs.directory_exists(ws.small_dir)) remove_empty_staging_folders(ws);
+    result.written = hook_changes || driver->attributes || !driver->config.empty() || !same_record(had_record, record);
     return result;
 }
 
@@ -533,16 +811,21 @@ Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, 
     const std::string rel(claude ? kAgentSettingsFiles[0] : kAgentSettingsFiles[1]);
     const WorkspacePaths ws = locate_workspace(fs, req.dir, req.cwd);
     const std::string path = ws.root + "/" + rel;
+    const std::string display = ws.display_prefix + rel;
     if (req.action == HooksAction::Print) {
-        Result<std::string> ours = merge_agent_hooks("", events, true, rel);
+        Result<AgentHooksEdit> ours = add_agent_hooks("", events, rel);
         if (!ours) return ours.error();
-        result.content = *ours;
+        result.content = ours->text;
         result.notes.push_back("would be merged into " + path);
         return result;
     }
     if (Status where = check_agent_settings_replaceable(ws, path); !where) return where.error();
     Result<std::optional<WorkspaceLock>> lock = lock_workspace(fs, ws, req);
     if (!lock) return lock.error();
+    const std::string record_path = hook_record_path(ws.root, hook_target_name(req.target));
+    std::optional<HookRecord> had_record;
+    Result<HookRecord> record = load_record(record_path, had_record);
+    if (!record) return record.error();
     const bool existed = fs.file_exists(path);
     std::string old_content;
     if (existed) {
@@ -550,25 +833,66 @@ Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, 
         if (!read) return read.error();
         old_content = std::move(*read);
     }
-    Result<std::string> merged =
-        merge_agent_hooks(old_content, events, req.action == HooksAction::Install, ws.display_prefix + rel);
-    if (!merged) return merged.error();
-    if (!existed && merged->empty()) {
-        result.notes.push_back("no " + rel + " in " + ws.root + "; nothing to remove");
-        return result;
+    std::optional<std::string> new_content;  // nullopt: the file goes
+    if (req.action == HooksAction::Install) {
+        Result<AgentHooksEdit> added = add_agent_hooks(old_content, events, display);
+        if (!added) return added.error();
+        if (!added->events.empty()) record_install(*record, rel, existed, old_content, added->text, added->events);
+        new_content = std::move(added->text);
+    } else {
+        const HookRecordFile* rec = record->file(rel);
+        if (rec == nullptr || !existed) {
+            if (rec == nullptr && existed) {
+                Result<AgentHooksEdit> ours = remove_agent_hooks(old_content, {}, display);  // the JSON must parse
+                if (!ours) return ours.error();
+                if (old_content.find(kAgentHookCommand) != std::string::npos) {
+                    result.notes.push_back(display + " runs `" + std::string(kAgentHookCommand) +
+                                           "`, but no record says `small hooks install " +
+                                           std::string(hook_target_name(req.target)) + "` added it; left alone");
+                }
+            }
+            forget_file(*record, rel);
+            if (!existed) result.notes.push_back("no " + rel + " in " + ws.root + "; nothing to remove");
+            new_content = old_content;
+        } else {
+            Result<std::optional<std::string>> left = uninstalled_content(
+                *rec, old_content, [&](const std::string& now, const std::vector<std::string>& entries) {
+                    Result<AgentHooksEdit> removed = remove_agent_hooks(now, entries, display);
+                    if (!removed) return Result<std::pair<std::string, bool>>(removed.error());
+                    return Result<std::pair<std::string, bool>>(std::make_pair(removed->text, removed->empty));
+                });
+            if (!left) return left.error();
+            forget_file(*record, rel);
+            new_content = std::move(*left);
+        }
     }
-    HookFileChange c;
-    c.path = path;
-    c.existed = existed;
-    c.old_content = old_content;
-    c.new_content = *merged;
-    c.change = !existed ? "created" : merged->empty() ? "removed" : *merged == old_content ? "unchanged" : "updated";
-    result.files.push_back(c);
-    if (req.dry_run || !result.changed()) return result;
-    Status done = write_leaving_no_staging(ws, [&] {
-        return merged->empty() ? remove_agent_settings_file(ws, path) : write_agent_settings_atomic(ws, path, *merged);
+    const bool record_changes = !same_record(had_record, *record);
+    if (existed || new_content) {
+        HookFileChange c;
+        c.path = path;
+        c.existed = existed;
+        c.old_content = old_content;
+        c.new_content = new_content.value_or("");
+        c.change = !existed                      ? "created"
+                   : !new_content                ? "removed"
+                   : *new_content == old_content ? "unchanged"
+                                                 : "updated";
+        if (req.action == HooksAction::Install || c.change != "unchanged") result.files.push_back(c);
+    }
+    if (req.dry_run || (!result.changed() && !record_changes)) return result;
+    Rollback rollback;
+    Status done = write_leaving_no_staging(ws, [&]() -> Status {
+        if (record_changes) {
+            if (Status s = apply_record(ws, record_path, had_record, *record, rollback); !s)
+                return rollback.undo(s.error());
+        }
+        if (!result.changed()) return ok_status();
+        const Status s =
+            new_content ? write_agent_settings_atomic(ws, path, *new_content) : remove_agent_settings_file(ws, path);
+        return s ? s : Status(rollback.undo(s.error()));
     });
     if (!done) return done.error();
+    if (!fs.directory_exists(ws.small_dir)) remove_empty_staging_folders(ws);
     result.written = true;
     return result;
 }

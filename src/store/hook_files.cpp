@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
@@ -122,6 +124,115 @@ Status rename_hook_file(const std::string& dir, const std::string& from, const s
 Status remove_hook_file(const std::string& dir, const std::string& name) {
     if (::unlink(join(dir, name).c_str()) != 0) return Error::from_errno("cannot remove", join(dir, name), errno);
     return fsync_directory(dir);
+}
+
+// ---------------------------------------------------------------- what install added
+
+HookRecordFile* HookRecord::file(std::string_view path) {
+    for (HookRecordFile& f : files) {
+        if (f.path == path) return &f;
+    }
+    return nullptr;
+}
+
+const std::string* HookRecord::config_value(std::string_view key) const {
+    for (const auto& [k, v] : config) {
+        if (k == key) return &v;
+    }
+    return nullptr;
+}
+
+std::string hook_record_path(const std::string& root, std::string_view target) {
+    return runtime_path(root, kHookRecordDirName) + "/" + std::string(target) + ".json";
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr int kHookRecordVersion = 1;
+
+Json file_json(const HookRecordFile& f) {
+    Json j = Json::object();
+    j["path"] = f.path;
+    j["created"] = f.created;
+    if (f.before) j["before"] = *f.before;
+    j["after"] = f.after;
+    j["entries"] = f.entries;
+    return j;
+}
+
+HookRecordFile file_of(const Json& j) {
+    HookRecordFile f;
+    f.path = j.at("path").get<std::string>();
+    f.created = j.at("created").get<bool>();
+    if (j.contains("before")) f.before = j.at("before").get<std::string>();
+    f.after = j.at("after").get<std::string>();
+    f.entries = j.at("entries").get<std::vector<std::string>>();
+    return f;
+}
+
+}  // namespace
+
+std::string hook_record_text(const HookRecord& record) {
+    Json doc = Json::object();
+    doc["version"] = kHookRecordVersion;
+    doc["written_by"] = "small hooks install; small hooks uninstall removes what is listed here";
+    doc["files"] = Json::array();
+    for (const HookRecordFile& f : record.files) doc["files"].push_back(file_json(f));
+    doc["config"] = Json::object();
+    for (const auto& [key, value] : record.config) doc["config"][key] = value;
+    // Bytes that are not UTF-8 are replaced: such a copy no longer matches
+    // the file, so uninstall falls back to removing the entries.
+    return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Result<HookRecord> parse_hook_record(std::string_view text, const std::string& display) {
+    try {
+        const Json doc = Json::parse(text);
+        if (doc.at("version").get<int>() != kHookRecordVersion) {
+            return Error::invalid(display + ": unknown record version " + doc.at("version").dump());
+        }
+        HookRecord record;
+        for (const Json& f : doc.at("files")) record.files.push_back(file_of(f));
+        for (const auto& [key, value] : doc.at("config").items())
+            record.config.emplace_back(key, value.get<std::string>());
+        return record;
+    } catch (const std::exception& ex) {
+        Error e =
+            Error::invalid(display + " is not a record of `small hooks install` (" + std::string(ex.what()) + ")");
+        e.file = display;
+        e.hint = "remove what install added by hand, then delete " + display;
+        return e;
+    }
+}
+
+Result<std::optional<HookRecord>> read_hook_record(const std::string& path) {
+    const std::filesystem::path p(path);
+    Result<HookFileState> state = read_hook_file(p.parent_path().string(), p.filename().string());
+    if (!state) return state.error();
+    if (state->kind == HookFileState::Kind::Missing) return std::optional<HookRecord>();
+    if (state->kind != HookFileState::Kind::Regular) {
+        return Error::invalid("refusing to read " + path + ": it is not a regular file");
+    }
+    Result<HookRecord> record = parse_hook_record(state->content, path);
+    if (!record) return record.error();
+    return std::optional<HookRecord>(std::move(*record));
+}
+
+Status write_hook_record(const WorkspacePaths& ws, const std::string& path, const HookRecord& record) {
+    if (!record.empty()) {
+        const std::string dir = std::filesystem::path(path).parent_path().string();
+        if (Status made = ensure_directory(ws, dir); !made) return made;
+        return write_file_atomic(ws, path, hook_record_text(record), 0600);
+    }
+    if (::unlink(path.c_str()) != 0) {
+        if (errno == ENOENT) return ok_status();
+        return Error::from_errno("cannot remove", path, errno);
+    }
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    (void)::rmdir(dir.c_str());  // only when nothing else is left in it
+    return fsync_directory(std::filesystem::path(dir).parent_path().string());
 }
 
 }  // namespace small

@@ -78,7 +78,8 @@ protected:
 
     static constexpr const char* kGit = "/usr/bin/git";
     static constexpr const char* kLine = ".small/*.small.yml merge=small";
-    static constexpr const char* kDriver = "small merge %O %A %B %P";
+    static constexpr const char* kDriver = "small merge -- %O %A %B %P";
+    static constexpr const char* kOldDriver = "small merge %O %A %B %P";
     TempDir tmp_;
     Env env_;
 };
@@ -244,7 +245,7 @@ TEST_F(HooksE2E, AForeignHookInACoreHooksPathFolderIsNotChained) {
         "add the line `.small/*.small.yml merge=small` to " + (repo() / ".gitattributes").string();
     EXPECT_TRUE(contains(r.err, add_line)) << r;
     EXPECT_TRUE(contains(r.err, "git config merge.small.name \"small merge driver\"")) << r;
-    EXPECT_TRUE(contains(r.err, "git config merge.small.driver \"small merge %O %A %B %P\"")) << r;
+    EXPECT_TRUE(contains(r.err, "git config merge.small.driver \"small merge -- %O %A %B %P\"")) << r;
     EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
     EXPECT_FALSE(local_config("merge.small.driver"));
 
@@ -324,7 +325,8 @@ TEST_F(HooksE2E, TheUsersOwnDriverAndOtherMergeKeysSurviveInstallAndUninstall) {
     git_ok({"config", "--unset", "merge.small.driver"});
     const RunResult installed = small({"hooks", "install", "git"});
     ASSERT_EQ(installed.exit_code, 0) << installed;
-    EXPECT_TRUE(contains(installed.out, "set: git config merge.small.driver \"small merge %O %A %B %P\"")) << installed;
+    EXPECT_TRUE(contains(installed.out, "set: git config merge.small.driver \"small merge -- %O %A %B %P\""))
+        << installed;
     EXPECT_EQ(local_config("merge.small.driver"), kDriver);
     EXPECT_EQ(local_config("merge.small.name"), "small merge driver");
     const RunResult dry_out = small({"hooks", "uninstall", "git", "--dry-run"});
@@ -375,16 +377,24 @@ TEST_F(HooksE2E, GitattributesKeepsItsLineBreaksAndOtherLines) {
     ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);  // found again: not added twice
     EXPECT_EQ(read_file(attributes), "*.png binary\r\n*.jpg binary\r\n" + std::string(kLine) + "\r\n");
     ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
-    EXPECT_EQ(read_file(attributes), "*.png binary\r\n*.jpg binary\r\n");
+    // Unchanged since install: byte for byte, the missing final break too.
+    EXPECT_EQ(read_file(attributes), "*.png binary\r\n*.jpg binary");
 
-    // A file holding only the line (committed from another clone, say) goes
-    // with it; one with anything else stays, even a blank line.
+    // A line install did not add (committed from another clone, or written
+    // by hand) is not uninstall's to remove.
     write_file(attributes, std::string(kLine) + "\r\n");
+    const RunResult kept = small({"hooks", "uninstall", "git"});
+    ASSERT_EQ(kept.exit_code, 0) << kept;
+    EXPECT_TRUE(contains(kept.out, "was not added by `small hooks install` (no record of it); left alone")) << kept;
+    EXPECT_EQ(read_file(attributes), std::string(kLine) + "\r\n");
+
+    // Installed into a file holding only a blank line, changed by hand
+    // since: the line goes, everything else stays.
+    write_file(attributes, "\n");
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    write_file(attributes, "*.gif binary\n\n" + std::string(kLine) + "\n");
     ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
-    EXPECT_FALSE(fs::exists(attributes));
-    write_file(attributes, "\n" + std::string(kLine) + "\n");
-    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
-    EXPECT_EQ(read_file(attributes), "\n");
+    EXPECT_EQ(read_file(attributes), "*.gif binary\n\n");
 }
 
 // A repository without a workspace: install and uninstall leave no
@@ -393,7 +403,9 @@ TEST_F(HooksE2E, OutsideAWorkspaceNothingIsLeftBehind) {
     git_ok({"init", "-q"});
     ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
     EXPECT_EQ(read_file(repo() / ".gitattributes"), std::string(kLine) + "\n");
-    EXPECT_FALSE(fs::exists(repo() / ".small-cache"));
+    // Only the record of what install added, which uninstall takes away.
+    EXPECT_TRUE(fs::exists(repo() / ".small-cache" / "hooks" / "git.json"));
+    EXPECT_FALSE(fs::exists(repo() / ".small-cache" / "tmp"));
     write_file(repo() / ".gitattributes", "*.png binary\n" + std::string(kLine) + "\n");
     ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
     EXPECT_EQ(read_file(repo() / ".gitattributes"), "*.png binary\n");
@@ -559,6 +571,278 @@ TEST_F(HooksE2E, PrintWritesNothingAndJsonNamesTheFiles) {
     EXPECT_EQ(doc["files"][0]["path"], (repo() / ".claude" / "settings.json").string());
     EXPECT_EQ(doc["files"][0]["change"], "created");
     EXPECT_EQ(small({"hooks", "install", "vim"}).exit_code, 2);
+}
+
+// ---------------------------------------------------------------- issue 24
+
+// What a user set up by hand exactly as small would (the docs' manual steps)
+// is not install's, so uninstall leaves it byte for byte.
+TEST_F(HooksE2E, UninstallKeepsTheUsersOwnGitattributesLineAndDriverKeys) {
+    init_repo_with_workspace();
+    const fs::path attributes = repo() / ".gitattributes";
+    write_file(attributes, std::string(kLine) + "\n");
+    git_ok({"config", "merge.small.name", "small merge driver"});
+    git_ok({"config", "merge.small.driver", kDriver});
+    const std::string config = read_file(repo() / ".git" / "config");
+
+    const RunResult installed = small({"hooks", "install", "git"});
+    ASSERT_EQ(installed.exit_code, 0) << installed;
+    const RunResult removed = small({"hooks", "uninstall", "git"});
+    ASSERT_EQ(removed.exit_code, 0) << removed;
+    EXPECT_EQ(read_file(attributes), std::string(kLine) + "\n");
+    EXPECT_EQ(read_file(repo() / ".git" / "config"), config);
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));  // the hook install added goes
+    EXPECT_TRUE(contains(removed.out, "not set by `small hooks install` here")) << removed;
+
+    // The earlier form of the driver line, set by hand, is small's driver:
+    // kept by install (no second one), and by uninstall.
+    git_ok({"config", "merge.small.driver", kOldDriver});
+    const std::string old_config = read_file(repo() / ".git" / "config");
+    const RunResult upgraded = small({"hooks", "install", "git"});
+    ASSERT_EQ(upgraded.exit_code, 0) << upgraded;
+    EXPECT_TRUE(contains(upgraded.out, "already registered in the earlier form")) << upgraded;
+    EXPECT_TRUE(contains(upgraded.out, "git config merge.small.driver \"small merge -- %O %A %B %P\"")) << upgraded;
+    EXPECT_EQ(read_file(repo() / ".git" / "config"), old_config);
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+    EXPECT_EQ(read_file(repo() / ".git" / "config"), old_config);
+    EXPECT_EQ(read_file(attributes), std::string(kLine) + "\n");
+}
+
+// What install did add goes, and only that: a key whose value the user
+// changed since stays.
+TEST_F(HooksE2E, UninstallRemovesWhatInstallAddedUnlessChangedSince) {
+    init_repo_with_workspace();
+    git_ok({"config", "merge.small.name", "mine"});
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    EXPECT_EQ(local_config("merge.small.driver"), kDriver);
+    EXPECT_EQ(local_config("merge.small.name"), "mine");
+    git_ok({"config", "merge.small.driver", "my-merge %A"});
+    const RunResult removed = small({"hooks", "uninstall", "git"});
+    ASSERT_EQ(removed.exit_code, 0) << removed;
+    EXPECT_TRUE(contains(removed.out, "merge.small.driver changed since `small hooks install` set it")) << removed;
+    EXPECT_EQ(local_config("merge.small.driver"), "my-merge %A");
+    EXPECT_EQ(local_config("merge.small.name"), "mine");
+    EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
+    EXPECT_FALSE(fs::exists(repo() / ".small-cache" / "hooks"));  // nothing left to remember
+}
+
+TEST_F(HooksE2E, UninstallKeepsTheUsersOwnClaudeSessionStartEntry) {
+    ASSERT_EQ(small({"init", "--no-agents"}).exit_code, 0);
+    // The user's own entry, exactly small's, in a compact layout.
+    const std::string mine =
+        R"({"hooks":{"SessionStart":[{"matcher":"startup|resume|clear|compact","hooks":[{"type":"command",)"
+        R"("command":"small status --brief"}]}]}})";
+    const fs::path settings = repo() / ".claude" / "settings.json";
+    write_file(settings, mine);
+    const RunResult installed = small({"hooks", "install", "claude"});
+    ASSERT_EQ(installed.exit_code, 0) << installed;
+    const json doc = json::parse(read_file(settings));
+    EXPECT_EQ(doc["hooks"]["SessionStart"].size(), 1u);  // not added twice
+    EXPECT_EQ(doc["hooks"]["PreCompact"][0]["hooks"][0]["command"], "small status --brief");
+    const RunResult removed = small({"hooks", "uninstall", "claude"});
+    ASSERT_EQ(removed.exit_code, 0) << removed;
+    EXPECT_EQ(read_file(settings), mine);
+
+    // Changed since install: only the entry install added goes.
+    ASSERT_EQ(small({"hooks", "install", "claude"}).exit_code, 0);
+    json changed = json::parse(read_file(settings));
+    changed["model"] = "x";
+    write_file(settings, changed.dump(2) + "\n");
+    ASSERT_EQ(small({"hooks", "uninstall", "claude"}).exit_code, 0);
+    const json left = json::parse(read_file(settings));
+    EXPECT_EQ(left["model"], "x");
+    EXPECT_EQ(left["hooks"]["SessionStart"][0]["hooks"][0]["command"], "small status --brief");
+    EXPECT_FALSE(left["hooks"].contains("PreCompact"));
+
+    // Without a record of an install, uninstall removes nothing.
+    const std::string before = read_file(settings);
+    const RunResult unrecorded = small({"hooks", "uninstall", "claude"});
+    ASSERT_EQ(unrecorded.exit_code, 0) << unrecorded;
+    EXPECT_TRUE(contains(unrecorded.out, "no record says `small hooks install claude` added it")) << unrecorded;
+    EXPECT_EQ(read_file(settings), before);
+}
+
+TEST_F(HooksE2E, UninstallKeepsTheUsersEmptyCodexFile) {
+    const fs::path settings = repo() / ".codex" / "hooks.json";
+    for (const std::string mine : {"{}", "{ }\n"}) {
+        SCOPED_TRACE(mine);
+        write_file(settings, mine);
+        ASSERT_EQ(small({"hooks", "install", "codex"}).exit_code, 0);
+        EXPECT_TRUE(contains(read_file(settings), "small status --brief"));
+        const RunResult removed = small({"hooks", "uninstall", "codex"});
+        ASSERT_EQ(removed.exit_code, 0) << removed;
+        EXPECT_EQ(read_file(settings), mine);
+        EXPECT_FALSE(fs::exists(repo() / ".small-cache"));  // no workspace: the record went too
+    }
+}
+
+// A workspace folder whose name holds a line break, quotes, `$()` or starts
+// with '-': install writes the hook in the hooks folder (nowhere else), the
+// hook checks that workspace, uninstall takes it out again.
+TEST_F(HooksE2E, OddFolderNamesAreInstalledCheckedAndUninstalled) {
+    git_ok({"init", "-q"});
+    const std::vector<std::string> names = {"sp ace", "qu'o\"te", "$(touch pwned)", "-x", "new\nline", "--help"};
+    for (const std::string& name : names) {
+        fs::create_directory(repo() / name);
+        ASSERT_EQ(small({"init", "--no-agents"}, repo() / name).exit_code, 0);
+        const RunResult r = small({"hooks", "install", "git"}, repo() / name);
+        ASSERT_EQ(r.exit_code, 0) << r;
+        EXPECT_TRUE(contains(r.out, "created: " + (repo() / name / ".gitattributes").string())) << r;
+    }
+    EXPECT_EQ(local_config("merge.small.driver"), kDriver);
+    // No hook anywhere but the hooks folder, nothing run by the shell.
+    for (const auto& entry : fs::recursive_directory_iterator(repo())) {
+        const std::string file = entry.path().filename().string();
+        EXPECT_FALSE(file.rfind("pre-commit", 0) == 0 && entry.path().parent_path() != hooks_dir()) << entry.path();
+        EXPECT_NE(file, "pwned") << entry.path();
+    }
+    git_ok({"add", "-A"});
+    git_ok({"commit", "-q", "-m", "base"});
+    for (const std::string& name : names) {
+        SCOPED_TRACE(name);
+        const fs::path plan = repo() / name / ".small" / "plan.small.yml";
+        const std::string good = read_file(plan);
+        std::string text = good;
+        text.replace(text.find("owner: \"agent\""), 14, "owner: \"human\"");
+        write_file(plan, text);
+        git_ok({"add", "--", name + "/.small/plan.small.yml"});
+        const RunResult rejected = git({"commit", "-q", "-m", "broken"});
+        EXPECT_NE(rejected.exit_code, 0) << rejected;
+        EXPECT_TRUE(contains(rejected.err, "fails 'small check --strict'")) << rejected;
+        write_file(plan, good);
+        git_ok({"add", "-A"});
+    }
+    for (const std::string& name : names) {
+        const RunResult r = small({"hooks", "uninstall", "git"}, repo() / name);
+        ASSERT_EQ(r.exit_code, 0) << r;
+        EXPECT_FALSE(fs::exists(repo() / name / ".gitattributes")) << r;
+    }
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));
+    EXPECT_FALSE(local_config("merge.small.driver"));
+}
+
+// A suggested command names a folder starting with '-' so that it can be
+// pasted.
+TEST_F(HooksE2E, TheLineToAddByHandNamesADashFolderSafely) {
+    git_ok({"init", "-q"});
+    git_ok({"config", "core.hooksPath", ".husky/_"});
+    write_file(repo() / ".husky" / "_" / "pre-commit", "#!/bin/sh\n");
+    fs::create_directory(repo() / "-x");
+    ASSERT_EQ(small({"init", "--no-agents"}, repo() / "-x").exit_code, 0);
+    const RunResult r = small({"hooks", "install", "git"}, repo() / "-x");
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "small check --strict --dir ./-x")) << r;
+}
+
+// A write that fails part-way is undone: git cannot lock .git/config (held
+// by another git), so neither the hook nor .gitattributes nor the record
+// stays.
+TEST_F(HooksE2E, AFailedInstallChangesNothing) {
+    init_repo_with_workspace();
+    const fs::path lock = repo() / ".git" / "config.lock";
+    write_file(lock, "");
+    const RunResult r = small({"hooks", "install", "git"});
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit")) << r;
+    EXPECT_FALSE(fs::exists(repo() / ".gitattributes")) << r;
+    EXPECT_FALSE(fs::exists(repo() / ".small-cache" / "hooks")) << r;
+    EXPECT_FALSE(local_config("merge.small.driver"));
+    fs::remove(lock);
+
+    // Uninstall likewise: the hook and .gitattributes stay as installed.
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    const std::string hook = read_file(hooks_dir() / "pre-commit");
+    write_file(lock, "");
+    const RunResult out = small({"hooks", "uninstall", "git"});
+    EXPECT_EQ(out.exit_code, 2) << out;
+    EXPECT_EQ(read_file(hooks_dir() / "pre-commit"), hook);
+    EXPECT_EQ(read_file(repo() / ".gitattributes"), std::string(kLine) + "\n");
+    fs::remove(lock);
+    ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);  // the record was kept
+    EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
+    EXPECT_FALSE(local_config("merge.small.driver"));
+}
+
+// A read-only .git/config keeps its mode: refused (exit 2, nothing written)
+// for a user who may not write it; root writes it and the mode stays.
+TEST_F(HooksE2E, AReadOnlyGitConfigKeepsItsMode) {
+    init_repo_with_workspace();
+    const fs::path config = repo() / ".git" / "config";
+    ::chmod(config.c_str(), 0444);
+    const RunResult r = small({"hooks", "install", "git"});
+    struct stat st {};
+    ASSERT_EQ(::stat(config.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0444u);
+    if (::geteuid() == 0) {
+        EXPECT_EQ(r.exit_code, 0) << r;
+        EXPECT_EQ(local_config("merge.small.driver"), kDriver);
+        ASSERT_EQ(small({"hooks", "uninstall", "git"}).exit_code, 0);
+        ASSERT_EQ(::stat(config.c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 07777, 0444u);
+    } else {
+        EXPECT_EQ(r.exit_code, 2) << r;
+        EXPECT_TRUE(contains(r.err, "read-only")) << r;
+        EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));
+        EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
+    }
+}
+
+// With .git not writable (for a user other than root), install stops
+// before its first write.
+TEST_F(HooksE2E, AnUnwritableGitFolderChangesNothing) {
+    if (::geteuid() == 0) GTEST_SKIP() << "running as root, which writes in any folder";
+    init_repo_with_workspace();
+    ::chmod((repo() / ".git").c_str(), 0555);
+    const RunResult r = small({"hooks", "install", "git"});
+    ::chmod((repo() / ".git").c_str(), 0755);
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_TRUE(contains(r.err, "nothing was changed")) << r;
+    EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));
+    EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
+    EXPECT_FALSE(local_config("merge.small.driver"));
+}
+
+TEST_F(HooksE2E, ASymlinkedHooksFolderIsNamedAsALink) {
+    init_repo_with_workspace();
+    const fs::path real = tmp_.path() / "real-hooks";
+    fs::rename(hooks_dir(), real);
+    fs::create_directory_symlink(real, hooks_dir());
+    for (const char* action : {"install", "uninstall"}) {
+        const RunResult r = small({"hooks", action, "git"});
+        EXPECT_EQ(r.exit_code, 1) << r;
+        EXPECT_TRUE(contains(r.err, "is a symbolic link")) << r;
+        EXPECT_FALSE(contains(r.err, "Not a directory")) << r;
+    }
+    EXPECT_FALSE(fs::exists(real / "pre-commit"));
+    EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
+    EXPECT_FALSE(local_config("merge.small.driver"));
+}
+
+// The registered line passes git's paths after `--`: a real merge through
+// it in a workspace whose folder starts with '-' is clean.
+TEST_F(HooksE2E, TheRegisteredDriverMergesInADashFolder) {
+    git_ok({"init", "-q", "-b", "main"});
+    const fs::path ws = repo() / "-w";
+    fs::create_directory(ws);
+    ASSERT_EQ(small({"init", "--no-agents"}, ws).exit_code, 0);
+    ASSERT_EQ(small({"hooks", "install", "git"}, ws).exit_code, 0);
+    git_ok({"add", "-A"});
+    git_ok({"commit", "-q", "-m", "base"});
+    git_ok({"checkout", "-q", "-b", "side"});
+    ASSERT_EQ(small({"progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", "side work"}, ws)
+                  .exit_code,
+              0);
+    git_ok({"commit", "-qam", "side"});
+    git_ok({"checkout", "-q", "main"});
+    ASSERT_EQ(small({"progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", "main work"}, ws)
+                  .exit_code,
+              0);
+    git_ok({"commit", "-qam", "main"});
+    const RunResult merged = git({"merge", "-q", "--no-edit", "side"});
+    ASSERT_EQ(merged.exit_code, 0) << merged;
+    const std::string log = read_file(ws / ".small" / "progress.small.yml");
+    EXPECT_TRUE(contains(log, "side work")) << log;
+    EXPECT_TRUE(contains(log, "main work")) << log;
 }
 
 }  // namespace

@@ -492,14 +492,14 @@ TEST_F(MergeE2E, HooksInstallRegistersTheDriverAndUninstallRemovesIt) {
     const RunResult dry = small({"hooks", "install", "git", "--dry-run"});
     ASSERT_EQ(dry.exit_code, 0) << dry;
     EXPECT_TRUE(contains(dry.out, "+.small/*.small.yml merge=small")) << dry;
-    EXPECT_TRUE(contains(dry.out, "git config merge.small.driver \"small merge %O %A %B %P\"")) << dry;
+    EXPECT_TRUE(contains(dry.out, "git config merge.small.driver \"small merge -- %O %A %B %P\"")) << dry;
     EXPECT_FALSE(fs::exists(repo() / ".gitattributes"));
     EXPECT_NE(git({"config", "--get", "merge.small.driver"}).exit_code, 0);
 
     ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
     ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);  // added once
     EXPECT_EQ(read_file(repo() / ".gitattributes"), ".small/*.small.yml merge=small\n");
-    EXPECT_EQ(git({"config", "--get", "merge.small.driver"}).out, "small merge %O %A %B %P\n");
+    EXPECT_EQ(git({"config", "--get", "merge.small.driver"}).out, "small merge -- %O %A %B %P\n");
     git_ok({"add", ".gitattributes"});
     git_ok({"commit", "-qm", "driver"});
     const fs::path a = worktree("a");

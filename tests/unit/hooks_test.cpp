@@ -8,6 +8,7 @@
 #include <csignal>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -24,10 +25,15 @@ using testing::read_all;
 using testing::TempWorkspace;
 using testing::write_plain;
 
+const std::vector<std::string> kClaudeEvents = {"SessionStart", "PreCompact"};
+
+// Install adds small's entries; uninstall removes them from both events
+// ("" when only `{}` is left, as the file then goes).
 std::string merge(const std::string& text, bool install) {
-    Result<std::string> r = merge_agent_hooks(text, claude_hook_events(), install, ".claude/settings.json");
+    Result<AgentHooksEdit> r = install ? add_agent_hooks(text, claude_hook_events(), ".claude/settings.json")
+                                       : remove_agent_hooks(text, kClaudeEvents, ".claude/settings.json");
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
-    return r.ok() ? *r : "";
+    return !r.ok() || r->empty ? "" : r->text;
 }
 
 TEST(AgentHooksMerge, NewFileGetsBothEventsWithTwoSpaceIndent) {
@@ -79,7 +85,7 @@ TEST(AgentHooksMerge, OurHookSharingAGroupWithAnotherKeepsTheOther) {
 }
 
 TEST(AgentHooksMerge, InvalidJsonNamesLineAndColumn) {
-    Result<std::string> r = merge_agent_hooks("{\n  \"a\": 1,\n  oops\n}\n", claude_hook_events(), true, "s.json");
+    Result<AgentHooksEdit> r = add_agent_hooks("{\n  \"a\": 1,\n  oops\n}\n", claude_hook_events(), "s.json");
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_EQ(r.error().file, "s.json");
@@ -90,7 +96,7 @@ TEST(AgentHooksMerge, InvalidJsonNamesLineAndColumn) {
 
 TEST(AgentHooksMerge, WrongShapesAreRefused) {
     for (const char* text : {"[]", "{\"hooks\": []}", "{\"hooks\": {\"SessionStart\": {}}}", "\"x\""}) {
-        Result<std::string> r = merge_agent_hooks(text, claude_hook_events(), true, "s.json");
+        Result<AgentHooksEdit> r = add_agent_hooks(text, claude_hook_events(), "s.json");
         EXPECT_FALSE(r.ok()) << text;
     }
 }
@@ -114,6 +120,85 @@ TEST(PreCommitHook, OneHookListsEveryWorkspaceAndReadsThemBack) {
     EXPECT_EQ(text, pre_commit_hook_text({"x'y'/", "a b/", "z/", "it's/", ""})) << "order does not matter";
     EXPECT_TRUE(pre_commit_hook_prefixes("#!/bin/sh\nsmall check --strict\nexit 0\n").empty());
     EXPECT_TRUE(pre_commit_hook_prefixes("small_check unquoted\nsmall_check 'open\n").empty());
+}
+
+// Install names the events it added; uninstall takes small's hook out of
+// those alone, so the user's identical entry elsewhere stays, and an empty
+// object is kept as `{}` for the caller to decide on.
+TEST(AgentHooksMerge, AddNamesTheEventsAndRemoveTouchesOnlyThose) {
+    const std::string mine =
+        R"({"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"small status --brief"}]}]}})";
+    Result<AgentHooksEdit> added = add_agent_hooks(mine, claude_hook_events(), "s.json");
+    ASSERT_TRUE(added.ok());
+    EXPECT_EQ(added->events, (std::vector<std::string>{"PreCompact"}));
+    Result<AgentHooksEdit> removed = remove_agent_hooks(added->text, added->events, "s.json");
+    ASSERT_TRUE(removed.ok());
+    EXPECT_EQ(removed->events, (std::vector<std::string>{"PreCompact"}));
+    EXPECT_FALSE(removed->empty);
+    EXPECT_EQ(nlohmann::json::parse(removed->text), nlohmann::json::parse(mine));
+
+    Result<AgentHooksEdit> none = remove_agent_hooks(mine, {"PreCompact"}, "s.json");
+    ASSERT_TRUE(none.ok());
+    EXPECT_TRUE(none->events.empty());
+    EXPECT_EQ(none->text, mine);  // byte for byte
+
+    Result<AgentHooksEdit> into_empty = add_agent_hooks("{}", codex_hook_events(), "h.json");
+    ASSERT_TRUE(into_empty.ok());
+    Result<AgentHooksEdit> back = remove_agent_hooks(into_empty->text, {"SessionStart"}, "h.json");
+    ASSERT_TRUE(back.ok());
+    EXPECT_TRUE(back->empty);
+    EXPECT_EQ(back->text, "{}");
+}
+
+// A folder name may hold a line break, quotes or `$()`: each is read back
+// from the hook exactly.
+TEST(PreCommitHook, OddPrefixesReadBackExactly) {
+    const std::vector<std::string> prefixes = {"-x/", "$(touch pwned)/", "a\nb/", "q'\"/", "\n/", "--help/"};
+    const std::string text = pre_commit_hook_text(prefixes);
+    std::vector<std::string> sorted = prefixes;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(pre_commit_hook_prefixes(text), sorted);
+    EXPECT_NE(text.find("--dir=\"${dir:-.}\""), std::string::npos) << "a folder starting with '-' is not a flag";
+}
+
+TEST(HookRecord, RoundTripsAndRefusesOtherText) {
+    HookRecord record;
+    record.files.push_back({".gitattributes", false, std::string("*.png binary\n"), "*.png binary\nx\n", {"x"}});
+    record.files.push_back({".claude/settings.json", true, std::nullopt, "{}\n", {"SessionStart", "PreCompact"}});
+    record.config = {{"merge.small.name", "small merge driver"}, {"merge.small.driver", "small merge -- %O %A %B %P"}};
+    Result<HookRecord> back = parse_hook_record(hook_record_text(record), "r.json");
+    ASSERT_TRUE(back.ok()) << back.error().describe();
+    EXPECT_EQ(hook_record_text(*back), hook_record_text(record));
+    ASSERT_NE(back->file(".gitattributes"), nullptr);
+    EXPECT_EQ(back->file(".gitattributes")->before, std::optional<std::string>("*.png binary\n"));
+    EXPECT_FALSE(back->file(".claude/settings.json")->before);
+    EXPECT_EQ(*back->config_value("merge.small.driver"), "small merge -- %O %A %B %P");
+    EXPECT_EQ(back->config_value("merge.small.other"), nullptr);
+    for (const char* text : {"", "{}", "[1]", "{\"version\": 2, \"files\": [], \"config\": {}}"}) {
+        Result<HookRecord> bad = parse_hook_record(text, "r.json");
+        ASSERT_FALSE(bad.ok()) << text;
+        EXPECT_NE(bad.error().describe().find("r.json"), std::string::npos);
+    }
+}
+
+TEST(HookRecord, WrittenReadAndRemovedWithItsFolder) {
+    TempWorkspace t;
+    const std::string path = hook_record_path(t.ws().root, "git");
+    EXPECT_EQ(path, t.ws().root + "/.small-cache/hooks/git.json");
+    Result<std::optional<HookRecord>> none = read_hook_record(path);
+    ASSERT_TRUE(none.ok());
+    EXPECT_FALSE(*none);
+    HookRecord record;
+    record.config = {{"merge.small.driver", "small merge -- %O %A %B %P"}};
+    ASSERT_TRUE(write_hook_record(t.ws(), path, record).ok());
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    Result<std::optional<HookRecord>> read = read_hook_record(path);
+    ASSERT_TRUE(read.ok() && *read);
+    EXPECT_EQ((*read)->config.size(), 1u);
+    ASSERT_TRUE(write_hook_record(t.ws(), path, HookRecord{}).ok());
+    EXPECT_FALSE(fs::exists(t.ws().root + "/.small-cache/hooks"));
 }
 
 TEST(PreCommitHook, TheOneWorkspaceHookOfEarlierVersionsIsRead) {

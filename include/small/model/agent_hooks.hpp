@@ -53,18 +53,31 @@ struct AgentHookEvent {
 std::vector<AgentHookEvent> claude_hook_events();
 std::vector<AgentHookEvent> codex_hook_events();
 
-// The settings text after adding (install) or removing (uninstall) small's
-// entries in `existing` ("" = no file). Other keys, hooks and key order are
+// What adding or removing small's entries did to a settings text.
+struct AgentHooksEdit {
+    std::string text;                 // the new text; the old one byte for byte when nothing changed
+    std::vector<std::string> events;  // the events whose entry was added (or removed)
+    bool empty = false;               // remove: nothing but `{}` is left
+};
+
+// Adds small's entry to each of `events` in `existing` ("" = no file) that
+// does not run kAgentHookCommand yet. Other keys, hooks and key order are
 // kept; the result is pretty-printed with 2 spaces and keeps the original's
-// final line break (a new file gets one). When nothing changes, `existing`
-// is returned byte for byte. Adding is idempotent: an event
-// that already runs kAgentHookCommand is left alone. Removing drops every
-// hook running kAgentHookCommand, then the matcher groups, event arrays and
-// `hooks` object this leaves empty; an empty result ("{}") is returned as
-// "" (the file should go). Errors (Invalid, nothing to write): invalid JSON
-// (file, line and column of the parse error set), a top level that is not
-// an object, `hooks` or an event that is not of the documented type.
-Result<std::string> merge_agent_hooks(std::string_view existing, const std::vector<AgentHookEvent>& events,
-                                      bool install, const std::string& display);
+// final line break (a new file gets one). Adding is idempotent: an event
+// that already runs kAgentHookCommand (small's entry, or the user's own) is
+// left alone and not listed in `events`. Errors (Invalid, nothing to
+// write): invalid JSON (file, line and column of the parse error set), a
+// top level that is not an object, `hooks` or an event that is not of the
+// documented type.
+Result<AgentHooksEdit> add_agent_hooks(std::string_view existing, const std::vector<AgentHookEvent>& events,
+                                       const std::string& display);
+
+// Removes the hooks running kAgentHookCommand from the events named in
+// `events` only (those install recorded as added: an identical entry of the
+// user's in another event stays), then the matcher groups, event arrays and
+// `hooks` object this leaves empty. When only `{}` is left, `empty` is set
+// and `text` is "{}" (with the original's final line break).
+Result<AgentHooksEdit> remove_agent_hooks(std::string_view existing, const std::vector<std::string>& events,
+                                          const std::string& display);
 
 }  // namespace small

@@ -6,7 +6,9 @@
 // `.claude/settings.json` and `.codex/hooks.json` in the workspace root.
 // `git` also registers small's merge driver (D17): a `.gitattributes` line
 // in the workspace root and merge.small.name/driver in the repository's own
-// git config (never the global one; a driver already set is kept).
+// git config (never the global one; a driver already set is kept). Install
+// records what it added (store/hook_files.hpp, .small-cache/hooks/), and
+// uninstall removes exactly that: a user's identical entry stays.
 #pragma once
 
 #include <chrono>
@@ -60,7 +62,8 @@ struct HooksResult {
 };
 
 // Decides and (unless dry run or print) applies the change: everything is
-// decided before the first write, so a refusal changes nothing. Git: the
+// decided before the first write, so a refusal changes nothing, and a write
+// that fails undoes the ones before it. Git: the
 // hooks folder comes from `git rev-parse --git-path hooks` run in the
 // workspace root (core.hooksPath and worktrees included); the decision
 // table is in docs/commands.md; the git config changes are notes.
@@ -68,11 +71,11 @@ struct HooksResult {
 // (model/agent_hooks.hpp). Writes run under the workspace lock when the
 // root holds .small/, and git's also under the hooks folder's lock (the
 // workspaces of a repository share one hook, each adding its own line).
-// Errors: Invalid (refusals: a link or a non-file where a hook, settings
-// file or .gitattributes should be, invalid JSON with file:line:column, a
+// Errors: Invalid (refusals: a link or a non-file where a hook, the hooks
+// folder, settings file or .gitattributes should be, invalid JSON with file:line:column, a
 // foreign hook and a chained one both present, a foreign hook in a
 // core.hooksPath folder), System (git missing or not a repository, I/O,
-// read-only files), Busy.
+// read-only files or folders, a failed write), Busy.
 Result<HooksResult> run_hooks(const FileSystem& fs, const HooksRequest& req);
 
 // The unified diff of one change ("" when unchanged).

@@ -8,10 +8,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "small/base/fd.hpp"
 #include "small/base/result.hpp"
+#include "small/model/layout.hpp"
 
 namespace small {
 
@@ -49,5 +54,54 @@ Status rename_hook_file(const std::string& dir, const std::string& from, const s
 
 // unlink(2) of `name` in `dir`, made durable.
 Status remove_hook_file(const std::string& dir, const std::string& name);
+
+// ---------------------------------------------------------------- what install added
+
+// `small hooks install` records what it added, so that uninstall removes
+// exactly that and nothing a user wrote that happens to look the same (an
+// identical .gitattributes line, merge.small.* key or session hook entry).
+// One record per workspace root and target, in
+// `.small-cache/hooks/<target>.json` (beside the files it describes, never
+// in .small/, kept out of git by .gitignore's `.small-cache/`).
+
+// One file install changed (the .gitattributes file, a settings file).
+struct HookRecordFile {
+    std::string path;      // relative to the workspace root
+    bool created = false;  // install created the file
+    // The bytes before install changed it, while the file still holds
+    // `after`: uninstall then puts them back byte for byte. nullopt when the
+    // file changed between two installs (uninstall removes `entries` then).
+    std::optional<std::string> before;
+    std::string after;                 // the bytes install left
+    std::vector<std::string> entries;  // what install added: the event names, or the .gitattributes line
+};
+
+struct HookRecord {
+    std::vector<HookRecordFile> files;
+    // The git config keys install set in the repository's own config, with
+    // the values it set.
+    std::vector<std::pair<std::string, std::string>> config;
+
+    bool empty() const { return files.empty() && config.empty(); }
+    HookRecordFile* file(std::string_view path);
+    const std::string* config_value(std::string_view key) const;
+};
+
+inline constexpr std::string_view kHookRecordDirName = ".small-cache/hooks";
+
+// <root>/.small-cache/hooks/<target>.json
+std::string hook_record_path(const std::string& root, std::string_view target);
+
+// The record as JSON text, and back. A text that is not such a record is
+// Invalid (with the file's name), so uninstall then removes nothing.
+std::string hook_record_text(const HookRecord& record);
+Result<HookRecord> parse_hook_record(std::string_view text, const std::string& display);
+
+// The record at `path`: nullopt when there is none (nothing recorded).
+Result<std::optional<HookRecord>> read_hook_record(const std::string& path);
+
+// Writes the record (mode 0600: it holds copies of the files' bytes) or,
+// when it is empty, removes it and the folder it leaves empty.
+Status write_hook_record(const WorkspacePaths& ws, const std::string& path, const HookRecord& record);
 
 }  // namespace small
