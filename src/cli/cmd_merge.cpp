@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 #include "small/ops/merge.hpp"
 #include "small/report/merge.hpp"
 
@@ -20,6 +21,12 @@ struct MergeFlags {
 
 bool from_index(const MergeFlags& f) { return f.request.current.empty(); }
 
+// The command that explains `path`, ready to paste: quoted, and after `--`
+// when it would read as a flag.
+std::string explain_command(const std::string& path) {
+    return "small merge --explain " + std::string(path.starts_with('-') ? "-- " : "") + shell_quote(path);
+}
+
 void print_conflicts(const Output& out, const MergeReport& r, const MergeFlags& f) {
     out.problem("small merge: " + r.pathname + ": " + std::to_string(r.outcome.conflicts.size()) + " conflict(s)" +
                 (from_index(f) ? " in git's index" : "; the file is left as CURRENT had it"));
@@ -28,7 +35,7 @@ void print_conflicts(const Output& out, const MergeReport& r, const MergeFlags& 
         if (f.explain) out.problem("    to resolve: " + c.hint);
     }
     if (!f.explain) {
-        out.problem("Run `small merge --explain " + r.pathname + "` (or `small doctor`) for how to resolve");
+        out.problem("Run `" + explain_command(r.pathname) + "` (or `small doctor`) for how to resolve");
     }
 }
 
@@ -39,10 +46,11 @@ bool in_merge_strategy() { return std::getenv("SMALL_MERGE_STRATEGY_FILE") != nu
 void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
     if (!r.clean()) return print_conflicts(out, r, f);
     if (from_index(f)) {
+        const std::string path = shell_quote(r.pathname);
         std::cerr << "small merge: " << r.pathname << ": small's merge driver merges it cleanly (" << r.rule
-                  << " rule); git merged it without the driver. Register it (small hooks install git), then: "
-                     "git checkout -m -- "
-                  << r.pathname << " && git add " << r.pathname << '\n';
+                  << " rule); git merged it without the driver, or the registered driver failed. Register it (small "
+                     "hooks install git), then: git checkout -m -- "
+                  << path << " && git add -- " << path << '\n';
     } else if (f.explain || !out.quiet()) {
         std::string line = "small merge: " + r.pathname + " merged cleanly (" + r.rule + " rule";
         if (r.rule == "progress") {
@@ -69,7 +77,7 @@ Result<MergeReport> merge_or_explain(const Context& ctx, const MergeFlags& f) {
     if (!q.current.empty()) return merge_files(ctx.fs, q);
     if (q.ancestor.empty()) return Error::usage("give ANCESTOR CURRENT OTHER [PATHNAME], or --explain FILE");
     if (!f.explain) {
-        return Error::usage("one file is only understood with --explain (small merge --explain " + q.ancestor +
+        return Error::usage("one file is only understood with --explain (" + explain_command(q.ancestor) +
                             "); as a merge driver give ANCESTOR CURRENT OTHER [PATHNAME]");
     }
     return explain_index_conflict(q.ancestor, current_directory());
@@ -108,8 +116,9 @@ void register_merge(CLI::App& app, Context& ctx) {
     cmd->footer(
         "`small merge --explain FILE` reads FILE's three stages from git's index after a merge, rebase or cherry-pick "
         "stopped on it, and says what collides and how to resolve it (nothing is written). "
-        "Registered by `small hooks install git` as merge.small.driver \"small merge %O %A %B %P\" with a "
-        ".gitattributes line `.small/*.small.yml merge=small`. Rules: progress.small.yml is the union of the "
+        "Registered by `small hooks install git` as merge.small.driver \"small merge -- %O %A %B %P\" with a "
+        ".gitattributes line `.small/*.small.yml merge=small`; `--` ends the flags, so a path that starts with `-` "
+        "is still a path. Rules: progress.small.yml is the union of the "
         "entries by content (each once, none lost; the shared leading entries keep their bytes, the rest by "
         "timestamp, moving a timestamp forward by 1 ns where needed); plan.small.yml merges by task id and field "
         "(status: completed > cancelled > blocked > in_progress > pending; new tasks by id); "

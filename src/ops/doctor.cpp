@@ -186,8 +186,9 @@ private:
             if (r.outcome.conflicts.empty()) {
                 add("Merge", DoctorStatus::Error,
                     r.path + " is unmerged in git's index, but small's merge driver merges it cleanly (git merged "
-                                 "it without the driver)",
-                    "small hooks install git, then: git checkout -m -- " + r.path + " && git add " + r.path);
+                                 "it without the driver, or the registered driver failed)",
+                    "small hooks install git, then: git checkout -m -- " + shell_quote(r.path) + " && git add -- " +
+                        shell_quote(r.path));
                 continue;
             }
             std::string message = r.path + " is unmerged: " + std::to_string(r.outcome.conflicts.size()) +
@@ -219,7 +220,7 @@ private:
                 ws_.display_of(artifact_file_name(type)) + " holds unresolved git conflict markers",
                 "it was staged or committed with git's conflict markers: edit it so both sides' changes are kept "
                 "(small check --strict says what is left), or restore one side (git checkout REV -- " +
-                    ws_.display_of(name) +
+                    shell_quote(ws_.display_of(name)) +
                     ") and merge again with small's merge driver registered (small hooks install git)");
         }
     }

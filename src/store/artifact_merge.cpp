@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/check/invariants.hpp"
 #include "small/check/schema.hpp"
@@ -365,55 +366,152 @@ bool same_but_timestamp(const YamlValue& x, const YamlValue& y) {
     return true;
 }
 
-// Entries by instant, for finding moved copies.
-std::vector<const NewEntry*> by_instant(const std::vector<NewEntry>& entries) {
-    std::vector<const NewEntry*> out;
-    for (const NewEntry& e : entries) out.push_back(&e);
-    std::stable_sort(out.begin(), out.end(), [](const NewEntry* x, const NewEntry* y) { return x->instant < y->instant; });
-    return out;
+Instant plus_ns(Instant t, std::int64_t ns) {
+    constexpr std::int64_t kPerSecond = 1'000'000'000;
+    const std::int64_t total = static_cast<std::int64_t>(t.nanos) + ns;
+    std::int64_t carry = total / kPerSecond, rest = total % kPerSecond;
+    if (rest < 0) {
+        rest += kPerSecond;
+        --carry;
+    }
+    return Instant{t.seconds + carry, static_cast<std::uint32_t>(rest)};
 }
 
-// The entry of `sorted` that is `e` moved forward by an earlier merge's
-// bump (equal but its timestamp, later by at most a microsecond: a bump is
-// one nanosecond, a few in a row at most), or null.
-const NewEntry* later_copy(const std::vector<const NewEntry*>& sorted, const NewEntry& e) {
-    auto it = std::upper_bound(sorted.begin(), sorted.end(), e.instant,
-                               [](const Instant& t, const NewEntry* x) { return t < x->instant; });
-    for (; it != sorted.end(); ++it) {
-        const std::int64_t apart = ((*it)->instant.seconds - e.instant.seconds) * 1'000'000'000LL +
-                                   (static_cast<std::int64_t>((*it)->instant.nanos) - e.instant.nanos);
-        if (apart > 1000) return nullptr;
-        if (same_but_timestamp((*it)->value, e.value)) return *it;
+// One side's entries after the prefix, indexed for the questions asked
+// about each ancestor entry.
+struct SideIndex {
+    const std::vector<NewEntry>& entries;
+    std::unordered_set<std::string> has;  // canonical JSON
+    std::vector<std::size_t> by_time;     // positions, by instant
+    std::optional<Instant> before;        // the instant of the entry before the first (the prefix's last)
+
+    SideIndex(const std::vector<NewEntry>& side, std::optional<Instant> prefix_last)
+        : entries(side), has(canonical_set(side)), before(prefix_last) {
+        for (std::size_t i = 0; i < side.size(); ++i) by_time.push_back(i);
+        std::stable_sort(by_time.begin(), by_time.end(),
+                         [&](std::size_t x, std::size_t y) { return side[x].instant < side[y].instant; });
     }
-    return nullptr;
+    // Positions of the entries at instants in [from, to].
+    std::pair<std::size_t, std::size_t> range(Instant from, Instant to) const {
+        const auto at = [&](std::size_t i) { return entries[i].instant; };
+        const auto lo = std::partition_point(by_time.begin(), by_time.end(), [&](std::size_t i) { return at(i) < from; });
+        const auto hi = std::partition_point(lo, by_time.end(), [&](std::size_t i) { return at(i) <= to; });
+        return {static_cast<std::size_t>(lo - by_time.begin()), static_cast<std::size_t>(hi - by_time.begin())};
+    }
+    // Whether the entry at `pos` sits where a merge's bump puts an entry
+    // that was at `original`: exactly 1 ns after the entry before it, which
+    // is at or after `original` (the entry the bump made room for).
+    bool bumped_from(std::size_t pos, Instant original) const {
+        const std::optional<Instant> prev = pos > 0 ? std::optional(entries[pos - 1].instant) : before;
+        return prev && *prev >= original && plus_one_ns(*prev) == entries[pos].instant;
+    }
+};
+
+// What a side did with an entry of the ancestor's tail. Entries are the
+// same only when their canonical JSON is; two different entries a
+// nanosecond apart stay two.
+enum class Fate {
+    Kept,           // the side has it, or only lacks it (a cherry-pick's CURRENT, a revert's OTHER)
+    MovedByMerge,   // an earlier merge's bump moved it: `copy` stands for it
+    MovedByHand,    // its content at another instant less than 1 µs away, not where a bump puts it
+    Changed,        // another entry at its instant
+};
+struct EntryFate {
+    Fate fate = Fate::Kept;
+    const NewEntry* at = nullptr;  // the side's entry: the copy, the moved or the changed one
+};
+
+// The fate of ancestor entry `e` in `side`. Only entries the ancestor lacks
+// and that no version holds beside `e` can be `e` moved: a bump is 1 ns,
+// a few in a row at most, so a copy is less than 1 µs later.
+EntryFate fate_of(const NewEntry& e, const SideIndex& side, const SideIndex& other,
+                  const std::unordered_set<std::string>& in_ancestor) {
+    if (side.has.count(e.canonical)) return {};
+    constexpr std::int64_t kWindow = 1000;  // ns
+    const Instant from = plus_ns(e.instant, -kWindow), to = plus_ns(e.instant, kWindow);
+    const auto [lo, hi] = side.range(from, to);
+    EntryFate moved, changed;
+    for (std::size_t k = lo; k < hi; ++k) {
+        const std::size_t pos = side.by_time[k];
+        const NewEntry& c = side.entries[pos];
+        if (c.instant == e.instant) {
+            changed = {Fate::Changed, &c};
+            continue;
+        }
+        if (in_ancestor.count(c.canonical) || (other.has.count(e.canonical) && other.has.count(c.canonical)) ||
+            !same_but_timestamp(c.value, e.value)) {
+            continue;
+        }
+        if (side.bumped_from(pos, e.instant)) return {Fate::MovedByMerge, &c};
+        if (!moved.at) moved = {Fate::MovedByHand, &c};
+    }
+    return moved.at ? moved : changed;
 }
 
-// An ancestor entry a side changed: missing from that side, not moved by a
-// bump, while the side has another entry at its instant. (A side that only
-// lacks ancestor entries, as a cherry-pick's CURRENT or a revert's OTHER
-// does, loses nothing: the merge keeps them.)
-const NewEntry* changed_entry(const std::vector<NewEntry>& ancestor, const std::vector<NewEntry>& side) {
-    const std::unordered_set<std::string> has = canonical_set(side);
-    const std::vector<const NewEntry*> sorted = by_instant(side);
-    std::set<Instant> instants;
-    for (const NewEntry& e : side) instants.insert(e.instant);
-    for (const NewEntry& e : ancestor) {
-        if (!has.count(e.canonical) && instants.count(e.instant) && !later_copy(sorted, e)) return &e;
+// The first ancestor entry a side changed or moved by hand.
+struct Refusal {
+    const NewEntry* entry = nullptr;  // the ancestor's
+    EntryFate fate;
+    const char* side = "";            // CURRENT or OTHER
+};
+
+std::optional<Instant> last_instant(const LogSplit& split) {
+    if (!split.last || !split.last->contains("timestamp") || !(*split.last)["timestamp"].is_string()) return std::nullopt;
+    Result<Instant> t = parse_progress_timestamp((*split.last)["timestamp"].get<std::string>());
+    return t ? std::optional(*t) : std::nullopt;
+}
+
+std::optional<Refusal> refused_change(const LogSplit& split) {
+    const std::optional<Instant> before = last_instant(split);
+    const SideIndex a(split.a, before), b(split.b, before);
+    const std::unordered_set<std::string> in_o = canonical_set(split.o);
+    for (const NewEntry& e : split.o) {
+        for (const auto& [side, other, label] : {std::tuple{&a, &b, "CURRENT"}, {&b, &a, "OTHER"}}) {
+            const EntryFate f = fate_of(e, *side, *other, in_o);
+            if (f.fate == Fate::MovedByHand || f.fate == Fate::Changed) return Refusal{&e, f, label};
+        }
     }
-    return nullptr;
+    return std::nullopt;
+}
+
+Error refusal_error(const Refusal& r, const std::string& display) {
+    const std::string side_at = where(display + " (" + (r.side == std::string("CURRENT") ? "current" : "other") + ")",
+                                      r.fate.at->mark);
+    const std::string what =
+        r.fate.fate == Fate::Changed
+            ? " changed this entry of the common ancestor (same timestamp, other content, at " + side_at + ")"
+            : " moved this entry of the common ancestor to " + r.fate.at->value["timestamp"].get<std::string>() +
+                  " (same content, at " + side_at + "); a merge moves an entry only to 1 ns after the entry before it";
+    return Error::invalid("cannot merge: " + where(display + " (ancestor)", r.entry->mark) + ": " + r.side + what +
+                          "; the progress log is append-only: restore the entry as it was, then merge again");
 }
 
 // Every entry the three versions have after the prefix, once: CURRENT's,
 // OTHER's, then the ancestor's that a side lacks (the log is append-only).
-// An entry that is here also as its moved copy is that copy.
+// An ancestor entry that a side has as its copy moved by a merge is that
+// copy; no other entry ever stands for another.
 std::vector<NewEntry> union_of(LogSplit& split, MergeOutcome& out) {
-    const std::unordered_set<std::string> in_o = canonical_set(split.o), in_a = canonical_set(split.a),
-                                          in_b = canonical_set(split.b);
-    std::unordered_set<std::string> taken;
+    const std::unordered_set<std::string> in_o = canonical_set(split.o);
+    std::unordered_set<std::string> superseded;
+    {
+        const std::optional<Instant> before = last_instant(split);
+        const SideIndex a(split.a, before), b(split.b, before);
+        for (const NewEntry& e : split.o) {
+            if (fate_of(e, a, b, in_o).fate == Fate::MovedByMerge || fate_of(e, b, a, in_o).fate == Fate::MovedByMerge) {
+                superseded.insert(e.canonical);
+                out.notes.push_back("the entry at " + e.value["timestamp"].get<std::string>() +
+                                    " is here with its timestamp moved by an earlier merge; the moved copy stays");
+            }
+        }
+    }
+    const std::unordered_set<std::string> in_a = canonical_set(split.a), in_b = canonical_set(split.b);
+    std::unordered_set<std::string> taken = superseded;
     std::vector<NewEntry> all;
+    std::size_t kept_back = 0;
     const auto take = [&](NewEntry& e) {
-        if (!taken.insert(e.canonical).second) return;  // already in, or a side that repeats an entry
+        if (!taken.insert(e.canonical).second) return;  // already in, superseded, or a side that repeats an entry
         e.existing = in_o.count(e.canonical) > 0;
+        kept_back += e.existing && !(in_a.count(e.canonical) && in_b.count(e.canonical));
         all.push_back(std::move(e));
     };
     for (NewEntry& e : split.a) {
@@ -422,35 +520,12 @@ std::vector<NewEntry> union_of(LogSplit& split, MergeOutcome& out) {
     }
     for (NewEntry& e : split.b) take(e);
     for (NewEntry& e : split.o) take(e);
-
-    const std::vector<const NewEntry*> sorted = by_instant(all);
-    std::vector<bool> superseded(all.size());
-    const std::unordered_set<std::string>* sets[] = {&in_o, &in_a, &in_b};
-    std::size_t kept_back = 0;
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        // Superseded only when no version holds both: two such entries of
-        // one version are two entries, not a copy.
-        const NewEntry* copy = later_copy(sorted, all[i]);
-        superseded[i] = copy && std::none_of(std::begin(sets), std::end(sets), [&](const auto* set) {
-                            return set->count(copy->canonical) && set->count(all[i].canonical);
-                        });
-        kept_back += all[i].existing && !superseded[i] && !(in_a.count(all[i].canonical) && in_b.count(all[i].canonical));
-    }
-    std::vector<NewEntry> kept;
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        if (superseded[i]) {
-            out.notes.push_back("the entry at " + all[i].value["timestamp"].get<std::string>() +
-                                " is here with its timestamp moved by an earlier merge; the moved copy stays");
-        } else {
-            kept.push_back(std::move(all[i]));
-        }
-    }
     if (kept_back > 0) {
         out.notes.push_back(std::to_string(kept_back) +
                             " entries of the common ancestor were missing on one side (a cherry-pick of a later "
                             "commit, a revert of appended entries); the log is append-only, so they are kept");
     }
-    return kept;
+    return all;
 }
 
 // The order of the result: the entries the ancestor had stay where their
@@ -506,17 +581,10 @@ Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string
     // A fast split with a changed entry is redone slowly, which names the
     // entry with its position in the whole file.
     std::optional<LogSplit> fast = fast_split(ancestor, current, other, display);
-    const bool fast_ok = fast && !changed_entry(fast->o, fast->a) && !changed_entry(fast->o, fast->b);
+    const bool fast_ok = fast && !refused_change(*fast);
     Result<LogSplit> split = fast_ok ? Result<LogSplit>(std::move(*fast)) : slow_split(ancestor, current, other, display);
     if (!split) return split.error();
-    for (const auto& [side, label] : {std::pair{&split->a, "CURRENT"}, {&split->b, "OTHER"}}) {
-        const NewEntry* changed = fast_ok ? nullptr : changed_entry(split->o, *side);
-        if (changed) {
-            return Error::invalid("cannot merge: " + where(display + " (ancestor)", changed->mark) + ": " + label +
-                                  " changed this entry of the common ancestor (same timestamp, other content); the "
-                                  "progress log is append-only: restore the entry as it was, then merge again");
-        }
-    }
+    if (const std::optional<Refusal> r = fast_ok ? std::nullopt : refused_change(*split)) return refusal_error(*r, display);
 
     MergeOutcome out;
     out.ancestor_entries = split->ancestor_count;
@@ -744,9 +812,10 @@ Result<MergeOutcome> merge_plan_texts(std::string_view ancestor, std::string_vie
                  "task id " + id + " was added on both sides with different content (current: " +
                      sa->value("title", YamlValue()).dump() + ", other: " + sb->value("title", YamlValue()).dump() +
                      ")",
-                 "keep both tasks under different ids: take CURRENT's plan (`git checkout --ours -- " + display +
+                 "keep both tasks under different ids: take CURRENT's plan (`git checkout --ours -- " +
+                     shell_quote(display) +
                      "`), add OTHER's task again with `small plan --add \"<its title>\"` (it gets the next free id), "
-                     "then `git add " + display + "`; OTHER's progress entries still name " + id +
+                     "then `git add -- " + shell_quote(display) + "`; OTHER's progress entries still name " + id +
                      ": add a progress entry for the new id that says so"});
             continue;
         }

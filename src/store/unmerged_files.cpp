@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "small/base/text.hpp"
 #include "small/store/git_repo.hpp"
 
 namespace small {
@@ -25,8 +26,8 @@ UnmergedFile merge_stages(const GitIndexConflict& c) {
         file.outcome.conflicts.push_back(whole_file_conflict(
             c.path + (kept_here ? " was deleted on the other side and changed on this side"
                                 : " was deleted on this side and changed on the other side"),
-            "keep it (git checkout --" + std::string(kept_here ? "ours" : "theirs") + " -- " + c.path +
-                " && git add " + c.path + ") or remove it (git rm " + c.path + ")"));
+            "keep it (git checkout --" + std::string(kept_here ? "ours" : "theirs") + " -- " + shell_quote(c.path) +
+                " && git add -- " + shell_quote(c.path) + ") or remove it (git rm -- " + shell_quote(c.path) + ")"));
         return file;
     }
     // Added on both sides (no ancestor): every entry or task is new on both.

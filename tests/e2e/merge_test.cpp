@@ -102,6 +102,54 @@ protected:
         EXPECT_EQ(v.exit_code, 0) << v;
     }
 
+    // Workspaces in folders of the given names (each with its own
+    // .gitattributes line, as `small hooks install git` writes it), committed on main.
+    void add_workspaces(const std::vector<std::string>& names) {
+        for (const std::string& name : names) {
+            fs::create_directory(repo() / name);
+            ASSERT_EQ(small({"init", "--no-agents"}, repo() / name).exit_code, 0) << name;
+            write_file(repo() / name / ".gitattributes", ".small/*.small.yml merge=small\n");
+        }
+        git_ok({"add", "-A"});
+        git_ok({"commit", "-q", "-m", "workspaces"});
+    }
+    // One progress entry in each named workspace of `wt`, then a commit.
+    void log_in_each(const fs::path& wt, const std::vector<std::string>& names, const std::string& tag) {
+        for (const std::string& name : names) {
+            const RunResult r = small(
+                {"progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", tag + " step 0"},
+                wt / name);
+            ASSERT_EQ(r.exit_code, 0) << r;
+        }
+        git_ok({"add", "-A"}, wt);
+        git_ok({"commit", "-q", "-m", tag}, wt);
+    }
+    // A suggested command, run as pasted into a shell at `cwd`.
+    RunResult paste(const std::string& command, const fs::path& cwd) {
+        RunOptions o;
+        o.cwd = cwd;
+        o.env = env_;
+        o.program = "/bin/sh";
+        return run_small({"-c", command}, o);
+    }
+    // The text between `open` and the next `close` after it ("" when absent).
+    static std::string between(const std::string& text, const std::string& open, const std::string& close) {
+        const std::size_t from = text.find(open);
+        if (from == std::string::npos) return "";
+        const std::size_t start = from + open.size();
+        const std::size_t end = text.find(close, start);
+        return end == std::string::npos ? "" : text.substr(start, end - start);
+    }
+    // Folder names a shell or an argument parser could misread.
+    static const std::vector<std::string>& awkward_names() {
+        static const std::vector<std::string> names = {"-x", "--help", "with space", "quo'te\"s", "$(touch pwned)",
+                                                       "new\nline"};
+        return names;
+    }
+    void expect_nothing_ran(const std::vector<fs::path>& places) {
+        for (const fs::path& p : places) EXPECT_FALSE(fs::exists(p / "pwned")) << p;
+    }
+
     static constexpr const char* kGit = "/usr/bin/git";
     TempDir tmp_;
     Env env_;
@@ -569,6 +617,105 @@ TEST_F(MergeE2E, AnUnparseableSideLeavesCurrentUntouched) {
     const RunResult l = small({"merge", (tmp_.path() / "o").string(), (tmp_.path() / "link").string(),
                                (tmp_.path() / "b").string(), ".small/progress.small.yml"});
     EXPECT_NE(l.exit_code, 0) << l;
+}
+
+// Issue 24, defect 7: a workspace folder named like a flag (or with
+// spaces, quotes, `$()`, a newline) merges through the driver registered
+// with `--`, and through `-s small` (whose default driver has `--` too).
+TEST_F(MergeE2E, WorkspaceFoldersOfAnyNameMergeThroughTheDriverAndTheStrategy) {
+    const std::vector<std::string>& names = awkward_names();
+    add_workspaces(names);
+    git_ok({"config", "merge.small.driver", "small merge -- %O %A %B %P"});
+    const fs::path a = worktree("a"), b = worktree("b"), c = worktree("c");
+    log_in_each(a, names, "alpha");
+    log_in_each(b, names, "beta");
+    log_in_each(c, names, "gamma");
+    const fs::path o = tmp_.path() / "wt-octopus";
+    git_ok({"worktree", "add", "-q", "-b", "octopus", o.string(), "main"});
+
+    const RunResult merged = git({"merge", "--no-edit", "b"}, a);
+    ASSERT_EQ(merged.exit_code, 0) << merged;
+    for (const std::string& name : names) expect_each_once(read_file(progress(a / name)), {"alpha", "beta"}, 1);
+
+    // The strategy's own default driver, with no merge.small.driver set.
+    git_ok({"config", "--unset", "merge.small.driver"});
+    const RunResult octopus = git({"merge", "--no-edit", "-s", "small", "a", "c"}, o);
+    ASSERT_EQ(octopus.exit_code, 0) << octopus;
+    for (const std::string& name : names) {
+        expect_each_once(read_file(progress(o / name)), {"alpha", "beta", "gamma"}, 1);
+        expect_verified(o / name);
+    }
+    expect_nothing_ran({repo(), a, b, c, o, tmp_.path()});
+}
+
+// Today's registered line (no `--`) still merges every folder name that does
+// not look like a flag; for `-x` the driver fails, and doctor and
+// --explain say how to redo the merge with commands that paste as they are.
+TEST_F(MergeE2E, TodaysDriverLineAndTheRepairOfALeadingDashFolder) {
+    const std::vector<std::string> names = {"with space", "quo'te\"s", "$(touch pwned)", "new\nline", "-x"};
+    add_workspaces(names);
+    const fs::path a = worktree("a"), b = worktree("b");
+    log_in_each(a, names, "alpha");
+    log_in_each(b, names, "beta");
+    EXPECT_NE(git({"merge", "--no-edit", "b"}, a).exit_code, 0);
+    for (std::size_t i = 0; i + 1 < names.size(); ++i) {
+        expect_each_once(read_file(progress(a / names[i])), {"alpha", "beta"}, 1);
+    }
+    const std::string dashed = "-x/.small/progress.small.yml";
+    const RunResult doc = small({"doctor"}, a / "-x");
+    EXPECT_EQ(doc.exit_code, 1) << doc;
+    EXPECT_TRUE(contains(doc.out + doc.err, dashed + " is unmerged in git's index, but small's merge driver merges it "
+                                                     "cleanly"))
+        << doc;
+    EXPECT_TRUE(contains(doc.out + doc.err, "git checkout -m -- " + dashed + " && git add -- " + dashed)) << doc;
+    const RunResult ex = small({"merge", "--explain", "--", dashed}, a);
+    ASSERT_EQ(ex.exit_code, 0) << ex;
+    const std::string suggested = between(ex.err, "then: ", "\n");
+    ASSERT_EQ(suggested, "git checkout -m -- " + dashed + " && git add -- " + dashed) << ex;
+
+    git_ok({"config", "merge.small.driver", "small merge -- %O %A %B %P"});
+    const RunResult redo = paste(suggested, a);
+    ASSERT_EQ(redo.exit_code, 0) << redo;
+    expect_each_once(read_file(progress(a / "-x")), {"alpha", "beta"}, 1);
+    EXPECT_TRUE(git({"diff", "--name-only", "--diff-filter=U"}, a).out.empty());
+    git_ok({"commit", "-q", "--no-edit"}, a);
+    expect_nothing_ran({repo(), a, b, tmp_.path()});
+}
+
+// A real conflict in such folders: the driver's "Run `small merge
+// --explain …`" and the plan hint's git commands work when pasted.
+TEST_F(MergeE2E, ConflictsInAwkwardFoldersSuggestCommandsThatPaste) {
+    const std::vector<std::string> names = {"with space", "-x", "new\nline", "quo'te\"s"};
+    add_workspaces(names);
+    git_ok({"config", "merge.small.driver", "small merge -- %O %A %B %P"});
+    const fs::path a = worktree("a"), b = worktree("b");
+    for (const auto& [wt, title] : {std::pair{a, "Write the parser"}, {b, "Write the docs"}}) {
+        for (const std::string& name : names) ASSERT_EQ(small({"plan", "--add", title}, wt / name).exit_code, 0);
+        git_ok({"commit", "-qam", title}, wt);
+    }
+    const RunResult r = git({"merge", "--no-edit", "b"}, a);
+    EXPECT_NE(r.exit_code, 0) << r;
+    for (const std::string& name : names) {
+        const std::string plan = name + "/.small/plan.small.yml";
+        const std::size_t at = r.err.find("small merge: " + plan + ": 1 conflict(s)");
+        ASSERT_NE(at, std::string::npos) << name << "\n" << r;
+        const std::string explain = between(r.err.substr(at), "Run `", "`");
+        const RunResult ex = paste(explain, a);
+        EXPECT_EQ(ex.exit_code, 1) << explain << "\n" << ex;
+        EXPECT_TRUE(contains(ex.err, "task id task-2 was added on both sides")) << explain << "\n" << ex;
+
+        // The hint: take CURRENT's plan, add OTHER's task again, stage it.
+        const std::string take = between(ex.err, "take CURRENT's plan (`", "`)");
+        const RunResult took = paste(take, a);
+        ASSERT_EQ(took.exit_code, 0) << take << "\n" << took;
+        ASSERT_EQ(small({"plan", "--add", "Write the docs"}, a / name).exit_code, 0);
+        const std::string stage = between(ex.err, "(it gets the next free id), then `", "`");
+        const RunResult staged = paste(stage, a);
+        ASSERT_EQ(staged.exit_code, 0) << stage << "\n" << staged;
+    }
+    EXPECT_TRUE(git({"diff", "--name-only", "--diff-filter=U"}, a).out.empty());
+    git_ok({"commit", "-q", "--no-edit"}, a);
+    for (const std::string& name : names) expect_verified(a / name);
 }
 
 }  // namespace

@@ -204,6 +204,67 @@ TEST(ProgressMerge, TheSlowPathKeepsTheSharedBytesAndLineBreaks) {
     EXPECT_EQ(m->text, crlf(head + base + m1 + a1 + m2 + a2));
 }
 
+// Issue 24, defect 1: D8's bump gives entries 1 ns apart (the newest entry
+// was ahead of the clock). Two different entries equal but for such
+// timestamps are two entries: neither may stand for the other.
+TEST(ProgressMerge, EntriesLessThanAMicrosecondApartStayTwo) {
+    const std::string o = kHead + entry("2025-01-01T00:00:00.000000000Z", "task-1", "base");
+    const std::string x1 = entry("2025-01-01T00:00:00.000000001Z", "task-1", "x");
+    const std::string x2 = entry("2025-01-01T00:00:00.000000002Z", "task-1", "x");
+    const std::string y1 = entry("2025-01-01T00:00:00.000000001Z", "task-1", "y");
+    // a logged x; main logged y, then x again (bumped to 002).
+    for (const auto& [a, b] : {std::pair{o + x1, o + y1 + x2}, {o + y1 + x2, o + x1}}) {
+        Result<MergeOutcome> m = merge_progress_texts(o, a, b, "p");
+        ASSERT_TRUE(m) << m.error().describe();
+        EXPECT_EQ(m->text, o + x1 + entry("2025-01-01T00:00:00.000000002Z", "task-1", "y") +
+                               entry("2025-01-01T00:00:00.000000003Z", "task-1", "x"));
+        EXPECT_EQ(m->added_entries, 3u);
+    }
+    // Each side logged x once, 1 ns apart: both stay.
+    for (const auto& [a, b] : {std::pair{o + x1, o + x2}, {o + x2, o + x1}}) {
+        Result<MergeOutcome> m = merge_progress_texts(o, a, b, "p");
+        ASSERT_TRUE(m) << m.error().describe();
+        EXPECT_EQ(m->text, o + x1 + x2);
+        EXPECT_EQ(m->added_entries, 2u);
+    }
+}
+
+// Issue 24, defect 1: a side that moved an entry of the ancestor (by 1 ns,
+// forwards or backwards) rewrites history: refused, naming both places.
+TEST(ProgressMerge, AnAncestorEntryMovedByANanosecondIsRefused) {
+    const std::string d = entry(kT1, "task-1", "d"), e = entry(kT2, "task-1", "e"), z = entry(kT3, "task-1", "z");
+    const std::string o = kHead + d + e;
+    for (const std::string& moved_to : {std::string("2025-01-01T00:00:02.000000001Z"),
+                                        std::string("2025-01-01T00:00:01.999999999Z"),
+                                        std::string("2025-01-01T00:00:02.000001000Z")}) {
+        const std::string moved = kHead + d + entry(moved_to, "task-1", "e");
+        for (bool current_moved : {true, false}) {
+            Result<MergeOutcome> m = current_moved ? merge_progress_texts(o, moved, o + z, "p")
+                                                   : merge_progress_texts(o, o + z, moved, "p");
+            ASSERT_FALSE(m) << moved_to << "\n" << m->text;
+            const std::string side = current_moved ? "CURRENT" : "OTHER";
+            EXPECT_NE(m.error().message.find("p (ancestor):8:5: " + side + " moved this entry of the common ancestor to " +
+                                             moved_to),
+                      std::string::npos)
+                << m.error().message;
+            EXPECT_NE(m.error().message.find(std::string("at p (") + (current_moved ? "current" : "other") + "):8:5"),
+                      std::string::npos)
+                << m.error().message;
+        }
+    }
+    // Moved on a 104-entry log (the fast path's prefix is long): still refused.
+    std::string long_o = kHead;
+    for (int i = 0; i < 104; ++i) {
+        long_o += entry("2025-01-01T00:00:00." + std::string(i < 10 ? "00" : i < 100 ? "0" : "") + std::to_string(i) +
+                            "000000Z",
+                        "task-1", "n" + std::to_string(i));
+    }
+    const std::string last_moved = long_o.substr(0, long_o.rfind("  - ")) +
+                                   entry("2025-01-01T00:00:00.103000001Z", "task-1", "n103");
+    EXPECT_FALSE(merge_progress_texts(long_o, last_moved, long_o + z, "p"));
+    EXPECT_FALSE(merge_progress_texts(long_o, long_o + z, last_moved, "p"));
+}
+
 const std::string kPlanHead = "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks:\n";
 
 std::string task(const std::string& id, const std::string& title, const std::string& status = "pending") {

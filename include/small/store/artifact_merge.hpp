@@ -46,8 +46,10 @@ Result<MergeOutcome> merge_by_rule(MergeKind kind, std::string_view ancestor, st
 // share keep their bytes (usually the whole ancestor); the rest follow by
 // instant, the ancestor's entry first at a tie, then canonical JSON; a new
 // entry not after the previous one moves to it plus 1 ns, and a copy an
-// earlier merge moved stands for its original. A side that changed an
-// entry or the header, an entry that fails the schema or invariants, or a
+// earlier merge's bump moved stands for its original (and nothing else
+// stands for another entry: two entries 1 ns apart are two). A side that
+// changed or moved (by at most 1 µs, not as a bump) an ancestor entry or
+// changed the header, an entry that fails the schema or invariants, or a
 // file that does not parse: Invalid (file label, line and column).
 // `display` names the file in messages.
 Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string_view current, std::string_view other,
