@@ -161,9 +161,11 @@ private:
 
     // A tag's errors are placed by re-advancing its length: tags are short.
     std::size_t tag(std::size_t start, std::optional<CostlyConstruct>& found) {
-        const bool verbatim = start + 1 < s_.size() && s_[start + 1] == '<';  // !<...> may hold , [ ] { }
+        // Outside [...] and {...} a tag may hold , [ ] { } too; the scan
+        // does not know where it is, so only a blank (or !<...>'s '>') ends it.
+        const bool verbatim = start + 1 < s_.size() && s_[start + 1] == '<';
         std::size_t i = start + 1;
-        while (i < s_.size() && !is_blank(s_[i]) && (verbatim ? s_[i] != '>' : !is_flow_indicator(s_[i]))) ++i;
+        while (i < s_.size() && !is_blank(s_[i]) && !(verbatim && s_[i] == '>')) ++i;
         std::size_t chars = 0;
         for (std::size_t k = start; k < i; ++k) chars += (static_cast<unsigned char>(s_[k]) & 0xC0) != 0x80;
         if (chars > kMaxNameChars) {
