@@ -555,6 +555,9 @@ Result<Document> parse_yaml(std::string bytes, const std::string& file, const Ya
         return content_error(file, mark_at_offset(bytes, bad),
                              "the file is not valid UTF-8 (byte " + std::to_string(bad) + "); save it as UTF-8");
     }
+    if (const std::optional<CostlyConstruct> costly = find_quadratic_construct(bytes)) {
+        return content_error(file, mark_at_offset(bytes, costly->offset), costly->message);
+    }
     if (limits.parallel) {
         if (auto spliced = parse_yaml_split(bytes, file, limits)) return std::move(*spliced);
     }

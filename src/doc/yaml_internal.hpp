@@ -20,6 +20,17 @@ struct ParseStats {
 Result<Document> parse_yaml_events(std::string bytes, const std::string& file, const YamlLimits& limits,
                                    ParseStats* stats = nullptr);
 
+// Text on which libfyaml would spend time quadratic in its length (long
+// runs of blanks after certain tokens, a long anchor or alias name broken by
+// an illegal character, a long tag or directive line): where the first such
+// construct starts and what to do about it. One linear pass; parse_yaml runs
+// it on the whole file before any parse (the parallel pieces are parts of it).
+struct CostlyConstruct {
+    std::size_t offset;
+    std::string message;
+};
+std::optional<CostlyConstruct> find_quadratic_construct(std::string_view bytes);
+
 // What to do about a YAML syntax error `message` at `at` in `bytes`, when the
 // text shows a common hand-editing mistake: a tab in the indentation, an
 // unquoted value containing ": ", a line that lines up with nothing above it

@@ -460,4 +460,29 @@ TEST(HostileYaml, SyntaxErrorsOfHandEditsComeWithAHint) {
     EXPECT_TRUE(contains(doc->dump(), "indent it to column 5")) << indent;
 }
 
+TEST(HostileYaml, ABrokenAliasNameInALargeLogIsALocatedErrorForValidateAndTheMergeDriver) {
+    // 400 KB: `small merge` took 68 s on it (libfyaml's look-ahead is quadratic there).
+    TempDir tmp;
+    ASSERT_NO_FATAL_FAILURE(init_workspace(tmp.path()));
+    const std::string head = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n";
+    const std::string entry = "  - timestamp: \"2025-01-01T00:00:01.000000000Z\"\n    task_id: \"meta/x\"\n"
+                              "    status: \"completed\"\n    evidence: \"e\"\n";
+    const std::string half(200'000, 'A');
+    const std::string broken = head + entry + "    notes: [*" + half + "\x0e" + half + "]\n";
+    write_file(tmp.path() / ".small" / "progress.small.yml", broken);
+    const RunResult validate = run_bounded(tmp.path(), {"validate"});
+    EXPECT_EQ(validate.exit_code, 1) << validate;
+    EXPECT_TRUE(contains(validate.err, ".small/progress.small.yml:8:13:")) << validate;
+    EXPECT_TRUE(contains(validate.err, "the alias name here is broken by the character U+000E")) << validate;
+
+    write_file(tmp.path() / "o", head + entry);
+    write_file(tmp.path() / "a", broken);
+    write_file(tmp.path() / "b", head + entry);
+    const RunResult merge = run_bounded(tmp.path(), {"merge", "o", "a", "b", ".small/progress.small.yml"});
+    EXPECT_EQ(merge.exit_code, 1) << merge;
+    EXPECT_FALSE(merge.timed_out) << merge;
+    EXPECT_TRUE(contains(merge.err, ":8:13:")) << merge;
+    EXPECT_TRUE(contains(merge.err, "the alias name here is broken")) << merge;
+}
+
 }  // namespace

@@ -138,6 +138,108 @@ TEST(YamlLimits, TheParallelPathSharesOneAliasBudget) {
     EXPECT_TRUE(parse_yaml(text, "t.yml", limits).ok());
 }
 
+// ------------------------------------------------------------ linear cost
+// libfyaml's look-ahead costs the square of some constructs' length; the
+// pre-scan refuses those before libfyaml reads them. No time is asserted,
+// but each input below took 5 to 85 s before, so a regression shows in the
+// suite's time.
+
+TEST(YamlLimits, ALongAliasNameBrokenByAnIllegalCharacterIsRefusedAtItsStart) {
+    const std::string half(100'000, 'A');  // 200 KB: 18 s before
+    Error e = parse_err("x: [*" + half + "\x0e" + half + "]\n");
+    EXPECT_EQ(e.file, "t.yml");
+    EXPECT_EQ(e.line, 1u);
+    EXPECT_EQ(e.column, 5u);  // the '*'
+    EXPECT_TRUE(contains(e.message, "the alias name here is broken by the character U+000E after 100000 characters; "
+                                    "remove that character"))
+        << e.message;
+    e = parse_err("a: 1\nx: &" + half + "\u00a0" + half + " 1\n");  // a block anchor, a Unicode space
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.column, 4u);
+    EXPECT_TRUE(contains(e.message, "the anchor name here is broken by the character U+00A0")) << e.message;
+}
+
+TEST(YamlLimits, LongValidNamesAndShortBrokenOnesAreLeftToTheParser) {
+    const std::string name(5000, 'n');
+    Result<Document> r = parse_yaml("a: &" + name + " 1\nb: [*" + name + "]\n", "t.yml");
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->root().find("b").item(0).as_int(), 1);
+    // Text that only looks like a name (inside quotes) is not judged by the pre-scan.
+    r = parse_yaml("a: \"see *ptr\u00a0here\"\n", "t.yml");
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_TRUE(contains(parse_err("x: [*ab\x0e" "cd]\n").message, "YAML syntax error"));
+}
+
+TEST(YamlLimits, LongRunsOfBlanksAfterTokensAreRefusedAtTheRun) {
+    const std::string spaces(200'000, ' ');
+    const struct {
+        std::string text;
+        std::uint32_t line, column;
+    } cases[] = {
+        {"x: &a" + spaces + "1\n", 1, 6},                            // after an anchor: about 85 s before
+        {"x: !t" + std::string(200'000, '\t') + "1\n", 1, 6},        // after a tag
+        {"x: \"a\"" + spaces + "\n", 1, 7},                          // after a quoted scalar
+        {"x: [1]" + spaces + "\n", 1, 7},                            // after a flow collection
+        {"x:\n-" + spaces + "1\n", 2, 2},                            // after a block entry
+        {"x: {a:" + spaces + "1}\n", 1, 7},                          // after a flow `:`
+    };
+    for (const auto& c : cases) {
+        const Error e = parse_err(c.text);
+        EXPECT_EQ(e.line, c.line) << c.text.substr(0, 10);
+        EXPECT_EQ(e.column, c.column) << c.text.substr(0, 10);
+        EXPECT_TRUE(contains(e.message, "200000 blanks (spaces, tabs, line breaks) in a row")) << e.message;
+        EXPECT_TRUE(contains(e.message, "remove most of these blanks")) << e.message;
+    }
+}
+
+TEST(YamlLimits, ManyBlankLinesInARowAreRefusedAtTheFirst) {
+    // The text of a multi-line value is built line by line, each line
+    // looking over all blank lines after it: 200,000 of them, about 40 s.
+    const std::string lines(200'000, '\n');
+    for (const std::string& text : {"x: |\n  a\n" + lines + "  b\n", "x: \"a\n" + lines + "  b\"\n",
+                                    "x: a\n" + lines + "  b\n", "x: {a:\n" + lines + "  b}\n"}) {
+        const Error e = parse_err(text);
+        EXPECT_EQ(e.line, text[3] == '|' ? 3u : 2u) << text.substr(0, 8);
+        EXPECT_EQ(e.column, 1u) << text.substr(0, 8);
+        EXPECT_TRUE(contains(e.message, "200000 blank lines in a row; the YAML parser's time grows with the square"))
+            << e.message;
+        EXPECT_TRUE(contains(e.message, "remove most of these lines")) << e.message;
+    }
+}
+
+TEST(YamlLimits, BlanksThatCostLittleAreFine) {
+    // A run of 3000 blanks or blank lines fits the budget of any file; so do many runs of 64.
+    std::string text = "x: |\n" + std::string(3000, '\n') + "  text\ny: \"" + std::string(3000, ' ') + "\"\nz:\n";
+    for (int i = 0; i < 2'000; ++i) text += "  - &a" + std::to_string(i) + std::string(64, ' ') + "1\n" + std::string(63, '\n');
+    const Result<Document> r = parse_yaml(text, "t.yml");
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->root().find("x").as_string(), std::string(3000, '\n') + "text\n");
+    EXPECT_EQ(r->root().find("z").size(), 2'000u);
+}
+
+TEST(YamlLimits, ALongTagOrDirectiveLineIsRefused) {
+    Error e = parse_err("x: !<tag:" + std::string(100'000, 'a') + "\n");  // no closing '>': about 22 s before
+    EXPECT_EQ(e.column, 4u);
+    EXPECT_TRUE(contains(e.message, "a tag longer than 1024 characters; shorten it")) << e.message;
+    e = parse_err("%FOO " + std::string(100'000, 'a') + "\n---\nx: 1\n");  // about 45 s before
+    EXPECT_EQ(e.line, 1u);
+    EXPECT_EQ(e.column, 1u);
+    EXPECT_TRUE(contains(e.message, "a directive line (starting with %) longer than 1024 characters")) << e.message;
+}
+
+TEST(YamlLimits, TheParallelPathIsGuardedToo) {
+    std::string text = "small_version: \"1.0.0\"\nentries:\n";
+    while (text.size() < (4u << 20)) text += "  - task_id: \"t\"\n    status: \"completed\"\n    evidence: \"ok\"\n";
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    const std::string half(100'000, 'A');
+    text += "  - evidence: [*" + half + "\x0e" + half + "]\n";
+    while (text.size() < (8u << 20)) text += "  - task_id: \"t\"\n    status: \"completed\"\n    evidence: \"ok\"\n";
+    const Error e = parse_err(text);
+    EXPECT_EQ(e.line, line);
+    EXPECT_EQ(e.column, 16u);
+    EXPECT_TRUE(contains(e.message, "the alias name here is broken")) << e.message;
+}
+
 // ------------------------------------------------------------ bounded echoes
 
 TEST(YamlLimits, ValuesEchoedInMessagesAreCut) {
