@@ -279,7 +279,7 @@ TEST(RunHistoryE2E, ArchiveOutNeverLandsInsideSmallThroughALink) {
     fs::create_directory_symlink(root, tmp.path() / "linked-ws");
     r = run_in(root, {"archive", "--dir", (tmp.path() / "linked-ws").string(), "--out", ".small/z"});
     EXPECT_EQ(r.exit_code, 1) << r;
-    EXPECT_TRUE(contains(r.err, "inside .small/")) << r;
+    EXPECT_TRUE(contains(r.err, "--out would land inside a .small/ folder")) << r;
     r = run_in(tmp.path() / "linked-ws", {"archive", "--out", "lnk/y"});
     EXPECT_EQ(r.exit_code, 1) << r;
     fs::create_symlink(tmp.path() / "nowhere", root / "dangling");
@@ -300,7 +300,8 @@ TEST(RunHistoryE2E, ArchiveRefusesALinkedArtifact) {
     const fs::path root = tmp.path() / "ws";
     fs::create_directories(root);
     make_workspace(root, "Task");
-    write_file(tmp.path() / "secret.yml", "secret: outside\n");
+    // A valid handoff outside (the run id is found), so the copy itself is what refuses it.
+    write_file(tmp.path() / "secret.yml", read_file(root / ".small/handoff.small.yml"));
     fs::remove(root / ".small/handoff.small.yml");
     fs::create_symlink(tmp.path() / "secret.yml", root / ".small/handoff.small.yml");
     const RunResult r = run_in(root, {"archive", "--out", "out/a"});
