@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "small/base/fd.hpp"
+
 namespace small {
 
 namespace {
@@ -68,6 +70,59 @@ Result<std::string> read_open_file(int fd, const std::string& path) {
     }
     if (static_cast<std::uint64_t>(st.st_size) > kMaxFileBytes) return too_large(path);
     return read_bounded(fd, static_cast<std::uint64_t>(st.st_size), path);
+}
+
+std::string join(const std::string& dir, const std::string& name) { return (dir == "/" ? "" : dir) + "/" + name; }
+
+Error linked(const std::string& path) {
+    return refused_read(path, "it is a symbolic link, and small does not follow one here; "
+                              "replace the link with the file or folder it points to");
+}
+
+bool is_link(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+// `dir`/`name` opened for reading, neither followed when it is a link: the
+// folder with O_PATH | O_NOFOLLOW, the file with openat and O_NOFOLLOW, so
+// no check comes before the open that a swapped-in link could outrun.
+Result<Fd> open_no_follow(const std::string& dir, const std::string& name) {
+    const std::string path = join(dir, name);
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+        return Error::internal("\"" + name + "\" is not a plain file name (reading " + dir + ")");
+    }
+    Fd folder(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!folder.valid()) {
+        const int err = errno;
+        if (is_link(dir)) return linked(dir);  // O_DIRECTORY reports a link as ENOTDIR
+        return located_errno("cannot read", path, err);
+    }
+    Fd fd(::openat(folder.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid()) return errno == ELOOP ? linked(path) : located_errno("cannot read", path, errno);
+    return fd;
+}
+
+// Up to `length` bytes from `offset` of an open file that must be regular.
+Result<FileRange> read_open_range(int fd, const std::string& path, std::uint64_t offset, std::size_t length) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return located_errno("cannot read", path, errno);
+    if (!S_ISREG(st.st_mode)) return located_errno("cannot read", path, S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
+    FileRange range;
+    range.file_size = static_cast<std::uint64_t>(st.st_size);
+    const std::uint64_t end = std::min<std::uint64_t>(range.file_size, offset + length);
+    range.bytes.resize(end > offset ? static_cast<std::size_t>(end - offset) : 0);
+    std::size_t done = 0;
+    while (done < range.bytes.size()) {
+        const ssize_t n = ::pread(fd, range.bytes.data() + done, range.bytes.size() - done,
+                                  static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return located_errno("cannot read", path, errno);
+        if (n == 0) break;  // the file shrank meanwhile
+        done += static_cast<std::size_t>(n);
+    }
+    range.bytes.resize(done);
+    return range;
 }
 
 }  // namespace
@@ -179,34 +234,22 @@ std::optional<std::string> RealFileSystem::version_stamp(const std::string& path
 
 Result<FileRange> RealFileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return located_errno("cannot read", path, errno);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        const int err = errno ? errno : EINVAL;
-        ::close(fd);
-        return located_errno("cannot read", path, S_ISDIR(st.st_mode) ? EISDIR : err);
-    }
-    FileRange range;
-    range.file_size = static_cast<std::uint64_t>(st.st_size);
-    const std::uint64_t end = std::min<std::uint64_t>(range.file_size, offset + length);
-    range.bytes.resize(end > offset ? static_cast<std::size_t>(end - offset) : 0);
-    std::size_t done = 0;
-    while (done < range.bytes.size()) {
-        const ssize_t n = ::pread(fd, range.bytes.data() + done, range.bytes.size() - done,
-                                  static_cast<off_t>(offset + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            const int err = errno;
-            ::close(fd);
-            return located_errno("cannot read", path, err);
-        }
-        if (n == 0) break;  // the file shrank meanwhile
-        done += static_cast<std::size_t>(n);
-    }
-    ::close(fd);
-    range.bytes.resize(done);
-    return range;
+    const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (!fd.valid()) return located_errno("cannot read", path, errno);
+    return read_open_range(fd.get(), path, offset, length);
+}
+
+Result<std::string> RealFileSystem::read_file_no_follow(const std::string& dir, const std::string& name) const {
+    Result<Fd> fd = open_no_follow(dir, name);
+    if (!fd) return fd.error();
+    return read_open_file(fd->get(), join(dir, name));
+}
+
+Result<FileRange> RealFileSystem::read_range_no_follow(const std::string& dir, const std::string& name,
+                                                       std::uint64_t offset, std::size_t length) const {
+    Result<Fd> fd = open_no_follow(dir, name);
+    if (!fd) return fd.error();
+    return read_open_range(fd->get(), join(dir, name), offset, length);
 }
 
 Result<FileRange> FileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {
@@ -216,6 +259,21 @@ Result<FileRange> FileSystem::read_range(const std::string& path, std::uint64_t 
     range.file_size = all->size();
     if (offset < all->size()) range.bytes = all->substr(static_cast<std::size_t>(offset), length);
     return range;
+}
+
+Result<std::string> FileSystem::read_file_no_follow(const std::string& dir, const std::string& name) const {
+    const std::string path = join(dir, name);
+    if (is_symlink(dir)) return linked(dir);
+    if (is_symlink(path)) return linked(path);
+    return read_file(path);
+}
+
+Result<FileRange> FileSystem::read_range_no_follow(const std::string& dir, const std::string& name,
+                                                   std::uint64_t offset, std::size_t length) const {
+    const std::string path = join(dir, name);
+    if (is_symlink(dir)) return linked(dir);
+    if (is_symlink(path)) return linked(path);
+    return read_range(path, offset, length);
 }
 
 }  // namespace small

@@ -56,6 +56,11 @@ std::string signal_name(int sig) {
         case SIGTERM: return "SIGTERM";
         case SIGUSR1: return "SIGUSR1";
         case SIGUSR2: return "SIGUSR2";
+        case SIGVTALRM: return "SIGVTALRM";
+        case SIGPROF: return "SIGPROF";
+        case SIGXCPU: return "SIGXCPU";
+        case SIGPOLL: return "SIGPOLL";
+        case SIGPWR: return "SIGPWR";
         case SIGBUS: return "SIGBUS";
         case SIGFPE: return "SIGFPE";
         case SIGILL: return "SIGILL";
@@ -68,7 +73,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-constexpr std::array<int, 3> kForwarded = {SIGINT, SIGTERM, SIGHUP};
+// Every asynchronous signal whose default action would end small while the
+// child lives on, unrecorded (issue 24: SIGUSR1 did). SIGPIPE is ignored
+// instead (see SignalScope); SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+// SIGTRAP and SIGSYS are faults of this process, not requests, and SIGKILL
+// and SIGSTOP cannot be caught.
+constexpr std::array<int, 12> kForwarded = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGUSR1, SIGUSR2,
+                                            SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPOLL, SIGPWR};
 
 // The self-pipe the forwarding handler writes signal numbers to. One run at
 // a time per process (apply runs one child).
@@ -151,9 +162,8 @@ void copy_to_sink(int& sink, const char* data, std::size_t n) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     ::sigemptyset(&dfl.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ, SIGCHLD, SIGTTIN, SIGTTOU, SIGTSTP}) {
-        ::sigaction(sig, &dfl, nullptr);
-    }
+    for (int sig : kForwarded) ::sigaction(sig, &dfl, nullptr);
+    for (int sig : {SIGPIPE, SIGXFSZ, SIGCHLD, SIGTTIN, SIGTTOU, SIGTSTP}) ::sigaction(sig, &dfl, nullptr);
     sigset_t none;
     ::sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);

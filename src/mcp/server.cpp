@@ -199,7 +199,9 @@ json Server::read_resource(const json& params, bool& ok) {
             return fail(kResourceNotFound, "Resource not readable: " + options_.ws.display_of(file) +
                                                " is a symbolic link; an artifact must be a regular file");
         }
-        Result<FileRange> bytes = fs_.read_range(path, 0, kMaxResourceBytes + 1);
+        // The checks above only word the usual refusals: a link swapped in
+        // since then is refused by the read itself (O_NOFOLLOW).
+        Result<FileRange> bytes = fs_.read_range_no_follow(options_.ws.small_dir, file, 0, kMaxResourceBytes + 1);
         if (!bytes) return fail(kResourceNotFound, "Resource not readable: " + bytes.error().describe());
         if (bytes->file_size > kMaxResourceBytes) {
             return fail(kInvalidParams, "Invalid params: " + options_.ws.display_of(file) + " is larger than " +

@@ -74,8 +74,25 @@ Status require_small_dir(const FileSystem& fs, const WorkspacePaths& ws) {
                          (ws.from_dir_flag ? "" : " or any parent directory") + "; run `small init` first");
 }
 
+namespace {
+
+// Issue 24: a root named through a link may really be a .small/ folder (or
+// lie in one); the lexical paths cannot tell.
+Status refuse_root_inside_small_dir(const WorkspacePaths& ws) {
+    std::error_code ec;
+    const fs_::path real = fs_::weakly_canonical(ws.root, ec);
+    if (ec || std::none_of(real.begin(), real.end(), [](const fs_::path& p) { return p == ".small"; })) {
+        return ok_status();
+    }
+    return Error::invalid("refusing to write in " + ws.root + ": it really is " + real.string() +
+                          ", inside a .small/ folder (reached through a symbolic link); name the workspace root "
+                          "itself");
+}
+
+}  // namespace
+
 Status refuse_linked_small_dir(const FileSystem& fs, const WorkspacePaths& ws) {
-    if (!fs.is_symlink(ws.small_dir)) return ok_status();
+    if (!fs.is_symlink(ws.small_dir)) return refuse_root_inside_small_dir(ws);
     return Error::invalid("refusing to write through " + ws.small_dir +
                           ": it is a symbolic link (small never writes through a linked .small/); "
                           "replace the link with the folder it points to");

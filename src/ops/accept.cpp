@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "small/base/timestamp.hpp"
 #include "small/store/progress_entry.hpp"
@@ -38,7 +39,9 @@ Result<std::string> read_draft(const FileSystem& fs, DraftKind kind, const Accep
         return Error::invalid("draft not found: " + where.draft_display + " (run: small draft " + name +
                               " --from <path|stdin>)");
     }
-    Result<std::string> bytes = fs.read_file(where.draft_path);
+    // A link swapped in for the draft would pull another file into .small/.
+    const std::filesystem::path draft(where.draft_path);
+    Result<std::string> bytes = fs.read_file_no_follow(draft.parent_path().string(), draft.filename().string());
     if (!bytes) {
         Error e = bytes.error();
         e.file.clear();  // the message names the path

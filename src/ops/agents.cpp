@@ -71,6 +71,9 @@ Status check_target_location(const FileSystem& fs, const AgentsTarget& target) {
                               " is a symbolic link (agents apply never follows symbolic links; "
                               "run it on the link's target instead)");
     }
+    // The lexical check of resolve_agents_target cannot see a link on the way
+    // (or a --dir that is one) leading into .small/.
+    if (Status s = refuse_target_inside_small_dir(target.path, "--file"); !s) return s;
     const std::string dir = parent_directory(target.path);
     if (fs.file_exists(dir)) {
         return Error::system("failed to write " + target.display + ": " + dir + " is not a directory");

@@ -63,7 +63,13 @@ Status place_archive(const WorkspacePaths& ws, const std::string& dir, bool defa
     std::error_code ec;
     std::filesystem::create_directories(target.parent_path(), ec);
     if (ec) return Error::system("cannot create " + target.parent_path().string() + ": " + ec.message());
+    // Checked before, and again where the files really went: a link swapped
+    // in on the way since then is caught before the folder is published.
     if (Status s = write_new_folder(side, files); !s) return s;
+    if (Status s = refuse_target_inside_small_dir(side, "--out"); !s) {
+        std::filesystem::remove_all(side, ec);
+        return s;
+    }
     return publish_folder(side, dir, false);
 }
 
@@ -103,10 +109,13 @@ Result<ArchiveResult> archive_command(const FileSystem& fs, const WorkspacePaths
     if (!default_dir && inside(r.dir, ws.small_dir)) {
         return Error::invalid("--out " + r.dir + " is inside .small/; name a folder outside it");
     }
+    if (!default_dir) {
+        if (Status s = refuse_target_inside_small_dir(r.dir, "--out"); !s) return s.error();
+    }
     PublishFiles files;
     for (const std::string& name : *names) {
         if (!fs.file_exists(ws.path_of(name))) continue;  // as the reference: skipped
-        Result<std::string> bytes = fs.read_file(ws.path_of(name));
+        Result<std::string> bytes = fs.read_file_no_follow(ws.small_dir, name);
         if (!bytes) return bytes.error();
         r.files.push_back({name, sha256_hex(*bytes), bytes->size()});
         files.emplace_back(name, std::move(*bytes));
@@ -148,7 +157,7 @@ Result<ArchiveVerifyResult> archive_verify(const FileSystem& fs, const std::stri
             c.status = "invalid";  // never joined into a path
         } else if (fs.is_symlink(path) || !fs.file_exists(path)) {
             c.status = "missing";
-        } else if (Result<std::string> bytes = fs.read_file(path); !bytes) {
+        } else if (Result<std::string> bytes = fs.read_file_no_follow(dir, c.name); !bytes) {
             return bytes.error();
         } else {
             c.actual = sha256_hex(*bytes);

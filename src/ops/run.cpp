@@ -52,7 +52,7 @@ std::string kind_of(const YamlValue& metadata) {
 // A snapshot file's bytes, or nullopt when the snapshot does not have it.
 Result<std::optional<std::string>> snapshot_file(const FileSystem& fs, const SnapshotInfo& s, const std::string& name) {
     if (std::find(s.files.begin(), s.files.end(), name) == s.files.end()) return std::optional<std::string>();
-    Result<std::string> bytes = fs.read_file(s.dir + "/" + name);
+    Result<std::string> bytes = fs.read_file_no_follow(s.dir, name);
     if (!bytes) return bytes.error();
     return std::optional<std::string>(std::move(*bytes));
 }
@@ -220,7 +220,7 @@ Result<RunCheckoutResult> run_checkout(const FileSystem& fs, const WorkspacePath
         // Only YAML that parses goes into .small/.
         if (Result<Document> doc = parse_yaml(**bytes, snap->dir + "/" + file); !doc) return doc.error();
         if (live) {
-            Result<std::string> now = fs.read_file(ws.path_of(file));
+            Result<std::string> now = fs.read_file_no_follow(ws.small_dir, file);
             if (!now) return now.error();
             if (*now == **bytes) {
                 out.unchanged.push_back(file);

@@ -1,8 +1,28 @@
 #include "small/ops/selftest.hpp"
 
+#include "small/model/layout.hpp"
 #include "small/store/scratch_dir.hpp"
 
 namespace small {
+
+namespace {
+
+// What the steps make in the test directory: the workspace's files, its
+// runtime folders, AGENTS.md and .gitignore. Only these are removed; a file
+// another process writes there meanwhile stays (issue 24), and so does a
+// folder holding one.
+ScratchContents workspace_contents() {
+    ScratchContents made;
+    for (const ArtifactType type : kArtifactTypes) made.trees.push_back(".small/" + artifact_file_name(type));
+    made.trees.push_back(".small/" + std::string(kWorkspaceFileName));
+    for (const std::string_view dir : {kCacheDirName, kRunsDirName, kArchiveDirName}) made.trees.emplace_back(dir);
+    made.trees.emplace_back("AGENTS.md");
+    made.trees.emplace_back(".gitignore");
+    made.folders.emplace_back(".small");
+    return made;
+}
+
+}  // namespace
 
 std::vector<SelftestStep> selftest_steps(const std::string& dir, WorkspaceScope scope) {
     const std::string task = "task-2";  // init's plan has task-1; plan --add appends task-2
@@ -43,7 +63,7 @@ Result<SelftestResult> selftest(const SelftestRequest& request, const SelftestRu
         result.steps.push_back({steps[i], std::move(outcome)});
     }
     if (!request.keep) {
-        if (Status s = remove_scratch_dir(*dir); !s) result.cleanup_warning = s.error().message;
+        if (Status s = remove_scratch_dir(*dir, workspace_contents()); !s) result.cleanup_warning = s.error().message;
     }
     return result;
 }

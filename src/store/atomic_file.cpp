@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -310,6 +311,42 @@ Status fsync_directory(const std::string& dir) {
     Fd guard(fd);
     if (const int err = fsync_dir_fd(fd); err != 0) return Error::from_errno("cannot sync directory", dir, err);
     return ok_status();
+}
+
+Result<std::string> resolve_write_target(const std::string& path) {
+    std::filesystem::path at = std::filesystem::path(path).lexically_normal();
+    std::vector<std::string> missing;  // innermost first
+    for (;;) {
+        std::error_code ec;
+        const std::filesystem::path real = std::filesystem::canonical(at, ec);
+        if (!ec) {
+            std::filesystem::path out = real;
+            for (auto it = missing.rbegin(); it != missing.rend(); ++it) out /= *it;
+            return out.lexically_normal().string();
+        }
+        struct stat st {};
+        if (::lstat(at.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+            return refused("write", path, at.string() + " is a symbolic link that leads nowhere");
+        }
+        if (ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory) {
+            return Error::system("cannot resolve " + at.string() + ": " + ec.message());
+        }
+        if (!at.has_relative_path()) return at.string();  // "/" always exists; not reached
+        if (!at.filename().empty()) missing.push_back(at.filename().string());
+        at = at.parent_path();
+    }
+}
+
+Status refuse_target_inside_small_dir(const std::string& path, const std::string& what) {
+    Result<std::string> real = resolve_write_target(path);
+    if (!real) return real.error();
+    const std::filesystem::path parts(*real);
+    if (std::none_of(parts.begin(), parts.end(), [](const std::filesystem::path& p) { return p == ".small"; })) {
+        return ok_status();
+    }
+    const std::string really = *real == path ? "" : " (really " + *real + ")";
+    return refused("write", path, what + " would land inside a .small/ folder" + really +
+                                      "; .small/ holds only the artifacts, so name a place outside it");
 }
 
 Status check_writable_file(const std::string& path) {

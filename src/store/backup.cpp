@@ -39,7 +39,7 @@ Result<Backup> backup_artifacts(const FileSystem& fs, const WorkspacePaths& ws, 
         if (!is_plain_file_name(name)) return Error::internal("backup of \"" + name + "\": not a plain file name");
         const std::string path = ws.path_of(name);
         if (!fs.file_exists(path)) continue;
-        Result<std::string> bytes = fs.read_file(path);
+        Result<std::string> bytes = fs.read_file_no_follow(ws.small_dir, name);
         if (!bytes) return bytes.error();
         files.emplace_back(name, std::move(*bytes));
         backup.files.push_back(name);

@@ -170,7 +170,7 @@ std::vector<std::string> PlanIndex::ids() const {
 
 std::optional<std::string> read_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const char* name,
                                               const std::string& stamp) {
-    Result<std::string> cached = fs.read_file(ws.root + "/.small-cache/" + name);
+    Result<std::string> cached = fs.read_file_no_follow(runtime_path(ws.root, kCacheDirName), name);
     if (!cached) return std::nullopt;
     const std::size_t eol = cached->find('\n');
     if (eol == std::string::npos || cached->compare(0, eol, stamp) != 0) return std::nullopt;

@@ -37,7 +37,7 @@ Result<Files> artifacts_to_copy(const FileSystem& fs, const WorkspacePaths& ws,
     for (ArtifactType t : types) {
         const std::string name = artifact_file_name(t);
         if (!fs.file_exists(ws.path_of(name))) continue;
-        Result<std::string> bytes = fs.read_file(ws.path_of(name));
+        Result<std::string> bytes = fs.read_file_no_follow(ws.small_dir, name);
         if (!bytes) return bytes.error();
         files.emplace_back(name, std::move(*bytes));
     }
@@ -55,7 +55,7 @@ bool holds_exactly(const FileSystem& fs, const std::string& dir, const Files& fi
             if (fs.file_exists(path)) return false;
             continue;
         }
-        Result<std::string> have = fs.read_file(path);
+        Result<std::string> have = fs.read_file_no_follow(dir, name);
         if (!have || *have != want->second) return false;
     }
     return true;
@@ -159,7 +159,7 @@ Status read_meta(const FileSystem& fs, SnapshotInfo& info) {
     const std::string path = info.dir + "/" + kMetaFileName;
     if (fs.is_symlink(path)) return not_a_link(path);
     if (!fs.file_exists(path)) return ok_status();
-    Result<std::string> text = fs.read_file(path);
+    Result<std::string> text = fs.read_file_no_follow(info.dir, std::string(kMetaFileName));
     if (!text) return text.error();
     const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <filesystem>
 
 #include "small/base/filesystem.hpp"
 
@@ -39,11 +40,26 @@ struct Planner {
         return e;
     }
 
+    // A link inside a legacy store is not moved: its target could be anything
+    // (issue 24: it was moved as it was into .small-runs/).
+    Error linked_entry(const std::string& src) const {
+        Error e = Error::invalid("refusing to migrate " + src +
+                                 ": it is a symbolic link (D7: links in the workspace are not followed); nothing was moved");
+        e.hint = "replace the link with the file or folder it points to, or remove it, then run small fix "
+                 "--runtime-layout again";
+        return e;
+    }
+
+    // Both were files when looked at; a link swapped in since is refused.
+    static Result<std::string> read_unfollowed(const std::string& path) {
+        const std::filesystem::path p(path);
+        return RealFileSystem().read_file_no_follow(p.parent_path().string(), p.filename().string());
+    }
+
     Result<bool> same_bytes(const std::string& a, const std::string& b) const {
-        const RealFileSystem fs;
-        Result<std::string> x = fs.read_file(abs(a));
+        Result<std::string> x = read_unfollowed(abs(a));
         if (!x) return x.error();
-        Result<std::string> y = fs.read_file(abs(b));
+        Result<std::string> y = read_unfollowed(abs(b));
         if (!y) return y.error();
         return *x == *y;
     }
@@ -62,6 +78,7 @@ struct Planner {
     Status merge_entry(const std::string& src, const std::string& dst, LayoutMigration& m) {
         Result<Kind> from = kind_of(abs(src));
         if (!from) return from.error();
+        if (*from == Kind::Link) return linked_entry(src);
         Result<Kind> to = kind_of(abs(dst));
         if (!to) return to.error();
         if (*to == Kind::Missing) {

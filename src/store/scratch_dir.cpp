@@ -35,6 +35,18 @@ Result<std::string> first_entry(const std::string& path) {
     return found;
 }
 
+// A folder rmdir refused: say what keeps it (someone else's file), if that is why.
+Error left_behind(const std::string& folder, int err) {
+    if (err == ENOTEMPTY || err == EEXIST) {
+        Result<std::string> entry = first_entry(folder);
+        if (entry && !entry->empty()) {
+            return Error::system("left " + folder + " in place: it holds " + *entry +
+                                 ", which selftest did not create");
+        }
+    }
+    return Error::from_errno("cannot remove", folder, err);
+}
+
 Status record_identity(ScratchDir& dir) {
     struct stat st {};
     if (::lstat(dir.path.c_str(), &st) != 0) return Error::from_errno("cannot inspect", dir.path, errno);
@@ -92,7 +104,7 @@ Result<ScratchDir> make_new(const stdfs::path& path) {
     for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
         if (::mkdir(it->c_str(), 0777) != 0) {
             const int err = errno;
-            (void)remove_scratch_dir(dir);  // undo the parents made so far
+            (void)remove_scratch_dir(dir, {});  // undo the parents made so far
             return Error::from_errno("cannot create", it->string(), err);
         }
         dir.created.push_back(it->string());
@@ -101,14 +113,16 @@ Result<ScratchDir> make_new(const stdfs::path& path) {
     return dir;
 }
 
-Status remove_contents(const std::string& path) {
-    std::error_code ec;
-    for (stdfs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-        std::error_code rm;
-        stdfs::remove_all(it->path(), rm);  // does not follow links
-        if (rm) return Error::system("cannot remove " + it->path().string() + ": " + rm.message());
+Status remove_made(const std::string& path, const ScratchContents& made) {
+    for (const std::string& tree : made.trees) {
+        std::error_code ec;
+        stdfs::remove_all(path + "/" + tree, ec);  // does not follow links
+        if (ec) return Error::system("cannot remove " + path + "/" + tree + ": " + ec.message());
     }
-    if (ec) return Error::system("cannot list " + path + ": " + ec.message());
+    for (const std::string& folder : made.folders) {
+        const std::string at = path + "/" + folder;
+        if (::rmdir(at.c_str()) != 0 && errno != ENOENT) return left_behind(at, errno);
+    }
     return ok_status();
 }
 
@@ -128,7 +142,7 @@ Result<ScratchDir> make_scratch_dir(const std::optional<std::string>& requested,
     return make_new(path);
 }
 
-Status remove_scratch_dir(const ScratchDir& dir) {
+Status remove_scratch_dir(const ScratchDir& dir, const ScratchContents& made) {
     if (dir.path.empty()) return ok_status();
     struct stat st {};
     const bool present = ::lstat(dir.path.c_str(), &st) == 0;
@@ -136,11 +150,11 @@ Status remove_scratch_dir(const ScratchDir& dir) {
         if (!S_ISDIR(st.st_mode) || st.st_dev != dir.device || st.st_ino != dir.inode) {
             return Error::system(dir.path + " is no longer the directory selftest made; left it alone");
         }
-        if (Status s = remove_contents(dir.path); !s) return s;
+        if (Status s = remove_made(dir.path, made); !s) return s;
     }
     // Innermost first; rmdir refuses a folder that something else filled.
     for (auto it = dir.created.rbegin(); it != dir.created.rend(); ++it) {
-        if (::rmdir(it->c_str()) != 0 && errno != ENOENT) return Error::from_errno("cannot remove", *it, errno);
+        if (::rmdir(it->c_str()) != 0 && errno != ENOENT) return left_behind(*it, errno);
     }
     return ok_status();
 }

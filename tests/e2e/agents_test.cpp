@@ -289,6 +289,20 @@ TEST(AgentsApplyE2E, NeverWritesInsideDotSmall) {
     EXPECT_TRUE(fs::is_empty(dir.path() / ".small"));
 }
 
+// Issue 24: the lexical check missed a link on the way into .small/.
+TEST(AgentsApplyE2E, NeverWritesInsideDotSmallThroughALink) {
+    TempDir dir;
+    fs::create_directories(dir.path() / ".small");
+    fs::create_directory_symlink(dir.path() / ".small", dir.path() / "lnk");
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"agents", "apply", "--file", "lnk/AGENTS.md"},
+                                                 std::vector<std::string>{"agents", "apply", "--dir", "lnk"}}) {
+        const RunResult r = run_in(dir.path(), args);
+        EXPECT_EQ(r.exit_code, 1) << r;
+        EXPECT_TRUE(contains(r.err, "would land inside a .small/ folder")) << r;
+    }
+    EXPECT_TRUE(fs::is_empty(dir.path() / ".small"));
+}
+
 TEST(AgentsApplyE2E, NextToDotSmallItWaitsForTheWorkspaceLock) {
     TempDir dir;
     fs::create_directories(dir.path() / ".small");

@@ -376,6 +376,21 @@ TEST_F(Apply, CtrlCIsForwardedToTheCommandAndRecorded) {
     EXPECT_TRUE(contains(added, "status: \"blocked\"")) << added;
 }
 
+// Issue 24: SIGUSR1 ended small with 138, the command ran on and nothing was recorded.
+TEST_F(Apply, Sigusr1IsForwardedAndRecordedLikeCtrlC) {
+    // Bounded (30 s): before the fix the command outlived small.
+    const std::string script =
+        "trap 'echo USR1 > got-usr1; exit 9' USR1; touch ready; i=0; while [ $i -lt 600 ]; do sleep 0.05; "
+        "i=$((i+1)); done";
+    Background b = start_small(root(), {"apply", "--cmd", script, "--task", "task-1"}, root() / "small.out");
+    ASSERT_TRUE(wait_for_file(root() / "ready", 10s));
+    ASSERT_EQ(::kill(b.pid, SIGUSR1), 0);
+    const int code = b.wait_exit(10s);
+    EXPECT_EQ(code, 9) << read_file(root() / "small.out");
+    EXPECT_EQ(read_file(root() / "got-usr1"), "USR1\n");
+    EXPECT_TRUE(contains(appended(), "interrupted: SIGUSR1 forwarded to its process group")) << appended();
+}
+
 TEST_F(Apply, SigtermIsForwardedToo) {
     Background b = start_small(root(), {"apply", "--cmd", "touch ready; exec sleep 30", "--task", "task-1"},
                                root() / "small.out");

@@ -92,6 +92,19 @@ TEST_F(FixE2E, RuntimeLayoutMovesLegacyStores) {
     EXPECT_EQ(run({"check", "--strict"}).exit_code, 0);
 }
 
+TEST_F(FixE2E, RuntimeLayoutRefusesALinkInsideALegacyStore) {
+    fs::create_directories(root() / ".small" / "runs" / "r1");
+    write_file(root() / ".small" / "runs" / "r1" / "meta.json", "{}\n");
+    fs::create_directories(root() / "outside");
+    fs::create_directory_symlink(root() / "outside", root() / ".small" / "runs" / "r2");
+    const RunResult r = run({"fix", "--runtime-layout"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err + r.out, "refusing to migrate .small/runs/r2: it is a symbolic link")) << r;
+    EXPECT_TRUE(fs::is_symlink(root() / ".small" / "runs" / "r2"));
+    EXPECT_TRUE(fs::exists(root() / ".small" / "runs" / "r1" / "meta.json"));
+    EXPECT_FALSE(fs::exists(root() / ".small-runs"));
+}
+
 TEST_F(FixE2E, WorkspaceRecreatesAndValidatesKind) {
     fs::remove(small_file("workspace.small.yml"));
     const RunResult bad = run({"fix", "workspace", "--kind", "bogus"});

@@ -127,6 +127,24 @@ TEST(HostileInput, AcceptOfAFifoDraftDoesNotHoldTheLock) {
     EXPECT_EQ(tree(tmp.path() / ".small"), before);
 }
 
+// Issue 24: a --dir that is a link into .small/ made .small/ a workspace
+// root: init wrote .small/.small/, AGENTS.md and .gitignore inside it.
+TEST(HostileInput, ARootReachedThroughALinkIntoSmallIsRefused) {
+    TempDir tmp;
+    const fs::path real = tmp.path() / "real";
+    ASSERT_NO_FATAL_FAILURE(init_workspace(real));
+    fs::create_directory_symlink(real / ".small", tmp.path() / "lnk");
+    const auto before = tree(tmp.path());
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"init", "--dir", "lnk"},
+                                                 std::vector<std::string>{"init", "--dir", "lnk", "--no-agents"}}) {
+        SCOPED_TRACE(joined(args));
+        const RunResult r = run_bounded(tmp.path(), args);
+        EXPECT_EQ(r.exit_code, 1) << r;
+        EXPECT_TRUE(contains(r.err, "inside a .small/ folder (reached through a symbolic link)")) << r;
+        EXPECT_EQ(tree(tmp.path()), before) << "something was written\n" << r;
+    }
+}
+
 // ---------------------------------------------------------------------------
 // A symlinked .small (D7)
 // ---------------------------------------------------------------------------

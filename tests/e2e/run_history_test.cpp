@@ -262,4 +262,52 @@ TEST(RunHistoryE2E, ArchiveWritesAFreshFolderAndVerifiesIt) {
     EXPECT_FALSE(fs::exists(root / "out/a2"));
 }
 
+// Issue 24: --out reached .small/ through a link on the way, or through a
+// workspace named by a linked --dir; `check --strict` then failed S4.
+TEST(RunHistoryE2E, ArchiveOutNeverLandsInsideSmallThroughALink) {
+    TempDir tmp;
+    const fs::path root = tmp.path() / "ws";
+    fs::create_directories(root);
+    make_workspace(root, "Task");
+    fs::create_directory_symlink(root / ".small", root / "lnk");
+    RunResult r = run_in(root, {"archive", "--out", "lnk/x"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "--out would land inside a .small/ folder (really " + (root / ".small/x").string()))
+        << r;
+    r = run_in(root, {"archive", "--out", "lnk/deeper/x"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    fs::create_directory_symlink(root, tmp.path() / "linked-ws");
+    r = run_in(root, {"archive", "--dir", (tmp.path() / "linked-ws").string(), "--out", ".small/z"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "--out would land inside a .small/ folder")) << r;
+    r = run_in(tmp.path() / "linked-ws", {"archive", "--out", "lnk/y"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    fs::create_symlink(tmp.path() / "nowhere", root / "dangling");
+    r = run_in(root, {"archive", "--out", "dangling/x"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "symbolic link that leads nowhere")) << r;
+    EXPECT_FALSE(fs::exists(tmp.path() / "nowhere"));
+    for (const char* stray : {"x", "deeper", "z", "y"}) EXPECT_FALSE(fs::exists(root / ".small" / stray)) << stray;
+    EXPECT_EQ(run_in(root, {"check", "--strict"}).exit_code, 0);
+    // A plain folder beside the link still works.
+    EXPECT_EQ(run_in(root, {"archive", "--out", "out/a"}).exit_code, 0);
+}
+
+// Issue 24 (requirement 4): an artifact that is a link is not copied into
+// an archive; the folder is not made.
+TEST(RunHistoryE2E, ArchiveRefusesALinkedArtifact) {
+    TempDir tmp;
+    const fs::path root = tmp.path() / "ws";
+    fs::create_directories(root);
+    make_workspace(root, "Task");
+    // A valid handoff outside (the run id is found), so the copy itself is what refuses it.
+    write_file(tmp.path() / "secret.yml", read_file(root / ".small/handoff.small.yml"));
+    fs::remove(root / ".small/handoff.small.yml");
+    fs::create_symlink(tmp.path() / "secret.yml", root / ".small/handoff.small.yml");
+    const RunResult r = run_in(root, {"archive", "--out", "out/a"});
+    EXPECT_NE(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.err, "handoff.small.yml: it is a symbolic link")) << r;
+    EXPECT_FALSE(fs::exists(root / "out/a"));
+}
+
 }  // namespace

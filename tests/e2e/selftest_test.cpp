@@ -1,6 +1,10 @@
 // `small selftest`: the real commands on a directory it makes, and the
 // directory rules that keep it from deleting anything it did not create
 // (the reference removes a caller's --dir recursively, inspection.md §5.2 17).
+#include <atomic>
+#include <fstream>
+#include <thread>
+
 #include "run_helper.hpp"
 
 namespace small_e2e {
@@ -93,6 +97,34 @@ TEST_F(SelftestE2E, AnExistingEmptyDirectoryIsKeptAndLeftEmpty) {
     ASSERT_EQ(r.exit_code, 0) << r;
     EXPECT_TRUE(fs::is_directory(cwd() / "empty"));
     EXPECT_TRUE(fs::is_empty(cwd() / "empty"));
+}
+
+// Issue 24: files another process wrote into --dir during the run (user-1 …
+// user-11) were deleted with selftest's own. Writes start once init made
+// .small/ (an earlier file would make the directory non-empty, refused).
+TEST_F(SelftestE2E, FilesOthersWriteIntoTheDirectoryDuringTheRunAreKept) {
+    const fs::path shared = cwd() / "shared";
+    fs::create_directories(shared);
+    std::atomic<bool> done{false};
+    RunResult r;
+    std::thread runner([&] {
+        r = selftest({"--dir", "shared"});
+        done = true;
+    });
+    while (!done && !fs::exists(shared / ".small")) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::vector<fs::path> written;
+    for (int i = 1; !done; ++i) {
+        const fs::path p = shared / ("user-" + std::to_string(i));
+        if (std::ofstream(p) << "mine\n") written.push_back(p);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));  // pacing only
+    }
+    runner.join();
+    EXPECT_EQ(r.exit_code, 0) << r;
+    ASSERT_FALSE(written.empty()) << r;
+    for (const fs::path& p : written) EXPECT_EQ(read_file(p), "mine\n") << p;
+    for (const char* ours : {".small", ".small-cache", "AGENTS.md", ".gitignore"}) {
+        EXPECT_FALSE(fs::exists(shared / ours)) << ours;
+    }
 }
 
 TEST_F(SelftestE2E, ANonEmptyDirectoryIsRefusedUntouched) {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -87,6 +88,40 @@ TEST(ReadFileSafety, SymlinksAreReportedAsSuch) {
     EXPECT_TRUE(real.is_symlink(t.path("dangling")));
     EXPECT_FALSE(real.is_symlink(t.path("file")));
     EXPECT_FALSE(real.is_symlink(t.path("absent")));
+}
+
+// Issue 24 (requirement 4): reads that must not be redirected refuse a link
+// as the file or as its folder, in the open itself.
+TEST(ReadFileSafety, NoFollowReadsRefuseALinkedFileOrFolder) {
+    TempWorkspace t;
+    write(t.path("dir/file"), "inside");
+    write(t.path("outside/file"), "outside");
+    fs::create_symlink(t.path("outside/file"), t.path("dir/link"));
+    fs::create_directory_symlink(t.path("outside"), t.path("linked-dir"));
+    const RealFileSystem real;
+    MemoryFileSystem fake;
+    fake.add_file(t.path("dir/file"), "inside");
+    fake.add_symlink(t.path("dir/link"));
+    fake.add_symlink(t.path("linked-dir"));
+    for (const FileSystem* fs : {static_cast<const FileSystem*>(&real), static_cast<const FileSystem*>(&fake)}) {
+        Result<std::string> ok = fs->read_file_no_follow(t.path("dir"), "file");
+        ASSERT_TRUE(ok.ok()) << ok.error().describe();
+        EXPECT_EQ(*ok, "inside");
+        Result<FileRange> range = fs->read_range_no_follow(t.path("dir"), "file", 2, 3);
+        ASSERT_TRUE(range.ok()) << range.error().describe();
+        EXPECT_EQ(range->bytes, "sid");
+        EXPECT_EQ(range->file_size, 6u);
+        for (const auto& [dir, name, link] : {std::tuple{t.path("dir"), "link", t.path("dir/link")},
+                                              std::tuple{t.path("linked-dir"), "file", t.path("linked-dir")}}) {
+            Result<std::string> whole = fs->read_file_no_follow(dir, name);
+            ASSERT_FALSE(whole.ok());
+            EXPECT_EQ(whole.error().kind, Error::Kind::Invalid);
+            EXPECT_TRUE(contains(whole.error().message, link + ": it is a symbolic link")) << whole.error().message;
+            EXPECT_FALSE(fs->read_range_no_follow(dir, name, 0, 10).ok());
+        }
+    }
+    EXPECT_FALSE(real.read_file_no_follow(t.path("dir"), "absent").ok());
+    EXPECT_FALSE(real.read_file_no_follow(t.path("dir"), "../outside/file").ok()) << "one plain name only";
 }
 
 // ------------------------------------------------------------ a symlinked .small

@@ -414,6 +414,27 @@ TEST(FixLayout, SymlinkedLegacyOrCanonicalStoresAreRefused) {
     EXPECT_FALSE(plan_runtime_layout(f.t.ws()).ok());
 }
 
+// Issue 24: a link inside .small/runs/ was moved as it was.
+TEST(FixLayout, ALinkInsideALegacyStoreIsRefusedNotMoved) {
+    Fixture f;
+    TempWorkspace elsewhere;
+    fs::create_directories(f.t.path(".small/runs/r1"));
+    write_plain(f.t.path(".small/runs/r1/meta.json"), "{}");
+    fs::create_directory_symlink(elsewhere.path(""), f.t.path(".small/runs/r2"));
+    fs::create_symlink(elsewhere.path("x"), f.t.path(".small/runs/index.small.yml"));
+    Result<LayoutPlan> plan = plan_runtime_layout(f.t.ws());
+    ASSERT_FALSE(plan.ok());
+    EXPECT_NE(plan.error().message.find("refusing to migrate .small/runs/index.small.yml: it is a symbolic link"),
+              std::string::npos)
+        << plan.error().message;
+    FixRequest req;
+    req.runtime_layout = true;
+    EXPECT_FALSE(f.fix(req).ok());
+    EXPECT_TRUE(fs::is_symlink(f.t.path(".small/runs/r2")));
+    EXPECT_TRUE(fs::exists(f.t.path(".small/runs/r1/meta.json"))) << "nothing moved";
+    EXPECT_FALSE(fs::exists(f.t.path(".small-runs")));
+}
+
 // A crash after the journal and part of the moves: the next write's
 // recovery finishes them (roll forward), nothing is overwritten.
 TEST(FixLayout, CrashMidMoveRollsForward) {

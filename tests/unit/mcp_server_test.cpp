@@ -1,9 +1,14 @@
 // The MCP server core driven in memory: JSON-RPC validation, the lifecycle,
 // tools and resources on a real temporary workspace, and the line framing
 // of serve() (oversized lines, end of input, a client that goes away).
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <filesystem>
+#include <functional>
+#include <thread>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -317,6 +322,53 @@ TEST_F(McpServerTest, ResourcesAreTheFiveArtifacts) {
     EXPECT_EQ(error_code(linked), mcp::kResourceNotFound);
     EXPECT_EQ(linked.dump().find("not for the client"), std::string::npos) << linked.dump();
     EXPECT_NE(linked.dump().find("symbolic link"), std::string::npos) << linked.dump();
+}
+
+// Swaps `a` and `b` (RENAME_EXCHANGE) over and over until `stop`.
+std::thread swap_loop(const std::string& a, const std::string& b, const std::atomic<bool>& stop) {
+    return std::thread([a, b, &stop] {
+        while (!stop) ::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE);
+    });
+}
+
+// How many of `reads` reads of small://handoff served `secret` while a
+// thread swaps `a` with the link `b`.
+int leaks_under_swaps(const std::function<json()>& read_handoff, const std::string& a, const std::string& b,
+                      const std::string& secret, int reads) {
+    std::atomic<bool> stop{false};
+    std::thread swapper = swap_loop(a, b, stop);
+    int leaks = 0;
+    for (int i = 0; i < reads; ++i) {
+        if (read_handoff().dump().find(secret) != std::string::npos) ++leaks;
+    }
+    stop = true;
+    swapper.join();
+    return leaks;
+}
+
+// Issue 24: checking is_symlink and then opening raced with a process
+// exchanging the artifact (or .small/ itself) with a link: 2,096 of 20,000
+// reads served the outside file. The read itself now refuses the link.
+TEST_F(McpServerTest, ResourcesReadNeverServesALinkSwappedInMeanwhile) {
+    initialize();
+    const std::string secret = "outside-the-workspace-0123456789";
+    stdfs::create_directories(dir_ + "/outside");
+    std::ofstream(dir_ + "/outside/handoff.small.yml") << secret << "\n";
+    const auto read_handoff = [this] { return request("resources/read", {{"uri", "small://handoff"}}); };
+    // The artifact swapped with a link to the outside file.
+    stdfs::create_symlink(dir_ + "/outside/handoff.small.yml", dir_ + "/.small/link");
+    EXPECT_EQ(leaks_under_swaps(read_handoff, dir_ + "/.small/handoff.small.yml", dir_ + "/.small/link",
+                                secret, 3000),
+              0);
+    if (stdfs::is_symlink(dir_ + "/.small/handoff.small.yml")) {  // an odd number of swaps: undo the last
+        ASSERT_EQ(::renameat2(AT_FDCWD, (dir_ + "/.small/handoff.small.yml").c_str(), AT_FDCWD,
+                              (dir_ + "/.small/link").c_str(), RENAME_EXCHANGE),
+                  0);
+    }
+    EXPECT_EQ(read_handoff()["result"]["contents"][0]["text"], read("handoff.small.yml"));
+    // .small/ swapped with a link to the outside folder.
+    stdfs::create_directory_symlink(dir_ + "/outside", dir_ + "/linked-small");
+    EXPECT_EQ(leaks_under_swaps(read_handoff, dir_ + "/.small", dir_ + "/linked-small", secret, 3000), 0);
 }
 
 // --- serve(): the line framing ---

@@ -220,6 +220,36 @@ TEST(RunProcess, ForwardsAnInterruptToTheChildGroup) {
     EXPECT_EQ(now.sa_handler, SIG_DFL);
 }
 
+// Issue 24: SIGUSR1 ended small (exit 138) and left the child running. Every
+// signal whose default would end us is forwarded like SIGINT.
+TEST(RunProcess, ForwardsTheOtherEndingSignalsToo) {
+    for (const int sig : {SIGUSR1, SIGUSR2, SIGALRM, SIGHUP, SIGVTALRM, SIGPWR}) {
+        SCOPED_TRACE(signal_name(sig));
+        char dir_template[] = "/tmp/small-proc-XXXXXX";
+        ASSERT_NE(::mkdtemp(dir_template), nullptr);
+        const std::string ready = std::string(dir_template) + "/ready";
+        const std::string name = signal_name(sig).substr(3);
+        ProcessOptions o = shell("trap 'echo got; exit 7' " + name + "; touch " + ready +
+                                 "; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done");
+        o.forward_signals = true;
+        o.timeout = 20s;
+        std::thread sender([&ready, sig] {
+            while (!std::filesystem::exists(ready)) std::this_thread::sleep_for(10ms);
+            ::kill(::getpid(), sig);
+        });
+        const ProcessResult r = run_ok(o);
+        sender.join();
+        std::filesystem::remove_all(dir_template);
+        EXPECT_EQ(r.exit_code, 7);
+        ASSERT_TRUE(r.interrupted_by);
+        EXPECT_EQ(*r.interrupted_by, sig);
+        EXPECT_EQ(r.output.text(), "got\n");
+        struct sigaction now {};
+        ::sigaction(sig, nullptr, &now);
+        EXPECT_EQ(now.sa_handler, SIG_DFL);
+    }
+}
+
 TEST(RunProcess, AChildSignalDispositionIsResetBeforeExec) {
     // We ignore SIGPIPE while running; the child must not inherit that, or
     // `yes` would see EPIPE and complain instead of dying quietly.

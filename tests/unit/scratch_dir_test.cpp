@@ -39,7 +39,7 @@ TEST_F(ScratchDirTest, AFreshTemporaryDirectoryIsMadeAndRemoved) {
     EXPECT_EQ(dir->path.rfind(root_ + "/p-", 0), 0u) << dir->path;
     touch(dir->path + "/file");
     stdfs::create_directories(dir->path + "/sub/deeper");
-    ASSERT_TRUE(remove_scratch_dir(*dir));
+    ASSERT_TRUE(remove_scratch_dir(*dir, {{"file", "sub"}, {}}));
     EXPECT_TRUE(stdfs::is_empty(root_));
 }
 
@@ -50,7 +50,7 @@ TEST_F(ScratchDirTest, MissingParentsAreMadeAndOnlyThoseRemoved) {
     EXPECT_EQ(dir->path, at("have/a/b"));
     EXPECT_EQ(dir->created, (std::vector<std::string>{at("have/a"), at("have/a/b")}));
     touch(at("have/a/b/f"));
-    ASSERT_TRUE(remove_scratch_dir(*dir));
+    ASSERT_TRUE(remove_scratch_dir(*dir, {{"f"}, {}}));
     EXPECT_TRUE(stdfs::is_directory(at("have")));
     EXPECT_FALSE(stdfs::exists(at("have/a")));
 }
@@ -59,7 +59,7 @@ TEST_F(ScratchDirTest, AParentSomeoneElseFilledStays) {
     Result<ScratchDir> dir = make_scratch_dir(at("a/b"), "/", "p-");
     ASSERT_TRUE(dir);
     touch(at("a/theirs"));
-    EXPECT_FALSE(remove_scratch_dir(*dir)) << "a is not empty: refused, not forced";
+    EXPECT_FALSE(remove_scratch_dir(*dir, {})) << "a is not empty: refused, not forced";
     EXPECT_TRUE(stdfs::exists(at("a/theirs")));
     EXPECT_FALSE(stdfs::exists(at("a/b")));
 }
@@ -72,7 +72,7 @@ TEST_F(ScratchDirTest, AnEmptyDirectoryIsUsedAndKept) {
     EXPECT_TRUE(dir->created.empty());
     stdfs::create_directories(at("empty/.small"));
     touch(at("empty/.small/plan.small.yml"));
-    ASSERT_TRUE(remove_scratch_dir(*dir));
+    ASSERT_TRUE(remove_scratch_dir(*dir, {{".small/plan.small.yml"}, {".small"}}));
     EXPECT_TRUE(stdfs::is_directory(at("empty")));
     EXPECT_TRUE(stdfs::is_empty(at("empty")));
 }
@@ -102,9 +102,38 @@ TEST_F(ScratchDirTest, ADirectorySwappedForALinkIsLeftAlone) {
     touch(at("victim/precious"));
     stdfs::remove(at("made"));
     stdfs::create_directory_symlink(at("victim"), at("made"));
-    EXPECT_FALSE(remove_scratch_dir(*dir));
+    EXPECT_FALSE(remove_scratch_dir(*dir, {{"precious"}, {}}));
     EXPECT_TRUE(stdfs::exists(at("victim/precious")));
     EXPECT_TRUE(stdfs::is_symlink(at("made")));
+}
+
+// Issue 24: files another process wrote into the directory during the run
+// were removed with it. Only the listed entries go; a folder left holding
+// anything else stays, and the error names what is in it.
+TEST_F(ScratchDirTest, OnlyWhatTheCallerMadeIsRemoved) {
+    Result<ScratchDir> dir = make_scratch_dir(at("made"), "/", "p-");
+    ASSERT_TRUE(dir);
+    stdfs::create_directories(at("made/.small"));
+    touch(at("made/.small/plan.small.yml"));
+    stdfs::create_directories(at("made/cache/deeper"));
+    touch(at("made/cache/deeper/f"));
+    touch(at("made/mine"));
+    touch(at("made/user-1"));
+    const Status s = remove_scratch_dir(*dir, {{".small/plan.small.yml", "cache", "mine"}, {".small"}});
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().message, "left " + at("made") + " in place: it holds user-1, which selftest did not create");
+    EXPECT_TRUE(stdfs::exists(at("made/user-1")));
+    for (const char* gone : {"made/.small", "made/cache", "made/mine"}) EXPECT_FALSE(stdfs::exists(at(gone))) << gone;
+
+    // A file inside a listed folder keeps that folder.
+    Result<ScratchDir> kept = make_scratch_dir(at("kept"), "/", "p-");
+    ASSERT_TRUE(kept);
+    stdfs::create_directories(at("kept/.small"));
+    touch(at("kept/.small/user-2"));
+    const Status t = remove_scratch_dir(*kept, {{".small/plan.small.yml"}, {".small"}});
+    ASSERT_FALSE(t);
+    EXPECT_NE(t.error().message.find("it holds user-2"), std::string::npos) << t.error().message;
+    EXPECT_TRUE(stdfs::exists(at("kept/.small/user-2")));
 }
 
 // ops/selftest with a runner that records the steps instead of running them.

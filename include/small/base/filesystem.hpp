@@ -49,6 +49,17 @@ public:
     // so that a reader of a large log can stay O(1) in its size. The default
     // reads the whole file (fine for fakes); the real one reads just the range.
     virtual Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const;
+    // Like read_file and read_range of `dir`/`name`, for files a link must
+    // not redirect (an artifact served to an MCP client, copied into an
+    // archive or a snapshot): neither `dir` (its last component) nor `name`
+    // is followed when it is a symbolic link. The real ones open both with
+    // O_NOFOLLOW, the file relative to the folder's descriptor, so a link
+    // swapped in after any check is refused, never read through (Kind::Invalid,
+    // the message names the link). `name` is one plain name. The defaults
+    // (for fakes) check is_symlink first.
+    virtual Result<std::string> read_file_no_follow(const std::string& dir, const std::string& name) const;
+    virtual Result<FileRange> read_range_no_follow(const std::string& dir, const std::string& name,
+                                                   std::uint64_t offset, std::size_t length) const;
     // A text that changes whenever the file is edited or replaced (for
     // caches keyed by a file's version); nullopt when the file is absent or
     // the filesystem cannot tell (the fakes), and the caller then skips its cache.
@@ -66,6 +77,9 @@ public:
     bool is_symlink(const std::string& path) const override;
     Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
     Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override;
+    Result<std::string> read_file_no_follow(const std::string& dir, const std::string& name) const override;
+    Result<FileRange> read_range_no_follow(const std::string& dir, const std::string& name, std::uint64_t offset,
+                                           std::size_t length) const override;
     std::optional<std::string> version_stamp(const std::string& path) const override;
 };
 

@@ -11,9 +11,12 @@
 //     128 + signal number, as shells report it);
 //   * the time limit passes: SIGTERM to the child's process group, SIGKILL
 //     after `kill_grace` if it still lives (timed_out is set);
-//   * SIGINT, SIGTERM or SIGHUP reaches this process while forwarding is on:
-//     the same signal goes to the child's group (interrupted_by is set), and
-//     the run goes on until the child ends, so the caller can record it.
+//   * a signal that would otherwise end this process reaches it while
+//     forwarding is on (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+//     SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPOLL, SIGPWR): the same signal
+//     goes to the child's group (interrupted_by is set), and the run goes on
+//     until the child ends, so the caller can record it. SIGPIPE is ignored
+//     (a closed sink is an error, not our death) and not forwarded.
 // Once the child has ended, output is read for at most `drain_after_exit`
 // more: a grandchild that keeps the pipes open (a background job, a daemon)
 // cannot hold the caller.
@@ -59,7 +62,7 @@ struct ProcessOptions {
     int stdout_sink = -1;  // where the child's stdout is copied live (-1: nowhere)
     int stderr_sink = -1;
     std::size_t capture_limit = 1 << 20;  // stdout and stderr interleaved, head + tail
-    bool forward_signals = false;          // SIGINT, SIGTERM, SIGHUP (see above)
+    bool forward_signals = false;          // SIGINT, SIGTERM, SIGHUP, SIGUSR1, ... (see above)
 };
 
 struct ProcessResult {

@@ -27,6 +27,8 @@ Status require_small_dir(const FileSystem& fs, const WorkspacePaths& ws);
 
 // D7: a `.small` that is a symbolic link (dangling or not) is refused by
 // every write (Kind::Invalid, exit 1). Readers follow a link to a folder.
+// So is a root that, reached through a link (`--dir lnk`, lnk -> .small),
+// really lies inside a `.small/` folder: every write would land there.
 Status refuse_linked_small_dir(const FileSystem& fs, const WorkspacePaths& ws);
 
 struct Artifact {

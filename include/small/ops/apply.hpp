@@ -8,7 +8,8 @@
 //      start entry appended; lock released;
 //   2. `/bin/sh -c CMD` in the workspace root, its own process group, stdin
 //      from /dev/null, output streamed and captured (base/process.hpp),
-//      optional time limit, SIGINT/SIGTERM/SIGHUP forwarded;
+//      optional time limit, SIGINT/SIGTERM/SIGHUP/SIGUSR1 and the other
+//      catchable ending signals forwarded (the list: base/process.hpp);
 //   3. under the lock again: the captured output saved, the completion entry
 //      (+ the --auto-checkpoint entry and plan status, as one change), then
 //      the --handoff handoff.

@@ -77,6 +77,21 @@ Status check_writable_file(const std::string& path);
 Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
                                mode_t mode = 0644);
 
+// Where a write to `path` (absolute) really lands: the real path of its
+// deepest existing ancestor (every symbolic link resolved) joined with the
+// components still to be made. A dangling link on the way is refused
+// (Invalid): where it would lead cannot be told.
+Result<std::string> resolve_write_target(const std::string& path);
+
+// For a place the user named (`archive --out`, `agents apply --file` and
+// its --dir): refuses (Invalid, naming `what` and the real path) when the
+// write would really land inside a `.small/` folder, this workspace's or
+// any other, through a link on the way or a workspace reached through a
+// link (issue 24). (A `.small` that is itself a link is refused by every
+// writing command before, D7.) The canonical artifacts are written by their
+// own commands through write_file_atomic, never through a named place.
+Status refuse_target_inside_small_dir(const std::string& path, const std::string& what);
+
 // The agent settings files `small hooks install claude|codex` merges its
 // entries into (relative to the workspace root): the only files beside the
 // D7 list a command writes, and only that explicit command.

@@ -1,6 +1,6 @@
 // A directory a command makes for its own use and removes again (selftest).
 // The rule that keeps it safe: only what this command created is ever
-// removed. A named directory must be new or empty; an existing one is kept
+// removed, named by the command (ScratchContents). A named directory must be new or empty; an existing one is kept
 // (only its new contents go), a symbolic link or a non-empty directory is
 // refused before anything is touched.
 #pragma once
@@ -28,10 +28,20 @@ struct ScratchDir {
 Result<ScratchDir> make_scratch_dir(const std::optional<std::string>& requested, const std::string& cwd,
                                     const std::string& prefix);
 
-// Removes what make_scratch_dir made: the folder's contents, then the
-// folders it created, innermost first (a created parent that is no longer
-// empty stays). Refuses (System, nothing removed) when `path` is no longer
-// the folder that was made (replaced by a link or another folder).
-Status remove_scratch_dir(const ScratchDir& dir);
+// What the caller's work made inside the directory, relative to it: only
+// these are removed, so a file another process put there meanwhile stays
+// (issue 24). `trees` go with everything below them (links are removed,
+// never followed); then `folders`, in the order given, only while empty.
+struct ScratchContents {
+    std::vector<std::string> trees;
+    std::vector<std::string> folders;
+};
+
+// Removes `made` from the directory, then the folders make_scratch_dir
+// created, innermost first, each only while empty: a directory that holds
+// anything else stays, and the error (System) names what is in it. Refuses
+// (System, nothing removed) when `path` is no longer the folder that was
+// made (replaced by a link or another folder).
+Status remove_scratch_dir(const ScratchDir& dir, const ScratchContents& made);
 
 }  // namespace small
