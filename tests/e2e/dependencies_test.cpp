@@ -238,8 +238,8 @@ TEST_F(DependenciesTest, LintWarnsAboutACompletedTaskWithIncompleteDependencies)
 )");
     const RunResult r = run({"lint"});
     EXPECT_EQ(r.exit_code, 0) << r;  // a warning: the verdict stays the reference's
-    // task-4's status is on line 15, its value at column 13.
-    EXPECT_TRUE(contains(r.out + r.err, ".small/plan.small.yml:15:13: warning: task task-4 is completed but its "
+    // task-4's status is on line 15, its value at column 14 (inside the quotes).
+    EXPECT_TRUE(contains(r.out + r.err, ".small/plan.small.yml:15:14: warning: task task-4 is completed but its "
                                         "dependencies are not: task-2 (blocked), task-3 (pending) [INV-P10]"))
         << r;
     const RunResult j = run({"lint", "--strict", "--json"});
@@ -262,7 +262,7 @@ TEST_F(DependenciesTest, AnEntryDatedInTheFutureIsALintWarningAndAWriteAfterItSa
     const RunResult lint = run({"lint"});
     EXPECT_EQ(lint.exit_code, 0) << lint;
     EXPECT_TRUE(std::regex_search(lint.out + lint.err,
-                                  std::regex(R"(\.small/progress\.small\.yml:18:16: warning: progress entry 3 )"
+                                  std::regex(R"(\.small/progress\.small\.yml:18:17: warning: progress entry 3 )"
                                              R"(timestamp "2099-06-01T10:20:00Z" is \d+ years ahead of the clock)"
                                              R"(.*\[INV-R8\])")))
         << lint;
@@ -270,7 +270,7 @@ TEST_F(DependenciesTest, AnEntryDatedInTheFutureIsALintWarningAndAWriteAfterItSa
     const RunResult r = run({"progress", "add", "--task", "task-3", "--status", "in_progress"});
     ASSERT_EQ(r.exit_code, 0) << r;  // D8 needs increasing stamps: refusing would wedge the log
     EXPECT_TRUE(contains(r.err, "Warning: this entry is stamped 2099-06-01T10:20:00.000000001Z, not now")) << r;
-    EXPECT_TRUE(contains(r.err, "progress entry 3 at .small/progress.small.yml:18:16 is dated 2099-06-01T10:20:00Z"))
+    EXPECT_TRUE(contains(r.err, "progress entry 3 at .small/progress.small.yml:18:17 is dated 2099-06-01T10:20:00Z"))
         << r;
     EXPECT_TRUE(contains(r.err, "small lint lists them as INV-R8")) << r;
     EXPECT_EQ(last_entry_field("timestamp"), "2099-06-01T10:20:00.000000001Z");

@@ -243,7 +243,7 @@ TEST(HonestTime, AnAppendAfterAFutureEntryNamesItAndGoesThrough) {
     ASSERT_EQ(r->warnings.size(), 1u);
     const std::string& w0 = r->warnings[0];
     EXPECT_TRUE(contains(w0, "this entry is stamped 2099-06-01T10:20:00.000000001Z, not now")) << w0;
-    EXPECT_TRUE(contains(w0, "progress.small.yml:" + std::to_string(line) + ":16 is dated 2099-06-01T10:20:00Z")) << w0;
+    EXPECT_TRUE(contains(w0, "progress.small.yml:" + std::to_string(line) + ":17 is dated 2099-06-01T10:20:00Z")) << w0;
     EXPECT_TRUE(contains(w0, "years ahead of the clock")) << w0;
 }
 
@@ -286,7 +286,7 @@ TEST(DependencyLint, P10CompletedTaskWithIncompleteDependenciesIsAWarningAtItsSt
         EXPECT_EQ(p10[0].severity, Severity::Warning);
         EXPECT_EQ(p10[0].file, shown("plan"));
         EXPECT_EQ(p10[0].mark.line, line_of(ws.text("plan"), "status", 2));
-        EXPECT_EQ(p10[0].mark.column, 13u);
+        EXPECT_EQ(p10[0].mark.column, 14u);  // inside the quotes, as every finding
         EXPECT_EQ(p10[0].message, "task task-3 is completed but its dependencies are not: task-2 (blocked)");
     }
 }
@@ -303,15 +303,15 @@ TEST(DependencyLint, P10IsQuietWhenDependenciesAreCompletedOrTheTaskIsNot) {
 TEST(DependencyLint, R8EntryDatedMoreThanFiveMinutesAheadIsAWarningAtItsTimestamp) {
     TestWorkspace ws;
     // The last baseline entry is 2025-06-01T10:00:05.1Z.
-    EXPECT_TRUE(with_rule(findings_at(ws, "2025-06-01T09:55:06Z"), "INV-R8").empty());
-    const std::vector<Finding> r8 = with_rule(findings_at(ws, "2025-06-01T09:55:05Z"), "INV-R8");
-    ASSERT_EQ(r8.size(), 1u) << describe(findings_at(ws, "2025-06-01T09:55:05Z"));
+    EXPECT_TRUE(with_rule(findings_at(ws, "2025-06-01T09:55:06.0Z"), "INV-R8").empty());
+    const std::vector<Finding> r8 = with_rule(findings_at(ws, "2025-06-01T09:55:05.0Z"), "INV-R8");
+    ASSERT_EQ(r8.size(), 1u) << describe(findings_at(ws, "2025-06-01T09:55:05.0Z"));
     EXPECT_EQ(r8[0].severity, Severity::Warning);
     EXPECT_EQ(r8[0].mark.line, line_of(ws.text("progress"), "10:00:05.1"));
-    EXPECT_EQ(r8[0].mark.column, 16u);
+    EXPECT_EQ(r8[0].mark.column, 17u);
     EXPECT_EQ(r8[0].message, "progress entry 5 timestamp \"2025-06-01T10:00:05.100000005Z\" is 5 minutes ahead of the "
                              "clock (2025-06-01T09:55:05Z); every entry written after it is stamped after it");
-    EXPECT_EQ(with_rule(findings_at(ws, "2024-06-01T00:00:00Z"), "INV-R8").size(), 6u);
+    EXPECT_EQ(with_rule(findings_at(ws, "2024-06-01T00:00:00.0Z"), "INV-R8").size(), 6u);
 }
 
 }  // namespace
