@@ -3,6 +3,7 @@
 #include "small/base/timestamp.hpp"
 #include "small/base/text.hpp"
 
+#include <chrono>
 #include <cstdio>
 
 namespace small {
@@ -261,6 +262,38 @@ Result<Instant> parse_lenient_timestamp(std::string_view raw) {
         if (time.find('.') == std::string_view::npos) text.insert(zone == std::string::npos ? text.size() : zone, ".0");
     }
     return parse_progress_timestamp(text);
+}
+
+Instant current_instant() {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    Instant t;
+    t.seconds = ns / 1'000'000'000;
+    t.nanos = static_cast<std::uint32_t>(ns % 1'000'000'000);
+    if (ns < 0 && t.nanos != 0) {  // before 1970: keep nanos non-negative
+        --t.seconds;
+        t.nanos = static_cast<std::uint32_t>(ns % 1'000'000'000 + 1'000'000'000);
+    }
+    return t;
+}
+
+bool too_far_ahead(Instant t, Instant now) {
+    return Instant{now.seconds + kFutureToleranceSeconds, now.nanos} < t;
+}
+
+std::string duration_text(std::int64_t seconds) {
+    struct Unit {
+        std::int64_t size;
+        const char* name;
+    };
+    constexpr Unit units[] = {{365 * 86400, "year"}, {86400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}};
+    for (const Unit& u : units) {
+        if (seconds < u.size && u.size > 1) continue;
+        const std::int64_t n = seconds / u.size;
+        return std::to_string(n) + " " + u.name + (n == 1 ? "" : "s");
+    }
+    return "0 seconds";
 }
 
 }  // namespace small

@@ -14,6 +14,7 @@ int file_order(ArtifactType type) { return static_cast<int>(type); }
 
 std::vector<Finding> check_invariants(const ArtifactSet& set, const InvariantOptions& options) {
     std::vector<Finding> out;
+    const Instant now = options.now.value_or(current_instant());
     for (ArtifactType type : kArtifactTypes) {
         const Artifact* artifact = set.get(type);
         if (!artifact) continue;
@@ -24,7 +25,7 @@ std::vector<Finding> check_invariants(const ArtifactSet& set, const InvariantOpt
             case ArtifactType::Intent: rules::check_intent(root, r); break;
             case ArtifactType::Constraints: rules::check_constraints(root, r); break;
             case ArtifactType::Plan: rules::check_plan(root, r); break;
-            case ArtifactType::Progress: rules::check_progress(root, r); break;
+            case ArtifactType::Progress: rules::check_progress(root, now, r); break;
             case ArtifactType::Handoff: rules::check_handoff(root, r); break;
         }
         if (options.strict) rules::check_secrets_and_links(root, type, r);

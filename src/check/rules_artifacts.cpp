@@ -160,6 +160,35 @@ NodeRef task_dependencies(NodeRef task) {
     return deps.valid() ? deps : task.find("dependencies");
 }
 
+// A task's status as every rule reads it: trimmed, lower-cased, blank is pending.
+std::string read_status(NodeRef task) {
+    const NodeRef status = task.find("status");
+    const std::string s = status.is_string() ? lower_ascii(trim(status.as_string())) : std::string();
+    return s.empty() ? "pending" : s;
+}
+
+// D18: a completed task whose dependencies are not all completed. A warning:
+// the reference accepts it, and verdicts stay the reference's.
+void check_completed_dependencies(NodeRef tasks, const std::vector<std::vector<std::size_t>>& edges, Reporter& r) {
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (read_status(tasks.item(i)) != "completed") continue;
+        std::string unmet;
+        for (const std::size_t d : edges[i]) {
+            const std::string status = read_status(tasks.item(d));
+            if (status == "completed") continue;
+            unmet += (unmet.empty() ? "" : ", ") + excerpt(trim(tasks.item(d).find("id").as_string())) + " (" +
+                     excerpt(status) + ")";
+        }
+        if (unmet.empty()) continue;
+        const NodeRef task = tasks.item(i);
+        r.warning("INV-P10", task.find("status"),
+                  "task " + excerpt(trim(task.find("id").as_string())) +
+                      " is completed but its dependencies are not: " + unmet,
+                  "complete the dependencies, or set this task back to what it really is (small plan --pending ID); "
+                  "small checkpoint refuses this unless --force");
+    }
+}
+
 // D6: dependencies must name plan tasks, and must not form a cycle.
 void check_plan_dependencies(NodeRef tasks, Reporter& r) {
     std::unordered_map<std::string_view, std::size_t> index;
@@ -188,6 +217,7 @@ void check_plan_dependencies(NodeRef tasks, Reporter& r) {
             }
         }
     }
+    check_completed_dependencies(tasks, edges, r);
     // Iterative DFS with colours; report each cycle once, as a path.
     std::vector<int> colour(tasks.size(), 0);
     for (std::size_t start = 0; start < tasks.size(); ++start) {
@@ -297,7 +327,23 @@ bool entry_has_evidence(NodeRef entry) {
 
 namespace small::rules {
 
-void check_progress(NodeRef root, Reporter& r) {
+namespace {
+
+// INV-R8: every later entry is stamped after this one (D8), so a date far
+// ahead of the clock is a typo or a wrong clock, not a plan.
+void check_not_ahead(NodeRef stamp, Instant at, Instant now, const std::string& n, Reporter& r) {
+    if (!too_far_ahead(at, now)) return;
+    r.warning("INV-R8", stamp,
+              "progress entry " + n + " timestamp \"" + format_timestamp_short(at) + "\" is " +
+                  duration_text(at.seconds - now.seconds) + " ahead of the clock (" + format_timestamp_short(now) +
+                  "); every entry written after it is stamped after it",
+              "if the date is wrong, correct it and the entries stamped after it; if this machine's clock is "
+              "behind, set it right");
+}
+
+}  // namespace
+
+void check_progress(NodeRef root, Instant now, Reporter& r) {
     check_owner(root, "agent", "progress", r);
     const NodeRef entries = root.find("entries");
     if (!entries.is_sequence()) {
@@ -343,6 +389,7 @@ void check_progress(NodeRef root, Reporter& r) {
         }
         previous = *parsed;
         have_previous = true;
+        check_not_ahead(stamp, *parsed, now, n, r);
         if (!entry_has_evidence(entry)) {
             r.error("INV-R7", entry,
                     "progress entry " + n + " (task_id: " + excerpt(task_id.scalar_text()) +

@@ -39,7 +39,8 @@ void check_global(NodeRef root, ArtifactType type, Reporter& r);
 void check_intent(NodeRef root, Reporter& r);
 void check_constraints(NodeRef root, Reporter& r);
 void check_plan(NodeRef root, Reporter& r);
-void check_progress(NodeRef root, Reporter& r);
+// `now`: the clock an entry dated in the future is compared with (INV-R8).
+void check_progress(NodeRef root, Instant now, Reporter& r);
 void check_handoff(NodeRef root, Reporter& r);
 
 void check_secrets_and_links(NodeRef root, ArtifactType type, Reporter& r);

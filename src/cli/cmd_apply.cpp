@@ -127,6 +127,8 @@ void register_apply(CLI::App& app, Context& ctx) {
     cmd->add_flag("--auto-checkpoint", r.auto_checkpoint,
                   "Afterwards set --task completed (exit 0) or blocked (otherwise) in the plan");
     cmd->add_flag("--handoff", r.handoff, "After a successful run, regenerate the handoff");
+    cmd->add_flag("--force", r.force,
+                  "Run although --task's dependencies are not all completed (the entries' notes say so)");
     cmd->add_option("--timeout", f->timeout,
                     "Stop the command after this many seconds (or 5m, 1h): SIGTERM to its process group, "
                     "SIGKILL 5s later");

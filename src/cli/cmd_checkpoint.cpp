@@ -1,4 +1,5 @@
 // `small checkpoint`: flags and rendering; the work is in small/ops/plan.hpp.
+#include <iostream>
 #include <memory>
 
 #include "cli.hpp"
@@ -32,6 +33,9 @@ int run_checkpoint(Context& ctx, CheckpointFlags& f) {
         out.json_document(checkpoint_json(*r, ws));
         return kExitOk;
     }
+    if (!ctx.globals.quiet) {
+        for (const std::string& w : r->warnings) std::cerr << "Warning: " << w << '\n';
+    }
     out.info(line);
     return kExitOk;
 }
@@ -57,6 +61,8 @@ void register_checkpoint(CLI::App& app, Context& ctx) {
     cmd->add_option("--notes", r.notes, "Free-form notes (not evidence)");
     cmd->add_option("--at", r.at, "Exact timestamp (RFC 3339 with fractional seconds), after the last entry");
     cmd->add_option("--after", r.after, "Use max(TS, last entry) + 1 ns");
+    cmd->add_flag("--force", r.force,
+                  "Complete the task although its dependencies are not all completed (the entry's notes say so)");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");
     cmd->callback([&ctx, f] { ctx.exit_code = run_checkpoint(ctx, *f); });
 }

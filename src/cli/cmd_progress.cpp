@@ -17,6 +17,7 @@ struct AddFlags {
     WorkspaceFlags where;
     std::string task, status;
     std::optional<std::string> evidence, verification, command, test, link, commit, notes, at, after;
+    bool force = false;
 };
 
 struct MigrateFlags {
@@ -43,6 +44,7 @@ int run_add(Context& ctx, const AddFlags& f) {
     req.notes = f.notes;
     req.at = f.at;
     req.after = f.after;
+    req.force = f.force;
     req.scope = target->scope;
     req.lock_wait = default_lock_wait();
     Result<ProgressAddResult> r = progress_add(ctx.fs, ws, req);
@@ -125,6 +127,8 @@ void register_progress(CLI::App& app, Context& ctx) {
     a->add_option("--notes", add->notes, "Free-form notes (not evidence)");
     a->add_option("--at", add->at, "Exact timestamp (RFC 3339 with fractional seconds), after the last entry");
     a->add_option("--after", add->after, "Use max(TS, last entry) + 1 ns");
+    a->add_flag("--force", add->force,
+                "Record completed although the task's dependencies are not all completed (the entry's notes say so)");
     add_workspace_flags(a, add->where, "Workspace scope: root (default), examples or any");
     a->callback([&ctx, add] { ctx.exit_code = run_add(ctx, *add); });
 

@@ -179,6 +179,7 @@ struct Prepared {
     std::string run_id;
     std::string log_id;         // run id, else the handoff's valid id, else ""
     bool withhold_command = false;  // the command text fails the entry checks
+    std::string forced_note;        // --force past unmet dependencies (D18): the completed entries say so
 };
 
 // The log as entries show it: without the command text when it is withheld.
@@ -210,6 +211,15 @@ Result<Prepared> prepare(const FileSystem& fs, const WorkspacePaths& ws, const M
         if (!plan) return plan.error();
     }
     Prepared p;
+    if (!dry && !task.empty()) {
+        Result<DependencyGate> gate = gate_on_dependencies(fs, ws, task, "completed", req.force);
+        if (!gate) {
+            Error e = gate.error();
+            e.message += " (apply records the task completed when the command succeeds, so nothing was run)";
+            return e;
+        }
+        p.forced_note = gate->forced_note;
+    }
     p.rec = recording_for(req, task);
     p.run_id = session.run_replay_id;
     p.log_id = p.run_id.empty() ? old_replay_id(old_handoff(fs, ws)) : p.run_id;
@@ -241,16 +251,25 @@ Result<Prepared> prepare(const FileSystem& fs, const WorkspacePaths& ws, const M
     return p;
 }
 
+// The entries as written; a stamp forced past a future-dated entry (D8) is a warning.
+std::vector<YamlValue> written_entries(CommittedChange& committed, std::vector<std::string>& warnings) {
+    std::vector<YamlValue> out;
+    for (AppendResult& a : committed.appended) {
+        if (!a.clock_warning.empty()) warnings.push_back(a.clock_warning);
+        out.push_back(std::move(a.entry));
+    }
+    return out;
+}
+
 Result<std::vector<YamlValue>> append_entries(const WorkspacePaths& ws, std::vector<YamlValue> entries,
+                                              std::vector<std::string>& warnings,
                                               std::optional<Instant> at = std::nullopt) {
     WorkspaceChange change;
     change.entries = std::move(entries);
     change.first_at = at;
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return committed.error();
-    std::vector<YamlValue> out;
-    for (AppendResult& a : committed->appended) out.push_back(std::move(a.entry));
-    return out;
+    return written_entries(*committed, warnings);
 }
 
 // The log's first instant: now, after the last entry (so the start entry,
@@ -281,7 +300,8 @@ Result<ApplyResult> dry_run(const FileSystem& fs, const WorkspacePaths& ws, cons
     if (p->withhold_command) result.warnings.push_back(kWithheldCommand);
     Result<std::vector<YamlValue>> written =
         append_entries(ws, {make_entry(p->rec.task, "pending", "Dry-run: no command executed",
-                                       dry_run_notes(req.cmd, *p), p->run_id, entry_log(result.log, *p))});
+                                       dry_run_notes(req.cmd, *p), p->run_id, entry_log(result.log, *p))},
+                       result.warnings);
     if (!written) return written.error();
     result.entries = std::move(*written);
     result.entry_task = p->rec.task;
@@ -294,6 +314,8 @@ Result<std::string> record_run(const FileSystem& fs, const WorkspacePaths& ws, c
                                const ApplyRequest& req, const Prepared& p, const Outcome& o, ApplyResult& result) {
     WorkspaceChange change;
     std::string run_id = session.run_replay_id;
+    const std::string forced = o.status == "completed" ? p.forced_note : std::string();
+    const std::string notes = forced.empty() ? o.notes : forced + "; " + o.notes;
     YamlValue checkpoint_entry;
     PlanIndex index;
     if (req.auto_checkpoint) {
@@ -306,9 +328,9 @@ Result<std::string> record_run(const FileSystem& fs, const WorkspacePaths& ws, c
         Result<RunPin> pin = pin_run(fs, ws, session, text);
         if (!pin) return pin.error();
         run_id = pin->replay_id;
-        checkpoint_entry = make_entry(result.task, o.status, o.exit_evidence, "", run_id, std::nullopt);
+        checkpoint_entry = make_entry(result.task, o.status, o.exit_evidence, forced, run_id, std::nullopt);
         if (!validate_now(checkpoint_entry, ws)) {
-            checkpoint_entry = make_entry(result.task, o.status, o.withheld_evidence, "", run_id, std::nullopt);
+            checkpoint_entry = make_entry(result.task, o.status, o.withheld_evidence, forced, run_id, std::nullopt);
         }
         change.files.push_back({ws.path_of(kPlanFileName), text});
         if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
@@ -318,12 +340,12 @@ Result<std::string> record_run(const FileSystem& fs, const WorkspacePaths& ws, c
     }
     if (p.rec.completion) {
         const std::optional<CommandLog> log = entry_log(result.log, p);
-        YamlValue entry = make_entry(p.rec.task, o.status, o.evidence, o.notes, run_id, log);
+        YamlValue entry = make_entry(p.rec.task, o.status, o.evidence, notes, run_id, log);
         if (!validate_now(entry, ws)) {
             result.warnings.push_back("the output failed the entry checks (e.g. a secret or an http:// link); it is "
                                       "kept in the command log, not in the evidence");
             entry = make_entry(p.rec.task, o.status, o.withheld_evidence + " output withheld (see the command log)",
-                               o.notes, run_id, log);
+                               notes, run_id, log);
         }
         change.entries.push_back(std::move(entry));
     }
@@ -331,7 +353,7 @@ Result<std::string> record_run(const FileSystem& fs, const WorkspacePaths& ws, c
     if (change.entries.empty()) return run_id;
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return committed.error();
-    for (AppendResult& a : committed->appended) result.entries.push_back(std::move(a.entry));
+    for (YamlValue& e : written_entries(*committed, result.warnings)) result.entries.push_back(std::move(e));
     if (req.auto_checkpoint) {
         remember_valid_plan(ws, index);
         result.checkpointed = true;
@@ -418,7 +440,7 @@ Result<ApplyResult> apply_command(const FileSystem& fs, const WorkspacePaths& ws
                 append_entries(ws,
                                {make_entry(prepared.rec.task, "in_progress", "Apply started",
                                            "apply: execution started", prepared.run_id, entry_log(result.log, prepared))},
-                               result.log ? result.log->at : *at);
+                               result.warnings, result.log ? result.log->at : *at);
             if (!written) return written.error();
             result.entries = std::move(*written);
         }

@@ -48,13 +48,18 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     const NodeRef node = find_task_node(*plan, task);
     if (!node) return unknown_task_error(index, task, ws);
 
+    Result<DependencyGate> gate = gate_on_dependencies(fs, ws, task, status, req.force);
+    if (!gate) return gate.error();
+
     CheckpointResult result;
+    if (!gate->warning.empty()) result.warnings.push_back(gate->warning);
     result.previous_status = task_status(to_yaml_value(node));
     const std::string text = plan_text_with_status(*plan, node, status);
     Result<RunPin> pin = pin_run(fs, ws, *session, text);
     if (!pin) return pin.error();
 
-    const EntryFields fields{req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes};
+    const EntryFields fields{req.evidence, req.verification, req.command, req.test,
+                             req.link,     req.commit,       notes_with_forced(req.notes, *gate)};
     const YamlValue entry = build_progress_entry(task, status, fields, kDefaultCheckpointEvidence, pin->replay_id);
     if (Status v = validate_progress_entry(entry, format_timestamp_utc9(probe_instant(*when)), ws); !v) {
         return v.error();
@@ -78,6 +83,9 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     result.timestamp = committed->appended.front().timestamp_text;
     result.replay_id = pin->replay_id;
     result.pinned_run = pin->pinned;
+    if (!committed->appended.front().clock_warning.empty()) {
+        result.warnings.push_back(committed->appended.front().clock_warning);
+    }
     return result;
 }
 

@@ -66,16 +66,23 @@ Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePath
         begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
     if (!session) return session.error();
 
-    // 3. The entry (D8: replayId of the current run; D9: evidence).
+    // 3. The entry (D8: replayId of the current run; D9: evidence; D18: dependencies).
     ProgressAddResult result;
-    const EntryFields fields{req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes};
-    const YamlValue entry =
-        build_progress_entry(task, status, fields, kDefaultProgressEvidence, session->run_replay_id);
-    if (Status v = validate_progress_entry(entry, format_timestamp_utc9(probe_instant(*when)), ws); !v) {
-        return v.error();
-    }
     result.meta_task = task.rfind("meta/", 0) == 0;
+    EntryFields fields{req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes};
+    YamlValue entry = build_progress_entry(task, status, fields, kDefaultProgressEvidence, session->run_replay_id);
+    const std::string probe_stamp = format_timestamp_utc9(probe_instant(*when));
+    if (Status v = validate_progress_entry(entry, probe_stamp, ws); !v) return v.error();
     if (Status s = check_task(fs, ws, task, status, result); !s) return s.error();
+    Result<DependencyGate> gate =
+        result.task_exists_in_plan ? gate_on_dependencies(fs, ws, task, status, req.force) : DependencyGate{};
+    if (!gate) return gate.error();
+    if (!gate->warning.empty()) result.warnings.push_back(gate->warning);
+    if (!gate->forced_note.empty()) {
+        fields.notes = notes_with_forced(req.notes, *gate);
+        entry = build_progress_entry(task, status, fields, kDefaultProgressEvidence, session->run_replay_id);
+        if (Status v = validate_progress_entry(entry, probe_stamp, ws); !v) return v.error();
+    }
 
     // 4. Append (or create the log holding the entry).
     const std::string file = ws.path_of(kProgressFileName);
@@ -102,6 +109,7 @@ Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePath
     if (!appended) return appended.error();
     result.entry = std::move(appended->entry);
     result.timestamp = appended->timestamp_text;
+    if (!appended->clock_warning.empty()) result.warnings.push_back(appended->clock_warning);
     return result;
 }
 

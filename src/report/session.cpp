@@ -81,7 +81,8 @@ nlohmann::json checkpoint_json(const CheckpointResult& r, const WorkspacePaths& 
             {"previous_status", r.previous_status},
             {"checkpoint", "checkpoint: " + task + " -> " + status + " at " + r.timestamp},
             {"checkpoint_at", r.timestamp},
-            {"replay_id", r.replay_id}};
+            {"replay_id", r.replay_id},
+            {"warnings", r.warnings}};
 }
 
 std::string unsettled_warning(const std::vector<UnsettledTask>& unsettled) {

@@ -1,12 +1,15 @@
 // A new progress entry (see the header).
 #include "small/store/progress_entry.hpp"
 
+#include <algorithm>
+
 #include "small/base/text.hpp"
 #include "small/check/invariants.hpp"
 #include "small/check/links.hpp"
 #include "small/check/schema.hpp"
 #include "small/check/secrets.hpp"
 #include "small/doc/yaml.hpp"
+#include "small/store/plan_cache.hpp"
 #include "small/store/progress_log.hpp"
 
 namespace small {
@@ -104,6 +107,68 @@ Status validate_progress_entry(const YamlValue& entry, const std::string& timest
         }
     }
     return ok_status();
+}
+
+namespace {
+
+// The dependencies of `task` that are not completed, each with its status.
+std::vector<std::pair<std::string, std::string>> unmet_in_outline(const std::vector<PlanTaskOutline>& plan,
+                                                                  const std::string& task) {
+    const auto find = [&](std::string_view id) {
+        return std::find_if(plan.begin(), plan.end(), [&](const PlanTaskOutline& t) { return t.id == id; });
+    };
+    const auto it = find(task);
+    if (it == plan.end()) return {};
+    std::vector<std::pair<std::string, std::string>> unmet;
+    for (const std::string& dep : it->depends_on) {
+        const auto d = find(dep);
+        if (d == plan.end()) unmet.emplace_back(dep, "not in the plan");
+        else if (d->status != "completed") unmet.emplace_back(dep, d->status);
+    }
+    return unmet;
+}
+
+// "task-3 (blocked), task-4 (pending)"
+std::string with_statuses(const std::vector<std::pair<std::string, std::string>>& deps) {
+    std::string out;
+    for (const auto& [id, status] : deps) out += (out.empty() ? "" : ", ") + id + " (" + status + ")";
+    return out;
+}
+
+}  // namespace
+
+Result<DependencyGate> gate_on_dependencies(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
+                                           const std::string& status, bool force) {
+    DependencyGate gate;
+    if (task.rfind("meta/", 0) == 0 || (status != "completed" && status != "in_progress")) return gate;
+    Result<std::optional<std::vector<PlanTaskOutline>>> plan = load_plan_outline(fs, ws);
+    if (!plan) return plan.error();
+    if (!*plan) return gate;
+    const std::vector<std::pair<std::string, std::string>> unmet = unmet_in_outline(**plan, task);
+    if (unmet.empty()) return gate;
+    for (const auto& d : unmet) gate.unmet.push_back(d.first);
+    const std::string deps = with_statuses(unmet);
+    if (status == "in_progress") {
+        gate.warning = task + " started before its dependencies are completed: " + deps + "; completing " + task +
+                       " is refused until they are (or with --force)";
+        return gate;
+    }
+    if (force) {
+        gate.forced_note = "forced: dependencies " + deps + " not completed";
+        return gate;
+    }
+    Error e = Error::invalid(task + " cannot be recorded as completed: its dependencies " + deps +
+                             " are not completed (D18); nothing written");
+    e.hint = "complete them first (small checkpoint --task " + gate.unmet.front() +
+             " --status completed), or pass --force to record " + task +
+             " completed anyway (the entry's notes then say it was forced)";
+    return e;
+}
+
+std::optional<std::string> notes_with_forced(const std::optional<std::string>& notes, const DependencyGate& gate) {
+    if (gate.forced_note.empty()) return notes;
+    if (!notes || trim(*notes).empty()) return gate.forced_note;
+    return gate.forced_note + "; " + *notes;
 }
 
 }  // namespace small

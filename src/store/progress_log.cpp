@@ -357,20 +357,6 @@ Instant next_timestamp(Instant now, const ProgressTail& tail) {
     return bumped;
 }
 
-Instant current_instant() {
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
-    Instant t;
-    t.seconds = ns / 1'000'000'000;
-    t.nanos = static_cast<std::uint32_t>(ns % 1'000'000'000);
-    if (ns < 0 && t.nanos != 0) {  // before 1970: keep nanos non-negative
-        --t.seconds;
-        t.nanos = static_cast<std::uint32_t>(ns % 1'000'000'000 + 1'000'000'000);
-    }
-    return t;
-}
-
 // ---- the journal and recovery ----
 
 namespace {
@@ -544,6 +530,42 @@ ProgressTail tail_after(const ProgressTail& before, Instant ts, std::uint64_t ne
     return t;
 }
 
+// The first entry dated too far ahead of `now` (the one that started the
+// run of stamps after it), as "progress entry N at FILE:LINE:COLUMN is dated T,
+// <span> ahead of the clock". Parses the whole log: only called on that rare path.
+std::string first_future_entry(const WorkspacePaths& ws, Instant now) {
+    const std::string display = ws.display_of(kProgressFile);
+    Result<std::optional<std::string>> bytes = read_small_file(progress_path(ws));
+    if (!bytes || !*bytes) return "";
+    Result<Document> doc = parse_yaml(std::move(**bytes), display);
+    if (!doc) return "";
+    const NodeRef entries = doc->root().find("entries");
+    for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
+        const NodeRef stamp = entries.item(i).find("timestamp");
+        if (!stamp.is_string()) continue;
+        Result<Instant> at = parse_progress_timestamp(stamp.as_string());
+        if (!at || !too_far_ahead(*at, now)) continue;
+        return "progress entry " + std::to_string(i) + " at " + display + ":" + std::to_string(stamp.mark().line) +
+               ":" + std::to_string(stamp.mark().column) + " is dated " + format_timestamp_short(*at) + ", " +
+               duration_text(at->seconds - now.seconds) + " ahead of the clock";
+    }
+    return "";
+}
+
+// D8 keeps timestamps increasing, so an entry after a future-dated one is
+// stamped after it. The write goes through (refusing would wedge the log)
+// but says loudly why its stamp is not now.
+std::string clock_warning(const WorkspacePaths& ws, const ProgressTail& tail, Instant stamped) {
+    const Instant now = current_instant();
+    if (!tail.has_entries || !(stamped == plus_one_ns(tail.last_instant)) || !too_far_ahead(stamped, now)) return "";
+    std::string culprit = first_future_entry(ws, now);
+    if (culprit.empty()) culprit = "the last progress entry is dated " + format_timestamp_short(tail.last_instant);
+    return "this entry is stamped " + format_timestamp_utc9(stamped) + ", not now (" + format_timestamp_short(now) +
+           "): " + culprit + ", and every entry must be later than the one before (D8). If that date is wrong, " +
+           "correct it and the timestamps stamped after it (small lint lists them as INV-R8); if this machine's " +
+           "clock is behind, set it right";
+}
+
 }  // namespace
 
 Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& ws,
@@ -582,6 +604,7 @@ Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& 
         new_size = tail->size + edit.text.size();
     }
     for (AppendResult& r : results) r.new_size = new_size;
+    results.front().clock_warning = clock_warning(ws, *tail, *first);
     if (Result<Fd> fd = open_log(file, O_RDONLY)) {
         store_cache(ws, file, fd->get(), tail_after(*tail, ts, new_size), std::nullopt);
     }

@@ -34,6 +34,21 @@ std::string format_timestamp_short(Instant t);
 // `t` plus one nanosecond (the bump that keeps timestamps strictly increasing).
 Instant plus_one_ns(Instant t);
 
+// The system clock as an Instant.
+Instant current_instant();
+
+// How far ahead of the clock an entry may be dated before `lint` warns
+// (INV-R8) and a write stamped after it says so: the clocks of two machines
+// drift by seconds, a mistyped year is decades.
+inline constexpr std::int64_t kFutureToleranceSeconds = 5 * 60;
+
+// True when `t` lies more than kFutureToleranceSeconds after `now`.
+bool too_far_ahead(Instant t, Instant now);
+
+// A span in words, rounded down to its largest unit: "3 minutes",
+// "1 hour", "12 days", "72 years" (365-day years).
+std::string duration_text(std::int64_t seconds);
+
 // RFC 3339 with optional fraction (0-9 digits), `Z`/`z` or an offset: what
 // `progress migrate` accepts. Stricter readers use parse_progress_timestamp.
 Result<Instant> parse_lenient_timestamp(std::string_view raw);

@@ -1,10 +1,12 @@
 // The invariant engine: rules beyond the schemas. Every rule has a stable id shown in reports.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "small/base/filesystem.hpp"
+#include "small/base/timestamp.hpp"
 #include "small/check/finding.hpp"
 #include "small/check/schema.hpp"
 #include "small/model/workspace.hpp"
@@ -15,6 +17,8 @@ struct InvariantOptions {
     bool strict = false;
     // workspace.small.yml run.replay_id: scopes strict rule S2 (D9).
     std::string run_replay_id;
+    // The clock INV-R8 compares timestamps with (nullopt: the system clock).
+    std::optional<Instant> now;
 };
 
 // Canonical file order index of an artifact (intent = 0 ... handoff = 4);

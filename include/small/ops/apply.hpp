@@ -54,6 +54,7 @@ struct ApplyRequest {
     bool auto_progress = false;
     bool auto_checkpoint = false;
     bool handoff = false;
+    bool force = false;  // run although --task's dependencies are not completed (D18); the entries say so
     std::optional<std::chrono::milliseconds> timeout;
     std::chrono::milliseconds kill_grace{5000};
     ProgressMode mode = ProgressMode::Signal;
@@ -83,7 +84,9 @@ struct ApplyResult {
 };
 
 // Error kinds (nothing was run): Usage (flag combinations, blank --task),
-// Invalid (--task not in the plan (D14), no replay id for the command log,
+// Invalid (--task not in the plan (D14), --task's dependencies not all
+// completed without force (D18: a run records the task completed when the
+// command succeeds), no replay id for the command log,
 // an entry that would not validate, e.g. a secret in the command), System
 // (no .small/, no progress log, /bin/sh cannot run, I/O), Busy.
 // Failures after the command ran are in record_error (report/apply.hpp's

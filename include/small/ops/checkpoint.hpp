@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
@@ -22,6 +23,7 @@ struct CheckpointRequest {
     std::string status;  // one of kCheckpointStatuses
     std::optional<std::string> evidence, verification, command, test, link, commit, notes;
     std::optional<std::string> at, after;
+    bool force = false;  // complete the task although its dependencies are not (D18); the entry's notes say so
     WorkspaceScope scope = WorkspaceScope::Root;
     std::chrono::milliseconds lock_wait{10'000};
 };
@@ -34,11 +36,14 @@ struct CheckpointResult {
     std::string previous_status;
     std::string replay_id;
     bool pinned_run = false;
+    // Started before its dependencies (D18); the entry follows a future-dated one (D8).
+    std::vector<std::string> warnings;
 };
 
 // Error kinds: Usage (status not in kCheckpointStatuses, bad --at/--after, both
 // given, blank task, a field the schema rejects), Invalid (task not in the
-// plan, plan or log unusable, --at not after the last entry), System (no
+// plan, completing it before its dependencies without force (D18), plan or
+// log unusable, --at not after the last entry), System (no
 // .small/, no progress log, I/O), Busy.
 Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const WorkspacePaths& ws,
                                             const CheckpointRequest& req);

@@ -32,6 +32,7 @@ struct ProgressAddRequest {
     std::optional<std::string> evidence, verification, command, test, link, commit, notes;
     std::optional<std::string> at;     // exact instant (strictly after the last entry)
     std::optional<std::string> after;  // max(after, last) + 1 ns
+    bool force = false;  // record `completed` although the task's dependencies are not (D18); notes say so
     WorkspaceScope scope = WorkspaceScope::Root;
     std::chrono::milliseconds lock_wait{10'000};
 };
@@ -43,13 +44,16 @@ struct ProgressAddResult {
     std::string plan_status;     // the task's status in the plan ("" for meta/ ids)
     bool meta_task = false;      // task id starts with "meta/"
     bool created_log = false;    // progress.small.yml did not exist and was created
-    std::vector<std::string> warnings;  // e.g. "the plan still says task X is pending; ..."
+    // e.g. "the plan still says task X is pending; ...", a task started before
+    // its dependencies (D18), an entry stamped after a future-dated one (D8)
+    std::vector<std::string> warnings;
 };
 
 // Error kinds: Usage (bad flag value: status, --at/--after, both given,
 // blank task, a field the schema rejects), System (no .small/, I/O),
 // Busy (lock held), Invalid (a non-meta/ task the plan does not have, D14,
-// with the closest ids; a plan that does not parse; --at not after the last
+// with the closest ids; a plan that does not parse; `completed` for a task
+// whose dependencies are not, without force (D18); --at not after the last
 // entry, unusable log or workspace metadata, run replay id malformed).
 Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req);
 

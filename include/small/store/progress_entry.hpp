@@ -6,11 +6,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/layout.hpp"
+#include "small/model/workspace.hpp"
 
 namespace small {
 
@@ -48,5 +51,23 @@ YamlValue build_progress_entry(const std::string& task, const std::string& statu
 // (an append-only log could never drop them again). Usage errors for values
 // that came from flags; Invalid for the rest.
 Status validate_progress_entry(const YamlValue& entry, const std::string& timestamp, const WorkspacePaths& ws);
+
+// D18: what the plan's dependencies say about an entry that records `status`
+// for `task` (progress add, checkpoint, apply).
+struct DependencyGate {
+    std::vector<std::string> unmet;  // ids of the dependencies not completed, in depends_on order
+    std::string warning;             // starting (in_progress) before them; "" otherwise
+    std::string forced_note;         // completing with --force: what the entry's notes record; "" otherwise
+};
+
+// Completing a task whose dependencies are not all completed is Invalid,
+// naming them, with "nothing written" and what to do, unless `force` (then
+// `forced_note` is set). Starting one sets `warning`. Other statuses and
+// meta/ ids pass untouched. Reads the plan's outline (cached by its stamp).
+Result<DependencyGate> gate_on_dependencies(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
+                                           const std::string& status, bool force);
+
+// `notes` with the gate's forced note in front ("forced: …; <notes>").
+std::optional<std::string> notes_with_forced(const std::optional<std::string>& notes, const DependencyGate& gate);
 
 }  // namespace small

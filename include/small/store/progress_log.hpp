@@ -71,14 +71,15 @@ Result<ProgressTail> read_tail(const WorkspacePaths& ws);
 // D8: `now`, or last + 1 ns when the clock is not ahead of the last entry.
 Instant next_timestamp(Instant now, const ProgressTail& tail);
 
-// The system clock as an Instant.
-Instant current_instant();
-
 struct AppendResult {
     Instant timestamp;           // the entry's instant
     std::string timestamp_text;  // as written (format_timestamp_utc9)
     std::uint64_t new_size = 0;  // size of the log after the append
     YamlValue entry;             // the entry as written, `timestamp` first
+    // Set when the entry had to be stamped after an entry dated more than
+    // kFutureToleranceSeconds ahead of the clock: names that entry (position,
+    // timestamp) and what to do. Only the first entry of an append carries it.
+    std::string clock_warning;
 };
 
 // Appends one entry (a mapping; any `timestamp` member is replaced) to the
