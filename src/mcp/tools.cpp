@@ -64,49 +64,47 @@ json tool(const char* name, const char* description, json schema) {
 json entry_properties(const char* task, json status) {
     return {{"task", str(task)},
             {"status", std::move(status)},
-            {"evidence", str("What shows it (a result, not a plan)")},
-            {"verification", str("How the result was verified")},
-            {"command", str("Command that was run")},
-            {"test", str("Test that was run")},
-            {"link", str("URI of the evidence (https://)")},
-            {"commit", str("Commit hash, 7-40 hex")},
-            {"notes", str("Free-form notes, not evidence")}};
+            {"evidence", str("What shows it is done")},
+            {"verification", str("How it was verified")},
+            {"command", str("Command run")},
+            {"test", str("Test run")},
+            {"link", str("Evidence URI")},
+            {"commit", str("Commit hash")},
+            {"notes", str("Notes, not evidence")}};
 }
 
 json build_entries() {
-    json plan = object({{"add", str("Title of a new pending task (gets the next id)")},
-                        {"task", str("Id of the task to change")},
+    json plan = object({{"add", str("Title of a new task")},
+                        {"task", str("Task to change")},
                         {"status", str_enum("New status of task",
                                             {"pending", "in_progress", "blocked", "completed", "cancelled"})},
                         {"title", str("New title of task")},
-                        {"depends_on", str("One task id that task depends on (one per call)")}});
+                        {"depends_on", str("One task id it depends on")}});
     plan["dependentRequired"] = {{"status", {"task"}}, {"title", {"task"}}, {"depends_on", {"task"}}};
-    json resume = object({{"max_bytes", integer("Byte budget of the primer", kMinBriefBytes)}});
-    json status = object({{"recent", integer("Newest progress entries to list", 1)}});
+    json resume = object({{"max_bytes", integer("Byte budget", kMinBriefBytes)}});
+    json status = object({{"recent", integer("Entries to list", 1)}});
     status["properties"]["recent"]["maximum"] = kMaxStatusRecent;
     return json::array({
-        tool("resume", "Start here: a short primer of the run (intent, current and next tasks, handoff, recent "
-                       "progress) ending with the next tool call.",
+        tool("resume", "Start here: the run's primer, ending with the next tool call.",
              std::move(resume)),
-        tool("status", "Plan counts, next actionable tasks, replay id and recent progress.", std::move(status)),
-        tool("plan", "Edit the plan: add a task (add=title), set a task's status, retitle it, or make it depend "
-                     "on another task (depends_on).",
+        tool("status", "Plan counts, next tasks, run id, recent progress.", std::move(status)),
+        tool("plan", "Edit the plan: add a task, or set a task's status, title or a dependency.",
              std::move(plan)),
-        tool("progress_add", "Append a progress entry for a plan task (or meta/...) to the append-only log.",
-             object(entry_properties("Plan task id, or meta/... for bookkeeping",
-                                     str_enum("Status the entry records",
+        tool("progress_add", "Append an entry to the progress log.",
+             object(entry_properties("Task id (or meta/...)",
+                                     str_enum("Entry status",
                                               {"pending", "in_progress", "completed", "blocked", "cancelled"})),
                     {"task", "status"})),
-        tool("checkpoint", "Set a task's status in the plan and record its progress entry, atomically.",
-             object(entry_properties("Plan task id",
+        tool("checkpoint", "Set a task's status and log its entry, atomically.",
+             object(entry_properties("Task id",
                                      str_enum("New status", {"completed", "blocked", "cancelled", "in_progress"})),
                     {"task", "status"})),
-        tool("handoff", "Write the handoff (the resume point) from the plan and progress.",
-             object({{"summary", str("Summary for the next session (default: computed)")}})),
-        tool("check", "Strict check of the workspace: validate, lint, verify.", object(json::object())),
-        tool("init", "Create .small/ here (as small init): templates, the pinned run, the AGENTS.md block.",
-             object({{"intent", str("What the run is for (intent.small.yml)")},
-                     {"agents_mode", str_enum("AGENTS.md exists: append or prepend the block", {"append", "prepend"})},
+        tool("handoff", "Write the handoff, the resume point.",
+             object({{"summary", str("Summary (default: computed)")}})),
+        tool("check", "Strict check: validate, lint, verify.", object(json::object())),
+        tool("init", "Create .small/ here, as small init does.",
+             object({{"intent", str("What the run is for")},
+                     {"agents_mode", str_enum("Into an existing AGENTS.md", {"append", "prepend"})},
                      {"no_agents", {{"type", "boolean"}, {"description", "Leave AGENTS.md alone"}}}})),
     });
 }

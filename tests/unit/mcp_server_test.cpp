@@ -172,7 +172,8 @@ TEST_F(McpServerTest, ToolsListIsSmallAndTight) {
 // An agent reads the schema, not our docs: every argument says what it takes.
 TEST_F(McpServerTest, EveryToolPropertyHasADescription) {
     initialize();
-    for (const json& t : request("tools/list")["result"]["tools"]) {
+    const json tools = request("tools/list")["result"]["tools"];
+    for (const json& t : tools) {
         for (const auto& [name, property] : t["inputSchema"]["properties"].items()) {
             ASSERT_TRUE(property.contains("description")) << t["name"] << "." << name;
             const std::string text = property["description"];
@@ -180,9 +181,7 @@ TEST_F(McpServerTest, EveryToolPropertyHasADescription) {
             EXPECT_LE(text.size(), 80u) << t["name"] << "." << name << ": tools/list stays small";
         }
     }
-    const json plan = *std::find_if(request("tools/list")["result"]["tools"].begin(),
-                                    request("tools/list")["result"]["tools"].end(),
-                                    [](const json& t) { return t["name"] == "plan"; });
+    const json plan = *std::find_if(tools.begin(), tools.end(), [](const json& t) { return t["name"] == "plan"; });
     EXPECT_NE(plan["inputSchema"]["properties"]["depends_on"]["description"].get<std::string>().find("One task id"),
               std::string::npos);
 }
