@@ -52,7 +52,7 @@ void register_mcp(CLI::App& app, Context& ctx) {
     CLI::App* cmd = app.add_subcommand(
         "mcp", "Serve the workspace to an agent over MCP (JSON-RPC on stdin/stdout; logs on stderr)");
     add_workspace_flags(cmd, *f, "Workspace scope of every tool: root (default), examples or any");
-    cmd->footer("Tools: resume, status, plan, progress_add, checkpoint, handoff, check.\n"
+    cmd->footer("Tools: resume, status, plan, progress_add, checkpoint, handoff, check, init.\n"
                 "Resources: small://intent, small://constraints, small://plan, small://progress, small://handoff.\n"
                 "Ends with exit 0 when the client closes stdin or goes away.");
     cmd->callback([&ctx, f] { ctx.exit_code = run_mcp(ctx, *f); });

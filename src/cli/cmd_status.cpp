@@ -80,13 +80,21 @@ void print_text(const Output& out, const StatusReport& r, bool audit) {
     if (!r.handoff_stale.empty()) out.info("Handoff: stale (" + r.handoff_stale + "); run: small handoff");
     out.info("");
     if (!r.recent.empty()) {
-        out.info(std::string(audit ? "Recent progress" : "Recent signal progress") + " (" +
-                 std::to_string(r.recent.size()) + " entries):");
+        out.info("Recent progress (" + std::to_string(r.recent.size()) + " entries):");
         for (const ProgressItem& item : r.recent) out.info("  " + item_line(item));
         if (r.more_progress) out.info("  … older entries: raise --recent, or --recent 0 for all");
         out.info("");
     }
     for (const Error& e : r.problems) out.problem("Warning: " + e.describe());
+}
+
+// No workspace is a report (exit 0), as the reference gives it: where we
+// looked and the command that makes one.
+void print_no_workspace(const Output& out, const WorkspacePaths& ws) {
+    out.info(std::string("small v") + SMALL_VERSION);
+    out.info("");
+    out.info("No workspace: no .small/ directory in " + ws.root + (ws.from_dir_flag ? "" : " or any parent directory"));
+    out.info("Run next: " + brief_for_missing_workspace().next_command);
 }
 
 // --brief: the bounded primer. No workspace is not an error here: session
@@ -120,6 +128,7 @@ int run_status(Context& ctx, const StatusFlags& f) {
         return exit_code_for(r.error().kind);
     }
     if (out.json()) out.json_document(status_json(&*r, version, audit));
+    else if (!r->small_dir_exists) print_no_workspace(out, ws);
     else print_text(out, *r, audit);
     return kExitOk;
 }

@@ -7,10 +7,12 @@
 #include <functional>
 #include <map>
 
+#include "small/base/text.hpp"
 #include "small/check/schema.hpp"
 #include "small/check/verdict.hpp"
 #include "small/ops/checkpoint.hpp"
 #include "small/ops/handoff.hpp"
+#include "small/ops/init.hpp"
 #include "small/ops/plan.hpp"
 #include "small/ops/progress_add.hpp"
 #include "small/ops/status.hpp"
@@ -36,12 +38,17 @@ std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 // it is bounded so that one call cannot fill an agent's context.
 constexpr long long kMaxStatusRecent = 50;
 constexpr std::size_t kMaxToolText = 64 * 1024;
+// The text of a write tool: one line, as the CLI prints it.
+constexpr std::size_t kMaxWriteText = 200;
 
-json str() { return {{"type", "string"}}; }
-json str_enum(std::initializer_list<const char*> values) {
+json str(const char* description) { return {{"type", "string"}, {"description", description}}; }
+json str_enum(const char* description, std::initializer_list<const char*> values) {
     json e = json::array();
     for (const char* v : values) e.push_back(v);
-    return {{"type", "string"}, {"enum", e}};
+    return {{"type", "string"}, {"description", description}, {"enum", e}};
+}
+json integer(const char* description, long long minimum) {
+    return {{"type", "integer"}, {"description", description}, {"minimum", minimum}};
 }
 json object(json properties, json required = json::array()) {
     json s = {{"type", "object"}, {"properties", std::move(properties)}, {"additionalProperties", false}};
@@ -52,37 +59,53 @@ json tool(const char* name, const char* description, json schema) {
     return {{"name", name}, {"description", description}, {"inputSchema", std::move(schema)}};
 }
 
-// The evidence fields progress_add and checkpoint take (D9), besides notes.
-json entry_properties(json status) {
-    return {{"task", str()},  {"status", std::move(status)}, {"evidence", str()}, {"command", str()},
-            {"test", str()},  {"commit", str()},             {"notes", str()}};
+// The fields progress_add and checkpoint take: the task, its status, the
+// evidence fields (D9) and notes.
+json entry_properties(const char* task, json status) {
+    return {{"task", str(task)},
+            {"status", std::move(status)},
+            {"evidence", str("What shows it is done")},
+            {"verification", str("How it was verified")},
+            {"command", str("Command run")},
+            {"test", str("Test run")},
+            {"link", str("Evidence URI")},
+            {"commit", str("Commit hash")},
+            {"notes", str("Notes, not evidence")}};
 }
 
 json build_entries() {
-    json plan = object({{"add", str()},
-                        {"task", str()},
-                        {"status", str_enum({"pending", "in_progress", "blocked", "completed", "cancelled"})},
-                        {"title", str()},
-                        {"depends_on", str()}});
+    json plan = object({{"add", str("Title of a new task")},
+                        {"task", str("Task to change")},
+                        {"status", str_enum("New status of task",
+                                            {"pending", "in_progress", "blocked", "completed", "cancelled"})},
+                        {"title", str("New title of task")},
+                        {"depends_on", str("One task id it depends on")}});
     plan["dependentRequired"] = {{"status", {"task"}}, {"title", {"task"}}, {"depends_on", {"task"}}};
+    json resume = object({{"max_bytes", integer("Byte budget", kMinBriefBytes)}});
+    json status = object({{"recent", integer("Entries to list", 1)}});
+    status["properties"]["recent"]["maximum"] = kMaxStatusRecent;
     return json::array({
-        tool("resume", "Start here: a short primer of the run (intent, current and next tasks, handoff, recent "
-                       "progress, the next command).",
-             object({{"max_bytes", {{"type", "integer"}, {"minimum", kMinBriefBytes}}}})),
-        tool("status", "Plan counts, next actionable tasks, replay id and recent progress.",
-             object({{"recent", {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxStatusRecent}}}})),
-        tool("plan", "Edit the plan: add a task (add=title), set a task's status, retitle it, or make it depend "
-                     "on another task (depends_on).",
+        tool("resume", "Start here: the run's primer, ending with the next tool call.",
+             std::move(resume)),
+        tool("status", "Plan counts, next tasks, run id, recent progress.", std::move(status)),
+        tool("plan", "Edit the plan: add a task, or set a task's status, title or a dependency.",
              std::move(plan)),
-        tool("progress_add", "Append a progress entry for a plan task (or meta/...) to the append-only log.",
-             object(entry_properties(str_enum({"pending", "in_progress", "completed", "blocked", "cancelled"})),
+        tool("progress_add", "Append an entry to the progress log.",
+             object(entry_properties("Task id (or meta/...)",
+                                     str_enum("Entry status",
+                                              {"pending", "in_progress", "completed", "blocked", "cancelled"})),
                     {"task", "status"})),
-        tool("checkpoint", "Set a task's status in the plan and record its progress entry, atomically.",
-             object(entry_properties(str_enum({"completed", "blocked", "cancelled", "in_progress"})),
+        tool("checkpoint", "Set a task's status and log its entry, atomically.",
+             object(entry_properties("Task id",
+                                     str_enum("New status", {"completed", "blocked", "cancelled", "in_progress"})),
                     {"task", "status"})),
-        tool("handoff", "Write the handoff (the resume point) from the plan and progress.",
-             object({{"summary", str()}})),
-        tool("check", "Strict check of the workspace: validate, lint, verify.", object(json::object())),
+        tool("handoff", "Write the handoff, the resume point.",
+             object({{"summary", str("Summary (default: computed)")}})),
+        tool("check", "Strict check: validate, lint, verify.", object(json::object())),
+        tool("init", "Create .small/ here, as small init does.",
+             object({{"intent", str("What the run is for")},
+                     {"agents_mode", str_enum("Into an existing AGENTS.md", {"append", "prepend"})},
+                     {"no_agents", {{"type", "boolean"}, {"description", "Leave AGENTS.md alone"}}}})),
     });
 }
 
@@ -98,6 +121,22 @@ ToolResult success(const std::string& command, json body) {
         r.text = command + ": the result is " + std::to_string(r.text.size()) +
                  " bytes of JSON, too long to repeat as text; read structuredContent, or ask for less";
     }
+    return r;
+}
+
+// A write's answer as an agent reads it: one line of at most kMaxWriteText
+// bytes, the CLI's own result line and the first warning, while the whole
+// --json document is the structuredContent.
+ToolResult written(const std::string& command, json body, std::string line) {
+    const json warnings = body.value("warnings", json::array());
+    if (!warnings.empty()) {
+        const json& first = warnings.front();
+        line += warnings.size() == 1 ? "; warning: " : "; " + std::to_string(warnings.size()) + " warnings, first: ";
+        line += first.is_string() ? first.get<std::string>() : first.value("message", dump(first));
+    }
+    ToolResult r;
+    r.structured = with_envelope(std::move(body), command, kExitOk);
+    r.text = one_line(line, kMaxWriteText);
     return r;
 }
 
@@ -118,6 +157,7 @@ std::optional<std::string> opt(const json& args, const char* key) {
     return it->get<std::string>();
 }
 std::string req(const json& args, const char* key) { return opt(args, key).value_or(""); }
+bool flag(const json& args, const char* key) { return args.value(key, false); }
 
 // --- the tools ---
 
@@ -134,19 +174,66 @@ ToolResult status_tool(const json& args, const ToolContext& ctx, const std::stri
     return failed;
 }
 
+// The brief's next step as a call of one of these tools: the structured
+// {tool, arguments, placeholders} and the text `tool {"arg":"value",...}`
+// (arguments in the step's order). Null when no tool takes the step as it
+// is: the primer then gives the shell line alone. A CLI switch without a
+// value (check's --strict) is what the tool always does, so it is dropped.
+struct NextCall {
+    json structured;
+    std::string text;
+};
+
+NextCall next_call(const NextAction& action) {
+    const json* tool = action.tool.empty() ? nullptr : find_tool(action.tool);
+    if (!tool) return {};
+    const json& schema = (*tool)["inputSchema"];
+    json arguments = json::object(), placeholders = json::array();
+    nlohmann::ordered_json in_order = nlohmann::ordered_json::object();
+    for (const NextAction::Arg& arg : action.args) {
+        if (!schema["properties"].contains(arg.name)) {
+            if (arg.value.empty()) continue;
+            return {};
+        }
+        arguments[arg.name] = arg.value;
+        in_order[arg.name] = arg.value;
+        if (arg.placeholder) placeholders.push_back(arg.name);
+    }
+    if (argument_problem(schema, arguments)) return {};
+    return {{{"tool", action.tool}, {"arguments", arguments}, {"placeholders", placeholders}},
+            action.tool + " " + in_order.dump(-1, ' ', false, json::error_handler_t::replace)};
+}
+
 // `status --brief`: the bounded primer. Its text is what the agent reads, so
-// it is the text content (the JSON carries it too). Without a workspace the
-// primer says to run init, as the CLI's does.
+// it is the text content (the JSON carries it too), and it ends with the
+// next tool call, then the same step as a shell line. Without a workspace
+// the primer says to call init, as the CLI's says to run it.
 ToolResult resume_tool(const json& args, const ToolContext& ctx) {
     const std::size_t max_bytes = args.value("max_bytes", kDefaultBriefBytes);
     Result<ResumeBrief> brief = resume_brief(ctx.fs, ctx.ws, BriefOptions{});
     if (!brief && !ctx.fs.directory_exists(ctx.ws.small_dir)) brief = brief_for_missing_workspace();
     if (!brief) return failure("status", brief.error());
-    const FittedBrief fit = fit_brief(*brief, max_bytes);
+    const NextCall call = next_call(brief->next_action);
+    const std::vector<std::string> last =
+        call.structured.is_null()
+            ? std::vector<std::string>{"Run next: " + brief->next_command}
+            : std::vector<std::string>{"Call next: " + call.text, "In a shell: " + brief->next_command};
+    const FittedBrief fit = fit_brief(*brief, max_bytes, last);
+    json body = brief_json(*brief, fit, max_bytes);
+    body["next_call"] = call.structured;
     ToolResult r;
-    r.structured = with_envelope(brief_json(*brief, fit, max_bytes), "status", kExitOk);
+    r.structured = with_envelope(std::move(body), "status", kExitOk);
     r.text = fit.text;
     return r;
+}
+
+// "Added task task-2: Design widget; Task task-2 depends on task-1", as the
+// CLI prints it line by line.
+std::string plan_line(const PlanResult& r) {
+    std::string line;
+    for (const std::string& m : r.messages) line += (line.empty() ? "" : "; ") + m;
+    if (r.pinned_run) line += "; pinned run replay id " + r.replay_id.substr(0, 16) + "...";
+    return line.empty() ? "plan: nothing changed" : line;
 }
 
 ToolResult plan_tool(const json& args, const ToolContext& ctx) {
@@ -169,7 +256,7 @@ ToolResult plan_tool(const json& args, const ToolContext& ctx) {
     req.lock_wait = default_lock_wait();
     Result<PlanResult> r = plan_command(ctx.fs, ctx.ws, req);
     if (!r) return failure("plan", r.error());
-    return success("plan", plan_json(*r, ctx.ws));
+    return written("plan", plan_json(*r, ctx.ws), plan_line(*r));
 }
 
 template <typename Request>
@@ -178,8 +265,10 @@ Request entry_request(const json& args, const ToolContext& ctx) {
     req.task = small::mcp::req(args, "task");
     req.status = small::mcp::req(args, "status");
     req.evidence = opt(args, "evidence");
+    req.verification = opt(args, "verification");
     req.command = opt(args, "command");
     req.test = opt(args, "test");
+    req.link = opt(args, "link");
     req.commit = opt(args, "commit");
     req.notes = opt(args, "notes");
     req.scope = ctx.scope;
@@ -190,13 +279,17 @@ Request entry_request(const json& args, const ToolContext& ctx) {
 ToolResult progress_add_tool(const json& args, const ToolContext& ctx) {
     Result<ProgressAddResult> r = progress_add(ctx.fs, ctx.ws, entry_request<ProgressAddRequest>(args, ctx));
     if (!r) return failure("progress add", r.error());
-    return success("progress add", progress_add_json(*r, ctx.ws));
+    const std::string line = "progress added: " + r->entry["task_id"].get<std::string>() + " " +
+                             r->entry["status"].get<std::string>() + " " + r->timestamp;
+    return written("progress add", progress_add_json(*r, ctx.ws), line);
 }
 
 ToolResult checkpoint_tool(const json& args, const ToolContext& ctx) {
     Result<CheckpointResult> r = checkpoint_command(ctx.fs, ctx.ws, entry_request<CheckpointRequest>(args, ctx));
     if (!r) return failure("checkpoint", r.error());
-    return success("checkpoint", checkpoint_json(*r, ctx.ws));
+    json body = checkpoint_json(*r, ctx.ws);
+    const std::string line = body["checkpoint"];  // "checkpoint: task-1 -> completed at ..."
+    return written("checkpoint", std::move(body), line);
 }
 
 ToolResult handoff_tool(const json& args, const ToolContext& ctx) {
@@ -206,11 +299,32 @@ ToolResult handoff_tool(const json& args, const ToolContext& ctx) {
     req.lock_wait = default_lock_wait();
     Result<HandoffResult> r = handoff_command(ctx.fs, ctx.ws, req);
     if (!r) return failure("handoff", r.error());
-    return success("handoff", handoff_json(*r, ctx.ws));
+    const std::size_t steps = r->handoff["resume"]["next_steps"].size();
+    const std::string line = "Generated handoff.small.yml with " + std::to_string(steps) + " next step" +
+                             (steps == 1 ? "" : "s");
+    return written("handoff", handoff_json(*r, ctx.ws), line);
 }
 
-// `check --strict`: a failed verdict is a tool error whose text lists the
-// findings as the CLI prints them (file:line:column: error: message [RULE]).
+// `small init` in the server's folder (the root of --dir, or where it was
+// started): it never walks up, as the command does not.
+ToolResult init_tool(const json& args, const ToolContext& ctx) {
+    InitRequest req;
+    req.dir = ctx.ws.root;
+    req.cwd = ctx.ws.root;
+    req.intent = opt(args, "intent");
+    req.agents_mode = small::mcp::req(args, "agents_mode");
+    req.no_agents = flag(args, "no_agents");
+    req.lock_wait = default_lock_wait();
+    Result<InitResult> r = init_workspace(ctx.fs, req);
+    if (!r) return failure("init", r.error());
+    const std::string line = "Initialized SMALL v1.0.0 in " + r->small_dir + "; run " + r->replay_id.substr(0, 16) +
+                             "...; a human writes intent and constraints";
+    return written("init", init_json(*r), line);
+}
+
+// `check --strict`: a pass is one line; a failed verdict is a tool error
+// whose text lists the findings as the CLI prints them (file:line:column:
+// error: message [RULE]).
 ToolResult check_tool(const ToolContext& ctx) {
     Result<SchemaSet> schemas = SchemaSet::embedded();
     if (!schemas) return failure("check", schemas.error());
@@ -222,26 +336,31 @@ ToolResult check_tool(const ToolContext& ctx) {
     ToolResult r;
     r.structured = with_envelope(check_json(verdict, code), "check", code);
     r.is_error = verdict.outcome != VerdictOutcome::Ok;
-    if (!r.is_error) {
-        r.text = dump(r.structured);
-        return r;
-    }
-    std::size_t errors = 0;
+    std::size_t errors = 0, warnings = 0;
+    std::string listed;
     for (const Finding& f : verdict.all_findings()) {
         const bool error = f.severity == Severity::Error;
-        errors += error ? 1 : 0;
+        (error ? errors : warnings) += 1;
         const std::string where = f.location_text();
-        r.text += where.substr(0, where.size() - f.message.size()) + (error ? "error: " : "warning: ") +
+        listed += where.substr(0, where.size() - f.message.size()) + (error ? "error: " : "warning: ") +
                   f.message + " [" + f.rule + "]\n";
-        if (!f.hint.empty()) r.text += "    Fix: " + f.hint + "\n";
+        if (!f.hint.empty()) listed += "    Fix: " + f.hint + "\n";
     }
-    r.text += "Check failed (" + std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ")";
+    if (!r.is_error) {
+        const std::string line = warnings ? "Check passed (" + std::to_string(warnings) + " warning" +
+                                                (warnings == 1 ? "" : "s") + ": " + listed + ")"
+                                          : std::string("Check passed");
+        r.text = one_line(line, kMaxWriteText);
+        return r;
+    }
+    r.text = listed + "Check failed (" + std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ")";
     return r;
 }
 
 bool has_type(const json& value, const std::string& type) {
     if (type == "string") return value.is_string();
     if (type == "integer") return value.is_number_integer();
+    if (type == "boolean") return value.is_boolean();
     if (type == "object") return value.is_object();
     return false;
 }
@@ -312,6 +431,7 @@ ToolResult run_tool(const std::string& name, const json& arguments, const ToolCo
     if (name == "progress_add") return progress_add_tool(arguments, ctx);
     if (name == "checkpoint") return checkpoint_tool(arguments, ctx);
     if (name == "handoff") return handoff_tool(arguments, ctx);
+    if (name == "init") return init_tool(arguments, ctx);
     return check_tool(ctx);
 }
 

@@ -33,7 +33,7 @@ const nlohmann::json& tool_entries();
 const nlohmann::json* find_tool(const std::string& name);
 
 // Why `arguments` does not satisfy `schema` (the subset our input schemas
-// use: object, properties of type string/integer, enum, minimum, required,
+// use: object, properties of type string/integer/boolean, enum, minimum, required,
 // dependentRequired, additionalProperties false), or nothing when they do.
 std::optional<std::string> argument_problem(const nlohmann::json& schema, const nlohmann::json& arguments);
 

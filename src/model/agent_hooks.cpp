@@ -62,7 +62,7 @@ constexpr std::string_view kHookHead =
     "        exit 1\n"
     "    fi\n"
     "    dir=${1%/}\n"
-    "    small check --strict --dir=\"${dir:-.}\" || {\n"
+    "    small check --strict --quiet --dir=\"${dir:-.}\" || {\n"
     "        status=$?\n"
     "        echo \"small pre-commit: ${dir:-.}/.small fails 'small check --strict'; fix it or commit with --no-verify\" >&2\n"
     "        exit $status\n"

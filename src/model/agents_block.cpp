@@ -65,8 +65,8 @@ const std::string& harness_block_body() {
         "\n"
         "## How to work\n"
         "\n"
-        "1. Resume from `.small/handoff.small.yml` (`resume.current_task_id`, `resume.next_steps`);\n"
-        "   `small plan show` lists the tasks.\n"
+        "1. Read `small status --brief` first (again after a context compaction): the intent, the\n"
+        "   current and next tasks, blockers, the handoff and the one command to run next.\n"
         "2. Plan with `small plan`; record each step with `small progress add`.\n"
         "3. Settle a task (plan status + evidence together) with `small checkpoint`.\n"
         "4. Before you stop, even mid-task: `small handoff`, then `small check --strict`.\n"
@@ -76,6 +76,7 @@ const std::string& harness_block_body() {
         "\n"
         "| Step | Example |\n"
         "|------|---------|\n"
+        "| resume | `small status --brief` |\n"
         "| plan | `small plan --add \"Parse the --version flag\"` |\n"
         "| progress | `small progress add --task task-2 --status in_progress --evidence \"Parser stubbed\"` |\n"
         "| checkpoint | `small checkpoint --task task-2 --status completed --evidence \"Flag parsed\" --test \"ctest\"` |\n"
@@ -106,8 +107,8 @@ const std::string& harness_block_body() {
         "\n"
         "## Ralph Loop Behavior\n"
         "\n"
-        "When blocked: `small checkpoint --status blocked` with the reason as evidence, `small handoff`,\n"
-        "then stop.\n";
+        "When blocked: `small checkpoint --task task-2 --status blocked --evidence \"<the reason>\"`,\n"
+        "then `small handoff`, then stop.\n";
     return body;
 }
 

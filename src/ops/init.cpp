@@ -246,7 +246,8 @@ YamlValue init_entry(const InitResult& result) {
     entry["status"] = "completed";
     entry["evidence"] = std::string(kInitEvidence);
     entry["command"] = "small init";
-    entry["notes"] = "small init in " + result.root + (result.progress_kept ? " (--force; earlier entries kept)" : "");
+    // No path: the log travels with the repository (clones, worktrees, other machines).
+    if (result.progress_kept) entry["notes"] = "small init --force; earlier entries kept";
     entry["replayId"] = result.replay_id;
     return entry;
 }

@@ -56,8 +56,13 @@ void read_resume(const FileSystem& fs, const WorkspacePaths& ws, StatusReport& r
 }  // namespace
 
 Result<StatusReport> workspace_status(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& o) {
-    if (Status s = require_small_dir(fs, ws); !s) return s.error();
     StatusReport r;
+    // No workspace is a report (as the reference gives it), not a failure;
+    // a .small that is something else than a folder still is one.
+    const bool nothing_there =
+        !fs.directory_exists(ws.small_dir) && !fs.file_exists(ws.small_dir) && !fs.is_symlink(ws.small_dir);
+    if (nothing_there) return r;
+    if (Status s = require_small_dir(fs, ws); !s) return s.error();
     r.small_dir_exists = true;
     for (std::size_t i = 0; i < kArtifactTypes.size(); ++i) {
         r.artifacts[i] = fs.file_exists(ws.path_of(artifact_file_name(kArtifactTypes[i])));

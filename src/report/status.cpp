@@ -43,9 +43,9 @@ nlohmann::json status_json(const StatusReport* r, const std::string& version, bo
     }
     nlohmann::json doc = {{"version", version},
                           {"progress_mode", audit ? "audit" : "signal"},
-                          {"small_dir_exists", r != nullptr},
+                          {"small_dir_exists", r != nullptr && r->small_dir_exists},
                           {"artifacts", artifacts}};
-    if (!r) return doc;
+    if (!r || !r->small_dir_exists) return doc;
     if (r->plan) {
         nlohmann::json plan = {{"total_tasks", r->plan->total_tasks},
                                {"tasks_by_status", r->plan->tasks_by_status},

@@ -93,11 +93,21 @@ std::string more_marker(std::size_t k, const char* what) {
 }  // namespace
 
 FittedBrief fit_brief(const ResumeBrief& b, std::size_t max_bytes) {
+    return fit_brief(b, max_bytes, {"Run next: " + b.next_command});
+}
+
+FittedBrief fit_brief(const ResumeBrief& b, std::size_t max_bytes, const std::vector<std::string>& last_lines) {
     const std::size_t budget = std::max(max_bytes, kMinBriefBytes);
     const std::vector<Section> sections = sections_of(b);
-    const std::string tail = line("Run next: " + b.next_command) + "\n";
+    const std::string marker = more_marker(sections.size(), " sections");
+    std::string tail;
+    for (const std::string& l : last_lines) {
+        const std::string next = line(l) + "\n";
+        if (!tail.empty() && kTitle.size() + 1 + marker.size() + tail.size() + next.size() > budget) break;
+        tail += next;
+    }
     // The tail and a sections marker are always paid for, so a cut anywhere still fits.
-    const std::size_t reserve = tail.size() + more_marker(sections.size(), " sections").size();
+    const std::size_t reserve = tail.size() + marker.size();
     FittedBrief fit;
     fit.text = std::string(kTitle) + "\n";
     for (std::size_t si = 0; si < sections.size(); ++si) {

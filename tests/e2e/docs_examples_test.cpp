@@ -33,12 +33,17 @@ const fs::path kSource = SMALL_SOURCE_DIR;
 
 // Workspaces the docs' examples start from, built with real commands.
 const std::map<std::string, std::vector<std::string>> kFixtures = {
-    // The greeter workspace of the README: two tasks, entries, a handoff.
+    // The greeter workspace of the README: its tour (the same commands), then
+    // task-2 completed and a fresh handoff, as the README says.
     {"greeter",
-     {"small init --no-agents --intent 'Add a --version flag to the greeter CLI' >/dev/null",
+     {"small init --intent 'Add a --version flag to the greeter CLI' >/dev/null",
       "small plan --title task-1 'Parse the --version flag' >/dev/null",
       "small plan --add 'Print the version' >/dev/null",
-      "small checkpoint --task task-1 --status completed --evidence 'flag parsed' --test 'ctest -R version' >/dev/null",
+      "small checkpoint --task task-1 --status in_progress --evidence 'Started on flag parsing' >/dev/null",
+      "small checkpoint --task task-1 --status completed --evidence '--version parsed' --test 'ctest -R version' "
+      ">/dev/null",
+      "small progress add --task task-2 --status in_progress --evidence 'Printing wired up; tests to write' "
+      ">/dev/null",
       "small checkpoint --task task-2 --status completed --evidence 'version printed' >/dev/null",
       "small handoff >/dev/null"}},
     // The widget workspace of docs/commands.md: three tasks, task-3 depends on task-2.
@@ -238,6 +243,30 @@ TEST(DocsExamples, EveryConsoleExampleIsAnnotatedAndPrintsWhatTheDocsShow) {
     }
     for (auto& [file, list] : updates) {
         for (auto it = list.rbegin(); it != list.rend(); ++it) update_docs(it->first, it->second);
+    }
+}
+
+// The README says its later examples inspect "the workspace of the tour with
+// both tasks completed": the greeter fixture is the tour's commands that
+// wrote something, in order, then task-2 completed and the handoff.
+TEST(DocsExamples, TheGreeterFixtureIsTheReadmesTour) {
+    std::vector<std::string> tour;
+    for (const Example& ex : examples_in(kSource / "README.md")) {
+        if (ex.fixture != "empty" || ex.root != "/tmp/greeter") continue;
+        for (const Command& c : ex.commands) tour.push_back(c.line.substr(0, c.line.find("  #")));
+        break;
+    }
+    ASSERT_FALSE(tour.empty()) << "the tour: the README's first example in an empty /tmp/greeter";
+    const std::vector<std::string>& steps = kFixtures.at("greeter");
+    ASSERT_GE(steps.size(), 2u);
+    std::size_t at = 0;
+    for (std::size_t i = 0; i + 2 < steps.size(); ++i) {
+        std::string step = replaced(steps[i].substr(0, steps[i].find(" >/dev/null")), "'", "\"");
+        const auto found = std::find_if(tour.begin() + static_cast<long>(at), tour.end(), [&](const std::string& line) {
+            return line.substr(0, line.find_last_not_of(' ') + 1) == step;
+        });
+        ASSERT_NE(found, tour.end()) << "fixture step not in the tour (in order): " << step;
+        at = static_cast<std::size_t>(found - tour.begin()) + 1;
     }
 }
 

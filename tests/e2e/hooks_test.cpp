@@ -113,6 +113,22 @@ TEST_F(HooksE2E, PreCommitRejectsABrokenWorkspaceAndLetsOtherCommitsThrough) {
     EXPECT_EQ(now_passes.exit_code, 0) << now_passes;
 }
 
+// A passing check says nothing (a commit stays quiet); a failing one names
+// the finding and what to do.
+TEST_F(HooksE2E, PreCommitIsSilentWhenTheCheckPasses) {
+    init_repo_with_workspace();
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    ASSERT_EQ(small({"plan", "--title", "task-1", "Renamed"}).exit_code, 0);
+    const RunResult passed = commit(".small", "renamed");
+    EXPECT_EQ(passed.exit_code, 0) << passed;
+    EXPECT_EQ(passed.out + passed.err, "") << passed;
+    break_plan();
+    const RunResult rejected = commit(".small/plan.small.yml", "broken plan");
+    EXPECT_NE(rejected.exit_code, 0) << rejected;
+    EXPECT_TRUE(contains(rejected.out + rejected.err, "plan.small.yml:")) << rejected;
+    EXPECT_TRUE(contains(rejected.err, "fails 'small check --strict'")) << rejected;
+}
+
 TEST_F(HooksE2E, ExistingHookIsChainedAndRestoredByteForByte) {
     init_repo_with_workspace();
     // A CRLF line (after a comment, so sh ignores the CR) and no final line

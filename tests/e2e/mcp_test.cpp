@@ -53,10 +53,13 @@ TEST(Mcp, SessionOverPipesWritesTheWorkspace) {
     const std::vector<json> out = replies(r);
     ASSERT_EQ(out.size(), 6u) << r;
     EXPECT_EQ(out[0]["result"]["protocolVersion"], "2025-06-18");
-    EXPECT_EQ(out[1]["result"]["tools"].size(), 7u);
+    EXPECT_EQ(out[1]["result"]["tools"].size(), 8u);
     EXPECT_EQ(out[2]["result"]["structuredContent"]["added_task_id"], "task-2") << out[2];
     EXPECT_EQ(out[3]["error"]["code"], -32700);
     EXPECT_EQ(out[4]["result"]["isError"], false) << out[4];
+    const std::string added = out[4]["result"]["content"][0]["text"];
+    EXPECT_EQ(added.rfind("progress added: task-2 in_progress ", 0), 0u) << added;
+    EXPECT_LE(added.size(), 200u);
     EXPECT_TRUE(contains(out[5]["result"]["contents"][0]["text"].get<std::string>(), "Write the widget"));
     EXPECT_TRUE(contains(read_file(dir.path() / ".small/plan.small.yml"), "Write the widget"));
     EXPECT_TRUE(contains(read_file(dir.path() / ".small/progress.small.yml"), "task-2"));
@@ -85,6 +88,26 @@ TEST(Mcp, NoWorkspaceGivesToolErrorsNotADeadServer) {
     ASSERT_EQ(out.size(), 3u) << r;
     EXPECT_EQ(out[1]["result"]["isError"], true);
     EXPECT_EQ(out[2]["id"], 3);
+}
+
+// Outside a workspace status reports it and init makes one; the CLI then
+// works on what the server wrote.
+TEST(Mcp, InitToolMakesTheWorkspaceThatStatusSaidWasMissing) {
+    TempDir dir;
+    const RunResult r =
+        mcp(dir.path(), kInitialize + rpc(2, "tools/call", {{"name", "status"}}) +
+                            rpc(3, "tools/call", {{"name", "init"}, {"arguments", {{"intent", "Ship the widget"}}}}) +
+                            rpc(4, "tools/call", {{"name", "resume"}}));
+    EXPECT_EQ(r.exit_code, 0) << r;
+    const std::vector<json> out = replies(r);
+    ASSERT_EQ(out.size(), 4u) << r;
+    EXPECT_EQ(out[1]["result"]["isError"], false) << out[1];
+    EXPECT_EQ(out[1]["result"]["structuredContent"]["small_dir_exists"], false) << out[1];
+    EXPECT_EQ(out[2]["result"]["isError"], false) << out[2];
+    EXPECT_TRUE(contains(out[2]["result"]["content"][0]["text"].get<std::string>(), "Initialized SMALL")) << out[2];
+    EXPECT_TRUE(fs::exists(dir.path() / "AGENTS.md"));
+    EXPECT_TRUE(contains(out[3]["result"]["content"][0]["text"].get<std::string>(), "Ship the widget")) << out[3];
+    EXPECT_EQ(run_in(dir.path(), {"validate"}).exit_code, 0);
 }
 
 TEST(Mcp, EndOfInputMidRequestExitsZero) {
@@ -178,7 +201,7 @@ TEST(Mcp, TheReadmeConfigurationsStartAServer) {
         const std::vector<json> out = replies(r);
         ASSERT_EQ(out.size(), 2u) << r;
         EXPECT_EQ(out[0]["result"]["serverInfo"]["name"], "small") << out[0];
-        EXPECT_TRUE(contains(out[1]["result"]["content"][0]["text"].get<std::string>(), "Run next: small"))
+        EXPECT_TRUE(contains(out[1]["result"]["content"][0]["text"].get<std::string>(), "In a shell: small"))
             << out[1];
     }
 }

@@ -1,9 +1,12 @@
 // A whole agent session against `small mcp`, driven by the official MCP
 // TypeScript SDK client over stdio:
 //   node session.mjs /path/to/small
-// Creates a fresh workspace (small init), lists tools and resources, runs
-// resume -> plan -> progress_add -> checkpoint -> handoff -> check, checks a
-// tool error, then checks the files on disk. Exit 0 on success, 1 on failure.
+// Starts in an empty folder: status says there is no workspace, the init tool
+// makes one; lists tools (every argument described, under 4 KB) and
+// resources, follows resume's next tool call, runs plan -> progress_add ->
+// checkpoint (with link and verification) -> handoff -> check, each write
+// answering one short line, checks a tool error, then the files on disk.
+// Exit 0 on success, 1 on failure.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import assert from "node:assert/strict";
@@ -20,20 +23,25 @@ function log(line) {
   process.stdout.write(`[mcp-client] ${line}\n`);
 }
 
-// A tool call that must succeed; returns its structured content.
+const WRITE_TOOLS = new Set(["init", "plan", "progress_add", "checkpoint", "handoff", "check"]);
+
+// A tool call that must succeed; returns its structured content. A write
+// answers one line of at most 200 bytes, the document being structured.
 async function call(client, name, args = {}) {
   const result = await client.callTool({ name, arguments: args });
   assert.equal(result.isError, false, `${name} failed: ${result.content?.[0]?.text}`);
   assert.equal(result.content[0].type, "text");
   assert.equal(result.structuredContent.ok, true, `${name}: envelope ok`);
   assert.equal(result.structuredContent.schema_version, 1, `${name}: envelope schema_version`);
-  log(`${name} ok (${result.structuredContent.command})`);
+  const text = result.content[0].text;
+  if (WRITE_TOOLS.has(name)) {
+    assert.ok(!text.includes("\n") && Buffer.byteLength(text) <= 200, `${name}: one short line, not ${JSON.stringify(text)}`);
+  }
+  log(`${name} ok (${result.structuredContent.command}): ${WRITE_TOOLS.has(name) ? text : Buffer.byteLength(text) + " bytes"}`);
   return result.structuredContent;
 }
 
 async function main() {
-  execFileSync(small, ["init", "--intent", "Ship the widget"], { cwd: dir, env, stdio: ["ignore", "ignore", "inherit"] });
-
   const transport = new StdioClientTransport({ command: small, args: ["mcp"], cwd: dir, env, stderr: "pipe" });
   const client = new Client({ name: "small-session-test", version: "1.0.0" });
   await client.connect(transport);
@@ -43,8 +51,23 @@ async function main() {
 
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
-  assert.deepEqual(names, ["resume", "status", "plan", "progress_add", "checkpoint", "handoff", "check"]);
-  log(`tools/list: ${names.length} tools, ${JSON.stringify({ tools }).length} bytes`);
+  assert.deepEqual(names, ["resume", "status", "plan", "progress_add", "checkpoint", "handoff", "check", "init"]);
+  for (const t of tools) {
+    for (const [key, property] of Object.entries(t.inputSchema.properties ?? {})) {
+      assert.ok(property.description, `${t.name}.${key} has a description`);
+    }
+  }
+  const listBytes = Buffer.byteLength(JSON.stringify({ tools }));
+  assert.ok(listBytes < 4096, `tools/list is ${listBytes} bytes, over 4 KB`);
+  log(`tools/list: ${names.length} tools, ${listBytes} bytes`);
+
+  // No workspace yet: status reports it, resume names the init call, init makes it.
+  const missing = await call(client, "status");
+  assert.equal(missing.small_dir_exists, false);
+  const fresh = await client.callTool({ name: "resume", arguments: {} });
+  assert.equal(fresh.structuredContent.next_call.tool, "init");
+  await call(client, "init", { intent: "Ship the widget" });
+  assert.ok(existsSync(join(dir, "AGENTS.md")), "init wrote the AGENTS.md block");
 
   const { resources } = await client.listResources();
   assert.deepEqual(resources.map((r) => r.uri),
@@ -53,20 +76,44 @@ async function main() {
   assert.match(intent.contents[0].text, /Ship the widget/);
   assert.equal(intent.contents[0].mimeType, "application/yaml");
 
+  // resume ends with the next tool call and its shell line; follow the call.
   const resume = await client.callTool({ name: "resume", arguments: {} });
   assert.equal(resume.isError, false);
-  assert.match(resume.content[0].text, /Ship the widget/, "the primer names the intent");
-  assert.ok(Buffer.byteLength(resume.content[0].text) <= 2000, "the primer fits 2000 bytes");
-  log("resume ok (primer of " + Buffer.byteLength(resume.content[0].text) + " bytes)");
+  const primer = resume.content[0].text;
+  assert.match(primer, /Ship the widget/, "the primer names the intent");
+  assert.ok(Buffer.byteLength(primer) <= 2000, "the primer fits 2000 bytes");
+  const next = resume.structuredContent.next_call;
+  assert.ok(next && names.includes(next.tool), `resume names a tool call: ${JSON.stringify(next)}`);
+  assert.ok(primer.includes(`\nCall next: ${next.tool} {`), primer);
+  assert.ok(primer.endsWith(`\nIn a shell: ${resume.structuredContent.next_command}\n`), primer);
+  const nextArgs = { ...next.arguments };
+  for (const key of next.placeholders) nextArgs[key] = "done in the session test";
+  await call(client, next.tool, nextArgs);
+  log(`resume ok (primer of ${Buffer.byteLength(primer)} bytes), followed ${next.tool} ${JSON.stringify(nextArgs)}`);
+
   const plan = await call(client, "plan", { add: "Write the widget" });
   const task = plan.added_task_id;
   assert.match(task, /^task-\d+$/);
-  await call(client, "progress_add", { task, status: "in_progress", evidence: "started on the widget" });
-  await call(client, "checkpoint", { task, status: "completed", evidence: "widget written", test: "unit" });
-  // Settle the template's own tasks so that the strict check has nothing unfinished to complain about.
-  const status = await call(client, "status");
-  for (const id of status.plan?.next_actionable ?? []) {
-    await call(client, "checkpoint", { task: id, status: "completed", evidence: "done in the session test" });
+  const added = await call(client, "progress_add", {
+    task, status: "in_progress", evidence: "started on the widget",
+    link: "https://example.com/widget/1", verification: "compiled",
+  });
+  assert.equal(added.entry.link, "https://example.com/widget/1");
+  const done = await call(client, "checkpoint", {
+    task, status: "completed", evidence: "widget written", test: "unit",
+    link: "https://example.com/widget/2", verification: "unit tests pass",
+  });
+  assert.equal(done.progress_entry.verification, "unit tests pass");
+  // Settle the template's own task the way an agent would: follow resume's
+  // next call until what is left is the handoff (a bounded number of steps).
+  for (let step = 0; ; ++step) {
+    assert.ok(step < 10, "following resume's next call ends");
+    const { structuredContent } = await client.callTool({ name: "resume", arguments: {} });
+    const call_ = structuredContent.next_call;
+    if (!call_ || !["checkpoint", "progress_add", "plan"].includes(call_.tool)) break;
+    const args = { ...call_.arguments };
+    for (const key of call_.placeholders) args[key] = "done in the session test";
+    await call(client, call_.tool, args);
   }
   await call(client, "handoff", { summary: "Widget written" });
   await call(client, "check");
@@ -87,6 +134,7 @@ async function main() {
   assert.match(planText, /Write the widget/);
   const progress = readFileSync(join(small_dir, "progress.small.yml"), "utf8");
   assert.ok(progress.includes("started on the widget") && progress.includes("widget written"), "progress entries");
+  assert.ok(progress.includes("https://example.com/widget/2") && progress.includes("unit tests pass"), "link, verification");
   assert.ok(existsSync(join(small_dir, "handoff.small.yml")), "handoff written");
   assert.match(readFileSync(join(small_dir, "handoff.small.yml"), "utf8"), /Widget written/);
   execFileSync(small, ["check", "--strict"], { cwd: dir, env, stdio: "inherit" });

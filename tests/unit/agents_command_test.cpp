@@ -521,8 +521,8 @@ TEST(AgentsPrint, MarkdownWithAndWithoutMarkers) {
 TEST(AgentsPrint, TheBlockSaysHowToWorkWithOneExamplePerSessionStep) {
     const std::string body = harness_block_body();
     // The session loop, in order.
-    const std::vector<std::string> loop = {"handoff.small.yml", "small plan", "small progress add", "small checkpoint",
-                                           "small handoff", "small check --strict"};
+    const std::vector<std::string> loop = {"`small status --brief` first", "small plan", "small progress add",
+                                           "small checkpoint", "small handoff", "small check --strict"};
     std::size_t at = body.find("## How to work");
     ASSERT_NE(at, std::string::npos);
     for (const std::string& step : loop) {
@@ -538,6 +538,25 @@ TEST(AgentsPrint, TheBlockSaysHowToWorkWithOneExamplePerSessionStep) {
                                "`constraints.small.yml`"));
     // A few lines: an agent reads this at the start of every session.
     EXPECT_LE(std::count(body.begin(), body.end(), '\n'), 60);
+}
+
+// An agent copies the examples: each command in backquotes that writes an
+// entry is complete (task and status given), not a fragment.
+TEST(AgentsPrint, EveryEntryExampleIsACompleteCommand) {
+    const std::string body = harness_block_body();
+    std::size_t examples = 0;
+    for (std::size_t open = body.find('`'); open != std::string::npos; open = body.find('`', open + 1)) {
+        const std::size_t close = body.find('`', open + 1);
+        ASSERT_NE(close, std::string::npos);
+        const std::string code = body.substr(open + 1, close - open - 1);
+        open = close;
+        if (code.rfind("small checkpoint ", 0) != 0 && code.rfind("small progress add ", 0) != 0) continue;
+        ++examples;
+        EXPECT_NE(code.find("--task "), std::string::npos) << code;
+        EXPECT_NE(code.find("--status "), std::string::npos) << code;
+    }
+    EXPECT_GE(examples, 3u) << "the table's progress and checkpoint rows, and the blocked one";
+    EXPECT_NE(body.find("--status blocked --evidence"), std::string::npos);
 }
 
 TEST(AgentsPrint, PlainRemovesMarkdownButKeepsTextAndIndentation) {

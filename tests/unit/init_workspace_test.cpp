@@ -197,6 +197,8 @@ TEST(InitWorkspace, CreatesEverything) {
     const std::string_view ts = entries.item(0).find("timestamp").as_string();
     EXPECT_TRUE(parse_progress_timestamp(ts));
     EXPECT_EQ(ts.size(), 30u);  // 9 fractional digits, Z
+    // The log travels with the repository: no absolute path in it.
+    EXPECT_EQ(slurp(dir.path() + "/.small/progress.small.yml").find(dir.path()), std::string::npos);
 
     // The pinned id is the D3 id of the templates on disk.
     auto intent = parse_yaml(slurp(dir.path() + "/.small/intent.small.yml"), "i");
@@ -263,6 +265,8 @@ TEST(InitWorkspace, ForceKeepsProgressBytesAndAppends) {
     const std::string after = slurp(dir.path() + "/.small/progress.small.yml");
     EXPECT_EQ(after.substr(0, before.size()), before);
     EXPECT_EQ(count(after, "meta/init"), 2u);
+    EXPECT_EQ(count(after, "small init --force; earlier entries kept"), 1u);
+    EXPECT_EQ(after.find(dir.path()), std::string::npos);
 }
 
 TEST(InitWorkspace, ForceRefusesUnappendableProgressAndWritesNothing) {

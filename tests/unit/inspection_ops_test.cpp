@@ -9,6 +9,7 @@
 #include "small/ops/doctor.hpp"
 #include "small/ops/emit.hpp"
 #include "small/ops/status.hpp"
+#include "small/report/status.hpp"
 #include "small/doc/yaml.hpp"
 #include "test_workspace.hpp"
 
@@ -156,10 +157,17 @@ TEST(StatusOp, BadPinnedRunIdIsReportedNotShown) {
     EXPECT_NE(r.problems[0].describe().find("workspace.small.yml"), std::string::npos);
 }
 
-TEST(StatusOp, NoSmallDirIsASystemError) {
+TEST(StatusOp, NoSmallDirIsAReportAndASmallFileAnError) {
     MemoryFileSystem mem;
     mem.add_directory("/elsewhere");
     Result<StatusReport> r = workspace_status(mem, locate_workspace(mem, std::string("/elsewhere"), "/"), {});
+    ASSERT_TRUE(r) << r.error().describe();
+    EXPECT_FALSE(r->small_dir_exists);
+    EXPECT_FALSE(r->plan);
+    EXPECT_EQ(status_json(&*r, "v1", false)["small_dir_exists"], false);
+    EXPECT_FALSE(status_json(&*r, "v1", false).contains("warnings"));
+    mem.add_file("/elsewhere/.small", "a file\n");
+    r = workspace_status(mem, locate_workspace(mem, std::string("/elsewhere"), "/"), {});
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::System);
 }

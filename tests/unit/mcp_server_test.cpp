@@ -167,11 +167,28 @@ TEST_F(McpServerTest, ToolsListIsSmallAndTight) {
         EXPECT_LE(t["description"].get<std::string>().size(), 160u) << t["name"];
     }
     EXPECT_EQ(names, (std::vector<std::string>{"resume", "status", "plan", "progress_add", "checkpoint", "handoff",
-                                               "check"}));
+                                               "check", "init"}));
     // The bytes an agent pays for: the whole response line, as sent.
     const std::size_t bytes = server_->handle(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})")->size();
     EXPECT_LT(bytes, 4096u) << "tools/list must stay under 4 KB";
     std::cout << "[ tools/list ] " << bytes << " bytes, ~" << bytes / 4 << " tokens\n";
+}
+
+// An agent reads the schema, not our docs: every argument says what it takes.
+TEST_F(McpServerTest, EveryToolPropertyHasADescription) {
+    initialize();
+    const json tools = request("tools/list")["result"]["tools"];
+    for (const json& t : tools) {
+        for (const auto& [name, property] : t["inputSchema"]["properties"].items()) {
+            ASSERT_TRUE(property.contains("description")) << t["name"] << "." << name;
+            const std::string text = property["description"];
+            EXPECT_FALSE(text.empty()) << t["name"] << "." << name;
+            EXPECT_LE(text.size(), 80u) << t["name"] << "." << name << ": tools/list stays small";
+        }
+    }
+    const json plan = *std::find_if(tools.begin(), tools.end(), [](const json& t) { return t["name"] == "plan"; });
+    EXPECT_NE(plan["inputSchema"]["properties"]["depends_on"]["description"].get<std::string>().find("One task id"),
+              std::string::npos);
 }
 
 TEST_F(McpServerTest, ToolCallArgumentsAreCheckedAgainstTheSchema) {
@@ -255,6 +272,121 @@ TEST_F(McpServerTest, ASessionWritesThroughTheOperations) {
     EXPECT_EQ(status["command"], "status");
 }
 
+// A write answers one line, as the CLI prints it; the whole --json document
+// is the structuredContent.
+TEST_F(McpServerTest, WriteToolsAnswerOneShortLine) {
+    initialize();
+    const auto expect_line = [](const json& result, const std::string& start) {
+        EXPECT_EQ(result["isError"], false) << result.dump().substr(0, 400);
+        const std::string text = result["content"][0]["text"];
+        EXPECT_EQ(text.rfind(start, 0), 0u) << text;
+        EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+        EXPECT_LE(text.size(), 200u) << text;
+    };
+    const json plan = call("plan", {{"add", "Write the widget"}})["result"];
+    expect_line(plan, "Added task task-2: Write the widget");
+    EXPECT_EQ(plan["structuredContent"]["added_task_id"], "task-2");
+    const json add = call("progress_add", {{"task", "task-2"}, {"status", "in_progress"}, {"evidence", "begun"}});
+    expect_line(add["result"], "progress added: task-2 in_progress 20");
+    EXPECT_EQ(add["result"]["structuredContent"]["entry"]["evidence"], "begun");
+    const json cp = call("checkpoint", {{"task", "task-2"}, {"status", "completed"}, {"evidence", "widget written"},
+                                        {"notes", std::string(500, 'n')}})["result"];
+    expect_line(cp, "checkpoint: task-2 -> completed at 20");
+    EXPECT_EQ(cp["structuredContent"]["progress_entry"]["notes"], std::string(500, 'n')) << "the whole entry";
+    EXPECT_EQ(cp["structuredContent"]["replay_id"].get<std::string>().size(), 64u);
+    const json hand = call("handoff", {{"summary", "Widget written"}})["result"];
+    expect_line(hand, "Generated handoff.small.yml with ");
+    EXPECT_TRUE(hand["structuredContent"].contains("handoff"));
+    // A warning rides along on the same line, cut to fit.
+    const json warned = call("progress_add", {{"task", "task-1"}, {"status", "completed"}})["result"];
+    ASSERT_FALSE(warned["structuredContent"]["warnings"].empty()) << warned.dump().substr(0, 400);
+    expect_line(warned, "progress added: task-1 completed ");
+    EXPECT_NE(warned["content"][0]["text"].get<std::string>().find("; warning: "), std::string::npos);
+}
+
+TEST_F(McpServerTest, LinkAndVerificationAreRecordedByBothWriteTools) {
+    initialize();
+    const json add = call("progress_add", {{"task", "task-1"},
+                                           {"status", "in_progress"},
+                                           {"link", "https://example.com/ci/1"},
+                                           {"verification", "ran the suite"}})["result"];
+    ASSERT_EQ(add["isError"], false) << add.dump();
+    EXPECT_EQ(add["structuredContent"]["entry"]["link"], "https://example.com/ci/1");
+    const json cp = call("checkpoint", {{"task", "task-1"},
+                                        {"status", "completed"},
+                                        {"link", "https://example.com/ci/2"},
+                                        {"verification", "reviewed the diff"}})["result"];
+    ASSERT_EQ(cp["isError"], false) << cp.dump();
+    EXPECT_EQ(cp["structuredContent"]["progress_entry"]["verification"], "reviewed the diff");
+    const std::string log = read("progress.small.yml");
+    for (const char* text : {"https://example.com/ci/1", "ran the suite", "https://example.com/ci/2", "reviewed the diff"}) {
+        EXPECT_NE(log.find(text), std::string::npos) << text;
+    }
+}
+
+// resume names the next step as a call of a tool, with its arguments, and as
+// the shell line; following the call works.
+TEST_F(McpServerTest, ResumeNamesTheNextToolCallAndItsShellLine) {
+    initialize();
+    const json r = call("resume")["result"];
+    ASSERT_EQ(r["isError"], false) << r.dump();
+    const json& doc = r["structuredContent"];
+    const json& next = doc["next_call"];
+    ASSERT_TRUE(next.is_object()) << doc.dump();
+    const std::string tool = next["tool"];
+    ASSERT_NE(mcp::tools_list().dump().find("\"" + tool + "\""), std::string::npos) << tool;
+    const std::string text = r["content"][0]["text"];
+    EXPECT_NE(text.find("\nCall next: " + tool + " {"), std::string::npos) << text;
+    EXPECT_TRUE(text.ends_with("\nIn a shell: " + doc["next_command"].get<std::string>() + "\n")) << text;
+    EXPECT_EQ(text.find("Run next:"), std::string::npos) << text;
+    // Fill the placeholders and make the call: it is a step that can be taken.
+    json arguments = next["arguments"];
+    for (const json& name : next["placeholders"]) arguments[name.get<std::string>()] = "done in the test";
+    const json followed = call(tool, arguments);
+    ASSERT_TRUE(followed.contains("result")) << followed.dump();
+    EXPECT_EQ(followed["result"]["isError"], false) << followed.dump().substr(0, 400);
+    // The budget holds with both lines; at the minimum the call line stays.
+    const std::string tight = call("resume", {{"max_bytes", 256}})["result"]["content"][0]["text"];
+    EXPECT_LE(tight.size(), 256u);
+    EXPECT_NE(tight.find("Call next: "), std::string::npos) << tight;
+}
+
+TEST_F(McpServerTest, ResumeOnBrokenFilesCallsCheckWithoutTheCliSwitch) {
+    std::ofstream(dir_ + "/.small/plan.small.yml", std::ios::trunc) << "tasks: [\n";
+    initialize();
+    const json r = call("resume")["result"];
+    ASSERT_EQ(r["isError"], false) << r.dump();
+    EXPECT_EQ(r["structuredContent"]["next_call"],
+              (json{{"tool", "check"}, {"arguments", json::object()}, {"placeholders", json::array()}}));
+    EXPECT_EQ(r["structuredContent"]["next_command"], "small check --strict");
+    EXPECT_NE(r["content"][0]["text"].get<std::string>().find("Call next: check {}\n"), std::string::npos);
+}
+
+TEST_F(McpServerTest, InitToolCreatesTheWorkspaceResumeAskedFor) {
+    stdfs::remove_all(dir_ + "/.small");
+    initialize();
+    const json resume = call("resume")["result"];
+    const json& next = resume["structuredContent"]["next_call"];
+    EXPECT_EQ(next["tool"], "init") << resume.dump();
+    EXPECT_EQ(next["placeholders"], json::array({"intent"}));
+    const json r = call("init", {{"intent", "Ship the gadget"}, {"no_agents", true}})["result"];
+    ASSERT_EQ(r["isError"], false) << r.dump();
+    const std::string text = r["content"][0]["text"];
+    EXPECT_EQ(text.rfind("Initialized SMALL v1.0.0 in " + dir_ + "/.small", 0), 0u) << text;
+    EXPECT_LE(text.size(), 200u);
+    EXPECT_EQ(r["structuredContent"]["command"], "init");
+    EXPECT_NE(read("intent.small.yml").find("Ship the gadget"), std::string::npos);
+    EXPECT_FALSE(stdfs::exists(dir_ + "/AGENTS.md")) << "no_agents";
+    EXPECT_EQ(call("status")["result"]["structuredContent"]["small_dir_exists"], true);
+    // A second init is refused, as the command refuses it; nothing changes.
+    const json again = call("init", {{"intent", "Other"}})["result"];
+    EXPECT_EQ(again["isError"], true);
+    EXPECT_EQ(again["structuredContent"]["exit_code"], 1);
+    EXPECT_NE(read("intent.small.yml").find("Ship the gadget"), std::string::npos);
+    EXPECT_EQ(error_code(call("init", {{"no_agents", "yes"}})), mcp::kInvalidParams) << "a boolean";
+    EXPECT_EQ(error_code(call("init", {{"agents_mode", "replace"}})), mcp::kInvalidParams);
+}
+
 TEST_F(McpServerTest, AFailingOperationIsAToolErrorWithTheCliMessage) {
     initialize();
     const json r = call("checkpoint", {{"task", "task-999"}, {"status", "completed"}})["result"];
@@ -287,11 +419,16 @@ TEST_F(McpServerTest, CheckFailureListsFindingsWithRuleIds) {
 TEST_F(McpServerTest, MissingWorkspaceIsAToolErrorNotACrash) {
     stdfs::remove_all(dir_ + "/.small");
     initialize();
-    for (const char* tool : {"status", "check", "handoff"}) {
+    for (const char* tool : {"check", "handoff"}) {
         const json r = call(tool)["result"];
         EXPECT_EQ(r["isError"], true) << tool;
         EXPECT_EQ(r["structuredContent"]["ok"], false) << tool;
     }
+    // Reads report instead: no workspace, as `status --json` says it.
+    const json status = call("status")["result"];
+    EXPECT_EQ(status["isError"], false);
+    EXPECT_EQ(status["structuredContent"]["ok"], true);
+    EXPECT_EQ(status["structuredContent"]["small_dir_exists"], false);
     // The primer, like `status --brief`, says what to do instead of failing.
     const json resume = call("resume")["result"];
     EXPECT_EQ(resume["isError"], false);

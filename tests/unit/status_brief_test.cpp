@@ -262,6 +262,26 @@ TEST(ResumeBriefProperty, RandomAndHugeBriefsNeverExceedTheBudget) {
     }
 }
 
+// MCP resume ends with two lines (the tool call, the shell line): the first
+// always, the second whenever the shortest primer has room for it.
+TEST(ResumeBriefProperty, SeveralLastLinesKeepTheBudget) {
+    std::mt19937 rng(20261126);
+    for (int round = 0; round < 100; ++round) {
+        const ResumeBrief b = random_brief(rng, round % 20 == 0 ? 500 : 12);
+        const std::size_t budget = std::uniform_int_distribution<std::size_t>(0, 3000)(rng);
+        const std::string call = random_text(rng, 300), shell = random_text(rng, 300);
+        const FittedBrief fit = fit_brief(b, budget, {call, shell});
+        EXPECT_LE(fit.text.size(), std::max(budget, kMinBriefBytes)) << "round " << round;
+        EXPECT_TRUE(is_valid_utf8(fit.text));
+        const std::string first = one_line(call, kBriefLineBytes) + "\n";
+        const std::string both = first + one_line(shell, kBriefLineBytes) + "\n";
+        const bool ends_with_both = fit.text.size() >= both.size() && fit.text.ends_with(both);
+        EXPECT_TRUE(ends_with_both || fit.text.ends_with(first)) << "round " << round;
+        if (budget >= 400) EXPECT_TRUE(ends_with_both) << "round " << round << ": room for both lines";
+        if (HasFailure()) return;
+    }
+}
+
 TEST(ResumeBriefProperty, AHugeWorkspaceStaysWithinTheBudget) {
     TestWorkspace t;
     std::string plan = "small_version: \"1.0.0\"\nowner: agent\ntasks:\n";

@@ -42,8 +42,10 @@ struct StatusReport {
     std::vector<Error> problems;
 };
 
-// System error when there is no .small/ (the caller still reports
-// small_dir_exists: false); every other problem lands in `problems`.
+// Without .small/ the report says so (small_dir_exists false, nothing else);
+// a .small that is not a folder (a file, a dangling link) is a System error
+// (the caller still reports small_dir_exists: false); every other problem
+// lands in `problems`.
 Result<StatusReport> workspace_status(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& options);
 
 }  // namespace small

@@ -21,7 +21,8 @@ nlohmann::json problems_json(const std::vector<Error>& problems);
 
 // The reference's status keys (version, progress_mode, small_dir_exists,
 // artifacts, plan, next_task, replay_id, recent_progress) plus warnings.
-// `report` null: no .small/ (small_dir_exists false, artifacts all false).
+// `report` null (it failed) or without .small/: only those four keys,
+// small_dir_exists false and every artifact false.
 nlohmann::json status_json(const StatusReport* report, const std::string& version, bool audit);
 
 }  // namespace small

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "small/ops/status_brief.hpp"
 
@@ -34,8 +35,14 @@ struct FittedBrief {
 // "placeholders": [names the agent fills]}, or {"tool": null, "note"}.
 nlohmann::json next_action_json(const NextAction& action);
 
-// `max_bytes` below kMinBriefBytes is raised to it.
+// `max_bytes` below kMinBriefBytes is raised to it. The last line is
+// "Run next: <brief.next_command>".
 FittedBrief fit_brief(const ResumeBrief& brief, std::size_t max_bytes);
+// The same with `last_lines` at the end instead (MCP resume: the tool call,
+// then the shell line). The first is always shown; each further one only
+// while the shortest primer (title, a sections marker, these lines) still
+// fits the budget, so the budget holds as it does with one line.
+FittedBrief fit_brief(const ResumeBrief& brief, std::size_t max_bytes, const std::vector<std::string>& last_lines);
 
 // The same content as the text, structured: the shown items of each section,
 // what was left out, and the text itself.
