@@ -58,21 +58,49 @@ json entry_properties(json status) {
             {"test", str()},  {"commit", str()},             {"notes", str()}};
 }
 
-json build_entries() {
-    json plan = object({{"add", str()},
-                        {"task", str()},
-                        {"status", str_enum({"pending", "in_progress", "blocked", "completed", "cancelled"})},
-                        {"title", str()},
-                        {"depends_on", str()}});
+json described(json schema, const char* description) {
+    schema["description"] = description;
+    return schema;
+}
+
+// The plan tool: one edit (add, or task with status/title/depends_on), or a
+// whole list of tasks merged by id (`small plan --from`), or both.
+json plan_schema() {
+    const json statuses = str_enum({"pending", "in_progress", "blocked", "completed", "cancelled"});
+    const json strings = {{"type", "array"}, {"items", str()}};
+    json task = object({{"id", described(str(), "Task id; omit for a new task (gets task-<max+1>)")},
+                        {"title", described(str(), "Title (required for a new task)")},
+                        {"status", described(statuses, "Plan status")},
+                        {"depends_on", described(strings, "Ids of the tasks it depends on (replaces the list)")},
+                        {"steps", described(strings, "Steps (replaces the list)")},
+                        {"acceptance", described(strings, "Acceptance criteria (replaces the list)")}});
+    task["additionalProperties"] = true;
+    json plan = object(
+        {{"add", described(str(), "Title of a new pending task")},
+         {"task", described(str(), "Id of the task that status, title and depends_on edit")},
+         {"status", described(statuses, "New status of task (completed needs its dependencies completed)")},
+         {"title", described(str(), "New title of task")},
+         {"depends_on", described(str(), "Id(s) task depends on, comma-separated")},
+         {"tasks", described({{"type", "array"}, {"items", std::move(task)}},
+                             "Tasks merged by id, as small plan --from: new ids appended, existing tasks updated "
+                             "field by field (null removes a field)")},
+         {"force", described({{"type", "boolean"}}, "Complete a task whose dependencies are not all completed "
+                                                    "(recorded in its entry)")}});
     plan["dependentRequired"] = {{"status", {"task"}}, {"title", {"task"}}, {"depends_on", {"task"}}};
+    return plan;
+}
+
+json build_entries() {
+    json plan = plan_schema();
     return json::array({
         tool("resume", "Start here: a short primer of the run (intent, current and next tasks, handoff, recent "
                        "progress, the next command).",
              object({{"max_bytes", {{"type", "integer"}, {"minimum", kMinBriefBytes}}}})),
         tool("status", "Plan counts, next actionable tasks, replay id and recent progress.",
              object({{"recent", {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxStatusRecent}}}})),
-        tool("plan", "Edit the plan: add a task (add=title), set a task's status, retitle it, or make it depend "
-                     "on another task (depends_on).",
+        tool("plan", "Edit the plan in one atomic, logged change: add a task (add), set a task's status, retitle "
+                     "it or add dependencies (task with status/title/depends_on), and/or merge a list of tasks "
+                     "(tasks).",
              std::move(plan)),
         tool("progress_add", "Append a progress entry for a plan task (or meta/...) to the append-only log.",
              object(entry_properties(str_enum({"pending", "in_progress", "completed", "blocked", "cancelled"})),
@@ -151,19 +179,22 @@ ToolResult resume_tool(const json& args, const ToolContext& ctx) {
 
 ToolResult plan_tool(const json& args, const ToolContext& ctx) {
     PlanRequest req;
-    req.add = opt(args, "add");
+    if (const auto add = opt(args, "add")) req.add.push_back(*add);
     const std::string task = small::mcp::req(args, "task");
     if (const auto status = opt(args, "status")) {
-        const std::map<std::string, std::optional<std::string> PlanRequest::*> fields = {
+        const std::map<std::string, std::vector<std::string> PlanRequest::*> fields = {
             {"pending", &PlanRequest::pending},     {"in_progress", &PlanRequest::in_progress},
             {"blocked", &PlanRequest::blocked},     {"completed", &PlanRequest::done},
             {"cancelled", &PlanRequest::cancel}};
-        req.*fields.at(*status) = task;
+        (req.*fields.at(*status)).push_back(task);
     }
-    if (const auto title = opt(args, "title")) req.retitle = std::make_pair(task, *title);
-    if (const auto dep = opt(args, "depends_on")) req.depends = task + ":" + *dep;
-    if (!req.add && !args.contains("status") && !req.retitle && !req.depends) {
-        return failure("plan", Error::usage("nothing to do: give add, or task with status, title or depends_on"));
+    if (const auto title = opt(args, "title")) req.retitle.emplace_back(task, *title);
+    if (const auto dep = opt(args, "depends_on")) req.depends.push_back(task + ":" + *dep);
+    // The list as indented JSON, so that an error's line and column point into it.
+    if (const auto it = args.find("tasks"); it != args.end()) req.from = PlanInput{it->dump(2), "tasks"};
+    req.force = args.value("force", false);
+    if (req.add.empty() && !args.contains("status") && req.retitle.empty() && req.depends.empty() && !req.from) {
+        return failure("plan", Error::usage("nothing to do: give add, tasks, or task with status, title or depends_on"));
     }
     req.scope = ctx.scope;
     req.lock_wait = default_lock_wait();
@@ -243,6 +274,8 @@ bool has_type(const json& value, const std::string& type) {
     if (type == "string") return value.is_string();
     if (type == "integer") return value.is_number_integer();
     if (type == "object") return value.is_object();
+    if (type == "array") return value.is_array();
+    if (type == "boolean") return value.is_boolean();
     return false;
 }
 
