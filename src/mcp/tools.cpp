@@ -73,14 +73,29 @@ json entry_properties(const char* task, json status) {
             {"notes", str("Notes, not evidence")}};
 }
 
-json build_entries() {
+json strings(const char* description) {
+    return {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", description}};
+}
+
+// The plan tool: one edit (add, or task with status/title/depends_on), a
+// list of tasks merged by id (`small plan --from`), or both, as one change.
+json plan_schema() {
+    json tasks = strings("Tasks merged by id as small plan --from: {id?, title, status, depends_on[], steps[], "
+                         "acceptance[]}; new ids appended");
+    tasks["items"] = {{"type", "object"}};
     json plan = object({{"add", str("Title of a new task")},
                         {"task", str("Task to change")},
                         {"status", str_enum("New status of task",
                                             {"pending", "in_progress", "blocked", "completed", "cancelled"})},
                         {"title", str("New title of task")},
-                        {"depends_on", str("One task id it depends on")}});
+                        {"depends_on", str("Task ids it depends on, comma-separated")},
+                        {"tasks", std::move(tasks)},
+                        {"force", {{"type", "boolean"}, {"description", "Complete despite open dependencies"}}}});
     plan["dependentRequired"] = {{"status", {"task"}}, {"title", {"task"}}, {"depends_on", {"task"}}};
+    return plan;
+}
+
+json build_entries() {
     json resume = object({{"max_bytes", integer("Byte budget", kMinBriefBytes)}});
     json status = object({{"recent", integer("Entries to list", 1)}});
     status["properties"]["recent"]["maximum"] = kMaxStatusRecent;
@@ -88,7 +103,8 @@ json build_entries() {
         tool("resume", "Start here: the run's primer, ending with the next tool call.",
              std::move(resume)),
         tool("status", "Plan counts, next tasks, run id, recent progress.", std::move(status)),
-        tool("plan", "Edit the plan: add a task, or set a task's status, title or a dependency.",
+        tool("plan", "Edit the plan in one logged change: add a task, set a task's status, title or dependencies, "
+                     "merge a list of tasks.",
              std::move(plan)),
         tool("progress_add", "Append an entry to the progress log.",
              object(entry_properties("Task id (or meta/...)",
@@ -238,19 +254,22 @@ std::string plan_line(const PlanResult& r) {
 
 ToolResult plan_tool(const json& args, const ToolContext& ctx) {
     PlanRequest req;
-    req.add = opt(args, "add");
+    if (const auto add = opt(args, "add")) req.add.push_back(*add);
     const std::string task = small::mcp::req(args, "task");
     if (const auto status = opt(args, "status")) {
-        const std::map<std::string, std::optional<std::string> PlanRequest::*> fields = {
+        const std::map<std::string, std::vector<std::string> PlanRequest::*> fields = {
             {"pending", &PlanRequest::pending},     {"in_progress", &PlanRequest::in_progress},
             {"blocked", &PlanRequest::blocked},     {"completed", &PlanRequest::done},
             {"cancelled", &PlanRequest::cancel}};
-        req.*fields.at(*status) = task;
+        (req.*fields.at(*status)).push_back(task);
     }
-    if (const auto title = opt(args, "title")) req.retitle = std::make_pair(task, *title);
-    if (const auto dep = opt(args, "depends_on")) req.depends = task + ":" + *dep;
-    if (!req.add && !args.contains("status") && !req.retitle && !req.depends) {
-        return failure("plan", Error::usage("nothing to do: give add, or task with status, title or depends_on"));
+    if (const auto title = opt(args, "title")) req.retitle.emplace_back(task, *title);
+    if (const auto dep = opt(args, "depends_on")) req.depends.push_back(task + ":" + *dep);
+    // The list as indented JSON, so that an error's line and column point into it.
+    if (const auto it = args.find("tasks"); it != args.end()) req.from = PlanInput{it->dump(2), "tasks"};
+    req.force = args.value("force", false);
+    if (req.add.empty() && !args.contains("status") && req.retitle.empty() && req.depends.empty() && !req.from) {
+        return failure("plan", Error::usage("nothing to do: give add, tasks, or task with status, title or depends_on"));
     }
     req.scope = ctx.scope;
     req.lock_wait = default_lock_wait();
@@ -362,6 +381,7 @@ bool has_type(const json& value, const std::string& type) {
     if (type == "integer") return value.is_number_integer();
     if (type == "boolean") return value.is_boolean();
     if (type == "object") return value.is_object();
+    if (type == "array") return value.is_array();
     return false;
 }
 

@@ -158,6 +158,32 @@ Status add_dependency(YamlValue& plan, std::string_view task, std::string_view d
     return ok_status();
 }
 
+Status remove_dependency(YamlValue& plan, std::string_view task, std::string_view dep) {
+    const std::optional<std::size_t> at = find_task(plan, task);
+    if (!at) return Error::invalid("task " + std::string(task) + " not found in plan.small.yml");
+    YamlValue& t = plan["tasks"][*at];
+    const std::vector<std::string> deps = task_dependencies(t);
+    if (std::find(deps.begin(), deps.end(), dep) == deps.end()) {
+        std::string have;
+        for (const std::string& d : deps) have += (have.empty() ? "" : ", ") + d;
+        return Error::invalid("task " + std::string(task) + " does not depend on " + std::string(dep) +
+                              (have.empty() ? " (it has no dependencies)" : " (its dependencies: " + have + ")"));
+    }
+    for (const char* key : {"depends_on", "dependencies"}) {
+        if (!t.contains(key) || !t[key].is_array()) continue;
+        YamlValue kept = YamlValue::array();
+        for (const YamlValue& d : t[key]) {
+            if (!(d.is_string() && d.get<std::string>() == dep)) kept.push_back(d);
+        }
+        if (kept.empty()) {
+            t.erase(key);
+        } else {
+            t[key] = std::move(kept);
+        }
+    }
+    return ok_status();
+}
+
 std::optional<std::string> next_runnable_task(const YamlValue& plan) {
     const YamlValue& tasks = tasks_of(plan);
     for (const YamlValue& t : tasks) {

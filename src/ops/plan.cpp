@@ -2,6 +2,7 @@
 #include "small/ops/plan.hpp"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "small/store/plan_cache.hpp"
@@ -27,31 +28,76 @@ YamlValue plan_entry(const std::string& task, const std::string& status, const s
     return build_progress_entry(task, status, fields, evidence, "");
 }
 
-Result<std::pair<std::string, std::string>> split_depends(const std::string& raw) {
+// "<task-id>:<rest>", both sides trimmed and not blank.
+Result<std::pair<std::string, std::string>> split_flag(const std::string& raw, const char* flag, const char* rest) {
     const auto colon = raw.find(':');
-    if (colon == std::string::npos) {
-        return Error::usage("--depends format must be <task-id>:<dep-id>, got \"" + raw + "\"");
-    }
     std::string task(trim(std::string_view(raw).substr(0, colon)));
-    std::string dep(trim(std::string_view(raw).substr(colon + 1)));
-    if (task.empty() || dep.empty()) {
-        return Error::usage("--depends format must be <task-id>:<dep-id>, got \"" + raw + "\"");
+    std::string value(colon == std::string::npos ? "" : trim(std::string_view(raw).substr(colon + 1)));
+    if (colon == std::string::npos || task.empty() || value.empty()) {
+        return Error::usage(std::string(flag) + " format must be <task-id>:" + rest + ", got \"" + raw + "\"");
     }
-    return std::make_pair(std::move(task), std::move(dep));
+    return std::make_pair(std::move(task), std::move(value));
 }
 
-Status require_task(const YamlValue& plan, const std::string& id, const WorkspacePaths& ws) {
-    if (find_task(plan, id)) return ok_status();
-    return unknown_task_error(plan_index_of(plan), id, ws);
+// "<task-id>:<dep-id>[,<dep-id>...]": the task and its listed ids.
+Result<std::pair<std::string, std::vector<std::string>>> split_depends(const std::string& raw, const char* flag) {
+    Result<std::pair<std::string, std::string>> pair = split_flag(raw, flag, "<dep-id>[,<dep-id>...]");
+    if (!pair) return pair.error();
+    std::vector<std::string> deps;
+    const std::string& list = pair->second;
+    for (std::size_t from = 0; from <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', from), list.size());
+        std::string id(trim(std::string_view(list).substr(from, comma - from)));
+        if (id.empty()) {
+            return Error::usage(std::string(flag) + " lists a blank dependency id in \"" + raw +
+                                "\"; write <task-id>:<dep-id>[,<dep-id>...]");
+        }
+        deps.push_back(std::move(id));
+        from = comma + 1;
+    }
+    return std::make_pair(pair->first, std::move(deps));
+}
+
+// Flag values that are wrong whatever the plan holds: refused before the lock.
+Status check_flag_formats(const PlanRequest& req) {
+    for (const std::string& raw : req.depends) {
+        if (auto p = split_depends(raw, "--depends"); !p) return p.error();
+    }
+    for (const std::string& raw : req.undepend) {
+        if (auto p = split_depends(raw, "--undepend"); !p) return p.error();
+    }
+    for (const std::string& raw : req.steps) {
+        if (auto p = split_flag(raw, "--step", "<text>"); !p) return p.error();
+    }
+    for (const std::string& raw : req.acceptance) {
+        if (auto p = split_flag(raw, "--acceptance", "<text>"); !p) return p.error();
+    }
+    return ok_status();
+}
+
+std::string joined(const std::vector<std::string>& ids) {
+    std::string out;
+    for (const std::string& id : ids) out += (out.empty() ? "" : ", ") + id;
+    return out;
 }
 
 struct PlanEdits {
     YamlValue plan;
+    PlanIndex before;  // the plan as it was: "did you mean" never names a task this call adds
     std::vector<YamlValue> entries;
     std::vector<std::string> messages;
-    std::string added_id;
+    std::vector<std::string> warnings;
+    std::vector<std::string> added_ids;
+    std::vector<std::string> status_set;  // ids whose status this call set (D18 looks at them)
     bool changed = false;
 };
+
+Status require_task(const PlanEdits& e, const std::string& id, const WorkspacePaths& ws) {
+    if (find_task(e.plan, id)) return ok_status();
+    return unknown_task_error(e.before, id, ws);
+}
+
+YamlValue& task_at(PlanEdits& e, const std::string& id) { return e.plan["tasks"][*find_task(e.plan, id)]; }
 
 void record(PlanEdits& e, YamlValue entry, std::string message) {
     e.entries.push_back(std::move(entry));
@@ -59,18 +105,23 @@ void record(PlanEdits& e, YamlValue entry, std::string message) {
     e.changed = true;
 }
 
+void append_task(PlanEdits& e, YamlValue task) {
+    if (!e.plan.contains("tasks") || !e.plan["tasks"].is_array()) e.plan["tasks"] = YamlValue::array();
+    e.added_ids.push_back(task["id"].get<std::string>());
+    e.plan["tasks"].push_back(std::move(task));
+}
+
 Status add_task(PlanEdits& e, const std::string& raw_title) {
     const std::string title(trim(raw_title));
     if (title.empty()) return Error::usage("--add needs a task title that is not blank");
-    e.added_id = next_task_id(e.plan);
+    const std::string id = next_task_id(e.plan);
     YamlValue task = YamlValue::object();
-    task["id"] = e.added_id;
+    task["id"] = id;
     task["title"] = title;
     task["status"] = "pending";
-    if (!e.plan.contains("tasks") || !e.plan["tasks"].is_array()) e.plan["tasks"] = YamlValue::array();
-    e.plan["tasks"].push_back(std::move(task));
-    record(e, plan_entry(e.added_id, "pending", "Added task " + e.added_id + " via small plan --add", title),
-           "Added task " + e.added_id + ": " + title);
+    append_task(e, std::move(task));
+    record(e, plan_entry(id, "pending", "Added task " + id + " via small plan --add", title),
+           "Added task " + id + ": " + title);
     return ok_status();
 }
 
@@ -78,19 +129,51 @@ Status retitle_task(PlanEdits& e, const std::pair<std::string, std::string>& req
     const std::string id(trim(req.first));
     const std::string title(trim(req.second));
     if (title.empty()) return Error::usage("--title needs a task title that is not blank");
-    if (Status s = require_task(e.plan, id, ws); !s) return s;
-    YamlValue& task = e.plan["tasks"][*find_task(e.plan, id)];
+    if (Status s = require_task(e, id, ws); !s) return s;
+    YamlValue& task = task_at(e, id);
     task["title"] = title;
     record(e, plan_entry(id, task_status(task), "Retitled task " + id + " via small plan --title", title),
            "Retitled task " + id + ": " + title);
     return ok_status();
 }
 
+// --step / --acceptance: each flag appends one item to the task's list; a
+// task's items of one call are one entry.
+Status append_items(PlanEdits& e, const std::vector<std::string>& raws, const char* key, const char* flag,
+                    const char* noun, const WorkspacePaths& ws) {
+    std::vector<std::pair<std::string, std::size_t>> counts;  // task, items added; first-seen order
+    for (const std::string& raw : raws) {
+        Result<std::pair<std::string, std::string>> pair = split_flag(raw, flag, "<text>");
+        if (!pair) return pair.error();
+        const auto& [id, text] = *pair;
+        if (Status s = require_task(e, id, ws); !s) return s;
+        YamlValue& task = task_at(e, id);
+        if (!task.contains(key) || !task[key].is_array()) task[key] = YamlValue::array();
+        task[key].push_back(text);
+        e.messages.push_back("Added " + std::string(noun) + " to task " + id + ": " + text);
+        auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == id; });
+        if (it == counts.end()) {
+            counts.emplace_back(id, 1);
+        } else {
+            ++it->second;
+        }
+    }
+    for (const auto& [id, n] : counts) {
+        const std::string what = std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+        e.entries.push_back(plan_entry(id, task_status(task_at(e, id)),
+                                       "Added " + what + " to task " + id + " via small plan " + flag,
+                                       std::string("small plan ") + flag));
+        e.changed = true;
+    }
+    return ok_status();
+}
+
 Status set_status(PlanEdits& e, const std::string& raw_id, const char* status, const char* flag,
                   const WorkspacePaths& ws) {
     const std::string id(trim(raw_id));
-    if (Status s = require_task(e.plan, id, ws); !s) return s;
-    set_task_status(e.plan["tasks"][*find_task(e.plan, id)], status);
+    if (Status s = require_task(e, id, ws); !s) return s;
+    set_task_status(task_at(e, id), status);
+    e.status_set.push_back(id);
     record(e,
            plan_entry(id, status, "Updated task " + id + " to " + status + " via small plan " + flag,
                       std::string("small plan ") + flag),
@@ -99,15 +182,307 @@ Status set_status(PlanEdits& e, const std::string& raw_id, const char* status, c
 }
 
 Status add_depends(PlanEdits& e, const std::string& raw, const WorkspacePaths& ws) {
-    Result<std::pair<std::string, std::string>> pair = split_depends(raw);
+    Result<std::pair<std::string, std::vector<std::string>>> pair = split_depends(raw, "--depends");
     if (!pair) return pair.error();
-    const auto& [task, dep] = *pair;
-    if (Status s = require_task(e.plan, task, ws); !s) return s;
-    if (Status s = require_task(e.plan, dep, ws); !s) return s;
-    if (Status s = add_dependency(e.plan, task, dep); !s) return s;
-    const YamlValue& t = e.plan["tasks"][*find_task(e.plan, task)];
-    record(e, plan_entry(task, task_status(t), "Added dependency " + dep + " to " + task, "small plan --depends"),
-           "Added dependency: " + task + " depends on " + dep);
+    const auto& [task, deps] = *pair;
+    if (Status s = require_task(e, task, ws); !s) return s;
+    for (const std::string& dep : deps) {
+        if (Status s = require_task(e, dep, ws); !s) return s;
+        if (Status s = add_dependency(e.plan, task, dep); !s) return s;
+    }
+    const std::string noun = deps.size() == 1 ? "dependency" : "dependencies";
+    record(e,
+           plan_entry(task, task_status(task_at(e, task)), "Added " + noun + " " + joined(deps) + " to " + task,
+                      "small plan --depends"),
+           "Added " + noun + ": " + task + " depends on " + joined(deps));
+    return ok_status();
+}
+
+Status remove_depends(PlanEdits& e, const std::string& raw, const WorkspacePaths& ws) {
+    Result<std::pair<std::string, std::vector<std::string>>> pair = split_depends(raw, "--undepend");
+    if (!pair) return pair.error();
+    const auto& [task, deps] = *pair;
+    if (Status s = require_task(e, task, ws); !s) return s;
+    for (const std::string& dep : deps) {
+        if (Status s = remove_dependency(e.plan, task, dep); !s) {
+            Error err = s.error();
+            err.message += " (nothing written)";
+            return err;
+        }
+    }
+    const std::string noun = deps.size() == 1 ? "dependency" : "dependencies";
+    record(e,
+           plan_entry(task, task_status(task_at(e, task)),
+                      "Removed " + noun + " " + joined(deps) + " from " + task + " via small plan --undepend",
+                      "small plan --undepend"),
+           "Removed " + noun + ": " + task + " no longer depends on " + joined(deps));
+    return ok_status();
+}
+
+// ---------------------------------------------------------------- --from
+
+// The optional task fields --from checks; other keys are kept as given.
+constexpr std::string_view kListKeys[] = {"depends_on", "dependencies", "steps", "acceptance"};
+
+bool is_list_key(std::string_view key) {
+    return std::find(std::begin(kListKeys), std::end(kListKeys), key) != std::end(kListKeys);
+}
+
+struct FromList {
+    const PlanInput& input;
+    NodeRef items;  // the sequence of task mappings
+};
+
+Error input_error(const PlanInput& input, NodeRef node, const std::string& message) {
+    Error e = Error::invalid(message + " (nothing written)");
+    e.file = input.name;
+    e.line = node.mark().line;
+    e.column = node.mark().column;
+    return e;
+}
+
+std::string item_path(std::size_t i, std::string_view key = {}) {
+    return "tasks[" + std::to_string(i) + "]" + (key.empty() ? "" : "." + std::string(key));
+}
+
+// One field of one input task: the value it has in the plan (trimmed,
+// statuses lower-cased), or an error at its position. Null means "remove".
+Result<YamlValue> field_value(const PlanInput& input, std::size_t i, std::string_view key, NodeRef v) {
+    if (v.is_null()) {
+        if (key == "id" || key == "title") {
+            return input_error(input, v, item_path(i, key) + " cannot be null: a task needs an id and a title");
+        }
+        return YamlValue();
+    }
+    if (key == "id" || key == "title" || key == "status") {
+        const std::string text(v.is_string() ? trim(v.as_string()) : std::string_view());
+        if (text.empty()) return input_error(input, v, item_path(i, key) + " must be a non-empty string");
+        if (key != "status") return YamlValue(text);
+        const std::string status = lower_ascii(text);
+        if (std::find(std::begin(kPlanStatuses), std::end(kPlanStatuses), status) == std::end(kPlanStatuses)) {
+            return input_error(input, v,
+                               item_path(i, key) + " \"" + text +
+                                   "\" is not a plan status: write pending, in_progress, completed, blocked or cancelled");
+        }
+        return YamlValue(status);
+    }
+    if (!is_list_key(key)) return to_yaml_value(v);
+    const bool ids = key == "depends_on" || key == "dependencies";
+    if (!v.is_sequence()) {
+        return input_error(input, v, item_path(i, key) + " must be a list of " + (ids ? "task ids" : "strings"));
+    }
+    YamlValue list = YamlValue::array();
+    for (std::size_t k = 0; k < v.size(); ++k) {
+        const NodeRef item = v.item(k);
+        const std::string text(item.is_string() ? (ids ? trim(item.as_string()) : item.as_string()) : std::string_view());
+        if (!item.is_string() || (ids && text.empty())) {
+            return input_error(input, item,
+                               item_path(i, key) + "[" + std::to_string(k) + "] must be a " +
+                                   (ids ? "non-empty task id" : "string"));
+        }
+        list.push_back(text);
+    }
+    return list;
+}
+
+Result<FromList> from_items(const PlanInput& input, const Document& doc) {
+    NodeRef root = doc.root();
+    if (root.is_mapping() && root.find("tasks").valid()) root = root.find("tasks");
+    if (!root.valid() || !root.is_sequence() || root.size() == 0) {
+        Error e = Error::invalid(
+            "expected a non-empty list of tasks (a YAML or JSON sequence of mappings with id, title, status, "
+            "depends_on, steps, acceptance), or a mapping with such a `tasks` list; nothing written");
+        e.file = input.name;
+        e.line = root.valid() ? root.mark().line : 1;
+        e.column = root.valid() ? root.mark().column : 1;
+        return e;
+    }
+    return FromList{input, root};
+}
+
+// Every field of every item, and ids that repeat, before the plan changes.
+Status check_from_items(const FromList& list) {
+    std::map<std::string, std::size_t> seen;
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+        const NodeRef item = list.items.item(i);
+        if (!item.is_mapping()) {
+            return input_error(list.input, item, item_path(i) + " must be a mapping (id, title, status, ...)");
+        }
+        for (std::size_t k = 0; k < item.size(); ++k) {
+            Result<YamlValue> v = field_value(list.input, i, item.key(k), item.value(k));
+            if (!v) return v.error();
+        }
+        const NodeRef id = item.find("id");
+        if (!id.valid()) continue;
+        const std::string key(trim(id.as_string()));
+        if (const auto [at, fresh] = seen.emplace(key, i); !fresh) {
+            return input_error(list.input, id,
+                               item_path(i) + ": task " + key + " is listed twice (also " + item_path(at->second) +
+                                   "); give each task once");
+        }
+    }
+    return ok_status();
+}
+
+// A new task: id, title and status first, the other fields in input order.
+Result<YamlValue> new_task(const FromList& list, std::size_t i, const std::string& id) {
+    const NodeRef item = list.items.item(i);
+    if (!item.find("title").valid()) {
+        return input_error(list.input, item,
+                           item_path(i) + " adds task " + (item.find("id").valid() ? id : "without an id") +
+                               " but has no title; a new task needs one");
+    }
+    YamlValue task = YamlValue::object();
+    task["id"] = id;
+    task["status"] = "pending";
+    for (std::size_t k = 0; k < item.size(); ++k) {
+        const std::string key(item.key(k));
+        if (key == "id") continue;
+        YamlValue v = *field_value(list.input, i, key, item.value(k));  // checked already
+        if (!v.is_null()) task[key] = std::move(v);
+    }
+    YamlValue ordered = YamlValue::object();
+    for (const char* key : {"id", "title", "status"}) ordered[key] = task[key];
+    for (auto it = task.begin(); it != task.end(); ++it) {
+        if (!ordered.contains(it.key())) ordered[it.key()] = it.value();
+    }
+    return ordered;
+}
+
+// Field by field: the names of the fields whose value changed.
+std::vector<std::string> update_task(YamlValue& task, const FromList& list, std::size_t i) {
+    const NodeRef item = list.items.item(i);
+    std::vector<std::string> changed;
+    for (std::size_t k = 0; k < item.size(); ++k) {
+        const std::string key(item.key(k));
+        if (key == "id") continue;
+        YamlValue v = *field_value(list.input, i, key, item.value(k));  // checked already
+        if (v.is_null()) {
+            if (task.contains(key)) {
+                task.erase(key);
+                changed.push_back(key);
+            }
+        } else if (!task.contains(key) || task[key] != v) {
+            task[key] = std::move(v);
+            changed.push_back(key);
+        }
+    }
+    return changed;
+}
+
+void merge_item(PlanEdits& e, const FromList& list, std::size_t i, YamlValue added) {
+    const std::string id = added["id"].get<std::string>();
+    const std::string status = task_status(added);
+    const std::string title = added["title"].get<std::string>();
+    if (list.items.item(i).find("status").valid()) e.status_set.push_back(id);
+    append_task(e, std::move(added));
+    record(e, plan_entry(id, status, "Added task " + id + " via small plan --from", title),
+           "Added task " + id + ": " + title);
+}
+
+// Dependencies the list names must exist once it is merged, and close no cycle.
+Status check_from_dependencies(const PlanEdits& e, const FromList& list, const WorkspacePaths& ws) {
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+        const NodeRef item = list.items.item(i);
+        for (const char* key : {"depends_on", "dependencies"}) {
+            const NodeRef deps = item.find(key);
+            for (std::size_t k = 0; deps.is_sequence() && k < deps.size(); ++k) {
+                const std::string dep(trim(deps.item(k).as_string()));
+                if (find_task(e.plan, dep)) continue;
+                return input_error(list.input, deps.item(k),
+                                   item_path(i, key) + ": " + unknown_task_error(e.before, dep, ws).message);
+            }
+        }
+    }
+    const std::optional<std::vector<std::string>> cycle = find_dependency_cycle(e.plan);
+    if (!cycle) return ok_status();
+    NodeRef where = list.items;
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+        const NodeRef item = list.items.item(i);
+        const NodeRef id = item.find("id");
+        const bool in_cycle = id.valid() && std::find(cycle->begin(), cycle->end(), trim(id.as_string())) != cycle->end();
+        const NodeRef deps = item.find("depends_on").valid() ? item.find("depends_on") : item.find("dependencies");
+        if (in_cycle && deps.valid()) {
+            where = deps;
+            break;
+        }
+    }
+    std::string path;
+    for (const std::string& id : *cycle) path += (path.empty() ? "" : " -> ") + id;
+    return input_error(list.input, where, "dependency cycle: " + path + "; remove one of these dependencies");
+}
+
+Status merge_from(PlanEdits& e, const PlanInput& input, const WorkspacePaths& ws) {
+    Result<Document> doc = parse_yaml(input.text, input.name);
+    if (!doc) {
+        Error err = doc.error();
+        err.message += " (nothing written)";
+        return err;
+    }
+    Result<FromList> list = from_items(input, *doc);
+    if (!list) return list.error();
+    if (Status s = check_from_items(*list); !s) return s;
+    for (std::size_t i = 0; i < list->items.size(); ++i) {
+        const NodeRef id_node = list->items.item(i).find("id");
+        const std::string id = id_node.valid() ? std::string(trim(id_node.as_string())) : next_task_id(e.plan);
+        if (!find_task(e.plan, id)) {
+            Result<YamlValue> task = new_task(*list, i, id);
+            if (!task) return task.error();
+            merge_item(e, *list, i, std::move(*task));
+            continue;
+        }
+        YamlValue& task = task_at(e, id);
+        const std::vector<std::string> changed = update_task(task, *list, i);
+        if (changed.empty()) continue;
+        if (std::find(changed.begin(), changed.end(), "status") != changed.end()) e.status_set.push_back(id);
+        record(e,
+               plan_entry(id, task_status(task), "Updated task " + id + " (" + joined(changed) + ") via small plan --from",
+                          "small plan --from"),
+               "Updated task " + id + ": " + joined(changed));
+    }
+    return check_from_dependencies(e, *list, ws);
+}
+
+// ---------------------------------------------------------------- D18
+
+// A task this call completed whose dependencies are not all completed is
+// refused, or with `force` recorded in its entries' notes; one it started
+// so is a warning.
+Status check_dependencies_met(PlanEdits& e, bool force) {
+    std::vector<std::string> refused;
+    std::map<std::string, std::vector<std::string>> forced;
+    std::vector<std::string> checked;
+    for (const std::string& id : e.status_set) {
+        if (std::find(checked.begin(), checked.end(), id) != checked.end() || !find_task(e.plan, id)) continue;
+        checked.push_back(id);
+        const std::vector<std::string> unmet = unmet_dependencies(e.plan, id);
+        if (unmet.empty()) continue;
+        const std::string status = task_status(task_at(e, id));
+        if (status == "in_progress") {
+            e.warnings.push_back("task " + id + " is in_progress but its dependencies " + joined(unmet) +
+                                 " are not completed (D18); finish them first");
+        } else if (status == "completed" && force) {
+            forced[id] = unmet;
+            e.warnings.push_back("task " + id + " completed with dependencies " + joined(unmet) +
+                                 " not completed (--force; the entry records it)");
+        } else if (status == "completed") {
+            refused.push_back("task " + id + " (unmet: " + joined(unmet) + ")");
+        }
+    }
+    if (!refused.empty()) {
+        Error err = Error::invalid("cannot complete " + joined(refused) +
+                                   ": a task is completed only after its dependencies (D18); nothing written");
+        err.hint = "complete the dependencies first (small plan --done ID, repeatable), or add --force to record "
+                   "the completion anyway";
+        return err;
+    }
+    for (YamlValue& entry : e.entries) {
+        const auto it = forced.find(entry["task_id"].get<std::string>());
+        if (it == forced.end() || entry["status"] != "completed") continue;
+        const std::string notes = entry.contains("notes") ? entry["notes"].get<std::string>() : "";
+        entry["notes"] = notes + (notes.empty() ? "" : "; ") + "forced: dependencies " + joined(it->second) +
+                         " not completed";
+    }
     return ok_status();
 }
 
@@ -140,7 +515,7 @@ Result<Naming> run_entries_naming(const FileSystem& fs, const WorkspacePaths& ws
 Status remove_task(PlanEdits& e, const std::string& raw_id, const FileSystem& fs, const WorkspacePaths& ws,
                    const std::string& run_id) {
     const std::string id(trim(raw_id));
-    if (Status s = require_task(e.plan, id, ws); !s) return s;
+    if (Status s = require_task(e, id, ws); !s) return s;
     if (e.plan["tasks"].size() == 1) {
         return Error::invalid("task " + id + " cannot be removed: it is the plan's only task, and a plan needs at "
                               "least one (nothing written). Add the next task first, or cancel it: small plan --cancel " +
@@ -174,32 +549,53 @@ Status remove_task(PlanEdits& e, const std::string& raw_id, const FileSystem& fs
     return ok_status();
 }
 
-// Applies every flag in memory, in the order of PlanRequest's comment. Any
-// error aborts before a write.
+// Applies every edit in memory, in the order of plan_command's comment,
+// then checks D18 on the result. Any error aborts before a write.
 Status apply_plan_flags(PlanEdits& e, const PlanRequest& req, const FileSystem& fs, const WorkspacePaths& ws,
                         const std::string& run_id) {
-    if (req.add) {
-        if (Status s = add_task(e, *req.add); !s) return s;
+    if (req.from) {
+        if (Status s = merge_from(e, *req.from, ws); !s) return s;
     }
-    if (req.retitle) {
-        if (Status s = retitle_task(e, *req.retitle, ws); !s) return s;
+    for (const std::string& title : req.add) {
+        if (Status s = add_task(e, title); !s) return s;
     }
-    const std::tuple<const std::optional<std::string>*, const char*, const char*> flags[] = {
+    for (const auto& retitle : req.retitle) {
+        if (Status s = retitle_task(e, retitle, ws); !s) return s;
+    }
+    if (Status s = append_items(e, req.steps, "steps", "--step", "step", ws); !s) return s;
+    if (Status s = append_items(e, req.acceptance, "acceptance", "--acceptance", "acceptance criterion", ws); !s) {
+        return s;
+    }
+    const std::tuple<const std::vector<std::string>*, const char*, const char*> flags[] = {
         {&req.done, "completed", "--done"},
         {&req.pending, "pending", "--pending"},
         {&req.blocked, "blocked", "--blocked"},
         {&req.in_progress, "in_progress", "--in-progress"},
         {&req.cancel, "cancelled", "--cancel"}};
-    for (const auto& [id, status, flag] : flags) {
-        if (!*id) continue;
-        if (Status s = set_status(e, **id, status, flag, ws); !s) return s;
+    for (const auto& [ids, status, flag] : flags) {
+        for (const std::string& id : *ids) {
+            if (Status s = set_status(e, id, status, flag, ws); !s) return s;
+        }
     }
-    if (req.depends) {
-        if (Status s = add_depends(e, *req.depends, ws); !s) return s;
+    for (const std::string& raw : req.depends) {
+        if (Status s = add_depends(e, raw, ws); !s) return s;
     }
-    if (req.remove) {
-        if (Status s = remove_task(e, *req.remove, fs, ws, run_id); !s) return s;
+    for (const std::string& raw : req.undepend) {
+        if (Status s = remove_depends(e, raw, ws); !s) return s;
     }
+    for (const std::string& id : req.remove) {
+        if (Status s = remove_task(e, id, fs, ws, run_id); !s) return s;
+    }
+    return check_dependencies_met(e, req.force);
+}
+
+// --from may write any field: the plan it makes passes the plan schema and
+// invariants before it is written (the flags' edits keep a valid plan valid).
+Status check_merged_plan(const std::string& text, const WorkspacePaths& ws) {
+    Result<Document> doc = parse_yaml(text, ws.display_of(artifact_file_name(ArtifactType::Plan)));
+    if (!doc) return doc.error();
+    Result<Document> valid = validate_plan_document(std::move(*doc), ws);
+    if (!valid) return valid.error();
     return ok_status();
 }
 
@@ -211,9 +607,7 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     if (req.reset && !req.yes) {
         return Error::usage("--reset requires --yes to confirm that plan.small.yml is replaced by the template");
     }
-    if (req.depends) {
-        if (Result<std::pair<std::string, std::string>> p = split_depends(*req.depends); !p) return p.error();
-    }
+    if (Status s = check_flag_formats(req); !s) return s.error();
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
     if (!session) return session.error();
 
@@ -230,6 +624,7 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         if (!plan) return plan.error();
         edits.plan = std::move(*plan);
     }
+    edits.before = plan_index_of(edits.plan);
 
     if (req.reset) {
         edits.entries.push_back(plan_entry("meta/plan-reset", "completed", "Reset plan.small.yml to the template",
@@ -245,6 +640,9 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     }
 
     const std::string text = emit_document(edits.plan);
+    if (req.from) {
+        if (Status s = check_merged_plan(text, ws); !s) return s.error();
+    }
     Result<RunPin> pin = pin_run(fs, ws, *session, text);
     if (!pin) return pin.error();
     const std::string probe = format_timestamp_utc9(current_instant());
@@ -266,9 +664,11 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     remember_valid_plan(ws, plan_index_of(edits.plan));
 
     result.messages = std::move(edits.messages);
+    result.warnings = std::move(edits.warnings);
     for (AppendResult& a : committed->appended) result.entries.push_back(std::move(a.entry));
     result.changed = true;
-    result.added_task_id = edits.added_id;
+    if (!edits.added_ids.empty()) result.added_task_id = edits.added_ids.back();
+    result.added_task_ids = std::move(edits.added_ids);
     result.replay_id = pin->replay_id;
     result.pinned_run = pin->pinned;
     return result;

@@ -50,6 +50,8 @@ nlohmann::json plan_json(const PlanResult& r, const WorkspacePaths& ws) {
                           {"created", r.created}, {"messages", r.messages}, {"entries", sorted_list(r.entries)},
                           {"replay_id", r.replay_id}, {"pinned_run", r.pinned_run}};
     if (!r.added_task_id.empty()) doc["added_task_id"] = r.added_task_id;
+    if (!r.added_task_ids.empty()) doc["added_task_ids"] = r.added_task_ids;
+    doc["warnings"] = r.warnings;
     return doc;
 }
 

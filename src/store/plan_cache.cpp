@@ -269,6 +269,8 @@ bool plan_known_valid(const FileSystem& fs, const WorkspacePaths& ws) {
     return stamp && read_stamped_cache(fs, ws, kPlanValidName, *stamp).has_value();
 }
 
+}  // namespace
+
 Result<Document> validate_plan_document(Document doc, const WorkspacePaths& ws) {
     Result<const SchemaSet*> schemas = SchemaSet::embedded_shared();
     if (!schemas) return schemas.error();
@@ -294,8 +296,6 @@ Result<Document> validate_plan_document(Document doc, const WorkspacePaths& ws) 
     }
     return std::move(slot->doc);
 }
-
-}  // namespace
 
 Result<Document> load_valid_plan_document(const FileSystem& fs, const WorkspacePaths& ws) {
     const std::optional<std::string> before = plan_stamp(ws);

@@ -63,6 +63,12 @@ std::string plan_text_with_status(const Document& plan, NodeRef task, std::strin
 // and a cycle the new edge would close (Invalid, listing it: a -> b -> a).
 Status add_dependency(YamlValue& plan, std::string_view task_id, std::string_view dep);
 
+// Removes `dep` from the dependencies of task `task_id` (from `depends_on`
+// and `dependencies`; a list left empty is dropped). Invalid when the task
+// is unknown or does not depend on `dep` (the message lists what it does
+// depend on).
+Status remove_dependency(YamlValue& plan, std::string_view task_id, std::string_view dep);
+
 // A dependency cycle as a closed path (first id repeated at the end), or
 // nothing. Deterministic: searches from tasks in plan order.
 std::optional<std::vector<std::string>> find_dependency_cycle(const YamlValue& plan);

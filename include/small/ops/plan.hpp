@@ -22,38 +22,63 @@
 
 namespace small {
 
+// A list of tasks to merge (`small plan --from FILE|-`, the MCP plan tool's
+// `tasks`): YAML or JSON text, a sequence of task mappings (or a mapping
+// with a `tasks` sequence, such as a whole plan file). `name` labels errors
+// (file:line:column).
+struct PlanInput {
+    std::string text;
+    std::string name;
+};
+
+// Every list repeats (one item per flag given), applied in the order given.
 struct PlanRequest {
-    std::optional<std::string> add;          // title of a new task
-    std::optional<std::string> done;         // task id -> completed
-    std::optional<std::string> pending;      // task id -> pending
-    std::optional<std::string> blocked;      // task id -> blocked
-    std::optional<std::string> in_progress;  // task id -> in_progress
-    std::optional<std::string> cancel;       // task id -> cancelled
-    std::optional<std::pair<std::string, std::string>> retitle;  // task id, new title
-    std::optional<std::string> depends;      // "<task-id>:<dep-id>"
-    std::optional<std::string> remove;       // task id to remove (refused while the run's entries name it)
-    bool reset = false;                      // replace with the template plan
-    bool yes = false;                        // confirms --reset
+    std::optional<PlanInput> from;                            // tasks merged by id
+    std::vector<std::string> add;                             // titles of new tasks
+    std::vector<std::pair<std::string, std::string>> retitle;  // task id, new title
+    std::vector<std::string> steps;                           // "<task-id>:<text>" appends a step
+    std::vector<std::string> acceptance;                      // "<task-id>:<text>" appends a criterion
+    std::vector<std::string> done;                            // task ids -> completed
+    std::vector<std::string> pending;                         // task ids -> pending
+    std::vector<std::string> blocked;                         // task ids -> blocked
+    std::vector<std::string> in_progress;                     // task ids -> in_progress
+    std::vector<std::string> cancel;                          // task ids -> cancelled
+    std::vector<std::string> depends;                         // "<task-id>:<dep-id>[,<dep-id>...]"
+    std::vector<std::string> undepend;                        // "<task-id>:<dep-id>[,<dep-id>...]"
+    std::vector<std::string> remove;                          // task ids (refused while the run's entries name them)
+    bool force = false;   // D18: complete a task whose dependencies are not all completed (recorded)
+    bool reset = false;   // replace with the template plan
+    bool yes = false;     // confirms --reset
     WorkspaceScope scope = WorkspaceScope::Root;
     std::chrono::milliseconds lock_wait{10'000};
 };
 
 struct PlanResult {
     std::vector<std::string> messages;  // "Added task task-2: Design widget", ...
+    std::vector<std::string> warnings;  // D18: a task started before its dependencies completed, a forced completion
     std::vector<YamlValue> entries;     // progress entries as written
     bool changed = false;               // plan.small.yml was written
     bool created = false;               // it did not exist before
-    std::string added_task_id;          // --add
+    std::string added_task_id;          // the last task --add or --from added
+    std::vector<std::string> added_task_ids;  // every task this call added, in order
     std::string replay_id;              // the run's pinned id
     bool pinned_run = false;            // this call pinned it
 };
 
-// Flags apply in the order add, title, done, pending, blocked, in-progress,
-// cancel, depends, remove. Error kinds: Usage (bad flag value: blank title,
-// --depends without ':', --reset without --yes), Invalid (unknown task,
-// with the closest ids (D14); duplicate dependency, cycle; --remove of a
-// task that entries of the current run or other tasks name; a plan that
-// does not parse or validate), System, Busy.
+// Edits apply in memory in the order from, add, title, step, acceptance,
+// done, pending, blocked, in-progress, cancel, depends, undepend, remove
+// (each list in the order given), then D18 is checked on the result: a task
+// this call completes whose dependencies are not all completed is refused
+// unless `force` (its entry's notes then say so); a task it starts so gets
+// a warning. Any error aborts before a write; the plan and all entries are
+// one crash-safe change. Errors never name a task this call would have
+// added ("did you mean" lists the plan's tasks as they were).
+// Error kinds: Usage (bad flag value: blank title, --depends without ':',
+// --reset without --yes), Invalid (unknown task, with the closest ids (D14);
+// duplicate dependency, cycle; --remove of a task that entries of the
+// current run or other tasks name; a --from list that does not parse or
+// validate, with its file:line:column; unmet dependencies of a completed
+// task (D18); a plan that does not parse or validate), System, Busy.
 Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, const PlanRequest& req);
 
 }  // namespace small

@@ -83,7 +83,11 @@ void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::
 // emitted without a second parse. A plan this tool wrote is not validated
 // again: `.small-cache/plan.valid` remembers its size, mtime, ctime and inode.
 Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws);
-// The same, as the parsed document (positions and source kept).
+// The plan schema and the plan invariants on `doc` (a plan about to be
+// written, or as read): the document itself, or the first error with its
+// position, labelled as plan.small.yml.
+Result<Document> validate_plan_document(Document doc, const WorkspacePaths& ws);
+// The same as load_valid_plan, as the parsed document (positions and source kept).
 Result<Document> load_valid_plan_document(const FileSystem& fs, const WorkspacePaths& ws);
 
 // Records that the plan file as it now is on disk is valid and has the
