@@ -243,7 +243,9 @@ TEST(RunProcess, ForwardsTheOtherEndingSignalsToo) {
         EXPECT_EQ(r.exit_code, 7);
         ASSERT_TRUE(r.interrupted_by);
         EXPECT_EQ(*r.interrupted_by, sig);
-        EXPECT_EQ(r.output.text(), "got\n");
+        // The whole group gets the signal, so the shell may also report its
+        // `sleep` child ended by it ("Power failure"); the trap must have run.
+        EXPECT_NE(r.output.text().find("got\n"), std::string::npos) << r.output.text();
         struct sigaction now {};
         ::sigaction(sig, nullptr, &now);
         EXPECT_EQ(now.sa_handler, SIG_DFL);
