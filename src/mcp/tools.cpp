@@ -80,8 +80,7 @@ json strings(const char* description) {
 // The plan tool: one edit (add, or task with status/title/depends_on), a
 // list of tasks merged by id (`small plan --from`), or both, as one change.
 json plan_schema() {
-    json tasks = strings("Tasks merged by id as small plan --from: {id?, title, status, depends_on[], steps[], "
-                         "acceptance[]}; new ids appended");
+    json tasks = strings("Tasks merged by id, as small plan --from (new ids appended)");
     tasks["items"] = {{"type", "object"}};
     json plan = object({{"add", str("Title of a new task")},
                         {"task", str("Task to change")},
@@ -96,6 +95,7 @@ json plan_schema() {
 }
 
 json build_entries() {
+    json plan = plan_schema();
     json resume = object({{"max_bytes", integer("Byte budget", kMinBriefBytes)}});
     json status = object({{"recent", integer("Entries to list", 1)}});
     status["properties"]["recent"]["maximum"] = kMaxStatusRecent;

@@ -104,17 +104,28 @@ async function main() {
     link: "https://example.com/widget/2", verification: "unit tests pass",
   });
   assert.equal(done.progress_entry.verification, "unit tests pass");
+  // A list of tasks in one call (small plan --from): ids kept, dependencies checked.
+  const listed = await call(client, "plan", { tasks: [
+    { id: "widget-test", title: "Test the widget", steps: ["Write the cases"] },
+    { id: "widget-ship", title: "Ship the widget", depends_on: ["widget-test"], acceptance: ["Released"] },
+  ] });
+  assert.deepEqual(listed.added_task_ids, ["widget-test", "widget-ship"]);
+  const order = [];
   // Settle the template's own task the way an agent would: follow resume's
   // next call until what is left is the handoff (a bounded number of steps).
   for (let step = 0; ; ++step) {
-    assert.ok(step < 10, "following resume's next call ends");
+    assert.ok(step < 12, "following resume's next call ends");
     const { structuredContent } = await client.callTool({ name: "resume", arguments: {} });
     const call_ = structuredContent.next_call;
     if (!call_ || !["checkpoint", "progress_add", "plan"].includes(call_.tool)) break;
     const args = { ...call_.arguments };
     for (const key of call_.placeholders) args[key] = "done in the session test";
     await call(client, call_.tool, args);
+    if (args.status === "completed") order.push(args.task);
   }
+  // Resume only ever names a task whose dependencies are done (D18).
+  assert.ok(order.indexOf("widget-test") >= 0 && order.indexOf("widget-test") < order.indexOf("widget-ship"),
+    `completed in order: ${order.join(", ")}`);
   await call(client, "handoff", { summary: "Widget written" });
   await call(client, "check");
 

@@ -187,7 +187,7 @@ TEST_F(McpServerTest, EveryToolPropertyHasADescription) {
         }
     }
     const json plan = *std::find_if(tools.begin(), tools.end(), [](const json& t) { return t["name"] == "plan"; });
-    EXPECT_NE(plan["inputSchema"]["properties"]["depends_on"]["description"].get<std::string>().find("One task id"),
+    EXPECT_NE(plan["inputSchema"]["properties"]["depends_on"]["description"].get<std::string>().find("comma-separated"),
               std::string::npos);
 }
 
@@ -259,6 +259,13 @@ TEST_F(McpServerTest, ASessionWritesThroughTheOperations) {
 
     const json add = call("progress_add", {{"task", task}, {"status", "in_progress"}, {"evidence", "begun"}});
     EXPECT_EQ(add["result"]["structuredContent"]["command"], "progress add");
+    // D18: not before its dependency; the refusal names it and writes nothing.
+    const std::string before = read("progress.small.yml");
+    const json early = call("checkpoint", {{"task", task}, {"status", "completed"}, {"test", "unit"}})["result"];
+    EXPECT_EQ(early["isError"], true) << early.dump();
+    EXPECT_NE(early["content"][0]["text"].get<std::string>().find("task-1 (pending)"), std::string::npos) << early;
+    EXPECT_EQ(read("progress.small.yml"), before);
+    ASSERT_EQ(call("checkpoint", {{"task", "task-1"}, {"status", "completed"}})["result"]["isError"], false);
     const json cp = call("checkpoint", {{"task", task}, {"status", "completed"}, {"test", "unit"}})["result"];
     EXPECT_EQ(cp["isError"], false) << cp.dump();
     EXPECT_NE(read("progress.small.yml").find("begun"), std::string::npos);

@@ -731,8 +731,17 @@ TEST(PlanFrom, YamlListAppendsNewTasksAndUpdatesExistingOnesFieldByField) {
     for (const YamlValue& e : r->entries) EXPECT_EQ(e["replayId"], w.run_id());
     expect_strict_ok(w);
 
-    // The same list again changes nothing.
+    // The same tasks again, by id, change nothing (an item without an id is always a new task).
     const auto before = snapshot(w);
+    req.from = input(
+        "- id: task-1\n"
+        "  title: Sketch the parser\n"
+        "  steps: [Read the grammar]\n"
+        "- id: task-2\n"
+        "  title: Evaluate\n"
+        "  depends_on: [task-1]\n"
+        "- id: report\n"
+        "  status: pending\n");
     r = plan_command(real_fs, w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_FALSE(r->changed);
@@ -766,16 +775,16 @@ TEST(PlanFrom, ErrorsNameTheInputsLineAndColumnAndWriteNothing) {
     };
     const std::vector<Case> cases = {
         {"- id: task-1\n  status: finished\n", 2, 11, "is not a plan status"},
-        {"- title: New\n  depends_on: [task-1, task-9]\n", 2, 25, "task-9"},
+        {"- title: New\n  depends_on: [task-1, task-9]\n", 2, 24, "task-9"},
         {"- title: A\n- id: task-1\n  title: B\n- id: task-1\n", 4, 7, "listed twice"},
         {"- id: task-7\n  status: pending\n", 1, 3, "no title"},
         {"- title: A\n  steps: write it\n", 2, 10, "must be a list of strings"},
-        {"- id: task-1\n  title: \"\"\n", 2, 10, "non-empty string"},
+        {"- id: task-1\n  title: \"\"\n", 2, 11, "non-empty string"},  // inside the quotes
         {"- id: task-1\n  title: null\n", 2, 10, "cannot be null"},
         {"- just a string\n", 1, 3, "must be a mapping"},
         {"title: not a list\n", 1, 1, "expected a non-empty list of tasks"},
         {"", 1, 1, "expected a non-empty list of tasks"},
-        {"- id: task-2\n  title: B\n  depends_on: [task-1]\n- id: task-1\n  depends_on: [task-2]\n", 5, 15,
+        {"- id: task-2\n  title: B\n  depends_on: [task-1]\n- id: task-1\n  depends_on: [task-2]\n", 3, 15,
          "dependency cycle: task-1 -> task-2 -> task-1"},
         {"- id: task-1\n  title: [unclosed\n", 3, 1, ""},
     };
@@ -828,8 +837,15 @@ TEST(PlanFrom, FlagsApplyAfterTheListAndSeeItsTasks) {
 // Plan edits are bookkeeping: they never make a task "started" (D18).
 TEST(PlanCommand, EveryKindOfPlanEditEntryIsBookkeeping) {
     InitWorkspace w;
+    // A task written by hand (no entry names it), so --remove may take it.
+    YamlValue by_hand = plan_of(w);
+    YamlValue doomed = YamlValue::object();
+    doomed["id"] = "doomed";
+    doomed["title"] = "Doomed";
+    by_hand["tasks"].push_back(doomed);
+    write_text(w.file("plan.small.yml"), emit_document(by_hand));
     PlanRequest setup = plan_req();
-    setup.add = {"Doomed", "Third"};
+    setup.add = {"Second", "Third"};
     ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
     PlanRequest req = plan_req();
     req.from = input("- title: From the list\n  status: in_progress\n- id: task-3\n  title: Third, renamed\n");
@@ -844,7 +860,7 @@ TEST(PlanCommand, EveryKindOfPlanEditEntryIsBookkeeping) {
     req.cancel = {"task-5"};
     req.depends = {"task-3:task-1,task-4"};
     req.undepend = {"task-3:task-4"};
-    req.remove = {"task-2"};
+    req.remove = {"doomed"};
     req.force = true;
     Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
