@@ -39,6 +39,19 @@ bool has_work(const WorkFacts& facts, const std::string& id) {
     return w && !w->last_status.empty();
 }
 
+// This checkout's own work is known (store/local_work).
+bool knows_own_work(const WorkFacts& facts) {
+    return std::any_of(facts.begin(), facts.end(), [](const auto& f) { return f.second.here; });
+}
+
+// Started by other checkouts' entries only, while this checkout's own work is known.
+bool started_elsewhere(const WorkFacts& facts, const std::string& id) {
+    const TaskWork* w = work_of(facts, id);
+    return w && !w->here && has_work(facts, id) && knows_own_work(facts);
+}
+
+constexpr const char* kElsewhere = "In progress in another checkout: ";
+
 std::string titled(const PlanTaskOutline& t) { return t.title.empty() ? t.id : t.id + ": " + t.title; }
 
 // "task-3 (blocked: need a decision)", "task-9 (not in the plan)".
@@ -61,7 +74,8 @@ std::vector<StartedTask> started_tasks(const Outline& plan, const WorkFacts& fac
     std::vector<StartedTask> out;
     for (const PlanTaskOutline& t : plan) {
         if (t.id.empty() || settled(t.status) || t.status == "blocked" || !has_work(facts, t.id)) continue;
-        out.push_back({t.id, t.title, t.status, work_of(facts, t.id)->last_status, unmet(plan, t)});
+        out.push_back({t.id, t.title, t.status, work_of(facts, t.id)->last_status, unmet(plan, t),
+                       started_elsewhere(facts, t.id)});
     }
     return out;
 }
@@ -69,8 +83,9 @@ std::vector<StartedTask> started_tasks(const Outline& plan, const WorkFacts& fac
 // The current task and whether it is started (see the header's rules):
 // a ready task in progress (by the plan or its newest work entry), the
 // newest work first; else a ready task with other work; else the first
-// ready pending task.
+// ready pending task; tasks started only in other checkouts last.
 std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const WorkFacts& facts) {
+    const auto mine = [&](const PlanTaskOutline& t) { return !started_elsewhere(facts, t.id); };
     const auto newest = [&](auto&& eligible) -> const PlanTaskOutline* {
         const PlanTaskOutline* best = nullptr;
         std::size_t best_seq = 0;
@@ -84,12 +99,17 @@ std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const
     };
     const PlanTaskOutline* active = newest([&](const PlanTaskOutline& t) {
         const TaskWork* w = work_of(facts, t.id);
-        return t.status == "in_progress" || (w && w->last_status == "in_progress");
+        return mine(t) && (t.status == "in_progress" || (w && w->last_status == "in_progress"));
     });
-    if (!active) active = newest([&](const PlanTaskOutline& t) { return has_work(facts, t.id); });
+    if (!active) active = newest([&](const PlanTaskOutline& t) { return mine(t) && has_work(facts, t.id); });
     if (active) return std::make_pair(active->id, true);
     for (const PlanTaskOutline& t : plan) {
-        if (t.status == "pending" && !t.id.empty() && is_ready(plan, t.id)) return std::make_pair(t.id, false);
+        if (t.status == "pending" && !t.id.empty() && mine(t) && is_ready(plan, t.id)) {
+            return std::make_pair(t.id, false);
+        }
+    }
+    if (const PlanTaskOutline* other = newest([&](const PlanTaskOutline& t) { return !mine(t); })) {
+        return std::make_pair(other->id, true);
     }
     return std::nullopt;
 }
@@ -126,6 +146,25 @@ void add_blocked_steps(const Outline& plan, const WorkFacts& facts, ResumePoint&
         if (!waits.empty()) step += " (it also waits on " + waits_text(plan, facts, waits) + ")";
         r.steps.push_back(std::move(step));
     }
+}
+
+// "Also ready: task-2: Design widget; task-4" — the ready tasks nobody has
+// started besides the current one, so a session (or a second agent) sees
+// what else it can take. At most five are named.
+void add_also_ready_step(const Outline& plan, const WorkFacts& facts, ResumePoint& r) {
+    constexpr std::size_t kNamed = 5;
+    std::string named;
+    std::size_t count = 0;
+    for (const PlanTaskOutline& t : plan) {
+        if (t.id.empty() || t.id == r.current || t.status != "pending" || has_work(facts, t.id) ||
+            !is_ready(plan, t.id)) {
+            continue;
+        }
+        if (count++ < kNamed) named += (named.empty() ? "" : "; ") + titled(t);
+    }
+    if (count == 0) return;
+    if (count > kNamed) named += "; and " + std::to_string(count - kNamed) + " more";
+    r.steps.push_back("Also ready: " + named);
 }
 
 // The plan with the status a task's newest work entry gives it where that
@@ -185,19 +224,26 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
     }
     // Started tasks first (D13): ready ones to resume, the others waiting.
     for (const StartedTask& t : r.started) {
-        r.steps.push_back(t.waits_on.empty() ? "Resume " + describe_started(t)
-                                             : "Wait: " + describe_started(t) + " waits on " +
-                                                   waits_text(plan, facts, t.waits_on));
+        r.steps.push_back(!t.waits_on.empty() ? "Wait: " + describe_started(t) + " waits on " +
+                                                    waits_text(plan, facts, t.waits_on)
+                          : t.elsewhere ? kElsewhere + describe_started(t)
+                                        : "Resume " + describe_started(t));
     }
     if (const auto work = pick_work(plan, facts)) {
         r.kind = ResumeKind::Work;
         std::tie(r.current, r.current_started) = *work;
         const PlanTaskOutline& t = *find(plan, r.current);
-        if (has_work(facts, r.current)) put_first(r.steps, "Resume " + r.current + (t.title.empty() ? " " : ":"));
+        const bool taken_over = started_elsewhere(facts, r.current);
+        const std::string lead = (taken_over ? std::string(kElsewhere) : std::string("Resume ")) + r.current +
+                                 (t.title.empty() ? " " : ":");
+        if (has_work(facts, r.current)) put_first(r.steps, lead);
         else r.steps.insert(r.steps.begin(), (r.current_started ? "Continue with " : "Start ") + titled(t));
-        r.summary = "Run in progress. Next task: " + r.current + ".";
-        r.action = r.current_started ? checkpoint(r.current, "completed", "<what proves it is done>")
-                                     : checkpoint(r.current, "in_progress");
+        r.summary = "Run in progress. Next task: " + r.current +
+                    (taken_over ? " (started in another checkout; nothing else is ready)." : ".");
+        // Taking over another checkout's task starts it here; it is not done by us yet.
+        r.action = r.current_started && !taken_over ? checkpoint(r.current, "completed", "<what proves it is done>")
+                                                    : checkpoint(r.current, "in_progress");
+        add_also_ready_step(plan, facts, r);
         add_blocked_steps(plan, facts, r);
         return r;
     }

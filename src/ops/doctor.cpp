@@ -10,6 +10,7 @@
 #include "small/model/resume_point.hpp"
 #include "small/store/evidence_check.hpp"
 #include "small/store/git_repo.hpp"
+#include "small/store/local_work.hpp"
 #include "small/store/scope_drift.hpp"
 #include "small/store/unmerged_files.hpp"
 
@@ -296,7 +297,9 @@ private:
             suggestion = "All remaining tasks are blocked. Review blockers.";
         }
         // The next step is the resume point's (D18), as status and the primer name it.
-        const ResumePoint point = resume_point(outline_plan(set_.root(ArtifactType::Plan)), facts().tasks);
+        const ResumePoint point = resume_point(
+            outline_plan(set_.root(ArtifactType::Plan)),
+            with_local_work(fs_, ws_, meta_ ? meta_->run_replay_id : std::string(), facts().tasks));
         if (point.kind == ResumeKind::Complete) {
             suggestion = handoff_source_state().empty() ? "All tasks complete and the handoff is up to date. New work: "
                                                           "small plan --add \"<title>\"; a new run: small start"

@@ -8,6 +8,7 @@
 #include "small/store/plan_cache.hpp"
 #include "small/store/progress_log.hpp"
 #include "small/base/text.hpp"
+#include "small/store/local_work.hpp"
 #include "small/store/workspace_change.hpp"
 #include "small/store/workspace_lock.hpp"
 #include "small/doc/yaml.hpp"
@@ -99,6 +100,7 @@ Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePath
         log["entries"] = YamlValue::array({stamped});
         if (Status made = write_file_atomic(ws, file, emit_document(log)); !made) return made.error();
         result.created_log = true;
+        record_local_work(ws, {stamped});
         result.timestamp = stamped["timestamp"].get<std::string>();
         result.entry = std::move(stamped);
         return result;

@@ -15,6 +15,7 @@
 
 #include "small/base/fd.hpp"
 #include "small/store/atomic_file.hpp"
+#include "small/store/local_work.hpp"
 #include "small/model/replay_id.hpp"  // sha256_hex
 #include "small/doc/yaml.hpp"
 
@@ -608,6 +609,9 @@ Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& 
     if (Result<Fd> fd = open_log(file, O_RDONLY)) {
         store_cache(ws, file, fd->get(), tail_after(*tail, ts, new_size), std::nullopt);
     }
+    std::vector<YamlValue> written;
+    for (const AppendResult& r : results) written.push_back(r.entry);
+    record_local_work(ws, written);
     return results;
 }
 

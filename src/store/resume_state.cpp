@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "small/store/local_work.hpp"
 #include "small/store/plan_cache.hpp"
 
 namespace small {
@@ -80,7 +81,7 @@ Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths
     Result<LogFacts> facts = read_log_facts(fs, ws, run_id);
     if (!facts) return facts.error();
     s.facts = std::move(*facts);
-    s.point = resume_point(s.plan, s.facts.tasks);
+    s.point = resume_point(s.plan, with_local_work(fs, ws, run_id, s.facts.tasks));
     s.now = handoff_source(s.plan, s.facts);
     const std::string handoff = ws.path_of(artifact_file_name(ArtifactType::Handoff));
     s.handoff_exists = fs.file_exists(handoff);

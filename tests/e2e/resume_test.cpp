@@ -253,5 +253,53 @@ TEST_F(ResumeE2E, TwoAgentsInTwoWorktreesResumeFromThePrimerBeforeAndAfterTheMer
     EXPECT_TRUE(contains(brief_next(), "the run is complete"));
 }
 
+// After merging the other agent's branch, each worktree still resumes its
+// own task (its entry is older than the merged-in one); a fresh clone, which
+// did no work itself, reads the log alone.
+TEST_F(ResumeE2E, AWorktreeNeverResumesATaskOnlyTheOtherBranchStarted) {
+    git_ok({"init", "-q", "-b", "main"});
+    ok({"init", "--no-agents", "--intent", "Two agents"});
+    ok({"plan", "--add", "Alpha's task"});  // task-2
+    ok({"plan", "--add", "Beta's task"});   // task-3
+    ok({"plan", "--add", "Later"});         // task-4
+    ok({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "set up"});
+    ok({"handoff"});
+    ok({"hooks", "install", "git"});
+    git_ok({"add", "-A"});
+    git_ok({"commit", "-q", "-m", "base"});
+    const fs::path a = tmp_.path() / "wt-a", b = tmp_.path() / "wt-b";
+    git_ok({"worktree", "add", "-q", "-b", "a", a.string(), "main"});
+    git_ok({"worktree", "add", "-q", "-b", "b", b.string(), "main"});
+
+    ok({"checkpoint", "--task", "task-3", "--status", "in_progress", "--evidence", "beta starts"}, b);
+    ok({"checkpoint", "--task", "task-2", "--status", "in_progress", "--evidence", "alpha starts"}, a);  // newer
+    ok({"handoff"}, a);
+    ok({"handoff"}, b);
+    git_ok({"commit", "-q", "-am", "alpha"}, a);
+    git_ok({"commit", "-q", "-am", "beta"}, b);
+
+    // Beta merges alpha's branch with the strategy, which rewrites the handoff here.
+    const RunResult merge = git({"merge", "--no-edit", "-s", "small", "a"}, b);
+    ASSERT_EQ(merge.exit_code, 0) << merge;
+    const std::string handoff = read_file(b / ".small" / "handoff.small.yml");
+    EXPECT_TRUE(contains(handoff, "current_task_id: \"task-3\"")) << handoff;
+    EXPECT_TRUE(contains(handoff, "In progress in another checkout: task-2")) << handoff;
+    EXPECT_EQ(brief_next(b), "small checkpoint --task task-3 --status completed --evidence \"<what proves it is done>\"");
+    // Alpha merges beta's: its own task-2 stays current.
+    ASSERT_EQ(git({"merge", "--no-edit", "-s", "small", "b"}, a).exit_code, 0);
+    EXPECT_EQ(brief_next(a), "small checkpoint --task task-2 --status completed --evidence \"<what proves it is done>\"");
+    // Beta finishes: the next is the task nobody started, not alpha's.
+    ok({"checkpoint", "--task", "task-3", "--status", "completed", "--evidence", "beta done"}, b);
+    EXPECT_EQ(brief_next(b), "small checkpoint --task task-4 --status in_progress");
+    // Main's own work was task-1: after the merge it starts the free task-4,
+    // not alpha's task-2.
+    git_ok({"merge", "-q", "--no-edit", "-s", "small", "b"});
+    EXPECT_EQ(brief_next(), "small checkpoint --task task-4 --status in_progress");
+    // A fresh clone knows nothing of its own work: the newest work entry decides.
+    git_ok({"clone", "-q", repo().string(), (tmp_.path() / "clone").string()}, tmp_.path());
+    EXPECT_EQ(brief_next(tmp_.path() / "clone"),
+              "small checkpoint --task task-2 --status completed --evidence \"<what proves it is done>\"");
+}
+
 }  // namespace
 }  // namespace small_e2e

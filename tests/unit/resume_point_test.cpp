@@ -83,10 +83,67 @@ TEST(ResumePoint, TheNewestStartedReadyTaskIsCurrentAndItsLineComesFirst) {
     EXPECT_EQ(r.current, "b");
     EXPECT_TRUE(r.current_started);
     EXPECT_EQ(arg_of(r.action, "status"), "completed");
-    ASSERT_EQ(r.steps.size(), 2u);
+    ASSERT_EQ(r.steps.size(), 3u);
     EXPECT_EQ(r.steps[0], "Resume b: Title b (plan: in_progress, last recorded: in_progress)");
     EXPECT_EQ(r.steps[1], "Resume a: Title a (plan: pending, last recorded: in_progress)");
+    EXPECT_EQ(r.steps[2], "Also ready: c: Title c");
     ASSERT_EQ(r.started.size(), 2u);
+}
+
+// A second session (or agent) sees what else it can take: the ready tasks
+// nobody started, at most five named; waiting and started ones are not.
+TEST(ResumePoint, TheOtherReadyTasksAreNamedAfterTheCurrentOne) {
+    Outline plan = {task("t0", "completed"), task("t1", "pending"), task("t2", "pending", {"t1"}),
+                    task("t3", "in_progress")};
+    for (int i = 4; i < 11; ++i) plan.push_back(task("t" + std::to_string(i), "pending", {"t0"}));
+    WorkFacts facts;
+    facts["t3"] = work("in_progress", 4);
+    const ResumePoint r = resume_point(plan, facts);
+    EXPECT_EQ(r.current, "t3");
+    ASSERT_EQ(r.steps.size(), 2u);
+    EXPECT_EQ(r.steps[1], "Also ready: t1: Title t1; t4: Title t4; t5: Title t5; t6: Title t6; t7: Title t7; and 3 more");
+    // Nothing else ready: no such line.
+    const ResumePoint alone = resume_point({task("x", "pending"), task("y", "pending", {"x"})}, {});
+    EXPECT_EQ(alone.steps, std::vector<std::string>{"Start x: Title x"});
+}
+
+// Two worktrees merged (store/local_work): this checkout's own task stays
+// current although the other branch's entry is newer; theirs is named as
+// in progress elsewhere. Without a record of its own work, the newest wins.
+TEST(ResumePoint, ATaskOnlyAnotherCheckoutStartedIsNeverPreferred) {
+    const Outline plan = {task("task-1", "completed"), task("task-2", "in_progress"), task("task-3", "in_progress"),
+                          task("task-4", "pending")};
+    WorkFacts facts;
+    facts["task-1"] = work("completed", 1);
+    facts["task-2"] = work("in_progress", 5);  // the other branch's, newer
+    facts["task-3"] = work("in_progress", 3);
+    ResumePoint r = resume_point(plan, facts);
+    EXPECT_EQ(r.current, "task-2");  // nothing known of this checkout: the log alone
+
+    facts["task-3"].here = true;
+    r = resume_point(plan, facts);
+    EXPECT_EQ(r.current, "task-3");
+    EXPECT_EQ(r.steps[0], "Resume task-3: Title task-3 (plan: in_progress, last recorded: in_progress)");
+    EXPECT_EQ(r.steps[1], "In progress in another checkout: task-2: Title task-2 (plan: in_progress, last "
+                          "recorded: in_progress)");
+    EXPECT_EQ(arg_of(r.action, "status"), "completed");
+
+    // Our task done: the next is a ready task nobody started, not theirs.
+    facts["task-3"] = work("completed", 6);
+    facts["task-3"].here = true;
+    Outline done = plan;
+    done[2].status = "completed";
+    r = resume_point(done, facts);
+    EXPECT_EQ(r.current, "task-4");
+    EXPECT_FALSE(r.current_started);
+
+    // Nothing else ready: theirs becomes current, to take over (start it here).
+    done[3].status = "cancelled";
+    r = resume_point(done, facts);
+    EXPECT_EQ(r.current, "task-2");
+    EXPECT_EQ(arg_of(r.action, "status"), "in_progress");
+    EXPECT_NE(r.summary.find("started in another checkout"), std::string::npos) << r.summary;
+    EXPECT_EQ(r.steps[0].rfind("In progress in another checkout: task-2:", 0), 0u) << r.steps[0];
 }
 
 TEST(ResumePoint, APendingReadyTaskIsStartedNotCompleted) {
@@ -252,7 +309,7 @@ TEST(BuildHandoff, SessionStepsFollowTheComputedOnesAndStartedTasksAreCounted) {
     in.next = {"Ask the user about the flag name", "  "};
     const YamlValue h = build_handoff(in);
     EXPECT_EQ(steps_of(h), (Ids{"Resume task-1: Title task-1 (plan: pending, last recorded: in_progress)",
-                                "Ask the user about the flag name"}));
+                                "Also ready: task-2: Title task-2", "Ask the user about the flag name"}));
     EXPECT_EQ(h["summary"], "Run in progress. Next task: task-1. 1 task has unsettled progress.");
 }
 
@@ -301,7 +358,10 @@ Scenario random_scenario(std::mt19937& rng) {
             }
         }
         s.plan.push_back(t);
-        if (rng() % 3 == 0) s.facts[t.id] = work(kStatuses[rng() % 5], ++seq, rng() % 2 ? "reason " + t.id : "");
+        if (rng() % 3 == 0) {
+            s.facts[t.id] = work(kStatuses[rng() % 5], ++seq, rng() % 2 ? "reason " + t.id : "");
+            s.facts[t.id].here = rng() % 2 == 0;  // this checkout's own work, or merged in
+        }
     }
     return s;
 }
@@ -316,6 +376,7 @@ void follow(Scenario& s, const NextAction& a, std::size_t& seq) {
     }
     s.facts[id].last_status = status;
     s.facts[id].last_seq = ++seq;
+    s.facts[id].here = true;
 }
 
 TEST(ResumePointProperty, TheSuggestedTaskIsAlwaysReadyAndFollowingItNeverLoops) {
@@ -355,9 +416,23 @@ TEST(ResumePointProperty, AStartedTaskIsResumedOnlyWhenReadyAndBlockersShowTheir
         const Scenario s = random_scenario(rng);
         const ResumePoint r = resume_point(s.plan, s.facts);
         for (const StartedTask& t : r.started) {
-            const std::string resume = "Resume " + describe_started(t);
+            const std::string resume =
+                (t.elsewhere ? "In progress in another checkout: " : "Resume ") + describe_started(t);
             const bool listed = std::find(r.steps.begin(), r.steps.end(), resume) != r.steps.end();
             ASSERT_EQ(listed, is_ready(s.plan, t.id)) << "round " << round << ": " << t.id;
+        }
+        // A task only other checkouts started is current only when nothing else is ready.
+        const auto elsewhere = [&](const std::string& id) {
+            return std::any_of(r.started.begin(), r.started.end(),
+                               [&](const StartedTask& t) { return t.id == id && t.elsewhere; });
+        };
+        if (!r.current.empty() && elsewhere(r.current)) {
+            for (const PlanTaskOutline& t : s.plan) {
+                if (t.status == "blocked" || !is_ready(s.plan, t.id)) continue;
+                const auto w = s.facts.find(t.id);
+                const bool blocked_by_work = w != s.facts.end() && w->second.last_status == "blocked";
+                ASSERT_TRUE(elsewhere(t.id) || blocked_by_work) << "round " << round << ": " << t.id << " was ready";
+            }
         }
         for (const BlockedTask& b : blocked_tasks(s.plan, s.facts)) {
             const PlanTaskOutline* t = find(s.plan, b.id);

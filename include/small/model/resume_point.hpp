@@ -15,6 +15,10 @@
 //     task (plan order), else the first blocked task whose dependencies are
 //     complete (to unblock). A blocked task carries the reason of the entry
 //     that blocked it.
+//   * When this checkout's own work is known (some task has `here`), a task
+//     that only other checkouts' entries started (merged in from another
+//     branch) is never preferred: it is named "In progress in another
+//     checkout", and becomes current only when no other task is ready.
 //   * A run whose tasks are all completed or cancelled is complete: nothing
 //     to run but a fresh handoff; never a step that changes nothing.
 #pragma once
@@ -56,6 +60,7 @@ struct TaskWork {
     std::string last_status;     // newest work entry of the current run ("" = not started by an entry)
     std::size_t last_seq = 0;    // that entry's position in the log (larger = newer)
     std::string blocked_reason;  // evidence (else notes) of the newest entry that set it blocked, any run
+    bool here = false;           // this checkout wrote work for it (store/local_work); not from the log
 };
 using WorkFacts = std::map<std::string, TaskWork, std::less<>>;
 
@@ -71,6 +76,7 @@ enum class ResumeKind {
 struct StartedTask {
     std::string id, title, plan_status, last_status;
     std::vector<std::string> waits_on;  // unmet dependencies (empty: ready)
+    bool elsewhere = false;             // only other checkouts' entries started it (TaskWork::here)
 };
 
 struct ResumePoint {

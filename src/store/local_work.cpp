@@ -1,0 +1,75 @@
+// This checkout's own work (see the header).
+#include "small/store/local_work.hpp"
+
+#include "small/model/layout.hpp"
+#include "small/model/plan_model.hpp"
+#include "small/store/atomic_file.hpp"
+#include "small/store/plan_cache.hpp"
+
+namespace small {
+
+namespace {
+
+constexpr const char* kLocalWorkName = "local.work";
+
+std::string field_of(const YamlValue& entry, const char* key) {
+    const auto it = entry.find(key);
+    return it != entry.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// Every (run, task) pair recorded, one "<run> <task>" line each.
+std::set<std::pair<std::string, std::string>> read_pairs(const FileSystem& fs, const WorkspacePaths& ws) {
+    std::set<std::pair<std::string, std::string>> pairs;
+    Result<std::string> body = fs.read_file_no_follow(runtime_path(ws.root, kCacheDirName), kLocalWorkName);
+    if (!body) return pairs;
+    const bool ok = decode_cache_lines(*body, [&](std::vector<std::string>& fields) {
+        if (fields.size() != 2) return false;
+        pairs.emplace(std::move(fields[0]), std::move(fields[1]));
+        return true;
+    });
+    if (!ok) pairs.clear();  // a torn file reads as nothing recorded
+    return pairs;
+}
+
+}  // namespace
+
+void record_local_work(const WorkspacePaths& ws, const std::vector<YamlValue>& entries) {
+    std::set<std::pair<std::string, std::string>> pairs;
+    bool added = false;
+    bool loaded = false;
+    for (const YamlValue& e : entries) {
+        const std::string task = field_of(e, "task_id"), run = field_of(e, "replayId");
+        if (task.empty() || run.empty() ||
+            is_bookkeeping_entry(task, field_of(e, "evidence"), field_of(e, "notes"))) {
+            continue;
+        }
+        if (!loaded) pairs = read_pairs(RealFileSystem(), ws), loaded = true;
+        added |= pairs.emplace(run, task).second;
+    }
+    if (!added) return;
+    std::string body;
+    for (const auto& [run, task] : pairs) {
+        append_cache_field(body, run);
+        body += ' ';
+        append_cache_field(body, task);
+        body += '\n';
+    }
+    // Best effort: losing it only makes the resume point read the log alone.
+    (void)write_cache_file(ws, runtime_path(ws.root, kCacheDirName) + "/" + kLocalWorkName, body);
+}
+
+std::set<std::string, std::less<>> local_work(const FileSystem& fs, const WorkspacePaths& ws,
+                                              const std::string& run_id) {
+    std::set<std::string, std::less<>> tasks;
+    for (const auto& [run, task] : read_pairs(fs, ws)) {
+        if (run == run_id) tasks.insert(task);
+    }
+    return tasks;
+}
+
+WorkFacts with_local_work(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id, WorkFacts facts) {
+    for (const std::string& id : local_work(fs, ws, run_id)) facts[id].here = true;
+    return facts;
+}
+
+}  // namespace small
