@@ -13,7 +13,7 @@
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/model/templates.hpp"
-#include "small/store/plan_cache.hpp"
+#include "small/store/handoff_file.hpp"
 #include "small/store/plan_cache.hpp"
 #include "small/store/run_store.hpp"
 #include "small/store/run_state.hpp"
@@ -283,6 +283,16 @@ YamlValue init_handoff(const InitResult& result, const std::string& now) {
     return handoff;
 }
 
+// The handoff's D18 source line: computed from the template plan and a new
+// log (no work entries), so readers call it stale once the plan changes or
+// work is recorded. A kept log may hold work: no line then (never "stale").
+std::string init_source_comment(const std::string& plan_text, bool progress_kept) {
+    if (progress_kept) return "";
+    Result<Document> plan = parse_yaml(plan_text, "plan.small.yml");
+    if (!plan) return "";
+    return source_comment(handoff_source(outline_of(to_yaml_value(plan->root())), LogFacts{}));
+}
+
 // The .small/ files, as one all-or-nothing change (workspace_change.hpp).
 // A kept log gets meta/init appended (D7); a new one is written whole,
 // holding that entry.
@@ -311,7 +321,8 @@ WorkspaceChange init_change(const WorkspacePaths& ws, const InitTemplates& t, co
         result.progress_entry = std::move(stamped);
     }
     put(kWorkspaceFileName, emit_document(init_metadata(result, created_at, now)));
-    put(artifact_file_name(ArtifactType::Handoff), emit_document(init_handoff(result, now)));
+    put(artifact_file_name(ArtifactType::Handoff),
+        init_source_comment(t.plan, result.progress_kept) + emit_document(init_handoff(result, now)));
     return change;
 }
 

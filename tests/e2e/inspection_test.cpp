@@ -190,6 +190,8 @@ TEST_F(InspectionTest, EmitCheckExitsWithTheCheckAndWritesNothing) {
 }
 
 TEST_F(InspectionTest, DoctorHealthyChangesNothing) {
+    // Healthy includes a fresh handoff (init's records the template plan, D18).
+    ASSERT_EQ(run({"handoff"}).exit_code, 0);
     const auto stamp = fs::last_write_time(small_file("progress.small.yml"));
     const RunResult r = run({"doctor"});
     EXPECT_EQ(r.exit_code, 0) << r;
