@@ -64,6 +64,23 @@ protected:
         ok({"plan", "--depends", "task-5:task-4"});
     }
 
+    // A repository whose main has the driver, task-1 completed and `titles`
+    // added, and worktrees wt-a and wt-b on branches a and b.
+    void two_worktrees(const std::vector<std::string>& titles) {
+        git_ok({"init", "-q", "-b", "main"});
+        ok({"init", "--no-agents", "--intent", "Two agents"});
+        for (const std::string& title : titles) ok({"plan", "--add", title});
+        ok({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "set up"});
+        ok({"handoff"});
+        ok({"hooks", "install", "git"});
+        git_ok({"add", "-A"});
+        git_ok({"commit", "-q", "-m", "base"});
+        for (const char* branch : {"a", "b"}) {
+            git_ok({"worktree", "add", "-q", "-b", branch, worktree(branch).string(), "main"});
+        }
+    }
+    fs::path worktree(const std::string& branch) const { return tmp_.path() / ("wt-" + branch); }
+
     TempDir tmp_;
     Env env_;
 };
@@ -200,18 +217,8 @@ TEST_F(ResumeE2E, StartRePinsARunWhoseWorkHasNotStarted) {
 }
 
 TEST_F(ResumeE2E, TwoAgentsInTwoWorktreesResumeFromThePrimerBeforeAndAfterTheMerge) {
-    git_ok({"init", "-q", "-b", "main"});
-    ok({"init", "--no-agents", "--intent", "Two agents"});
-    ok({"plan", "--add", "Alpha's task"});  // task-2
-    ok({"plan", "--add", "Beta's task"});   // task-3
-    ok({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "set up"});
-    ok({"handoff"});
-    ok({"hooks", "install", "git"});
-    git_ok({"add", "-A"});
-    git_ok({"commit", "-q", "-m", "base"});
-    const fs::path a = tmp_.path() / "wt-a", b = tmp_.path() / "wt-b";
-    git_ok({"worktree", "add", "-q", "-b", "a", a.string(), "main"});
-    git_ok({"worktree", "add", "-q", "-b", "b", b.string(), "main"});
+    two_worktrees({"Alpha's task", "Beta's task"});  // task-2, task-3
+    const fs::path a = worktree("a"), b = worktree("b");
 
     ok({"checkpoint", "--task", "task-2", "--status", "in_progress", "--evidence", "alpha starts"}, a);
     ok({"checkpoint", "--task", "task-3", "--status", "in_progress", "--evidence", "beta starts"}, b);
@@ -257,19 +264,8 @@ TEST_F(ResumeE2E, TwoAgentsInTwoWorktreesResumeFromThePrimerBeforeAndAfterTheMer
 // own task (its entry is older than the merged-in one); a fresh clone, which
 // did no work itself, reads the log alone.
 TEST_F(ResumeE2E, AWorktreeNeverResumesATaskOnlyTheOtherBranchStarted) {
-    git_ok({"init", "-q", "-b", "main"});
-    ok({"init", "--no-agents", "--intent", "Two agents"});
-    ok({"plan", "--add", "Alpha's task"});  // task-2
-    ok({"plan", "--add", "Beta's task"});   // task-3
-    ok({"plan", "--add", "Later"});         // task-4
-    ok({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "set up"});
-    ok({"handoff"});
-    ok({"hooks", "install", "git"});
-    git_ok({"add", "-A"});
-    git_ok({"commit", "-q", "-m", "base"});
-    const fs::path a = tmp_.path() / "wt-a", b = tmp_.path() / "wt-b";
-    git_ok({"worktree", "add", "-q", "-b", "a", a.string(), "main"});
-    git_ok({"worktree", "add", "-q", "-b", "b", b.string(), "main"});
+    two_worktrees({"Alpha's task", "Beta's task", "Later"});  // task-2 .. task-4
+    const fs::path a = worktree("a"), b = worktree("b");
 
     ok({"checkpoint", "--task", "task-3", "--status", "in_progress", "--evidence", "beta starts"}, b);
     ok({"checkpoint", "--task", "task-2", "--status", "in_progress", "--evidence", "alpha starts"}, a);  // newer
