@@ -30,10 +30,9 @@ run() {
 step "An agent session in $WS"
 cd "$WS"
 run init --intent "Add a --version flag to the greeter CLI" --no-agents
-run plan --title task-1 "Review the repository layout"
-run plan --add "Parse the --version flag"
-run plan --add "Print the version string"
-run plan --depends task-3:task-2
+printf '# The whole plan in one call (each flag repeats; one logged, all-or-nothing change).\n'
+run plan --title task-1 "Review the repository layout" --add "Parse the --version flag" \
+  --add "Print the version string" --depends task-3:task-2
 run checkpoint --task task-1 --status completed --evidence "Repository layout reviewed"
 run checkpoint --task task-2 --status in_progress --evidence "Started on flag parsing"
 printf '$ small progress add --task task-22 ...   # a typo: refused, nothing written\n'
@@ -42,6 +41,8 @@ run checkpoint --task task-2 --status completed --evidence "--version parsed" --
 run progress add --task task-3 --status in_progress --evidence "Printing wired up; tests still to write"
 printf '# Mid-task: the handoff is written anyway and names task-3 (D13).\n'
 run handoff --summary "Flag parsed; printing half done"
+printf '# What the next session reads first: the primer, ending with the one step to take.\n'
+run status --brief
 
 step "Inspecting the workspace"
 run check --strict
