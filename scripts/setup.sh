@@ -3,9 +3,13 @@
 #
 #   scripts/setup.sh [extra cmake configure args...]
 #
-# Idempotent: packages already installed are skipped, and apt-get update runs only
+# By default only what building and running `small` needs is installed, and the build
+# configures no test or benchmark targets (first contact: scripts/demo.sh). SMALL_SETUP_TESTS=1
+# (scripts/test.sh sets it) also installs the test-only packages and the MCP SDK client, and
+# builds the tests. Idempotent: packages already installed are skipped, and apt-get update runs only
 # when something is missing, so a repeated run is fast and works offline.
-# Environment: SMALL_SKIP_DEPS=1 skips the dependency step; SMALL_BUILD_DIR (default build).
+# Environment: SMALL_SKIP_DEPS=1 skips the dependency step; SMALL_BUILD_DIR (default build);
+# SMALL_PRINT_PACKAGES=1 prints the Debian packages this run would need, one a line, and exits.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,13 +19,18 @@ BUILD_DIR="${SMALL_BUILD_DIR:-build}"
 log() { printf '[setup] %s\n' "$*"; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
-# Debian packages (valijson is handled separately below).
-# bash-completion, zsh and fish: the completion tests load `small completion <shell>` in each.
-# dpkg-dev (dpkg-shlibdeps for CPack's Depends), lintian, man-db and groff-base: the
-# package.deb test builds the .deb, lints it and renders its manual pages.
-PACKAGES=(g++ make cmake pkg-config libgtest-dev libfyaml-dev nlohmann-json3-dev
-          libcli11-dev libssl-dev libgit2-dev git python3 bash-completion zsh fish
-          dpkg-dev lintian man-db groff-base)
+WITH_TESTS="${SMALL_SETUP_TESTS:-0}"
+
+# Debian packages (valijson is handled separately below): building and running small.
+PACKAGES=(g++ make cmake pkg-config libfyaml-dev nlohmann-json3-dev libcli11-dev libssl-dev
+          libgit2-dev git python3)
+# Test-only: GoogleTest; bash-completion, zsh and fish (the completion tests load `small
+# completion <shell>` in each); dpkg-dev (dpkg-shlibdeps for CPack's Depends), lintian,
+# man-db and groff-base (the package.deb test builds the .deb, lints it and renders its
+# manual pages). tests/check_setup_packages.sh keeps them out of the first list.
+TEST_PACKAGES=(libgtest-dev bash-completion zsh fish dpkg-dev lintian man-db groff-base)
+if [ "$WITH_TESTS" = "1" ]; then PACKAGES+=("${TEST_PACKAGES[@]}"); fi
+if [ "${SMALL_PRINT_PACKAGES:-0}" = "1" ]; then printf '%s\n' "${PACKAGES[@]}"; exit 0; fi
 
 TMP_DIR=""
 trap '[ -z "$TMP_DIR" ] || rm -rf "$TMP_DIR"' EXIT
@@ -144,13 +153,15 @@ install_mcp_client() {
 if [ "${SMALL_SKIP_DEPS:-0}" != "1" ]; then
   install_packages
   install_valijson
-  install_mcp_client
+  if [ "$WITH_TESTS" = "1" ]; then install_mcp_client; fi
 fi
 
 JOBS="$(nproc 2>/dev/null || echo 2)"
 log "cmake configure ($BUILD_DIR, Release)"
 mkdir -p "$BUILD_DIR"
-if ! cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "$@" >"$BUILD_DIR/configure.log" 2>&1; then
+SCOPE=()  # without the tests, configure no test or benchmark targets (GoogleTest may be absent)
+if [ "$WITH_TESTS" != "1" ]; then SCOPE=(-DSMALL_BUILD_TESTS=OFF -DSMALL_BUILD_BENCH=OFF); fi
+if ! cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "${SCOPE[@]}" "$@" >"$BUILD_DIR/configure.log" 2>&1; then
   cat "$BUILD_DIR/configure.log" >&2
   die "cmake configure failed (log: $BUILD_DIR/configure.log)"
 fi
