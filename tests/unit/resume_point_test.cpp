@@ -399,7 +399,9 @@ TEST(ResumePointProperty, TheSuggestedTaskIsAlwaysReadyAndFollowingItNeverLoops)
                 ASSERT_EQ(named, r.current);
             }
             if (r.kind == ResumeKind::Complete || r.kind == ResumeKind::NoTasks || r.kind == ResumeKind::Stuck) {
-                if (r.kind == ResumeKind::Stuck) ASSERT_EQ(r.action.tool, "plan") << "round " << round;
+                if (r.kind == ResumeKind::Stuck) {
+                    ASSERT_EQ(r.action.tool, "plan") << "round " << round;
+                }
                 break;
             }
             ASSERT_LT(step, limit) << "round " << round << ": following the steps loops at " << cli_line(r.action);
