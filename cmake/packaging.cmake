@@ -46,6 +46,11 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME small)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION devel)
 # dpkg-shlibdeps (dpkg-dev) reads the binary's needs: with SMALL_LINK_STATIC only libc6.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
+# libgit2 is loaded with dlopen (store/git_repo.cpp), which dpkg-shlibdeps cannot see.
+string(REPLACE "." ";" SMALL_GIT2_VERSION_PARTS "${LIBGIT2_VERSION}")
+list(GET SMALL_GIT2_VERSION_PARTS 0 SMALL_GIT2_MAJOR)
+list(GET SMALL_GIT2_VERSION_PARTS 1 SMALL_GIT2_MINOR)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "libgit2-${SMALL_GIT2_MAJOR}.${SMALL_GIT2_MINOR}")
 # Descriptions: the first line is the synopsis; CPack indents the rest and
 # turns the empty line into " ." (no CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack
 # would put it before each of these as a second synopsis).

@@ -51,7 +51,66 @@ void add_global_flags_footer(CLI::App& parent) {
     }
 }
 
-void configure(CLI::App& app, Context& ctx) {
+// Every command, by the name that selects it.
+struct Command {
+    std::string_view name;
+    void (*add)(CLI::App&, Context&);
+};
+constexpr Command kCommands[] = {
+    {"accept", register_accept},
+    {"agents", register_agents},
+    {"apply", register_apply},
+    {"archive", register_archive},
+    {"check", register_check},
+    {"checkpoint", register_checkpoint},
+    {"completion", register_completion},
+    {"doctor", register_doctor},
+    {"draft", register_draft},
+    {"drift", register_drift},
+    {"emit", register_emit},
+    {"fix", register_fix},
+    {"handoff", register_handoff},
+    {"help", register_help},
+    {"hooks", register_hooks},
+    {"init", register_init},
+    {"lint", register_lint},
+    {"mcp", register_mcp},
+    {"plan", register_plan},
+    {"progress", register_progress},
+    {"merge", register_merge},
+    {"replay-id", register_replay_id},
+    {"reset", register_reset},
+    {"run", register_run},
+    {"selftest", register_selftest},
+    {"start", register_start},
+    {"status", register_status},
+    {"validate", register_validate},
+    {"verify", register_verify},
+    {"version", register_version}};
+
+// The command a command line runs when its first word names one exactly
+// (global flags take no values, so they may come first), `version` for a
+// bare --version; "" otherwise.
+// Building only that command's parser keeps the start-up floor low (issue
+// 19); help, completion, did-you-mean and the usage errors of an unknown
+// word see the whole tree.
+std::string_view only_command(int argc, char** argv) {
+    bool version_flag = false;  // `small --version` needs no command's parser
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view word = argv[i];
+        version_flag |= word == "--version" || word == "-v";
+        if (word.empty() || word[0] == '-') continue;
+        if (word == "help") return "";
+        for (const Command& c : kCommands) {
+            if (c.name == word) return c.name;
+        }
+        return "";
+    }
+    return version_flag ? "version" : "";
+}
+
+// `only` empty: every command.
+void configure(CLI::App& app, Context& ctx, std::string_view only) {
     app.description("SMALL is a protocol for durable, agent-legible project state: intent, constraints, plan,\n"
                     "progress and handoff in .small/, validated by schemas and invariants.");
     app.set_version_flag("-v,--version", version_text(), "Print the version and exit");
@@ -60,36 +119,9 @@ void configure(CLI::App& app, Context& ctx) {
     app.add_flag("--no-color", ctx.globals.no_color, "Disable ANSI color output");
     app.fallthrough();  // global flags may follow the command name
     app.require_subcommand(0, 1);
-    register_accept(app, ctx);
-    register_agents(app, ctx);
-    register_apply(app, ctx);
-    register_archive(app, ctx);
-    register_check(app, ctx);
-    register_checkpoint(app, ctx);
-    register_completion(app, ctx);
-    register_doctor(app, ctx);
-    register_draft(app, ctx);
-    register_drift(app, ctx);
-    register_emit(app, ctx);
-    register_fix(app, ctx);
-    register_handoff(app, ctx);
-    register_help(app, ctx);
-    register_hooks(app, ctx);
-    register_init(app, ctx);
-    register_lint(app, ctx);
-    register_mcp(app, ctx);
-    register_plan(app, ctx);
-    register_progress(app, ctx);
-    register_merge(app, ctx);
-    register_replay_id(app, ctx);
-    register_reset(app, ctx);
-    register_run(app, ctx);
-    register_selftest(app, ctx);
-    register_start(app, ctx);
-    register_status(app, ctx);
-    register_validate(app, ctx);
-    register_verify(app, ctx);
-    register_version(app, ctx);
+    for (const Command& c : kCommands) {
+        if (only.empty() || only == c.name) c.add(app, ctx);
+    }
     app.footer("Exit codes: 0 ok, 1 invalid workspace or refused, 2 usage or system error, 3 workspace busy.\n"
                "Run 'small <command> --help' for a command's flags. Docs: README.md, docs/.");
     add_global_flags_footer(app);
@@ -102,7 +134,8 @@ int main(int argc, char** argv) {
     std::signal(SIGXFSZ, SIG_IGN);
     Context ctx;
     CLI::App app("small", "small");
-    configure(app, ctx);
+    const bool tooling = argc >= 2 && (std::string(argv[1]) == "__complete" || std::string(argv[1]) == "__man");
+    configure(app, ctx, tooling ? std::string_view() : only_command(argc, argv));
     // Shell completion asks here, before the usage check: its words are a half-typed command line.
     if (argc >= 2 && std::string(argv[1]) == "__complete") {
         return run_complete_request(app, ctx, std::vector<std::string>(argv + 2, argv + argc));

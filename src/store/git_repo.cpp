@@ -2,47 +2,90 @@
 // with its free function, so no early return leaks one.
 #include "small/store/git_repo.hpp"
 
+#include <dlfcn.h>
 #include <git2.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <mutex>
 
 namespace small {
 
 namespace {
 
-template <typename T, void (*Free)(T*)>
-struct Freer {
-    void operator()(T* p) const { Free(p); }
-};
-template <typename T, void (*Free)(T*)>
-using Owned = std::unique_ptr<T, Freer<T, Free>>;
-using ObjectPtr = Owned<git_object, git_object_free>;
-using CommitPtr = Owned<git_commit, git_commit_free>;
-using TreePtr = Owned<git_tree, git_tree_free>;
-using DiffPtr = Owned<git_diff, git_diff_free>;
-using StatusPtr = Owned<git_status_list, git_status_list_free>;
-using IndexPtr = Owned<git_index, git_index_free>;
-using ConflictIterPtr = Owned<git_index_conflict_iterator, git_index_conflict_iterator_free>;
-using BlobPtr = Owned<git_blob, git_blob_free>;
-using ConfigPtr = Owned<git_config, git_config_free>;
+// libgit2 is loaded by the first command that needs git (dlopen), not at
+// start-up: linked, it and the libraries it pulls in (krb5, ssh2, mbedtls,
+// ...) cost every command, git or not, most of its start-up (issue 19).
+#define SMALL_GIT2_FUNCTIONS(X) \
+    X(git_libgit2_init) X(git_error_last) X(git_oid_tostr) X(git_oid_fromstr) \
+    X(git_oid_fromstrn) X(git_blob_lookup) X(git_blob_rawcontent) X(git_blob_rawsize) \
+    X(git_blob_free) X(git_buf_dispose) X(git_commit_lookup) X(git_commit_parent_id) \
+    X(git_commit_parentcount) X(git_commit_time) X(git_commit_tree) X(git_commit_free) \
+    X(git_config_delete_entry) X(git_config_get_string_buf) X(git_config_open_level) X(git_config_set_string) \
+    X(git_config_free) X(git_diff_get_delta) X(git_diff_num_deltas) X(git_diff_tree_to_workdir_with_index) \
+    X(git_diff_free) X(git_index_conflict_iterator_new) X(git_index_conflict_next) X(git_index_conflict_iterator_free) \
+    X(git_index_has_conflicts) X(git_index_free) X(git_object_id) X(git_object_lookup_prefix) \
+    X(git_object_peel) X(git_object_free) X(git_reference_name_to_id) X(git_repository_config) \
+    X(git_repository_free) X(git_repository_head_detached) X(git_repository_head_unborn) X(git_repository_index) \
+    X(git_repository_is_shallow) X(git_repository_open_ext) X(git_repository_workdir) X(git_revparse_single) \
+    X(git_status_list_entrycount) X(git_status_list_new) X(git_status_list_free) X(git_tree_free)
 
-// libgit2's global state, set up once per process and kept (libgit2 keeps a
-// count; never shutting down is what its documentation allows).
-void init_once() {
-    static std::once_flag once;
-    std::call_once(once, [] { git_libgit2_init(); });
+struct Git2 {
+#define SMALL_GIT2_POINTER(name) decltype(&::name) name = nullptr;
+    SMALL_GIT2_FUNCTIONS(SMALL_GIT2_POINTER)
+#undef SMALL_GIT2_POINTER
+};
+
+// The library's functions, loaded and initialised once per process (libgit2
+// keeps a count; never shutting down is what its documentation allows), or
+// why they could not be.
+const Result<Git2>& load_git2() {
+    static const Result<Git2> loaded = []() -> Result<Git2> {
+        constexpr const char* kName = "libgit2.so." LIBGIT2_SOVERSION;
+        void* handle = ::dlopen(kName, RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+            return Error::system(std::string("cannot load ") + kName + " (" + ::dlerror() +
+                                 "): git features need it; install Debian's libgit2-" LIBGIT2_SOVERSION " package");
+        }
+        Git2 g;
+        const char* missing = nullptr;
+#define SMALL_GIT2_RESOLVE(name) \
+    if (!missing && !(g.name = reinterpret_cast<decltype(g.name)>(::dlsym(handle, #name)))) missing = #name;
+        SMALL_GIT2_FUNCTIONS(SMALL_GIT2_RESOLVE)
+#undef SMALL_GIT2_RESOLVE
+        if (missing) return Error::system(std::string(kName) + " has no " + missing + "; install libgit2 " LIBGIT2_SOVERSION);
+        g.git_libgit2_init();
+        return g;
+    }();
+    return loaded;
 }
 
+// Only reached through a GitRepo, which discover() made after a successful load.
+const Git2& git2() { return *load_git2(); }
+
+template <typename T, auto Free>
+struct Freer {
+    void operator()(T* p) const { (git2().*Free)(p); }
+};
+template <typename T, auto Free>
+using Owned = std::unique_ptr<T, Freer<T, Free>>;
+using ObjectPtr = Owned<git_object, &Git2::git_object_free>;
+using CommitPtr = Owned<git_commit, &Git2::git_commit_free>;
+using TreePtr = Owned<git_tree, &Git2::git_tree_free>;
+using DiffPtr = Owned<git_diff, &Git2::git_diff_free>;
+using StatusPtr = Owned<git_status_list, &Git2::git_status_list_free>;
+using IndexPtr = Owned<git_index, &Git2::git_index_free>;
+using ConflictIterPtr = Owned<git_index_conflict_iterator, &Git2::git_index_conflict_iterator_free>;
+using BlobPtr = Owned<git_blob, &Git2::git_blob_free>;
+using ConfigPtr = Owned<git_config, &Git2::git_config_free>;
+
 Error libgit2_error(const std::string& what) {
-    const ::git_error* e = git_error_last();
+    const ::git_error* e = git2().git_error_last();
     return Error::system(what + ": " + (e && e->message ? e->message : "libgit2 error"));
 }
 
 std::string hex(const git_oid& oid) {
     char buf[GIT_OID_HEXSZ + 1];
-    git_oid_tostr(buf, sizeof buf, &oid);
+    git2().git_oid_tostr(buf, sizeof buf, &oid);
     return buf;
 }
 
@@ -54,7 +97,7 @@ bool is_hex(const std::string& s) {
 
 Result<git_oid> parse_oid(const std::string& full) {
     git_oid oid;
-    if (full.size() != GIT_OID_HEXSZ || git_oid_fromstr(&oid, full.c_str()) != 0) {
+    if (full.size() != GIT_OID_HEXSZ || git2().git_oid_fromstr(&oid, full.c_str()) != 0) {
         return Error::invalid("not a full commit id: " + full);
     }
     return oid;
@@ -64,21 +107,21 @@ Result<git_oid> parse_oid(const std::string& full) {
 Result<std::optional<std::string>> stage_text(git_repository* repo, const git_index_entry* entry) {
     if (!entry) return std::optional<std::string>();
     git_blob* raw = nullptr;
-    if (git_blob_lookup(&raw, repo, &entry->id) != 0) {
+    if (git2().git_blob_lookup(&raw, repo, &entry->id) != 0) {
         return libgit2_error(std::string("cannot read the staged version of ") + entry->path);
     }
     BlobPtr blob(raw);
-    const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
-    return std::optional<std::string>(std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob.get()))));
+    const char* data = static_cast<const char*>(git2().git_blob_rawcontent(blob.get()));
+    return std::optional<std::string>(std::string(data, static_cast<std::size_t>(git2().git_blob_rawsize(blob.get()))));
 }
 
 // The local level of the repository's configuration (.git/config).
 Result<ConfigPtr> local_config_file(git_repository* repo) {
     git_config* all = nullptr;
-    if (git_repository_config(&all, repo) != 0) return libgit2_error("cannot read the repository's git config");
+    if (git2().git_repository_config(&all, repo) != 0) return libgit2_error("cannot read the repository's git config");
     ConfigPtr owner(all);
     git_config* local = nullptr;
-    if (git_config_open_level(&local, owner.get(), GIT_CONFIG_LEVEL_LOCAL) != 0) {
+    if (git2().git_config_open_level(&local, owner.get(), GIT_CONFIG_LEVEL_LOCAL) != 0) {
         return libgit2_error("cannot open the repository's own git config file");
     }
     return ConfigPtr(local);
@@ -86,7 +129,7 @@ Result<ConfigPtr> local_config_file(git_repository* repo) {
 
 }  // namespace
 
-void GitRepo::Deleter::operator()(git_repository* r) const { git_repository_free(r); }
+void GitRepo::Deleter::operator()(git_repository* r) const { git2().git_repository_free(r); }
 
 GitRepo::GitRepo(git_repository* repo) : repo_(repo) {}
 GitRepo::GitRepo(GitRepo&&) noexcept = default;
@@ -94,26 +137,26 @@ GitRepo& GitRepo::operator=(GitRepo&&) noexcept = default;
 GitRepo::~GitRepo() = default;
 
 Result<std::optional<GitRepo>> GitRepo::discover(const std::string& path) {
-    init_once();
+    if (const Result<Git2>& loaded = load_git2(); !loaded) return loaded.error();
     git_repository* repo = nullptr;
-    const int rc = git_repository_open_ext(&repo, path.c_str(), 0, nullptr);
+    const int rc = git2().git_repository_open_ext(&repo, path.c_str(), 0, nullptr);
     if (rc == GIT_ENOTFOUND) return std::optional<GitRepo>();
     if (rc != 0) return libgit2_error("cannot open the git repository containing " + path);
     return std::optional<GitRepo>(GitRepo(repo));
 }
 
 std::string GitRepo::workdir() const {
-    const char* w = git_repository_workdir(repo_.get());
+    const char* w = git2().git_repository_workdir(repo_.get());
     return w ? w : "";
 }
 
-bool GitRepo::head_unborn() const { return git_repository_head_unborn(repo_.get()) == 1; }
-bool GitRepo::head_detached() const { return git_repository_head_detached(repo_.get()) == 1; }
-bool GitRepo::shallow() const { return git_repository_is_shallow(repo_.get()) == 1; }
+bool GitRepo::head_unborn() const { return git2().git_repository_head_unborn(repo_.get()) == 1; }
+bool GitRepo::head_detached() const { return git2().git_repository_head_detached(repo_.get()) == 1; }
+bool GitRepo::shallow() const { return git2().git_repository_is_shallow(repo_.get()) == 1; }
 
 Result<std::optional<std::string>> GitRepo::head() const {
     git_oid oid;
-    const int rc = git_reference_name_to_id(&oid, repo_.get(), "HEAD");
+    const int rc = git2().git_reference_name_to_id(&oid, repo_.get(), "HEAD");
     if (rc == GIT_EUNBORNBRANCH || rc == GIT_ENOTFOUND) return std::optional<std::string>();
     if (rc != 0) return libgit2_error("cannot read HEAD");
     return std::optional<std::string>(hex(oid));
@@ -126,20 +169,20 @@ Result<std::string> GitRepo::resolve_commit(const std::string& rev) const {
     // branch named like hex never shadows the commit the evidence names.
     if (rev.size() >= GIT_OID_MINPREFIXLEN && rev.size() <= GIT_OID_HEXSZ && is_hex(rev)) {
         git_oid prefix;
-        if (git_oid_fromstrn(&prefix, rev.c_str(), rev.size()) == 0) {
-            rc = git_object_lookup_prefix(&raw, repo_.get(), &prefix, rev.size(), GIT_OBJECT_ANY);
+        if (git2().git_oid_fromstrn(&prefix, rev.c_str(), rev.size()) == 0) {
+            rc = git2().git_object_lookup_prefix(&raw, repo_.get(), &prefix, rev.size(), GIT_OBJECT_ANY);
         }
     }
-    if (rc == GIT_ENOTFOUND) rc = git_revparse_single(&raw, repo_.get(), rev.c_str());
+    if (rc == GIT_ENOTFOUND) rc = git2().git_revparse_single(&raw, repo_.get(), rev.c_str());
     ObjectPtr obj(raw);
     if (rc == GIT_EAMBIGUOUS) return Error::invalid("ambiguous revision '" + rev + "': give more hex digits");
     if (rc != 0) return Error::invalid("unknown revision '" + rev + "'");
     git_object* peeled_raw = nullptr;
-    if (git_object_peel(&peeled_raw, obj.get(), GIT_OBJECT_COMMIT) != 0) {
+    if (git2().git_object_peel(&peeled_raw, obj.get(), GIT_OBJECT_COMMIT) != 0) {
         return Error::invalid("revision '" + rev + "' does not name a commit");
     }
     ObjectPtr peeled(peeled_raw);
-    return hex(*git_object_id(peeled.get()));
+    return hex(*git2().git_object_id(peeled.get()));
 }
 
 Result<bool> GitRepo::is_ancestor_of_head(const std::string& oid) const {
@@ -162,15 +205,15 @@ Result<std::unordered_set<std::string>> GitRepo::head_ancestors() const {
         const git_oid id = todo.back();
         todo.pop_back();
         git_commit* raw = nullptr;
-        const int rc = git_commit_lookup(&raw, repo_.get(), &id);
+        const int rc = git2().git_commit_lookup(&raw, repo_.get(), &id);
         if (rc == GIT_ENOTFOUND && shallow()) {
             out.erase(hex(id));  // beyond the shallow boundary: not in this clone
             continue;
         }
         if (rc != 0) return libgit2_error("cannot read commit " + hex(id));
         CommitPtr commit(raw);
-        for (unsigned i = 0, n = git_commit_parentcount(commit.get()); i < n; ++i) {
-            const git_oid* parent = git_commit_parent_id(commit.get(), i);
+        for (unsigned i = 0, n = git2().git_commit_parentcount(commit.get()); i < n; ++i) {
+            const git_oid* parent = git2().git_commit_parent_id(commit.get(), i);
             if (out.insert(hex(*parent)).second) todo.push_back(*parent);
         }
     }
@@ -181,9 +224,9 @@ Result<std::int64_t> GitRepo::commit_time(const std::string& oid) const {
     Result<git_oid> id = parse_oid(oid);
     if (!id) return id.error();
     git_commit* raw = nullptr;
-    if (git_commit_lookup(&raw, repo_.get(), &*id) != 0) return libgit2_error("unknown commit " + oid);
+    if (git2().git_commit_lookup(&raw, repo_.get(), &*id) != 0) return libgit2_error("unknown commit " + oid);
     CommitPtr commit(raw);
-    return static_cast<std::int64_t>(git_commit_time(commit.get()));
+    return static_cast<std::int64_t>(git2().git_commit_time(commit.get()));
 }
 
 Result<std::optional<std::string>> GitRepo::first_parent_at_or_before(std::int64_t seconds) const {
@@ -193,13 +236,13 @@ Result<std::optional<std::string>> GitRepo::first_parent_at_or_before(std::int64
     git_oid id = *parse_oid(**h);
     for (;;) {  // first parents only; a shallow clone's boundary ends the line
         git_commit* raw = nullptr;
-        const int rc = git_commit_lookup(&raw, repo_.get(), &id);
+        const int rc = git2().git_commit_lookup(&raw, repo_.get(), &id);
         if (rc == GIT_ENOTFOUND && shallow()) return std::optional<std::string>();
         if (rc != 0) return libgit2_error("cannot read commit " + hex(id));
         CommitPtr commit(raw);
-        if (git_commit_time(commit.get()) <= seconds) return std::optional<std::string>(hex(id));
-        if (git_commit_parentcount(commit.get()) == 0) return std::optional<std::string>();
-        id = *git_commit_parent_id(commit.get(), 0);
+        if (git2().git_commit_time(commit.get()) <= seconds) return std::optional<std::string>(hex(id));
+        if (git2().git_commit_parentcount(commit.get()) == 0) return std::optional<std::string>();
+        id = *git2().git_commit_parent_id(commit.get(), 0);
     }
 }
 
@@ -209,10 +252,10 @@ Result<std::vector<std::string>> GitRepo::changed_files(const std::string& since
         Result<git_oid> id = parse_oid(since);
         if (!id) return id.error();
         git_commit* c = nullptr;
-        if (git_commit_lookup(&c, repo_.get(), &*id) != 0) return libgit2_error("unknown commit " + since);
+        if (git2().git_commit_lookup(&c, repo_.get(), &*id) != 0) return libgit2_error("unknown commit " + since);
         CommitPtr commit(c);
         git_tree* t = nullptr;
-        if (git_commit_tree(&t, commit.get()) != 0) return libgit2_error("cannot read the tree of " + since);
+        if (git2().git_commit_tree(&t, commit.get()) != 0) return libgit2_error("cannot read the tree of " + since);
         tree.reset(t);
     }
     git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
@@ -221,15 +264,15 @@ Result<std::vector<std::string>> GitRepo::changed_files(const std::string& since
     opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS | GIT_DIFF_SKIP_BINARY_CHECK |
                  GIT_DIFF_IGNORE_SUBMODULES;
     git_diff* raw = nullptr;
-    if (git_diff_tree_to_workdir_with_index(&raw, repo_.get(), tree.get(), &opts) != 0) {
+    if (git2().git_diff_tree_to_workdir_with_index(&raw, repo_.get(), tree.get(), &opts) != 0) {
         return libgit2_error("cannot compare with the working tree");
     }
     DiffPtr diff(raw);
     std::vector<std::string> out;
-    const size_t n = git_diff_num_deltas(diff.get());
+    const size_t n = git2().git_diff_num_deltas(diff.get());
     out.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-        const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
+        const git_diff_delta* d = git2().git_diff_get_delta(diff.get(), i);
         if (d->old_file.path) out.emplace_back(d->old_file.path);
         if (d->new_file.path && (!d->old_file.path || std::string_view(d->new_file.path) != d->old_file.path)) {
             out.emplace_back(d->new_file.path);
@@ -276,25 +319,25 @@ Result<bool> GitRepo::dirty() const {
     opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
     opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
     git_status_list* raw = nullptr;
-    if (git_status_list_new(&raw, repo_.get(), &opts) != 0) return libgit2_error("cannot read the git status");
+    if (git2().git_status_list_new(&raw, repo_.get(), &opts) != 0) return libgit2_error("cannot read the git status");
     StatusPtr list(raw);
-    return git_status_list_entrycount(list.get()) > 0;
+    return git2().git_status_list_entrycount(list.get()) > 0;
 }
 
 Result<std::vector<GitIndexConflict>> GitRepo::index_conflicts(const std::string& prefix) const {
     std::vector<GitIndexConflict> out;
     git_index* raw_index = nullptr;
-    if (git_repository_index(&raw_index, repo_.get()) != 0) return libgit2_error("cannot read the git index");
+    if (git2().git_repository_index(&raw_index, repo_.get()) != 0) return libgit2_error("cannot read the git index");
     IndexPtr index(raw_index);
-    if (!git_index_has_conflicts(index.get())) return out;
+    if (!git2().git_index_has_conflicts(index.get())) return out;
     git_index_conflict_iterator* raw_iter = nullptr;
-    if (git_index_conflict_iterator_new(&raw_iter, index.get()) != 0) {
+    if (git2().git_index_conflict_iterator_new(&raw_iter, index.get()) != 0) {
         return libgit2_error("cannot read the git index's conflicts");
     }
     ConflictIterPtr iter(raw_iter);
     const git_index_entry* stages[3] = {};
     int rc = 0;
-    while ((rc = git_index_conflict_next(&stages[0], &stages[1], &stages[2], iter.get())) == 0) {
+    while ((rc = git2().git_index_conflict_next(&stages[0], &stages[1], &stages[2], iter.get())) == 0) {
         const git_index_entry* any = stages[0] ? stages[0] : stages[1] ? stages[1] : stages[2];
         if (!any || !std::string_view(any->path).starts_with(prefix)) continue;
         GitIndexConflict c;
@@ -315,18 +358,18 @@ Result<std::optional<std::string>> GitRepo::local_config(const std::string& key)
     Result<ConfigPtr> cfg = local_config_file(repo_.get());
     if (!cfg) return cfg.error();
     git_buf buf = GIT_BUF_INIT;
-    const int rc = git_config_get_string_buf(&buf, cfg->get(), key.c_str());
+    const int rc = git2().git_config_get_string_buf(&buf, cfg->get(), key.c_str());
     if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
     if (rc != 0) return libgit2_error("cannot read " + key + " from the repository's git config");
     std::string value(buf.ptr, buf.size);
-    git_buf_dispose(&buf);
+    git2().git_buf_dispose(&buf);
     return std::optional<std::string>(std::move(value));
 }
 
 Status GitRepo::set_local_config(const std::string& key, const std::string& value) const {
     Result<ConfigPtr> cfg = local_config_file(repo_.get());
     if (!cfg) return cfg.error();
-    if (git_config_set_string(cfg->get(), key.c_str(), value.c_str()) != 0) {
+    if (git2().git_config_set_string(cfg->get(), key.c_str(), value.c_str()) != 0) {
         return libgit2_error("cannot set " + key + " in the repository's git config");
     }
     return ok_status();
@@ -335,7 +378,7 @@ Status GitRepo::set_local_config(const std::string& key, const std::string& valu
 Result<bool> GitRepo::unset_local_config(const std::string& key) const {
     Result<ConfigPtr> cfg = local_config_file(repo_.get());
     if (!cfg) return cfg.error();
-    const int rc = git_config_delete_entry(cfg->get(), key.c_str());
+    const int rc = git2().git_config_delete_entry(cfg->get(), key.c_str());
     if (rc == GIT_ENOTFOUND) return false;
     if (rc != 0) return libgit2_error("cannot remove " + key + " from the repository's git config");
     return true;

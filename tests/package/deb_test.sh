@@ -26,6 +26,8 @@ field() { dpkg-deb -f "$1" "$2"; }
 [ "$(field "$deb" Package)" = small ] || fail "package name"
 [ "$(field "$deb" Section)" = devel ] || fail "section of small"
 field "$deb" Depends | grep -q 'libc6' || fail "small does not declare libc6: $(field "$deb" Depends)"
+# libgit2 is loaded with dlopen, so dpkg-shlibdeps cannot see it: it is declared by hand.
+field "$deb" Depends | grep -q 'libgit2-' || fail "small does not declare libgit2: $(field "$deb" Depends)"
 [ -n "$(field "$deb" Maintainer)" ] || fail "no maintainer"
 [ "$(field "$dev" Package)" = libsmall-dev ] || fail "dev package name"
 field "$dev" Depends | grep -q 'libfyaml-dev' || fail "libsmall-dev does not declare libfyaml-dev"
