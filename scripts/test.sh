@@ -9,7 +9,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 if [ "${SMALL_SKIP_SETUP:-0}" != "1" ]; then
-  SMALL_SETUP_TESTS=1 scripts/setup.sh -DSMALL_BUILD_TESTS=ON
+  SMALL_SETUP_TESTS=1 scripts/setup.sh -DSMALL_BUILD_TESTS=ON -DSMALL_BUILD_BENCH=ON
 fi
 echo "[test] ctest --test-dir build --output-on-failure -j2 $*"
 ctest --test-dir build --output-on-failure -j2 "$@"

@@ -29,7 +29,8 @@ Result<PlanInput> read_from(const Context& ctx, const std::string& from) {
     char buf[65536];
     while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
         text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
-        if (text.size() > kMaxFileBytes) return Error::invalid("standard input is too large for --from; nothing written");
+        if (text.size() > kMaxFileBytes)
+            return Error::invalid("standard input is too large for --from; nothing written");
     }
     if (std::cin.bad()) return Error::system("cannot read standard input");
     return PlanInput{std::move(text), "stdin"};
@@ -44,8 +45,9 @@ int run_plan(Context& ctx, PlanFlags& f) {
     f.req.lock_wait = default_lock_wait();
     if (f.req.reset) {
         const Confirmation answer =
-            confirm(f.req.yes, "This replaces .small/plan.small.yml with the template (the run and its log are kept).\n"
-                               "Continue?");
+            confirm(f.req.yes,
+                    "This replaces .small/plan.small.yml with the template (the run and its log are kept).\n"
+                    "Continue?");
         if (answer != Confirmation::Yes) return report_declined(out, answer, "plan --reset");
         f.req.yes = true;
     }
@@ -71,18 +73,22 @@ int run_plan(Context& ctx, PlanFlags& f) {
 
 void register_plan(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<PlanFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "plan", "Edit .small/plan.small.yml: add tasks, set statuses, add dependencies (each change is logged); "
-                "plan show lists them");
+    CLI::App* cmd =
+        app.add_subcommand("plan",
+                           "Edit .small/plan.small.yml: add tasks, set statuses, steps and dependencies, all in one "
+                           "logged change; plan show lists them");
     cmd->require_subcommand(0, 1);
     // Every edit flag repeats; each occurrence takes one value (two for --title).
-    const auto one_each = [](CLI::Option* o) { return o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll); };
+    const auto one_each = [](CLI::Option* o) {
+        return o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    };
     complete_as(cmd->add_option("--from", f->from,
                                 "Merge a YAML or JSON list of tasks by id from FILE, or - for standard input "
                                 "(new ids appended, existing tasks updated field by field)")
                     ->type_name("FILE|-"),
                 ValueKind::File);
-    one_each(cmd->add_option("--add", f->req.add, "Append a new pending task with this title (id task-<max+1>)"));
+    one_each(cmd->add_option("--add", f->req.add, "Append a new pending task with this title (id task-<max+1>)")
+                 ->type_name("TITLE"));
     complete_as(one_each(cmd->add_option("--title", f->req.retitle, "ID TEXT - give task ID a new title"))
                     ->type_name("ID TEXT"),
                 ValueKind::TaskId);
@@ -93,14 +99,19 @@ void register_plan(CLI::App& app, Context& ctx) {
                                          "ID:TEXT - append one acceptance criterion to task ID"))
                     ->type_name("ID:TEXT"),
                 ValueKind::TaskId);
-    complete_as(one_each(cmd->add_option("--done", f->req.done, "Mark task ID completed (its dependencies must be)")),
+    complete_as(one_each(cmd->add_option("--done", f->req.done, "Mark task ID completed (its dependencies must be)")
+                             ->type_name("ID")),
                 ValueKind::TaskId);
-    complete_as(one_each(cmd->add_option("--pending", f->req.pending, "Mark task ID pending")), ValueKind::TaskId);
-    complete_as(one_each(cmd->add_option("--blocked", f->req.blocked, "Mark task ID blocked")), ValueKind::TaskId);
-    complete_as(one_each(cmd->add_option("--in-progress", f->req.in_progress, "Mark task ID in_progress")),
+    complete_as(one_each(cmd->add_option("--pending", f->req.pending, "Mark task ID pending")->type_name("ID")),
+                ValueKind::TaskId);
+    complete_as(one_each(cmd->add_option("--blocked", f->req.blocked, "Mark task ID blocked")->type_name("ID")),
                 ValueKind::TaskId);
     complete_as(
-        one_each(cmd->add_option("--cancel", f->req.cancel, "Mark task ID cancelled (it stays in the plan, settled)")),
+        one_each(cmd->add_option("--in-progress", f->req.in_progress, "Mark task ID in_progress")->type_name("ID")),
+        ValueKind::TaskId);
+    complete_as(
+        one_each(cmd->add_option("--cancel", f->req.cancel, "Mark task ID cancelled (it stays in the plan, settled)")
+                     ->type_name("ID")),
         ValueKind::TaskId);
     complete_as(one_each(cmd->add_option("--depends", f->req.depends,
                                          "TASK:DEP[,DEP...] - TASK depends on each DEP (written as depends_on; "
@@ -111,23 +122,26 @@ void register_plan(CLI::App& app, Context& ctx) {
                                          "TASK:DEP[,DEP...] - TASK no longer depends on each DEP"))
                     ->type_name("TASK:DEP[,DEP...]"),
                 ValueKind::TaskId);
-    complete_as(one_each(cmd->add_option(
-                    "--remove", f->req.remove,
-                    "Remove task ID (refused while progress entries of the current run or other tasks name it)")),
-                ValueKind::TaskId);
+    complete_as(
+        one_each(cmd->add_option(
+                     "--remove", f->req.remove,
+                     "Remove task ID (refused while progress entries of the current run or other tasks name it)"))
+            ->type_name("ID"),
+        ValueKind::TaskId);
     cmd->add_flag("--force", f->req.force,
                   "Complete a task although its dependencies are not all completed (the entry records it)");
     cmd->add_flag("--reset", f->req.reset, "Replace the plan with the template (asks first, unless --yes)");
     cmd->add_flag("-y,--yes", f->req.yes, "Confirm --reset without a question");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (examples is refused)");
-    cmd->footer("Every edit flag repeats. They apply in the order from, add, title, step, acceptance, done,\n"
-                "pending, blocked, in-progress, cancel, depends, undepend, remove (each flag's values in the\n"
-                "order given), as one change: the plan and its progress entries are written together, or\n"
-                "nothing is written when any edit fails. A task may be completed only after its dependencies\n"
-                "(--force records an exception); starting one early warns. A task id the plan does not have\n"
-                "is refused with the closest ids. --from takes a list of tasks, each with id (optional: new\n"
-                "tasks get task-<max+1>), title, status, depends_on, steps, acceptance and any other field;\n"
-                "a field set to null is removed.");
+    cmd->footer(
+        "Every edit flag repeats. They apply in the order from, add, title, step, acceptance, done,\n"
+        "pending, blocked, in-progress, cancel, depends, undepend, remove (each flag's values in the\n"
+        "order given), as one change: the plan and its progress entries are written together, or\n"
+        "nothing is written when any edit fails. A task may be completed only after its dependencies\n"
+        "(--force records an exception); starting one early warns. A task id the plan does not have\n"
+        "is refused with the closest ids. --from takes a list of tasks, each with id (optional: new\n"
+        "tasks get task-<max+1>), title, status, depends_on, steps, acceptance and any other field;\n"
+        "a field set to null is removed.");
     register_plan_show(cmd, ctx);
     cmd->callback([&ctx, f, cmd] {
         if (!cmd->get_subcommands().empty()) return;  // `plan show` ran instead

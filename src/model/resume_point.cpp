@@ -2,6 +2,7 @@
 #include "small/model/resume_point.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "small/base/text.hpp"
 #include "small/model/plan_model.hpp"
@@ -13,12 +14,34 @@ namespace {
 
 bool settled(const std::string& status) { return status == "completed" || status == "cancelled"; }
 
-using Outline = std::vector<PlanTaskOutline>;
+// The plan indexed by id, so that a plan of 10,000 tasks costs one pass, not
+// one scan per lookup; and whether this checkout's own work is known
+// (store/local_work: some task has `here`).
+class Outline {
+public:
+    Outline(std::vector<PlanTaskOutline> tasks, const WorkFacts& facts) : tasks_(std::move(tasks)) {
+        by_id_.reserve(tasks_.size());
+        for (const PlanTaskOutline& t : tasks_) by_id_.emplace(t.id, &t);  // the first of an id, as a scan finds
+        own_work_known_ = std::any_of(facts.begin(), facts.end(), [](const auto& f) { return f.second.here; });
+    }
+    Outline(const Outline&) = delete;
+    Outline& operator=(const Outline&) = delete;
 
-const PlanTaskOutline* find(const Outline& plan, std::string_view id) {
-    const auto it = std::find_if(plan.begin(), plan.end(), [&](const PlanTaskOutline& t) { return t.id == id; });
-    return it == plan.end() ? nullptr : &*it;
-}
+    auto begin() const { return tasks_.begin(); }
+    auto end() const { return tasks_.end(); }
+    const PlanTaskOutline* find(std::string_view id) const {
+        const auto it = by_id_.find(id);
+        return it == by_id_.end() ? nullptr : it->second;
+    }
+    bool own_work_known() const { return own_work_known_; }
+
+private:
+    std::vector<PlanTaskOutline> tasks_;
+    std::unordered_map<std::string_view, const PlanTaskOutline*> by_id_;
+    bool own_work_known_ = false;
+};
+
+const PlanTaskOutline* find(const Outline& plan, std::string_view id) { return plan.find(id); }
 
 std::vector<std::string> unmet(const Outline& plan, const PlanTaskOutline& t) {
     std::vector<std::string> out;
@@ -39,15 +62,15 @@ bool has_work(const WorkFacts& facts, const std::string& id) {
     return w && !w->last_status.empty();
 }
 
-// This checkout's own work is known (store/local_work).
-bool knows_own_work(const WorkFacts& facts) {
-    return std::any_of(facts.begin(), facts.end(), [](const auto& f) { return f.second.here; });
+// Started by other checkouts' entries only, while this checkout's own work is known.
+bool started_elsewhere(const Outline& plan, const WorkFacts& facts, const std::string& id) {
+    const TaskWork* w = work_of(facts, id);
+    return plan.own_work_known() && w && !w->here && has_work(facts, id);
 }
 
-// Started by other checkouts' entries only, while this checkout's own work is known.
-bool started_elsewhere(const WorkFacts& facts, const std::string& id) {
-    const TaskWork* w = work_of(facts, id);
-    return w && !w->here && has_work(facts, id) && knows_own_work(facts);
+bool ready(const Outline& plan, std::string_view id) {
+    const PlanTaskOutline* t = find(plan, id);
+    return t && !settled(t->status) && unmet(plan, *t).empty();
 }
 
 constexpr const char* kElsewhere = "In progress in another checkout: ";
@@ -75,7 +98,7 @@ std::vector<StartedTask> started_tasks(const Outline& plan, const WorkFacts& fac
     for (const PlanTaskOutline& t : plan) {
         if (t.id.empty() || settled(t.status) || t.status == "blocked" || !has_work(facts, t.id)) continue;
         out.push_back({t.id, t.title, t.status, work_of(facts, t.id)->last_status, unmet(plan, t),
-                       started_elsewhere(facts, t.id)});
+                       started_elsewhere(plan, facts, t.id)});
     }
     return out;
 }
@@ -85,12 +108,12 @@ std::vector<StartedTask> started_tasks(const Outline& plan, const WorkFacts& fac
 // newest work first; else a ready task with other work; else the first
 // ready pending task; tasks started only in other checkouts last.
 std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const WorkFacts& facts) {
-    const auto mine = [&](const PlanTaskOutline& t) { return !started_elsewhere(facts, t.id); };
+    const auto mine = [&](const PlanTaskOutline& t) { return !started_elsewhere(plan, facts, t.id); };
     const auto newest = [&](auto&& eligible) -> const PlanTaskOutline* {
         const PlanTaskOutline* best = nullptr;
         std::size_t best_seq = 0;
         for (const PlanTaskOutline& t : plan) {
-            if (t.id.empty() || t.status == "blocked" || !is_ready(plan, t.id) || !eligible(t)) continue;
+            if (t.id.empty() || t.status == "blocked" || !ready(plan, t.id) || !eligible(t)) continue;
             const TaskWork* w = work_of(facts, t.id);
             const std::size_t seq = w && !w->last_status.empty() ? w->last_seq : 0;
             if (!best || seq > best_seq) best = &t, best_seq = seq;
@@ -104,7 +127,7 @@ std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const
     if (!active) active = newest([&](const PlanTaskOutline& t) { return mine(t) && has_work(facts, t.id); });
     if (active) return std::make_pair(active->id, true);
     for (const PlanTaskOutline& t : plan) {
-        if (t.status == "pending" && !t.id.empty() && mine(t) && is_ready(plan, t.id)) {
+        if (t.status == "pending" && !t.id.empty() && mine(t) && ready(plan, t.id)) {
             return std::make_pair(t.id, false);
         }
     }
@@ -156,8 +179,8 @@ void add_also_ready_step(const Outline& plan, const WorkFacts& facts, ResumePoin
     std::string named;
     std::size_t count = 0;
     for (const PlanTaskOutline& t : plan) {
-        if (t.id.empty() || t.id == r.current || t.status != "pending" || has_work(facts, t.id) ||
-            !is_ready(plan, t.id)) {
+        if (t.id.empty() || t.id == r.current || t.status == "blocked" || has_work(facts, t.id) ||
+            !ready(plan, t.id)) {
             continue;
         }
         if (count++ < kNamed) named += (named.empty() ? "" : "; ") + titled(t);
@@ -169,7 +192,7 @@ void add_also_ready_step(const Outline& plan, const WorkFacts& facts, ResumePoin
 
 // The plan with the status a task's newest work entry gives it where that
 // is `blocked` and the plan still has it open: the agent said it is stuck.
-Outline effective(Outline plan, const WorkFacts& facts) {
+std::vector<PlanTaskOutline> effective(std::vector<PlanTaskOutline> plan, const WorkFacts& facts) {
     for (PlanTaskOutline& t : plan) {
         const TaskWork* w = work_of(facts, t.id);
         if (w && w->last_status == "blocked" && (t.status == "pending" || t.status == "in_progress")) t.status = "blocked";
@@ -195,8 +218,7 @@ std::vector<BlockedTask> blocked_tasks(const std::vector<PlanTaskOutline>& plan,
 }
 
 bool is_ready(const std::vector<PlanTaskOutline>& plan, std::string_view id) {
-    const PlanTaskOutline* t = find(plan, id);
-    return t && !settled(t->status) && unmet(plan, *t).empty();
+    return ready(Outline(plan, {}), id);
 }
 
 std::string describe_started(const StartedTask& t) {
@@ -206,9 +228,12 @@ std::string describe_started(const StartedTask& t) {
 
 ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const WorkFacts& facts) {
     ResumePoint r;
-    const Outline plan = effective(raw_plan, facts);
+    const Outline plan(effective(raw_plan, facts), facts);
     r.started = started_tasks(plan, facts);
-    for (StartedTask& t : r.started) t.plan_status = find(raw_plan, t.id)->status;
+    if (!r.started.empty()) {
+        const Outline as_written(raw_plan, facts);
+        for (StartedTask& t : r.started) t.plan_status = find(as_written, t.id)->status;
+    }
     const bool any_task = std::any_of(plan.begin(), plan.end(), [](const PlanTaskOutline& t) { return !t.id.empty(); });
     if (!any_task) {
         r.summary = "No tasks yet.";
@@ -233,7 +258,7 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
         r.kind = ResumeKind::Work;
         std::tie(r.current, r.current_started) = *work;
         const PlanTaskOutline& t = *find(plan, r.current);
-        const bool taken_over = started_elsewhere(facts, r.current);
+        const bool taken_over = started_elsewhere(plan, facts, r.current);
         const std::string lead = (taken_over ? std::string(kElsewhere) : std::string("Resume ")) + r.current +
                                  (t.title.empty() ? " " : ":");
         if (has_work(facts, r.current)) put_first(r.steps, lead);
@@ -283,28 +308,34 @@ std::string cli_line(const NextAction& a) {
 namespace {
 
 constexpr std::string_view kSourcePrefix = "# small: computed from plan ";
-
-std::string text_of(NodeRef entry, const char* key) { return std::string(trim(entry.find(key).as_string())); }
+constexpr std::string_view kMinePrefix = ", mine ";
 
 }  // namespace
+
+void add_entry_facts(LogFacts& f, const EntryText& e, std::size_t seq, const std::string& run_id) {
+    const std::string id(trim(e.task_id)), evidence(trim(e.evidence)), notes(trim(e.notes));
+    if (id.empty() || is_bookkeeping_entry(id, evidence, notes)) return;
+    ++f.work_entries;
+    if (std::string ts(trim(e.timestamp)); !ts.empty()) f.newest_work = std::move(ts);
+    const std::string status = lower_ascii(trim(e.status));
+    TaskWork& w = f.tasks[id];
+    if (status == "blocked") w.blocked_reason = one_line(evidence.empty() ? notes : evidence, 200);
+    if (!run_id.empty() && lower_ascii(trim(e.replay_id)) != run_id) return;
+    w.last_status = status;
+    w.last_seq = seq;
+}
 
 LogFacts log_facts(NodeRef progress_root, const std::string& run_id) {
     LogFacts f;
     const NodeRef entries = progress_root.find("entries");
     for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
         const NodeRef e = entries.item(i);
-        const std::string id = text_of(e, "task_id");
-        const std::string evidence = text_of(e, "evidence"), notes = text_of(e, "notes");
-        if (id.empty() || is_bookkeeping_entry(id, evidence, notes)) continue;
-        ++f.work_entries;
-        if (std::string ts = text_of(e, "timestamp"); !ts.empty()) f.newest_work = std::move(ts);
-        const std::string status = lower_ascii(text_of(e, "status"));
-        TaskWork& w = f.tasks[id];
-        if (status == "blocked") w.blocked_reason = one_line(evidence.empty() ? notes : evidence, 200);
-        if (!run_id.empty() && lower_ascii(text_of(e, "replayId")) != run_id) continue;
-        w.last_status = status;
-        w.last_seq = i + 1;
+        const auto text = [&](const char* key) { return std::string(e.find(key).as_string()); };
+        add_entry_facts(f, {text("task_id"), text("status"), text("evidence"), text("notes"), text("timestamp"),
+                            text("replayId")},
+                        i + 1, run_id);
     }
+    f.entries = entries.is_sequence() ? entries.size() : 0;
     return f;
 }
 
@@ -318,13 +349,20 @@ std::string plan_outline_digest(const std::vector<PlanTaskOutline>& plan) {
     return sha256_hex(text).substr(0, 16);
 }
 
-HandoffSource handoff_source(const std::vector<PlanTaskOutline>& plan, const LogFacts& facts) {
-    return {plan_outline_digest(plan), facts.work_entries, facts.newest_work};
+HandoffSource handoff_source(const std::vector<PlanTaskOutline>& plan, const LogFacts& facts,
+                             const WorkFacts& with_here) {
+    std::string own;  // sorted: WorkFacts is an ordered map
+    for (const auto& [id, w] : with_here) {
+        if (w.here) own += id + '\x1e';
+    }
+    return {plan_outline_digest(plan), facts.work_entries, facts.newest_work,
+            own.empty() ? std::string() : sha256_hex(own).substr(0, 8)};
 }
 
 std::string source_comment(const HandoffSource& s) {
     return std::string(kSourcePrefix) + s.plan_digest + ", " + std::to_string(s.work_entries) +
-           " work entries, newest " + (s.newest.empty() ? std::string("none") : s.newest) + "\n";
+           " work entries, newest " + (s.newest.empty() ? std::string("none") : s.newest) +
+           (s.mine.empty() ? std::string() : std::string(kMinePrefix) + s.mine) + "\n";
 }
 
 std::optional<HandoffSource> parse_source_comment(std::string_view text) {
@@ -345,13 +383,24 @@ std::optional<HandoffSource> parse_source_comment(std::string_view text) {
     HandoffSource s;
     s.plan_digest = std::string(line.substr(0, comma));
     s.work_entries = std::stoull(std::string(count));
-    s.newest = std::string(line.substr(count_end + 22));
+    std::string_view newest = line.substr(count_end + 22);
+    if (const std::size_t mine = newest.find(kMinePrefix); mine != std::string_view::npos) {
+        s.mine = std::string(newest.substr(mine + kMinePrefix.size()));
+        newest = newest.substr(0, mine);
+    }
+    s.newest = std::string(newest);
     if (s.newest == "none") s.newest.clear();
     return s;
 }
 
 std::string staleness(const std::optional<HandoffSource>& was, const HandoffSource& now) {
-    if (!was || *was == now) return "";
+    if (!was) return "";
+    // Another checkout's own work chose its current task; a checkout that
+    // knows none of its own (a fresh clone, CI) cannot tell, and does not say.
+    const bool other_checkout = !was->mine.empty() && !now.mine.empty() && was->mine != now.mine;
+    if (was->plan_digest == now.plan_digest && was->work_entries == now.work_entries && was->newest == now.newest) {
+        return other_checkout ? "it was computed in another checkout, whose own tasks differ" : "";
+    }
     std::string why;
     if (was->plan_digest != now.plan_digest) why = "the plan changed";
     if (was->work_entries != now.work_entries || was->newest != now.newest) {

@@ -297,9 +297,8 @@ private:
             suggestion = "All remaining tasks are blocked. Review blockers.";
         }
         // The next step is the resume point's (D18), as status and the primer name it.
-        const ResumePoint point = resume_point(
-            outline_plan(set_.root(ArtifactType::Plan)),
-            with_local_work(fs_, ws_, meta_ ? meta_->run_replay_id : std::string(), facts().tasks));
+        const ResumePoint point = resume_point(outline_plan(set_.root(ArtifactType::Plan)),
+                                               with_local_work(fs_, ws_, run_id(), facts().tasks));
         if (point.kind == ResumeKind::Complete) {
             suggestion = handoff_source_state().empty() ? "All tasks complete and the handoff is up to date. New work: "
                                                           "small plan --add \"<title>\"; a new run: small start"
@@ -339,10 +338,9 @@ private:
 
     static constexpr const char* kUnrecorded = "it does not record what it was computed from";
 
+    std::string run_id() const { return meta_ ? meta_->run_replay_id : std::string(); }
     const LogFacts& facts() {
-        if (!facts_) {
-            facts_ = log_facts(set_.root(ArtifactType::Progress), meta_ ? meta_->run_replay_id : std::string());
-        }
+        if (!facts_) facts_ = log_facts(set_.root(ArtifactType::Progress), run_id());
         return *facts_;
     }
 
@@ -351,7 +349,8 @@ private:
         const Artifact* h = set_.get(ArtifactType::Handoff);
         const std::optional<HandoffSource> recorded = h ? parse_source_comment(h->doc.source()) : std::nullopt;
         if (!recorded) return kUnrecorded;
-        return staleness(recorded, handoff_source(outline_plan(set_.root(ArtifactType::Plan)), facts()));
+        return staleness(recorded, handoff_source(outline_plan(set_.root(ArtifactType::Plan)), facts(),
+                                                  with_local_work(fs_, ws_, run_id(), facts().tasks)));
     }
 
     const FileSystem& fs_;

@@ -162,8 +162,9 @@ Status compute_resume(HandoffInputs& in, const FileSystem& fs, const WorkspacePa
     if (!progress) return progress.error();
     const LogFacts facts = log_facts(progress->root(), run_id);
     const std::vector<PlanTaskOutline> outline = outline_of(plan);
-    in.point = resume_point(outline, with_local_work(fs, ws, run_id, facts.tasks));
-    in.computed_from = handoff_source(outline, facts);
+    const WorkFacts mine = with_local_work(fs, ws, run_id, facts.tasks);
+    in.point = resume_point(outline, mine);
+    in.computed_from = handoff_source(outline, facts, mine);
     return ok_status();
 }
 
@@ -240,8 +241,9 @@ Result<HandoffResult> regenerate_handoff(const FileSystem& fs, const WorkspacePa
     HandoffInputs in;
     const LogFacts facts = log_facts(progress->root(), session.run_replay_id);
     const std::vector<PlanTaskOutline> outline = outline_of(plan);
-    in.point = resume_point(outline, with_local_work(fs, ws, session.run_replay_id, facts.tasks));
-    in.computed_from = handoff_source(outline, facts);
+    const WorkFacts mine = with_local_work(fs, ws, session.run_replay_id, facts.tasks);
+    in.point = resume_point(outline, mine);
+    in.computed_from = handoff_source(outline, facts, mine);
     if (opts.require_settled && !in.point.started.empty()) return unsettled_refusal(in.point.started);
     in.next = opts.next;
 

@@ -1,10 +1,12 @@
 // This checkout's own work (see the header).
 #include "small/store/local_work.hpp"
 
+#include "small/base/text.hpp"
 #include "small/model/layout.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/plan_cache.hpp"
+#include "small/store/resume_state.hpp"
 
 namespace small {
 
@@ -34,16 +36,35 @@ std::set<std::pair<std::string, std::string>> read_pairs(const FileSystem& fs, c
 }  // namespace
 
 void record_local_work(const WorkspacePaths& ws, const std::vector<YamlValue>& entries) {
+    const RealFileSystem disk;
     std::set<std::pair<std::string, std::string>> pairs;
-    bool added = false;
-    bool loaded = false;
+    bool loaded = false, added = false;
     for (const YamlValue& e : entries) {
-        const std::string task = field_of(e, "task_id"), run = field_of(e, "replayId");
+        // Read as log_facts reads an entry (trimmed; the run id case-insensitive).
+        const std::string task(trim(field_of(e, "task_id"))), run = lower_ascii(trim(field_of(e, "replayId")));
         if (task.empty() || run.empty() ||
-            is_bookkeeping_entry(task, field_of(e, "evidence"), field_of(e, "notes"))) {
+            is_bookkeeping_entry(task, trim(field_of(e, "evidence")), trim(field_of(e, "notes")))) {
             continue;
         }
-        if (!loaded) pairs = read_pairs(RealFileSystem(), ws), loaded = true;
+        if (!loaded) {
+            // Only the current run is ever read: other runs' pairs are dropped.
+            for (auto& pair : read_pairs(disk, ws)) {
+                if (pair.first == run) pairs.insert(std::move(pair));
+            }
+            // The first record of a run in this checkout: the tasks the run's
+            // log already shows work for count as this checkout's too (they
+            // may predate the record: an upgrade, a cleared cache), so they
+            // are never taken for another branch's.
+            if (pairs.empty()) {
+                if (Result<LogFacts> facts = cached_log_facts(disk, ws, run)) {
+                    for (const auto& [id, w] : facts->tasks) {
+                        if (!w.last_status.empty()) pairs.emplace(run, id);
+                    }
+                }
+                added = true;
+            }
+            loaded = true;
+        }
         added |= pairs.emplace(run, task).second;
     }
     if (!added) return;

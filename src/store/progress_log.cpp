@@ -16,6 +16,7 @@
 #include "small/base/fd.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/local_work.hpp"
+#include "small/store/resume_state.hpp"
 #include "small/model/replay_id.hpp"  // sha256_hex
 #include "small/doc/yaml.hpp"
 
@@ -596,6 +597,8 @@ Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& 
 
     // All the items go in ONE write: a crash keeps all of them or none.
     const std::string file = progress_path(ws);
+    const RealFileSystem disk;
+    const std::optional<std::string> stamp_before = disk.version_stamp(file);
     std::uint64_t new_size = 0;
     if (tail->point.inline_empty_list) {
         if (Status st = replace_inline_list(ws, file, *tail, items, new_size); !st) return st.error();
@@ -611,7 +614,10 @@ Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& 
     }
     std::vector<YamlValue> written;
     for (const AppendResult& r : results) written.push_back(r.entry);
-    record_local_work(ws, written);
+    if (const std::optional<std::string> stamp_after = disk.version_stamp(file); stamp_before && stamp_after) {
+        advance_log_facts(disk, ws, *stamp_before, *stamp_after, written);
+    }
+    record_local_work(ws, written);  // after: its first record of a run reads the facts
     return results;
 }
 

@@ -10,14 +10,14 @@ namespace small {
 
 namespace {
 
-// Cache body: "<run id> <work entries> <newest work>", then one line a task:
-// id, last status, seq, blocked reason.
+// Cache body: "<run id> <work entries> <newest work> <entries>", then one
+// line a task: id, last status, seq, blocked reason.
 std::string encode(const std::string& run_id, const LogFacts& f) {
     std::string out;
     append_cache_field(out, run_id);
     out += ' ' + std::to_string(f.work_entries) + ' ';
     append_cache_field(out, f.newest_work);
-    out += '\n';
+    out += ' ' + std::to_string(f.entries) + '\n';
     for (const auto& [id, w] : f.tasks) {
         for (const std::string* field : {&id, &w.last_status}) {
             append_cache_field(out, *field);
@@ -34,32 +34,39 @@ bool is_count(const std::string& s) {
     return !s.empty() && s.size() <= 18 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-std::optional<LogFacts> decode(std::string_view body, const std::string& run_id) {
+// The facts and the run id they were computed for.
+std::optional<std::pair<std::string, LogFacts>> decode(std::string_view body) {
     LogFacts f;
+    std::string run_id;
     bool first = true;
     const bool ok = decode_cache_lines(body, [&](std::vector<std::string>& fields) {
         if (first) {
             first = false;
-            if (fields.size() != 3 || fields[0] != run_id || !is_count(fields[1])) return false;
+            if (fields.size() != 4 || !is_count(fields[1]) || !is_count(fields[3])) return false;
+            run_id = fields[0];
             f.work_entries = std::stoull(fields[1]);
             f.newest_work = fields[2];
+            f.entries = std::stoull(fields[3]);
             return true;
         }
         if (fields.size() != 4 || !is_count(fields[2])) return false;
         f.tasks[fields[0]] = {fields[1], std::stoull(fields[2]), fields[3]};
         return true;
     });
-    return ok && !first ? std::optional(std::move(f)) : std::nullopt;
+    if (!ok || first) return std::nullopt;
+    return std::make_pair(std::move(run_id), std::move(f));
 }
 
-Result<LogFacts> read_log_facts(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
+}  // namespace
+
+Result<LogFacts> cached_log_facts(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
     const std::string name = artifact_file_name(ArtifactType::Progress);
     const std::string path = ws.path_of(name);
     if (!fs.file_exists(path)) return LogFacts{};
     const std::optional<std::string> before = fs.version_stamp(path);
     if (before) {
         if (std::optional<std::string> body = read_stamped_cache(fs, ws, kProgressFactsName, *before)) {
-            if (std::optional<LogFacts> cached = decode(*body, run_id)) return std::move(*cached);
+            if (auto cached = decode(*body); cached && cached->first == run_id) return std::move(cached->second);
         }
     }
     Result<Document> doc = load_yaml_file(fs, path, ws.display_of(name));
@@ -71,18 +78,37 @@ Result<LogFacts> read_log_facts(const FileSystem& fs, const WorkspacePaths& ws, 
     return facts;
 }
 
-}  // namespace
+void advance_log_facts(const FileSystem& fs, const WorkspacePaths& ws, const std::string& stamp_before,
+                       const std::string& stamp_after, const std::vector<YamlValue>& appended) {
+    const std::optional<std::string> body = read_stamped_cache(fs, ws, kProgressFactsName, stamp_before);
+    if (!body) return;
+    auto cached = decode(*body);
+    if (!cached) return;
+    auto& [run_id, facts] = *cached;
+    const auto text = [](const YamlValue& e, const char* key) {
+        const auto it = e.find(key);
+        return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    for (const YamlValue& e : appended) {
+        add_entry_facts(facts,
+                        {text(e, "task_id"), text(e, "status"), text(e, "evidence"), text(e, "notes"),
+                         text(e, "timestamp"), text(e, "replayId")},
+                        ++facts.entries, run_id);
+    }
+    write_stamped_cache(ws, kProgressFactsName, stamp_after, encode(run_id, facts));
+}
 
 Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
     ResumeState s;
     Result<std::optional<std::vector<PlanTaskOutline>>> plan = load_plan_outline(fs, ws);
     if (!plan) return plan.error();
     if (*plan) s.plan = std::move(**plan);
-    Result<LogFacts> facts = read_log_facts(fs, ws, run_id);
+    Result<LogFacts> facts = cached_log_facts(fs, ws, run_id);
     if (!facts) return facts.error();
     s.facts = std::move(*facts);
-    s.point = resume_point(s.plan, with_local_work(fs, ws, run_id, s.facts.tasks));
-    s.now = handoff_source(s.plan, s.facts);
+    const WorkFacts mine = with_local_work(fs, ws, run_id, s.facts.tasks);
+    s.point = resume_point(s.plan, mine);
+    s.now = handoff_source(s.plan, s.facts, mine);
     const std::string handoff = ws.path_of(artifact_file_name(ArtifactType::Handoff));
     s.handoff_exists = fs.file_exists(handoff);
     if (s.handoff_exists) {

@@ -281,9 +281,20 @@ TEST_F(ResumeE2E, AWorktreeNeverResumesATaskOnlyTheOtherBranchStarted) {
     EXPECT_TRUE(contains(handoff, "current_task_id: \"task-3\"")) << handoff;
     EXPECT_TRUE(contains(handoff, "In progress in another checkout: task-2")) << handoff;
     EXPECT_EQ(brief_next(b), "small checkpoint --task task-3 --status completed --evidence \"<what proves it is done>\"");
-    // Alpha merges beta's: its own task-2 stays current.
+    // Alpha merges beta's (a fast-forward: beta's handoff arrives as it is):
+    // its own task-2 stays current, and the primer says the handoff was
+    // computed in another checkout instead of showing beta's view as current.
     ASSERT_EQ(git({"merge", "--no-edit", "-s", "small", "b"}, a).exit_code, 0);
     EXPECT_EQ(brief_next(a), "small checkpoint --task task-2 --status completed --evidence \"<what proves it is done>\"");
+    const RunResult primer = small({"status", "--brief"}, a);
+    EXPECT_TRUE(contains(primer.out, "computed in another checkout")) << primer;
+    EXPECT_TRUE(contains(primer.out, "Resume task-2")) << primer;
+    ok({"handoff"}, a);
+    EXPECT_TRUE(contains(read_file(a / ".small" / "handoff.small.yml"), "current_task_id: \"task-2\""));
+    EXPECT_FALSE(contains(small({"status", "--brief"}, a).out, "stale"));
+    // A checkout that knows none of its own work (CI) does not call it stale.
+    const RunResult strict = small({"check", "--strict"}, b);
+    EXPECT_FALSE(contains(strict.out + strict.err, "HANDOFF-STALE")) << strict;
     // Beta finishes: the next is the task nobody started, not alpha's.
     ok({"checkpoint", "--task", "task-3", "--status", "completed", "--evidence", "beta done"}, b);
     EXPECT_EQ(brief_next(b), "small checkpoint --task task-4 --status in_progress");

@@ -37,6 +37,8 @@
 #include "small/ops/reset.hpp"
 #include "small/ops/checkpoint.hpp"
 #include "small/model/templates.hpp"
+#include "small/store/local_work.hpp"
+#include "small/store/resume_state.hpp"
 
 namespace small {
 namespace {
@@ -1384,6 +1386,73 @@ TEST(Text, ClosestMatchesKeepsOnlyTheNearest) {
     EXPECT_EQ(edit_distance("stauts", "status"), 2u);
     EXPECT_EQ(edit_distance("", "abc"), 3u);
 }
+
+
+// ============================================================ resume facts and local work (D18)
+
+namespace resume_facts {
+
+Result<ProgressAddResult> add_entry(const InitWorkspace& w, const std::string& task, const std::string& status,
+                                    const std::string& evidence) {
+    ProgressAddRequest add;
+    add.task = task;
+    add.status = status;
+    add.evidence = evidence;
+    return progress_add(real_fs, w.ws(), add);
+}
+
+// An append advances the cached per-task facts (no full read of the log on
+// the next status): the cache is valid for the log as it now is and says
+// what a full read says.
+TEST(ResumeFacts, AnAppendAdvancesTheCachedFactsToWhatAFullReadGives) {
+    InitWorkspace w;
+    PlanRequest setup = plan_req();
+    setup.add = {"Second", "Third"};
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(cached_log_facts(real_fs, w.ws(), w.run_id()).ok());  // the cache exists from here on
+    ASSERT_TRUE(add_entry(w, "task-2", "in_progress", "begun").ok());
+    ASSERT_TRUE(add_entry(w, "task-1", "blocked", "need a decision").ok());
+    ASSERT_TRUE(add_entry(w, "meta/note", "completed", "bookkeeping").ok());
+
+    const std::optional<std::string> stamp = real_fs.version_stamp(w.file("progress.small.yml"));
+    ASSERT_TRUE(stamp);
+    EXPECT_TRUE(read_stamped_cache(real_fs, w.ws(), kProgressFactsName, *stamp)) << "advanced, not dropped";
+    Result<LogFacts> cached = cached_log_facts(real_fs, w.ws(), w.run_id());
+    ASSERT_TRUE(cached.ok());
+    Result<Document> doc = load_yaml_file(real_fs, w.file("progress.small.yml"), "progress.small.yml");
+    ASSERT_TRUE(doc.ok());
+    const LogFacts full = log_facts(doc->root(), w.run_id());
+    EXPECT_EQ(cached->entries, full.entries);
+    EXPECT_EQ(cached->work_entries, full.work_entries);
+    EXPECT_EQ(cached->newest_work, full.newest_work);
+    ASSERT_EQ(cached->tasks.size(), full.tasks.size());
+    for (const auto& [id, f] : full.tasks) {
+        const TaskWork& c = cached->tasks.at(id);
+        EXPECT_EQ(c.last_status, f.last_status) << id;
+        EXPECT_EQ(c.last_seq, f.last_seq) << id;
+        EXPECT_EQ(c.blocked_reason, f.blocked_reason) << id;
+    }
+    EXPECT_EQ(cached->tasks.at("task-1").blocked_reason, "need a decision");
+}
+
+// A checkout's first record of a run counts the run's earlier work as its
+// own (an upgrade mid-run, a cleared cache), so nothing it started before is
+// taken for another branch's; plan edits and meta/ entries are not work.
+TEST(LocalWork, TheFirstRecordOfARunCountsTheRunsEarlierWork) {
+    InitWorkspace w;
+    PlanRequest setup = plan_req();
+    setup.add = {"Second", "Third"};
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(add_entry(w, "task-1", "in_progress", "begun").ok());
+    EXPECT_EQ(local_work(real_fs, w.ws(), w.run_id()), (std::set<std::string, std::less<>>{"task-1"}));
+    fs::remove(w.root_path(".small-cache/local.work"));
+    ASSERT_TRUE(add_entry(w, "task-2", "in_progress", "begun").ok());
+    ASSERT_TRUE(add_entry(w, "meta/note", "completed", "not work").ok());
+    EXPECT_EQ(local_work(real_fs, w.ws(), w.run_id()), (std::set<std::string, std::less<>>{"task-1", "task-2"}));
+    EXPECT_TRUE(local_work(real_fs, w.ws(), std::string(64, 'a')).empty()) << "another run";
+}
+
+}  // namespace resume_facts
 
 }  // namespace
 }  // namespace small

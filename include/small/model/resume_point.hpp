@@ -113,8 +113,17 @@ struct LogFacts {
     WorkFacts tasks;
     std::uint64_t work_entries = 0;
     std::string newest_work;
+    std::uint64_t entries = 0;  // every entry, work or not (an appended entry's position follows)
 };
 LogFacts log_facts(NodeRef progress_root, const std::string& run_id);
+
+// One entry's fields as written (untrimmed), and the fold log_facts makes of
+// the entries in order: an append advances facts without reading the log
+// again (store/resume_state). `seq` is the entry's position, from 1.
+struct EntryText {
+    std::string task_id, status, evidence, notes, timestamp, replay_id;
+};
+void add_entry_facts(LogFacts& facts, const EntryText& entry, std::size_t seq, const std::string& run_id);
 
 // --- What a handoff was computed from (D18: stale is visible) ---
 
@@ -127,11 +136,15 @@ struct HandoffSource {
     std::string plan_digest;  // 16 hex digits
     std::uint64_t work_entries = 0;
     std::string newest;       // newest work entry's timestamp as written ("" = none)
+    std::string mine;         // 8 hex digits of the tasks this checkout worked on ("" = none known)
     bool operator==(const HandoffSource&) const = default;
 };
 
 std::string plan_outline_digest(const std::vector<PlanTaskOutline>& plan);
-HandoffSource handoff_source(const std::vector<PlanTaskOutline>& plan, const LogFacts& facts);
+// `with_here`: the facts with this checkout's own tasks marked (store/local_work);
+// a handoff that a checkout with other own tasks wrote reads as stale there.
+HandoffSource handoff_source(const std::vector<PlanTaskOutline>& plan, const LogFacts& facts,
+                             const WorkFacts& with_here = {});
 std::string source_comment(const HandoffSource& s);                                // "# small: computed from …\n"
 std::optional<HandoffSource> parse_source_comment(std::string_view handoff_text);  // nullopt: not recorded
 

@@ -14,6 +14,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
+#include "small/doc/yaml_writer.hpp"
 #include "small/model/resume_point.hpp"
 #include "small/model/workspace.hpp"
 
@@ -28,6 +29,18 @@ struct ResumeState {
     std::optional<HandoffSource> recorded;  // what the handoff records (nullopt: nothing)
     std::string stale;                      // why it is stale; "" when fresh or unknown
 };
+
+// What the log says of each task for run `run_id` (model/resume_point
+// log_facts), from the cache when the log is unchanged, else by one full read
+// (then cached). Errors: the log does not parse (Invalid, positioned), System.
+Result<LogFacts> cached_log_facts(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id);
+
+// After an append (progress_log, under the workspace lock): the facts cached
+// for the log as it was (`stamp_before`) advanced by the appended entries and
+// stored under `stamp_after`, so the next reader needs no full read of the
+// log. Best effort: nothing happens when no cache matches `stamp_before`.
+void advance_log_facts(const FileSystem& fs, const WorkspacePaths& ws, const std::string& stamp_before,
+                       const std::string& stamp_after, const std::vector<YamlValue>& appended);
 
 // Errors: the plan or the log does not parse (Invalid, positioned), System.
 // A missing plan or log reads as empty.
