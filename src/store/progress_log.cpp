@@ -572,7 +572,8 @@ std::string clock_warning(const WorkspacePaths& ws, const ProgressTail& tail, In
 
 Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& ws,
                                                           const std::vector<YamlValue>& entries,
-                                                          std::optional<Instant> requested_at) {
+                                                          std::optional<Instant> requested_at,
+                                                          bool record_local) {
     if (entries.empty()) return std::vector<AppendResult>{};
     if (Status rec = recover_progress(ws); !rec) return rec.error();
     Result<ProgressTail> tail = read_tail(ws);
@@ -617,7 +618,7 @@ Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& 
     if (const std::optional<std::string> stamp_after = disk.version_stamp(file); stamp_before && stamp_after) {
         advance_log_facts(disk, ws, *stamp_before, *stamp_after, written);
     }
-    record_local_work(ws, written);  // after: its first record of a run reads the facts
+    if (record_local) record_local_work(ws, written);  // after: its first record of a run reads the facts
     return results;
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "small/store/atomic_file.hpp"
+#include "small/store/local_work.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
@@ -352,7 +353,8 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
     }
 
     CommittedChange result;
-    Result<std::vector<AppendResult>> appended = append_progress_entries(ws, change.entries, change.first_at);
+    Result<std::vector<AppendResult>> appended =
+        append_progress_entries(ws, change.entries, change.first_at, /*record_local=*/false);
     if (!appended) {
         if (needs_journal) (void)remove_journal(ws);  // nothing committed: roll back
         return appended.error();
@@ -366,6 +368,10 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
         e.message += " (the change is journaled; the next small command that writes will complete it)";
         return e;
     }
+    // The entries stand from here (a later failure is completed, never undone).
+    std::vector<YamlValue> written;
+    for (const AppendResult& a : result.appended) written.push_back(a.entry);
+    record_local_work(ws, written);
     if (Status s = apply_moves(ws, j.moves); !s) {
         if (!needs_journal) return s.error();
         Error e = s.error();

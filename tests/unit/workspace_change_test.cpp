@@ -18,12 +18,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "small/base/filesystem.hpp"
+#include "small/store/local_work.hpp"
 #include "small/store/progress_log.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/base/timestamp.hpp"
@@ -233,6 +235,28 @@ TEST(WorkspaceChangeCommit, FailedFileWriteBeforeAnyFileChangedUndoesTheEntries)
     const auto entries = entries_of(read_all(t.log()));
     ASSERT_EQ(entries.size(), 2u);
     EXPECT_EQ(entries[1].second, "after");
+}
+
+// This checkout's record of its own work (store/local_work) names only work
+// whose entries stand: an undone change records nothing.
+TEST(WorkspaceChangeCommit, AnUndoneChangeRecordsNoLocalWork) {
+    TempWorkspace t;
+    write_plain(t.log(), seeded_log());
+    const std::string run(64, 'c');
+    YamlValue undone = entry("task-7", "undone");
+    undone["replayId"] = run;
+    WorkspaceChange change;
+    change.entries = {undone};
+    change.files = {{t.ws().path_of("missing-folder/plan.small.yml"), "x: 1\n"}};
+    ASSERT_FALSE(commit_workspace_change(t.ws(), change).ok());
+    EXPECT_TRUE(local_work(RealFileSystem(), t.ws(), run).empty());
+
+    YamlValue stands = entry("task-8", "stands");
+    stands["replayId"] = run;
+    WorkspaceChange next;
+    next.entries = {stands};
+    ASSERT_TRUE(commit_workspace_change(t.ws(), next).ok());
+    EXPECT_EQ(local_work(RealFileSystem(), t.ws(), run), (std::set<std::string, std::less<>>{"task-8"}));
 }
 
 // Same, on a fresh log `entries: []`: its first append REWRITES `[]` (see

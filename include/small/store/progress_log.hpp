@@ -98,10 +98,13 @@ Result<AppendResult> append_progress_entry(const WorkspacePaths& ws, const YamlV
 
 // Several entries appended in ONE write (all or none survive a crash), with
 // strictly increasing timestamps: the first as append_progress_entry
-// chooses it, each next one max(now, previous + 1 ns).
+// chooses it, each next one max(now, previous + 1 ns). The work among them
+// is recorded as this checkout's (store/local_work) unless `record_local`
+// is false: a multi-file change records it once the whole change stands.
 Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& ws,
                                                           const std::vector<YamlValue>& entries,
-                                                          std::optional<Instant> requested_at);
+                                                          std::optional<Instant> requested_at,
+                                                          bool record_local = true);
 
 // Finishes or undoes an append that was interrupted (see the invariant
 // above), under the lock, before anything reads the log's tail. With no
