@@ -224,11 +224,23 @@ TEST(LogFacts, PlanEditLinesAreNotWorkAndBlockersKeepTheirReasonAcrossRuns) {
 // ------------------------------------------------------------ handoff source
 
 TEST(HandoffSource, TheCommentRoundTripsAndStalenessSaysWhatChanged) {
-    const HandoffSource s{"0123456789abcdef", 12, "2026-01-01T00:00:03Z"};
+    const HandoffSource s{"0123456789abcdef", 12, "2026-01-01T00:00:03Z", ""};
     const std::string line = source_comment(s);
     EXPECT_EQ(line, "# small: computed from plan 0123456789abcdef, 12 work entries, newest 2026-01-01T00:00:03Z\n");
     EXPECT_EQ(parse_source_comment(line + "small_version: \"1.0.0\"\n"), s);
-    EXPECT_EQ(parse_source_comment(source_comment({"x", 0, ""})), (HandoffSource{"x", 0, ""}));
+    EXPECT_EQ(parse_source_comment(source_comment({"x", 0, "", ""})), (HandoffSource{"x", 0, "", ""}));
+    // A checkout's own tasks (store/local_work) travel in the line: another
+    // checkout with other own tasks reads the handoff as stale; one that
+    // knows none of its own cannot tell.
+    const HandoffSource mine{"0123456789abcdef", 12, "2026-01-01T00:00:03Z", "aaaa1111"};
+    EXPECT_EQ(source_comment(mine), "# small: computed from plan 0123456789abcdef, 12 work entries, newest "
+                                    "2026-01-01T00:00:03Z, mine aaaa1111\n");
+    EXPECT_EQ(parse_source_comment(source_comment(mine)), mine);
+    HandoffSource theirs = mine;
+    theirs.mine = "bbbb2222";
+    EXPECT_EQ(staleness(mine, theirs), "it was computed in another checkout, whose own tasks differ");
+    EXPECT_EQ(staleness(mine, s), "");
+    EXPECT_EQ(staleness(s, theirs), "");
     EXPECT_FALSE(parse_source_comment("small_version: \"1.0.0\"\n"));
     EXPECT_FALSE(parse_source_comment("# small: computed from plan x, many work entries, newest none\n"));
 
