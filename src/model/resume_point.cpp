@@ -325,6 +325,14 @@ void add_entry_facts(LogFacts& f, const EntryText& e, std::size_t seq, const std
     w.last_seq = seq;
 }
 
+EntryText entry_text(const YamlValue& entry) {
+    const auto text = [&](const char* key) {
+        const auto it = entry.find(key);
+        return it != entry.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    return {text("task_id"), text("status"), text("evidence"), text("notes"), text("timestamp"), text("replayId")};
+}
+
 LogFacts log_facts(NodeRef progress_root, const std::string& run_id) {
     LogFacts f;
     const NodeRef entries = progress_root.find("entries");

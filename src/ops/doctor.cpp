@@ -297,8 +297,7 @@ private:
             suggestion = "All remaining tasks are blocked. Review blockers.";
         }
         // The next step is the resume point's (D18), as status and the primer name it.
-        const ResumePoint point = resume_point(outline_plan(set_.root(ArtifactType::Plan)),
-                                               with_local_work(fs_, ws_, run_id(), facts().tasks));
+        const ResumePoint point = resume_point(outline_plan(set_.root(ArtifactType::Plan)), own_facts());
         if (point.kind == ResumeKind::Complete) {
             suggestion = handoff_source_state().empty() ? "All tasks complete and the handoff is up to date. New work: "
                                                           "small plan --add \"<title>\"; a new run: small start"
@@ -343,14 +342,19 @@ private:
         if (!facts_) facts_ = log_facts(set_.root(ArtifactType::Progress), run_id());
         return *facts_;
     }
+    // The per-task facts with this checkout's own tasks marked (store/local_work), read once.
+    const WorkFacts& own_facts() {
+        if (!own_facts_) own_facts_ = with_local_work(fs_, ws_, run_id(), facts().tasks);
+        return *own_facts_;
+    }
 
     // Why the handoff is stale; kUnrecorded when it has no source line; "" fresh.
     std::string handoff_source_state() {
         const Artifact* h = set_.get(ArtifactType::Handoff);
         const std::optional<HandoffSource> recorded = h ? parse_source_comment(h->doc.source()) : std::nullopt;
         if (!recorded) return kUnrecorded;
-        return staleness(recorded, handoff_source(outline_plan(set_.root(ArtifactType::Plan)), facts(),
-                                                  with_local_work(fs_, ws_, run_id(), facts().tasks)));
+        return staleness(recorded,
+                         handoff_source(outline_plan(set_.root(ArtifactType::Plan)), facts(), own_facts()));
     }
 
     const FileSystem& fs_;
@@ -362,6 +366,7 @@ private:
     ArtifactSet set_;
     std::vector<std::string> unmerged_;  // file names git's index holds in conflict
     std::optional<LogFacts> facts_;
+    std::optional<WorkFacts> own_facts_;
 };
 
 }  // namespace

@@ -14,11 +14,6 @@ namespace {
 
 constexpr const char* kLocalWorkName = "local.work";
 
-std::string field_of(const YamlValue& entry, const char* key) {
-    const auto it = entry.find(key);
-    return it != entry.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // Every (run, task) pair recorded, one "<run> <task>" line each.
 std::set<std::pair<std::string, std::string>> read_pairs(const FileSystem& fs, const WorkspacePaths& ws) {
     std::set<std::pair<std::string, std::string>> pairs;
@@ -41,11 +36,9 @@ void record_local_work(const WorkspacePaths& ws, const std::vector<YamlValue>& e
     bool loaded = false, added = false;
     for (const YamlValue& e : entries) {
         // Read as log_facts reads an entry (trimmed; the run id case-insensitive).
-        const std::string task(trim(field_of(e, "task_id"))), run = lower_ascii(trim(field_of(e, "replayId")));
-        if (task.empty() || run.empty() ||
-            is_bookkeeping_entry(task, trim(field_of(e, "evidence")), trim(field_of(e, "notes")))) {
-            continue;
-        }
+        const EntryText text = entry_text(e);
+        const std::string task(trim(text.task_id)), run = lower_ascii(trim(text.replay_id));
+        if (task.empty() || run.empty() || is_bookkeeping_entry(task, trim(text.evidence), trim(text.notes))) continue;
         if (!loaded) {
             // Only the current run is ever read: other runs' pairs are dropped.
             for (auto& pair : read_pairs(disk, ws)) {

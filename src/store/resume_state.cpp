@@ -85,16 +85,7 @@ void advance_log_facts(const FileSystem& fs, const WorkspacePaths& ws, const std
     auto cached = decode(*body);
     if (!cached) return;
     auto& [run_id, facts] = *cached;
-    const auto text = [](const YamlValue& e, const char* key) {
-        const auto it = e.find(key);
-        return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    for (const YamlValue& e : appended) {
-        add_entry_facts(facts,
-                        {text(e, "task_id"), text(e, "status"), text(e, "evidence"), text(e, "notes"),
-                         text(e, "timestamp"), text(e, "replayId")},
-                        ++facts.entries, run_id);
-    }
+    for (const YamlValue& e : appended) add_entry_facts(facts, entry_text(e), ++facts.entries, run_id);
     write_stamped_cache(ws, kProgressFactsName, stamp_after, encode(run_id, facts));
 }
 

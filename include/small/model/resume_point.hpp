@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "small/doc/document.hpp"
+#include "small/doc/yaml_writer.hpp"
 #include "small/model/plan_summary.hpp"
 
 namespace small {
@@ -124,6 +125,8 @@ struct EntryText {
     std::string task_id, status, evidence, notes, timestamp, replay_id;
 };
 void add_entry_facts(LogFacts& facts, const EntryText& entry, std::size_t seq, const std::string& run_id);
+// The fields of an entry as written (a field that is absent or not a string reads "").
+EntryText entry_text(const YamlValue& entry);
 
 // --- What a handoff was computed from (D18: stale is visible) ---
 
