@@ -23,7 +23,7 @@ WITH_TESTS="${SMALL_SETUP_TESTS:-0}"
 
 # Debian packages (valijson is handled separately below): building and running small.
 PACKAGES=(g++ make cmake pkg-config libfyaml-dev nlohmann-json3-dev libcli11-dev libssl-dev
-          libgit2-dev git python3)
+          libgit2-dev libxxhash-dev git python3)
 # Test-only: GoogleTest; bash-completion, zsh and fish (the completion tests load `small
 # completion <shell>` in each); dpkg-dev (dpkg-shlibdeps for CPack's Depends), lintian,
 # man-db and groff-base (the package.deb test builds the .deb, lints it and renders its

@@ -239,6 +239,35 @@ Result<FileRange> RealFileSystem::read_range(const std::string& path, std::uint6
     return read_open_range(fd.get(), path, offset, length);
 }
 
+Result<std::uint64_t> RealFileSystem::stream_prefix(const std::string& path, std::uint64_t length,
+                                                    const std::function<void(std::string_view)>& take) const {
+    const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (!fd.valid()) return located_errno("cannot read", path, errno);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return located_errno("cannot read", path, errno);
+    if (!S_ISREG(st.st_mode)) return located_errno("cannot read", path, S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
+    std::vector<char> buffer(std::size_t{256} << 10);
+    std::uint64_t done = 0;
+    while (done < length) {
+        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), length - done));
+        const ssize_t n = ::pread(fd.get(), buffer.data(), want, static_cast<off_t>(done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return located_errno("cannot read", path, errno);
+        if (n == 0) break;  // the file is shorter
+        take(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+        done += static_cast<std::uint64_t>(n);
+    }
+    return static_cast<std::uint64_t>(st.st_size);
+}
+
+Result<std::uint64_t> FileSystem::stream_prefix(const std::string& path, std::uint64_t length,
+                                                const std::function<void(std::string_view)>& take) const {
+    Result<std::string> all = read_file(path);
+    if (!all) return all.error();
+    take(std::string_view(*all).substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(length, all->size()))));
+    return static_cast<std::uint64_t>(all->size());
+}
+
 Result<std::string> RealFileSystem::read_file_no_follow(const std::string& dir, const std::string& name) const {
     Result<Fd> fd = open_no_follow(dir, name);
     if (!fd) return fd.error();

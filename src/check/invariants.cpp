@@ -6,6 +6,7 @@
 #include <set>
 
 #include "rules_internal.hpp"
+#include "small/check/verified_prefix.hpp"
 #include "small/model/replay_id.hpp"
 
 namespace small {
@@ -29,6 +30,10 @@ std::vector<Finding> check_invariants(const ArtifactSet& set, const InvariantOpt
             case ArtifactType::Handoff: rules::check_handoff(root, r); break;
         }
         if (options.strict) rules::check_secrets_and_links(root, type, r);
+    }
+    if (options.before && set.get(ArtifactType::Progress) &&
+        !continues_prefix(*options.before, set.root(ArtifactType::Progress).find("entries"), now)) {
+        if (options.undecided) *options.undecided = true;
     }
     if (options.strict) rules::check_cross_artifact(set, options, out);
     sort_findings(out);

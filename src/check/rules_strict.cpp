@@ -12,6 +12,7 @@
 #include "small/check/links.hpp"
 #include "small/check/orphan_progress.hpp"
 #include "small/check/secrets.hpp"
+#include "small/check/verified_prefix.hpp"
 
 namespace small::rules {
 
@@ -135,8 +136,16 @@ Finding make_finding(const Artifact& artifact, std::string rule, Mark mark, std:
     return f;
 }
 
+// Whether the verified entries hold evidence for `id` (nullopt: no entry).
+std::optional<bool> verified_evidence(const VerifiedPrefix* before, std::string_view id) {
+    if (!before) return std::nullopt;
+    const auto it = before->evidence.find(std::string(id));
+    if (it == before->evidence.end()) return std::nullopt;
+    return it->second;
+}
+
 // S1: completed or blocked tasks need a progress entry with evidence (D9).
-void check_s1(NodeRef plan, const Artifact& progress, std::vector<Finding>& out) {
+void check_s1(NodeRef plan, const Artifact& progress, const VerifiedPrefix* before, std::vector<Finding>& out) {
     const NodeRef tasks = plan.find("tasks");
     const NodeRef entries = progress.doc.root().find("entries");
     if (!tasks.is_sequence() || tasks.size() == 0 || !entries.is_sequence()) return;
@@ -154,9 +163,11 @@ void check_s1(NodeRef plan, const Artifact& progress, std::vector<Finding>& out)
         const std::string_view id = trim(task.find("id").as_string());
         if ((status != "completed" && status != "blocked") || id.empty()) continue;
         const auto it = evidence_by_task.find(id);
-        if (it != evidence_by_task.end() && it->second) continue;
+        const std::optional<bool> verified = verified_evidence(before, id);
+        if ((it != evidence_by_task.end() && it->second) || verified.value_or(false)) continue;
+        const bool seen = it != evidence_by_task.end() || verified;
         offenders.push_back(excerpt(id) + " (" + excerpt(task.find("title").as_string()) + ") [" +
-                            (it == evidence_by_task.end() ? "no progress entry" : "empty evidence") + "]");
+                            (seen ? "empty evidence" : "no progress entry") + "]");
     }
     if (offenders.empty()) return;
     std::sort(offenders.begin(), offenders.end());
@@ -188,10 +199,25 @@ std::string closest_ids(const std::string& id, const PlanIndex& plan) {
 }
 
 // S2: progress task ids of the current run must exist in the plan.
-void check_s2(NodeRef plan, const Artifact& progress, const std::string& scope, std::vector<Finding>& out) {
+// Whether the verified entries of `scope` (every run when empty) name a
+// task the plan lacks: an orphan or a superseded one, which only the
+// entries themselves can tell apart.
+bool verified_orphans(const VerifiedPrefix& before, const PlanIndex& index, const std::string& scope) {
+    for (const auto& [run, ids] : before.task_ids) {
+        if (!scope.empty() && run != scope) continue;
+        for (const std::string& id : ids) {
+            if (!index.id_set.count(id)) return true;
+        }
+    }
+    return false;
+}
+
+void check_s2(NodeRef plan, const Artifact& progress, const std::string& scope, const InvariantOptions& options,
+              std::vector<Finding>& out) {
     const NodeRef entries = progress.doc.root().find("entries");
     const PlanIndex index = index_plan(plan);
     if (index.ids.empty() || !entries.is_sequence()) return;
+    if (options.before && options.undecided && verified_orphans(*options.before, index, scope)) *options.undecided = true;
     std::vector<std::string> offenders;
     Mark first;
     // One definition of an orphan for S2 and `fix --orphan-progress`;
@@ -226,12 +252,21 @@ void check_s3(NodeRef plan, const Artifact& handoff, std::vector<Finding>& out) 
 // HANDOFF-STALE (D18, a warning: the verdict stays the reference's): the
 // handoff's first line records the plan and work entries it was computed
 // from; a handoff without that line (by hand, another tool) is not judged.
-void check_handoff_fresh(NodeRef plan, NodeRef progress, const Artifact& handoff, const std::string& run_id,
+void check_handoff_fresh(NodeRef plan, NodeRef progress, const Artifact& handoff, const InvariantOptions& options,
                          std::vector<Finding>& out) {
     const std::optional<HandoffSource> recorded = parse_source_comment(handoff.doc.source());
     if (!recorded) return;
     const std::vector<PlanTaskOutline> outline = outline_plan(plan);
-    const std::string why = staleness(recorded, handoff_source(outline, log_facts(progress, run_id)));
+    LogFacts facts;
+    if (options.before) {
+        VerifiedPrefix all = *options.before;
+        fold_entries(all, progress.find("entries"));
+        facts.work_entries = all.work_entries;
+        facts.newest_work = all.newest_work;
+    } else {
+        facts = log_facts(progress, options.run_replay_id);
+    }
+    const std::string why = staleness(recorded, handoff_source(outline, facts));
     if (why.empty()) return;
     Finding f = make_finding(handoff, "HANDOFF-STALE", Mark{1, 1}, "the handoff is stale: " + why,
                              "regenerate it from the plan and log as they are: small handoff");
@@ -251,15 +286,15 @@ void check_cross_artifact(const ArtifactSet& set, const InvariantOptions& option
     const Artifact* progress = set.get(ArtifactType::Progress);
     const Artifact* handoff = set.get(ArtifactType::Handoff);
     if (plan && progress) {
-        check_s1(plan->doc.root(), *progress, out);
+        check_s1(plan->doc.root(), *progress, options.before, out);
         // D9: the run id pinned in workspace.small.yml scopes S2; the
         // handoff's id is the fallback.
         const std::string scope = progress_run_scope(options.run_replay_id, handoff ? handoff->doc.root() : NodeRef());
-        check_s2(plan->doc.root(), *progress, scope, out);
+        check_s2(plan->doc.root(), *progress, scope, options, out);
     }
     if (plan && handoff) check_s3(plan->doc.root(), *handoff, out);
     if (plan && progress && handoff) {
-        check_handoff_fresh(plan->doc.root(), progress->doc.root(), *handoff, options.run_replay_id, out);
+        check_handoff_fresh(plan->doc.root(), progress->doc.root(), *handoff, options, out);
     }
 }
 

@@ -4,6 +4,8 @@
 #include <future>
 #include <system_error>
 
+#include "rules_internal.hpp"
+
 namespace small {
 
 const char* stage_status_name(StageResult::Status status) {
@@ -58,9 +60,20 @@ bool require_small_dir(const VerdictInput& in, Verdict& v) {
     return false;
 }
 
+// Where a verdict reads the log from: the file, or (warm) the entries
+// appended after its verified prefix; and what it found out on the way.
+struct Source {
+    LogAfterPrefix* after = nullptr;
+    const VerifiedPrefix* before = nullptr;
+    bool undecided = false;  // a rule needed the verified entries themselves
+    unsigned checks = 0;     // PrefixCheck bits of the checks run on the log
+    ArtifactSet set;
+};
+
 // Loads the artifacts; load errors block the verdict.
-bool load_or_block(const VerdictInput& in, ArtifactSet& set, Verdict& v) {
-    set = load_artifacts(in.fs, in.paths);
+bool load_or_block(const VerdictInput& in, Source& src, Verdict& v) {
+    ArtifactSet& set = src.set;
+    set = src.after ? load_artifacts(in.fs, in.paths, std::move(src.after->progress)) : load_artifacts(in.fs, in.paths);
     if (set.complete()) return true;
     bool system = false;
     for (const Error& e : set.errors) {
@@ -122,11 +135,14 @@ void append(std::vector<Finding>& to, std::vector<Finding> from) {
 }
 
 // Invariants, plus S4 (strict) and small_version quoting.
-std::vector<Finding> lint_findings(const VerdictInput& in, const ArtifactSet& set, const VerdictOptions& options,
+std::vector<Finding> lint_findings(const VerdictInput& in, Source& src, const VerdictOptions& options,
                                    const std::string& run_id, Verdict& v) {
+    const ArtifactSet& set = src.set;
     InvariantOptions inv;
     inv.strict = options.strict;
     inv.run_replay_id = run_id;
+    inv.before = src.before;
+    inv.undecided = &src.undecided;
     std::vector<Finding> findings = check_invariants(set, inv);
     if (options.strict) {
         Result<std::vector<Finding>> layout = check_layout(in.fs, in.paths);
@@ -166,64 +182,69 @@ bool require_files(const VerdictInput& in, Verdict& v) {
 
 }  // namespace
 
-Verdict run_validate(const VerdictInput& in) {
+namespace {
+
+unsigned lint_checks(const VerdictOptions& options) { return kPrefixRules | (options.strict ? kPrefixStrict : 0u); }
+
+Verdict validate_from(const VerdictInput& in, Source& src) {
     Verdict v;
-    ArtifactSet set;
-    if (!require_small_dir(in, v) || !load_or_block(in, set, v)) return v;
-    v.stages.push_back(make_stage("validate", check_schemas(in.schemas, set)));
+    if (!require_small_dir(in, v) || !load_or_block(in, src, v)) return v;
+    v.stages.push_back(make_stage("validate", check_schemas(in.schemas, src.set)));
+    src.checks = kPrefixSchema;
     finish(v);
     return v;
 }
 
-Verdict run_lint(const VerdictInput& in, const VerdictOptions& options) {
+Verdict lint_from(const VerdictInput& in, const VerdictOptions& options, Source& src) {
     Verdict v;
-    ArtifactSet set;
-    if (!require_small_dir(in, v) || !load_or_block(in, set, v)) return v;
+    if (!require_small_dir(in, v) || !load_or_block(in, src, v)) return v;
     const std::string run_id = run_id_of(load_workspace_metadata(in.fs, in.paths));
-    v.stages.push_back(make_stage("lint", lint_findings(in, set, options, run_id, v)));
+    v.stages.push_back(make_stage("lint", lint_findings(in, src, options, run_id, v)));
+    src.checks = lint_checks(options);
     finish(v);
     return v;
 }
 
-Verdict run_verify(const VerdictInput& in, const VerdictOptions& options) {
+Verdict verify_from(const VerdictInput& in, const VerdictOptions& options, Source& src) {
     Verdict v;
-    ArtifactSet set;
     if (!require_small_dir(in, v)) return v;
     const Result<WorkspaceMetadata> meta = load_workspace_metadata(in.fs, in.paths);
-    if (!check_metadata(meta, options, in.paths, v) || !require_files(in, v) || !load_or_block(in, set, v)) return v;
-    std::vector<Finding> findings = check_schemas(in.schemas, set);
-    append(findings, lint_findings(in, set, options, run_id_of(meta), v));
-    append(findings, check_verify_rules(set));
+    if (!check_metadata(meta, options, in.paths, v) || !require_files(in, v) || !load_or_block(in, src, v)) return v;
+    std::vector<Finding> findings = check_schemas(in.schemas, src.set);
+    append(findings, lint_findings(in, src, options, run_id_of(meta), v));
+    append(findings, check_verify_rules(src.set));
     append(findings, run_id_warnings(meta));
     sort_findings(findings);
     v.stages.push_back(make_stage("verify", std::move(findings)));
+    src.checks = kPrefixSchema | lint_checks(options);
     finish(v);
     return v;
 }
 
-Verdict run_check(const VerdictInput& in, const VerdictOptions& options) {
+Verdict check_from(const VerdictInput& in, const VerdictOptions& options, Source& src) {
     Verdict v;
-    ArtifactSet set;
     const bool scoped = options.scope && *options.scope != WorkspaceScope::Any;
     if (!require_small_dir(in, v)) return v;
     const Result<WorkspaceMetadata> meta = load_workspace_metadata(in.fs, in.paths);
-    if ((scoped && !check_metadata(meta, options, in.paths, v)) || !load_or_block(in, set, v)) return v;
+    if ((scoped && !check_metadata(meta, options, in.paths, v)) || !load_or_block(in, src, v)) return v;
     // Lint does not depend on validate's result, so both run at once (the
     // lint stage is still reported as skipped when validation fails).
     Verdict lint_scratch;
     const std::string run_id = run_id_of(meta);
-    const auto run_lint = [&] { return lint_findings(in, set, options, run_id, lint_scratch); };
+    const auto run_lint = [&] { return lint_findings(in, src, options, run_id, lint_scratch); };
     std::future<std::vector<Finding>> lint_future;
     try {
         lint_future = std::async(std::launch::async, run_lint);
     } catch (const std::system_error&) {
         lint_future = std::async(std::launch::deferred, run_lint);  // no thread to spare: lint runs at get()
     }
-    StageResult validate = make_stage("validate", check_schemas(in.schemas, set));
+    StageResult validate = make_stage("validate", check_schemas(in.schemas, src.set));
     std::vector<Finding> lint_result = lint_future.get();
+    src.checks = kPrefixSchema;
     StageResult lint{"lint", StageResult::Status::Skipped, {}};
     if (validate.status == StageResult::Status::Ok) {
         lint = make_stage("lint", std::move(lint_result));
+        src.checks |= lint_checks(options);
         append(v.blocking, std::move(lint_scratch.blocking));
         if (lint_scratch.outcome != VerdictOutcome::Ok) v.outcome = lint_scratch.outcome;
     }
@@ -234,7 +255,7 @@ Verdict run_check(const VerdictInput& in, const VerdictOptions& options) {
         if (!check_metadata(meta, options, in.paths, unusable)) {
             verify = make_stage("verify", unusable.blocking);
         } else {
-            verify = make_stage("verify", check_verify_rules(set));
+            verify = make_stage("verify", check_verify_rules(src.set));
         }
     }
     v.stages = {std::move(validate), std::move(lint), std::move(verify)};
@@ -244,6 +265,83 @@ Verdict run_check(const VerdictInput& in, const VerdictOptions& options) {
     sort_findings(last_run->findings);
     finish(v);
     return v;
+}
+
+// A finding about the log's own content: one the verified prefix cannot
+// vouch for. S1 and FMT-1 are not: the prefix carries S1's facts, and the
+// small_version line lies in the header that is always read.
+bool has_log_findings(const Verdict& v, const std::string& log_display) {
+    for (const Finding& f : v.all_findings()) {
+        if (f.file == log_display && f.rule != "S1" && f.rule != "FMT-1") return true;
+    }
+    return false;
+}
+
+// Whether the appended entries pass the checks the verified ones passed
+// that this verdict did not run (a validate after a check --strict).
+bool passes_missing_checks(const VerdictInput& in, const Artifact& log, const VerifiedPrefix& before, unsigned missing) {
+    if ((missing & kPrefixSchema) && !in.schemas.validate(artifact_name(ArtifactType::Progress), log.doc).empty()) {
+        return false;
+    }
+    if (!(missing & (kPrefixRules | kPrefixStrict))) return true;
+    const NodeRef root = log.doc.root();
+    const Instant now = current_instant();
+    if (!continues_prefix(before, root.find("entries"), now)) return false;
+    std::vector<Finding> out;
+    rules::Reporter r(out, log.display, file_order(ArtifactType::Progress));
+    rules::check_global(root, ArtifactType::Progress, r);
+    rules::check_progress(root, now, r);
+    if (missing & kPrefixStrict) rules::check_secrets_and_links(root, ArtifactType::Progress, r);
+    return out.empty();
+}
+
+// Runs a verdict on the log after its verified prefix when that decides it
+// exactly (the prefix passed every check the verdict makes, `checks`), else
+// on the whole log; and says what prefix to keep.
+template <class Run>
+Verdict with_prefix(const VerdictInput& in, unsigned checks, Run run) {
+    if (in.prefix && (in.prefix->checks & checks) == checks) {
+        if (std::optional<LogAfterPrefix> after = load_after_prefix(in.fs, in.paths, *in.prefix)) {
+            Source src;
+            src.after = &*after;
+            src.before = in.prefix;
+            Verdict v = run(src);
+            const Artifact* log = src.set.get(ArtifactType::Progress);
+            if (log && !src.undecided && !has_log_findings(v, log->display)) {
+                v.used_prefix = true;
+                const unsigned missing = in.prefix->checks & ~src.checks;
+                if (after->size > in.prefix->length && passes_missing_checks(in, *log, *in.prefix, missing)) {
+                    v.next_prefix = extend_prefix(*in.prefix, log->doc.root().find("entries"), *after);
+                }
+                return v;
+            }
+        }
+    }
+    Source src;
+    Verdict v = run(src);
+    const Artifact* log = src.set.get(ArtifactType::Progress);
+    if (log && src.checks && !has_log_findings(v, log->display)) v.next_prefix = start_prefix(*log, src.checks);
+    return v;
+}
+
+}  // namespace
+
+Verdict run_validate(const VerdictInput& in) {
+    return with_prefix(in, kPrefixSchema, [&](Source& src) { return validate_from(in, src); });
+}
+
+Verdict run_lint(const VerdictInput& in, const VerdictOptions& options) {
+    return with_prefix(in, lint_checks(options), [&](Source& src) { return lint_from(in, options, src); });
+}
+
+Verdict run_verify(const VerdictInput& in, const VerdictOptions& options) {
+    return with_prefix(in, kPrefixSchema | lint_checks(options),
+                       [&](Source& src) { return verify_from(in, options, src); });
+}
+
+Verdict run_check(const VerdictInput& in, const VerdictOptions& options) {
+    return with_prefix(in, kPrefixSchema | lint_checks(options),
+                       [&](Source& src) { return check_from(in, options, src); });
 }
 
 }  // namespace small

@@ -165,7 +165,11 @@ struct VerdictFlags {
     bool format_strict = false;
     bool ci = false;
     bool evidence = false;  // verify --evidence: progress evidence against git
+    bool no_cache = false;  // read the whole progress log, not just what follows its verified prefix
 };
+
+// The --no-cache flag of the four verdict commands.
+void add_no_cache_flag(CLI::App* cmd, bool& no_cache);
 
 enum class VerdictKind { Validate, Lint, Check, Verify };
 

@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "small/ops/evidence.hpp"
+#include "small/store/verified_cache.hpp"
 
 namespace small::cli {
 
@@ -39,12 +40,29 @@ const char* failure_title(VerdictKind kind) {
     return "Failed";
 }
 
+std::optional<std::string> schema_dir(const VerdictFlags& flags) {
+    if (flags.spec_dir) return flags.spec_dir;
+    if (const char* env = std::getenv("SMALL_SPEC_DIR"); env && *env) return std::string(env);
+    return std::nullopt;
+}
+
 Result<SchemaSet> load_schemas(const VerdictFlags& flags) {
-    std::optional<std::string> dir = flags.spec_dir;
-    if (!dir) {
-        if (const char* env = std::getenv("SMALL_SPEC_DIR"); env && *env) dir = env;
-    }
+    const std::optional<std::string> dir = schema_dir(flags);
     return dir ? SchemaSet::from_directory(*dir) : SchemaSet::embedded();
+}
+
+// The verified prefix kept by an earlier verdict: only with the built-in
+// schemas (the cache does not know other ones), and not under --no-cache.
+std::optional<VerifiedPrefix> kept_prefix(const Context& ctx, const WorkspacePaths& ws, VerdictKind kind,
+                                          const VerdictFlags& flags) {
+    if (flags.no_cache || (kind != VerdictKind::Lint && schema_dir(flags))) return std::nullopt;
+    return load_verified_prefix(ctx.fs, ws);
+}
+
+void keep_prefix(const Context& ctx, const WorkspacePaths& ws, const VerdictFlags& flags,
+                 const std::optional<VerifiedPrefix>& before, const Verdict& v) {
+    if (flags.no_cache || !v.next_prefix || v.next_prefix == before) return;
+    save_verified_prefix(ctx.fs, ws, *v.next_prefix);
 }
 
 nlohmann::json verdict_json(VerdictKind kind, const Verdict& v, int exit_code, const WorkspacePaths& ws,
@@ -80,6 +98,12 @@ void add_evidence_stage(Verdict& v, const EvidenceReport& ev) {
 
 }  // namespace
 
+void add_no_cache_flag(CLI::App* cmd, bool& no_cache) {
+    cmd->add_flag("--no-cache", no_cache,
+                  "Read the whole progress log; without it only the entries appended since the last clean verdict "
+                  "are read (.small-cache/progress.verified)");
+}
+
 int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flags) {
     const Output out(ctx.globals, kind_name(kind));
     Result<WorkspaceScope> scope = parse_workspace_scope(flags.scope);
@@ -96,7 +120,8 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
         return kExitSystem;
     }
     const WorkspacePaths ws = locate_workspace(ctx.fs, flags.dir, current_directory());
-    const VerdictInput input{ctx.fs, ws, *schemas};
+    const std::optional<VerifiedPrefix> before = kept_prefix(ctx, ws, kind, flags);
+    const VerdictInput input{ctx.fs, ws, *schemas, before ? &*before : nullptr};
     VerdictOptions options;
     options.strict = flags.strict;
     options.format_strict = flags.format_strict;
@@ -108,6 +133,8 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
         case VerdictKind::Check: verdict = run_check(input, options); break;
         case VerdictKind::Verify: verdict = run_verify(input, options); break;
     }
+    if (kind != VerdictKind::Lint && schema_dir(flags)) verdict.next_prefix.reset();
+    keep_prefix(ctx, ws, flags, before, verdict);
     if (kind == VerdictKind::Verify && flags.evidence) {
         Result<EvidenceReport> ev = verify_evidence(ctx.fs, ws);
         if (!ev) return report_error(out, ev.error());

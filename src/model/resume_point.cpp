@@ -333,15 +333,16 @@ EntryText entry_text(const YamlValue& entry) {
     return {text("task_id"), text("status"), text("evidence"), text("notes"), text("timestamp"), text("replayId")};
 }
 
+EntryText entry_text(NodeRef e) {
+    const auto text = [&](const char* key) { return std::string(e.find(key).as_string()); };
+    return {text("task_id"), text("status"), text("evidence"), text("notes"), text("timestamp"), text("replayId")};
+}
+
 LogFacts log_facts(NodeRef progress_root, const std::string& run_id) {
     LogFacts f;
     const NodeRef entries = progress_root.find("entries");
     for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
-        const NodeRef e = entries.item(i);
-        const auto text = [&](const char* key) { return std::string(e.find(key).as_string()); };
-        add_entry_facts(f, {text("task_id"), text("status"), text("evidence"), text("notes"), text("timestamp"),
-                            text("replayId")},
-                        i + 1, run_id);
+        add_entry_facts(f, entry_text(entries.item(i)), i + 1, run_id);
     }
     f.entries = entries.is_sequence() ? entries.size() : 0;
     return f;

@@ -139,9 +139,13 @@ Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, c
     return doc;
 }
 
-ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws) {
+ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress) {
     ArtifactSet set;
     for (ArtifactType type : kArtifactTypes) {
+        if (type == ArtifactType::Progress && progress) {
+            set.artifacts[static_cast<std::size_t>(type)] = std::move(progress);
+            continue;
+        }
         const std::string name = artifact_file_name(type);
         Artifact artifact{type, ws.path_of(name), ws.display_of(name), Document()};
         Result<Document> doc = load_yaml_file(fs, artifact.path, artifact.display);

@@ -19,18 +19,6 @@ namespace {
 
 using namespace small::testing;
 
-const SchemaSet& embedded() {
-    static const SchemaSet set = [] {
-        Result<SchemaSet> r = SchemaSet::embedded();
-        if (!r.ok()) {
-            ADD_FAILURE() << r.error().describe();
-            std::abort();
-        }
-        return std::move(r).value();
-    }();
-    return set;
-}
-
 Document parse(const std::string& text) {
     Result<Document> doc = parse_yaml(text, "doc.yml");
     EXPECT_TRUE(doc.ok()) << (doc.ok() ? "" : doc.error().describe());
@@ -47,7 +35,7 @@ std::string describe(const std::vector<SchemaViolation>& vs) {
 }
 
 std::vector<SchemaViolation> validate(const std::string& artifact, const std::string& text,
-                                      const SchemaSet& schemas = embedded()) {
+                                      const SchemaSet& schemas = builtin_schemas()) {
     const Document doc = parse(text);
     return schemas.validate(artifact, doc);
 }

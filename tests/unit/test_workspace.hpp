@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -18,6 +19,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/check/finding.hpp"
 #include "small/check/invariants.hpp"
+#include "small/check/schema.hpp"
 #include "small/model/workspace.hpp"
 #include "small/doc/yaml.hpp"
 
@@ -117,6 +119,19 @@ updated_at: "2025-06-01T10:00:30.5Z"
 run:
   replay_id: "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941"
 )";
+
+// The built-in schemas, compiled once per test binary.
+inline const SchemaSet& builtin_schemas() {
+    static const SchemaSet set = [] {
+        Result<SchemaSet> r = SchemaSet::embedded();
+        if (!r.ok()) {
+            ADD_FAILURE() << r.error().describe();
+            std::abort();
+        }
+        return std::move(r).value();
+    }();
+    return set;
+}
 
 // Display names as seen from the workspace root (cwd = /ws).
 inline std::string shown(std::string_view name) { return ".small/" + std::string(name) + ".small.yml"; }

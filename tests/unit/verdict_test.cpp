@@ -15,15 +15,6 @@ namespace {
 
 using namespace small::testing;
 
-const SchemaSet& schemas() {
-    static const SchemaSet set = [] {
-        Result<SchemaSet> r = SchemaSet::embedded();
-        if (!r.ok()) std::abort();
-        return std::move(r).value();
-    }();
-    return set;
-}
-
 // A FileSystem that fails to read or list chosen paths (I/O errors).
 class FailingFileSystem final : public FileSystem {
 public:
@@ -72,7 +63,7 @@ protected:
 
     template <typename Fn>
     Verdict with_input(const FileSystem& fs, Fn fn, const std::string& cwd = "/ws") {
-        const VerdictInput in{fs, locate_workspace(fs, std::nullopt, cwd), schemas()};
+        const VerdictInput in{fs, locate_workspace(fs, std::nullopt, cwd), builtin_schemas()};
         return fn(in);
     }
     Verdict validate() {

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "small/base/result.hpp"
@@ -49,6 +51,12 @@ public:
     // so that a reader of a large log can stay O(1) in its size. The default
     // reads the whole file (fine for fakes); the real one reads just the range.
     virtual Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const;
+    // The first `length` bytes of a regular file (fewer at its end), handed
+    // to `take` piece by piece through one small buffer, so that hashing a
+    // large log costs no memory of its size; returns the file's size. The
+    // default (for fakes) reads the whole file.
+    virtual Result<std::uint64_t> stream_prefix(const std::string& path, std::uint64_t length,
+                                                const std::function<void(std::string_view)>& take) const;
     // Like read_file and read_range of `dir`/`name`, for files a link must
     // not redirect (an artifact served to an MCP client, copied into an
     // archive or a snapshot): neither `dir` (its last component) nor `name`
@@ -77,6 +85,8 @@ public:
     bool is_symlink(const std::string& path) const override;
     Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
     Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override;
+    Result<std::uint64_t> stream_prefix(const std::string& path, std::uint64_t length,
+                                        const std::function<void(std::string_view)>& take) const override;
     Result<std::string> read_file_no_follow(const std::string& dir, const std::string& name) const override;
     Result<FileRange> read_range_no_follow(const std::string& dir, const std::string& name, std::uint64_t offset,
                                            std::size_t length) const override;

@@ -13,12 +13,20 @@
 
 namespace small {
 
+struct VerifiedPrefix;
+
 struct InvariantOptions {
     bool strict = false;
     // workspace.small.yml run.replay_id: scopes strict rule S2 (D9).
     std::string run_replay_id;
     // The clock INV-R8 compares timestamps with (nullopt: the system clock).
     std::optional<Instant> now;
+    // The log's verified prefix (check/verified_prefix) when the progress
+    // artifact holds only the entries after it: S1, S2 and the handoff's
+    // freshness add what it carries. `undecided` is set when a rule needs the
+    // verified entries themselves (the verdict then reads the whole log).
+    const VerifiedPrefix* before = nullptr;
+    bool* undecided = nullptr;
 };
 
 // Canonical file order index of an artifact (intent = 0 ... handoff = 4);

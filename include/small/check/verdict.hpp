@@ -10,6 +10,7 @@
 #include "small/check/finding.hpp"
 #include "small/check/invariants.hpp"
 #include "small/check/schema.hpp"
+#include "small/check/verified_prefix.hpp"
 #include "small/model/workspace.hpp"
 
 namespace small {
@@ -41,6 +42,11 @@ struct Verdict {
     // Problems that stop everything (no .small/, bad metadata, load errors).
     std::vector<Finding> blocking;
     std::vector<Finding> all_findings() const;
+    // The log's verified prefix as this verdict leaves it, to keep for the
+    // next one (nullopt: nothing new to keep), and whether the one given was
+    // used (the verdict then read only what was appended after it).
+    std::optional<VerifiedPrefix> next_prefix;
+    bool used_prefix = false;
 };
 
 // Shared state of one invocation: the workspace, loaded once.
@@ -48,6 +54,9 @@ struct VerdictInput {
     const FileSystem& fs;
     WorkspacePaths paths;
     const SchemaSet& schemas;
+    // The progress log's verified prefix from an earlier verdict with the same
+    // schemas and rules (store/verified_cache), or none: the whole log is read.
+    const VerifiedPrefix* prefix = nullptr;
 };
 
 // `small validate`: load + schema.

@@ -127,6 +127,7 @@ struct EntryText {
 void add_entry_facts(LogFacts& facts, const EntryText& entry, std::size_t seq, const std::string& run_id);
 // The fields of an entry as written (a field that is absent or not a string reads "").
 EntryText entry_text(const YamlValue& entry);
+EntryText entry_text(NodeRef entry);
 
 // --- What a handoff was computed from (D18: stale is visible) ---
 

@@ -55,7 +55,8 @@ struct ArtifactSet {
     bool complete() const { return errors.empty(); }
 };
 
-ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws);
+// `progress`, when given, is used as loaded instead of reading the log.
+ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress = std::nullopt);
 
 // Loads and parses one YAML file of the workspace; the root must be a mapping.
 Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, const std::string& display);

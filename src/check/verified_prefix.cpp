@@ -1,0 +1,202 @@
+// The verified prefix of the progress log (see the header). The appended
+// bytes are parsed behind the header (the lines up to `entries:`) as a
+// document of their own. That reads them exactly as the whole file would
+// only when they are whole new entries: they start with an entry's `-` at
+// the entries' indentation (which closes whatever the last verified entry
+// left open) and nothing in them is less indented. Anything else, and any
+// layout where the two readings could differ (aliases into the verified
+// bytes, a document marker, a lone CR), is left to the whole-log verdict.
+#include "small/check/verified_prefix.hpp"
+
+#include <cstring>
+
+#include "small/base/fast_hash.hpp"
+#include "small/base/text.hpp"
+#include "small/check/invariants.hpp"
+#include "small/doc/yaml.hpp"
+#include "small/model/resume_point.hpp"
+
+namespace small {
+
+namespace {
+
+// The counts model/resume_point's log_facts keeps (work entries, newest
+// one), continued over `entries`.
+LogFacts log_facts_after(std::uint64_t work_entries, const std::string& newest_work, NodeRef entries) {
+    LogFacts f;
+    f.work_entries = work_entries;
+    f.newest_work = newest_work;
+    for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
+        add_entry_facts(f, entry_text(entries.item(i)), i + 1, std::string());
+    }
+    return f;
+}
+
+}  // namespace
+
+void fold_entries(VerifiedPrefix& prefix, NodeRef entries) {
+    for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
+        const NodeRef entry = entries.item(i);
+        // Keys as S1 and S2 read them (check/rules_strict, check/orphan_progress).
+        const std::string id(trim(entry.find("task_id").as_string()));
+        bool& has = prefix.evidence[id];
+        has = has || entry_has_evidence(entry);
+        if (!id.empty() && id.rfind("meta/", 0) != 0) {
+            prefix.task_ids[std::string(trim(entry.find("replayId").as_string()))].insert(id);
+        }
+        ++prefix.entries;
+        prefix.last_timestamp = std::string(entry.find("timestamp").as_string());
+    }
+    const LogFacts facts = log_facts_after(prefix.work_entries, prefix.newest_work, entries);
+    prefix.work_entries = facts.work_entries;
+    prefix.newest_work = facts.newest_work;
+}
+
+namespace {
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// Offset of the start of 1-based line `line` ('\n' ends a line).
+std::optional<std::size_t> line_start(std::string_view text, std::uint32_t line) {
+    std::size_t at = 0;
+    for (std::uint32_t l = 1; l < line; ++l) {
+        at = text.find('\n', at);
+        if (at == std::string_view::npos) return std::nullopt;
+        ++at;
+    }
+    return at;
+}
+
+// A line break other than LF or CRLF (YAML also breaks lines at a lone CR).
+bool has_lone_cr(std::string_view text) {
+    for (std::size_t at = text.find('\r'); at != std::string_view::npos; at = text.find('\r', at + 1)) {
+        if (at + 1 >= text.size() || text[at + 1] != '\n') return true;
+    }
+    return false;
+}
+
+// What could make a document end early or an appended alias reach back:
+// a `---`/`...` line, or a `*` where an alias may start.
+bool has_marker_or_alias(std::string_view text) {
+    for (const char* marker : {"\n---", "\n..."}) {
+        if (text.find(marker) != std::string_view::npos) return true;
+    }
+    for (std::size_t at = text.find('*'); at != std::string_view::npos; at = text.find('*', at + 1)) {
+        if (at == 0 || std::strchr(" \t\n[{,", text[at - 1])) return true;
+    }
+    return false;
+}
+
+// Spaces before the first non-space byte of the line at `at`.
+std::size_t indent_at(std::string_view text, std::size_t at) {
+    std::size_t n = 0;
+    while (at + n < text.size() && text[at + n] == ' ') ++n;
+    return n;
+}
+
+bool item_start(std::string_view text, std::size_t at) {
+    if (at >= text.size() || text[at] != '-') return false;
+    return at + 1 == text.size() || text[at + 1] == ' ' || text[at + 1] == '\n' || text[at + 1] == '\r';
+}
+
+// Whole entries at `indent`: the first line starts one, no line is less
+// indented (blank lines aside), every line at `indent` starts one, and no
+// long run of blanks (which the YAML reader's cost budget would count).
+bool whole_entries(std::string_view suffix, std::size_t indent) {
+    if (has_lone_cr(suffix) || indent_at(suffix, 0) != indent || !item_start(suffix, indent)) return false;
+    std::size_t run = 0;
+    for (char c : suffix) {
+        run = is_blank(c) ? run + 1 : 0;
+        if (run >= 32) return false;
+    }
+    for (std::size_t at = 0; at < suffix.size();) {
+        std::size_t end = suffix.find('\n', at);
+        if (end == std::string_view::npos) end = suffix.size();
+        const std::string_view line = suffix.substr(at, end - at);
+        const std::size_t n = indent_at(suffix, at);
+        const bool blank = trim(line).empty();
+        if (!blank && (n < indent || (n == indent && !item_start(suffix, at + n)))) return false;
+        at = end + 1;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::optional<VerifiedPrefix> start_prefix(const Artifact& progress, unsigned checks) {
+    const std::string& text = progress.doc.source();
+    const NodeRef root = progress.doc.root();
+    if (text.empty() || text.back() != '\n' || !root.is_mapping() || root.size() == 0) return std::nullopt;
+    if (root.key(root.size() - 1) != "entries") return std::nullopt;
+    const NodeRef entries = root.value(root.size() - 1);
+    if (!entries.is_sequence() || entries.size() == 0) return std::nullopt;
+    const Mark key = root.key_node(root.size() - 1).mark();
+    const Mark first = entries.item(0).mark();
+    if (key.column != 1 || first.line <= key.line) return std::nullopt;  // a flow sequence, or an odd layout
+    const std::optional<std::size_t> header = line_start(text, key.line + 1);
+    const std::optional<std::size_t> item = line_start(text, first.line);
+    if (!header || !item || *item < *header) return std::nullopt;
+    const std::string_view head(text.data(), *item);
+    if (has_lone_cr(head) || head.find("\xe2\x80\xa8") != std::string_view::npos ||
+        head.find("\xe2\x80\xa9") != std::string_view::npos || head.find("\xc2\x85") != std::string_view::npos) {
+        return std::nullopt;  // line breaks the marks might count differently
+    }
+    const std::size_t indent = indent_at(text, *item);
+    if (!item_start(text, *item + indent) || first.column < indent + 2) return std::nullopt;
+    if (has_marker_or_alias(std::string_view(text).substr(*header))) return std::nullopt;
+    VerifiedPrefix p;
+    p.length = text.size();
+    p.header_length = *header;
+    p.item_indent = static_cast<std::uint32_t>(indent);
+    p.hash = fast_hash_hex(text);
+    p.checks = checks;
+    fold_entries(p, entries);
+    return p;
+}
+
+std::optional<LogAfterPrefix> load_after_prefix(const FileSystem& fs, const WorkspacePaths& ws,
+                                                const VerifiedPrefix& prefix) {
+    const std::string name = artifact_file_name(ArtifactType::Progress);
+    Artifact log{ArtifactType::Progress, ws.path_of(name), ws.display_of(name), Document()};
+    if (prefix.header_length > prefix.length || fs.directory_exists(log.path)) return std::nullopt;
+    FastHasher hasher;
+    const Result<std::uint64_t> size =
+        fs.stream_prefix(log.path, prefix.length, [&](std::string_view piece) { hasher.update(piece); });
+    // A file too large to read is the whole-log verdict's error to report.
+    if (!size || *size < prefix.length || *size > kMaxFileBytes || hasher.digest() != prefix.hash) return std::nullopt;
+    Result<FileRange> head = fs.read_range(log.path, 0, static_cast<std::size_t>(prefix.header_length));
+    Result<FileRange> tail = fs.read_range(log.path, prefix.length, static_cast<std::size_t>(*size - prefix.length));
+    if (!head || !tail || head->bytes.size() != prefix.header_length) return std::nullopt;
+    const std::string& suffix = tail->bytes;
+    if (!suffix.empty() && !whole_entries(suffix, prefix.item_indent)) return std::nullopt;
+    hasher.update(suffix);
+    std::string shown = std::move(head->bytes);
+    if (suffix.empty()) {
+        shown += std::string(prefix.item_indent + 1, ' ') + "[]\n";  // what is left to check: no entries
+    } else {
+        shown += suffix;
+    }
+    Result<Document> doc = parse_yaml(std::move(shown), log.display);
+    if (!doc || !doc->root().is_mapping()) return std::nullopt;
+    log.doc = std::move(*doc);
+    return LogAfterPrefix{std::move(log), prefix.length + suffix.size(), hasher.digest()};
+}
+
+bool continues_prefix(const VerifiedPrefix& before, NodeRef entries, Instant now) {
+    const Result<Instant> last = parse_progress_timestamp(before.last_timestamp);
+    if (!last || too_far_ahead(*last, now)) return false;  // INV-R8 would warn of a verified entry
+    if (!entries.is_sequence() || entries.size() == 0) return true;
+    const Result<Instant> next = parse_progress_timestamp(entries.item(0).find("timestamp").as_string());
+    return !next || *last < *next;  // an unreadable one is the new entries' own finding
+}
+
+VerifiedPrefix extend_prefix(const VerifiedPrefix& before, NodeRef entries, const LogAfterPrefix& after) {
+    VerifiedPrefix p = before;
+    if (after.size == before.length) return p;
+    fold_entries(p, entries);
+    p.length = after.size;
+    p.hash = after.whole_hash;
+    return p;
+}
+
+}  // namespace small

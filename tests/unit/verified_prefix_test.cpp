@@ -1,0 +1,342 @@
+// The verified prefix of the progress log (check/verified_prefix) never
+// changes a verdict: random workspaces, random changes anywhere (appends
+// good and bad, edits inside the verified bytes, truncation, reordering,
+// other files), and every verdict read after the prefix equals the one read
+// from the whole log. And it is used: plain appends are read warm.
+#include "small/check/verified_prefix.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "small/check/verdict.hpp"
+#include "small/doc/yaml.hpp"
+#include "small/model/resume_point.hpp"
+#include "small/store/verified_cache.hpp"
+#include "test_workspace.hpp"
+
+namespace small {
+namespace {
+
+using namespace small::testing;
+
+// INV-R8 quotes the clock, which moves between two runs.
+std::string without_clock(std::string message) {
+    const std::string marker = "ahead of the clock (";
+    if (const std::size_t at = message.find(marker); at != std::string::npos) {
+        message.erase(at + marker.size(), message.find(')', at) - at - marker.size());
+    }
+    return message;
+}
+
+std::string full(const Verdict& v) {
+    std::string out = "outcome " + std::to_string(static_cast<int>(v.outcome)) + "\n";
+    const auto add = [&](const std::vector<Finding>& fs) {
+        for (const Finding& f : fs) {
+            out += "  [" + f.rule + "/" + std::to_string(static_cast<int>(f.severity)) + "] " + f.file + ":" +
+                   std::to_string(f.mark.line) + ":" + std::to_string(f.mark.column) + " " + f.pointer + ": " +
+                   without_clock(f.message) + " | " + f.hint + "\n";
+        }
+    };
+    add(v.blocking);
+    for (const StageResult& s : v.stages) {
+        out += "stage " + s.name + " " + stage_status_name(s.status) + "\n";
+        add(s.findings);
+    }
+    return out;
+}
+
+enum class Kind { Validate, Lint, Verify, Check };
+
+Verdict run(Kind kind, const FileSystem& fs, const VerifiedPrefix* prefix, bool strict) {
+    const VerdictInput in{fs, TestWorkspace::paths(fs), builtin_schemas(), prefix};
+    VerdictOptions options;
+    options.strict = strict;
+    switch (kind) {
+        case Kind::Validate: return run_validate(in);
+        case Kind::Lint: return run_lint(in, options);
+        case Kind::Verify: return run_verify(in, options);
+        case Kind::Check: break;
+    }
+    return run_check(in, options);
+}
+
+// Random SMALL text, formatted the ways people and tools write it.
+class Gen {
+public:
+    explicit Gen(unsigned seed) : rng_(seed) {
+        indent_ = pick(3) == 0 ? "" : "  ";
+        crlf_ = pick(8) == 0;
+    }
+    int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+
+    std::string nl() const { return crlf_ ? "\r\n" : "\n"; }
+    std::string task() { return pick(8) == 0 ? "meta/note" : "task-" + std::to_string(1 + pick(tasks_)); }
+
+    std::string plan() {
+        static const char* statuses[] = {"pending", "in_progress", "completed", "blocked"};
+        std::string out = "small_version: \"1.0.0\"" + nl() + "owner: \"agent\"" + nl() + "tasks:" + nl();
+        for (int i = 1; i <= tasks_; ++i) {
+            // Completed or blocked only where an entry will carry evidence (S1).
+            const char* status = statuses[pick(2)];
+            out += "  - id: \"task-" + std::to_string(i) + "\"" + nl() + "    title: \"Task " + std::to_string(i) + "\"" +
+                   nl() + "    status: \"" + status + "\"" + nl();
+        }
+        return out;
+    }
+
+    std::string timestamp() {
+        ++clock_;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "2025-06-01T%02d:%02d:%02d.%09dZ", 10 + clock_ / 3600 % 10, clock_ / 60 % 60,
+                      clock_ % 60, 100000000 + clock_);
+        return buf;
+    }
+
+    // One entry; `defect` picks what is wrong with it (0: nothing).
+    std::string entry(int defect = 0) {
+        const std::string i = indent_;
+        std::string ts = timestamp();
+        if (defect == 1) ts = "2025-06-01T10:00:00Z";                    // no fraction (INV-R5)
+        if (defect == 2) ts = "2024-01-01T00:00:00.000000000Z";          // before the others (INV-R6)
+        if (defect == 3) ts = "2099-01-01T00:00:00.000000000Z";          // far ahead (INV-R8)
+        const std::string id = defect == 4 ? "task-99" : task();         // not in the plan (S2)
+        std::string out = i + "- timestamp: \"" + ts + "\"" + nl() + i + "  task_id: \"" + id + "\"" + nl();
+        out += i + "  status: \"" + std::string(pick(2) ? "completed" : "in_progress") + "\"" + nl();
+        if (defect != 5) {  // no evidence (INV-R7)
+            std::string evidence = pick(4) == 0 ? "ran make && ctest -R 'a*'" : "step " + std::to_string(clock_);
+            if (defect == 6) evidence = "token ghp_" + std::string(36, 'a');  // a secret (strict)
+            out += i + "  evidence: \"" + evidence + "\"" + nl();
+        }
+        if (pick(3) == 0) out += i + "  notes: |" + nl() + i + "    line one" + nl() + i + "    line two" + nl();
+        if (defect == 7) out += i + "  surprise: 1" + nl();  // not in the schema
+        const int run = pick(4);
+        if (run == 0) out += i + "  replayId: \"" + std::string(kRunId) + "\"" + nl();
+        if (run == 1) out += i + "  replayId: \"" + std::string(kOtherRunId) + "\"" + nl();
+        return out;
+    }
+
+    std::string progress(int entries) {
+        std::string out = "small_version: \"1.0.0\"" + nl();
+        if (pick(4) == 0) out += "# the log" + nl();
+        out += "owner: \"agent\"" + nl() + "entries:" + (pick(5) == 0 ? std::string("  # newest last") : "") + nl();
+        // Now and then a defect a narrower verdict does not see (validate: INV-*; lint: secrets).
+        const int flawed = pick(4) == 0 ? pick(entries) : -1;
+        for (int n = 0; n < entries; ++n) out += entry(n == flawed ? 2 + pick(5) : 0);
+        return out;
+    }
+
+    // Bytes that do not make whole entries, or make them oddly.
+    std::string odd_suffix() {
+        switch (pick(12)) {
+            case 0: return indent_ + "  extra: \"continues the last entry\"" + nl();
+            case 1: return "extra_key: 1" + nl();
+            case 2: return "---" + nl() + entry();
+            case 3: return "..." + nl() + entry();
+            case 4: return "# a comment" + nl() + entry();
+            case 5: return nl() + nl() + entry();
+            case 6: return indent_ + "- &a {task_id: \"task-1\"}" + nl() + indent_ + "- *a" + nl();
+            case 7: return indent_ + "- *nowhere" + nl();
+            case 8: return indent_ + "  - nested: 1" + nl();
+            case 9: return indent_ + "- [1, 2]" + nl();
+            case 10: return entry().substr(0, 20);  // torn in the middle of a line
+            default: return indent_ + "-" + nl() + indent_ + "  task_id: \"task-1\"" + nl();
+        }
+    }
+
+private:
+    std::mt19937 rng_;
+    std::string indent_;
+    bool crlf_ = false;
+    int tasks_ = 4;
+    int clock_ = 0;
+};
+
+// The handoff's first line records the plan and log it was computed from
+// (HANDOFF-STALE compares; the prefix carries the log's side).
+void record_source(TestWorkspace& ws) {
+    Result<Document> plan = parse_yaml(ws.text("plan"), "plan");
+    Result<Document> log = parse_yaml(ws.text("progress"), "progress");
+    ASSERT_TRUE(plan && log);
+    const HandoffSource source = handoff_source(outline_plan(plan->root()), log_facts(log->root(), ""));
+    ws.set("handoff", source_comment(source) + kHandoff);
+}
+
+// A change of the workspace, after the prefix was taken.
+void mutate(Gen& g, TestWorkspace& ws, std::string& what) {
+    std::string& log = ws.text("progress");
+    switch (g.pick(14)) {
+        case 0: what = "nothing"; break;
+        case 1: case 2: case 3:
+            what = "append";
+            for (int n = 1 + g.pick(3); n > 0; --n) log += g.entry();
+            break;
+        case 4: case 5:
+            what = "append a defect";
+            log += g.entry(1 + g.pick(7));
+            break;
+        case 6:
+            what = "append odd bytes";
+            log += g.odd_suffix();
+            break;
+        case 7: {
+            what = "same-size edit";
+            const std::size_t at = static_cast<std::size_t>(g.pick(static_cast<int>(log.size())));
+            log[at] = log[at] == '1' ? '2' : (log[at] == '"' ? '\'' : '1');
+            break;
+        }
+        case 8:
+            what = "truncate";
+            log.resize(static_cast<std::size_t>(g.pick(static_cast<int>(log.size()))));
+            break;
+        case 9: {
+            what = "swap two entries";
+            const std::size_t a = log.find("- timestamp"), b = log.rfind("- timestamp");
+            if (a != b) {
+                const std::string first = log.substr(a, log.find("- timestamp", a + 1) - a);
+                const std::string last = log.substr(b);
+                log = log.substr(0, a) + last + log.substr(a + first.size(), b - a - first.size()) + first;
+            }
+            break;
+        }
+        case 10:
+            what = "plan changed";
+            ws.set("plan", g.plan());
+            if (const std::size_t at = ws.text("plan").find("in_progress"); at != std::string::npos && g.pick(2)) {
+                ws.text("plan").replace(at, 11, "completed");  // S1 may now want evidence
+            }
+            break;
+        case 11:
+            what = "handoff names an unknown task";
+            if (!contains(ws.text("handoff"), "task-77")) {
+                ws.replace("handoff", "  next_steps: []", "  current_task_id: \"task-77\"\n  next_steps: []");
+            }
+            break;
+        case 12:
+            what = "intent owned by the agent";
+            if (contains(ws.text("intent"), "\"human\"")) ws.replace("intent", "owner: \"human\"", "owner: \"agent\"");
+            break;
+        default:
+            what = "append, then a defect";
+            log += g.entry();
+            log += g.entry(1 + g.pick(7));
+            break;
+    }
+}
+
+TEST(VerifiedPrefix, NeverChangesAVerdict) {
+    constexpr int kCases = 300;
+    int warm = 0, plain_appends = 0, plain_appends_warm = 0;
+    for (int c = 0; c < kCases; ++c) {
+        Gen g(static_cast<unsigned>(c));
+        TestWorkspace ws;
+        ws.set("plan", g.plan());
+        ws.set("progress", g.progress(1 + g.pick(8)));
+        if (g.pick(2)) record_source(ws);
+        const MemoryFileSystem before_fs = ws.fs();
+        // Half the prefixes come from check --strict, the rest from any verdict.
+        const bool hook = g.pick(2) == 0;
+        const Verdict first = run(hook ? Kind::Check : static_cast<Kind>(g.pick(4)), before_fs, nullptr, hook || g.pick(2));
+        if (!first.next_prefix) continue;
+        VerifiedPrefix prefix = *first.next_prefix;
+        bool tip = true;  // the prefix covers the whole log as it was before this round's change
+        // Two rounds: the second starts from the prefix a warm verdict left.
+        for (int round = 0; round < 2; ++round) {
+            std::string what;
+            mutate(g, ws, what);
+            const MemoryFileSystem fs = ws.fs();
+            std::optional<VerifiedPrefix> next;
+            // check --strict (the pre-commit hook's) every time, and two other verdicts.
+            const std::pair<Kind, bool> verdicts[] = {{Kind::Check, true},
+                                                      {static_cast<Kind>(g.pick(4)), g.pick(2) == 1},
+                                                      {static_cast<Kind>(g.pick(4)), g.pick(2) == 1}};
+            for (std::size_t n = 0; n < std::size(verdicts); ++n) {
+                const auto [kind, strict] = verdicts[n];
+                const Verdict with = run(kind, fs, &prefix, strict);
+                const Verdict without = run(kind, fs, nullptr, strict);
+                ASSERT_EQ(full(with), full(without))
+                    << "case " << c << " round " << round << " (" << what << "), kind " << static_cast<int>(kind)
+                    << (strict ? " strict" : "") << "\nlog:\n"
+                    << ws.text("progress");
+                warm += with.used_prefix;
+                if (n == 0 && with.used_prefix && with.next_prefix) next = with.next_prefix;
+                if (n == 0 && what == "append" && tip && prefix.checks == (kPrefixSchema | kPrefixRules | kPrefixStrict)) {
+                    ++plain_appends;
+                    plain_appends_warm += with.used_prefix;
+                    EXPECT_TRUE(with.used_prefix) << "case " << c << " round " << round << ": a clean append read cold\n"
+                                                  << ws.text("progress");
+                }
+                if (n == 0) tip = with.used_prefix;
+            }
+            // An unchanged or unusable prefix stays: the next round must see through it too.
+            if (next) prefix = *next;
+        }
+    }
+    // Not vacuous: most clean appends were read after the prefix.
+    EXPECT_GT(warm, kCases);
+    EXPECT_GT(plain_appends, 30);
+}
+
+TEST(VerifiedPrefix, AppendedEntriesAreFoldedLikeTheWholeLog) {
+    TestWorkspace ws;
+    const MemoryFileSystem fs0 = ws.fs();
+    const Verdict first = run(Kind::Check, fs0, nullptr, true);
+    ASSERT_TRUE(first.next_prefix) << full(first);
+    EXPECT_FALSE(first.used_prefix);
+    EXPECT_EQ(first.next_prefix->entries, 6u);
+    EXPECT_EQ(first.next_prefix->checks, kPrefixSchema | kPrefixRules | kPrefixStrict);
+
+    ws.append("progress", "  - timestamp: \"2025-06-01T10:00:06.100000006Z\"\n    task_id: \"task-1\"\n"
+                          "    status: \"completed\"\n    evidence: \"again\"\n");
+    const MemoryFileSystem fs1 = ws.fs();
+    const Verdict warm = run(Kind::Check, fs1, &*first.next_prefix, true);
+    EXPECT_TRUE(warm.used_prefix);
+    ASSERT_TRUE(warm.next_prefix);
+    const Verdict cold = run(Kind::Check, fs1, nullptr, true);
+    ASSERT_TRUE(cold.next_prefix);
+    EXPECT_EQ(*warm.next_prefix, *cold.next_prefix);  // same facts, length and hash either way
+    EXPECT_EQ(warm.next_prefix->entries, 7u);
+
+    // Unchanged: read warm, nothing new to keep.
+    const Verdict again = run(Kind::Check, fs1, &*warm.next_prefix, true);
+    EXPECT_TRUE(again.used_prefix);
+    EXPECT_FALSE(again.next_prefix);
+}
+
+TEST(VerifiedPrefix, LayoutsItCannotFollowAreNotKept) {
+    for (const char* log : {
+             "small_version: \"1.0.0\"\nowner: \"agent\"\nentries: []\n",  // flow
+             "small_version: \"1.0.0\"\nentries:\n  - timestamp: \"2025-06-01T10:00:00.1Z\"\n    task_id: \"t\"\n"
+             "    evidence: \"e\"\nowner: \"agent\"\n",  // a key after the entries
+             "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n  - timestamp: \"2025-06-01T10:00:00.1Z\"\n"
+             "    task_id: \"t\"\n    evidence: \"e\"",  // no final line break
+         }) {
+        TestWorkspace ws;
+        ws.set("plan", "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks: []\n");
+        ws.set("progress", log);
+        const MemoryFileSystem fs = ws.fs();
+        const Verdict v = run(Kind::Lint, fs, nullptr, false);
+        EXPECT_FALSE(v.next_prefix) << log << full(v);
+    }
+}
+
+TEST(VerifiedPrefixCache, RoundTripsAndRefusesCorruptText) {
+    TestWorkspace ws;
+    const MemoryFileSystem fs = ws.fs();
+    const Verdict v = run(Kind::Check, fs, nullptr, true);
+    ASSERT_TRUE(v.next_prefix);
+    const std::string text = encode_verified_prefix(*v.next_prefix);
+    const std::optional<VerifiedPrefix> back = decode_verified_prefix(text);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(*back, *v.next_prefix);
+    for (const std::string& bad : {std::string(), text.substr(0, text.size() / 2), "X" + text,
+                                   text + "Z what\n", std::string("P 1 2 3\n"),
+                                   "P 99999999999999999999 0 0 0 0 0 " + std::string(32, 'a') + " t n\n"}) {
+        EXPECT_FALSE(decode_verified_prefix(bad)) << bad;
+    }
+}
+
+}  // namespace
+}  // namespace small
