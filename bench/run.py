@@ -4,7 +4,7 @@
 usage: bench/run.py --small PATH [--runs N] [--workdir DIR] [--keep] [--json FILE]
                     [--workspace NAME ...] [--command NAME ...] [--timeout SECONDS]
                     [--scaling] [--scaling-entries N ...] [--floor] [--floor-runs N]
-                    [--no-commands]
+                    [--verdicts] [--no-commands]
 
 Workspaces are made once by ../shared/bench/gen_workspace.py (relative to the repository)
 and reused for every run; each must pass `small validate` before it is measured. Each
@@ -19,7 +19,10 @@ entries against median time and peak RSS. Use --workdir to generate the 1M works
 
 --floor also measures the start-up floor: `small version` and `check --strict` / `status --brief` on a
 fresh `small init` workspace next to /bin/true, wall time over --floor-runs interleaved runs and
-instructions (valgrind --tool=callgrind, when installed). --no-commands skips the per-command table.
+instructions (valgrind --tool=callgrind, when installed). --verdicts also times check --strict and
+verify --strict on a copy of each workspace cold (--no-cache, or the verified-prefix cache deleted
+before each run when the binary lacks the flag), warm, and warm after a one-entry append.
+--no-commands skips the per-command table.
 
 Standard library only.
 """
@@ -229,6 +232,105 @@ def print_floor_table(results):
                      "%.2f" % r["p90_ms"], "%.2f" % r["min_ms"], "%.2f" % r["max_ms"],
                      "%.2f" % r["median_cpu_ms"], "%+.2f" % r["over_baseline_ms"], ins])
     print_rows(head, rows, right=set(range(1, len(head))))
+
+
+# --verdicts: the verdict commands with and without the verified-prefix cache
+# (.small-cache/progress.verified), in three states, on a copy of each workspace:
+#   cold    the whole log is read: --no-cache when the binary has it, else the cache files
+#           are deleted before every run (outside the timed region);
+#   warm    the cache holds the whole log (the warm-up run fills it), nothing changed since;
+#   +1      before every run one entry is appended (VERDICT_APPEND, outside the timed region),
+#           so each timed run finds exactly one entry after the cached prefix.
+VERDICT_COMMANDS = [
+    {"name": "check --strict", "argv": ["check", "--strict"]},
+    {"name": "verify --strict", "argv": ["verify", "--strict"]},
+]
+VERDICT_STATES = ["cold", "warm", "+1 entry"]
+VERDICT_CACHE_FILES = ("progress.verified", "verified")  # prefixes of the cache's files in .small-cache/
+VERDICT_APPEND = ["progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", "bench"]
+
+
+def drop_verified_cache(ws):
+    cache = os.path.join(ws, ".small-cache")
+    for name in os.listdir(cache) if os.path.isdir(cache) else []:
+        if name.startswith(VERDICT_CACHE_FILES):
+            path = os.path.join(cache, name)
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+
+
+def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper):
+    """Each VERDICT_COMMANDS entry in each of VERDICT_STATES on one copy of ws (the generated
+    workspace is never written); the copy must still validate at the end."""
+    copy = os.path.join(workdir, "verdicts-" + ws_spec["name"])
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(ws, copy, symlinks=True)
+    drop_verified_cache(copy)
+    results = []
+    for vc in VERDICT_COMMANDS:
+        no_cache = supports_flag(small, vc["argv"][0], "--no-cache", timeout)
+        cold_method = ("--no-cache" if no_cache else
+                       "deleted .small-cache/%s* before each run (this small has no --no-cache)"
+                       % "*, ".join(VERDICT_CACHE_FILES))
+        for state in VERDICT_STATES:
+            problems = []
+            before = None
+            argv = list(vc["argv"])
+            if state == "cold" and no_cache:
+                argv.append("--no-cache")
+            elif state == "cold":
+                before = lambda target, i: drop_verified_cache(target)
+            elif state == "+1 entry":
+                def before(target, i, problems=problems):
+                    append = [small] + VERDICT_APPEND + ["--dir", target]
+                    done = subprocess.run(append, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                          timeout=timeout)
+                    if done.returncode != 0 and not problems:
+                        problems.append("$ %s\n%s\n(exit %d)" % (" ".join(append),
+                                                                 (done.stdout + done.stderr)[-2000:],
+                                                                 done.returncode))
+            cmd = {"name": "%s (%s)" % (vc["name"], state), "argv": argv, "mutates": False, "expect_exit": 0}
+            log("running %-8s %-28s x%d (+1 warm-up)" % (ws_spec["name"], cmd["name"], runs))
+            r = bench(small, ws_spec, copy, cmd, runs, workdir, timeout, rss_wrapper, before=before)
+            r.update({"group": "verdicts", "verdict_command": vc["name"], "state": state,
+                      "cold_method": cold_method if state == "cold" else None})
+            if problems:
+                r["ok"] = False
+                r["failure_output"] = r["failure_output"] or "an append before a run failed:\n" + problems[0]
+            results.append(r)
+    invalid = validate(small, copy, workdir, timeout)
+    if invalid and results:
+        results[-1]["ok"] = False
+        results[-1]["failure_output"] = (results[-1]["failure_output"] or
+                                         "the workspace no longer validates after the runs:\n" + invalid)
+    return results
+
+
+def print_verdict_table(results):
+    """One row per workspace and verdict command: the median and p90 in each state, and the
+    peak RSS."""
+    head = ["workspace", "entries", "log MB", "command"]
+    for s in VERDICT_STATES:
+        head += ["%s median ms" % s, "p90 ms"]
+    head += ["RSS MB %s" % "/".join(VERDICT_STATES)]
+    rows = []
+    keys = []
+    for r in results:
+        if (r["workspace"], r["verdict_command"]) not in keys:
+            keys.append((r["workspace"], r["verdict_command"]))
+    for ws, vc in keys:
+        mine = {r["state"]: r for r in results if r["workspace"] == ws and r["verdict_command"] == vc}
+        any_r = next(iter(mine.values()))
+        row = [ws, "{:,}".format(any_r["entries"]), "%.1f" % any_r.get("log_mb", 0), vc]
+        for s in VERDICT_STATES:
+            r = mine.get(s)
+            row += (["%.1f%s" % (r["median_ms"], "" if r["ok"] else " FAILED"), "%.1f" % r["p90_ms"]]
+                    if r else ["-", "-"])
+        row.append("/".join("%.0f" % mine[s]["peak_rss_mb"] if s in mine else "-" for s in VERDICT_STATES))
+        rows.append(row)
+    print_rows(head, rows, right=set(range(1, len(head))) - {3})
 
 
 def machine(workdir):
@@ -570,8 +672,11 @@ def main():
                          "workspace against /bin/true, wall time and instructions (callgrind)")
     ap.add_argument("--floor-runs", type=int, default=FLOOR_RUNS, metavar="N",
                     help="timed runs per floor command (default %d)" % FLOOR_RUNS)
+    ap.add_argument("--verdicts", action="store_true",
+                    help="also time check --strict and verify --strict cold (--no-cache), warm and warm "
+                         "after a one-entry append, on a copy of each selected workspace")
     ap.add_argument("--no-commands", action="store_true",
-                    help="skip the per-command table (to run only --floor)")
+                    help="skip the per-command table (to run only --floor and/or --verdicts)")
     args = ap.parse_args()
 
     if args.runs < 1 or args.floor_runs < 1:
@@ -591,9 +696,11 @@ def main():
     commands = [] if args.no_commands else [c for c in all_commands if not args.command or c["name"] in args.command]
     if not args.no_commands and (not workspaces or not commands):
         ap.error("no workspace or command selected")
-    if args.no_commands and not args.floor:
-        ap.error("--no-commands leaves nothing to measure without --floor")
-    if not commands:
+    if args.no_commands and not (args.floor or args.verdicts):
+        ap.error("--no-commands leaves nothing to measure without --floor or --verdicts")
+    if args.verdicts and not workspaces:
+        ap.error("no workspace selected")
+    if not commands and not args.verdicts:
         workspaces = []
 
     if args.workdir:
@@ -611,6 +718,7 @@ def main():
             "(never below this script's own RSS)" % GNU_TIME)
     results = []
     floor = []
+    verdicts = []
     invalid = []
     try:
         if args.floor:
@@ -631,6 +739,11 @@ def main():
                 r = bench(small, w, paths[w["name"]], c, args.runs, workdir, args.timeout, rss_wrapper)
                 r["log_mb"] = round(log_mb, 2)
                 results.append(r)
+            if args.verdicts:
+                for r in measure_verdicts(small, w, paths[w["name"]], args.runs, workdir, args.timeout,
+                                          rss_wrapper):
+                    r["log_mb"] = round(log_mb, 2)
+                    verdicts.append(r)
     finally:
         if temporary and not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -661,7 +774,15 @@ def main():
     if args.scaling and results:
         print()
         print_scaling_table(results)
-    failed = [r for r in results if not r["ok"]]
+    if verdicts:
+        methods = sorted({r["cold_method"] for r in verdicts if r["cold_method"]})
+        print("\nverdicts: on a copy of each workspace; cold: %s; warm: the cache filled by the warm-up, "
+              "nothing changed; +1 entry: `small %s` before each run (untimed)"
+              % ("; ".join(methods), " ".join(VERDICT_APPEND)))
+        print_table(verdicts)
+        print()
+        print_verdict_table(verdicts)
+    failed = [r for r in results + verdicts if not r["ok"]]
     for r in failed:
         print("\nFAILED %s / %s: exit codes %s (expected %d)\n%s"
               % (r["workspace"], r["command"], r["exit_codes"], r["expect_exit"], r["failure_output"] or ""))
@@ -675,7 +796,7 @@ def main():
             json.dump({"small": small, "runs": args.runs, "validated": True,
                        "rss_method": "gnu-time" if rss_wrapper else "wait4",
                        "machine": host, "load_average": load_before, "results": results,
-                       "floor": floor}, f, indent=2)
+                       "floor": floor, "verdicts": verdicts}, f, indent=2)
             f.write("\n")
         log("results written to %s" % args.json)
     return 1 if failed or floor_failed else 0
