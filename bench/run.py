@@ -261,13 +261,24 @@ def drop_verified_cache(ws):
                 os.unlink(path)
 
 
+def has_verified_cache(ws):
+    cache = os.path.join(ws, ".small-cache")
+    return os.path.isdir(cache) and any(n.startswith(VERDICT_CACHE_FILES) for n in os.listdir(cache))
+
+
 def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper):
     """Each VERDICT_COMMANDS entry in each of VERDICT_STATES on one copy of ws (the generated
-    workspace is never written); the copy must still validate at the end."""
+    workspace is never written); the copy must still validate at the end.
+
+    The verdict commands write their cache only into an existing .small-cache/ (they do not
+    create it; `small init` and the write commands do), and a generated workspace may have
+    none, so the copy gets one: a workspace in use has it. A warm state whose warm-up left no
+    cache file is flagged ("no cache written"): its timed runs were cold."""
     copy = os.path.join(workdir, "verdicts-" + ws_spec["name"])
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(ws, copy, symlinks=True)
     drop_verified_cache(copy)
+    os.makedirs(os.path.join(copy, ".small-cache"), exist_ok=True)
     results = []
     for vc in VERDICT_COMMANDS:
         no_cache = supports_flag(small, vc["argv"][0], "--no-cache", timeout)
@@ -276,12 +287,17 @@ def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper):
                        % "*, ".join(VERDICT_CACHE_FILES))
         for state in VERDICT_STATES:
             problems = []
+            notes = []
             before = None
             argv = list(vc["argv"])
             if state == "cold" and no_cache:
                 argv.append("--no-cache")
             elif state == "cold":
                 before = lambda target, i: drop_verified_cache(target)
+            elif state == "warm":
+                def before(target, i, notes=notes):
+                    if i == 1 and not has_verified_cache(target):
+                        notes.append("no cache written")
             elif state == "+1 entry":
                 def before(target, i, problems=problems):
                     append = [small] + VERDICT_APPEND + ["--dir", target]
@@ -295,7 +311,8 @@ def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper):
             log("running %-8s %-28s x%d (+1 warm-up)" % (ws_spec["name"], cmd["name"], runs))
             r = bench(small, ws_spec, copy, cmd, runs, workdir, timeout, rss_wrapper, before=before)
             r.update({"group": "verdicts", "verdict_command": vc["name"], "state": state,
-                      "cold_method": cold_method if state == "cold" else None})
+                      "cold_method": cold_method if state == "cold" else None,
+                      "note": notes[0] if notes else None})
             if problems:
                 r["ok"] = False
                 r["failure_output"] = r["failure_output"] or "an append before a run failed:\n" + problems[0]
@@ -326,7 +343,8 @@ def print_verdict_table(results):
         row = [ws, "{:,}".format(any_r["entries"]), "%.1f" % any_r.get("log_mb", 0), vc]
         for s in VERDICT_STATES:
             r = mine.get(s)
-            row += (["%.1f%s" % (r["median_ms"], "" if r["ok"] else " FAILED"), "%.1f" % r["p90_ms"]]
+            row += (["%.1f%s%s" % (r["median_ms"], " (%s)" % r["note"] if r["note"] else "",
+                                   "" if r["ok"] else " FAILED"), "%.1f" % r["p90_ms"]]
                     if r else ["-", "-"])
         row.append("/".join("%.0f" % mine[s]["peak_rss_mb"] if s in mine else "-" for s in VERDICT_STATES))
         rows.append(row)
