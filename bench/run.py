@@ -3,7 +3,8 @@
 
 usage: bench/run.py --small PATH [--runs N] [--workdir DIR] [--keep] [--json FILE]
                     [--workspace NAME ...] [--command NAME ...] [--timeout SECONDS]
-                    [--scaling] [--scaling-entries N ...]
+                    [--scaling] [--scaling-entries N ...] [--floor] [--floor-runs N]
+                    [--verdicts] [--no-commands]
 
 Workspaces are made once by ../shared/bench/gen_workspace.py (relative to the repository)
 and reused for every run; each must pass `small validate` before it is measured. Each
@@ -15,6 +16,13 @@ exit code. A non-zero exit code is flagged and makes this script exit 1.
 --scaling measures `progress add`, `checkpoint`, `progress list --limit 20`, `status`, `status --brief` and `emit`
 on workspaces of 1,000 tasks with 1k, 10k, 100k and 1M progress entries instead, and adds a table of
 entries against median time and peak RSS. Use --workdir to generate the 1M workspace once.
+
+--floor also measures the start-up floor: `small version` and `check --strict` / `status --brief` on a
+fresh `small init` workspace next to /bin/true, wall time over --floor-runs interleaved runs and
+instructions (valgrind --tool=callgrind, when installed). --verdicts also times check --strict and
+verify --strict on a copy of each workspace cold (--no-cache, or the verified-prefix cache deleted
+before each run when the binary lacks the flag), warm, and warm after a one-entry append.
+--no-commands skips the per-command table.
 
 Standard library only.
 """
@@ -101,6 +109,246 @@ COMMANDS = [
 MERGE_APPENDED = 1000  # entries each side of the merge appended
 
 DIFF_APPENDED = 1000  # entries the second snapshot's log has beyond the first's
+
+
+# --floor: what every command pays before it does anything (issue 19). Each entry's argv is
+# formatted with {small} and {init} (a fresh `small init` workspace). The runs of all entries
+# are interleaved, so that a machine whose speed drifts affects them alike; the first entry
+# is the baseline the others are compared with.
+FLOOR = [
+    {"name": "/bin/true", "argv": ["{true}"]},
+    {"name": "small version", "argv": ["{small}", "version"]},
+    {"name": "check --strict (fresh init)", "argv": ["{small}", "check", "--strict", "--dir", "{init}"]},
+    {"name": "check --strict --no-cache (fresh init)",
+     "argv": ["{small}", "check", "--strict", "--no-cache", "--dir", "{init}"], "needs": "--no-cache"},
+    {"name": "status --brief (fresh init)", "argv": ["{small}", "status", "--brief", "--dir", "{init}"]},
+]
+FLOOR_RUNS = 50
+VALGRIND = "valgrind"
+
+
+def supports_flag(small, command, flag, timeout):
+    """Whether `small <command> --help` names flag (e.g. --no-cache, which older builds lack)."""
+    try:
+        probe = subprocess.run([small, command, "--help"], stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, timeout=timeout)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return flag in probe.stdout + probe.stderr
+
+
+def count_instructions(argv, cwd, timeout):
+    """Instructions the process executes in user space (callgrind's "I refs": the dynamic
+    loader included), or a string saying why there is no count. Repeatable whatever the load."""
+    valgrind = shutil.which(VALGRIND)
+    if not valgrind:
+        return None, "n/a (valgrind not installed)"
+    fd, log_file = tempfile.mkstemp(prefix="small-bench-", suffix=".callgrind.log")
+    os.close(fd)
+    try:
+        proc = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                               "--log-file=" + log_file] + argv, cwd=cwd, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
+        with open(log_file, errors="replace") as f:
+            text = f.read()
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, "n/a (valgrind: %s)" % e
+    finally:
+        os.unlink(log_file)
+    for line in text.splitlines():
+        if "I   refs:" in line or "I refs:" in line:
+            return int(line.split(":", 1)[1].strip().replace(",", "")), None
+    return None, "n/a (valgrind exit %d, no I refs)" % proc.returncode
+
+
+def measure_floor(small, runs, workdir, timeout):
+    """Wall time of each FLOOR entry over `runs` interleaved runs (after one warm-up round),
+    and its instruction count. Returns (results, init workspace problem or None)."""
+    init = os.path.join(workdir, "floor-init")
+    shutil.rmtree(init, ignore_errors=True)
+    os.makedirs(init)
+    made = subprocess.run([small, "init", "--intent", "Benchmark floor", "--no-agents", "--dir", init],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    if made.returncode != 0:
+        return [], "small init in %s: exit %d\n%s" % (init, made.returncode, (made.stdout + made.stderr)[-2000:])
+    fields = {"small": small, "init": init, "true": shutil.which("true") or "/bin/true"}
+    entries = []
+    for spec in FLOOR:
+        need = spec.get("needs")
+        if need and not supports_flag(small, spec["argv"][1], need, timeout):
+            log("floor: skipping %s (this small has no %s)" % (spec["name"], need))
+            continue
+        entries.append({"spec": spec, "argv": [a.format(**fields) for a in spec["argv"]],
+                        "times": [], "cpu": [], "codes": [], "failure": None})
+    log("floor: %d commands x%d interleaved runs (+1 warm-up round)" % (len(entries), runs))
+    for i in range(runs + 1):
+        for e in entries:
+            wall, cpu_s, _, code, out = run_once(e["argv"], workdir, timeout)
+            if code != 0 and e["failure"] is None:
+                e["failure"] = "$ %s\n%s" % (" ".join(e["argv"]), tail(out))
+            os.unlink(out)
+            if i == 0:
+                continue
+            e["times"].append(wall * 1000.0)
+            e["cpu"].append(cpu_s * 1000.0)
+            e["codes"].append(code)
+    results = []
+    baseline = None
+    for e in entries:
+        log("floor: counting instructions of %s" % e["spec"]["name"])
+        instructions, why = count_instructions(e["argv"], workdir, timeout)
+        median = statistics.median(e["times"])
+        if baseline is None:
+            baseline = median
+        bad = [c for c in e["codes"] if c != 0]
+        results.append({
+            "command": e["spec"]["name"],
+            "argv": e["argv"],
+            "runs": runs,
+            "times_ms": [round(t, 3) for t in e["times"]],
+            "median_ms": round(median, 3),
+            "p90_ms": round(percentile(e["times"], 90), 3),
+            "min_ms": round(min(e["times"]), 3),
+            "max_ms": round(max(e["times"]), 3),
+            "median_cpu_ms": round(statistics.median(e["cpu"]), 3),
+            "over_baseline_ms": round(median - baseline, 3),
+            "instructions": instructions,
+            "instructions_note": why,
+            "exit_codes": e["codes"],
+            "ok": not bad and e["failure"] is None,
+            "failure_output": e["failure"],
+        })
+    return results, None
+
+
+def print_floor_table(results):
+    base = results[0]["command"] if results else "baseline"
+    head = ["command", "median ms", "p90 ms", "min ms", "max ms", "CPU ms", "over %s ms" % base,
+            "instructions"]
+    rows = []
+    for r in results:
+        ins = "{:,}".format(r["instructions"]) if r["instructions"] is not None else r["instructions_note"]
+        rows.append([r["command"] + ("" if r["ok"] else "  <-- FAILED"), "%.2f" % r["median_ms"],
+                     "%.2f" % r["p90_ms"], "%.2f" % r["min_ms"], "%.2f" % r["max_ms"],
+                     "%.2f" % r["median_cpu_ms"], "%+.2f" % r["over_baseline_ms"], ins])
+    print_rows(head, rows, right=set(range(1, len(head))))
+
+
+# --verdicts: the verdict commands with and without the verified-prefix cache
+# (.small-cache/progress.verified), in three states, on a copy of each workspace:
+#   cold    the whole log is read: --no-cache when the binary has it, else the cache files
+#           are deleted before every run (outside the timed region);
+#   warm    the cache holds the whole log (the warm-up run fills it), nothing changed since;
+#   +1      before every run one entry is appended (VERDICT_APPEND, outside the timed region),
+#           so each timed run finds exactly one entry after the cached prefix.
+VERDICT_COMMANDS = [
+    {"name": "check --strict", "argv": ["check", "--strict"]},
+    {"name": "verify --strict", "argv": ["verify", "--strict"]},
+]
+VERDICT_STATES = ["cold", "warm", "+1 entry"]
+VERDICT_CACHE_FILES = ("progress.verified", "verified")  # prefixes of the cache's files in .small-cache/
+VERDICT_APPEND = ["progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", "bench"]
+
+
+def drop_verified_cache(ws):
+    cache = os.path.join(ws, ".small-cache")
+    for name in os.listdir(cache) if os.path.isdir(cache) else []:
+        if name.startswith(VERDICT_CACHE_FILES):
+            path = os.path.join(cache, name)
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+
+
+def has_verified_cache(ws):
+    cache = os.path.join(ws, ".small-cache")
+    return os.path.isdir(cache) and any(n.startswith(VERDICT_CACHE_FILES) for n in os.listdir(cache))
+
+
+def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper):
+    """Each VERDICT_COMMANDS entry in each of VERDICT_STATES on one copy of ws (the generated
+    workspace is never written); the copy must still validate at the end.
+
+    The verdict commands write their cache only into an existing .small-cache/ (they do not
+    create it; `small init` and the write commands do), and a generated workspace may have
+    none, so the copy gets one: a workspace in use has it. A warm state whose warm-up left no
+    cache file is flagged ("no cache written"): its timed runs were cold."""
+    copy = os.path.join(workdir, "verdicts-" + ws_spec["name"])
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(ws, copy, symlinks=True)
+    drop_verified_cache(copy)
+    os.makedirs(os.path.join(copy, ".small-cache"), exist_ok=True)
+    results = []
+    for vc in VERDICT_COMMANDS:
+        no_cache = supports_flag(small, vc["argv"][0], "--no-cache", timeout)
+        cold_method = ("--no-cache" if no_cache else
+                       "deleted .small-cache/%s* before each run (this small has no --no-cache)"
+                       % "*, ".join(VERDICT_CACHE_FILES))
+        for state in VERDICT_STATES:
+            problems = []
+            notes = []
+            before = None
+            argv = list(vc["argv"])
+            if state == "cold" and no_cache:
+                argv.append("--no-cache")
+            elif state == "cold":
+                before = lambda target, i: drop_verified_cache(target)
+            elif state == "warm":
+                def before(target, i, notes=notes):
+                    if i == 1 and not has_verified_cache(target):
+                        notes.append("no cache written")
+            elif state == "+1 entry":
+                def before(target, i, problems=problems):
+                    append = [small] + VERDICT_APPEND + ["--dir", target]
+                    done = subprocess.run(append, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                          timeout=timeout)
+                    if done.returncode != 0 and not problems:
+                        problems.append("$ %s\n%s\n(exit %d)" % (" ".join(append),
+                                                                 (done.stdout + done.stderr)[-2000:],
+                                                                 done.returncode))
+            cmd = {"name": "%s (%s)" % (vc["name"], state), "argv": argv, "mutates": False, "expect_exit": 0}
+            log("running %-8s %-28s x%d (+1 warm-up)" % (ws_spec["name"], cmd["name"], runs))
+            r = bench(small, ws_spec, copy, cmd, runs, workdir, timeout, rss_wrapper, before=before)
+            r.update({"group": "verdicts", "verdict_command": vc["name"], "state": state,
+                      "cold_method": cold_method if state == "cold" else None,
+                      "note": notes[0] if notes else None})
+            if problems:
+                r["ok"] = False
+                r["failure_output"] = r["failure_output"] or "an append before a run failed:\n" + problems[0]
+            results.append(r)
+    invalid = validate(small, copy, workdir, timeout)
+    if invalid and results:
+        results[-1]["ok"] = False
+        results[-1]["failure_output"] = (results[-1]["failure_output"] or
+                                         "the workspace no longer validates after the runs:\n" + invalid)
+    return results
+
+
+def print_verdict_table(results):
+    """One row per workspace and verdict command: the median and p90 in each state, and the
+    peak RSS."""
+    head = ["workspace", "entries", "log MB", "command"]
+    for s in VERDICT_STATES:
+        head += ["%s median ms" % s, "p90 ms"]
+    head += ["RSS MB %s" % "/".join(VERDICT_STATES)]
+    rows = []
+    keys = []
+    for r in results:
+        if (r["workspace"], r["verdict_command"]) not in keys:
+            keys.append((r["workspace"], r["verdict_command"]))
+    for ws, vc in keys:
+        mine = {r["state"]: r for r in results if r["workspace"] == ws and r["verdict_command"] == vc}
+        any_r = next(iter(mine.values()))
+        row = [ws, "{:,}".format(any_r["entries"]), "%.1f" % any_r.get("log_mb", 0), vc]
+        for s in VERDICT_STATES:
+            r = mine.get(s)
+            row += (["%.1f%s%s" % (r["median_ms"], " (%s)" % r["note"] if r["note"] else "",
+                                   "" if r["ok"] else " FAILED"), "%.1f" % r["p90_ms"]]
+                    if r else ["-", "-"])
+        row.append("/".join("%.0f" % mine[s]["peak_rss_mb"] if s in mine else "-" for s in VERDICT_STATES))
+        rows.append(row)
+    print_rows(head, rows, right=set(range(1, len(head))) - {3})
 
 
 def machine(workdir):
@@ -294,9 +542,10 @@ def tail(path, lines=8):
         return ""
 
 
-def bench(small, ws_spec, ws, cmd, runs, workdir, timeout, rss_wrapper):
+def bench(small, ws_spec, ws, cmd, runs, workdir, timeout, rss_wrapper, before=None):
     """Run 0 warms up, runs 1..N are timed; with rss_wrapper, the warm-up and one more run
-    after the timed ones go through it and give the exact peak RSS (cold and steady)."""
+    after the timed ones go through it and give the exact peak RSS (cold and steady).
+    before(target, i), when given, is called before every run, outside the timed region."""
     times, cpu, rss, codes = [], [], [], []
     warmup_ms = warmup_rss = None
     failure_output = None
@@ -320,6 +569,8 @@ def bench(small, ws_spec, ws, cmd, runs, workdir, timeout, rss_wrapper):
             target = scratch
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(ws, target, symlinks=True)
+        if before:
+            before(target, i)
         argv = [small] + argv_for(cmd, ws_spec, i, extra) + ([] if cmd.get("no_dir") else ["--dir", target])
         timed = 1 <= i <= runs
         wall, cpu_s, maxrss_kb, code, out = run_once(argv, workdir, timeout,
@@ -434,10 +685,20 @@ def main():
                          "median and peak RSS" % (" and ".join(SCALING_COMMANDS), SCALING_TASKS))
     ap.add_argument("--scaling-entries", type=int, nargs="+", metavar="N", default=SCALING_ENTRIES,
                     help="log sizes for --scaling (default %s)" % " ".join(map(str, SCALING_ENTRIES)))
+    ap.add_argument("--floor", action="store_true",
+                    help="also measure the floor: `small version` and `check --strict` on a fresh init "
+                         "workspace against /bin/true, wall time and instructions (callgrind)")
+    ap.add_argument("--floor-runs", type=int, default=FLOOR_RUNS, metavar="N",
+                    help="timed runs per floor command (default %d)" % FLOOR_RUNS)
+    ap.add_argument("--verdicts", action="store_true",
+                    help="also time check --strict and verify --strict cold (--no-cache), warm and warm "
+                         "after a one-entry append, on a copy of each selected workspace")
+    ap.add_argument("--no-commands", action="store_true",
+                    help="skip the per-command table (to run only --floor and/or --verdicts)")
     args = ap.parse_args()
 
-    if args.runs < 1:
-        ap.error("--runs must be at least 1")
+    if args.runs < 1 or args.floor_runs < 1:
+        ap.error("--runs and --floor-runs must be at least 1")
     small = os.path.abspath(args.small)
     if not (os.path.isfile(small) and os.access(small, os.X_OK)):
         ap.error("%s is not an executable file" % args.small)
@@ -450,9 +711,15 @@ def main():
     else:
         all_workspaces, all_commands = WORKSPACES, COMMANDS
     workspaces = [w for w in all_workspaces if not args.workspace or w["name"] in args.workspace]
-    commands = [c for c in all_commands if not args.command or c["name"] in args.command]
-    if not workspaces or not commands:
+    commands = [] if args.no_commands else [c for c in all_commands if not args.command or c["name"] in args.command]
+    if not args.no_commands and (not workspaces or not commands):
         ap.error("no workspace or command selected")
+    if args.no_commands and not (args.floor or args.verdicts):
+        ap.error("--no-commands leaves nothing to measure without --floor or --verdicts")
+    if args.verdicts and not workspaces:
+        ap.error("no workspace selected")
+    if not commands and not args.verdicts:
+        workspaces = []
 
     if args.workdir:
         workdir = os.path.abspath(args.workdir)
@@ -468,8 +735,14 @@ def main():
         log("GNU time not found at %s: peak RSS comes from wait4 and is an upper bound "
             "(never below this script's own RSS)" % GNU_TIME)
     results = []
+    floor = []
+    verdicts = []
     invalid = []
     try:
+        if args.floor:
+            floor, problem = measure_floor(small, args.floor_runs, workdir, args.timeout)
+            if problem:
+                invalid.append("the floor's workspace could not be made:\n" + problem)
         paths = {w["name"]: generate(workdir, w) for w in workspaces}
         for w in workspaces:
             problem = validate(small, paths[w["name"]], workdir, args.timeout)
@@ -484,6 +757,11 @@ def main():
                 r = bench(small, w, paths[w["name"]], c, args.runs, workdir, args.timeout, rss_wrapper)
                 r["log_mb"] = round(log_mb, 2)
                 results.append(r)
+            if args.verdicts:
+                for r in measure_verdicts(small, w, paths[w["name"]], args.runs, workdir, args.timeout,
+                                          rss_wrapper):
+                    r["log_mb"] = round(log_mb, 2)
+                    verdicts.append(r)
     finally:
         if temporary and not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -497,27 +775,49 @@ def main():
         small, args.runs, "GNU time, one more run after the timed ones" if rss_wrapper
         else "wait4 over the timed runs (upper bound)"))
     print("machine: %s; load average %s at the start, %s at the end" % (host, load_before, load_average()))
-    print("workspaces: %s; each passed `small validate` before it was measured (and the copies "
-          "the write commands grew, again after their runs)"
-          % ", ".join("%s (%d tasks, %s entries)" % (w["name"], w["tasks"], "{:,}".format(w["entries"]))
-                      for w in workspaces))
-    print_table(results)
-    if args.scaling:
+    if workspaces:
+        print("workspaces: %s; each passed `small validate` before it was measured (and the copies "
+              "the write commands grew, again after their runs)"
+              % ", ".join("%s (%d tasks, %s entries)" % (w["name"], w["tasks"], "{:,}".format(w["entries"]))
+                          for w in workspaces))
+    if floor:
+        print("\nfloor: %d interleaved runs each (+1 warm-up round); instructions: %s" % (
+            args.floor_runs, "valgrind --tool=callgrind, one run (repeatable whatever the load)"
+            if shutil.which(VALGRIND) else "n/a (valgrind not installed)"))
+        print_floor_table(floor)
+    if results:
+        if floor:
+            print()
+        print_table(results)
+    if args.scaling and results:
         print()
         print_scaling_table(results)
-    failed = [r for r in results if not r["ok"]]
+    if verdicts:
+        methods = sorted({r["cold_method"] for r in verdicts if r["cold_method"]})
+        print("\nverdicts: on a copy of each workspace; cold: %s; warm: the cache filled by the warm-up, "
+              "nothing changed; +1 entry: `small %s` before each run (untimed)"
+              % ("; ".join(methods), " ".join(VERDICT_APPEND)))
+        print_table(verdicts)
+        print()
+        print_verdict_table(verdicts)
+    failed = [r for r in results + verdicts if not r["ok"]]
     for r in failed:
         print("\nFAILED %s / %s: exit codes %s (expected %d)\n%s"
               % (r["workspace"], r["command"], r["exit_codes"], r["expect_exit"], r["failure_output"] or ""))
+    floor_failed = [r for r in floor if not r["ok"]]
+    for r in floor_failed:
+        print("\nFAILED floor / %s: exit codes %s (expected 0)\n%s"
+              % (r["command"], r["exit_codes"], r["failure_output"] or ""))
 
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"small": small, "runs": args.runs, "validated": True,
                        "rss_method": "gnu-time" if rss_wrapper else "wait4",
-                       "machine": host, "load_average": load_before, "results": results}, f, indent=2)
+                       "machine": host, "load_average": load_before, "results": results,
+                       "floor": floor, "verdicts": verdicts}, f, indent=2)
             f.write("\n")
         log("results written to %s" % args.json)
-    return 1 if failed else 0
+    return 1 if failed or floor_failed else 0
 
 
 if __name__ == "__main__":
