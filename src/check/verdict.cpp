@@ -310,7 +310,7 @@ Verdict with_prefix(const VerdictInput& in, unsigned checks, Run run) {
             if (log && !src.undecided && !has_log_findings(v, log->display)) {
                 v.used_prefix = true;
                 const unsigned missing = in.prefix->checks & ~src.checks;
-                if (after->size > in.prefix->length && passes_missing_checks(in, *log, *in.prefix, missing)) {
+                if (in.want_prefix && after->size > in.prefix->length && passes_missing_checks(in, *log, *in.prefix, missing)) {
                     v.next_prefix = extend_prefix(*in.prefix, log->doc.root().find("entries"), *after);
                 }
                 return v;
@@ -320,7 +320,9 @@ Verdict with_prefix(const VerdictInput& in, unsigned checks, Run run) {
     Source src;
     Verdict v = run(src);
     const Artifact* log = src.set.get(ArtifactType::Progress);
-    if (log && src.checks && !has_log_findings(v, log->display)) v.next_prefix = start_prefix(*log, src.checks);
+    if (in.want_prefix && log && src.checks && !has_log_findings(v, log->display)) {
+        v.next_prefix = start_prefix(*log, src.checks);
+    }
     return v;
 }
 

@@ -51,17 +51,15 @@ Result<SchemaSet> load_schemas(const VerdictFlags& flags) {
     return dir ? SchemaSet::from_directory(*dir) : SchemaSet::embedded();
 }
 
-// The verified prefix kept by an earlier verdict: only with the built-in
-// schemas (the cache does not know other ones), and not under --no-cache.
-std::optional<VerifiedPrefix> kept_prefix(const Context& ctx, const WorkspacePaths& ws, VerdictKind kind,
-                                          const VerdictFlags& flags) {
-    if (flags.no_cache || (kind != VerdictKind::Lint && schema_dir(flags))) return std::nullopt;
-    return load_verified_prefix(ctx.fs, ws);
+// The verified-prefix cache is used only with the built-in schemas (it does
+// not know other ones; lint reads none), and not under --no-cache.
+bool uses_cache(VerdictKind kind, const VerdictFlags& flags) {
+    return !flags.no_cache && (kind == VerdictKind::Lint || !schema_dir(flags));
 }
 
-void keep_prefix(const Context& ctx, const WorkspacePaths& ws, const VerdictFlags& flags,
-                 const std::optional<VerifiedPrefix>& before, const Verdict& v) {
-    if (flags.no_cache || !v.next_prefix || v.next_prefix == before) return;
+void keep_prefix(const Context& ctx, const WorkspacePaths& ws, const std::optional<VerifiedPrefix>& before,
+                 const Verdict& v) {
+    if (!v.next_prefix || v.next_prefix == before) return;
     save_verified_prefix(ctx.fs, ws, *v.next_prefix);
 }
 
@@ -120,8 +118,11 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
         return kExitSystem;
     }
     const WorkspacePaths ws = locate_workspace(ctx.fs, flags.dir, current_directory());
-    const std::optional<VerifiedPrefix> before = kept_prefix(ctx, ws, kind, flags);
-    const VerdictInput input{ctx.fs, ws, *schemas, before ? &*before : nullptr};
+    const bool cached = uses_cache(kind, flags);
+    const std::optional<VerifiedPrefix> before = cached ? load_verified_prefix(ctx.fs, ws) : std::nullopt;
+    // Verdicts never create .small-cache/ (store/verified_cache): without it, none is kept.
+    const bool keeps = cached && ctx.fs.directory_exists(runtime_path(ws.root, kCacheDirName));
+    const VerdictInput input{ctx.fs, ws, *schemas, before ? &*before : nullptr, keeps};
     VerdictOptions options;
     options.strict = flags.strict;
     options.format_strict = flags.format_strict;
@@ -133,8 +134,7 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
         case VerdictKind::Check: verdict = run_check(input, options); break;
         case VerdictKind::Verify: verdict = run_verify(input, options); break;
     }
-    if (kind != VerdictKind::Lint && schema_dir(flags)) verdict.next_prefix.reset();
-    keep_prefix(ctx, ws, flags, before, verdict);
+    keep_prefix(ctx, ws, before, verdict);
     if (kind == VerdictKind::Verify && flags.evidence) {
         Result<EvidenceReport> ev = verify_evidence(ctx.fs, ws);
         if (!ev) return report_error(out, ev.error());

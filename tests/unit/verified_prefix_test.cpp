@@ -51,7 +51,7 @@ std::string full(const Verdict& v) {
 enum class Kind { Validate, Lint, Verify, Check };
 
 Verdict run(Kind kind, const FileSystem& fs, const VerifiedPrefix* prefix, bool strict) {
-    const VerdictInput in{fs, TestWorkspace::paths(fs), builtin_schemas(), prefix};
+    const VerdictInput in{fs, TestWorkspace::paths(fs), builtin_schemas(), prefix, true};
     VerdictOptions options;
     options.strict = strict;
     switch (kind) {

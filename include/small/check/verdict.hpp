@@ -43,7 +43,7 @@ struct Verdict {
     std::vector<Finding> blocking;
     std::vector<Finding> all_findings() const;
     // The log's verified prefix as this verdict leaves it, to keep for the
-    // next one (nullopt: nothing new to keep), and whether the one given was
+    // next one (nullopt: nothing new to keep, or not asked for), and whether the one given was
     // used (the verdict then read only what was appended after it).
     std::optional<VerifiedPrefix> next_prefix;
     bool used_prefix = false;
@@ -57,6 +57,9 @@ struct VerdictInput {
     // The progress log's verified prefix from an earlier verdict with the same
     // schemas and rules (store/verified_cache), or none: the whole log is read.
     const VerifiedPrefix* prefix = nullptr;
+    // Whether to work out the prefix to keep (Verdict::next_prefix): a pass
+    // over the log's bytes that only a caller keeping the cache needs.
+    bool want_prefix = false;
 };
 
 // `small validate`: load + schema.
