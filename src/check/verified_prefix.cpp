@@ -9,47 +9,48 @@
 #include "small/check/verified_prefix.hpp"
 
 #include <cstring>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "small/base/fast_hash.hpp"
 #include "small/base/text.hpp"
 #include "small/check/invariants.hpp"
 #include "small/doc/yaml.hpp"
-#include "small/model/resume_point.hpp"
+#include "small/model/plan_model.hpp"
 
 namespace small {
 
-namespace {
-
-// The counts model/resume_point's log_facts keeps (work entries, newest
-// one), continued over `entries`.
-LogFacts log_facts_after(std::uint64_t work_entries, const std::string& newest_work, NodeRef entries) {
-    LogFacts f;
-    f.work_entries = work_entries;
-    f.newest_work = newest_work;
-    for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
-        add_entry_facts(f, entry_text(entries.item(i)), i + 1, std::string());
-    }
-    return f;
-}
-
-}  // namespace
-
 void fold_entries(VerifiedPrefix& prefix, NodeRef entries) {
+    // Collected over views of the document's text first: a 100k-entry log
+    // names a few hundred tasks, so only those become strings.
+    std::unordered_map<std::string_view, bool> evidence;
+    std::unordered_map<std::string_view, std::unordered_set<std::string_view>> task_ids;
+    std::string_view newest_work;
     for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
         const NodeRef entry = entries.item(i);
         // Keys as S1 and S2 read them (check/rules_strict, check/orphan_progress).
-        const std::string id(trim(entry.find("task_id").as_string()));
-        bool& has = prefix.evidence[id];
+        const std::string_view id = trim(entry.find("task_id").as_string());
+        bool& has = evidence[id];
         has = has || entry_has_evidence(entry);
-        if (!id.empty() && id.rfind("meta/", 0) != 0) {
-            prefix.task_ids[std::string(trim(entry.find("replayId").as_string()))].insert(id);
+        if (!id.empty() && id.rfind("meta/", 0) != 0) task_ids[trim(entry.find("replayId").as_string())].insert(id);
+        // The work-entry count and newest one, as model/resume_point's log_facts counts them.
+        if (!id.empty() && !is_bookkeeping_entry(id, trim(entry.find("evidence").as_string()),
+                                                 trim(entry.find("notes").as_string()))) {
+            ++prefix.work_entries;
+            if (const std::string_view ts = trim(entry.find("timestamp").as_string()); !ts.empty()) newest_work = ts;
         }
         ++prefix.entries;
-        prefix.last_timestamp = std::string(entry.find("timestamp").as_string());
+        if (i + 1 == entries.size()) prefix.last_timestamp = std::string(entry.find("timestamp").as_string());
     }
-    const LogFacts facts = log_facts_after(prefix.work_entries, prefix.newest_work, entries);
-    prefix.work_entries = facts.work_entries;
-    prefix.newest_work = facts.newest_work;
+    for (const auto& [id, has] : evidence) {
+        bool& kept = prefix.evidence[std::string(id)];
+        kept = kept || has;
+    }
+    for (const auto& [run, ids] : task_ids) {
+        std::set<std::string>& kept = prefix.task_ids[std::string(run)];
+        for (std::string_view id : ids) kept.emplace(id);
+    }
+    if (!newest_work.empty()) prefix.newest_work = std::string(newest_work);
 }
 
 namespace {
