@@ -222,6 +222,14 @@ struct SchemaSet::Impl {
         std::vector<std::unique_ptr<ChunkableArray>> arrays;
     };
     std::map<std::string, std::unique_ptr<Compiled>, std::less<>> schemas;
+    // Embedded schemas compiled on first use (embedded_shared): a write
+    // validates one or two artifacts, and compiling all five costs more.
+    std::map<std::string, const char*, std::less<>> uncompiled;
+    std::mutex compile_mutex;
+
+    // The compiled schema of `artifact`; null when there is none or it does
+    // not compile (`error` then says why).
+    const Compiled* get(std::string_view artifact, std::string& error);
     // One validator for the small, whole-document validations, so each
     // pattern's regex is compiled once per process rather than per file.
     std::mutex shell_mutex;
@@ -339,6 +347,22 @@ void validate_chunks(const SchemaSet::Impl::ChunkableArray& array, NodeRef items
 
 }  // namespace
 
+const SchemaSet::Impl::Compiled* SchemaSet::Impl::get(std::string_view artifact, std::string& error) {
+    const std::lock_guard<std::mutex> lock(compile_mutex);
+    if (const auto it = schemas.find(artifact); it != schemas.end()) return it->second.get();
+    const auto pending = uncompiled.find(artifact);
+    if (pending == uncompiled.end()) return nullptr;
+    try {
+        auto& slot = schemas[pending->first];
+        slot = compile_schema(pending->second);
+        uncompiled.erase(pending);
+        return slot.get();
+    } catch (const std::exception& e) {
+        error = "embedded schema " + std::string(artifact) + " is broken: " + e.what();
+        return nullptr;
+    }
+}
+
 Result<SchemaSet> SchemaSet::embedded() {
     SchemaSet set;
     set.source_ = "embedded v1.0.0 schemas";
@@ -353,9 +377,13 @@ Result<SchemaSet> SchemaSet::embedded() {
 }
 
 Result<const SchemaSet*> SchemaSet::embedded_shared() {
-    static const Result<SchemaSet> shared = embedded();
-    if (!shared) return shared.error();
-    return &*shared;
+    static const SchemaSet shared = [] {
+        SchemaSet set;
+        set.source_ = "embedded v1.0.0 schemas";
+        for (const EmbeddedSchema& s : embedded_schemas()) set.impl_->uncompiled[s.artifact] = s.json;
+        return set;
+    }();
+    return &shared;
 }
 
 Result<SchemaSet> SchemaSet::from_directory(const std::string& dir) {
@@ -380,9 +408,11 @@ Result<SchemaSet> SchemaSet::from_directory(const std::string& dir) {
 
 std::vector<SchemaViolation> SchemaSet::validate(std::string_view artifact, const Document& doc) const {
     std::vector<SchemaViolation> out;
-    const auto it = impl_->schemas.find(artifact);
-    if (it == impl_->schemas.end()) return out;
-    const Impl::Compiled& compiled = *it->second;
+    std::string broken;
+    const Impl::Compiled* found = impl_->get(artifact, broken);
+    if (!broken.empty()) out.push_back({"", broken, doc.root().mark()});  // only a bad build
+    if (!found) return out;
+    const Impl::Compiled& compiled = *found;
     const NodeRef root = doc.root();
     if (!root.is_mapping()) {
         const Json instance = root.valid() ? to_json(root) : Json::object();

@@ -57,21 +57,29 @@ void append_escaped(std::string& out, std::string_view field) {
     }
 }
 
-std::optional<std::string> unescaped(std::string_view field) {
-    if (field.find('\\') == std::string_view::npos) return std::string(field);
-    std::string out;
-    for (std::size_t i = 0; i < field.size(); ++i) {
-        if (field[i] != '\\') {
-            out += field[i];
-            continue;
-        }
-        if (++i == field.size()) return std::nullopt;
-        if (field[i] == '\\') out += '\\';
-        else if (field[i] == 'n') out += '\n';
-        else if (field[i] == 's') out += ' ';
-        else return std::nullopt;
+// `field` unescaped into `out` (its capacity reused); false when badly escaped.
+bool unescape_into(std::string_view field, std::string& out) {
+    out.clear();
+    for (std::size_t slash; (slash = field.find('\\')) != std::string_view::npos; field.remove_prefix(slash + 2)) {
+        out.append(field.substr(0, slash));
+        if (slash + 1 == field.size()) return false;
+        const char c = field[slash + 1];
+        if (c == '\\') out += '\\';
+        else if (c == 'n') out += '\n';
+        else if (c == 's') out += ' ';
+        else return false;
     }
-    return out;
+    out.append(field);
+    return true;
+}
+
+bool well_escaped(std::string_view field) {
+    for (std::size_t slash; (slash = field.find('\\')) != std::string_view::npos; field.remove_prefix(slash + 2)) {
+        if (slash + 1 == field.size()) return false;
+        const char c = field[slash + 1];
+        if (c != '\\' && c != 'n' && c != 's') return false;
+    }
+    return true;
 }
 
 std::string encode(const PlanIndex& index) {
@@ -85,26 +93,39 @@ std::string encode(const PlanIndex& index) {
     return out;
 }
 
-// Calls `take` with the unescaped fields of each line of `body`; false when
-// a line is unterminated, a field is badly escaped or `take` refuses it.
+// Calls `take` with the fields of each line of `body` as written (escaped,
+// checked); false when a line is unterminated, a field is badly escaped or
+// `take` refuses it. Nothing is allocated per line.
 template <typename Take>
-bool for_each_line_fields(std::string_view body, Take take) {
+bool for_each_line_raw(std::string_view body, Take take) {
+    std::vector<std::string_view> fields;
     while (!body.empty()) {
         const std::size_t eol = body.find('\n');
         if (eol == std::string_view::npos) return false;
-        std::vector<std::string> fields;
-        for (std::string_view line = body.substr(0, eol);;) {
+        fields.clear();
+        std::string_view line = body.substr(0, eol);
+        if (line.find('\\') != std::string_view::npos && !well_escaped(line)) return false;
+        for (;;) {
             const std::size_t space = line.find(' ');
-            std::optional<std::string> field = unescaped(line.substr(0, space));
-            if (!field) return false;
-            fields.push_back(std::move(*field));
+            fields.push_back(line.substr(0, space));
             if (space == std::string_view::npos) break;
             line.remove_prefix(space + 1);
         }
-        if (!take(fields)) return false;
+        if (!take(std::span<const std::string_view>(fields))) return false;
         body.remove_prefix(eol + 1);
     }
     return true;
+}
+
+// The same with the fields unescaped (the strings are reused line after line).
+template <typename Take>
+bool for_each_line_fields(std::string_view body, Take take) {
+    std::vector<std::string> fields;
+    return for_each_line_raw(body, [&](std::span<const std::string_view> raw) {
+        fields.resize(raw.size());
+        for (std::size_t i = 0; i < raw.size(); ++i) unescape_into(raw[i], fields[i]);
+        return take(fields);
+    });
 }
 
 std::optional<PlanIndex> decode(std::string_view body) {
@@ -152,6 +173,16 @@ void append_cache_field(std::string& out, std::string_view field) { append_escap
 
 bool decode_cache_lines(std::string_view body, const std::function<bool(std::vector<std::string>&)>& take) {
     return for_each_line_fields(body, take);
+}
+
+bool scan_cache_lines(std::string_view body, const std::function<bool(std::span<const std::string_view>)>& take) {
+    return for_each_line_raw(body, take);
+}
+
+std::string cache_field_text(std::string_view field) {
+    std::string out;
+    unescape_into(field, out);
+    return out;
 }
 
 const PlanTaskInfo* PlanIndex::find(std::string_view id) const {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
@@ -1433,6 +1434,123 @@ TEST(ResumeFacts, AnAppendAdvancesTheCachedFactsToWhatAFullReadGives) {
         EXPECT_EQ(c.blocked_reason, f.blocked_reason) << id;
     }
     EXPECT_EQ(cached->tasks.at("task-1").blocked_reason, "need a decision");
+}
+
+// The cached facts equal a full read of the log as it now is.
+void expect_facts_match_the_log(const InitWorkspace& w) {
+    Result<LogFacts> cached = cached_log_facts(real_fs, w.ws(), w.run_id());
+    ASSERT_TRUE(cached.ok());
+    Result<Document> doc = load_yaml_file(real_fs, w.file("progress.small.yml"), "progress.small.yml");
+    ASSERT_TRUE(doc.ok());
+    const LogFacts full = log_facts(doc->root(), w.run_id());
+    EXPECT_EQ(cached->entries, full.entries);
+    EXPECT_EQ(cached->work_entries, full.work_entries);
+    EXPECT_EQ(cached->newest_work, full.newest_work);
+    ASSERT_EQ(cached->tasks.size(), full.tasks.size());
+    for (const auto& [id, f] : full.tasks) {
+        const TaskWork& c = cached->tasks.at(id);
+        EXPECT_EQ(c.last_status, f.last_status) << id;
+        EXPECT_EQ(c.last_seq, f.last_seq) << id;
+        EXPECT_EQ(c.blocked_reason, f.blocked_reason) << id;
+    }
+}
+
+// The facts cache body stored for the log as it now is ("" when none).
+std::string facts_cache(const InitWorkspace& w) {
+    const std::optional<std::string> stamp = real_fs.version_stamp(w.file("progress.small.yml"));
+    if (!stamp) return "";
+    return read_stamped_cache(real_fs, w.ws(), kProgressFactsName, *stamp).value_or("");
+}
+
+// An append adds only the changed tasks' lines after a "+" line (no
+// re-encoding of the rest); the part grows until a full encode compacts it,
+// and the cache says what a full read says all along, reasons with spaces,
+// backslashes and line breaks included.
+TEST(ResumeFacts, AppendsAddTaskLinesAndACompactionKeepsTheCacheSmall) {
+    InitWorkspace w;
+    PlanRequest setup = plan_req();
+    setup.add = {"Second", "Third"};
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(cached_log_facts(real_fs, w.ws(), w.run_id()).ok());
+    const std::string first = facts_cache(w);
+    const std::size_t full_lines = std::count(first.begin(), first.end(), '\n');
+    ASSERT_TRUE(add_entry(w, "task-1", "blocked", "needs a\\decision\nfrom ops").ok());
+    std::string body = facts_cache(w);
+    EXPECT_NE(body.find("\n+\n"), std::string::npos) << body;
+    EXPECT_EQ(static_cast<std::size_t>(std::count(body.begin(), body.end(), '\n')), full_lines + 2) << body;
+    expect_facts_match_the_log(w);
+    std::size_t most_lines = 0;
+    bool compacted = false;
+    for (int i = 0; i < 80; ++i) {
+        const std::string task = "task-" + std::to_string(1 + i % 3);
+        ASSERT_TRUE(add_entry(w, task, i % 4 == 0 ? "blocked" : "in_progress", "step " + std::to_string(i)).ok());
+        body = facts_cache(w);
+        ASSERT_FALSE(body.empty()) << "advanced, not dropped, at " << i;
+        most_lines = std::max<std::size_t>(most_lines, std::count(body.begin(), body.end(), '\n'));
+        compacted |= body.find("\n+\n") == std::string::npos;
+        if (i % 20 == 0) expect_facts_match_the_log(w);
+    }
+    EXPECT_TRUE(compacted);
+    EXPECT_LE(most_lines, full_lines + 66) << "the appended part is compacted";
+    expect_facts_match_the_log(w);
+}
+
+// A corrupt appended part makes the whole cache worthless: it is neither
+// read nor advanced, and the next read parses the log (then caches it).
+TEST(ResumeFacts, ACorruptOrStaleCacheIsIgnored) {
+    InitWorkspace w;
+    PlanRequest setup = plan_req();
+    setup.add = {"Second"};
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(add_entry(w, "task-1", "in_progress", "begun").ok());
+    ASSERT_TRUE(cached_log_facts(real_fs, w.ws(), w.run_id()).ok());
+    ASSERT_TRUE(add_entry(w, "task-2", "in_progress", "begun").ok());
+    const std::string good = facts_cache(w);
+    ASSERT_NE(good.find("\n+\n"), std::string::npos);
+    const std::string stamp = *real_fs.version_stamp(w.file("progress.small.yml"));
+    for (const std::string& bad : {good + "task-2 completed\n", good + "task-2 completed x y\n", good + "+\n",
+                                  good + "task-2 completed 9 unterminated", good + "task-2 done 9 bad\\escape\n"}) {
+        SCOPED_TRACE(bad);
+        write_stamped_cache(w.ws(), kProgressFactsName, stamp, bad);
+        expect_facts_match_the_log(w);
+        const std::string again = facts_cache(w);
+        EXPECT_FALSE(again.empty()) << "read again and cached";
+        EXPECT_EQ(again.find("\n+\n"), std::string::npos) << "cached whole";
+    }
+    write_stamped_cache(w.ws(), kProgressFactsName, stamp, good + "task-2 blocked nine x\n");
+    ASSERT_TRUE(add_entry(w, "task-1", "completed", "done").ok());
+    EXPECT_EQ(facts_cache(w), "") << "a corrupt cache is not advanced";  // readers then parse the log
+    expect_facts_match_the_log(w);
+    // Stale: the log changed by hand (no append went through the tool).
+    std::ofstream(w.file("progress.small.yml"), std::ios::app)
+        << "  - timestamp: \"2099-01-01T00:00:00.000000001Z\"\n    task_id: \"task-2\"\n    status: \"blocked\"\n"
+        << "    evidence: \"by hand\"\n    replayId: \"" << w.run_id() << "\"\n";
+    expect_facts_match_the_log(w);
+    EXPECT_EQ(cached_log_facts(real_fs, w.ws(), w.run_id())->tasks.at("task-2").blocked_reason, "by hand");
+}
+
+// local.work is rewritten only when a task's first work entry adds its pair;
+// a torn file reads as nothing recorded and is written whole again.
+TEST(LocalWork, OnlyANewPairRewritesTheRecordAndATornOneIsReplaced) {
+    InitWorkspace w;
+    PlanRequest setup = plan_req();
+    setup.add = {"Second"};
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(add_entry(w, "task-1", "in_progress", "begun").ok());
+    const std::string path = w.root_path(".small-cache/local.work");
+    struct stat before {};
+    ASSERT_EQ(::stat(path.c_str(), &before), 0);
+    ASSERT_TRUE(add_entry(w, "task-1", "completed", "done").ok());
+    struct stat after {};
+    ASSERT_EQ(::stat(path.c_str(), &after), 0);
+    EXPECT_EQ(before.st_ino, after.st_ino) << "nothing new: not rewritten";
+    ASSERT_TRUE(add_entry(w, "task-2", "in_progress", "begun").ok());
+    EXPECT_EQ(local_work(real_fs, w.ws(), w.run_id()), (std::set<std::string, std::less<>>{"task-1", "task-2"}));
+    std::ofstream(path, std::ios::trunc) << w.run_id() << " task-1\n" << w.run_id() << " torn";
+    EXPECT_TRUE(local_work(real_fs, w.ws(), w.run_id()).empty()) << "torn: nothing recorded";
+    ASSERT_TRUE(add_entry(w, "task-1", "completed", "again").ok());
+    EXPECT_EQ(local_work(real_fs, w.ws(), w.run_id()), (std::set<std::string, std::less<>>{"task-1", "task-2"}))
+        << "rebuilt from the run's log";
 }
 
 // A checkout's first record of a run counts the run's earlier work as its

@@ -99,6 +99,21 @@ TEST(SchemaEmbedded, EverySchemaIsInForce) {
     }
 }
 
+// The shared set compiles each schema on its first use: every artifact is
+// still in force there, whatever order they are first asked for in.
+TEST(SchemaEmbedded, SharedSetCompilesEachSchemaOnFirstUse) {
+    Result<const SchemaSet*> shared = SchemaSet::embedded_shared();
+    ASSERT_TRUE(shared.ok()) << shared.error().describe();
+    EXPECT_EQ((*shared)->source(), "embedded v1.0.0 schemas");
+    EXPECT_TRUE(validate("no-such-artifact", "a: 1\n", **shared).empty());
+    for (const auto& [artifact, text] : baseline()) {
+        SCOPED_TRACE(artifact);
+        EXPECT_TRUE(validate(artifact, text, **shared).empty());
+        const auto vs = validate(artifact, mutate(text, "small_version: \"1.0.0\"", "small_version: \"2.0.0\""), **shared);
+        expect_violation(vs, "/small_version", "must be \"1.0.0\"", 1);
+    }
+}
+
 TEST(SchemaEmbedded, BaselineValidatesClean) {
     for (const auto& [artifact, text] : baseline()) {
         SCOPED_TRACE(artifact);

@@ -32,8 +32,10 @@ class SchemaSet {
 public:
     // The compiled-in schemas.
     static Result<SchemaSet> embedded();
-    // The same, compiled once per process and shared (writers validate a few
-    // small documents per command; compiling five schemas each time costs more).
+    // The same, shared by the process, each schema compiled on its first use
+    // (a writer validates one or two small documents; compiling all five
+    // schemas costs more than that). Never an error: an embedded schema that
+    // does not compile (a bad build) is reported by validate() as a violation.
     static Result<const SchemaSet*> embedded_shared();
     // Schemas from DIR/small/v1.0.0/schemas/<artifact>.schema.json, or
     // DIR/<artifact>.schema.json.

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,11 @@ Status require_plan_task(const PlanIndex& index, const std::string& id, const Wo
 // a line is unterminated, badly escaped or refused by `take`.
 void append_cache_field(std::string& out, std::string_view field);
 bool decode_cache_lines(std::string_view body, const std::function<bool(std::vector<std::string>&)>& take);
+// The same without copies: each line's fields as written (escaped, checked),
+// to compare with a field escaped by append_cache_field or to read with
+// cache_field_text.
+bool scan_cache_lines(std::string_view body, const std::function<bool(std::span<const std::string_view>)>& take);
+std::string cache_field_text(std::string_view field);
 
 // Small caches under .small-cache/ keyed by a file's version stamp: the body
 // is returned only while `stamp` is unchanged.
