@@ -1675,6 +1675,43 @@ TEST(CheckpointEdit, ASpansCacheThatDoesNotFitIsIgnored) {
     EXPECT_NE(unknown.error().message.find("task task-9 is not in"), std::string::npos) << unknown.error().message;
 }
 
+// The dependency gate's cut of the outline: the task's line and its
+// dependencies' lines, in plan order, as the whole outline has them; a
+// malformed cache is ignored.
+TEST(PlanOutline, TheOutlineNearATaskIsItsLineAndItsDependencies) {
+    InitWorkspace w;
+    write_text(w.file("plan.small.yml"),
+               "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks:\n"
+               "  - id: \"task-1\"\n    title: \"One\"\n    status: \"completed\"\n"
+               "  - id: \"task 2\"\n    title: \"Two words\"\n    status: \"blocked\"\n"
+               "  - id: \"task-3\"\n    title: \"Three\"\n"
+               "  - id: \"task-4\"\n    title: \"Four\"\n    depends_on: [\"task-1\", \"task 2\", \"task-9\"]\n");
+    Result<std::optional<std::vector<PlanTaskOutline>>> all = load_plan_outline(real_fs, w.ws());
+    ASSERT_TRUE(all.ok() && *all);
+    ASSERT_TRUE(plan_cache_body(w, kPlanOutlineName));
+    const auto ids = [](const std::vector<PlanTaskOutline>& tasks) {
+        std::vector<std::string> out;
+        for (const PlanTaskOutline& t : tasks) out.push_back(t.id + "=" + t.status);
+        return out;
+    };
+    for (int pass = 0; pass < 2; ++pass) {
+        SCOPED_TRACE(pass);
+        Result<std::optional<std::vector<PlanTaskOutline>>> near = load_plan_outline_near(real_fs, w.ws(), "task-4");
+        ASSERT_TRUE(near.ok() && *near);
+        if (pass == 0) {
+            EXPECT_EQ(ids(**near), (std::vector<std::string>{"task-1=completed", "task 2=blocked", "task-4=pending"}));
+            EXPECT_EQ((**near)[2].depends_on, (std::vector<std::string>{"task-1", "task 2", "task-9"}));
+            Result<std::optional<std::vector<PlanTaskOutline>>> alone = load_plan_outline_near(real_fs, w.ws(), "task-3");
+            ASSERT_TRUE(alone.ok() && *alone);
+            EXPECT_EQ(ids(**alone), (std::vector<std::string>{"task-3=pending"}));
+            const std::string stamp = *real_fs.version_stamp(w.file("plan.small.yml"));
+            write_stamped_cache(w.ws(), kPlanOutlineName, stamp, *plan_cache_body(w, kPlanOutlineName) + "torn");
+        } else {
+            EXPECT_EQ(ids(**near), ids(**all)) << "a torn cache: the plan is parsed, the whole outline returned";
+        }
+    }
+}
+
 }  // namespace status_edit
 
 }  // namespace
