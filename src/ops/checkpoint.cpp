@@ -7,6 +7,7 @@
 #include "small/doc/yaml.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/store/plan_cache.hpp"
+#include "small/store/plan_status_edit.hpp"
 #include "small/store/progress_entry.hpp"
 #include "small/store/run_state.hpp"
 #include "small/store/workspace_change.hpp"
@@ -42,19 +43,16 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     if (!fs.file_exists(plan_path(ws))) {
         return Error::system(plan_display(ws) + " is missing; run `small plan` to create it");
     }
-    Result<Document> plan = load_valid_plan_document(fs, ws);
-    if (!plan) return plan.error();
-    PlanIndex index = plan_index_of(*plan);
-    const NodeRef node = find_task_node(*plan, task);
-    if (!node) return unknown_task_error(index, task, ws);
+    Result<PlanStatusEdit> edit = plan_status_edit(fs, ws, task, status);
+    if (!edit) return edit.error();
 
     Result<DependencyGate> gate = gate_on_dependencies(fs, ws, task, status, req.force);
     if (!gate) return gate.error();
 
     CheckpointResult result;
     if (!gate->warning.empty()) result.warnings.push_back(gate->warning);
-    result.previous_status = task_status(to_yaml_value(node));
-    const std::string text = plan_text_with_status(*plan, node, status);
+    result.previous_status = edit->previous_status;
+    const std::string& text = edit->text;
     Result<RunPin> pin = pin_run(fs, ws, *session, text);
     if (!pin) return pin.error();
 
@@ -74,10 +72,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return committed.error();
-    for (PlanTaskInfo& t : index.tasks) {
-        if (t.id == task) t.status = status;
-    }
-    remember_valid_plan(ws, index);
+    remember_plan_status_edit(ws, *edit, task, status);
 
     result.entry = std::move(committed->appended.front().entry);
     result.timestamp = committed->appended.front().timestamp_text;

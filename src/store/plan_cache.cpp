@@ -1,6 +1,8 @@
 // The plan's task index and its stamped cache (see plan_index.hpp).
 #include "small/store/plan_cache.hpp"
 
+#include <algorithm>
+
 #include "small/model/plan_model.hpp"
 #include "small/base/text.hpp"
 #include "small/check/invariants.hpp"
@@ -167,6 +169,34 @@ std::optional<std::vector<PlanTaskOutline>> decode_outline(std::string_view body
     return ok ? std::optional(std::move(tasks)) : std::nullopt;
 }
 
+// The lines of task `id` and of the tasks its (first) line depends on, in
+// plan order; the other lines are checked but not decoded.
+std::optional<std::vector<PlanTaskOutline>> decode_outline_near(std::string_view body, std::string_view id) {
+    std::vector<std::pair<std::string_view, std::string_view>> lines;  // id as written, whole line
+    const bool ok = for_each_line_raw(body, [&](std::span<const std::string_view> f) {
+        if (f.size() < 3 || f[0].empty()) return false;
+        lines.emplace_back(f[1], std::string_view(f[0].data(), f.back().data() + f.back().size() - f[0].data() + 1));
+        return true;
+    });
+    if (!ok) return std::nullopt;
+    std::string escaped;
+    append_escaped(escaped, id);
+    std::vector<std::string> wanted{escaped};
+    for (const auto& [line_id, line] : lines) {
+        if (line_id != escaped) continue;
+        for_each_line_raw(line, [&](std::span<const std::string_view> f) {
+            wanted.insert(wanted.end(), f.begin() + 3, f.end());
+            return true;
+        });
+        break;
+    }
+    std::string near;
+    for (const auto& [line_id, line] : lines) {
+        if (std::find(wanted.begin(), wanted.end(), line_id) != wanted.end()) near += line;
+    }
+    return decode_outline(near);
+}
+
 }  // namespace
 
 void append_cache_field(std::string& out, std::string_view field) { append_escaped(out, field); }
@@ -246,6 +276,18 @@ Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline(const File
     // Cache only what was read from one version of the file (a hand edit takes no lock).
     if (before && fs.version_stamp(path) == before) write_stamped_cache(ws, kPlanOutlineName, *before, encode(tasks));
     return std::optional(std::move(tasks));
+}
+
+Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline_near(const FileSystem& fs,
+                                                                           const WorkspacePaths& ws,
+                                                                           std::string_view id) {
+    const std::string path = plan_path(ws);
+    if (const std::optional<std::string> stamp = fs.version_stamp(path)) {
+        if (std::optional<std::string> body = read_stamped_cache(fs, ws, kPlanOutlineName, *stamp)) {
+            if (auto tasks = decode_outline_near(*body, id)) return std::optional(std::move(*tasks));
+        }
+    }
+    return load_plan_outline(fs, ws);
 }
 
 PlanIndex plan_index_of(const YamlValue& plan) {

@@ -141,7 +141,7 @@ Result<DependencyGate> gate_on_dependencies(const FileSystem& fs, const Workspac
                                            const std::string& status, bool force) {
     DependencyGate gate;
     if (task.rfind("meta/", 0) == 0 || (status != "completed" && status != "in_progress")) return gate;
-    Result<std::optional<std::vector<PlanTaskOutline>>> plan = load_plan_outline(fs, ws);
+    Result<std::optional<std::vector<PlanTaskOutline>>> plan = load_plan_outline_near(fs, ws, task);
     if (!plan) return plan.error();
     if (!*plan) return gate;
     const std::vector<std::pair<std::string, std::string>> unmet = unmet_in_outline(**plan, task);

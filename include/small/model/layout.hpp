@@ -66,6 +66,7 @@ inline constexpr const char* kPlanValidName = "plan.valid";  // the plan passed 
 inline constexpr const char* kPlanOutlineName = "plan.outline";  // ids, statuses, dependencies
 inline constexpr const char* kProgressFactsName = "progress.facts";  // per-task work facts (resume point)
 inline constexpr const char* kVerifiedPrefixName = "progress.verified";  // the log's verified prefix (verdicts)
+inline constexpr const char* kPlanSpansName = "plan.spans";  // where each task's status sits (checkpoint)
 
 // <root>/<relative>, for the runtime names above.
 inline std::string runtime_path(const std::string& root, std::string_view relative) {

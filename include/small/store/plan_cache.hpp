@@ -45,6 +45,13 @@ Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws
 Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline(const FileSystem& fs,
                                                                       const WorkspacePaths& ws);
 
+// The same outline cut down to task `id` and the tasks it depends on, in
+// plan order (what the dependency gate reads): the other tasks' lines are
+// not decoded. Without a matching cache: load_plan_outline's whole outline.
+Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline_near(const FileSystem& fs,
+                                                                           const WorkspacePaths& ws,
+                                                                           std::string_view id);
+
 // The index of a plan value or parsed plan, for the writers that hold one.
 PlanIndex plan_index_of(const YamlValue& plan);
 PlanIndex plan_index_of(const Document& plan);

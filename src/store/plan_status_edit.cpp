@@ -1,0 +1,195 @@
+// checkpoint's in-place status edit (see the header).
+#include "small/store/plan_status_edit.hpp"
+
+#include <charconv>
+#include <optional>
+#include <set>
+#include <span>
+
+#include "small/base/text.hpp"
+#include "small/model/layout.hpp"
+#include "small/model/plan_model.hpp"
+
+namespace small {
+
+namespace {
+
+using Spans = std::vector<std::pair<std::string, SourceRange>>;
+
+std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
+
+std::string encode(const Spans& spans) {
+    std::string out;
+    for (const auto& [id, at] : spans) {
+        append_cache_field(out, id);
+        out += ' ' + std::to_string(at.offset) + ' ' + std::to_string(at.length) + '\n';
+    }
+    return out;
+}
+
+bool number(std::string_view text, std::size_t& out) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+std::optional<Spans> decode(std::string_view body) {
+    Spans spans;
+    const bool ok = scan_cache_lines(body, [&](std::span<const std::string_view> f) {
+        SourceRange at;
+        if (f.size() != 3 || !number(f[1], at.offset) || !number(f[2], at.length)) return false;
+        spans.emplace_back(cache_field_text(f[0]), at);
+        return true;
+    });
+    return ok ? std::optional(std::move(spans)) : std::nullopt;
+}
+
+const SourceRange* span_of(const Spans& spans, std::string_view id) {
+    for (const auto& [task, at] : spans) {
+        if (task == id) return &at;
+    }
+    return nullptr;
+}
+
+// Where each task's status sits, as plan_text_with_status finds it (the
+// first task of each id, a string status written in place).
+Spans spans_of(const Document& plan) {
+    Spans out;
+    if (plan.source().empty()) return out;
+    const ScalarLocator locate(plan.source());
+    std::set<std::string_view> seen;
+    const NodeRef tasks = plan.root().find("tasks");
+    for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
+        const NodeRef id = tasks.item(i).find("id");
+        if (!id.is_string() || !seen.insert(id.as_string()).second) continue;
+        const NodeRef status = tasks.item(i).find("status");
+        if (!status.is_string()) continue;
+        if (const auto at = locate.find(status.mark(), status.as_string())) out.emplace_back(id.as_string(), *at);
+    }
+    return out;
+}
+
+// The spans once `edited` holds `length` bytes instead.
+Spans shifted(Spans spans, SourceRange edited, std::size_t length) {
+    for (auto& [id, at] : spans) {
+        if (at.offset == edited.offset) at.length = length;
+        else if (at.offset > edited.offset) at.offset = at.offset - edited.length + length;
+    }
+    return spans;
+}
+
+std::string normal_status(std::string_view raw) {
+    std::string s = lower_ascii(trim(raw));
+    return s.empty() ? "pending" : s;
+}
+
+// A plain or quoted one-line scalar's value (what ScalarLocator finds).
+std::string_view unquoted(std::string_view scalar) {
+    if (scalar.size() >= 2 && (scalar.front() == '"' || scalar.front() == '\'') && scalar.back() == scalar.front()) {
+        return scalar.substr(1, scalar.size() - 2);
+    }
+    return scalar;
+}
+
+void set_status(PlanIndex& index, std::string_view id, std::string_view status) {
+    for (PlanTaskInfo& t : index.tasks) {
+        if (t.id == id) t.status = std::string(status);
+    }
+}
+
+// The edit from the caches alone; nullopt when one is missing or stale, or
+// the bytes at the cached span do not hold the cached status.
+std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
+                                          std::string_view status) {
+    const std::string path = plan_path(ws);
+    const std::optional<std::string> stamp = fs.version_stamp(path);
+    if (!stamp || !read_stamped_cache(fs, ws, kPlanValidName, *stamp)) return std::nullopt;
+    const std::optional<std::string> body = read_stamped_cache(fs, ws, kPlanSpansName, *stamp);
+    std::optional<Spans> spans = body ? decode(*body) : std::nullopt;
+    const SourceRange* at = spans ? span_of(*spans, id) : nullptr;
+    if (!at) return std::nullopt;
+    Result<PlanIndex> index = load_plan_index(fs, ws);
+    const PlanTaskInfo* task = index ? index->find(id) : nullptr;
+    Result<std::string> text = task ? fs.read_file(path) : Result<std::string>(Error::internal("unused"));
+    if (!text || fs.version_stamp(path) != stamp || at->offset + at->length > text->size()) return std::nullopt;
+    if (normal_status(unquoted(std::string_view(*text).substr(at->offset, at->length))) != task->status) {
+        return std::nullopt;
+    }
+    PlanStatusEdit edit;
+    edit.previous_status = task->status;
+    const std::string value = yaml_quoted(status);
+    edit.text = std::move(*text);
+    edit.text.replace(at->offset, at->length, value);
+    edit.spans = shifted(std::move(*spans), *at, value.size());
+    edit.index = std::move(*index);
+    set_status(edit.index, id, status);
+    edit.old_stamp = *stamp;
+    return edit;
+}
+
+Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
+                                  std::string_view status) {
+    const std::optional<std::string> stamp = fs.version_stamp(plan_path(ws));
+    Result<Document> plan = load_valid_plan_document(fs, ws);
+    if (!plan) return plan.error();
+    PlanStatusEdit edit;
+    edit.index = plan_index_of(*plan);
+    const NodeRef node = find_task_node(*plan, id);
+    if (!node) return unknown_task_error(edit.index, id, ws);
+    edit.previous_status = task_status(to_yaml_value(node));
+    edit.text = plan_text_with_status(*plan, node, status);
+    Spans spans = spans_of(*plan);
+    if (const SourceRange* at = span_of(spans, id)) {
+        const std::string value = yaml_quoted(status);
+        if (edit.text.size() == plan->source().size() - at->length + value.size()) {
+            edit.spans = shifted(std::move(spans), *at, value.size());
+        }
+    }
+    set_status(edit.index, id, status);
+    if (stamp && fs.version_stamp(plan_path(ws)) == stamp) edit.old_stamp = *stamp;
+    return edit;
+}
+
+// The outline cache body with task `id`'s status field replaced; nullopt
+// unless exactly one line has that id.
+std::optional<std::string> outline_with_status(const std::string& body, const std::string& id,
+                                               std::string_view status) {
+    std::string escaped_id, escaped_status;
+    append_cache_field(escaped_id, id);
+    append_cache_field(escaped_status, status);
+    std::optional<std::string_view> field;
+    std::size_t matches = 0;
+    const bool ok = scan_cache_lines(body, [&](std::span<const std::string_view> f) {
+        if (f.size() >= 2 && f[1] == escaped_id && ++matches == 1) field = f[0];
+        return true;
+    });
+    if (!ok || matches != 1) return std::nullopt;
+    const std::size_t offset = static_cast<std::size_t>(field->data() - body.data());
+    std::string out = body;
+    out.replace(offset, field->size(), escaped_status);
+    return out;
+}
+
+}  // namespace
+
+Result<PlanStatusEdit> plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
+                                        std::string_view status) {
+    if (std::optional<PlanStatusEdit> cached = from_caches(fs, ws, id, status)) return std::move(*cached);
+    return from_parse(fs, ws, id, status);
+}
+
+void remember_plan_status_edit(const WorkspacePaths& ws, const PlanStatusEdit& edit, const std::string& id,
+                               std::string_view status) {
+    remember_valid_plan(ws, edit.index);
+    const RealFileSystem disk;
+    const std::optional<std::string> stamp = disk.version_stamp(plan_path(ws));
+    if (!stamp) return;
+    if (!edit.spans.empty()) write_stamped_cache(ws, kPlanSpansName, *stamp, encode(edit.spans));
+    if (edit.old_stamp.empty()) return;
+    if (const std::optional<std::string> outline = read_stamped_cache(disk, ws, kPlanOutlineName, edit.old_stamp)) {
+        if (std::optional<std::string> moved = outline_with_status(*outline, id, status)) {
+            write_stamped_cache(ws, kPlanOutlineName, *stamp, *moved);
+        }
+    }
+}
+
+}  // namespace small
