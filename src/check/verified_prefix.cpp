@@ -76,17 +76,39 @@ bool has_lone_cr(std::string_view text) {
     return false;
 }
 
-// What could make a document end early or an appended alias reach back:
-// a `---`/`...` line, or a `*` where an alias may start.
-bool has_marker_or_alias(std::string_view text) {
-    for (const char* marker : {"\n---", "\n..."}) {
-        if (text.find(marker) != std::string_view::npos) return true;
-    }
+// A `*` where an alias may start. Verified bytes without aliases spend none
+// of the reader's alias budget, and appended bytes without them cannot reach
+// an anchor the header or a verified entry defines (the latest one wins).
+bool has_alias(std::string_view text) {
     for (std::size_t at = text.find('*'); at != std::string_view::npos; at = text.find('*', at + 1)) {
         if (at == 0 || std::strchr(" \t\n[{,", text[at - 1])) return true;
     }
     return false;
 }
+
+// What could end the document early (`---`/`...`), or put the first
+// `small_version:` line FMT-1 reads outside the header.
+bool has_marker_or_version(std::string_view text) {
+    for (const char* marker : {"\n---", "\n...", "small_version:"}) {
+        if (text.find(marker) != std::string_view::npos) return true;
+    }
+    return false;
+}
+
+// Blank bytes at the end of `text`: a run the reader's cost budget counts
+// goes on into appended bytes.
+std::size_t trailing_blanks(std::string_view text) {
+    std::size_t n = 0;
+    while (n < text.size() && (text[text.size() - 1 - n] == ' ' || text[text.size() - 1 - n] == '\t' ||
+                               text[text.size() - 1 - n] == '\r' || text[text.size() - 1 - n] == '\n')) {
+        ++n;
+    }
+    return n;
+}
+
+// Runs of blanks, each side of the seam, stay far below the 64 the
+// reader's cost budget lets pass free.
+constexpr std::size_t kMaxBlankRun = 16;
 
 // Spaces before the first non-space byte of the line at `at`.
 std::size_t indent_at(std::string_view text, std::size_t at) {
@@ -105,10 +127,11 @@ bool item_start(std::string_view text, std::size_t at) {
 // long run of blanks (which the YAML reader's cost budget would count).
 bool whole_entries(std::string_view suffix, std::size_t indent) {
     if (has_lone_cr(suffix) || indent_at(suffix, 0) != indent || !item_start(suffix, indent)) return false;
+    if (has_alias(suffix) || has_marker_or_version(suffix)) return false;
     std::size_t run = 0;
     for (char c : suffix) {
         run = is_blank(c) ? run + 1 : 0;
-        if (run >= 32) return false;
+        if (run >= kMaxBlankRun) return false;
     }
     for (std::size_t at = 0; at < suffix.size();) {
         std::size_t end = suffix.find('\n', at);
@@ -144,7 +167,8 @@ std::optional<VerifiedPrefix> start_prefix(const Artifact& progress, unsigned ch
     }
     const std::size_t indent = indent_at(text, *item);
     if (!item_start(text, *item + indent) || first.column < indent + 2) return std::nullopt;
-    if (has_marker_or_alias(std::string_view(text).substr(*header))) return std::nullopt;
+    const std::string_view verified = std::string_view(text).substr(*header);
+    if (has_alias(text) || has_marker_or_version(verified) || trailing_blanks(text) >= kMaxBlankRun) return std::nullopt;
     VerifiedPrefix p;
     p.length = text.size();
     p.header_length = *header;

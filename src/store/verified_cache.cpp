@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "small/base/fast_hash.hpp"
 #include "small/store/plan_cache.hpp"
 
 namespace small {
@@ -40,10 +41,18 @@ std::string encode_verified_prefix(const VerifiedPrefix& p) {
     for (const auto& [run, ids] : p.task_ids) {
         for (const std::string& id : ids) append_line(out, {"T", run, id});
     }
+    // A cache cut at a line end would still decode: the last line vouches for all.
+    append_line(out, {"Z", fast_hash_hex(out)});
     return out;
 }
 
 std::optional<VerifiedPrefix> decode_verified_prefix(std::string_view body) {
+    const std::size_t last = body.size() < 2 ? std::string_view::npos : body.rfind('\n', body.size() - 2);
+    const std::size_t check_at = last == std::string_view::npos ? 0 : last + 1;
+    if (body.empty() || body.back() != '\n' || body.substr(check_at) != "Z " + fast_hash_hex(body.substr(0, check_at)) + "\n") {
+        return std::nullopt;
+    }
+    body = body.substr(0, check_at);
     VerifiedPrefix p;
     bool head = false;
     const bool ok = decode_cache_lines(body, [&](std::vector<std::string>& f) {

@@ -306,12 +306,16 @@ TEST(VerifiedPrefix, AppendedEntriesAreFoldedLikeTheWholeLog) {
 }
 
 TEST(VerifiedPrefix, LayoutsItCannotFollowAreNotKept) {
-    for (const char* log : {
-             "small_version: \"1.0.0\"\nowner: \"agent\"\nentries: []\n",  // flow
-             "small_version: \"1.0.0\"\nentries:\n  - timestamp: \"2025-06-01T10:00:00.1Z\"\n    task_id: \"t\"\n"
-             "    evidence: \"e\"\nowner: \"agent\"\n",  // a key after the entries
-             "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n  - timestamp: \"2025-06-01T10:00:00.1Z\"\n"
-             "    task_id: \"t\"\n    evidence: \"e\"",  // no final line break
+    for (const std::string& log : {
+             std::string("small_version: \"1.0.0\"\nowner: \"agent\"\nentries: []\n"),  // flow
+             std::string("small_version: \"1.0.0\"\nentries:\n  - timestamp: \"2025-06-01T10:00:00.1Z\"\n    task_id: \"t\"\n"
+                         "    evidence: \"e\"\nowner: \"agent\"\n"),  // a key after the entries
+             std::string("small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n  - timestamp: \"2025-06-01T10:00:00.1Z\"\n"
+                         "    task_id: \"t\"\n    evidence: \"e\""),  // no final line break
+             std::string("\"small_version\": \"1.0.0\"\nowner: \"agent\"\nentries:\n  - timestamp: \"2025-06-01T10:00:00.1Z\"\n"
+                         "    task_id: \"t\"\n    evidence: \"e\"\n    notes: |\n      small_version: 1.0.0\n"),  // FMT-1 would read an entry
+             std::string("small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n  - timestamp: \"2025-06-01T10:00:00.1Z\"\n"
+                         "    task_id: \"t\"\n    evidence: \"e\"\n") + std::string(20, '\n'),  // a blank run at the seam
          }) {
         TestWorkspace ws;
         ws.set("plan", "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks: []\n");
@@ -320,6 +324,23 @@ TEST(VerifiedPrefix, LayoutsItCannotFollowAreNotKept) {
         const Verdict v = run(Kind::Lint, fs, nullptr, false);
         EXPECT_FALSE(v.next_prefix) << log << full(v);
     }
+}
+
+// An appended alias could reach an anchor the header or a verified entry
+// defines (the latest wins); such an append is read with the whole log.
+TEST(VerifiedPrefix, AnAppendedAliasIsReadWithTheWholeLog) {
+    TestWorkspace ws;
+    ws.replace("progress", "owner: \"agent\"", "owner: &o \"agent\"");
+    ws.replace("progress", "notes: \"Design widget\"", "notes: &o \"\"");
+    const MemoryFileSystem fs0 = ws.fs();
+    const Verdict first = run(Kind::Check, fs0, nullptr, true);
+    ASSERT_TRUE(first.next_prefix) << full(first);
+    ws.append("progress", "  - timestamp: \"2025-06-01T10:00:06.100000006Z\"\n    task_id: \"task-1\"\n"
+                          "    status: \"completed\"\n    evidence: *o\n");
+    const MemoryFileSystem fs1 = ws.fs();
+    const Verdict warm = run(Kind::Check, fs1, &*first.next_prefix, true);
+    EXPECT_FALSE(warm.used_prefix);
+    EXPECT_EQ(full(warm), full(run(Kind::Check, fs1, nullptr, true)));
 }
 
 TEST(VerifiedPrefixCache, RoundTripsAndRefusesCorruptText) {
@@ -331,7 +352,9 @@ TEST(VerifiedPrefixCache, RoundTripsAndRefusesCorruptText) {
     const std::optional<VerifiedPrefix> back = decode_verified_prefix(text);
     ASSERT_TRUE(back);
     EXPECT_EQ(*back, *v.next_prefix);
-    for (const std::string& bad : {std::string(), text.substr(0, text.size() / 2), "X" + text,
+    const std::size_t cut = text.find("\nT ");  // at a line end: only the check line tells
+    ASSERT_NE(cut, std::string::npos);
+    for (const std::string& bad : {std::string(), text.substr(0, text.size() / 2), text.substr(0, cut + 1), "X" + text,
                                    text + "Z what\n", std::string("P 1 2 3\n"),
                                    "P 99999999999999999999 0 0 0 0 0 " + std::string(32, 'a') + " t n\n"}) {
         EXPECT_FALSE(decode_verified_prefix(bad)) << bad;
