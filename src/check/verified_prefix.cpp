@@ -99,10 +99,7 @@ bool has_marker_or_version(std::string_view text) {
 // goes on into appended bytes.
 std::size_t trailing_blanks(std::string_view text) {
     std::size_t n = 0;
-    while (n < text.size() && (text[text.size() - 1 - n] == ' ' || text[text.size() - 1 - n] == '\t' ||
-                               text[text.size() - 1 - n] == '\r' || text[text.size() - 1 - n] == '\n')) {
-        ++n;
-    }
+    while (n < text.size() && is_blank(text[text.size() - 1 - n])) ++n;
     return n;
 }
 
