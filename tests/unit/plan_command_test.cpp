@@ -1406,37 +1406,6 @@ Result<ProgressAddResult> add_entry(const InitWorkspace& w, const std::string& t
 // An append advances the cached per-task facts (no full read of the log on
 // the next status): the cache is valid for the log as it now is and says
 // what a full read says.
-TEST(ResumeFacts, AnAppendAdvancesTheCachedFactsToWhatAFullReadGives) {
-    InitWorkspace w;
-    PlanRequest setup = plan_req();
-    setup.add = {"Second", "Third"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
-    ASSERT_TRUE(cached_log_facts(real_fs, w.ws(), w.run_id()).ok());  // the cache exists from here on
-    ASSERT_TRUE(add_entry(w, "task-2", "in_progress", "begun").ok());
-    ASSERT_TRUE(add_entry(w, "task-1", "blocked", "need a decision").ok());
-    ASSERT_TRUE(add_entry(w, "meta/note", "completed", "bookkeeping").ok());
-
-    const std::optional<std::string> stamp = real_fs.version_stamp(w.file("progress.small.yml"));
-    ASSERT_TRUE(stamp);
-    EXPECT_TRUE(read_stamped_cache(real_fs, w.ws(), kProgressFactsName, *stamp)) << "advanced, not dropped";
-    Result<LogFacts> cached = cached_log_facts(real_fs, w.ws(), w.run_id());
-    ASSERT_TRUE(cached.ok());
-    Result<Document> doc = load_yaml_file(real_fs, w.file("progress.small.yml"), "progress.small.yml");
-    ASSERT_TRUE(doc.ok());
-    const LogFacts full = log_facts(doc->root(), w.run_id());
-    EXPECT_EQ(cached->entries, full.entries);
-    EXPECT_EQ(cached->work_entries, full.work_entries);
-    EXPECT_EQ(cached->newest_work, full.newest_work);
-    ASSERT_EQ(cached->tasks.size(), full.tasks.size());
-    for (const auto& [id, f] : full.tasks) {
-        const TaskWork& c = cached->tasks.at(id);
-        EXPECT_EQ(c.last_status, f.last_status) << id;
-        EXPECT_EQ(c.last_seq, f.last_seq) << id;
-        EXPECT_EQ(c.blocked_reason, f.blocked_reason) << id;
-    }
-    EXPECT_EQ(cached->tasks.at("task-1").blocked_reason, "need a decision");
-}
-
 // The cached facts equal a full read of the log as it now is.
 void expect_facts_match_the_log(const InitWorkspace& w) {
     Result<LogFacts> cached = cached_log_facts(real_fs, w.ws(), w.run_id());
@@ -1454,6 +1423,25 @@ void expect_facts_match_the_log(const InitWorkspace& w) {
         EXPECT_EQ(c.last_seq, f.last_seq) << id;
         EXPECT_EQ(c.blocked_reason, f.blocked_reason) << id;
     }
+}
+
+TEST(ResumeFacts, AnAppendAdvancesTheCachedFactsToWhatAFullReadGives) {
+    InitWorkspace w;
+    PlanRequest setup = plan_req();
+    setup.add = {"Second", "Third"};
+    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(cached_log_facts(real_fs, w.ws(), w.run_id()).ok());  // the cache exists from here on
+    ASSERT_TRUE(add_entry(w, "task-2", "in_progress", "begun").ok());
+    ASSERT_TRUE(add_entry(w, "task-1", "blocked", "need a decision").ok());
+    ASSERT_TRUE(add_entry(w, "meta/note", "completed", "bookkeeping").ok());
+
+    const std::optional<std::string> stamp = real_fs.version_stamp(w.file("progress.small.yml"));
+    ASSERT_TRUE(stamp);
+    EXPECT_TRUE(read_stamped_cache(real_fs, w.ws(), kProgressFactsName, *stamp)) << "advanced, not dropped";
+    expect_facts_match_the_log(w);
+    Result<LogFacts> cached = cached_log_facts(real_fs, w.ws(), w.run_id());
+    ASSERT_TRUE(cached.ok());
+    EXPECT_EQ(cached->tasks.at("task-1").blocked_reason, "need a decision");
 }
 
 // The facts cache body stored for the log as it now is ("" when none).
