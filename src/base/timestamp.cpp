@@ -20,8 +20,6 @@ bool has_fraction_marker(std::string_view s) {
     return time.find('.') != std::string_view::npos;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
 bool is_leap_year(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 int days_in_month(int y, int m) {
@@ -78,7 +76,7 @@ public:
         int value = 0;
         for (int i = 0; i < width; ++i) {
             const char c = text_[pos_ + i];
-            if (!is_digit(c)) return false;
+            if (!is_ascii_digit(c)) return false;
             value = value * 10 + (c - '0');
         }
         pos_ += width;
@@ -88,7 +86,7 @@ public:
 
     std::size_t digit_run() const {
         std::size_t n = 0;
-        while (pos_ + n < text_.size() && is_digit(text_[pos_ + n])) ++n;
+        while (pos_ + n < text_.size() && is_ascii_digit(text_[pos_ + n])) ++n;
         return n;
     }
 

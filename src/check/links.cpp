@@ -1,10 +1,12 @@
 // Insecure link detection. Unlike the
 // reference, the scheme is matched in any case and the loopback allowance
 // compares the whole host, not a prefix of the URL.
-#include <algorithm>
 #include "small/check/links.hpp"
 
+#include <algorithm>
 #include <array>
+
+#include "small/base/text.hpp"
 
 namespace small {
 namespace {
@@ -116,8 +118,7 @@ namespace small {
 namespace {
 
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex_digit(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_hex_digit(char c) { return is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 std::optional<std::string> authority_problem(std::string_view scheme, std::string_view authority) {
     const size_t at = authority.rfind('@');
@@ -129,14 +130,14 @@ std::optional<std::string> authority_problem(std::string_view scheme, std::strin
         if (!host.empty() && host.front() != ':') return "text after the IPv6 host";
         if (!host.empty()) host.remove_prefix(1);
         for (char c : host) {
-            if (!is_digit(c)) return "a port that is not a number";
+            if (!is_ascii_digit(c)) return "a port that is not a number";
         }
         return std::nullopt;
     }
     const size_t colon = host.find(':');
     if (colon != std::string_view::npos) {
         for (char c : host.substr(colon + 1)) {
-            if (!is_digit(c)) return "a port that is not a number";
+            if (!is_ascii_digit(c)) return "a port that is not a number";
         }
         host = host.substr(0, colon);
     }
@@ -150,7 +151,7 @@ std::optional<std::string> link_syntax_problem(std::string_view url) {
     if (url.empty()) return "it is empty";
     size_t i = 0;
     if (!is_alpha(url[0])) return "it does not start with a scheme (e.g. https:)";
-    while (i < url.size() && (is_alpha(url[i]) || is_digit(url[i]) || url[i] == '+' || url[i] == '-' || url[i] == '.')) ++i;
+    while (i < url.size() && (is_alpha(url[i]) || is_ascii_digit(url[i]) || url[i] == '+' || url[i] == '-' || url[i] == '.')) ++i;
     if (i == url.size() || url[i] != ':') return "it does not start with a scheme (e.g. https:)";
     std::string scheme;
     for (char c : url.substr(0, i)) scheme += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);

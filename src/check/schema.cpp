@@ -21,12 +21,12 @@
 
 namespace small {
 
-using Json = nlohmann::json;
+using SchemaJson = nlohmann::json;
 
 namespace {
 
 // `format` is an annotation in SMALL (D1); valijson would assert it.
-void strip_format_keywords(Json& schema) {
+void strip_format_keywords(SchemaJson& schema) {
     if (schema.is_object()) {
         if (auto it = schema.find("format"); it != schema.end() && it->is_string()) schema.erase(it);
         for (auto& [key, value] : schema.items()) strip_format_keywords(value);
@@ -35,7 +35,7 @@ void strip_format_keywords(Json& schema) {
     }
 }
 
-Json to_json(NodeRef node) { return node_to_json<Json>(node); }
+SchemaJson to_json(NodeRef node) { return node_to_json<SchemaJson>(node); }
 
 }  // namespace
 
@@ -56,8 +56,8 @@ std::string context_to_pointer(const std::vector<std::string>& context) {
 
 // The subschema that governs the value at `pointer` (properties/items only;
 // that is all the SMALL schemas use). Null when none applies.
-const Json* subschema_at(const Json& schema, const std::string& pointer) {
-    const Json* current = &schema;
+const SchemaJson* subschema_at(const SchemaJson& schema, const std::string& pointer) {
+    const SchemaJson* current = &schema;
     std::size_t pos = 1;
     while (pos <= pointer.size() && !pointer.empty()) {
         const std::size_t next = pointer.find('/', pos);
@@ -86,7 +86,7 @@ std::string article_type(const std::string& type) {
     return type;
 }
 
-std::string describe_branch(const Json& branch) {
+std::string describe_branch(const SchemaJson& branch) {
     const std::string type = branch.value("type", "");
     if (type == "string" && branch.value("minLength", 0) > 0) return "a non-empty string";
     return article_type(type);
@@ -104,13 +104,13 @@ std::string describe_value(NodeRef value) {
 
 std::string quote_text(std::string_view s) { return quoted_excerpt(s); }
 
-std::string join_enum(const Json& values) {
+std::string join_enum(const SchemaJson& values) {
     std::string out;
     for (const auto& v : values) out += (out.empty() ? "" : ", ") + v.dump();
     return out;
 }
 
-std::string allowed_fields(const Json* schema) {
+std::string allowed_fields(const SchemaJson* schema) {
     if (!schema || !schema->contains("properties")) return "";
     std::string out;
     for (const auto& [key, value] : (*schema)["properties"].items()) out += (out.empty() ? "" : ", ") + key;
@@ -124,9 +124,9 @@ struct Explained {
 };
 
 // Rewrites one valijson message into what is wrong and what is expected.
-std::vector<Explained> explain(const std::string& description, const std::string& pointer, const Json& root_schema,
+std::vector<Explained> explain(const std::string& description, const std::string& pointer, const SchemaJson& root_schema,
                                NodeRef doc_root) {
-    const Json* schema = subschema_at(root_schema, pointer);
+    const SchemaJson* schema = subschema_at(root_schema, pointer);
     const NodeRef value = resolve_pointer(doc_root, pointer);
     const auto starts = [&](std::string_view p) { return description.rfind(p, 0) == 0; };
     if (starts("Failed to validate item #") || starts("Failed to validate against schema associated with property") ||
@@ -213,11 +213,11 @@ struct SchemaSet::Impl {
     // chunk (its schema has no array-level constraints besides items).
     struct ChunkableArray {
         std::string property;
-        Json items_source;
+        SchemaJson items_source;
         valijson::Schema items;
     };
     struct Compiled {
-        Json source;
+        SchemaJson source;
         valijson::Schema schema;
         std::vector<std::unique_ptr<ChunkableArray>> arrays;
     };
@@ -245,23 +245,23 @@ namespace {
 
 constexpr std::size_t kChunkSize = 2048;
 
-void populate(const Json& source, valijson::Schema& schema) {
+void populate(const SchemaJson& source, valijson::Schema& schema) {
     valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
     valijson::adapters::NlohmannJsonAdapter adapter(source);
     parser.populateSchema(adapter, schema);
 }
 
-bool contains_ref(const Json& j) {
+bool contains_ref(const SchemaJson& j) {
     if (j.is_object()) {
         if (j.contains("$ref")) return true;
-        return std::any_of(j.begin(), j.end(), [](const Json& v) { return contains_ref(v); });
+        return std::any_of(j.begin(), j.end(), [](const SchemaJson& v) { return contains_ref(v); });
     }
-    if (j.is_array()) return std::any_of(j.begin(), j.end(), [](const Json& v) { return contains_ref(v); });
+    if (j.is_array()) return std::any_of(j.begin(), j.end(), [](const SchemaJson& v) { return contains_ref(v); });
     return false;
 }
 
 // Only {type: array, items: {...}} plus annotations can be split safely.
-bool chunkable(const Json& property_schema) {
+bool chunkable(const SchemaJson& property_schema) {
     if (!property_schema.is_object() || property_schema.value("type", "") != "array") return false;
     if (!property_schema.contains("items") || !property_schema["items"].is_object()) return false;
     for (const auto& [key, value] : property_schema.items()) {
@@ -272,7 +272,7 @@ bool chunkable(const Json& property_schema) {
 
 std::unique_ptr<SchemaSet::Impl::Compiled> compile_schema(const std::string& text) {
     auto compiled = std::make_unique<SchemaSet::Impl::Compiled>();
-    compiled->source = Json::parse(text);
+    compiled->source = SchemaJson::parse(text);
     strip_format_keywords(compiled->source);
     populate(compiled->source, compiled->schema);
     if (compiled->source.contains("properties") && compiled->source["properties"].is_object()) {
@@ -293,7 +293,7 @@ std::unique_ptr<SchemaSet::Impl::Compiled> compile_schema(const std::string& tex
 // `validator` caches compiled regexes: reuse one per thread.
 template <typename Adapter>
 void validate_value(valijson::Validator& validator, const valijson::Schema& schema, const Adapter& target,
-                    const std::string& prefix, const Json& root_schema, NodeRef doc_root,
+                    const std::string& prefix, const SchemaJson& root_schema, NodeRef doc_root,
                     std::vector<SchemaViolation>& out) {
     // Fast path: no error collection (and no context strings) when valid.
     if (validator.validate(schema, target, nullptr)) return;
@@ -328,7 +328,7 @@ void validate_value(valijson::Validator& validator, const valijson::Schema& sche
 
 // Large arrays are validated item by item, in chunks spread over the
 // cores: the wall time of a 100k-entry log is divided.
-void validate_chunks(const SchemaSet::Impl::ChunkableArray& array, NodeRef items, const Json& root_schema,
+void validate_chunks(const SchemaSet::Impl::ChunkableArray& array, NodeRef items, const SchemaJson& root_schema,
                      NodeRef doc_root, std::vector<SchemaViolation>& out) {
     const std::size_t chunks = (items.size() + kChunkSize - 1) / kChunkSize;
     std::vector<std::vector<SchemaViolation>> results(chunks);
@@ -415,14 +415,14 @@ std::vector<SchemaViolation> SchemaSet::validate(std::string_view artifact, cons
     const Impl::Compiled& compiled = *found;
     const NodeRef root = doc.root();
     if (!root.is_mapping()) {
-        const Json instance = root.valid() ? to_json(root) : Json::object();
+        const SchemaJson instance = root.valid() ? to_json(root) : SchemaJson::object();
         const std::lock_guard<std::mutex> lock(impl_->shell_mutex);
         validate_value(impl_->shell_validator, compiled.schema, valijson::adapters::NlohmannJsonAdapter(instance), "", compiled.source,
                        root, out);
         return out;
     }
     // The root without its large arrays (left empty), then the arrays in chunks.
-    Json shell = Json::object();
+    SchemaJson shell = SchemaJson::object();
     std::vector<std::pair<const Impl::ChunkableArray*, NodeRef>> chunked;
     for (std::size_t i = 0; i < root.size(); ++i) {
         const std::string key(root.key(i));
@@ -430,7 +430,7 @@ std::vector<SchemaViolation> SchemaSet::validate(std::string_view artifact, cons
         const auto array = std::find_if(compiled.arrays.begin(), compiled.arrays.end(),
                                         [&](const auto& a) { return a->property == key; });
         if (array != compiled.arrays.end() && value.is_sequence() && value.size() >= kChunkSize) {
-            shell[key] = Json::array();
+            shell[key] = SchemaJson::array();
             chunked.emplace_back(array->get(), value);
         } else {
             shell[key] = to_json(value);

@@ -13,12 +13,11 @@ namespace {
 
 // ---- character classes (ASCII only: secrets are ASCII) ----
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 bool is_alpha(char c) { return is_upper(c) || is_lower(c); }
-bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_alnum(char c) { return is_alpha(c) || is_ascii_digit(c); }
+bool is_hex(char c) { return is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool is_base64(char c) { return is_alnum(c) || c == '+' || c == '/'; }
 bool is_base64url(char c) { return is_alnum(c) || c == '_' || c == '-'; }
 char to_lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -27,7 +26,7 @@ enum class Charset { UpperAlnum, Alnum, AlnumUnderscore, AlnumDash, Base64Url, B
 
 bool in_charset(Charset set, char c) {
     switch (set) {
-        case Charset::UpperAlnum: return is_upper(c) || is_digit(c);
+        case Charset::UpperAlnum: return is_upper(c) || is_ascii_digit(c);
         case Charset::Alnum: return is_alnum(c);
         case Charset::AlnumUnderscore: return is_alnum(c) || c == '_';
         case Charset::AlnumDash: return is_alnum(c) || c == '-';
@@ -47,7 +46,7 @@ std::size_t run_length(std::string_view text, std::size_t pos, Charset set) {
 
 bool contains_digit(std::string_view s) {
     for (char c : s)
-        if (is_digit(c)) return true;
+        if (is_ascii_digit(c)) return true;
     return false;
 }
 
@@ -237,7 +236,7 @@ bool looks_random(std::string_view s) {
     bool hex_only = true, digit = false, upper = false, lower = false, slash = false;
     for (char c : s) {
         hex_only = hex_only && is_hex(c);
-        digit = digit || is_digit(c);
+        digit = digit || is_ascii_digit(c);
         upper = upper || is_upper(c);
         lower = lower || is_lower(c);
         slash = slash || c == '/';

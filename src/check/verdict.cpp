@@ -80,7 +80,7 @@ bool load_or_block(const VerdictInput& in, Source& src, Verdict& v) {
         Finding f = finding_from_error(e, 0);
         // Keep canonical order for load errors too.
         for (ArtifactType type : kArtifactTypes) {
-            if (e.file == in.paths.display_of(artifact_file_name(type))) f.file_order = file_order(type);
+            if (e.file == in.paths.artifact_display(type)) f.file_order = file_order(type);
         }
         if (e.message.rfind("file is missing", 0) == 0) f.hint = "create it with `small init`, or restore it";
         system = system || e.kind == Error::Kind::System || e.kind == Error::Kind::Internal;
@@ -169,7 +169,7 @@ void finish(Verdict& v) {
 bool require_files(const VerdictInput& in, Verdict& v) {
     std::string missing;
     for (ArtifactType type : kArtifactTypes) {
-        if (!in.fs.file_exists(in.paths.path_of(artifact_file_name(type)))) {
+        if (!in.fs.file_exists(in.paths.artifact_path(type))) {
             missing += (missing.empty() ? "" : ", ") + artifact_file_name(type);
         }
     }

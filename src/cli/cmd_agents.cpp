@@ -18,7 +18,7 @@ struct TargetFlags {
     std::string file{kDefaultAgentsFile};
 };
 
-struct ApplyFlags {
+struct AgentsApplyFlags {
     TargetFlags target;
     std::string agents_mode;
     bool overwrite = false;
@@ -81,7 +81,7 @@ std::string action_line(const AgentsApplyResult& r, const std::string& name) {
 }
 
 void print_apply_text(const Output& out, const AgentsApplyResult& r, const AgentsTarget& target,
-                      const ApplyFlags& f) {
+                      const AgentsApplyFlags& f) {
     if (f.print) {
         std::cout << r.new_content;  // the requested output: not silenced by --quiet
     } else if (f.dry_run) {
@@ -95,7 +95,7 @@ void print_apply_text(const Output& out, const AgentsApplyResult& r, const Agent
     }
 }
 
-int run_apply(Context& ctx, const ApplyFlags& f) {
+int run_apply(Context& ctx, const AgentsApplyFlags& f) {
     const Output out(ctx.globals, "agents apply");
     Result<AgentsTarget> target = resolve_agents_target(ctx.fs, f.target.dir, f.target.file, current_directory());
     if (!target) return report_error(out, target.error());
@@ -172,7 +172,7 @@ int run_print(Context& ctx, const PrintFlags& f) {
 }
 
 void register_agents_apply(CLI::App* group, Context& ctx) {
-    auto flags = std::make_shared<ApplyFlags>();
+    auto flags = std::make_shared<AgentsApplyFlags>();
     CLI::App* cmd = group->add_subcommand(
         "apply", "Write or update the SMALL harness block in the workspace's AGENTS.md (never inside .small/)");
     add_target_options(cmd, flags->target);

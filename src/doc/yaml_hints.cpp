@@ -15,7 +15,7 @@ namespace small {
 
 namespace {
 
-std::vector<std::string_view> split_lines(std::string_view bytes) {
+std::vector<std::string_view> lines_without_breaks(std::string_view bytes) {
     std::vector<std::string_view> lines;
     for (std::size_t pos = 0; pos <= bytes.size();) {
         std::size_t end = bytes.find('\n', pos);
@@ -158,7 +158,7 @@ std::string indentation_hint(const std::vector<std::string_view>& lines, std::si
 }  // namespace
 
 std::string syntax_error_hint(std::string_view bytes, Mark at, std::string_view message) {
-    const std::vector<std::string_view> lines = split_lines(bytes);
+    const std::vector<std::string_view> lines = lines_without_breaks(bytes);
     if (at.line == 0 || at.line > lines.size()) return {};
     const std::size_t index = at.line - 1;
     if (std::string hint = tab_hint(lines[index], at.line); !hint.empty()) return hint;

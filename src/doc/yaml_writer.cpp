@@ -1,6 +1,7 @@
 #include "small/doc/yaml_writer.hpp"
 
 #include "small/doc/node_json.hpp"
+#include "small/base/text.hpp"
 #include "small/base/utf8.hpp"
 
 #include <algorithm>
@@ -36,8 +37,6 @@ void append_u_escape(std::string& out, std::uint32_t cp) {
 
 // ---------------------------------------------------------------- scalars
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
 // Words that YAML 1.1 readers (PyYAML, the Go reference's yaml.v3 in
 // places) turn into booleans or null although YAML 1.2 reads strings.
 bool is_yaml11_word(std::string_view s) {
@@ -56,7 +55,7 @@ bool is_yaml11_word(std::string_view s) {
 // readers make those dates), sexagesimal 1:20, 1_000.
 bool plain_is_safe(std::string_view s) {
     if (s.empty() || s.front() == ' ' || s.back() == ' ' || s.back() == ':') return false;
-    if (is_digit(s.front()) || std::strchr("-?:,[]{}#&*!|>'\"%@`~+.<=", s.front()) != nullptr) return false;
+    if (is_ascii_digit(s.front()) || std::strchr("-?:,[]{}#&*!|>'\"%@`~+.<=", s.front()) != nullptr) return false;
     if (s.find(": ") != std::string_view::npos || s.find(" #") != std::string_view::npos) return false;
     for (std::size_t i = 0; i < s.size();) {
         char32_t cp = 0;
@@ -229,7 +228,7 @@ std::size_t line_start(std::string_view s, std::uint32_t line) {
 }
 
 // Marks count columns in code points (as the loader does).
-std::size_t offset_of(std::string_view s, Mark m) {
+std::size_t offset_of_mark(std::string_view s, Mark m) {
     std::size_t pos = line_start(s, m.line);
     for (std::uint32_t c = 1; c < m.column && pos < s.size() && s[pos] != '\n'; ++c) {
         char32_t cp = 0;
@@ -318,7 +317,7 @@ bool uses_crlf(std::string_view s) {
 
 Result<AppendPoint> block_point(std::string_view s, NodeRef entries) {
     const Mark mark = entries.mark();
-    const std::size_t dash = offset_of(s, mark);
+    const std::size_t dash = offset_of_mark(s, mark);
     const std::size_t start = line_start(s, mark.line);
     if (dash >= s.size() || s[dash] != '-' ||
         s.substr(start, dash - start).find_first_not_of(' ') != std::string_view::npos) {
@@ -349,7 +348,7 @@ int key_indent(std::string_view s, NodeRef key) {
 
 Result<AppendPoint> inline_point(std::string_view s, NodeRef key, NodeRef entries) {
     if (entries.size() != 0) return refuse("`entries` is written as a flow list ([...])", entries.mark());
-    const std::size_t open = offset_of(s, entries.mark());
+    const std::size_t open = offset_of_mark(s, entries.mark());
     const std::size_t close = s.find_first_not_of(" \t", open + 1);
     if (close == std::string_view::npos || s[close] != ']') {
         return refuse("`entries: []` spans several lines", entries.mark());
@@ -369,7 +368,7 @@ Result<AppendPoint> inline_point(std::string_view s, NodeRef key, NodeRef entrie
 // `entries:` with nothing after it: a block item below makes it a list.
 Result<AppendPoint> empty_value_point(std::string_view s, NodeRef key, NodeRef entries) {
     // The empty value's mark is the end of the key (a quoted key's closing quote).
-    std::size_t pos = offset_of(s, entries.mark());
+    std::size_t pos = offset_of_mark(s, entries.mark());
     if (pos < s.size() && (s[pos] == '"' || s[pos] == '\'')) ++pos;
     pos = std::min(s.find_first_not_of(" \t", pos), s.size());
     if (pos >= s.size() || s[pos] != ':') return refuse("`entries` has an unexpected shape", entries.mark());
@@ -423,7 +422,7 @@ Result<AppendPoint> progress_append_point(std::string_view s, const Document& do
         return refuse(std::string("`entries` is a ") + kind_name(entries.kind()) + ", not a list", entries.mark());
     }
     if (before(entries.mark(), key.mark())) return refuse("`entries` is an alias of a list written earlier", key.mark());
-    const std::size_t at = offset_of(s, entries.mark());
+    const std::size_t at = offset_of_mark(s, entries.mark());
     if (at < s.size() && s[at] == '[') return inline_point(s, key, entries);
     if (entries.size() == 0) return refuse("`entries` has an unexpected shape", entries.mark());
     return block_point(s, entries);

@@ -26,13 +26,11 @@
 
 namespace small::mcp {
 
-namespace {
-
 using nlohmann::json;
 
-// Compact JSON; text from files may hold invalid UTF-8, which is replaced
-// rather than thrown about.
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+namespace {
 
 // `status` is the one tool whose answer grows with the log (recent entries):
 // it is bounded so that one call cannot fill an agent's context.

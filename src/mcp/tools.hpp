@@ -12,6 +12,9 @@
 
 namespace small::mcp {
 
+// Compact JSON text; invalid UTF-8 in strings becomes U+FFFD instead of throwing.
+std::string dump(const nlohmann::json& j);
+
 struct ToolContext {
     const FileSystem& fs;
     const WorkspacePaths& ws;

@@ -49,7 +49,11 @@ std::string next_task_id(const YamlValue& plan) {
 
 std::string task_status(const YamlValue& task) {
     if (!task.is_object() || !task.contains("status") || !task["status"].is_string()) return "pending";
-    const std::string s = lower_ascii(trim(task["status"].get<std::string>()));
+    return normal_task_status(task["status"].get<std::string>());
+}
+
+std::string normal_task_status(std::string_view raw) {
+    std::string s = lower_ascii(trim(raw));
     return s.empty() ? "pending" : s;
 }
 

@@ -4,16 +4,14 @@
 #include <algorithm>
 
 #include "small/base/text.hpp"
+#include "small/model/plan_model.hpp"
 
 namespace small {
 
 namespace {
 
 // The rules of plan_model.hpp (task_status, task_dependencies), on a node.
-std::string status_of(NodeRef task) {
-    const std::string s = lower_ascii(trim(task.find("status").as_string()));
-    return s.empty() ? "pending" : s;
-}
+std::string status_of(NodeRef task) { return normal_task_status(task.find("status").as_string()); }
 
 std::vector<std::string> dependencies_of(NodeRef task) {
     std::vector<std::string> out;

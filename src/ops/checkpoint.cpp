@@ -16,8 +16,8 @@ namespace small {
 
 namespace {
 
-std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
-std::string plan_display(const WorkspacePaths& ws) { return ws.display_of(artifact_file_name(ArtifactType::Plan)); }
+std::string plan_path(const WorkspacePaths& ws) { return ws.artifact_path(ArtifactType::Plan); }
+std::string plan_display(const WorkspacePaths& ws) { return ws.artifact_display(ArtifactType::Plan); }
 
 }  // namespace
 
@@ -36,8 +36,8 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
 
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
     if (!session) return session.error();
-    if (!fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Progress)))) {
-        return Error::system(ws.display_of(artifact_file_name(ArtifactType::Progress)) +
+    if (!fs.file_exists(ws.artifact_path(ArtifactType::Progress))) {
+        return Error::system(ws.artifact_display(ArtifactType::Progress) +
                              " is missing; run `small init` first");
     }
     if (!fs.file_exists(plan_path(ws))) {

@@ -129,7 +129,7 @@ private:
     bool files() {
         std::string missing;
         for (ArtifactType t : kArtifactTypes) {
-            if (!fs_.file_exists(ws_.path_of(artifact_file_name(t))))
+            if (!fs_.file_exists(ws_.artifact_path(t)))
                 missing += (missing.empty() ? "" : ", ") + artifact_file_name(t);
         }
         if (missing.empty()) {
@@ -214,11 +214,11 @@ private:
             if (set_.get(type)) continue;
             const std::string name(artifact_file_name(type));
             if (std::find(unmerged_.begin(), unmerged_.end(), name) != unmerged_.end()) continue;
-            const std::string path = ws_.path_of(artifact_file_name(type));
+            const std::string path = ws_.artifact_path(type);
             Result<std::string> text = fs_.read_file(path);
             if (!text || !(text->starts_with("<<<<<<< ") || text->find("\n<<<<<<< ") != std::string::npos)) continue;
             add("Merge", DoctorStatus::Error,
-                ws_.display_of(artifact_file_name(type)) + " holds unresolved git conflict markers",
+                ws_.artifact_display(type) + " holds unresolved git conflict markers",
                 "it was staged or committed with git's conflict markers: edit it so both sides' changes are kept "
                 "(small check --strict says what is left), or restore one side (git checkout REV -- " +
                     shell_quote(ws_.display_of(name)) +
@@ -265,7 +265,7 @@ private:
             Finding f;
             f.rule = "RUN-1";
             f.severity = Severity::Warning;
-            f.file = ws_.display_of(artifact_file_name(ArtifactType::Handoff));
+            f.file = ws_.artifact_display(ArtifactType::Handoff);
             f.file_order = 4;
             f.message = "handoff replayId.value " + handoff_id + " is not the run pinned in workspace.small.yml (" +
                         meta_->run_replay_id + ")";

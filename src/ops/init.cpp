@@ -118,7 +118,7 @@ Result<GitignoreUpdate> plan_gitignore(const FileSystem& fs, const WorkspacePath
 // refusal there would come after other files were already written.
 Status check_small_targets(const WorkspacePaths& ws) {
     for (ArtifactType type : kArtifactTypes) {
-        if (Status s = check_replaceable(ws, ws.path_of(artifact_file_name(type))); !s) return s;
+        if (Status s = check_replaceable(ws, ws.artifact_path(type)); !s) return s;
     }
     return check_replaceable(ws, ws.path_of(kWorkspaceFileName));
 }
@@ -188,7 +188,7 @@ Result<AgentsMode> check_init_flags(const InitRequest& req) {
 // the meta/init entry appended to it, so it must be appendable. Also what
 // the old metadata says: when the workspace was created, the run it pinned.
 Result<std::string> read_prior_state(const FileSystem& fs, const WorkspacePaths& ws, InitResult& result) {
-    result.progress_kept = path_exists_nofollow(ws.path_of(artifact_file_name(ArtifactType::Progress)));
+    result.progress_kept = path_exists_nofollow(ws.artifact_path(ArtifactType::Progress));
     if (result.progress_kept) {
         Result<ProgressTail> tail = read_tail(ws);
         if (!tail) {

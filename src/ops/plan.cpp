@@ -494,12 +494,12 @@ struct Naming {
 
 Result<Naming> run_entries_naming(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
                                   const std::string& run_id) {
-    const std::string path = ws.path_of(artifact_file_name(ArtifactType::Progress));
+    const std::string path = ws.artifact_path(ArtifactType::Progress);
     if (!fs.file_exists(path)) return Naming{};
     Result<std::string> bytes = fs.read_file(path);
     if (!bytes) return bytes.error();
     if (bytes->find(id) == std::string::npos) return Naming{};  // cheap and exact "no"
-    Result<Document> log = parse_yaml(*bytes, ws.display_of(artifact_file_name(ArtifactType::Progress)));
+    Result<Document> log = parse_yaml(*bytes, ws.artifact_display(ArtifactType::Progress));
     if (!log) return log.error();
     Naming n;
     const NodeRef entries = log->root().find("entries");
@@ -534,7 +534,7 @@ Status remove_task(PlanEdits& e, const std::string& raw_id, const FileSystem& fs
         return Error::invalid(
             "task " + id + " cannot be removed: " + std::to_string(naming->count) + " progress entr" +
             (naming->count == 1 ? "y" : "ies") + " of the current run name it (first at " +
-            ws.display_of(artifact_file_name(ArtifactType::Progress)) + ":" + std::to_string(naming->first_line) +
+            ws.artifact_display(ArtifactType::Progress) + ":" + std::to_string(naming->first_line) +
             "), and the append-only log keeps them, so removing it would fail strict check S2 (nothing written). "
             "Cancel it instead: small plan --cancel " + id);
     }
@@ -592,14 +592,14 @@ Status apply_plan_flags(PlanEdits& e, const PlanRequest& req, const FileSystem& 
 // --from may write any field: the plan it makes passes the plan schema and
 // invariants before it is written (the flags' edits keep a valid plan valid).
 Status check_merged_plan(const std::string& text, const WorkspacePaths& ws) {
-    Result<Document> doc = parse_yaml(text, ws.display_of(artifact_file_name(ArtifactType::Plan)));
+    Result<Document> doc = parse_yaml(text, ws.artifact_display(ArtifactType::Plan));
     if (!doc) return doc.error();
     Result<Document> valid = validate_plan_document(std::move(*doc), ws);
     if (!valid) return valid.error();
     return ok_status();
 }
 
-std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
+std::string plan_path(const WorkspacePaths& ws) { return ws.artifact_path(ArtifactType::Plan); }
 
 }  // namespace
 
@@ -650,8 +650,8 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         entry["replayId"] = pin->replay_id;  // D8: every entry of the run
         if (Status v = validate_progress_entry(entry, probe, ws); !v) return v.error();
     }
-    if (!edits.entries.empty() && !fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Progress)))) {
-        return Error::system(ws.display_of(artifact_file_name(ArtifactType::Progress)) +
+    if (!edits.entries.empty() && !fs.file_exists(ws.artifact_path(ArtifactType::Progress))) {
+        return Error::system(ws.artifact_display(ArtifactType::Progress) +
                              " is missing; run `small init --force` to recreate the workspace files");
     }
 

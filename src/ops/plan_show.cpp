@@ -76,7 +76,7 @@ Result<TaskDetail> plan_show_task(const FileSystem& fs, const WorkspacePaths& ws
         if (std::find(s.depends_on.begin(), s.depends_on.end(), id) != s.depends_on.end()) d.dependents.push_back(s.id);
     }
     d.run_id = pinned_run_id(fs, ws);
-    if (fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Progress)))) {
+    if (fs.file_exists(ws.artifact_path(ArtifactType::Progress))) {
         EntryQuery q;
         q.task = id;
         q.run_id = d.run_id;

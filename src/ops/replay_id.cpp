@@ -21,7 +21,7 @@ Result<std::string> current_manifest_id(const FileSystem& fs, const WorkspacePat
     Result<Document> plan = load(ArtifactType::Plan);
     if (!plan) return plan.error();
     std::optional<Document> constraints;
-    if (fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Constraints)))) {
+    if (fs.file_exists(ws.artifact_path(ArtifactType::Constraints))) {
         Result<Document> c = load(ArtifactType::Constraints);
         if (!c) return c.error();
         constraints = std::move(*c);

@@ -16,8 +16,8 @@ namespace small {
 Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws, const ResetRequest& req) {
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
     if (!session) return session.error();
-    if (!fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Progress)))) {
-        return Error::system(ws.display_of(artifact_file_name(ArtifactType::Progress)) + " is missing; run `small init --force`");
+    if (!fs.file_exists(ws.artifact_path(ArtifactType::Progress))) {
+        return Error::system(ws.artifact_display(ArtifactType::Progress) + " is missing; run `small init --force`");
     }
 
     ResetResult result;
@@ -26,13 +26,13 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
         !session->run_replay_id.empty() ? session->run_replay_id : old_replay_id(previous_handoff);
 
     // D7: intent is human-owned; a new run keeps it (change it with draft/accept).
-    Result<std::string> intent_text = fs.read_file(ws.path_of(artifact_file_name(ArtifactType::Intent)));
+    Result<std::string> intent_text = fs.read_file(ws.artifact_path(ArtifactType::Intent));
     if (!intent_text) return intent_text.error();
     const YamlValue plan = plan_template();
     const std::string plan_text = emit_document(plan);
     std::optional<std::string> constraints;
-    if (fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Constraints)))) {
-        Result<std::string> c = fs.read_file(ws.path_of(artifact_file_name(ArtifactType::Constraints)));
+    if (fs.file_exists(ws.artifact_path(ArtifactType::Constraints))) {
+        Result<std::string> c = fs.read_file(ws.artifact_path(ArtifactType::Constraints));
         if (!c) return c.error();
         constraints = std::move(*c);
     }
@@ -59,7 +59,7 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     fields.notes = "small reset";
     WorkspaceChange change;
     change.entries.push_back(build_progress_entry("meta/reset", "completed", fields, "", result.replay_id));
-    change.files.push_back({ws.path_of(artifact_file_name(ArtifactType::Plan)), plan_text});
+    change.files.push_back({ws.artifact_path(ArtifactType::Plan), plan_text});
     result.reset_files.push_back(artifact_file_name(ArtifactType::Plan));
     result.reset_files.push_back(artifact_file_name(ArtifactType::Handoff));
     Result<HandoffResult> written =

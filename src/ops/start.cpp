@@ -59,7 +59,7 @@ Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws
         {ArtifactType::Plan, plan_template()},
         {ArtifactType::Progress, progress_template()}};
     for (const auto& [type, value] : templates) {
-        const std::string path = ws.path_of(artifact_file_name(type));
+        const std::string path = ws.artifact_path(type);
         if (fs.file_exists(path)) continue;
         if (Status s = write_file_atomic(ws, path, emit_document(value)); !s) return s.error();
         result.created.push_back(artifact_file_name(type));

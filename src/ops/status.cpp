@@ -65,7 +65,7 @@ Result<StatusReport> workspace_status(const FileSystem& fs, const WorkspacePaths
     if (Status s = require_small_dir(fs, ws); !s) return s.error();
     r.small_dir_exists = true;
     for (std::size_t i = 0; i < kArtifactTypes.size(); ++i) {
-        r.artifacts[i] = fs.file_exists(ws.path_of(artifact_file_name(kArtifactTypes[i])));
+        r.artifacts[i] = fs.file_exists(ws.artifact_path(kArtifactTypes[i]));
     }
     const auto present = [&](ArtifactType t) { return r.artifacts[static_cast<std::size_t>(t)]; };
     if (present(ArtifactType::Plan)) read_plan(fs, ws, o, r);

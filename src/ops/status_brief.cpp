@@ -87,7 +87,7 @@ void read_human_files(const FileSystem& fs, const WorkspacePaths& ws, ResumeBrie
 }
 
 void read_recent(const FileSystem& fs, const WorkspacePaths& ws, const BriefOptions& o, ResumeBrief& b) {
-    if (!fs.file_exists(ws.path_of(artifact_file_name(ArtifactType::Progress)))) return;
+    if (!fs.file_exists(ws.artifact_path(ArtifactType::Progress))) return;
     EntryQuery q;
     q.limit = o.recent;
     q.signal_only = true;

@@ -25,7 +25,7 @@ nlohmann::json raw(const Document& doc) { return node_to_json<nlohmann::json>(do
 
 nlohmann::json paths_json(const EmitResult& r) {
     nlohmann::json artifacts = nlohmann::json::object();
-    for (ArtifactType t : kArtifactTypes) artifacts[std::string(artifact_name(t))] = r.ws.path_of(artifact_file_name(t));
+    for (ArtifactType t : kArtifactTypes) artifacts[std::string(artifact_name(t))] = r.ws.artifact_path(t);
     return {{"root", r.given_root}, {"workspace", r.ws.root}, {"artifacts", artifacts}};
 }
 

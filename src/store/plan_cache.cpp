@@ -15,19 +15,10 @@ namespace small {
 
 namespace {
 
-
-std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
-std::string plan_display(const WorkspacePaths& ws) { return ws.display_of(artifact_file_name(ArtifactType::Plan)); }
-
 std::optional<std::string> plan_stamp(const WorkspacePaths& ws) {
-    Result<std::string> v = file_version(plan_path(ws));
+    Result<std::string> v = file_version(ws.artifact_path(ArtifactType::Plan));
     if (!v || *v == "absent") return std::nullopt;
     return *v;
-}
-
-std::string normal_status(std::string_view raw) {
-    std::string s = lower_ascii(trim(raw));
-    return s.empty() ? "pending" : s;
 }
 
 }  // namespace
@@ -41,7 +32,7 @@ PlanIndex plan_index_of(const Document& doc) {
         if (!t.find("id").is_string()) continue;
         const NodeRef status = t.find("status");
         index.tasks.push_back({std::string(t.find("id").as_string()),
-                               normal_status(status.is_string() ? status.as_string() : std::string_view())});
+                               normal_task_status(status.is_string() ? status.as_string() : std::string_view())});
     }
     return index;
 }
@@ -84,7 +75,7 @@ bool well_escaped(std::string_view field) {
     return true;
 }
 
-std::string encode(const PlanIndex& index) {
+std::string encode_index(const PlanIndex& index) {
     std::string out;
     for (const PlanTaskInfo& t : index.tasks) {
         append_escaped(out, t.status);
@@ -130,7 +121,7 @@ bool for_each_line_fields(std::string_view body, Take take) {
     });
 }
 
-std::optional<PlanIndex> decode(std::string_view body) {
+std::optional<PlanIndex> decode_index(std::string_view body) {
     PlanIndex index;
     index.plan_exists = true;
     const bool ok = for_each_line_fields(body, [&](std::vector<std::string>& f) {
@@ -142,7 +133,7 @@ std::optional<PlanIndex> decode(std::string_view body) {
 }
 
 // One task a line: "<status> <id> <title> <dependency>...", escaped as above.
-std::string encode(const std::vector<PlanTaskOutline>& tasks) {
+std::string encode_outline(const std::vector<PlanTaskOutline>& tasks) {
     std::string out;
     for (const PlanTaskOutline& t : tasks) {
         append_escaped(out, t.status);
@@ -249,20 +240,20 @@ Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws
     const std::optional<std::string> before = plan_stamp(ws);
     if (!before) return PlanIndex{};
     if (std::optional<std::string> body = read_stamped_cache(fs, ws, kPlanTasksName, *before)) {
-        if (std::optional<PlanIndex> index = decode(*body)) return *index;
+        if (std::optional<PlanIndex> index = decode_index(*body)) return *index;
     }
-    const std::string display = ws.display_of(artifact_file_name(ArtifactType::Plan));
-    Result<Document> doc = load_yaml_file(fs, plan_path(ws), display);
+    const std::string display = ws.artifact_display(ArtifactType::Plan);
+    Result<Document> doc = load_yaml_file(fs, ws.artifact_path(ArtifactType::Plan), display);
     if (!doc) return doc.error();
     PlanIndex index = plan_index_of(*doc);
     // Cache only what was read from one version of the file (a hand edit takes no lock).
-    if (plan_stamp(ws) == before) write_stamped_cache(ws, kPlanTasksName, *before, encode(index));
+    if (plan_stamp(ws) == before) write_stamped_cache(ws, kPlanTasksName, *before, encode_index(index));
     return index;
 }
 
 Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline(const FileSystem& fs,
                                                                       const WorkspacePaths& ws) {
-    const std::string path = plan_path(ws);
+    const std::string path = ws.artifact_path(ArtifactType::Plan);
     if (!fs.file_exists(path) && !fs.directory_exists(path)) return std::optional<std::vector<PlanTaskOutline>>();
     const std::optional<std::string> before = fs.version_stamp(path);
     if (before) {
@@ -270,18 +261,18 @@ Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline(const File
             if (auto tasks = decode_outline(*body)) return std::optional(std::move(*tasks));
         }
     }
-    Result<Document> doc = load_yaml_file(fs, path, plan_display(ws));
+    Result<Document> doc = load_yaml_file(fs, path, ws.artifact_display(ArtifactType::Plan));
     if (!doc) return doc.error();
     std::vector<PlanTaskOutline> tasks = outline_plan(doc->root());
     // Cache only what was read from one version of the file (a hand edit takes no lock).
-    if (before && fs.version_stamp(path) == before) write_stamped_cache(ws, kPlanOutlineName, *before, encode(tasks));
+    if (before && fs.version_stamp(path) == before) write_stamped_cache(ws, kPlanOutlineName, *before, encode_outline(tasks));
     return std::optional(std::move(tasks));
 }
 
 Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline_near(const FileSystem& fs,
                                                                            const WorkspacePaths& ws,
                                                                            std::string_view id) {
-    const std::string path = plan_path(ws);
+    const std::string path = ws.artifact_path(ArtifactType::Plan);
     if (const std::optional<std::string> stamp = fs.version_stamp(path)) {
         if (std::optional<std::string> body = read_stamped_cache(fs, ws, kPlanOutlineName, *stamp)) {
             if (auto tasks = decode_outline_near(*body, id)) return std::optional(std::move(*tasks));
@@ -303,12 +294,12 @@ PlanIndex plan_index_of(const YamlValue& plan) {
 
 void remember_plan_index(const WorkspacePaths& ws, const PlanIndex& index) {
     if (const std::optional<std::string> stamp = plan_stamp(ws)) {
-        write_stamped_cache(ws, kPlanTasksName, *stamp, encode(index));
+        write_stamped_cache(ws, kPlanTasksName, *stamp, encode_index(index));
     }
 }
 
 Error unknown_task_error(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws, bool for_write) {
-    const std::string plan = ws.display_of(artifact_file_name(ArtifactType::Plan));
+    const std::string plan = ws.artifact_display(ArtifactType::Plan);
     if (!index.plan_exists) {
         return Error::invalid("task " + id + " cannot be recorded: " + plan +
                               " is missing; create it with `small plan --add \"<title>\"` (nothing written)");
@@ -351,18 +342,18 @@ Result<Document> validate_plan_document(Document doc, const WorkspacePaths& ws) 
     if (!violations.empty()) {
         Error e = Error::invalid(violations.front().pointer + ": " + violations.front().message +
                                  " (fix the plan first; nothing written)");
-        e.file = plan_display(ws);
+        e.file = ws.artifact_display(ArtifactType::Plan);
         e.line = violations.front().mark.line;
         e.column = violations.front().mark.column;
         return e;
     }
     ArtifactSet set;
     auto& slot = set.artifacts[static_cast<std::size_t>(ArtifactType::Plan)];
-    slot = Artifact{ArtifactType::Plan, plan_path(ws), plan_display(ws), std::move(doc)};
+    slot = Artifact{ArtifactType::Plan, ws.artifact_path(ArtifactType::Plan), ws.artifact_display(ArtifactType::Plan), std::move(doc)};
     for (const Finding& f : check_invariants(set, InvariantOptions{})) {
         if (f.severity != Severity::Error) continue;
         Error e = Error::invalid(f.message + " [" + f.rule + "] (fix the plan first; nothing written)");
-        e.file = plan_display(ws);
+        e.file = ws.artifact_display(ArtifactType::Plan);
         e.line = f.mark.line;
         e.column = f.mark.column;
         return e;
@@ -372,7 +363,7 @@ Result<Document> validate_plan_document(Document doc, const WorkspacePaths& ws) 
 
 Result<Document> load_valid_plan_document(const FileSystem& fs, const WorkspacePaths& ws) {
     const std::optional<std::string> before = plan_stamp(ws);
-    Result<Document> doc = load_yaml_file(fs, plan_path(ws), plan_display(ws));
+    Result<Document> doc = load_yaml_file(fs, ws.artifact_path(ArtifactType::Plan), ws.artifact_display(ArtifactType::Plan));
     if (!doc) return doc.error();
     // Trust the stamp only if the file did not change while it was read (a
     // hand edit takes no lock).

@@ -16,9 +16,8 @@ namespace {
 
 using Spans = std::vector<std::pair<std::string, SourceRange>>;
 
-std::string plan_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Plan)); }
 
-std::string encode(const Spans& spans) {
+std::string encode_spans(const Spans& spans) {
     std::string out;
     for (const auto& [id, at] : spans) {
         append_cache_field(out, id);
@@ -32,7 +31,7 @@ bool number(std::string_view text, std::size_t& out) {
     return ec == std::errc() && end == text.data() + text.size() && !text.empty();
 }
 
-std::optional<Spans> decode(std::string_view body) {
+std::optional<Spans> decode_spans(std::string_view body) {
     Spans spans;
     const bool ok = scan_cache_lines(body, [&](std::span<const std::string_view> f) {
         SourceRange at;
@@ -77,11 +76,6 @@ Spans shifted(Spans spans, SourceRange edited, std::size_t length) {
     return spans;
 }
 
-std::string normal_status(std::string_view raw) {
-    std::string s = lower_ascii(trim(raw));
-    return s.empty() ? "pending" : s;
-}
-
 // A plain or quoted one-line scalar's value (what ScalarLocator finds).
 std::string_view unquoted(std::string_view scalar) {
     if (scalar.size() >= 2 && (scalar.front() == '"' || scalar.front() == '\'') && scalar.back() == scalar.front()) {
@@ -100,18 +94,18 @@ void set_status(PlanIndex& index, std::string_view id, std::string_view status) 
 // the bytes at the cached span do not hold the cached status.
 std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
                                           std::string_view status) {
-    const std::string path = plan_path(ws);
+    const std::string path = ws.artifact_path(ArtifactType::Plan);
     const std::optional<std::string> stamp = fs.version_stamp(path);
     if (!stamp || !read_stamped_cache(fs, ws, kPlanValidName, *stamp)) return std::nullopt;
     const std::optional<std::string> body = read_stamped_cache(fs, ws, kPlanSpansName, *stamp);
-    std::optional<Spans> spans = body ? decode(*body) : std::nullopt;
+    std::optional<Spans> spans = body ? decode_spans(*body) : std::nullopt;
     const SourceRange* at = spans ? span_of(*spans, id) : nullptr;
     if (!at) return std::nullopt;
     Result<PlanIndex> index = load_plan_index(fs, ws);
     const PlanTaskInfo* task = index ? index->find(id) : nullptr;
     Result<std::string> text = task ? fs.read_file(path) : Result<std::string>(Error::internal("unused"));
     if (!text || fs.version_stamp(path) != stamp || at->offset + at->length > text->size()) return std::nullopt;
-    if (normal_status(unquoted(std::string_view(*text).substr(at->offset, at->length))) != task->status) {
+    if (normal_task_status(unquoted(std::string_view(*text).substr(at->offset, at->length))) != task->status) {
         return std::nullopt;
     }
     PlanStatusEdit edit;
@@ -128,7 +122,7 @@ std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspaceP
 
 Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
                                   std::string_view status) {
-    const std::optional<std::string> stamp = fs.version_stamp(plan_path(ws));
+    const std::optional<std::string> stamp = fs.version_stamp(ws.artifact_path(ArtifactType::Plan));
     Result<Document> plan = load_valid_plan_document(fs, ws);
     if (!plan) return plan.error();
     PlanStatusEdit edit;
@@ -145,7 +139,7 @@ Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws
         }
     }
     set_status(edit.index, id, status);
-    if (stamp && fs.version_stamp(plan_path(ws)) == stamp) edit.old_stamp = *stamp;
+    if (stamp && fs.version_stamp(ws.artifact_path(ArtifactType::Plan)) == stamp) edit.old_stamp = *stamp;
     return edit;
 }
 
@@ -181,9 +175,9 @@ void remember_plan_status_edit(const WorkspacePaths& ws, const PlanStatusEdit& e
                                std::string_view status) {
     remember_valid_plan(ws, edit.index);
     const RealFileSystem disk;
-    const std::optional<std::string> stamp = disk.version_stamp(plan_path(ws));
+    const std::optional<std::string> stamp = disk.version_stamp(ws.artifact_path(ArtifactType::Plan));
     if (!stamp) return;
-    if (!edit.spans.empty()) write_stamped_cache(ws, kPlanSpansName, *stamp, encode(edit.spans));
+    if (!edit.spans.empty()) write_stamped_cache(ws, kPlanSpansName, *stamp, encode_spans(edit.spans));
     if (edit.old_stamp.empty()) return;
     if (const std::optional<std::string> outline = read_stamped_cache(disk, ws, kPlanOutlineName, edit.old_stamp)) {
         if (std::optional<std::string> moved = outline_with_status(*outline, id, status)) {

@@ -16,8 +16,8 @@ namespace {
 constexpr std::size_t kHeadBytes = 64 * 1024;  // where `entries:` must start for the fast path
 constexpr std::size_t kFirstWindow = 16 * 1024;  // ~60 house-style entries; widened x4 as needed
 
-std::string log_path(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Progress)); }
-std::string log_display(const WorkspacePaths& ws) { return ws.display_of(artifact_file_name(ArtifactType::Progress)); }
+std::string log_path(const WorkspacePaths& ws) { return ws.artifact_path(ArtifactType::Progress); }
+std::string log_display(const WorkspacePaths& ws) { return ws.artifact_display(ArtifactType::Progress); }
 
 std::string field(const NodeRef& entry, std::string_view key) { return std::string(trim(entry.find(key).as_string())); }
 

@@ -37,7 +37,7 @@ void encode_task(std::string& out, const std::string& id, const TaskWork& w) {
     out += '\n';
 }
 
-std::string encode(const std::string& run_id, const LogFacts& f) {
+std::string encode_facts(const std::string& run_id, const LogFacts& f) {
     std::string out = encode_header(run_id, f);
     for (const auto& [id, w] : f.tasks) encode_task(out, id, w);
     return out;
@@ -70,7 +70,7 @@ TaskWork task_of(std::span<const std::string_view> fields) {
 }
 
 // The facts and the run id they were computed for.
-std::optional<std::pair<std::string, LogFacts>> decode(std::string_view body) {
+std::optional<std::pair<std::string, LogFacts>> decode_facts(std::string_view body) {
     LogFacts f;
     std::string run_id;
     bool first = true, marked = false;
@@ -142,11 +142,11 @@ std::optional<std::string> advanced(std::string_view body, const std::vector<Yam
     std::optional<CacheTail> t = read_for_append(body, ids);
     if (!t) return std::nullopt;
     if (t->appended_lines + entries.size() > (t->lines - t->appended_lines) / 2 + 64) {
-        auto cached = decode(body);
+        auto cached = decode_facts(body);
         if (!cached) return std::nullopt;
         auto& [run_id, facts] = *cached;
         for (const EntryText& e : entries) add_entry_facts(facts, e, ++facts.entries, run_id);
-        return encode(run_id, facts);
+        return encode_facts(run_id, facts);
     }
     const WorkFacts before = t->facts.tasks;
     for (const EntryText& e : entries) add_entry_facts(t->facts, e, ++t->facts.entries, t->run_id);
@@ -169,14 +169,14 @@ Result<LogFacts> cached_log_facts(const FileSystem& fs, const WorkspacePaths& ws
     const std::optional<std::string> before = fs.version_stamp(path);
     if (before) {
         if (std::optional<std::string> body = read_stamped_cache(fs, ws, kProgressFactsName, *before)) {
-            if (auto cached = decode(*body); cached && cached->first == run_id) return std::move(cached->second);
+            if (auto cached = decode_facts(*body); cached && cached->first == run_id) return std::move(cached->second);
         }
     }
     Result<Document> doc = load_yaml_file(fs, path, ws.display_of(name));
     if (!doc) return doc.error();
     LogFacts facts = log_facts(doc->root(), run_id);
     if (before && fs.version_stamp(path) == before) {
-        write_stamped_cache(ws, kProgressFactsName, *before, encode(run_id, facts));
+        write_stamped_cache(ws, kProgressFactsName, *before, encode_facts(run_id, facts));
     }
     return facts;
 }
@@ -201,7 +201,7 @@ Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths
     const WorkFacts mine = with_local_work(fs, ws, run_id, s.facts.tasks);
     s.point = resume_point(s.plan, mine);
     s.now = handoff_source(s.plan, s.facts, mine);
-    const std::string handoff = ws.path_of(artifact_file_name(ArtifactType::Handoff));
+    const std::string handoff = ws.artifact_path(ArtifactType::Handoff);
     s.handoff_exists = fs.file_exists(handoff);
     if (s.handoff_exists) {
         if (Result<FileRange> head = fs.read_range(handoff, 0, 512)) {

@@ -9,19 +9,19 @@
 namespace small {
 
 ManifestFiles manifest_files(const WorkspacePaths& ws) {
-    return {ws.display_of(artifact_file_name(ArtifactType::Intent)), ws.display_of(artifact_file_name(ArtifactType::Plan)),
-            ws.display_of(artifact_file_name(ArtifactType::Constraints))};
+    return {ws.artifact_display(ArtifactType::Intent), ws.artifact_display(ArtifactType::Plan),
+            ws.artifact_display(ArtifactType::Constraints)};
 }
 
 Result<std::string> manifest_replay_id(std::string_view intent_text, std::string_view plan_text,
                                        const std::optional<std::string>& constraints_text, const WorkspacePaths& ws) {
-    Result<Document> intent = parse_yaml(std::string(intent_text), ws.display_of(artifact_file_name(ArtifactType::Intent)));
+    Result<Document> intent = parse_yaml(std::string(intent_text), ws.artifact_display(ArtifactType::Intent));
     if (!intent) return intent.error();
-    Result<Document> plan = parse_yaml(std::string(plan_text), ws.display_of(artifact_file_name(ArtifactType::Plan)));
+    Result<Document> plan = parse_yaml(std::string(plan_text), ws.artifact_display(ArtifactType::Plan));
     if (!plan) return plan.error();
     std::optional<Document> constraints;
     if (constraints_text) {
-        Result<Document> c = parse_yaml(*constraints_text, ws.display_of(artifact_file_name(ArtifactType::Constraints)));
+        Result<Document> c = parse_yaml(*constraints_text, ws.artifact_display(ArtifactType::Constraints));
         if (!c) return c.error();
         constraints.emplace(std::move(*c));
     }
@@ -30,14 +30,14 @@ Result<std::string> manifest_replay_id(std::string_view intent_text, std::string
 }
 
 Result<std::string> manifest_id_on_disk(const FileSystem& fs, const WorkspacePaths& ws, std::string_view plan_text) {
-    const std::string intent_path = ws.path_of(artifact_file_name(ArtifactType::Intent));
+    const std::string intent_path = ws.artifact_path(ArtifactType::Intent);
     Result<std::string> intent = fs.read_file(intent_path);
     if (!intent) {
         return Error::system("cannot start a run: " + intent.error().message + " (the run's replay id hashes " +
-                             ws.display_of(artifact_file_name(ArtifactType::Intent)) + "; run `small init`)");
+                             ws.artifact_display(ArtifactType::Intent) + "; run `small init`)");
     }
     std::optional<std::string> constraints;
-    const std::string constraints_path = ws.path_of(artifact_file_name(ArtifactType::Constraints));
+    const std::string constraints_path = ws.artifact_path(ArtifactType::Constraints);
     if (fs.file_exists(constraints_path)) {
         Result<std::string> c = fs.read_file(constraints_path);
         if (!c) return c.error();

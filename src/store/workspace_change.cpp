@@ -241,7 +241,7 @@ Status apply_moves(const WorkspacePaths& ws, const std::vector<PathMove>& moves)
     return ok_status();
 }
 
-std::string progress_file(const WorkspacePaths& ws) { return ws.path_of(artifact_file_name(ArtifactType::Progress)); }
+std::string progress_file(const WorkspacePaths& ws) { return ws.artifact_path(ArtifactType::Progress); }
 
 bool log_starts_with(const WorkspacePaths& ws, const std::string& prefix) {
     Result<std::optional<std::string>> now = read_if_exists(progress_file(ws));

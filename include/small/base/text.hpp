@@ -15,6 +15,8 @@ inline std::string_view trim(std::string_view s) {
     return s.substr(first, s.find_last_not_of(ws) - first + 1);
 }
 
+inline constexpr bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
+
 // ASCII lower case (ids, statuses and hex digits are ASCII).
 inline std::string lower_ascii(std::string_view s) {
     std::string out(s);

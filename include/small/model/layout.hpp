@@ -32,6 +32,8 @@ struct WorkspacePaths {
     std::string display_of(std::string_view file_name) const {
         return display_prefix + ".small/" + std::string(file_name);
     }
+    std::string artifact_path(ArtifactType type) const { return path_of(artifact_file_name(type)); }
+    std::string artifact_display(ArtifactType type) const { return display_of(artifact_file_name(type)); }
 };
 
 // The artifact file names, for messages and paths.

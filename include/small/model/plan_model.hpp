@@ -30,6 +30,8 @@ std::string next_task_id(const YamlValue& plan);
 
 // A task's status, trimmed and lower-cased; blank or missing means "pending".
 std::string task_status(const YamlValue& task);
+// The same rule on a status scalar's text.
+std::string normal_task_status(std::string_view raw);
 
 // Ids the task depends on: `depends_on` (D6), then `dependencies` (read as
 // an alias), duplicates dropped, in order.
