@@ -65,7 +65,7 @@ fish completion scripts.")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME libsmall-dev)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 # libsmall.a links these privately; smallConfig.cmake finds them again.
-set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS "libfyaml-dev, libgit2-dev, libssl-dev, nlohmann-json3-dev, pkg-config")
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS "libfyaml-dev, libgit2-dev, nettle-dev, nlohmann-json3-dev, pkg-config")
 set(CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION "SMALL protocol library (static library and headers)
 libsmall is the library behind the small command: reading, validating and
 writing the five SMALL artifacts, the replay id, the progress log and the

@@ -22,7 +22,7 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 WITH_TESTS="${SMALL_SETUP_TESTS:-0}"
 
 # Debian packages (valijson is handled separately below): building and running small.
-PACKAGES=(g++ make cmake pkg-config libfyaml-dev nlohmann-json3-dev libcli11-dev libssl-dev
+PACKAGES=(g++ make cmake pkg-config libfyaml-dev nlohmann-json3-dev libcli11-dev nettle-dev
           libgit2-dev libxxhash-dev git python3)
 # Test-only: GoogleTest; bash-completion, zsh and fish (the completion tests load `small
 # completion <shell>` in each); dpkg-dev (dpkg-shlibdeps for CPack's Depends), lintian,

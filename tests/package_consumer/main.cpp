@@ -1,5 +1,5 @@
 // Uses libsmall through its installed headers: parses YAML (libfyaml), hashes
-// (OpenSSL's libcrypto) and computes a replay id (canonical JSON). Prints the
+// (nettle) and computes a replay id (canonical JSON). Prints the
 // id; exits 1 when a result is not the known one.
 #include <iostream>
 #include <string>

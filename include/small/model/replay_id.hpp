@@ -13,7 +13,7 @@ namespace small {
 
 inline constexpr std::string_view kProtocolVersion = "1.0.0";
 
-// Lower-case hex SHA-256 of `data` (OpenSSL).
+// Lower-case hex SHA-256 of `data` (nettle).
 std::string sha256_hex(std::string_view data);
 
 // How the members' files are named in errors ("" leaves the file out and
