@@ -4,7 +4,7 @@
 usage: bench/run.py --small PATH [--runs N] [--workdir DIR] [--keep] [--json FILE]
                     [--workspace NAME ...] [--command NAME ...] [--timeout SECONDS]
                     [--scaling] [--scaling-entries N ...] [--floor] [--floor-runs N]
-                    [--verdicts] [--no-commands]
+                    [--verdicts] [--reference PATH] [--reference-runs N] [--no-commands]
 
 Workspaces are made once by ../shared/bench/gen_workspace.py (relative to the repository)
 and reused for every run; each must pass `small validate` before it is measured. Each
@@ -22,6 +22,8 @@ fresh `small init` workspace next to /bin/true, wall time over --floor-runs inte
 instructions (valgrind --tool=callgrind, when installed). --verdicts also times check --strict and
 verify --strict on a copy of each workspace cold (--no-cache, or the verified-prefix cache deleted
 before each run when the binary lacks the flag), warm, and warm after a one-entry append.
+--reference PATH adds another SMALL CLI (the Go reference) to --floor's interleaved runs and
+--verdicts' workspaces, and prints how many times faster small is in the same runs.
 --no-commands skips the per-command table.
 
 Standard library only.
@@ -123,7 +125,16 @@ FLOOR = [
     {"name": "check --strict --no-cache (fresh init)",
      "argv": ["{small}", "check", "--strict", "--no-cache", "--dir", "{init}"], "needs": "--no-cache"},
     {"name": "status --brief (fresh init)", "argv": ["{small}", "status", "--brief", "--dir", "{init}"]},
+    # --reference: the same commands of another SMALL CLI (the Go reference), interleaved.
+    {"name": "reference version", "argv": ["{reference}", "version"], "reference": True},
+    {"name": "reference check --strict (fresh init)",
+     "argv": ["{reference}", "check", "--strict", "--dir", "{init}"], "reference": True},
 ]
+# Paired ratios printed under the floor table: (small's row, the reference's row).
+FLOOR_PAIRS = [("small version", "reference version"),
+               ("check --strict (fresh init)", "reference check --strict (fresh init)")]
+# The reference's environment: no update check over the network.
+REFERENCE_ENV = {"SMALL_NO_UPDATE_CHECK": "1"}
 FLOOR_RUNS = 50
 VALGRIND = "valgrind"
 
@@ -162,7 +173,7 @@ def count_instructions(argv, cwd, timeout):
     return None, "n/a (valgrind exit %d, no I refs)" % proc.returncode
 
 
-def measure_floor(small, runs, workdir, timeout):
+def measure_floor(small, runs, workdir, timeout, reference=None):
     """Wall time of each FLOOR entry over `runs` interleaved runs (after one warm-up round),
     and its instruction count. Returns (results, init workspace problem or None)."""
     init = os.path.join(workdir, "floor-init")
@@ -172,9 +183,11 @@ def measure_floor(small, runs, workdir, timeout):
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
     if made.returncode != 0:
         return [], "small init in %s: exit %d\n%s" % (init, made.returncode, (made.stdout + made.stderr)[-2000:])
-    fields = {"small": small, "init": init, "true": shutil.which("true") or "/bin/true"}
+    fields = {"small": small, "init": init, "true": shutil.which("true") or "/bin/true", "reference": reference}
     entries = []
     for spec in FLOOR:
+        if spec.get("reference") and not reference:
+            continue
         need = spec.get("needs")
         if need and not supports_flag(small, spec["argv"][1], need, timeout):
             log("floor: skipping %s (this small has no %s)" % (spec["name"], need))
@@ -235,6 +248,17 @@ def print_floor_table(results):
     print_rows(head, rows, right=set(range(1, len(head))))
 
 
+def print_floor_pairs(results):
+    """small against the reference, per FLOOR_PAIRS: medians of the same interleaved runs."""
+    by_name = {r["command"]: r for r in results}
+    for mine, theirs in FLOOR_PAIRS:
+        if mine in by_name and theirs in by_name:
+            a, b = by_name[mine], by_name[theirs]
+            print("paired: %s %.2f ms, reference %.2f ms: %.1fx faster (CPU %.2f vs %.2f ms)" % (
+                mine, a["median_ms"], b["median_ms"], b["median_ms"] / a["median_ms"],
+                a["median_cpu_ms"], b["median_cpu_ms"]))
+
+
 # --verdicts: the verdict commands with and without the verified-prefix cache
 # (.small-cache/progress.verified), in three states, on a copy of each workspace:
 #   cold    the whole log is read: --no-cache when the binary has it, else the cache files
@@ -267,14 +291,16 @@ def has_verified_cache(ws):
     return os.path.isdir(cache) and any(n.startswith(VERDICT_CACHE_FILES) for n in os.listdir(cache))
 
 
-def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper):
+def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper, reference=None, reference_runs=3):
     """Each VERDICT_COMMANDS entry in each of VERDICT_STATES on one copy of ws (the generated
     workspace is never written); the copy must still validate at the end.
 
     The verdict commands write their cache only into an existing .small-cache/ (they do not
     create it; `small init` and the write commands do), and a generated workspace may have
     none, so the copy gets one: a workspace in use has it. A warm state whose warm-up left no
-    cache file is flagged ("no cache written"): its timed runs were cold."""
+    cache file is flagged ("no cache written"): its timed runs were cold. With `reference`,
+    that CLI's check --strict runs last on the same copy (state "reference", reference_runs
+    runs: it has no cache and reads the whole log every time)."""
     copy = os.path.join(workdir, "verdicts-" + ws_spec["name"])
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(ws, copy, symlinks=True)
@@ -318,6 +344,14 @@ def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper):
                 r["ok"] = False
                 r["failure_output"] = r["failure_output"] or "an append before a run failed:\n" + problems[0]
             results.append(r)
+    if reference:
+        vc = VERDICT_COMMANDS[0]
+        cmd = {"name": "%s (reference)" % vc["name"], "argv": list(vc["argv"]), "mutates": False, "expect_exit": 0}
+        log("running %-8s %-28s x%d (+1 warm-up)" % (ws_spec["name"], cmd["name"], reference_runs))
+        r = bench(reference, ws_spec, copy, cmd, reference_runs, workdir, timeout, rss_wrapper)
+        r.update({"group": "verdicts", "verdict_command": vc["name"], "state": "reference",
+                  "cold_method": None, "note": None})
+        results.append(r)
     invalid = validate(small, copy, workdir, timeout)
     if invalid and results:
         results[-1]["ok"] = False
@@ -328,11 +362,14 @@ def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper):
 
 def print_verdict_table(results):
     """One row per workspace and verdict command: the median and p90 in each state, and the
-    peak RSS."""
+    peak RSS; with a reference, its median and how many times faster small's states are."""
+    states = [s for s in VERDICT_STATES + ["reference"] if any(r["state"] == s for r in results)]
     head = ["workspace", "entries", "log MB", "command"]
-    for s in VERDICT_STATES:
+    for s in states:
         head += ["%s median ms" % s, "p90 ms"]
-    head += ["RSS MB %s" % "/".join(VERDICT_STATES)]
+    head += ["RSS MB %s" % "/".join(states)]
+    if "reference" in states:
+        head += ["x faster: %s" % "/".join(s for s in VERDICT_STATES)]
     rows = []
     keys = []
     for r in results:
@@ -342,12 +379,16 @@ def print_verdict_table(results):
         mine = {r["state"]: r for r in results if r["workspace"] == ws and r["verdict_command"] == vc}
         any_r = next(iter(mine.values()))
         row = [ws, "{:,}".format(any_r["entries"]), "%.1f" % any_r.get("log_mb", 0), vc]
-        for s in VERDICT_STATES:
+        for s in states:
             r = mine.get(s)
             row += (["%.1f%s%s" % (r["median_ms"], " (%s)" % r["note"] if r["note"] else "",
                                    "" if r["ok"] else " FAILED"), "%.1f" % r["p90_ms"]]
                     if r else ["-", "-"])
-        row.append("/".join("%.0f" % mine[s]["peak_rss_mb"] if s in mine else "-" for s in VERDICT_STATES))
+        row.append("/".join("%.0f" % mine[s]["peak_rss_mb"] if s in mine else "-" for s in states))
+        if "reference" in states:
+            ref = mine.get("reference")
+            row.append("/".join("%.0f" % (ref["median_ms"] / mine[s]["median_ms"]) if ref and s in mine else "-"
+                                for s in VERDICT_STATES))
         rows.append(row)
     print_rows(head, rows, right=set(range(1, len(head))) - {3})
 
@@ -699,6 +740,13 @@ def main():
     ap.add_argument("--verdicts", action="store_true",
                     help="also time check --strict and verify --strict cold (--no-cache), warm and warm "
                          "after a one-entry append, on a copy of each selected workspace")
+    ap.add_argument("--reference", metavar="PATH",
+                    help="another SMALL CLI with the same command line (the Go reference): --floor adds "
+                         "its `version` and fresh-init `check --strict` to the interleaved runs, --verdicts "
+                         "its check --strict on each workspace; ratios are printed (children run with "
+                         "SMALL_NO_UPDATE_CHECK=1)")
+    ap.add_argument("--reference-runs", type=int, default=3, metavar="N",
+                    help="timed runs of the reference's check --strict per workspace in --verdicts (default 3)")
     ap.add_argument("--no-commands", action="store_true",
                     help="skip the per-command table (to run only --floor and/or --verdicts)")
     args = ap.parse_args()
@@ -706,6 +754,15 @@ def main():
     if args.runs < 1 or args.floor_runs < 1:
         ap.error("--runs and --floor-runs must be at least 1")
     small = os.path.abspath(args.small)
+    reference = os.path.abspath(args.reference) if args.reference else None
+    if reference and not (os.path.isfile(reference) and os.access(reference, os.X_OK)):
+        ap.error("%s is not an executable file" % args.reference)
+    if reference and not (args.floor or args.verdicts):
+        ap.error("--reference is measured only with --floor or --verdicts")
+    if args.reference_runs < 1:
+        ap.error("--reference-runs must be at least 1")
+    if reference:
+        os.environ.update(REFERENCE_ENV)
     if not (os.path.isfile(small) and os.access(small, os.X_OK)):
         ap.error("%s is not an executable file" % args.small)
     if not os.path.isfile(GENERATOR):
@@ -746,7 +803,7 @@ def main():
     invalid = []
     try:
         if args.floor:
-            floor, problem = measure_floor(small, args.floor_runs, workdir, args.timeout)
+            floor, problem = measure_floor(small, args.floor_runs, workdir, args.timeout, reference)
             if problem:
                 invalid.append("the floor's workspace could not be made:\n" + problem)
         paths = {w["name"]: generate(workdir, w) for w in workspaces}
@@ -765,7 +822,7 @@ def main():
                 results.append(r)
             if args.verdicts:
                 for r in measure_verdicts(small, w, paths[w["name"]], args.runs, workdir, args.timeout,
-                                          rss_wrapper):
+                                          rss_wrapper, reference, args.reference_runs):
                     r["log_mb"] = round(log_mb, 2)
                     verdicts.append(r)
     finally:
@@ -777,6 +834,8 @@ def main():
     if invalid:
         print("\n\n".join(invalid))
         return 1
+    if reference:
+        print("reference: %s" % reference)
     print("small: %s   runs: %d (+1 warm-up)   peak RSS: %s" % (
         small, args.runs, "GNU time, one more run after the timed ones" if rss_wrapper
         else "wait4 over the timed runs (upper bound)"))
@@ -791,6 +850,7 @@ def main():
             args.floor_runs, "valgrind --tool=callgrind, one run (repeatable whatever the load)"
             if shutil.which(VALGRIND) else "n/a (valgrind not installed)"))
         print_floor_table(floor)
+        print_floor_pairs(floor)
     if results:
         if floor:
             print()
@@ -817,7 +877,7 @@ def main():
 
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"small": small, "runs": args.runs, "validated": True,
+            json.dump({"small": small, "reference": reference, "runs": args.runs, "validated": True,
                        "rss_method": "gnu-time" if rss_wrapper else "wait4",
                        "machine": host, "load_average": load_before, "results": results,
                        "floor": floor, "verdicts": verdicts}, f, indent=2)
