@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 #include <system_error>
+#include <utility>
 
 #include "rules_internal.hpp"
 
@@ -67,13 +68,22 @@ struct Source {
     const VerifiedPrefix* before = nullptr;
     bool undecided = false;  // a rule needed the verified entries themselves
     unsigned checks = 0;     // PrefixCheck bits of the checks run on the log
+    std::optional<ArtifactSet> others;  // read beside the prefix: every artifact but the log
     ArtifactSet set;
 };
 
 // Loads the artifacts; load errors block the verdict.
 bool load_or_block(const VerdictInput& in, Source& src, Verdict& v) {
     ArtifactSet& set = src.set;
-    set = src.after ? load_artifacts(in.fs, in.paths, std::move(src.after->progress)) : load_artifacts(in.fs, in.paths);
+    std::optional<Artifact> log;
+    if (src.after) log = std::move(src.after->progress);
+    if (src.others) {
+        set = std::move(*src.others);
+        src.others.reset();
+        add_progress(set, in.fs, in.paths, std::move(log));
+    } else {
+        set = load_artifacts(in.fs, in.paths, std::move(log));
+    }
     if (set.complete()) return true;
     bool system = false;
     for (const Error& e : set.errors) {
@@ -298,13 +308,29 @@ bool passes_missing_checks(const VerdictInput& in, const Artifact& log, const Ve
 // Runs a verdict on the log after its verified prefix when that decides it
 // exactly (the prefix passed every check the verdict makes, `checks`), else
 // on the whole log; and says what prefix to keep.
+// The log after its prefix, read while this thread reads the other artifacts:
+// hashing a long prefix costs as much as parsing a large plan.
+std::optional<LogAfterPrefix> load_beside_others(const VerdictInput& in, std::optional<ArtifactSet>& others) {
+    const auto read_log = [&] { return load_after_prefix(in.fs, in.paths, *in.prefix); };
+    std::future<std::optional<LogAfterPrefix>> log;
+    try {
+        log = std::async(std::launch::async, read_log);
+    } catch (const std::system_error&) {
+        log = std::async(std::launch::deferred, read_log);  // no thread to spare
+    }
+    others = load_artifacts_but_progress(in.fs, in.paths);
+    return log.get();
+}
+
 template <class Run>
 Verdict with_prefix(const VerdictInput& in, unsigned checks, Run run) {
+    std::optional<ArtifactSet> others;
     if (in.prefix && (in.prefix->checks & checks) == checks) {
-        if (std::optional<LogAfterPrefix> after = load_after_prefix(in.fs, in.paths, *in.prefix)) {
+        if (std::optional<LogAfterPrefix> after = load_beside_others(in, others)) {
             Source src;
             src.after = &*after;
             src.before = in.prefix;
+            src.others = std::exchange(others, std::nullopt);
             Verdict v = run(src);
             const Artifact* log = src.set.get(ArtifactType::Progress);
             if (log && !src.undecided && !has_log_findings(v, log->display)) {
@@ -318,6 +344,7 @@ Verdict with_prefix(const VerdictInput& in, unsigned checks, Run run) {
         }
     }
     Source src;
+    src.others = std::exchange(others, std::nullopt);  // read already when the prefix did not continue
     Verdict v = run(src);
     const Artifact* log = src.set.get(ArtifactType::Progress);
     if (in.want_prefix && log && src.checks && !has_log_findings(v, log->display)) {

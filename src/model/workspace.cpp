@@ -139,23 +139,48 @@ Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, c
     return doc;
 }
 
-ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress) {
+namespace {
+
+void load_artifact(ArtifactSet& set, const FileSystem& fs, const WorkspacePaths& ws, ArtifactType type) {
+    Artifact artifact{type, ws.artifact_path(type), ws.artifact_display(type), Document()};
+    Result<Document> doc = load_yaml_file(fs, artifact.path, artifact.display);
+    if (!doc) {
+        set.errors.push_back(doc.error());
+        return;
+    }
+    artifact.doc = std::move(*doc);
+    set.artifacts[static_cast<std::size_t>(type)] = std::move(artifact);
+}
+
+}  // namespace
+
+ArtifactSet load_artifacts_but_progress(const FileSystem& fs, const WorkspacePaths& ws) {
     ArtifactSet set;
     for (ArtifactType type : kArtifactTypes) {
-        if (type == ArtifactType::Progress && progress) {
-            set.artifacts[static_cast<std::size_t>(type)] = std::move(progress);
-            continue;
-        }
-        const std::string name = artifact_file_name(type);
-        Artifact artifact{type, ws.path_of(name), ws.display_of(name), Document()};
-        Result<Document> doc = load_yaml_file(fs, artifact.path, artifact.display);
-        if (!doc) {
-            set.errors.push_back(doc.error());
-            continue;
-        }
-        artifact.doc = std::move(*doc);
-        set.artifacts[static_cast<std::size_t>(type)] = std::move(artifact);
+        if (type != ArtifactType::Progress) load_artifact(set, fs, ws, type);
     }
+    return set;
+}
+
+void add_progress(ArtifactSet& set, const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress) {
+    if (progress) {
+        set.artifacts[static_cast<std::size_t>(ArtifactType::Progress)] = std::move(progress);
+        return;
+    }
+    // Errors stay in kArtifactTypes order: the log's before the handoff's.
+    const bool handoff_failed = !set.errors.empty() && set.errors.back().file == ws.artifact_display(ArtifactType::Handoff);
+    std::optional<Error> handoff_error;
+    if (handoff_failed) {
+        handoff_error = std::move(set.errors.back());
+        set.errors.pop_back();
+    }
+    load_artifact(set, fs, ws, ArtifactType::Progress);
+    if (handoff_error) set.errors.push_back(std::move(*handoff_error));
+}
+
+ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress) {
+    ArtifactSet set = load_artifacts_but_progress(fs, ws);
+    add_progress(set, fs, ws, std::move(progress));
     return set;
 }
 

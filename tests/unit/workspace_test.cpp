@@ -262,6 +262,41 @@ TEST(WorkspaceArtifacts, ErrorsComeInCanonicalOrder) {
     EXPECT_EQ(set.errors[1].file, ".small/handoff.small.yml");
 }
 
+// A verdict reads the log beside the other four (load_artifacts_but_progress,
+// then add_progress); the errors must come in the same order as load_artifacts.
+TEST(WorkspaceArtifacts, LogLoadedLastKeepsCanonicalErrorOrder) {
+    MemoryFileSystem fs;
+    fs.add_file("/ws/.small/constraints.small.yml", "constraints: []\n");
+    fs.add_file("/ws/.small/plan.small.yml", "tasks: []\n");
+    const WorkspacePaths ws = locate_workspace(fs, std::nullopt, "/ws");
+    ArtifactSet set = load_artifacts_but_progress(fs, ws);
+    ASSERT_EQ(set.errors.size(), 2u);
+    add_progress(set, fs, ws, std::nullopt);
+    const ArtifactSet whole = load_artifacts(fs, ws);
+    ASSERT_EQ(set.errors.size(), 3u);
+    ASSERT_EQ(whole.errors.size(), 3u);
+    const char* expected[] = {".small/intent.small.yml", ".small/progress.small.yml", ".small/handoff.small.yml"};
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(set.errors[i].file, expected[i]);
+        EXPECT_EQ(whole.errors[i].file, expected[i]);
+    }
+}
+
+TEST(WorkspaceArtifacts, AddProgressTakesTheLogGiven) {
+    MemoryFileSystem fs;
+    add_workspace(fs, "/ws");
+    const WorkspacePaths ws = locate_workspace(fs, std::nullopt, "/ws");
+    ArtifactSet set = load_artifacts_but_progress(fs, ws);
+    EXPECT_EQ(set.get(ArtifactType::Progress), nullptr);
+    Result<Document> doc = load_yaml_file(fs, ws.artifact_path(ArtifactType::Progress), "given");
+    ASSERT_TRUE(doc);
+    add_progress(set, fs, ws, Artifact{ArtifactType::Progress, "p", "given", std::move(*doc)});
+    ASSERT_TRUE(set.complete());
+    ASSERT_NE(set.get(ArtifactType::Progress), nullptr);
+    EXPECT_EQ(set.get(ArtifactType::Progress)->display, "given");
+    EXPECT_NE(set.get(ArtifactType::Intent), nullptr);
+}
+
 TEST(WorkspaceArtifacts, YamlErrorCarriesPosition) {
     MemoryFileSystem fs;
     add_workspace(fs, "/ws");

@@ -57,6 +57,10 @@ struct ArtifactSet {
 
 // `progress`, when given, is used as loaded instead of reading the log.
 ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress = std::nullopt);
+// The same in two steps, so that the log can be read beside the others: every
+// artifact but the log (its slot stays empty), then the log (`progress`, or the file).
+ArtifactSet load_artifacts_but_progress(const FileSystem& fs, const WorkspacePaths& ws);
+void add_progress(ArtifactSet& set, const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress);
 
 // Loads and parses one YAML file of the workspace; the root must be a mapping.
 Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, const std::string& display);
