@@ -133,7 +133,8 @@ FLOOR = [
 # Paired ratios printed under the floor table: (small's row, the reference's row).
 FLOOR_PAIRS = [("small version", "reference version"),
                ("check --strict (fresh init)", "reference check --strict (fresh init)")]
-# The reference's environment: no update check over the network.
+# Set for every child when --reference is given (small ignores it): the reference
+# must not look for updates over the network.
 REFERENCE_ENV = {"SMALL_NO_UPDATE_CHECK": "1"}
 FLOOR_RUNS = 50
 VALGRIND = "valgrind"
@@ -167,10 +168,12 @@ def count_instructions(argv, cwd, timeout):
         return None, "n/a (valgrind: %s)" % e
     finally:
         os.unlink(log_file)
+    if proc.returncode != 0:  # e.g. a Go binary dying on an instruction valgrind lacks: a partial count
+        return None, "n/a (exit %d under valgrind)" % proc.returncode
     for line in text.splitlines():
         if "I   refs:" in line or "I refs:" in line:
             return int(line.split(":", 1)[1].strip().replace(",", "")), None
-    return None, "n/a (valgrind exit %d, no I refs)" % proc.returncode
+    return None, "n/a (no I refs from valgrind)"
 
 
 def measure_floor(small, runs, workdir, timeout, reference=None):
@@ -254,6 +257,9 @@ def print_floor_pairs(results):
     for mine, theirs in FLOOR_PAIRS:
         if mine in by_name and theirs in by_name:
             a, b = by_name[mine], by_name[theirs]
+            if not (a["ok"] and b["ok"]):
+                print("paired: %s: FAILED (see below), no ratio" % mine)
+                continue
             print("paired: %s %.2f ms, reference %.2f ms: %.1fx faster (CPU %.2f vs %.2f ms)" % (
                 mine, a["median_ms"], b["median_ms"], b["median_ms"] / a["median_ms"],
                 a["median_cpu_ms"], b["median_cpu_ms"]))
@@ -291,7 +297,8 @@ def has_verified_cache(ws):
     return os.path.isdir(cache) and any(n.startswith(VERDICT_CACHE_FILES) for n in os.listdir(cache))
 
 
-def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper, reference=None, reference_runs=3):
+def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper, reference=None, reference_runs=3,
+                     reference_max_entries=100000):
     """Each VERDICT_COMMANDS entry in each of VERDICT_STATES on one copy of ws (the generated
     workspace is never written); the copy must still validate at the end.
 
@@ -344,7 +351,15 @@ def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper, re
                 r["ok"] = False
                 r["failure_output"] = r["failure_output"] or "an append before a run failed:\n" + problems[0]
             results.append(r)
-    if reference:
+    invalid = validate(small, copy, workdir, timeout)
+    if invalid and results:
+        results[-1]["ok"] = False
+        results[-1]["failure_output"] = (results[-1]["failure_output"] or
+                                         "the workspace no longer validates after the runs:\n" + invalid)
+    if reference and ws_spec["entries"] > reference_max_entries:
+        log("skipping the reference on %s: %d entries, more than --reference-max-entries %d"
+            % (ws_spec["name"], ws_spec["entries"], reference_max_entries))
+    elif reference:
         vc = VERDICT_COMMANDS[0]
         cmd = {"name": "%s (reference)" % vc["name"], "argv": list(vc["argv"]), "mutates": False, "expect_exit": 0}
         log("running %-8s %-28s x%d (+1 warm-up)" % (ws_spec["name"], cmd["name"], reference_runs))
@@ -352,11 +367,6 @@ def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper, re
         r.update({"group": "verdicts", "verdict_command": vc["name"], "state": "reference",
                   "cold_method": None, "note": None})
         results.append(r)
-    invalid = validate(small, copy, workdir, timeout)
-    if invalid and results:
-        results[-1]["ok"] = False
-        results[-1]["failure_output"] = (results[-1]["failure_output"] or
-                                         "the workspace no longer validates after the runs:\n" + invalid)
     return results
 
 
@@ -387,7 +397,8 @@ def print_verdict_table(results):
         row.append("/".join("%.0f" % mine[s]["peak_rss_mb"] if s in mine else "-" for s in states))
         if "reference" in states:
             ref = mine.get("reference")
-            row.append("/".join("%.0f" % (ref["median_ms"] / mine[s]["median_ms"]) if ref and s in mine else "-"
+            row.append("/".join("%.0f" % (ref["median_ms"] / mine[s]["median_ms"])
+                                if ref and ref["ok"] and s in mine and mine[s]["ok"] else "-"
                                 for s in VERDICT_STATES))
         rows.append(row)
     print_rows(head, rows, right=set(range(1, len(head))) - {3})
@@ -747,6 +758,9 @@ def main():
                          "SMALL_NO_UPDATE_CHECK=1)")
     ap.add_argument("--reference-runs", type=int, default=3, metavar="N",
                     help="timed runs of the reference's check --strict per workspace in --verdicts (default 3)")
+    ap.add_argument("--reference-max-entries", type=int, default=100000, metavar="N",
+                    help="skip the reference's verdicts on workspaces with more entries (default 100000: "
+                         "it needs ~1.4 GB and ~20 s per run at 100k)")
     ap.add_argument("--no-commands", action="store_true",
                     help="skip the per-command table (to run only --floor and/or --verdicts)")
     args = ap.parse_args()
@@ -822,7 +836,8 @@ def main():
                 results.append(r)
             if args.verdicts:
                 for r in measure_verdicts(small, w, paths[w["name"]], args.runs, workdir, args.timeout,
-                                          rss_wrapper, reference, args.reference_runs):
+                                          rss_wrapper, reference, args.reference_runs,
+                                          args.reference_max_entries):
                     r["log_mb"] = round(log_mb, 2)
                     verdicts.append(r)
     finally:

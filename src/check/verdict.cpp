@@ -1,6 +1,7 @@
 #include "small/check/verdict.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <future>
 #include <system_error>
 #include <utility>
@@ -308,13 +309,17 @@ bool passes_missing_checks(const VerdictInput& in, const Artifact& log, const Ve
 // Runs a verdict on the log after its verified prefix when that decides it
 // exactly (the prefix passed every check the verdict makes, `checks`), else
 // on the whole log; and says what prefix to keep.
+// A prefix long enough that hashing it is worth a thread of its own.
+constexpr std::uint64_t kHashBesideOthersBytes = 1u << 20;
+
 // The log after its prefix, read while this thread reads the other artifacts:
 // hashing a long prefix costs as much as parsing a large plan.
 std::optional<LogAfterPrefix> load_beside_others(const VerdictInput& in, std::optional<ArtifactSet>& others) {
     const auto read_log = [&] { return load_after_prefix(in.fs, in.paths, *in.prefix); };
     std::future<std::optional<LogAfterPrefix>> log;
     try {
-        log = std::async(std::launch::async, read_log);
+        log = std::async(in.prefix->length >= kHashBesideOthersBytes ? std::launch::async : std::launch::deferred,
+                         read_log);
     } catch (const std::system_error&) {
         log = std::async(std::launch::deferred, read_log);  // no thread to spare
     }
@@ -343,8 +348,9 @@ Verdict with_prefix(const VerdictInput& in, unsigned checks, Run run) {
             }
         }
     }
+    // The whole log is read now: the other files are read again beside it, so that
+    // a write landing meanwhile cannot pair an older plan with a newer log.
     Source src;
-    src.others = std::exchange(others, std::nullopt);  // read already when the prefix did not continue
     Verdict v = run(src);
     const Artifact* log = src.set.get(ArtifactType::Progress);
     if (in.want_prefix && log && src.checks && !has_log_findings(v, log->display)) {

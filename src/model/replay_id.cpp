@@ -1,22 +1,28 @@
 #include "small/model/replay_id.hpp"
 
 #include <nettle/sha2.h>
+#include <nettle/version.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "small/doc/jcs.hpp"
 
 namespace small {
 
 // Nettle rather than OpenSSL's libcrypto: the digest is the same (SHA-NI on
-// x86_64 either way), but a dynamically linked libnettle costs ~0.1 M
-// instructions of relocations at start-up where libcrypto costs ~2.6 M.
+// x86_64 either way), but a dynamically linked libcrypto cost ~2.6 M
+// instructions of relocations at every start-up (docs/performance.md).
 std::string sha256_hex(std::string_view data) {
     uint8_t digest[SHA256_DIGEST_SIZE];
     sha256_ctx ctx;
     sha256_init(&ctx);
     sha256_update(&ctx, data.size(), reinterpret_cast<const uint8_t*>(data.data()));
+#if NETTLE_VERSION_MAJOR >= 4
+    sha256_digest(&ctx, digest);  // nettle 4 dropped the length argument
+#else
     sha256_digest(&ctx, sizeof digest, digest);
+#endif
     static constexpr char kHex[] = "0123456789abcdef";
     std::string out;
     out.reserve(2 * SHA256_DIGEST_SIZE);

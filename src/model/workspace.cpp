@@ -157,6 +157,7 @@ void load_artifact(ArtifactSet& set, const FileSystem& fs, const WorkspacePaths&
 ArtifactSet load_artifacts_but_progress(const FileSystem& fs, const WorkspacePaths& ws) {
     ArtifactSet set;
     for (ArtifactType type : kArtifactTypes) {
+        if (type == ArtifactType::Progress) set.errors_before_progress = set.errors.size();
         if (type != ArtifactType::Progress) load_artifact(set, fs, ws, type);
     }
     return set;
@@ -168,14 +169,15 @@ void add_progress(ArtifactSet& set, const FileSystem& fs, const WorkspacePaths& 
         return;
     }
     // Errors stay in kArtifactTypes order: the log's before the handoff's.
-    const bool handoff_failed = !set.errors.empty() && set.errors.back().file == ws.artifact_display(ArtifactType::Handoff);
-    std::optional<Error> handoff_error;
-    if (handoff_failed) {
-        handoff_error = std::move(set.errors.back());
-        set.errors.pop_back();
+    ArtifactSet log;
+    load_artifact(log, fs, ws, ArtifactType::Progress);
+    const std::size_t slot = static_cast<std::size_t>(ArtifactType::Progress);
+    if (!log.errors.empty()) {
+        const std::size_t at = std::min(set.errors_before_progress, set.errors.size());
+        set.errors.insert(set.errors.begin() + static_cast<std::ptrdiff_t>(at), std::move(log.errors.front()));
+        return;
     }
-    load_artifact(set, fs, ws, ArtifactType::Progress);
-    if (handoff_error) set.errors.push_back(std::move(*handoff_error));
+    set.artifacts[slot] = std::move(log.artifacts[slot]);
 }
 
 ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress) {

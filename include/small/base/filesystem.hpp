@@ -30,6 +30,9 @@ struct DirEntry {
 // on standard input): anything larger is refused, not read into memory.
 inline constexpr std::uint64_t kMaxFileBytes = std::uint64_t{256} << 20;  // 256 MiB
 
+// The const members may be called from several threads at once (a warm verdict
+// hashes the log on one thread while another reads the other files): an
+// implementation that keeps state behind them must synchronise it.
 class FileSystem {
 public:
     virtual ~FileSystem() = default;

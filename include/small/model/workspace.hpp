@@ -43,6 +43,9 @@ struct Artifact {
 struct ArtifactSet {
     std::array<std::optional<Artifact>, 5> artifacts;
     std::vector<Error> errors;
+    // How many of `errors` come before the log's (load_artifacts_but_progress
+    // sets it: add_progress inserts the log's error there, before the handoff's).
+    std::size_t errors_before_progress = 0;
 
     const Artifact* get(ArtifactType type) const {
         const auto& a = artifacts[static_cast<std::size_t>(type)];
@@ -58,7 +61,8 @@ struct ArtifactSet {
 // `progress`, when given, is used as loaded instead of reading the log.
 ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress = std::nullopt);
 // The same in two steps, so that the log can be read beside the others: every
-// artifact but the log (its slot stays empty), then the log (`progress`, or the file).
+// artifact but the log (its slot stays empty, so complete() says nothing about
+// it yet), then the log (`progress`, or the file).
 ArtifactSet load_artifacts_but_progress(const FileSystem& fs, const WorkspacePaths& ws);
 void add_progress(ArtifactSet& set, const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress);
 
