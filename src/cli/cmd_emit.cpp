@@ -5,6 +5,7 @@
 
 #include "cli.hpp"
 #include "small/ops/emit.hpp"
+#include "small/base/version.hpp"
 #include "small/report/emit.hpp"
 
 namespace small::cli {
@@ -51,7 +52,7 @@ int run_emit(Context& ctx, const EmitFlags& f) {
     Result<EmitResult> r = emit_state(ctx.fs, target->ws, o);
     if (!r) return report_error(out, r.error());
     const int code = f.check ? r->check_exit_code : kExitOk;
-    std::cout << emit_document_text(*r, std::string("v") + SMALL_VERSION, code);
+    std::cout << emit_document_text(*r, "v" + std::string(tool_version()), code);
     return code;
 }
 

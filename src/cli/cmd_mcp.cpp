@@ -9,6 +9,7 @@
 
 #include "cli.hpp"
 #include "small/mcp/server.hpp"
+#include "small/base/version.hpp"
 
 namespace small::cli {
 
@@ -38,7 +39,7 @@ int run_mcp(Context& ctx, const WorkspaceFlags& flags) {
     if (!target) return report_error(out, target.error());
     // A client that goes away must end us through write errors, not a signal.
     std::signal(SIGPIPE, SIG_IGN);
-    mcp::Server server(ctx.fs, {target->ws, target->scope, SMALL_VERSION});
+    mcp::Server server(ctx.fs, {target->ws, target->scope, std::string(tool_version())});
     const mcp::Transport io{read_stdin, write_stdout, [](std::string_view line) { std::cerr << line << '\n'; }};
     std::cerr << "small mcp: serving " << target->ws.root << " on stdio\n";
     mcp::serve(server, io);

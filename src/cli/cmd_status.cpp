@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
+#include "small/base/version.hpp"
 #include "small/ops/status.hpp"
 #include "small/ops/status_brief.hpp"
 #include "small/report/status.hpp"
@@ -63,7 +64,7 @@ void print_plan(const Output& out, const PlanSummary& plan) {
 }
 
 void print_text(const Output& out, const StatusReport& r, bool audit) {
-    out.info(std::string("small v") + SMALL_VERSION);
+    out.info("small v" + std::string(tool_version()));
     if (audit) out.info("progress mode: audit");
     out.info("");
     out.info("Artifacts:");
@@ -91,7 +92,7 @@ void print_text(const Output& out, const StatusReport& r, bool audit) {
 // No workspace is a report (exit 0), as the reference gives it: where we
 // looked and the command that makes one.
 void print_no_workspace(const Output& out, const WorkspacePaths& ws) {
-    out.info(std::string("small v") + SMALL_VERSION);
+    out.info("small v" + std::string(tool_version()));
     out.info("");
     out.info("No workspace: no .small/ directory in " + ws.root + (ws.from_dir_flag ? "" : " or any parent directory"));
     out.info("Run next: " + brief_for_missing_workspace().next_command);
@@ -117,7 +118,7 @@ int run_status(Context& ctx, const StatusFlags& f) {
     if (f.brief) return run_brief(ctx, f);
     const Output out(ctx.globals, "status");
     const bool audit = audit_mode();
-    const std::string version = std::string("v") + SMALL_VERSION;
+    const std::string version = "v" + std::string(tool_version());
     const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
     Result<StatusReport> r = workspace_status(ctx.fs, ws, {f.recent, f.tasks, audit});
     if (!r) {

@@ -2,11 +2,12 @@
 
 #include "cli.hpp"
 #include "small/model/replay_id.hpp"
+#include "small/base/version.hpp"
 
 namespace small::cli {
 
 std::string version_text() {
-    return std::string("small v") + SMALL_VERSION + "\nSupported spec versions: [\"" + std::string(kProtocolVersion) + "\"]";
+    return "small v" + std::string(tool_version()) + "\nSupported spec versions: [\"" + std::string(kProtocolVersion) + "\"]";
 }
 
 void register_version(CLI::App& app, Context& ctx) {

@@ -1,5 +1,6 @@
 // `small run snapshot|list|show|diff|checkout` (see run.hpp).
 #include "small/ops/run.hpp"
+#include "small/base/version.hpp"
 #include "small/store/git_repo.hpp"
 
 #include <algorithm>
@@ -124,7 +125,7 @@ Result<RunSnapshotResult> run_snapshot(const FileSystem& fs, const WorkspacePath
     req.store = run_store_dir(ws, opts.store);
     req.name = run->id;
     req.force = force;
-    req.meta = SnapshotMeta{run->id, format_timestamp_utc9(current_instant()), git.sha, git.branch, SMALL_VERSION,
+    req.meta = SnapshotMeta{run->id, format_timestamp_utc9(current_instant()), git.sha, git.branch, std::string(tool_version()),
                             kind_of(session->metadata), ws.root, false};
     req.meta.git_dirty = work_tree_dirty(ws.root);  // null (unknown) outside a repository
     Result<RunSnapshotWritten> written = write_run_snapshot(fs, ws, req);

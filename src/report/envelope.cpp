@@ -1,13 +1,14 @@
 // The JSON envelope (see the header).
 #include "small/report/envelope.hpp"
 
+#include "small/base/version.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/report/findings.hpp"
 
 namespace small {
 
 nlohmann::json version_json() {
-    return {{"version", std::string("v") + SMALL_VERSION}, {"supported_spec_versions", {std::string(kProtocolVersion)}}};
+    return {{"version", "v" + std::string(tool_version())}, {"supported_spec_versions", {std::string(kProtocolVersion)}}};
 }
 
 nlohmann::json with_envelope(nlohmann::json doc, const std::string& command, int exit_code) {

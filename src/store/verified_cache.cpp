@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "small/base/fast_hash.hpp"
+#include "small/base/version.hpp"
 #include "small/store/plan_cache.hpp"
 
 namespace small {
@@ -12,7 +13,7 @@ namespace {
 
 // The binary's version is part of the key: a newer small may check more.
 const std::string& stamp() {
-    static const std::string s = std::string("small verified-prefix 1 ") + SMALL_VERSION;
+    static const std::string s = "small verified-prefix 1 " + std::string(tool_version());
     return s;
 }
 

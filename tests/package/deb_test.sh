@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
-# CTest `package.deb`: builds the Debian packages with CPack, checks their
-# control fields, unpacks `small` with dpkg-deb -x and runs the packaged
-# binary, renders every packaged manual page with man -l (no warnings), and
-# runs lintian when it is installed (no errors or warnings; docs/install.md
-# explains the informational tags that remain).
-#   tests/package/deb_test.sh BUILD_DIR WORK_DIR
+# CTest `package.deb`: configures and builds the distribution build (CMake's
+# defaults: the system's shared libraries, as Debian policy asks), builds the
+# Debian packages from it with CPack, checks their control fields, unpacks
+# `small` with dpkg-deb -x and runs the packaged binary, renders every packaged
+# manual page with man -l (no warnings), and runs lintian when it is installed
+# (no errors or warnings; docs/install.md explains the informational tags that remain).
+#   tests/package/deb_test.sh SOURCE_DIR WORK_DIR [COMPILER_LAUNCHER]
 set -euo pipefail
 
-BUILD_DIR="$1"
+SOURCE_DIR="$1"
 WORK="$2"
+LAUNCHER="${3:-}"
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
 trap '[ -n "${SMALL_KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+
+BUILD_DIR="$WORK/build"
+# As Debian's dh_auto_configure does: prefix /usr, so the library and small.pc go
+# to the multiarch lib/<triplet>/.
+configure=(cmake -S "$SOURCE_DIR" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr
+           -DSMALL_BUILD_TESTS=OFF -DSMALL_BUILD_BENCH=OFF)
+[ -z "$LAUNCHER" ] || configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER="$LAUNCHER")
+"${configure[@]}" >"$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log"; fail "configure the distribution build"; }
+grep -q '^SMALL_LINK_STATIC:BOOL=OFF' "$BUILD_DIR/CMakeCache.txt" || fail "the distribution build links statically"
+cmake --build "$BUILD_DIR" -j"$(nproc 2>/dev/null || echo 2)" >"$WORK/build.log" 2>&1 ||
+  { tail -50 "$WORK/build.log"; fail "build the distribution build"; }
 
 # CPack writes its staging tree and the packages under -B, not into the build tree.
 cpack -G DEB --config "$BUILD_DIR/CPackConfig.cmake" -B "$WORK/out" >"$WORK/cpack.log" 2>&1 ||
@@ -31,6 +44,10 @@ field "$deb" Depends | grep -q 'libgit2-' || fail "small does not declare libgit
 [ -n "$(field "$deb" Maintainer)" ] || fail "no maintainer"
 [ "$(field "$dev" Package)" = libsmall-dev ] || fail "dev package name"
 field "$dev" Depends | grep -q 'libfyaml-dev' || fail "libsmall-dev does not declare libfyaml-dev"
+# Built against the system's libraries, which the package therefore depends on.
+for lib in libfyaml0 libnettle8 libstdc++6; do
+  field "$deb" Depends | grep -q "$lib" || fail "small does not depend on $lib: $(field "$deb" Depends)"
+done
 echo "small Depends: $(field "$deb" Depends)"
 
 root="$WORK/root"

@@ -1,9 +1,14 @@
 # CTest `package.consumer`: `cmake --install` of the build tree into a fresh
 # prefix, the installed layout checked, then this folder's consumer project
-# configured with find_package(small) against that prefix, built and run.
-#   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DCXX=... [-DLAUNCHER=...] -P run.cmake
+# built against that prefix twice, with find_package(small) and with
+# pkg-config, and run. With -DSHARED_FROM=<small's source>, CTest
+# `package.shared`: a BUILD_SHARED_LIBS=ON build of small is configured and
+# built first, and installed instead (libsmall.so, the CLI linking it).
+#   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DCXX=... [-DLAUNCHER=...]
+#         [-DSHARED_FROM=...] -P run.cmake
 function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env "LD_LIBRARY_PATH=${library_path}" ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
   endif()
@@ -11,13 +16,30 @@ function(run)
 endfunction()
 
 set(prefix ${WORK_DIR}/prefix)
+set(library_path "")
+set(library lib/libsmall.a)
 file(REMOVE_RECURSE ${WORK_DIR})
+if(SHARED_FROM)
+  set(BUILD_DIR ${WORK_DIR}/small-build)
+  set(configure ${CMAKE_COMMAND} -S ${SHARED_FROM} -B ${BUILD_DIR} -DCMAKE_BUILD_TYPE=Release
+      -DBUILD_SHARED_LIBS=ON -DSMALL_BUILD_TESTS=OFF -DSMALL_BUILD_BENCH=OFF -DCMAKE_CXX_COMPILER=${CXX})
+  if(LAUNCHER)
+    list(APPEND configure -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
+  endif()
+  run(${configure})
+  cmake_host_system_information(RESULT jobs QUERY NUMBER_OF_LOGICAL_CORES)
+  run(${CMAKE_COMMAND} --build ${BUILD_DIR} -j ${jobs})
+  # The installed binaries find libsmall.so here (no RPATH in an install).
+  set(library_path ${prefix}/lib)
+  set(library lib/libsmall.so)
+endif()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
 # Everything the issue lists, where each tool looks for it.
 foreach(path bin/small bin/git-merge-small share/man/man1/git-merge-small.1 share/man/man1/small.1 share/man/man1/small-plan.1 share/man/man1/small-run.1
              share/bash-completion/completions/small share/zsh/vendor-completions/_small
-             share/fish/vendor_completions.d/small.fish lib/libsmall.a include/small/model/replay_id.hpp
+             share/fish/vendor_completions.d/small.fish ${library} include/small/model/replay_id.hpp
+             lib/pkgconfig/small.pc
              lib/cmake/small/smallConfig.cmake lib/cmake/small/smallConfigVersion.cmake
              lib/cmake/small/smallTargets.cmake)
   if(NOT EXISTS ${prefix}/${path} AND NOT EXISTS ${prefix}/${path}.gz)
@@ -48,6 +70,23 @@ endif()
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
 string(STRIP "${out}" id)
+if(SHARED_FROM)
+  run(ldd ${WORK_DIR}/build/consumer)
+  if(NOT out MATCHES "libsmall\\.so")
+    message(FATAL_ERROR "the consumer does not link libsmall.so:\n${out}")
+  endif()
+endif()
+
+# The same consumer through pkg-config, compiled by hand as a Makefile would.
+run(${CMAKE_COMMAND} -E env "PKG_CONFIG_PATH=${prefix}/lib/pkgconfig" pkg-config --cflags --libs small)
+string(STRIP "${out}" flags)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run(${CXX} -std=c++20 -O1 ${SOURCE_DIR}/main.cpp -o ${WORK_DIR}/pc-consumer ${flags})
+run(${WORK_DIR}/pc-consumer)
+string(STRIP "${out}" pc_id)
+if(NOT pc_id STREQUAL id)
+  message(FATAL_ERROR "the pkg-config consumer printed ${pc_id}, the find_package one ${id}")
+endif()
 
 # The library's replay id is the installed CLI's for the same two files.
 file(WRITE ${WORK_DIR}/ws/.small/intent.small.yml
@@ -60,5 +99,5 @@ string(STRIP "${out}" cli_id)
 if(NOT id STREQUAL cli_id)
   message(FATAL_ERROR "consumer printed ${id}; small replay-id printed ${cli_id}")
 endif()
-message(STATUS "consumer: replay id ${id}, as small replay-id")
+message(STATUS "consumer (find_package and pkg-config): replay id ${id}, as small replay-id")
 file(REMOVE_RECURSE ${WORK_DIR})
