@@ -181,6 +181,10 @@ std::optional<LogAfterPrefix> load_after_prefix(const FileSystem& fs, const Work
     const std::string name = artifact_file_name(ArtifactType::Progress);
     Artifact log{ArtifactType::Progress, ws.path_of(name), ws.display_of(name), Document()};
     if (prefix.header_length > prefix.length || fs.directory_exists(log.path)) return std::nullopt;
+    // The prefix, the header and the suffix are three reads: the log must be the
+    // same file, unchanged, across them (a writer's rename or append in between
+    // would mix two versions). A filesystem without stamps (the fakes) cannot tell.
+    const std::optional<std::string> stamp = fs.version_stamp(log.path);
     FastHasher hasher;
     const Result<std::uint64_t> size =
         fs.stream_prefix(log.path, prefix.length, [&](std::string_view piece) { hasher.update(piece); });
@@ -189,6 +193,7 @@ std::optional<LogAfterPrefix> load_after_prefix(const FileSystem& fs, const Work
     Result<FileRange> head = fs.read_range(log.path, 0, static_cast<std::size_t>(prefix.header_length));
     Result<FileRange> tail = fs.read_range(log.path, prefix.length, static_cast<std::size_t>(*size - prefix.length));
     if (!head || !tail || head->bytes.size() != prefix.header_length) return std::nullopt;
+    if (stamp && fs.version_stamp(log.path) != stamp) return std::nullopt;
     const std::string& suffix = tail->bytes;
     if (!suffix.empty() && !whole_entries(suffix, prefix.item_indent)) return std::nullopt;
     hasher.update(suffix);

@@ -7,8 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "small/check/verdict.hpp"
@@ -324,6 +327,44 @@ TEST(VerifiedPrefix, LayoutsItCannotFollowAreNotKept) {
         const Verdict v = run(Kind::Lint, fs, nullptr, false);
         EXPECT_FALSE(v.next_prefix) << log << full(v);
     }
+}
+
+// A filesystem with version stamps: "same" answers one stamp, else each call a
+// new one, as when a writer renames or appends between the prefix's reads.
+class StampedFileSystem final : public FileSystem {
+public:
+    StampedFileSystem(MemoryFileSystem files, bool same) : files_(std::move(files)), same_(same) {}
+    Result<std::string> read_file(const std::string& path) const override { return files_.read_file(path); }
+    bool file_exists(const std::string& path) const override { return files_.file_exists(path); }
+    bool directory_exists(const std::string& path) const override { return files_.directory_exists(path); }
+    bool is_symlink(const std::string& path) const override { return files_.is_symlink(path); }
+    Result<std::vector<DirEntry>> list_directory(const std::string& path) const override {
+        return files_.list_directory(path);
+    }
+    std::optional<std::string> version_stamp(const std::string&) const override {
+        return same_ ? std::string("v") : "v" + std::to_string(++calls_);
+    }
+
+private:
+    MemoryFileSystem files_;
+    bool same_;
+    mutable std::atomic<int> calls_{0};
+};
+
+TEST(VerifiedPrefix, ALogChangedBetweenItsReadsIsReadWhole) {
+    TestWorkspace ws;
+    const Verdict first = run(Kind::Check, ws.fs(), nullptr, true);
+    ASSERT_TRUE(first.next_prefix) << full(first);
+    ws.append("progress", "  - timestamp: \"2025-06-01T10:00:06.100000006Z\"\n    task_id: \"task-1\"\n"
+                          "    status: \"completed\"\n    evidence: \"again\"\n");
+    const StampedFileSystem steady(ws.fs(), true);
+    EXPECT_TRUE(load_after_prefix(steady, TestWorkspace::paths(steady), *first.next_prefix));
+    EXPECT_TRUE(run(Kind::Check, steady, &*first.next_prefix, true).used_prefix);
+    const StampedFileSystem changing(ws.fs(), false);
+    EXPECT_FALSE(load_after_prefix(changing, TestWorkspace::paths(changing), *first.next_prefix));
+    const Verdict whole = run(Kind::Check, changing, &*first.next_prefix, true);
+    EXPECT_FALSE(whole.used_prefix);
+    EXPECT_EQ(full(whole), full(run(Kind::Check, steady, nullptr, true)));
 }
 
 // An appended alias could reach an anchor the header or a verified entry
