@@ -306,9 +306,6 @@ bool passes_missing_checks(const VerdictInput& in, const Artifact& log, const Ve
     return out.empty();
 }
 
-// Runs a verdict on the log after its verified prefix when that decides it
-// exactly (the prefix passed every check the verdict makes, `checks`), else
-// on the whole log; and says what prefix to keep.
 // A prefix long enough that hashing it is worth a thread of its own.
 constexpr std::uint64_t kHashBesideOthersBytes = 1u << 20;
 
@@ -327,6 +324,9 @@ std::optional<LogAfterPrefix> load_beside_others(const VerdictInput& in, std::op
     return log.get();
 }
 
+// Runs a verdict on the log after its verified prefix when that decides it
+// exactly (the prefix passed every check the verdict makes, `checks`), else
+// on the whole log; and says what prefix to keep.
 template <class Run>
 Verdict with_prefix(const VerdictInput& in, unsigned checks, Run run) {
     std::optional<ArtifactSet> others;

@@ -178,8 +178,8 @@ std::optional<VerifiedPrefix> start_prefix(const Artifact& progress, unsigned ch
 
 std::optional<LogAfterPrefix> load_after_prefix(const FileSystem& fs, const WorkspacePaths& ws,
                                                 const VerifiedPrefix& prefix) {
-    const std::string name = artifact_file_name(ArtifactType::Progress);
-    Artifact log{ArtifactType::Progress, ws.path_of(name), ws.display_of(name), Document()};
+    Artifact log{ArtifactType::Progress, ws.artifact_path(ArtifactType::Progress),
+                 ws.artifact_display(ArtifactType::Progress), Document()};
     if (prefix.header_length > prefix.length || fs.directory_exists(log.path)) return std::nullopt;
     // The prefix, the header and the suffix are three reads: the log must be the
     // same file, unchanged, across them (a writer's rename or append in between

@@ -141,15 +141,12 @@ Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, c
 
 namespace {
 
-void load_artifact(ArtifactSet& set, const FileSystem& fs, const WorkspacePaths& ws, ArtifactType type) {
+Result<Artifact> read_artifact(const FileSystem& fs, const WorkspacePaths& ws, ArtifactType type) {
     Artifact artifact{type, ws.artifact_path(type), ws.artifact_display(type), Document()};
     Result<Document> doc = load_yaml_file(fs, artifact.path, artifact.display);
-    if (!doc) {
-        set.errors.push_back(doc.error());
-        return;
-    }
+    if (!doc) return doc.error();
     artifact.doc = std::move(*doc);
-    set.artifacts[static_cast<std::size_t>(type)] = std::move(artifact);
+    return artifact;
 }
 
 }  // namespace
@@ -157,27 +154,32 @@ void load_artifact(ArtifactSet& set, const FileSystem& fs, const WorkspacePaths&
 ArtifactSet load_artifacts_but_progress(const FileSystem& fs, const WorkspacePaths& ws) {
     ArtifactSet set;
     for (ArtifactType type : kArtifactTypes) {
-        if (type == ArtifactType::Progress) set.errors_before_progress = set.errors.size();
-        if (type != ArtifactType::Progress) load_artifact(set, fs, ws, type);
+        if (type == ArtifactType::Progress) {
+            set.errors_before_progress = set.errors.size();
+            continue;
+        }
+        Result<Artifact> artifact = read_artifact(fs, ws, type);
+        if (artifact) {
+            set.artifacts[static_cast<std::size_t>(type)] = std::move(*artifact);
+        } else {
+            set.errors.push_back(artifact.error());
+        }
     }
     return set;
 }
 
 void add_progress(ArtifactSet& set, const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress) {
-    if (progress) {
-        set.artifacts[static_cast<std::size_t>(ArtifactType::Progress)] = std::move(progress);
-        return;
+    if (!progress) {
+        Result<Artifact> log = read_artifact(fs, ws, ArtifactType::Progress);
+        if (!log) {
+            // Errors stay in kArtifactTypes order: the log's before the handoff's.
+            const std::size_t at = std::min(set.errors_before_progress, set.errors.size());
+            set.errors.insert(set.errors.begin() + static_cast<std::ptrdiff_t>(at), log.error());
+            return;
+        }
+        progress = std::move(*log);
     }
-    // Errors stay in kArtifactTypes order: the log's before the handoff's.
-    ArtifactSet log;
-    load_artifact(log, fs, ws, ArtifactType::Progress);
-    const std::size_t slot = static_cast<std::size_t>(ArtifactType::Progress);
-    if (!log.errors.empty()) {
-        const std::size_t at = std::min(set.errors_before_progress, set.errors.size());
-        set.errors.insert(set.errors.begin() + static_cast<std::ptrdiff_t>(at), std::move(log.errors.front()));
-        return;
-    }
-    set.artifacts[slot] = std::move(log.artifacts[slot]);
+    set.artifacts[static_cast<std::size_t>(ArtifactType::Progress)] = std::move(progress);
 }
 
 ArtifactSet load_artifacts(const FileSystem& fs, const WorkspacePaths& ws, std::optional<Artifact> progress) {
