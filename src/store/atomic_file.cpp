@@ -388,46 +388,112 @@ Status ensure_directory(const WorkspacePaths& ws, const std::string& dir) {
 namespace {
 
 // The write itself, once `parts` (the target below ws.root) were admitted.
+// A staged temporary file and where it goes (see StagedFile).
+Result<std::unique_ptr<StagedFile::Parts>> stage_components(const WorkspacePaths& ws,
+                                                             const Result<std::vector<std::string>>& parts,
+                                                             const std::string& target, std::string_view bytes,
+                                                             mode_t mode, Sync sync);
+
 Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vector<std::string>>& parts,
                                const std::string& target, std::string_view bytes, mode_t mode,
-                               Sync sync = Sync::Full) {
+                               Sync sync = Sync::Full);
+
+}  // namespace
+
+struct StagedFile::Parts {
+    Fd target_dir;
+    Fd tmp_dir;
+    std::string temp_name;
+    std::string name;                // the target's name in target_dir
+    std::string target;              // for messages
+    std::string target_dir_display;  // for messages
+    Sync sync = Sync::Full;
+    bool published = false;
+};
+
+namespace {
+
+Result<std::unique_ptr<StagedFile::Parts>> stage_components(const WorkspacePaths& ws,
+                                                             const Result<std::vector<std::string>>& parts,
+                                                             const std::string& target, std::string_view bytes,
+                                                             mode_t mode, Sync sync) {
     if (!parts) return parts.error();
-    const std::string& name = parts->back();
-    const std::string target_dir_display = join(ws.root, *parts, parts->size() - 1);
+    auto staged = std::make_unique<StagedFile::Parts>();
+    staged->name = parts->back();
+    staged->target = target;
+    staged->target_dir_display = join(ws.root, *parts, parts->size() - 1);
+    staged->sync = sync;
 
     Result<Fd> target_dir = open_workspace_directory(ws, *parts, parts->size() - 1, false);
     if (!target_dir) return target_dir.error();
-    Result<std::optional<ExistingTarget>> existing = inspect_target(target_dir->get(), name, target);
+    staged->target_dir = std::move(*target_dir);
+    Result<std::optional<ExistingTarget>> existing = inspect_target(staged->target_dir.get(), staged->name, target);
     if (!existing) return existing.error();
 
     const std::vector<std::string> tmp_parts = split_components(kTempDirName);
     const std::string tmp_display = join(ws.root, tmp_parts, tmp_parts.size());
     Result<Fd> tmp_dir = open_workspace_directory(ws, tmp_parts, tmp_parts.size(), true);
     if (!tmp_dir) return tmp_dir.error();
-    if (Status same = same_filesystem(tmp_dir->get(), target_dir->get(), tmp_display, target_dir_display, target);
+    staged->tmp_dir = std::move(*tmp_dir);
+    if (Status same = same_filesystem(staged->tmp_dir.get(), staged->target_dir.get(), tmp_display,
+                                      staged->target_dir_display, target);
         !same) {
         return same.error();
     }
-
-    Result<TempFile> temp = create_temp(tmp_dir->get(), name, mode, tmp_display);
+    Result<TempFile> temp = create_temp(staged->tmp_dir.get(), staged->name, mode, tmp_display);
     if (!temp) return temp.error();
-    Status filled = fill_temp(*temp, bytes, *existing, target, sync);
-    if (filled && ::renameat(tmp_dir->get(), temp->name.c_str(), target_dir->get(), name.c_str()) != 0) {
-        filled = Error::from_errno("cannot replace", target, errno);
-    }
-    if (!filled) {
-        ::unlinkat(tmp_dir->get(), temp->name.c_str(), 0);
+    staged->temp_name = temp->name;
+    if (Status filled = fill_temp(*temp, bytes, *existing, target, sync); !filled) {
+        ::unlinkat(staged->tmp_dir.get(), staged->temp_name.c_str(), 0);
         return filled.error();
     }
-    if (sync != Sync::Full) return ok_status();
-    if (const int err = fsync_dir_fd(target_dir->get()); err != 0) {
-        return Error::from_errno("wrote " + target + " but could not make it durable: cannot sync directory",
-                                 target_dir_display, err);
+    return staged;
+}
+
+Status publish_parts(StagedFile::Parts& p) {
+    if (::renameat(p.tmp_dir.get(), p.temp_name.c_str(), p.target_dir.get(), p.name.c_str()) != 0) {
+        const int err = errno;
+        ::unlinkat(p.tmp_dir.get(), p.temp_name.c_str(), 0);
+        p.published = true;  // nothing left to remove
+        return Error::from_errno("cannot replace", p.target, err);
+    }
+    p.published = true;
+    if (p.sync != Sync::Full) return ok_status();
+    if (const int err = fsync_dir_fd(p.target_dir.get()); err != 0) {
+        return Error::from_errno("wrote " + p.target + " but could not make it durable: cannot sync directory",
+                                 p.target_dir_display, err);
     }
     return ok_status();
 }
 
+Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vector<std::string>>& parts,
+                               const std::string& target, std::string_view bytes, mode_t mode, Sync sync) {
+    Result<std::unique_ptr<StagedFile::Parts>> staged = stage_components(ws, parts, target, bytes, mode, sync);
+    if (!staged) return staged.error();
+    return publish_parts(**staged);
+}
+
 }  // namespace
+
+StagedFile::StagedFile(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+StagedFile::StagedFile(StagedFile&&) noexcept = default;
+StagedFile& StagedFile::operator=(StagedFile&&) noexcept = default;
+StagedFile::~StagedFile() {
+    if (parts_ && !parts_->published) ::unlinkat(parts_->tmp_dir.get(), parts_->temp_name.c_str(), 0);
+}
+
+Status StagedFile::publish() {
+    if (!parts_ || parts_->published) return Error::internal("a staged file is published once");
+    return publish_parts(*parts_);
+}
+
+Result<StagedFile> stage_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
+                                     mode_t mode) {
+    Result<std::unique_ptr<StagedFile::Parts>> parts =
+        stage_components(ws, workspace_components(ws, target, "write"), target, bytes, mode, Sync::Full);
+    if (!parts) return parts.error();
+    return StagedFile(std::move(*parts));
+}
 
 Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes, mode_t mode,
                          bool sync_directory) {

@@ -2,6 +2,7 @@
 #include "small/store/plan_cache.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include "small/model/plan_model.hpp"
 #include "small/base/text.hpp"
@@ -220,20 +221,104 @@ std::vector<std::string> PlanIndex::ids() const {
     return out;
 }
 
+namespace {
+
+bool is_plan_section(std::string_view name) {
+    return name == kPlanTasksName || name == kPlanValidName || name == kPlanOutlineName || name == kPlanSpansName;
+}
+
+// A whole-file cache: "<stamp>\n<body>"; its body while the stamp matches.
+std::optional<std::string_view> body_after_stamp(std::string_view text, const std::string& stamp) {
+    const std::size_t eol = text.find('\n');
+    if (eol == std::string_view::npos || text.substr(0, eol) != stamp) return std::nullopt;
+    return text.substr(eol + 1);
+}
+
+// kPlanCacheName: "<stamp>\n", then per section "<name> <length>\n<body>".
+// Decoded as views into the file's text.
+using Sections = std::vector<std::pair<std::string_view, std::string_view>>;
+
+std::optional<Sections> decode_sections(std::string_view text, const std::string& stamp) {
+    const std::optional<std::string_view> rest = body_after_stamp(text, stamp);
+    if (!rest) return std::nullopt;
+    Sections out;
+    std::string_view body = *rest;
+    while (!body.empty()) {
+        const std::size_t eol = body.find('\n');
+        const std::size_t space = body.substr(0, eol).find(' ');
+        if (eol == std::string_view::npos || space == std::string_view::npos) return std::nullopt;
+        std::size_t length = 0;
+        const std::string_view digits = body.substr(space + 1, eol - space - 1);
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), length);
+        if (ec != std::errc() || end != digits.data() + digits.size() || length > body.size() - eol - 1) {
+            return std::nullopt;
+        }
+        out.emplace_back(body.substr(0, space), body.substr(eol + 1, length));
+        body.remove_prefix(eol + 1 + length);
+    }
+    return out;
+}
+
+std::string encode_sections(const std::string& stamp, const Sections& sections) {
+    std::string out = stamp + "\n";
+    for (const auto& [name, body] : sections) {
+        out.append(name).append(" ").append(std::to_string(body.size())).append("\n").append(body);
+    }
+    return out;
+}
+
+std::string cache_file(const WorkspacePaths& ws, const char* name) {
+    return runtime_path(ws.root, std::string(kCacheDirName) + "/" + name);
+}
+
+}  // namespace
+
 std::optional<std::string> read_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const char* name,
                                               const std::string& stamp) {
-    Result<std::string> cached = fs.read_file_no_follow(runtime_path(ws.root, kCacheDirName), name);
+    const bool section = is_plan_section(name);
+    Result<std::string> cached =
+        fs.read_file_no_follow(runtime_path(ws.root, kCacheDirName), section ? kPlanCacheName : name);
     if (!cached) return std::nullopt;
-    const std::size_t eol = cached->find('\n');
-    if (eol == std::string::npos || cached->compare(0, eol, stamp) != 0) return std::nullopt;
-    return cached->substr(eol + 1);
+    if (!section) {
+        const std::optional<std::string_view> body = body_after_stamp(*cached, stamp);
+        return body ? std::optional<std::string>(*body) : std::nullopt;
+    }
+    const std::optional<Sections> sections = decode_sections(*cached, stamp);
+    if (!sections) return std::nullopt;
+    for (const auto& [n, body] : *sections) {
+        if (n == name) return std::string(body);
+    }
+    return std::nullopt;
 }
 
 // Best effort: a cache that cannot be written only costs speed. A torn
-// cache fails its stamp check (store/atomic_file write_cache_file).
+// cache fails its stamp or length checks (store/atomic_file write_cache_file).
+void write_stamped_caches(const WorkspacePaths& ws, const std::string& stamp,
+                          const std::vector<StampedCacheBody>& caches) {
+    Sections plan;
+    for (const StampedCacheBody& c : caches) {
+        if (!is_plan_section(c.name)) {
+            (void)write_cache_file(ws, cache_file(ws, c.name), stamp + "\n" + c.body);
+        } else {
+            plan.emplace_back(c.name, c.body);
+        }
+    }
+    if (plan.empty()) return;
+    // Sections of the same stamp that this write does not replace are kept.
+    const RealFileSystem disk;
+    Result<std::string> old = disk.read_file_no_follow(runtime_path(ws.root, kCacheDirName), kPlanCacheName);
+    if (old) {
+        for (const auto& kept : decode_sections(*old, stamp).value_or(Sections{})) {
+            const bool replaced = std::any_of(plan.begin(), plan.end(), [&](const auto& p) { return p.first == kept.first; });
+            if (!replaced) plan.push_back(kept);
+        }
+    }
+    (void)write_cache_file(ws, cache_file(ws, kPlanCacheName), encode_sections(stamp, plan));
+}
+
 void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::string& stamp,
                          const std::string& body) {
-    (void)write_cache_file(ws, ws.root + "/.small-cache/" + name, stamp + "\n" + body);
+    write_stamped_caches(ws, stamp, {{name, body}});
 }
 
 Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws) {
@@ -378,10 +463,13 @@ Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws
     return to_yaml_value(doc->root());
 }
 
-void remember_valid_plan(const WorkspacePaths& ws, const PlanIndex& index) {
+void remember_valid_plan(const WorkspacePaths& ws, const PlanIndex& index, std::vector<StampedCacheBody> more) {
     // A shortcut only: a lost or stale stamp just means the plan is validated again.
-    if (const std::optional<std::string> stamp = plan_stamp(ws)) write_stamped_cache(ws, kPlanValidName, *stamp, "");
-    remember_plan_index(ws, index);
+    const std::optional<std::string> stamp = plan_stamp(ws);
+    if (!stamp) return;
+    more.push_back({kPlanValidName, ""});
+    more.push_back({kPlanTasksName, encode_index(index)});
+    write_stamped_caches(ws, *stamp, more);
 }
 
 

@@ -144,22 +144,28 @@ Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws
 }
 
 // The outline cache body with task `id`'s status field replaced; nullopt
-// unless exactly one line has that id.
+// unless exactly one line has that id. Fields are escaped (no raw space or
+// newline inside one), so a line's id is the text between its first and
+// second space: found by searching, not by splitting every line.
 std::optional<std::string> outline_with_status(const std::string& body, const std::string& id,
                                                std::string_view status) {
     std::string escaped_id, escaped_status;
     append_cache_field(escaped_id, id);
     append_cache_field(escaped_status, status);
-    std::optional<std::string_view> field;
-    std::size_t matches = 0;
-    const bool ok = scan_cache_lines(body, [&](std::span<const std::string_view> f) {
-        if (f.size() >= 2 && f[1] == escaped_id && ++matches == 1) field = f[0];
-        return true;
-    });
-    if (!ok || matches != 1) return std::nullopt;
-    const std::size_t offset = static_cast<std::size_t>(field->data() - body.data());
+    const std::string needle = " " + escaped_id;
+    std::optional<std::size_t> line_start;
+    for (std::size_t at = body.find(needle); at != std::string::npos; at = body.find(needle, at + 1)) {
+        const std::size_t after = at + needle.size();
+        if (after >= body.size() || (body[after] != ' ' && body[after] != '\n')) continue;
+        const std::size_t start = body.rfind('\n', at) == std::string::npos ? 0 : body.rfind('\n', at) + 1;
+        if (body.find(' ', start) != at) continue;  // the id is the second field only
+        if (line_start) return std::nullopt;
+        line_start = start;
+    }
+    if (!line_start) return std::nullopt;
+    const std::size_t status_end = body.find(' ', *line_start);
     std::string out = body;
-    out.replace(offset, field->size(), escaped_status);
+    out.replace(*line_start, status_end - *line_start, escaped_status);
     return out;
 }
 
@@ -173,17 +179,17 @@ Result<PlanStatusEdit> plan_status_edit(const FileSystem& fs, const WorkspacePat
 
 void remember_plan_status_edit(const WorkspacePaths& ws, const PlanStatusEdit& edit, const std::string& id,
                                std::string_view status) {
-    remember_valid_plan(ws, edit.index);
     const RealFileSystem disk;
-    const std::optional<std::string> stamp = disk.version_stamp(ws.artifact_path(ArtifactType::Plan));
-    if (!stamp) return;
-    if (!edit.spans.empty()) write_stamped_cache(ws, kPlanSpansName, *stamp, encode_spans(edit.spans));
-    if (edit.old_stamp.empty()) return;
-    if (const std::optional<std::string> outline = read_stamped_cache(disk, ws, kPlanOutlineName, edit.old_stamp)) {
-        if (std::optional<std::string> moved = outline_with_status(*outline, id, status)) {
-            write_stamped_cache(ws, kPlanOutlineName, *stamp, *moved);
+    std::vector<StampedCacheBody> more;
+    if (!edit.spans.empty()) more.push_back({kPlanSpansName, encode_spans(edit.spans)});
+    if (!edit.old_stamp.empty()) {
+        if (const std::optional<std::string> outline = read_stamped_cache(disk, ws, kPlanOutlineName, edit.old_stamp)) {
+            if (std::optional<std::string> moved = outline_with_status(*outline, id, status)) {
+                more.push_back({kPlanOutlineName, std::move(*moved)});
+            }
         }
     }
+    remember_valid_plan(ws, edit.index, std::move(more));
 }
 
 }  // namespace small

@@ -363,12 +363,7 @@ Instant next_timestamp(Instant now, const ProgressTail& tail) {
 
 namespace {
 
-struct Journal {
-    std::uint64_t dev = 0;
-    std::uint64_t ino = 0;
-    std::uint64_t expected_size = 0;
-    std::string bytes;  // exactly what the append writes
-};
+using Journal = AppendRecord;
 
 std::string render_journal(const Journal& j) {
     std::string out = std::string(kJournalHeader) + "\n";
@@ -424,9 +419,9 @@ Status truncate_log(int fd, std::uint64_t size, const std::string& path) {
     return ok_status();
 }
 
-// Applies the journal to the log. Returns an error (and the caller keeps
-// the journal) only when a torn append was found but could not be removed.
-Status settle_journal(const Journal& j, const std::string& file) {
+}  // namespace
+
+Status settle_interrupted_append(const AppendRecord& j, const std::string& file) {
     const int raw = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (raw < 0) return ok_status();  // no log to repair: the journal is stale
     Fd fd(raw);
@@ -446,15 +441,13 @@ Status settle_journal(const Journal& j, const std::string& file) {
     return truncate_log(rw->get(), j.expected_size, file);
 }
 
-}  // namespace
-
 Status recover_progress(const WorkspacePaths& ws) {
     [[maybe_unused]] Result<std::size_t> swept = remove_stale_temp_files(ws);
     Result<std::optional<std::string>> text = read_small_file(cache_path(ws, kProgressJournalName));
     if (!text) return text.error();
     if (!*text) return ok_status();
     if (const std::optional<Journal> j = parse_journal(**text)) {
-        if (Status st = settle_journal(*j, progress_path(ws)); !st) return st;
+        if (Status st = settle_interrupted_append(*j, progress_path(ws)); !st) return st;
     }
     return remove_journal(ws);
 }
@@ -500,19 +493,13 @@ Status replace_inline_list(const WorkspacePaths& ws, const std::string& file, co
     return write_file_atomic(ws, file, *bytes);
 }
 
-// The in-place append, bracketed by the journal (see the header).
-Status journaled_append(const WorkspacePaths& ws, const std::string& file, const ProgressTail& tail,
-                        const std::string& text) {
-    Result<Fd> fd = open_log(file, O_RDONLY);
-    if (!fd) return fd.error();
-    Result<FileStamp> st = stamp_of(fd->get(), file);
-    if (!st) return st.error();
+// The in-place append, bracketed by its own journal (see the header).
+Status journaled_append(const WorkspacePaths& ws, const AppendRecord& record) {
     if (Status made = ensure_directory(ws, cache_dir(ws)); !made) return made;
-    const Journal j{st->dev, st->ino, tail.size, text};
-    if (Status wrote = write_file_atomic(ws, cache_path(ws, kProgressJournalName), render_journal(j)); !wrote) {
+    if (Status wrote = write_file_atomic(ws, cache_path(ws, kProgressJournalName), render_journal(record)); !wrote) {
         return wrote;
     }
-    Status appended = append_file_durable(file, text, tail.size);
+    Status appended = append_file_durable(progress_path(ws), record.bytes, record.expected_size);
     if (!appended) {
         // append_file_durable rolled back; recovery double-checks and drops the journal.
         [[maybe_unused]] Status again = recover_progress(ws);
@@ -570,48 +557,62 @@ std::string clock_warning(const WorkspacePaths& ws, const ProgressTail& tail, In
 
 }  // namespace
 
-Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& ws,
-                                                          const std::vector<YamlValue>& entries,
-                                                          std::optional<Instant> requested_at,
-                                                          bool record_local) {
-    if (entries.empty()) return std::vector<AppendResult>{};
+Result<PendingAppend> prepare_progress_append(const WorkspacePaths& ws, const std::vector<YamlValue>& entries,
+                                             std::optional<Instant> requested_at) {
     if (Status rec = recover_progress(ws); !rec) return rec.error();
     Result<ProgressTail> tail = read_tail(ws);
     if (!tail) return tail.error();
     Result<Instant> first = choose_timestamp(requested_at, *tail);
     if (!first) return first.error();
 
-    std::vector<AppendResult> results;
-    std::string items;
+    PendingAppend pending;
+    pending.tail = *tail;
     Instant ts = *first;
     for (const YamlValue& raw : entries) {
-        if (!results.empty()) ts = next_timestamp(current_instant(), tail_after(*tail, ts, tail->size));
+        if (!pending.results.empty()) ts = next_timestamp(current_instant(), tail_after(*tail, ts, tail->size));
         AppendResult r;
         r.timestamp = ts;
         r.timestamp_text = format_timestamp_utc9(ts);
         Result<YamlValue> entry = stamped_entry(raw, r.timestamp_text);
         if (!entry) return entry.error();
         r.entry = std::move(*entry);
-        items += emit_sequence_item(r.entry, tail->point.indent);
-        results.push_back(std::move(r));
+        pending.items += emit_sequence_item(r.entry, tail->point.indent);
+        pending.results.push_back(std::move(r));
     }
+    if (!tail->point.inline_empty_list) {
+        const std::string file = progress_path(ws);
+        Result<Fd> fd = open_log(file, O_RDONLY);
+        if (!fd) return fd.error();
+        Result<FileStamp> st = stamp_of(fd->get(), file);
+        if (!st) return st.error();
+        pending.in_place = AppendRecord{st->dev, st->ino, tail->size, append_edit(tail->point, pending.items, {}).text};
+    }
+    return pending;
+}
 
+Result<std::vector<AppendResult>> write_progress_append(const WorkspacePaths& ws, PendingAppend pending,
+                                                        TornAppendGuard guard, bool record_local) {
+    std::vector<AppendResult>& results = pending.results;
+    if (results.empty()) return std::move(results);
+    const ProgressTail& tail = pending.tail;
     // All the items go in ONE write: a crash keeps all of them or none.
     const std::string file = progress_path(ws);
     const RealFileSystem disk;
     const std::optional<std::string> stamp_before = disk.version_stamp(file);
     std::uint64_t new_size = 0;
-    if (tail->point.inline_empty_list) {
-        if (Status st = replace_inline_list(ws, file, *tail, items, new_size); !st) return st.error();
+    if (!pending.in_place) {
+        if (Status st = replace_inline_list(ws, file, tail, pending.items, new_size); !st) return st.error();
+    } else if (guard == TornAppendGuard::OwnJournal) {
+        if (Status st = journaled_append(ws, *pending.in_place); !st) return st.error();
+        new_size = tail.size + pending.in_place->bytes.size();
     } else {
-        const AppendEdit edit = append_edit(tail->point, items, {});
-        if (Status st = journaled_append(ws, file, *tail, edit.text); !st) return st.error();
-        new_size = tail->size + edit.text.size();
+        if (Status st = append_file_durable(file, pending.in_place->bytes, tail.size); !st) return st.error();
+        new_size = tail.size + pending.in_place->bytes.size();
     }
     for (AppendResult& r : results) r.new_size = new_size;
-    results.front().clock_warning = clock_warning(ws, *tail, *first);
+    results.front().clock_warning = clock_warning(ws, tail, results.front().timestamp);
     if (Result<Fd> fd = open_log(file, O_RDONLY)) {
-        store_cache(ws, file, fd->get(), tail_after(*tail, ts, new_size), std::nullopt);
+        store_cache(ws, file, fd->get(), tail_after(tail, results.back().timestamp, new_size), std::nullopt);
     }
     std::vector<YamlValue> written;
     for (const AppendResult& r : results) written.push_back(r.entry);
@@ -619,7 +620,17 @@ Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& 
         advance_log_facts(disk, ws, *stamp_before, *stamp_after, written);
     }
     if (record_local) record_local_work(ws, written);  // after: its first record of a run reads the facts
-    return results;
+    return std::move(results);
+}
+
+Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& ws,
+                                                          const std::vector<YamlValue>& entries,
+                                                          std::optional<Instant> requested_at,
+                                                          bool record_local) {
+    if (entries.empty()) return std::vector<AppendResult>{};
+    Result<PendingAppend> pending = prepare_progress_append(ws, entries, requested_at);
+    if (!pending) return pending.error();
+    return write_progress_append(ws, std::move(*pending), TornAppendGuard::OwnJournal, record_local);
 }
 
 Result<AppendResult> append_progress_entry(const WorkspacePaths& ws, const YamlValue& entry_without_timestamp,

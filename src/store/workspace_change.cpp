@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>  // renameat2, RENAME_NOREPLACE
 #include <sstream>
+#include <thread>
 
 #include "small/store/atomic_file.hpp"
 #include "small/store/local_work.hpp"
@@ -75,6 +76,7 @@ struct Journal {
     std::uint64_t progress_size = 0;
     std::vector<JournalFile> files;
     std::vector<PathMove> moves;
+    std::optional<AppendRecord> append;  // the entries' bytes, for an in-place append
     // In memory only: the whole log when it is tiny. A first append to
     // `entries: []` rewrites those bytes instead of appending, so undoing it
     // means restoring them, not truncating.
@@ -84,7 +86,8 @@ struct Journal {
 // Layout: magic, "entries <n> progress-size <N>\n", then per file
 // "file <path-length> <old-fingerprint> <byte-length>\n<path><bytes>\n",
 // then per move "move <kind> <from-length> <to-length>\n<from><to>\n",
-// then "end\n". Lengths make any byte content safe.
+// then, for an in-place append, "append <dev> <ino> <expected-size>
+// <byte-length>\n<bytes>\n", then "end\n". Lengths make any byte content safe.
 std::string encode(const Journal& j) {
     std::string out(kJournalMagic);
     out += "entries " + std::to_string(j.entries) + " progress-size " + std::to_string(j.progress_size) + "\n";
@@ -95,6 +98,10 @@ std::string encode(const Journal& j) {
     for (const PathMove& m : j.moves) {
         out += "move " + std::to_string(static_cast<int>(m.kind)) + " " + std::to_string(m.from.size()) + " " +
                std::to_string(m.to.size()) + "\n" + m.from + m.to + "\n";
+    }
+    if (const std::optional<AppendRecord>& a = j.append) {
+        out += "append " + std::to_string(a->dev) + " " + std::to_string(a->ino) + " " +
+               std::to_string(a->expected_size) + " " + std::to_string(a->bytes.size()) + "\n" + a->bytes + "\n";
     }
     out += "end\n";
     return out;
@@ -138,6 +145,17 @@ std::optional<Journal> decode(const std::string& text) {
             j.moves.push_back(std::move(m));
             continue;
         }
+        if (l->rfind("append ", 0) == 0) {
+            std::string word;
+            AppendRecord a;
+            std::size_t byte_len = 0;
+            if (!(in >> word >> a.dev >> a.ino >> a.expected_size >> byte_len) || j.append) return std::nullopt;
+            if (pos + byte_len + 1 > text.size() || text[pos + byte_len] != '\n') return std::nullopt;
+            a.bytes = text.substr(pos, byte_len);
+            pos += byte_len + 1;
+            j.append = std::move(a);
+            continue;
+        }
         std::string word;
         std::size_t path_len = 0, byte_len = 0;
         JournalFile f;
@@ -174,6 +192,30 @@ Status apply_files(const WorkspacePaths& ws, const std::vector<JournalFile>& fil
         if (!current) return current.error();
         if (*current != f.old_fingerprint) continue;  // already new (or changed by hand): leave it
         if (Status s = write_file_atomic(ws, f.path, f.bytes); !s) return s;
+    }
+    return ok_status();
+}
+
+// The files' new bytes written and synced beside their targets, not yet in
+// place (commit_workspace_change overlaps this with the journal and the append).
+Result<std::vector<StagedFile>> stage_files(const WorkspacePaths& ws, const std::vector<JournalFile>& files) {
+    std::vector<StagedFile> staged;
+    for (const JournalFile& f : files) {
+        Result<StagedFile> one = stage_file_atomic(ws, f.path, f.bytes);
+        if (!one) return one.error();
+        staged.push_back(std::move(*one));
+    }
+    return staged;
+}
+
+// apply_files for staged files: each still holding its old bytes is replaced.
+Status publish_files(const std::vector<JournalFile>& files, Result<std::vector<StagedFile>>& staged) {
+    if (!staged) return staged.error();
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        Result<std::string> current = file_version(files[i].path);
+        if (!current) return current.error();
+        if (*current != files[i].old_fingerprint) continue;  // changed by hand meanwhile: leave it
+        if (Status s = (*staged)[i].publish(); !s) return s;
     }
     return ok_status();
 }
@@ -278,6 +320,11 @@ Status recover_workspace(const WorkspacePaths& ws) {
     if (!text) return text.error();
     if (!*text) return ok_status();
     if (const std::optional<Journal> j = decode(**text)) {
+        // A torn append is cut off first: then the log is longer than the
+        // journal says only if every entry byte made it.
+        if (j->append) {
+            if (Status s = settle_interrupted_append(*j->append, progress_file(ws)); !s) return s;
+        }
         Result<std::uint64_t> size = file_size(progress_file(ws));
         if (!size) return size.error();
         const bool entries_committed = j->entries == 0 || *size > j->progress_size;
@@ -319,10 +366,13 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
     if (Status s = check_targets(ws, change); !s) return s.error();
     Journal j;
     j.entries = change.entries.size();
+    std::optional<PendingAppend> pending;
     if (!change.entries.empty()) {
-        Result<std::uint64_t> size = file_size(progress_file(ws));
-        if (!size) return size.error();
-        j.progress_size = *size;
+        Result<PendingAppend> prepared = prepare_progress_append(ws, change.entries, change.first_at);
+        if (!prepared) return prepared.error();
+        pending = std::move(*prepared);
+        j.progress_size = pending->tail.size;
+        j.append = pending->in_place;
         if (j.progress_size <= kSmallLogBytes) {
             Result<std::optional<std::string>> log = read_if_exists(progress_file(ws));
             if (!log) return log.error();
@@ -337,30 +387,37 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
     j.moves = change.moves;
     const std::size_t steps = change.files.size() + change.moves.size();
     const bool needs_journal = steps > 1 || (steps == 1 && !change.entries.empty());
+    // The files are staged on another thread while the journal and the
+    // entries are written, so that their fsyncs overlap; none is in place
+    // before the entries are durable (publish_files below).
+    Result<std::vector<StagedFile>> staged = std::vector<StagedFile>{};
+    const bool stage_early = needs_journal && !j.files.empty();
+    std::jthread stager;  // declared after `staged`: joined before it goes
+    if (stage_early) stager = std::jthread([&] { staged = stage_files(ws, j.files); });
     if (needs_journal) {
+        // Durable before the first entry byte: it carries the entries'
+        // bytes, so the append needs no journal of its own.
         if (Status s = ensure_directory(ws, ws.root + "/.small-cache"); !s) return s.error();
-        // An in-place append first writes the progress journal into
-        // .small-cache/ and fsyncs that directory, which makes this journal's
-        // rename durable too, before any entry byte is written.
-        bool synced_by_append = false;
-        if (!change.entries.empty()) {
-            Result<ProgressTail> tail = read_tail(ws);
-            synced_by_append = tail && !tail->point.inline_empty_list;
-        }
-        if (Status s = write_file_atomic(ws, journal_path(ws), encode(j), 0644, !synced_by_append); !s) {
-            return s.error();
-        }
+        if (Status s = write_file_atomic(ws, journal_path(ws), encode(j)); !s) return s.error();
     }
 
     CommittedChange result;
-    Result<std::vector<AppendResult>> appended =
-        append_progress_entries(ws, change.entries, change.first_at, /*record_local=*/false);
-    if (!appended) {
-        if (needs_journal) (void)remove_journal(ws);  // nothing committed: roll back
-        return appended.error();
+    if (pending) {
+        const TornAppendGuard guard = needs_journal ? TornAppendGuard::CallersJournal : TornAppendGuard::OwnJournal;
+        Result<std::vector<AppendResult>> appended =
+            write_progress_append(ws, std::move(*pending), guard, /*record_local=*/false);
+        if (!appended) {
+            // append_file_durable rolled its bytes back; cut whatever it could
+            // not, then drop the journal: nothing was committed.
+            if (needs_journal && (!j.append || settle_interrupted_append(*j.append, progress_file(ws)))) {
+                (void)remove_journal(ws);
+            }
+            return appended.error();
+        }
+        result.appended = std::move(*appended);
     }
-    result.appended = std::move(*appended);
-    if (Status s = apply_files(ws, j.files); !s) {
+    if (stager.joinable()) stager.join();
+    if (Status s = stage_early ? publish_files(j.files, staged) : apply_files(ws, j.files); !s) {
         if (!needs_journal || undo_entries_if_no_file_changed(ws, j)) {
             return s.error();  // nothing of the change is left
         }

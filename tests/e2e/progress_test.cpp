@@ -166,7 +166,7 @@ TEST_F(ProgressTest, AddReportsThePlanStatusInJson) {
 
 TEST_F(ProgressTest, AHandEditedPlanIsReadAgainDespiteTheTaskCache) {
     ASSERT_EQ(run({"progress", "add", "--task", "task-1", "--status", "in_progress"}).exit_code, 0);
-    ASSERT_TRUE(fs::exists(ws() / ".small-cache" / "plan.tasks"));
+    ASSERT_TRUE(fs::exists(ws() / ".small-cache" / "plan.cache"));
     // A hand edit renames the task: the cached ids must not be trusted.
     std::string plan = read_file(ws() / ".small" / "plan.small.yml");
     plan.replace(plan.find("\"task-1\""), 8, "\"task-5\"");

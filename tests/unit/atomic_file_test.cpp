@@ -113,6 +113,33 @@ TEST(AtomicFile, CreatesAndReplacesContent) {
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
 }
 
+// stage_file_atomic + publish: nothing is in place before publish; a staged
+// file never published leaves nothing behind; the same path rules apply.
+TEST(AtomicFile, StagedFileAppearsOnlyWhenPublished) {
+    TempWorkspace t;
+    const std::string target = t.path(".small/plan.small.yml");
+    write_plain(target, "old\n");
+    {
+        Result<StagedFile> staged = stage_file_atomic(t.ws(), target, "new\n");
+        ASSERT_TRUE(staged) << staged.error().describe();
+        EXPECT_EQ(read_all(target), "old\n");
+        EXPECT_EQ(names_in(t.path(".small-cache/tmp")).size(), 1u) << "the bytes are staged";
+        ASSERT_TRUE(staged->publish());
+        EXPECT_EQ(read_all(target), "new\n");
+        EXPECT_FALSE(staged->publish()) << "published once";
+    }
+    {
+        Result<StagedFile> dropped = stage_file_atomic(t.ws(), target, "never\n");
+        ASSERT_TRUE(dropped);
+    }
+    EXPECT_EQ(read_all(target), "new\n");
+    EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty()) << "an unpublished stage is removed";
+    std::filesystem::create_symlink(target, t.path(".small/link.yml"));
+    EXPECT_FALSE(stage_file_atomic(t.ws(), t.path(".small/link.yml"), "x\n"));
+    EXPECT_FALSE(stage_file_atomic(t.ws(), t.path("outside.txt"), "x\n"));
+    EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
+}
+
 TEST(AtomicFile, WritesAtTheRootAndInOtherSmallFolders) {
     TempWorkspace t;
     ASSERT_TRUE(write_file_atomic(t.ws(), t.path("AGENTS.md"), "# agents\n"));

@@ -36,7 +36,17 @@ std::vector<PlanTaskOutline> outline_of(const TempWorkspace& t) {
     return r && *r ? **r : std::vector<PlanTaskOutline>{};
 }
 
-std::string cache_file(const TempWorkspace& t) { return t.path(std::string(".small-cache/") + kPlanOutlineName); }
+std::string cache_file(const TempWorkspace& t) { return t.path(std::string(".small-cache/") + kPlanCacheName); }
+
+std::string cache_stamp(const TempWorkspace& t) {
+    const std::string cache = read_all(cache_file(t));
+    return cache.substr(0, cache.find('\n'));
+}
+
+// Replaces the outline section's body, keeping the stamp of the plan it was read from.
+void plant_outline(const TempWorkspace& t, const std::string& body) {
+    write_stamped_cache(t.ws(), kPlanOutlineName, cache_stamp(t), body);
+}
 
 TEST(PlanOutline, ReadsEveryTaskInPlanOrder) {
     TempWorkspace t;
@@ -59,8 +69,7 @@ TEST(PlanOutline, SecondReadComesFromTheCacheAndEqualsTheParse) {
     EXPECT_EQ(outline_of(t), parsed);  // decoded from the cache: the escapes round-trip
 
     // Proof that the cache is what is read: a planted body with the same stamp wins.
-    const std::string cache = read_all(cache_file(t));
-    write_plain(cache_file(t), cache.substr(0, cache.find('\n') + 1) + "in_progress planted Planted\\stitle\n");
+    plant_outline(t, "in_progress planted Planted\\stitle\n");
     EXPECT_EQ(outline_of(t), (std::vector<PlanTaskOutline>{{"planted", "in_progress", {}, "Planted title"}}));
 }
 
@@ -78,12 +87,19 @@ TEST(PlanOutline, AnUnreadableCacheIsIgnored) {
     TempWorkspace t;
     write_plain(t.path(".small/plan.small.yml"), kAwkwardPlan);
     const std::vector<PlanTaskOutline> parsed = outline_of(t);
-    const std::string cache = read_all(cache_file(t));
     for (const std::string& body : {std::string("pending bad\\escape\n"), std::string("no-newline"),
                                     std::string("onlystatus\n"), std::string("status id-without-title\n"),
                                     std::string(" id title-without-status\n")}) {
-        write_plain(cache_file(t), cache.substr(0, cache.find('\n') + 1) + body);
+        plant_outline(t, body);
         EXPECT_EQ(outline_of(t), parsed) << body;
+    }
+    // Sections whose lengths do not fit the file (a torn cache) are ignored whole.
+    const std::string stamp = cache_stamp(t);
+    for (const std::string& sections : {std::string("plan.outline 999\npending a A\n"),
+                                        std::string("plan.outline x\n"), std::string("plan.outline\n"),
+                                        std::string("plan.outline 3")}) {
+        write_plain(cache_file(t), stamp + "\n" + sections);
+        EXPECT_EQ(outline_of(t), parsed) << sections;
     }
 }
 
@@ -111,6 +127,31 @@ TEST(PlanOutline, AFilesystemWithoutStampsWritesNoCache) {
     ASSERT_TRUE(r && *r);
     EXPECT_EQ(**r, (std::vector<PlanTaskOutline>{{"x", "blocked", {}, "X"}}));
     EXPECT_FALSE(std::filesystem::exists("/nowhere-on-disk"));
+}
+
+
+// The plan's caches share kPlanCacheName: a write of one section keeps the
+// others of the same plan bytes and drops those of other bytes.
+TEST(PlanCacheFile, ASectionWriteKeepsSectionsOfTheSameStampOnly) {
+    TempWorkspace t;
+    const RealFileSystem fs;
+    write_stamped_caches(t.ws(), "stamp-1", {{kPlanValidName, ""}, {kPlanTasksName, "pending a\n"}});
+    write_stamped_cache(t.ws(), kPlanSpansName, "stamp-1", "a 10 9\n");
+    EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanValidName, "stamp-1"), "");
+    EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanTasksName, "stamp-1"), "pending a\n");
+    EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanSpansName, "stamp-1"), "a 10 9\n");
+    EXPECT_FALSE(read_stamped_cache(fs, t.ws(), kPlanOutlineName, "stamp-1"));
+
+    write_stamped_cache(t.ws(), kPlanTasksName, "stamp-1", "completed a\n");  // replaced in place
+    EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanTasksName, "stamp-1"), "completed a\n");
+    EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanSpansName, "stamp-1"), "a 10 9\n");
+
+    write_stamped_cache(t.ws(), kPlanValidName, "stamp-2", "");  // other plan bytes
+    EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanValidName, "stamp-2"), "");
+    EXPECT_FALSE(read_stamped_cache(fs, t.ws(), kPlanTasksName, "stamp-2"));
+    EXPECT_FALSE(read_stamped_cache(fs, t.ws(), kPlanTasksName, "stamp-1"));
+    EXPECT_FALSE(std::filesystem::exists(t.path(std::string(".small-cache/") + kPlanTasksName)))
+        << "sections live in one file";
 }
 
 }  // namespace

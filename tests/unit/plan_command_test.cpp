@@ -209,7 +209,7 @@ TEST(PlanCommand, AHandEditedInvalidPlanIsRefusedEvenAfterAValidWrite) {
     PlanRequest add = plan_req();
     add.add = {"First"};
     ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
-    ASSERT_TRUE(fs::exists(w.root_path(".small-cache/plan.valid")));
+    ASSERT_TRUE(fs::exists(w.root_path(".small-cache/plan.cache")));
     YamlValue plan = plan_of(w);
     plan["tasks"][0].erase("title");  // schema: every task needs a title
     write_text(w.file("plan.small.yml"), emit_document(plan));
@@ -1375,7 +1375,7 @@ TEST(PlanIndex, TaskIdsAndStatusesWithBackslashesNewlinesAndSpacesSurviveTheCach
         const PlanTaskInfo* t = index->find("a\\b\nc d");
         ASSERT_NE(t, nullptr) << pass;
         EXPECT_EQ(t->status, "in progress");  // a status the schema rejects is still kept as it is
-        EXPECT_TRUE(fs::exists(w.root_path(".small-cache/plan.tasks")));
+        EXPECT_TRUE(read_stamped_cache(real_fs, w.ws(), kPlanTasksName, *file_version(w.file("plan.small.yml"))));
     }
 }
 

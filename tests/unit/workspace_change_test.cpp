@@ -103,15 +103,27 @@ struct JournalFile {
     std::string bytes;
 };
 
-std::string journal_text(std::size_t entries, std::uint64_t progress_size, const std::vector<JournalFile>& files) {
+// `append`: the record of the entries' bytes that commit_workspace_change
+// journals for an in-place append (empty: none).
+std::string journal_text(std::size_t entries, std::uint64_t progress_size, const std::vector<JournalFile>& files,
+                         const std::string& append = "") {
     std::string out = "small-change 1\n";
     out += "entries " + std::to_string(entries) + " progress-size " + std::to_string(progress_size) + "\n";
     for (const JournalFile& f : files) {
         out += "file " + std::to_string(f.path.size()) + " " + f.old_fingerprint + " " + std::to_string(f.bytes.size()) +
                "\n" + f.path + f.bytes + "\n";
     }
+    out += append;
     out += "end\n";
     return out;
+}
+
+// The append record for `bytes` added to `log` at `expected_size`.
+std::string append_record(const std::string& log, std::uint64_t expected_size, const std::string& bytes) {
+    struct stat st {};
+    if (::stat(log.c_str(), &st) != 0) throw std::runtime_error("stat failed");
+    return "append " + std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " +
+           std::to_string(expected_size) + " " + std::to_string(bytes.size()) + "\n" + bytes + "\n";
 }
 
 std::string journal_path(const TempWorkspace& t) { return t.path(kChangeJournalName); }
@@ -486,6 +498,17 @@ TEST(WorkspaceChangeRecover, TornAppendIsRemovedAndTheChangeRolledBack) {
     EXPECT_FALSE(fs::exists(f.t.path(kProgressJournalName)));
 }
 
+// The log holds the whole journaled append: recovery keeps it and rolls the change forward.
+void expect_complete_append_rolls_forward(const RecoveryFixture& f, const std::string& added) {
+    write_plain(f.t.log(), f.log_bytes + added);
+    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    EXPECT_EQ(read_all(f.t.log()), f.log_bytes + added);
+    EXPECT_EQ(read_all(f.plan), "plan: new\n");
+    EXPECT_EQ(read_all(f.handoff), "handoff: new\n");
+    EXPECT_EQ(read_all(f.fresh), "constraints: new\n");
+    EXPECT_FALSE(fs::exists(journal_path(f.t)));
+}
+
 // Killed after the append's bytes were all written but before its journal
 // was removed: the entry is kept, so the change rolls forward.
 TEST(WorkspaceChangeRecover, CompleteUnacknowledgedAppendRollsTheChangeForward) {
@@ -493,12 +516,54 @@ TEST(WorkspaceChangeRecover, CompleteUnacknowledgedAppendRollsTheChangeForward) 
     const std::string added = item("2026-01-01T00:00:00.000000000Z", "task-9", "complete");
     write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files()));
     write_plain(f.t.path(kProgressJournalName), progress_journal_text(f.t.log(), f.log_bytes.size(), added));
-    write_plain(f.t.log(), f.log_bytes + added);
+    expect_complete_append_rolls_forward(f, added);
+}
+
+// The same two kills with the entries' bytes in the change journal itself
+// (what commit_workspace_change writes; no progress.journal).
+TEST(WorkspaceChangeRecover, TornAppendRecordedInTheChangeJournalIsCutAndTheChangeRolledBack) {
+    RecoveryFixture f;
+    const std::string added = item("2026-01-01T00:00:00.000000000Z", "task-9", "torn");
+    for (const std::size_t kept : {std::size_t{1}, added.size() / 2, added.size() - 1}) {
+        write_plain(f.t.log(), f.log_bytes);
+        const std::string record = append_record(f.t.log(), f.log_bytes.size(), added);
+        write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files(), record));
+        write_plain(f.t.log(), f.log_bytes + added.substr(0, kept) + std::string(kept % 3, '\0'));
+        ASSERT_TRUE(recover_workspace(f.t.ws()).ok()) << kept;
+        EXPECT_EQ(read_all(f.t.log()), f.log_bytes) << kept;
+        EXPECT_EQ(read_all(f.plan), "plan: old\n") << kept;
+        EXPECT_EQ(read_all(f.handoff), "handoff: old\n") << kept;
+        EXPECT_FALSE(fs::exists(f.fresh)) << kept;
+        EXPECT_FALSE(fs::exists(journal_path(f.t))) << kept;
+    }
+}
+
+TEST(WorkspaceChangeRecover, CompleteAppendRecordedInTheChangeJournalRollsTheChangeForward) {
+    RecoveryFixture f;
+    const std::string added = item("2026-01-01T00:00:00.000000000Z", "task-9", "complete");
+    write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files(), append_record(f.t.log(), f.log_bytes.size(), added)));
+    expect_complete_append_rolls_forward(f, added);
+}
+
+// Bytes after the journaled size that are not the record's (or a log that
+// is another file now) are never cut: only the size decides, as without a record.
+TEST(WorkspaceChangeRecover, AnAppendRecordNeverCutsBytesThatAreNotItsOwn) {
+    RecoveryFixture f;
+    const std::string added = item("2026-01-01T00:00:00.000000000Z", "task-9", "mine");
+    const std::string foreign = item("2027-01-01T00:00:00.000000000Z", "task-8", "someone else");
+    write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files(), append_record(f.t.log(), f.log_bytes.size(), added)));
+    write_plain(f.t.log(), f.log_bytes + foreign.substr(0, 40));
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.t.log()), f.log_bytes + added);
-    EXPECT_EQ(read_all(f.plan), "plan: new\n");
-    EXPECT_EQ(read_all(f.handoff), "handoff: new\n");
-    EXPECT_EQ(read_all(f.fresh), "constraints: new\n");
+    EXPECT_EQ(read_all(f.t.log()), f.log_bytes + foreign.substr(0, 40));
+
+    const std::string other_inode = f.t.log() + ".new";
+    write_plain(f.t.log(), f.log_bytes);
+    const std::string record = append_record(f.t.log(), f.log_bytes.size(), added);
+    write_plain(other_inode, f.log_bytes + added.substr(0, 10));
+    fs::rename(other_inode, f.t.log());  // same bytes as a torn append, but another file
+    write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files(), record));
+    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    EXPECT_EQ(read_all(f.t.log()), f.log_bytes + added.substr(0, 10));
     EXPECT_FALSE(fs::exists(journal_path(f.t)));
 }
 
@@ -630,7 +695,8 @@ std::string metadata_text(int iteration) {
 struct ChangeCrashStats {
     int kills = 0;
     int change_journals = 0;    // kills that left a change journal
-    int progress_journals = 0;  // kills that left an append journal
+    int progress_journals = 0;  // kills that left an append journal (a change journals its own entries)
+    int append_records = 0;     // change journals that carried the entries' bytes
     int rolled_forward = 0;     // recovery advanced the plan
     int rolled_back = 0;        // a change journal was found and the plan stayed
 };
@@ -641,6 +707,7 @@ void recover_and_check(const TempWorkspace& t, const std::string& done_file, Cha
     ASSERT_TRUE(lock.ok()) << lock.error().describe();
     const bool had_change_journal = fs::exists(journal_path(t));
     stats.change_journals += had_change_journal;
+    if (had_change_journal) stats.append_records += read_all(journal_path(t)).find("\nappend ") != std::string::npos;
     stats.progress_journals += fs::exists(t.path(kProgressJournalName));
     const std::string plan_before = read_all(t.ws().path_of(kPlanName));
     const Status recovered = recover_workspace(t.ws());
@@ -725,6 +792,10 @@ TEST(WorkspaceChangeCrash, SigkillAtRandomInstantsKeepsEntriesAndFilesTogether) 
     const auto entries = entries_of(read_all(t.log()));
     EXPECT_GE(entries.size(), 20u) << "the children hardly committed anything";
     EXPECT_GT(stats.change_journals, 0) << "no kill landed inside a change: the test proved nothing";
+    // Every change here has an entry: its journal carries the entry's bytes,
+    // and no append journal of its own is ever written.
+    EXPECT_EQ(stats.append_records, stats.change_journals);
+    EXPECT_EQ(stats.progress_journals, 0);
     RecordProperty("kills", stats.kills);
     RecordProperty("change_journals", stats.change_journals);
     RecordProperty("rolled_forward", stats.rolled_forward);

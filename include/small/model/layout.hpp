@@ -63,11 +63,14 @@ inline constexpr std::string_view kBackupsDirName = ".small-cache/backups";     
 // apply: <kCommandLogsDirName>/<replayId>/commands/<stamp>.txt (+ .output.txt)
 inline constexpr std::string_view kCommandLogsDirName = ".small-cache/logs";
 // Stamped caches in .small-cache/, named without the folder.
+inline constexpr const char* kProgressFactsName = "progress.facts";  // per-task work facts (resume point)
+inline constexpr const char* kVerifiedPrefixName = "progress.verified";  // the log's verified prefix (verdicts)
+// The plan's four caches are sections of one file, so that a write that
+// updates them all replaces one file instead of four.
+inline constexpr const char* kPlanCacheName = "plan.cache";
 inline constexpr const char* kPlanTasksName = "plan.tasks";  // the plan's task ids and statuses
 inline constexpr const char* kPlanValidName = "plan.valid";  // the plan passed schema + invariants
 inline constexpr const char* kPlanOutlineName = "plan.outline";  // ids, statuses, dependencies
-inline constexpr const char* kProgressFactsName = "progress.facts";  // per-task work facts (resume point)
-inline constexpr const char* kVerifiedPrefixName = "progress.verified";  // the log's verified prefix (verdicts)
 inline constexpr const char* kPlanSpansName = "plan.spans";  // where each task's status sits (checkpoint)
 
 // <root>/<relative>, for the runtime names above.

@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -49,6 +50,29 @@ namespace small {
 // makes the rename durable by a later fsync of the same directory.
 Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
                          mode_t mode = 0644, bool sync_directory = true);
+
+// The two halves of write_file_atomic, for a caller that overlaps the
+// data's fsync with other work (commit_workspace_change stages its files
+// while the progress entries are appended): stage_file_atomic writes and
+// syncs the temporary file, publish() renames it over the target and syncs
+// the directory. A staged file that is never published is removed. The
+// target is inspected when staged; the caller holds the workspace lock, so
+// it does not change before publish.
+class StagedFile {
+public:
+    StagedFile(StagedFile&&) noexcept;
+    StagedFile& operator=(StagedFile&&) noexcept;
+    ~StagedFile();
+    Status publish();
+    struct Parts;
+
+private:
+    explicit StagedFile(std::unique_ptr<Parts> parts);
+    std::unique_ptr<Parts> parts_;
+    friend Result<StagedFile> stage_file_atomic(const WorkspacePaths&, const std::string&, std::string_view, mode_t);
+};
+Result<StagedFile> stage_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
+                                     mode_t mode = 0644);
 
 // write_file_atomic for a cache in `.small-cache/`: the same path rules,
 // staging and rename (no reader sees half a file), but no fsync at all. A

@@ -82,11 +82,20 @@ bool scan_cache_lines(std::string_view body, const std::function<bool(std::span<
 std::string cache_field_text(std::string_view field);
 
 // Small caches under .small-cache/ keyed by a file's version stamp: the body
-// is returned only while `stamp` is unchanged.
+// is returned only while `stamp` is unchanged. The plan's caches
+// (kPlanTasksName, ...) are sections of kPlanCacheName: writing one keeps
+// the others while their stamp is the same, and write_stamped_caches
+// replaces several in one write.
 std::optional<std::string> read_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const char* name,
                                               const std::string& stamp);
 void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::string& stamp,
                          const std::string& body);
+struct StampedCacheBody {
+    const char* name;
+    std::string body;
+};
+void write_stamped_caches(const WorkspacePaths& ws, const std::string& stamp,
+                          const std::vector<StampedCacheBody>& caches);
 
 // plan.small.yml as an editable value, once the file as it is has passed
 // the plan schema and the plan invariants (errors carry file:line:column;
@@ -105,6 +114,7 @@ Result<Document> load_valid_plan_document(const FileSystem& fs, const WorkspaceP
 
 // Records that the plan file as it now is on disk is valid and has the
 // tasks of `index` (after a write, under the lock).
-void remember_valid_plan(const WorkspacePaths& ws, const PlanIndex& index);
+// `more`: other plan caches of the same plan bytes, written in the same step.
+void remember_valid_plan(const WorkspacePaths& ws, const PlanIndex& index, std::vector<StampedCacheBody> more = {});
 
 }  // namespace small

@@ -106,6 +106,41 @@ Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& 
                                                           std::optional<Instant> requested_at,
                                                           bool record_local = true);
 
+// What an in-place append writes and where: enough to tell, after a crash,
+// a torn append (a prefix of `bytes` after `expected_size`) from a complete one.
+struct AppendRecord {
+    std::uint64_t dev = 0;            // the log's identity when the append was prepared
+    std::uint64_t ino = 0;
+    std::uint64_t expected_size = 0;  // the log's size before the append
+    std::string bytes;                // exactly what the append writes
+};
+
+// The two halves of append_progress_entries, for a caller that journals
+// the append inside a larger change (store/workspace_change): first the
+// entries are stamped and rendered (recover_progress and read_tail run
+// here), then written.
+struct PendingAppend {
+    ProgressTail tail;                     // the log's end before the append
+    std::vector<AppendResult> results;     // one per entry; new_size set by the write
+    std::string items;                     // the rendered items
+    std::optional<AppendRecord> in_place;  // unset for `entries: []` (the file is replaced whole)
+};
+Result<PendingAppend> prepare_progress_append(const WorkspacePaths& ws, const std::vector<YamlValue>& entries,
+                                             std::optional<Instant> requested_at);
+
+// Who guards an in-place append against a torn write: its own journal
+// (progress.journal, as described above), or the caller, which has made an
+// AppendRecord durable in its own journal and recovers it with
+// settle_interrupted_append.
+enum class TornAppendGuard { OwnJournal, CallersJournal };
+Result<std::vector<AppendResult>> write_progress_append(const WorkspacePaths& ws, PendingAppend pending,
+                                                        TornAppendGuard guard, bool record_local);
+
+// Cuts a torn append described by `record` off the log, by the rule at the
+// top of this file; a complete append, or bytes that are not the record's,
+// are left alone. Errors only when a torn append could not be cut.
+Status settle_interrupted_append(const AppendRecord& record, const std::string& file);
+
 // Finishes or undoes an append that was interrupted (see the invariant
 // above), under the lock, before anything reads the log's tail. With no
 // journal it only removes stale temporary files. A journal that does not

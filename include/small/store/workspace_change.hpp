@@ -5,20 +5,23 @@
 //
 // The change journal `.small-cache/change.journal` makes "all files or none":
 //   1. the journal (new bytes of every file, the version stamp of their old
-//      bytes (file_version), the progress log's size) is written atomically
-//      and durably;
-//   2. the progress entries are appended in one journaled append
-//      (progress_log.hpp), so a crash keeps all of them or none;
+//      bytes (file_version), the progress log's size and identity, and the
+//      exact bytes the entries add) is written atomically and durably;
+//   2. the progress entries are appended in one write and fsynced, so a
+//      crash keeps all of them, none, or a torn prefix that the journal's
+//      copy of the bytes identifies (the rule of progress_log.hpp);
 //   3. each file is replaced atomically (write_file_atomic), then each
 //      PathMove is applied;
-//   4. the journal is removed, durably.
+//   4. the journal is removed (see remove_journal for why that need not be
+//      durable after a commit).
 // recover_workspace (run by every mutating command under the lock, before it
-// reads anything) finishes an interrupted change: when the entries made it
-// into the log (it is longer than the journal says) or the change has no
-// entries, every file still holding its old bytes gets its new ones and
-// the moves are repeated (roll forward); otherwise nothing was committed and
-// the journal is dropped (roll back: nothing was touched). Either way the workspace ends with
-// all of the change or none of it. Entries go first because a log that
+// reads anything) finishes an interrupted change: it first cuts a torn
+// append off the log; then, when the entries made it into the log (it is
+// longer than the journal says) or the change has no entries, every file
+// still holding its old bytes gets its new ones and the moves are repeated
+// (roll forward); otherwise nothing was committed and the journal is
+// dropped (roll back: nothing was touched). Either way the workspace ends
+// with all of the change or none of it. Entries go first because a log that
 // already records a step the plan does not show yet is valid, whereas a plan
 // claiming `completed` without its evidence entry would fail strict S1.
 #pragma once
