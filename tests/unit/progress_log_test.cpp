@@ -511,14 +511,16 @@ TEST(ProgressLog, SigkillAtRandomInstantsLosesNoAcknowledgedEntry) {
     TempWorkspace t;
     write_plain(t.log(), std::string(kHeader) + "entries: []\n");
     std::mt19937 rng(20250601);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
     CrashStats stats;
-    while (stats.kills < 300 && std::chrono::steady_clock::now() < deadline) {
+    // Until a kill has landed inside an append (a journal left for recovery), within the deadline.
+    while ((stats.kills < 300 || stats.journals == 0) && std::chrono::steady_clock::now() < deadline) {
         const std::chrono::microseconds delay(std::uniform_int_distribution<int>(0, 3000)(rng));
         kill_and_check(t, t.path("done.txt"), delay, 16, stats);
         if (HasFatalFailure()) return;
     }
     EXPECT_GE(stats.kills, 50);
+    EXPECT_GT(stats.journals, 0) << "no kill landed inside an append: recovery was never exercised";
     expect_valid_log(t.log());
     report(stats);
 }
@@ -527,9 +529,11 @@ TEST(ProgressLog, SigkillAtRandomInstantsLosesNoAcknowledgedEntry) {
 // for fatal signals between pages), leaving a torn entry for recovery.
 TEST(ProgressLog, SigkillDuringLargeWritesLeavesNoTornEntry) {
     std::mt19937 rng(7);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     CrashStats stats;
-    for (int round = 0; round < 40 && std::chrono::steady_clock::now() < deadline; ++round) {
+    // 40 rounds, and more until recovery has cut a torn entry, within the deadline.
+    for (int round = 0; (round < 40 || stats.truncations == 0) && std::chrono::steady_clock::now() < deadline;
+         ++round) {
         TempWorkspace t(true);  // a fresh small log per round keeps the re-parses cheap
         write_plain(t.log(), std::string(kHeader) + "entries: []\n");
         for (int k = 0; k < 3; ++k) {
@@ -540,6 +544,7 @@ TEST(ProgressLog, SigkillDuringLargeWritesLeavesNoTornEntry) {
         expect_valid_log(t.log());
     }
     EXPECT_GE(stats.kills, 12);
+    EXPECT_GT(stats.truncations, 0) << "no kill tore an entry: the cut was never exercised";
     report(stats);
 }
 
