@@ -3,7 +3,8 @@
 
     tests/check_layers.py [ROOT]        (ROOT: the checkout, default: this file's ../)
 
-libsmall is built in layers, lowest first:
+libsmall is built in layers, lowest first, as listed in src/layers.txt (the one list,
+also read by CMakeLists.txt):
 
     base < doc < model < check < store < ops < report < mcp < cli
 
@@ -16,8 +17,9 @@ include/small and src is checked:
   * "small/<layer>/..." must name the file's own layer or a lower one;
   * an ops/ file never includes another ops/ header (a .cpp may include its own .hpp);
   * "small/..." must name a layer folder (an old flat "small/x.hpp" is refused);
-  * a quoted include that is not "small/..." must resolve beside the including file
-    to a header in a layer folder, under the same rules;
+  * a quoted include that is not "small/..." is a private header: named bare (no
+    folder) and found beside the including file, in a layer folder; a private header
+    is never reached across folders ("../check/x.hpp");
   * a public header (include/small) never includes a private header from src/;
   * every file itself sits in a layer folder (no leftover src/core/ or flat headers).
 
@@ -29,8 +31,10 @@ import os
 import re
 import sys
 
-LAYERS = ["base", "doc", "model", "check", "store", "ops", "report", "mcp", "cli"]
-RANK = {name: i for i, name in enumerate(LAYERS)}
+from tree_checks import read_layers, report
+
+LAYERS = []
+RANK = {}
 EXTENSIONS = (".cpp", ".hpp")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
@@ -169,6 +173,10 @@ def check_file(root, rel, private, findings):
             continue
         if resolved_rel.startswith("include/small/") and resolved_rel[len("include/"):] == mine:
             continue
+        if "/" in target and RANK[target_layer] <= RANK[layer]:
+            findings.append((rel, number, f'private header "{target}" reached across folders '
+                                          "(a private header is included by bare name from its own folder only)"))
+            continue
         check_target(rel, layer, target_layer, target, findings, number)
 
 
@@ -178,18 +186,20 @@ def main(argv):
     if not os.path.isdir(os.path.join(root, "include", "small")) or not os.path.isdir(os.path.join(root, "src")):
         print(f"layers: {root} has no include/small and src", file=sys.stderr)
         return 2
+    try:
+        LAYERS[:] = read_layers(root)
+    except OSError as e:
+        print(f"layers: cannot read the layer list: {e}", file=sys.stderr)
+        return 2
+    RANK.clear()
+    RANK.update({name: i for i, name in enumerate(LAYERS)})
     files = source_files(root)
     private = private_headers(files)
     findings = []
     for rel in files:
         check_file(root, rel, private, findings)
-    for rel, number, message in findings:
-        print(f"{rel}:{number}: {message}")
-    if findings:
-        print(f"layers: {len(findings)} finding(s) in {len(files)} files")
-        return 1
-    print(f"layers: {len(files)} files, no upward include")
-    return 0
+    lines = [f"{rel}:{number}: {message}" for rel, number, message in findings]
+    return report("layers", lines, f"{len(files)} files, no upward include")
 
 
 if __name__ == "__main__":

@@ -8,17 +8,20 @@ tree must pass, and each kind of violation must exit 1 and name file:line.
 """
 
 import os
-import subprocess
 import sys
-import tempfile
 import unittest
+
+from tree_checks import make_tree, run_script
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "check_layers.py")
 
 # A tree that obeys every rule: own and lower layers, an ops .cpp with its own header,
 # a private header beside its source, cli on top, comments and system headers ignored.
+LAYER_LIST = "# lowest first\nbase\ndoc\nmodel\ncheck\nstore\nops\nreport\nmcp\ncli\n"
+
 CLEAN = {
+    "src/layers.txt": LAYER_LIST,
     "include/small/base/result.hpp": "#pragma once\n#include <string>\n",
     "include/small/doc/document.hpp": '#pragma once\n#include "small/base/result.hpp"\n',
     "include/small/store/log.hpp": '#pragma once\n#include "small/doc/document.hpp"\n',
@@ -45,24 +48,16 @@ CLEAN = {
 
 
 def run(root):
-    proc = subprocess.run([sys.executable, SCRIPT, root], capture_output=True, text=True)
-    return proc.returncode, proc.stdout + proc.stderr
+    return run_script(SCRIPT, root)
 
 
 class CheckLayers(unittest.TestCase):
     def tree(self, extra=None, remove=()):
-        tmp = tempfile.TemporaryDirectory(prefix="small-layers-")
-        self.addCleanup(tmp.cleanup)
         files = dict(CLEAN)
         files.update(extra or {})
         for rel in remove:
             files.pop(rel)
-        for rel, text in files.items():
-            path = os.path.join(tmp.name, rel)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-        return tmp.name
+        return make_tree(self, files)
 
     def assert_fails(self, root, *expected):
         code, out = run(root)
@@ -74,7 +69,7 @@ class CheckLayers(unittest.TestCase):
     def test_clean_tree_passes(self):
         code, out = run(self.tree())
         self.assertEqual(code, 0, out)
-        self.assertIn(f"layers: {len(CLEAN)} files, no upward include", out)
+        self.assertIn(f"layers: {len(CLEAN) - 1} files, no upward include", out)  # layers.txt is no source
 
     def test_upward_include_fails(self):
         text = '#include "small/doc/document.hpp"\n#include "small/store/log.hpp"\n'
@@ -127,6 +122,22 @@ class CheckLayers(unittest.TestCase):
     def test_file_outside_layer_folder_fails(self):
         root = self.tree({"src/core/old.cpp": "int x;\n"})
         self.assert_fails(root, "src/core/old.cpp:1:", "not in a layer folder")
+
+    def test_private_header_reached_across_folders_fails(self):
+        root = self.tree({"src/store/log.cpp": '#include "../doc/yaml_internal.hpp"\n'})
+        self.assert_fails(root, "src/store/log.cpp:1:", "reached across folders", "../doc/yaml_internal.hpp")
+
+    def test_the_order_comes_from_the_layer_list(self):
+        # store below doc in the list: doc's include of store is no longer upward, store's of doc is.
+        order = "base\nmodel\ncheck\nstore\ndoc\nops\nreport\nmcp\ncli\n"
+        root = self.tree({"src/layers.txt": order, "src/doc/document.cpp": '#include "small/store/log.hpp"\n'})
+        out = self.assert_fails(root, "include/small/store/log.hpp:2:", "upward include")
+        self.assertNotIn("src/doc/document.cpp", out)
+
+    def test_missing_layer_list_is_an_error(self):
+        code, out = run(self.tree(remove=("src/layers.txt",)))
+        self.assertEqual(code, 2, out)
+        self.assertIn("layer list", out)
 
     def test_every_finding_is_reported(self):
         root = self.tree({

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""ARCHITECTURE.md stays a true map of the tree (Python 3 standard library only).
+
+    tests/check_architecture.py [ROOT]      (ROOT: the checkout, default: this file's ../)
+
+For every layer of src/layers.txt:
+  * the layer diagram (the fenced block under "## Layers") has a row for it;
+  * "What lives where" has a section for it, starting with a line "**<layer>/** — ...";
+  * every file of include/small/<layer>/ and src/<layer>/ is named in that section, in
+    backquotes: by its stem (`process` stands for process.hpp + process.cpp), by its file
+    name (`yaml_internal.hpp`), or by a pattern with a <placeholder> (`cmd_<command>.cpp`).
+Each finding is printed as ARCHITECTURE.md: message. Exit 1 on any finding, 2 when ROOT
+lacks the files; on success print "architecture: N files in M layers, all on the map".
+"""
+
+import os
+import re
+import sys
+
+from tree_checks import read_layers, report
+
+CODE = re.compile(r"`([^`\s]+)`")
+
+
+def layer_files(root, layer):
+    """File names (no folder) of include/small/<layer>/ and src/<layer>/ (sources and headers)."""
+    names = set()
+    for top in (os.path.join("include", "small", layer), os.path.join("src", layer)):
+        folder = os.path.join(root, top)
+        if os.path.isdir(folder):
+            names.update(n for n in os.listdir(folder) if n.endswith((".cpp", ".hpp")))
+    return sorted(names)
+
+
+def diagram(text):
+    """The first fenced block after "## Layers"."""
+    start = text.find("## Layers")
+    fence = text.find("```", start)
+    end = text.find("```", fence + 3)
+    return text[fence:end] if start >= 0 and fence >= 0 and end >= 0 else ""
+
+
+def sections(text, layers):
+    """{layer: the text from its "**<layer>/**" line to the next layer's or the next heading}."""
+    found = {}
+    lines = text.splitlines()
+    current = None
+    for line in lines:
+        match = re.match(r"\*\*([a-z]+)/\*\*", line)
+        if match and match.group(1) in layers:
+            current = match.group(1)
+            found[current] = []
+            continue
+        if line.startswith("#"):
+            current = None
+        if current:
+            found[current].append(line)
+    return {layer: "\n".join(body) for layer, body in found.items()}
+
+
+def named(name, words):
+    """Whether a file name is named by one of the backquoted words of its section."""
+    stem = name.rsplit(".", 1)[0]
+    for word in words:
+        if word in (name, stem):
+            return True
+        if "<" in word:
+            pattern = re.escape(word)
+            pattern = re.sub(r"\\<[^>]*\\>|<[^>]*>", ".+", pattern)
+            if re.fullmatch(pattern, name):
+                return True
+    return False
+
+
+def main(argv):
+    root = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
+    try:
+        layers = read_layers(root)
+        with open(os.path.join(root, "ARCHITECTURE.md"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        print(f"architecture: {e}", file=sys.stderr)
+        return 2
+    findings = []
+    picture = diagram(text)
+    by_layer = sections(text, layers)
+    total = 0
+    for layer in layers:
+        if not re.search(r"\|\s*" + re.escape(layer) + r"\s", picture):
+            findings.append(f"the layer diagram has no row for {layer}")
+        if layer not in by_layer:
+            findings.append(f'no section "**{layer}/** — ..." under "What lives where"')
+            continue
+        words = CODE.findall(by_layer[layer])
+        for name in layer_files(root, layer):
+            total += 1
+            if not named(name, words):
+                findings.append(f"{layer}/{name} is not named in the {layer}/ section")
+    lines = [f"ARCHITECTURE.md: {message}" for message in findings]
+    return report("architecture", lines, f"{total} files in {len(layers)} layers, all on the map")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Self-test of tests/check_architecture.py: it must fail when the map is wrong.
+
+    tests/check_architecture_selftest.py [path/to/check_architecture.py]
+"""
+
+import os
+import sys
+import unittest
+
+from tree_checks import make_tree, run_script
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check_architecture.py")
+
+MAP = """# Architecture
+
+## Layers
+
+```
+  | cli     src/cli/      the executable |
+  | base    */small/base/ building blocks |
+```
+
+### What lives where
+
+**base/** — building blocks.
+
+| File | What |
+|---|---|
+| `result` | results |
+| `fd.hpp` | a descriptor |
+
+**cli/** — the executable.
+
+| `cmd_<command>.cpp` | one file per command |
+
+## Data flow
+"""
+
+TREE = {
+    "src/layers.txt": "# lowest first\nbase\ncli\n",
+    "include/small/base/result.hpp": "",
+    "src/base/result.cpp": "",
+    "include/small/base/fd.hpp": "",
+    "src/cli/cmd_init.cpp": "",
+    "src/cli/cmd_plan.cpp": "",
+}
+
+
+def run(root):
+    return run_script(SCRIPT, root)
+
+
+class CheckArchitecture(unittest.TestCase):
+    def tree(self, extra=None, architecture=MAP):
+        files = dict(TREE)
+        files.update(extra or {})
+        files["ARCHITECTURE.md"] = architecture
+        return make_tree(self, files)
+
+    def test_a_true_map_passes(self):
+        code, out = run(self.tree())
+        self.assertEqual(code, 0, out)
+        self.assertIn("5 files in 2 layers", out)
+
+    def test_a_file_missing_from_its_section_fails(self):
+        code, out = run(self.tree({"src/base/process.cpp": ""}))
+        self.assertEqual(code, 1, out)
+        self.assertIn("base/process.cpp is not named in the base/ section", out)
+
+    def test_a_file_named_only_in_another_section_fails(self):
+        code, out = run(self.tree({"src/cli/fd.hpp": ""}))
+        self.assertEqual(code, 1, out)
+        self.assertIn("cli/fd.hpp is not named in the cli/ section", out)
+
+    def test_a_layer_without_a_row_or_a_section_fails(self):
+        code, out = run(self.tree({"src/layers.txt": "base\nmodel\ncli\n"}))
+        self.assertEqual(code, 1, out)
+        self.assertIn("the layer diagram has no row for model", out)
+        self.assertIn('no section "**model/**', out)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        SCRIPT = os.path.abspath(sys.argv.pop(1))
+    unittest.main()
