@@ -122,7 +122,7 @@ private:
 
 bool line_start(std::string_view t, std::size_t i) { return i == 0 || t[i - 1] == '\n'; }
 
-std::vector<std::string_view> split_lines(std::string_view t) {
+std::vector<std::string_view> lines_with_endings(std::string_view t) {
     std::vector<std::string_view> lines;
     for (std::size_t pos = 0; pos < t.size();) {
         const std::size_t eol = t.find('\n', pos);
@@ -213,8 +213,8 @@ UnifiedDiff unified_diff(std::string_view old_text, std::string_view new_text, c
     UnifiedDiff out;
     if (old_text == new_text) return out;
     const Window w = find_window(old_text, new_text, context);
-    const std::vector<std::string_view> ol = split_lines(old_text.substr(w.begin, w.old_end - w.begin));
-    const std::vector<std::string_view> nl = split_lines(new_text.substr(w.begin, w.new_end - w.begin));
+    const std::vector<std::string_view> ol = lines_with_endings(old_text.substr(w.begin, w.old_end - w.begin));
+    const std::vector<std::string_view> nl = lines_with_endings(new_text.substr(w.begin, w.new_end - w.begin));
     std::unordered_map<std::string_view, std::uint32_t> ids;
     auto intern = [&ids](const std::vector<std::string_view>& lines) {
         std::vector<std::uint32_t> v;

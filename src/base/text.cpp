@@ -104,4 +104,17 @@ std::vector<std::string> closest_matches(std::string_view word, const std::vecto
     return out;
 }
 
+std::vector<std::string_view> split_lines(std::string_view text, bool strip_cr) {
+    std::vector<std::string_view> lines;
+    for (std::size_t pos = 0; pos <= text.size();) {
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(pos, end - pos);
+        if (strip_cr && !line.empty() && line.back() == '\r') line.remove_suffix(1);
+        lines.push_back(line);
+        pos = end + 1;
+    }
+    return lines;
+}
+
 }  // namespace small

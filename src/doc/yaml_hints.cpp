@@ -15,19 +15,6 @@ namespace small {
 
 namespace {
 
-std::vector<std::string_view> lines_without_breaks(std::string_view bytes) {
-    std::vector<std::string_view> lines;
-    for (std::size_t pos = 0; pos <= bytes.size();) {
-        std::size_t end = bytes.find('\n', pos);
-        if (end == std::string_view::npos) end = bytes.size();
-        std::string_view line = bytes.substr(pos, end - pos);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        lines.push_back(line);
-        pos = end + 1;
-    }
-    return lines;
-}
-
 std::size_t indent_of(std::string_view line) {
     const std::size_t first = line.find_first_not_of(" \t");
     return first == std::string_view::npos ? line.size() : first;
@@ -158,7 +145,7 @@ std::string indentation_hint(const std::vector<std::string_view>& lines, std::si
 }  // namespace
 
 std::string syntax_error_hint(std::string_view bytes, Mark at, std::string_view message) {
-    const std::vector<std::string_view> lines = lines_without_breaks(bytes);
+    const std::vector<std::string_view> lines = split_lines(bytes, /*strip_cr=*/true);
     if (at.line == 0 || at.line > lines.size()) return {};
     const std::size_t index = at.line - 1;
     if (std::string hint = tab_hint(lines[index], at.line); !hint.empty()) return hint;

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <vector>
 
+#include "small/base/text.hpp"
+
 namespace small {
 
 namespace {
@@ -33,23 +35,10 @@ std::vector<Marker> find_markers(std::string_view text, std::string_view prefix)
     return found;
 }
 
-std::string_view trim_ws(std::string_view s) {
-    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
-    while (!s.empty() && space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && space(s.back())) s.remove_suffix(1);
-    return s;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 }  // namespace
 
 Result<AgentsMode> parse_agents_mode(std::string_view text) {
-    const std::string mode = lower(trim_ws(text));
+    const std::string mode = lower_ascii(trim(text));
     if (mode.empty()) return AgentsMode::None;
     if (mode == "append") return AgentsMode::Append;
     if (mode == "prepend") return AgentsMode::Prepend;
@@ -151,7 +140,7 @@ Result<std::string> compose_agents_file(std::string_view existing, AgentsMode mo
         if (!after.empty()) out.append("\n").append(after);
         return out;
     }
-    const std::string_view trimmed = trim_ws(existing);
+    const std::string_view trimmed = trim(existing);
     switch (mode) {
         case AgentsMode::Append:
             if (trimmed.empty()) return block;

@@ -74,6 +74,11 @@ Status require_small_dir(const FileSystem& fs, const WorkspacePaths& ws) {
                          (ws.from_dir_flag ? "" : " or any parent directory") + "; run `small init` first");
 }
 
+Status require_artifact(const FileSystem& fs, const WorkspacePaths& ws, ArtifactType t, std::string_view what_to_do) {
+    if (fs.file_exists(ws.artifact_path(t))) return ok_status();
+    return Error::system(ws.artifact_display(t) + " is missing; " + std::string(what_to_do));
+}
+
 namespace {
 
 // Issue 24: a root named through a link may really be a .small/ folder (or

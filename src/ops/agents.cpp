@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "small/base/text.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/workspace_lock.hpp"
@@ -21,25 +22,6 @@ namespace {
 namespace stdfs = std::filesystem;
 
 constexpr std::string_view kCurrentVersion = "1.0.0";
-
-std::string_view trim_ws(std::string_view s) {
-    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
-    while (!s.empty() && space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && space(s.back())) s.remove_suffix(1);
-    return s;
-}
-
-std::vector<std::string_view> split_lines(std::string_view text) {
-    std::vector<std::string_view> lines;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t nl = text.find('\n', start);
-        const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
-        lines.push_back(text.substr(start, end - start));
-        start = end + 1;
-    }
-    return lines;
-}
 
 bool is_symlink(const std::string& path) {
     struct stat st {};
@@ -189,7 +171,7 @@ AgentsCheckReport fail(AgentsCheckReport report, std::string error, std::string 
 // Drift: the block differs from the canonical one. A different marker
 // version is named as such (the reference reports it only as drift).
 AgentsCheckReport judge_drift(AgentsCheckReport report, std::string_view block, bool strict) {
-    report.has_drift = trim_ws(block) != trim_ws(harness_block());
+    report.has_drift = trim(block) != trim(harness_block());
     if (!report.has_drift) return report;
     const bool outdated = report.block_version != kCurrentVersion;
     const std::string what = outdated ? "block is v" + report.block_version + ", the current harness is v" +

@@ -14,13 +14,6 @@
 
 namespace small {
 
-namespace {
-
-std::string plan_path(const WorkspacePaths& ws) { return ws.artifact_path(ArtifactType::Plan); }
-std::string plan_display(const WorkspacePaths& ws) { return ws.artifact_display(ArtifactType::Plan); }
-
-}  // namespace
-
 Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const WorkspacePaths& ws,
                                             const CheckpointRequest& req) {
     const std::string task(trim(req.task));
@@ -36,13 +29,8 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
 
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
     if (!session) return session.error();
-    if (!fs.file_exists(ws.artifact_path(ArtifactType::Progress))) {
-        return Error::system(ws.artifact_display(ArtifactType::Progress) +
-                             " is missing; run `small init` first");
-    }
-    if (!fs.file_exists(plan_path(ws))) {
-        return Error::system(plan_display(ws) + " is missing; run `small plan` to create it");
-    }
+    if (Status s = require_artifact(fs, ws, ArtifactType::Progress); !s) return s.error();
+    if (Status s = require_artifact(fs, ws, ArtifactType::Plan, "run `small plan` to create it"); !s) return s.error();
     Result<PlanStatusEdit> edit = plan_status_edit(fs, ws, task, status);
     if (!edit) return edit.error();
 
@@ -68,7 +56,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     WorkspaceChange change;
     change.entries.push_back(entry);
     change.first_at = *requested;
-    change.files.push_back({plan_path(ws), text});
+    change.files.push_back({ws.artifact_path(ArtifactType::Plan), text});
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return committed.error();

@@ -199,9 +199,7 @@ Result<RunCheckoutResult> run_checkout(const FileSystem& fs, const WorkspacePath
     // Read under the lock: a concurrent `run snapshot --force` cannot swap the folder meanwhile.
     Result<SnapshotInfo> snap = load_snapshot(fs, run_store_dir(ws, opts.store), name);
     if (!snap) return snap.error();
-    if (!fs.file_exists(ws.path_of(kProgressFileName))) {
-        return Error::system(ws.display_of(kProgressFileName) + " is missing; run `small init` first");
-    }
+    if (Status s = require_artifact(fs, ws, ArtifactType::Progress); !s) return s.error();
     RunCheckoutResult out;
     out.name = name;
     out.replay_id = snapshot_run_id(name);

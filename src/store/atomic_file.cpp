@@ -407,7 +407,7 @@ struct StagedFile::Parts {
     std::string name;                // the target's name in target_dir
     std::string target;              // for messages
     std::string target_dir_display;  // for messages
-    Sync sync = Sync::Full;
+    bool sync_directory = true;  // Sync::Full: the rename is made durable too
     bool published = false;
 };
 
@@ -422,7 +422,7 @@ Result<std::unique_ptr<StagedFile::Parts>> stage_components(const WorkspacePaths
     staged->name = parts->back();
     staged->target = target;
     staged->target_dir_display = join(ws.root, *parts, parts->size() - 1);
-    staged->sync = sync;
+    staged->sync_directory = sync == Sync::Full;
 
     Result<Fd> target_dir = open_workspace_directory(ws, *parts, parts->size() - 1, false);
     if (!target_dir) return target_dir.error();
@@ -458,7 +458,7 @@ Status publish_parts(StagedFile::Parts& p) {
         return Error::from_errno("cannot replace", p.target, err);
     }
     p.published = true;
-    if (p.sync != Sync::Full) return ok_status();
+    if (!p.sync_directory) return ok_status();
     if (const int err = fsync_dir_fd(p.target_dir.get()); err != 0) {
         return Error::from_errno("wrote " + p.target + " but could not make it durable: cannot sync directory",
                                  p.target_dir_display, err);

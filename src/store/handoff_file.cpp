@@ -61,11 +61,8 @@ YamlValue run_block(const std::string& reason, const std::string& previous) {
 }
 
 Result<Document> load_artifact(const FileSystem& fs, const WorkspacePaths& ws, ArtifactType t) {
-    const std::string path = ws.path_of(file_of(t));
-    if (!fs.file_exists(path)) {
-        return Error::system(ws.display_of(file_of(t)) + " is missing; run `small init` (or `small start`)");
-    }
-    return load_yaml_file(fs, path, ws.display_of(file_of(t)));
+    if (Status s = require_artifact(fs, ws, t, "run `small init` (or `small start`)"); !s) return s.error();
+    return load_yaml_file(fs, ws.path_of(file_of(t)), ws.display_of(file_of(t)));
 }
 
 // The handoff as text, refused when it would not validate (never write an

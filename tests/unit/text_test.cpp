@@ -3,8 +3,22 @@
 
 #include <gtest/gtest.h>
 
+#include <string_view>
+#include <vector>
+
 namespace small {
 namespace {
+
+TEST(SplitLines, LinesWithoutBreaksAndTheLastLineEvenWhenEmpty) {
+    using V = std::vector<std::string_view>;
+    EXPECT_EQ(split_lines(""), V{""});
+    EXPECT_EQ(split_lines("a"), V{"a"});
+    EXPECT_EQ(split_lines("a\nb"), (V{"a", "b"}));
+    EXPECT_EQ(split_lines("a\nb\n"), (V{"a", "b", ""}));
+    EXPECT_EQ(split_lines("a\r\n\r\nb"), (V{"a\r", "\r", "b"}));
+    EXPECT_EQ(split_lines("a\r\n\r\nb", /*strip_cr=*/true), (V{"a", "", "b"}));
+    EXPECT_EQ(split_lines("only\r", true), V{"only"});
+}
 
 TEST(OneTypoApart, OneInsertDeleteReplaceOrNeighbourSwap) {
     EXPECT_TRUE(one_typo_apart("stauts", "status"));  // swap

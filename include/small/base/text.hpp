@@ -15,6 +15,11 @@ inline std::string_view trim(std::string_view s) {
     return s.substr(first, s.find_last_not_of(ws) - first + 1);
 }
 
+// The lines of `text` without their '\n' (a last line without one included:
+// "a\nb" and "a\nb\n" give {"a", "b"} and {"a", "b", ""}). `strip_cr`: a
+// '\r' ending a line goes too (CRLF text).
+std::vector<std::string_view> split_lines(std::string_view text, bool strip_cr = false);
+
 inline constexpr bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 
 // ASCII lower case (ids, statuses and hex digits are ASCII).

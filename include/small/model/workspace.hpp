@@ -25,6 +25,10 @@ WorkspacePaths locate_workspace(const FileSystem& fs, const std::optional<std::s
 // first" unless ws.small_dir is a directory (a readers' precondition).
 Status require_small_dir(const FileSystem& fs, const WorkspacePaths& ws);
 
+// System error "<file> is missing; <what_to_do>" unless artifact `t` exists.
+Status require_artifact(const FileSystem& fs, const WorkspacePaths& ws, ArtifactType t,
+                        std::string_view what_to_do = "run `small init` first");
+
 // D7: a `.small` that is a symbolic link (dangling or not) is refused by
 // every write (Kind::Invalid, exit 1). Readers follow a link to a folder.
 // So is a root that, reached through a link (`--dir lnk`, lnk -> .small),
