@@ -46,7 +46,7 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME small)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION devel)
 # dpkg-shlibdeps (dpkg-dev) reads the binary's needs: with SMALL_LINK_STATIC only libc6.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
-# libgit2 is loaded with dlopen (store/git_repo.cpp), which dpkg-shlibdeps cannot see.
+# libgit2 is loaded with dlopen (base/git_repo.cpp), which dpkg-shlibdeps cannot see.
 string(REPLACE "." ";" SMALL_GIT2_VERSION_PARTS "${LIBGIT2_VERSION}")
 list(GET SMALL_GIT2_VERSION_PARTS 0 SMALL_GIT2_MAJOR)
 list(GET SMALL_GIT2_VERSION_PARTS 1 SMALL_GIT2_MINOR)

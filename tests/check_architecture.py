@@ -8,7 +8,9 @@ For every layer of src/layers.txt:
   * "What lives where" has a section for it, starting with a line "**<layer>/** — ...";
   * every file of include/small/<layer>/ and src/<layer>/ is named in that section, in
     backquotes: by its stem (`process` stands for process.hpp + process.cpp), by its file
-    name (`yaml_internal.hpp`), or by a pattern with a <placeholder> (`cmd_<command>.cpp`).
+    name (`yaml_internal.hpp`), or by a pattern with a <placeholder> (`cmd_<command>.cpp`);
+  * every name in the first column of the section's table is a file of the layer (a row
+    left behind by a move or a deletion is found).
 Each finding is printed as ARCHITECTURE.md: message. Exit 1 on any finding, 2 when ROOT
 lacks the files; on success print "architecture: N files in M layers, all on the map".
 """
@@ -72,6 +74,16 @@ def named(name, words):
     return False
 
 
+def first_column_names(section):
+    """The backquoted names in the first cell of each table row of a section."""
+    names = []
+    for line in section.splitlines():
+        cells = line.split("|")
+        if line.startswith("| `") and len(cells) > 2:
+            names += CODE.findall(cells[1])
+    return names
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
     try:
@@ -92,10 +104,14 @@ def main(argv):
             findings.append(f'no section "**{layer}/** — ..." under "What lives where"')
             continue
         words = CODE.findall(by_layer[layer])
-        for name in layer_files(root, layer):
+        files = layer_files(root, layer)
+        for name in files:
             total += 1
             if not named(name, words):
                 findings.append(f"{layer}/{name} is not named in the {layer}/ section")
+        for word in first_column_names(by_layer[layer]):
+            if not any(named(name, [word]) for name in files):
+                findings.append(f"the {layer}/ table names `{word}`, which is not a file of {layer}/")
     lines = [f"ARCHITECTURE.md: {message}" for message in findings]
     return report("architecture", lines, f"{total} files in {len(layers)} layers, all on the map")
 

@@ -73,6 +73,11 @@ class CheckArchitecture(unittest.TestCase):
         self.assertEqual(code, 1, out)
         self.assertIn("cli/fd.hpp is not named in the cli/ section", out)
 
+    def test_a_row_for_a_file_that_is_gone_fails(self):
+        code, out = run(self.tree(architecture=MAP.replace("| `fd.hpp` | a descriptor |", "| `fd.hpp` | a descriptor |\n| `gone` | moved away |")))
+        self.assertEqual(code, 1, out)
+        self.assertIn("the base/ table names `gone`, which is not a file of base/", out)
+
     def test_a_layer_without_a_row_or_a_section_fails(self):
         code, out = run(self.tree({"src/layers.txt": "base\nmodel\ncli\n"}))
         self.assertEqual(code, 1, out)

@@ -6,7 +6,7 @@
 libsmall is built in layers, lowest first, as listed in src/layers.txt (the one list,
 also read by CMakeLists.txt):
 
-    base < doc < model < check < store < ops < report < mcp < cli
+    base < doc < model < check < store < domain < ops < report < mcp < cli
 
 (mcp, the MCP server's engine, is a front end like cli: cli may use it, the library may not.)
 

@@ -13,12 +13,11 @@ namespace {
 
 constexpr std::string_view kScheme = "http://";
 
-char to_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
-        if (to_lower(a[i]) != to_lower(b[i])) return false;
+        if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
     return true;
 }
 
@@ -117,8 +116,6 @@ namespace small {
 
 namespace {
 
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_hex_digit(char c) { return is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 std::optional<std::string> authority_problem(std::string_view scheme, std::string_view authority) {
     const size_t at = authority.rfind('@');
@@ -150,8 +147,8 @@ std::optional<std::string> authority_problem(std::string_view scheme, std::strin
 std::optional<std::string> link_syntax_problem(std::string_view url) {
     if (url.empty()) return "it is empty";
     size_t i = 0;
-    if (!is_alpha(url[0])) return "it does not start with a scheme (e.g. https:)";
-    while (i < url.size() && (is_alpha(url[i]) || is_ascii_digit(url[i]) || url[i] == '+' || url[i] == '-' || url[i] == '.')) ++i;
+    if (!is_ascii_alpha(url[0])) return "it does not start with a scheme (e.g. https:)";
+    while (i < url.size() && (is_ascii_alpha(url[i]) || is_ascii_digit(url[i]) || url[i] == '+' || url[i] == '-' || url[i] == '.')) ++i;
     if (i == url.size() || url[i] != ':') return "it does not start with a scheme (e.g. https:)";
     std::string scheme;
     for (char c : url.substr(0, i)) scheme += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
@@ -161,7 +158,7 @@ std::optional<std::string> link_syntax_problem(std::string_view url) {
         if (std::string_view("<>\"{}|\\^`").find(static_cast<char>(c)) != std::string_view::npos) {
             return std::string("it contains '") + static_cast<char>(c) + "', which a URL must percent-encode";
         }
-        if (c == '%' && (k + 2 >= url.size() || !is_hex_digit(url[k + 1]) || !is_hex_digit(url[k + 2]))) {
+        if (c == '%' && (k + 2 >= url.size() || !is_ascii_hex(url[k + 1]) || !is_ascii_hex(url[k + 2]))) {
             return "a '%' not followed by two hex digits";
         }
     }

@@ -13,26 +13,20 @@ namespace {
 
 // ---- character classes (ASCII only: secrets are ASCII) ----
 
-bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
-bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
-bool is_alpha(char c) { return is_upper(c) || is_lower(c); }
-bool is_alnum(char c) { return is_alpha(c) || is_ascii_digit(c); }
-bool is_hex(char c) { return is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool is_base64(char c) { return is_alnum(c) || c == '+' || c == '/'; }
-bool is_base64url(char c) { return is_alnum(c) || c == '_' || c == '-'; }
-char to_lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
+bool is_base64(char c) { return is_ascii_alnum(c) || c == '+' || c == '/'; }
+bool is_base64url(char c) { return is_ascii_alnum(c) || c == '_' || c == '-'; }
 
 enum class Charset { UpperAlnum, Alnum, AlnumUnderscore, AlnumDash, Base64Url, BearerToken };
 
 bool in_charset(Charset set, char c) {
     switch (set) {
-        case Charset::UpperAlnum: return is_upper(c) || is_ascii_digit(c);
-        case Charset::Alnum: return is_alnum(c);
-        case Charset::AlnumUnderscore: return is_alnum(c) || c == '_';
-        case Charset::AlnumDash: return is_alnum(c) || c == '-';
+        case Charset::UpperAlnum: return is_ascii_upper(c) || is_ascii_digit(c);
+        case Charset::Alnum: return is_ascii_alnum(c);
+        case Charset::AlnumUnderscore: return is_ascii_alnum(c) || c == '_';
+        case Charset::AlnumDash: return is_ascii_alnum(c) || c == '-';
         case Charset::Base64Url: return is_base64url(c);
         case Charset::BearerToken:
-            return is_alnum(c) || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' ||
+            return is_ascii_alnum(c) || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' ||
                    c == '=' || c == '-';
     }
     return false;
@@ -53,7 +47,7 @@ bool contains_digit(std::string_view s) {
 bool starts_with_ignoring_case(std::string_view text, std::size_t pos, std::string_view word) {
     if (text.size() - pos < word.size()) return false;
     for (std::size_t i = 0; i < word.size(); ++i)
-        if (to_lower(text[pos + i]) != word[i]) return false;
+        if (ascii_lower(text[pos + i]) != word[i]) return false;
     return true;
 }
 
@@ -110,7 +104,7 @@ bool matches_prefixed(std::string_view text, std::size_t pos, const PrefixedToke
     const std::size_t body = run_length(text, body_start, token.body);
     if (body < token.min_body || (token.exact && body != token.min_body)) return false;
     const std::size_t end = body_start + body;
-    if (end < text.size() && is_alnum(text[end])) return false;  // e.g. AKIA… + lower-case
+    if (end < text.size() && is_ascii_alnum(text[end])) return false;  // e.g. AKIA… + lower-case
     return !token.needs_digit || contains_digit(text.substr(body_start, body));
 }
 
@@ -205,12 +199,12 @@ bool may_start_shape(char c) {
 const char* find_token_shape(std::string_view text) {
     for (std::size_t pos = 0; pos < text.size(); ++pos) {
         if (!may_start_shape(text[pos])) continue;
-        if (pos > 0 && is_alnum(text[pos - 1])) continue;  // only at word starts
+        if (pos > 0 && is_ascii_alnum(text[pos - 1])) continue;  // only at word starts
         if (const char* reason = token_shape_at(text, pos)) return reason;
     }
     // Less specific, so only when no known token names the secret better.
     for (std::size_t pos = 0; pos < text.size(); ++pos) {
-        if (pos > 0 && is_alnum(text[pos - 1])) continue;
+        if (pos > 0 && is_ascii_alnum(text[pos - 1])) continue;
         if (credential_assignment_at(text, pos)) return "value assigns a literal to a secret-named variable";
     }
     return nullptr;
@@ -235,10 +229,10 @@ bool is_base64_word(std::string_view s) {
 bool looks_random(std::string_view s) {
     bool hex_only = true, digit = false, upper = false, lower = false, slash = false;
     for (char c : s) {
-        hex_only = hex_only && is_hex(c);
+        hex_only = hex_only && is_ascii_hex(c);
         digit = digit || is_ascii_digit(c);
-        upper = upper || is_upper(c);
-        lower = lower || is_lower(c);
+        upper = upper || is_ascii_upper(c);
+        lower = lower || is_ascii_lower(c);
         slash = slash || c == '/';
     }
     if (hex_only || !digit || !(upper || lower)) return false;
@@ -255,7 +249,7 @@ bool looks_like_encoded_secret(std::string_view value) {
 
 std::optional<std::string> secret_key_reason(std::string_view key) {
     std::string lowered(key);
-    for (char& c : lowered) c = to_lower(c);
+    for (char& c : lowered) c = ascii_lower(c);
     for (std::string_view word : kSecretKeyWords)
         if (lowered.find(word) != std::string::npos)
             return "key name contains \"" + std::string(word) + "\"";
@@ -274,7 +268,7 @@ std::optional<std::string> secret_value_reason(std::string_view value) {
 std::optional<std::string> secret_commit_reason(std::string_view value) {
     if (auto reason = secret_value_reason(value)) return reason;
     const std::string_view word = trim(value);
-    const bool hex = std::all_of(word.begin(), word.end(), is_hex);
+    const bool hex = std::all_of(word.begin(), word.end(), is_ascii_hex);
     if (hex && word.size() > 40) {
         return std::string("value looks like an encoded secret (32+ base64 characters; a commit hash has 7-40 hex digits)");
     }

@@ -11,7 +11,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/check/finding.hpp"
-#include "small/store/gitignore.hpp"
+#include "small/domain/gitignore.hpp"
 #include "small/check/verdict.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/report/envelope.hpp"

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/drift.hpp"
+#include "small/domain/scope_drift.hpp"
 #include "small/report/drift.hpp"
 
 namespace small::cli {
@@ -26,7 +26,7 @@ std::string base_text(const DriftReport& r) {
 int run_drift(Context& ctx, const DriftFlags& f) {
     const Output out(ctx.globals, "drift");
     const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
-    Result<DriftReport> r = drift(ctx.fs, ws, DriftOptions{f.since});
+    Result<DriftReport> r = scope_drift(ctx.fs, ws, DriftOptions{f.since});
     if (!r) return report_error(out, r.error());
     const int code = r->files.empty() ? kExitOk : kExitInvalid;
     if (out.json()) {

@@ -1,9 +1,9 @@
-// `small replay-id`: flags and rendering; the work is in small/store/run_state.hpp.
+// `small replay-id`: flags and rendering; the work is in small/domain/run_state.hpp.
 #include <iostream>
 
 #include "cli.hpp"
 #include "small/model/replay_id.hpp"
-#include "small/store/run_state.hpp"
+#include "small/domain/run_state.hpp"
 #include "small/model/workspace.hpp"
 #include "small/ops/replay_id.hpp"
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "cli.hpp"
-#include "small/ops/evidence.hpp"
+#include "small/check/evidence_check.hpp"
 #include "small/store/verified_cache.hpp"
 
 namespace small::cli {
@@ -136,7 +136,7 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
     }
     keep_prefix(ctx, ws, before, verdict);
     if (kind == VerdictKind::Verify && flags.evidence) {
-        Result<EvidenceReport> ev = verify_evidence(ctx.fs, ws);
+        Result<EvidenceReport> ev = check_evidence(ctx.fs, ws);
         if (!ev) return report_error(out, ev.error());
         add_evidence_stage(verdict, *ev);
     }

@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "small/base/timestamp.hpp"
-#include "small/store/progress_entry.hpp"
+#include "small/domain/progress_entry.hpp"
 #include "small/store/progress_log.hpp"
 #include "small/store/workspace_change.hpp"
 

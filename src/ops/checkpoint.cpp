@@ -7,9 +7,9 @@
 #include "small/doc/yaml.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/store/plan_cache.hpp"
-#include "small/store/plan_status_edit.hpp"
-#include "small/store/progress_entry.hpp"
-#include "small/store/run_state.hpp"
+#include "small/domain/plan_status_edit.hpp"
+#include "small/domain/progress_entry.hpp"
+#include "small/domain/run_state.hpp"
 #include "small/store/workspace_change.hpp"
 
 namespace small {

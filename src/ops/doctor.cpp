@@ -8,11 +8,11 @@
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/plan_summary.hpp"
 #include "small/model/resume_point.hpp"
-#include "small/store/evidence_check.hpp"
-#include "small/store/git_repo.hpp"
+#include "small/check/evidence_check.hpp"
+#include "small/base/git_repo.hpp"
 #include "small/store/local_work.hpp"
-#include "small/store/scope_drift.hpp"
-#include "small/store/unmerged_files.hpp"
+#include "small/domain/scope_drift.hpp"
+#include "small/domain/unmerged_files.hpp"
 
 namespace small {
 

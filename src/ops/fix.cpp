@@ -6,7 +6,7 @@
 #include "small/doc/yaml_edit.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/backup.hpp"
-#include "small/store/progress_entry.hpp"
+#include "small/domain/progress_entry.hpp"
 #include "small/store/progress_log.hpp"
 #include "small/store/workspace_change.hpp"
 

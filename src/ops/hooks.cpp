@@ -18,7 +18,7 @@
 #include "small/model/agent_hooks.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/atomic_file.hpp"
-#include "small/store/git_repo.hpp"
+#include "small/base/git_repo.hpp"
 #include "small/store/hook_files.hpp"
 #include "small/store/workspace_lock.hpp"
 

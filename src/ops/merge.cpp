@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "small/store/atomic_file.hpp"
-#include "small/store/unmerged_files.hpp"
+#include "small/domain/unmerged_files.hpp"
 
 namespace small {
 

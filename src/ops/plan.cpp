@@ -7,10 +7,10 @@
 
 #include "small/store/plan_cache.hpp"
 #include "small/model/plan_model.hpp"
-#include "small/store/progress_entry.hpp"
+#include "small/domain/progress_entry.hpp"
 #include "small/model/templates.hpp"
 #include "small/model/replay_id.hpp"
-#include "small/store/run_state.hpp"
+#include "small/domain/run_state.hpp"
 #include "small/base/text.hpp"
 #include "small/store/workspace_change.hpp"
 #include "small/doc/yaml.hpp"

@@ -4,7 +4,7 @@
 #include "small/doc/yaml.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/model/resume_point.hpp"
-#include "small/store/run_state.hpp"
+#include "small/domain/run_state.hpp"
 
 namespace small {
 

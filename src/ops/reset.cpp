@@ -4,11 +4,11 @@
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/model/replay_id.hpp"
-#include "small/store/run_state.hpp"
+#include "small/domain/run_state.hpp"
 #include "small/store/workspace_change.hpp"
 #include "small/model/templates.hpp"
 #include "small/store/plan_cache.hpp"
-#include "small/store/progress_entry.hpp"
+#include "small/domain/progress_entry.hpp"
 #include "small/store/run_store.hpp"
 
 namespace small {

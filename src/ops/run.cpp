@@ -1,7 +1,7 @@
 // `small run snapshot|list|show|diff|checkout` (see run.hpp).
 #include "small/ops/run.hpp"
 #include "small/base/version.hpp"
-#include "small/store/git_repo.hpp"
+#include "small/base/git_repo.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,8 +13,8 @@
 #include "small/doc/yaml.hpp"
 #include "small/model/layout.hpp"
 #include "small/store/backup.hpp"
-#include "small/store/handoff_file.hpp"
-#include "small/store/progress_entry.hpp"
+#include "small/domain/handoff_file.hpp"
+#include "small/domain/progress_entry.hpp"
 #include "small/store/progress_log.hpp"
 #include "small/store/run_index.hpp"
 #include "small/store/workspace_change.hpp"

@@ -4,7 +4,7 @@
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/store/plan_cache.hpp"
-#include "small/store/resume_state.hpp"
+#include "small/domain/resume_state.hpp"
 
 namespace small {
 

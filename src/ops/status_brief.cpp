@@ -7,8 +7,8 @@
 #include "small/doc/yaml.hpp"
 #include "small/model/plan_summary.hpp"
 #include "small/store/plan_cache.hpp"
-#include "small/store/progress_query.hpp"
-#include "small/store/resume_state.hpp"
+#include "small/domain/progress_query.hpp"
+#include "small/domain/resume_state.hpp"
 
 namespace small {
 

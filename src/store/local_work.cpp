@@ -9,7 +9,7 @@
 #include "small/model/plan_model.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/plan_cache.hpp"
-#include "small/store/resume_state.hpp"
+#include "small/store/log_facts_cache.hpp"
 
 namespace small {
 

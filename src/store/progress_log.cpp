@@ -16,7 +16,7 @@
 #include "small/base/fd.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/local_work.hpp"
-#include "small/store/resume_state.hpp"
+#include "small/store/log_facts_cache.hpp"
 #include "small/model/replay_id.hpp"  // sha256_hex
 #include "small/doc/yaml.hpp"
 
@@ -363,9 +363,7 @@ Instant next_timestamp(Instant now, const ProgressTail& tail) {
 
 namespace {
 
-using Journal = AppendRecord;
-
-std::string render_journal(const Journal& j) {
+std::string render_journal(const AppendRecord& j) {
     std::string out = std::string(kJournalHeader) + "\n";
     put(out, "dev", j.dev);
     put(out, "ino", j.ino);
@@ -376,10 +374,10 @@ std::string render_journal(const Journal& j) {
     return out + j.bytes;
 }
 
-std::optional<Journal> parse_journal(std::string_view text) {
+std::optional<AppendRecord> parse_journal(std::string_view text) {
     const std::optional<Record> rec = parse_record(text, kJournalHeader);
     if (!rec) return std::nullopt;
-    Journal j;
+    AppendRecord j;
     std::uint64_t length = 0;
     const auto sha = rec->find("sha256");
     if (!get_number(*rec, "dev", j.dev) || !get_number(*rec, "ino", j.ino) ||
@@ -394,7 +392,7 @@ std::optional<Journal> parse_journal(std::string_view text) {
 
 // The removal need not be durable: a journal that a power cut brings back
 // finds its bytes complete in the log and is dropped then (see the header).
-Status remove_journal(const WorkspacePaths& ws) {
+Status remove_append_journal(const WorkspacePaths& ws) {
     const std::string path = cache_path(ws, kProgressJournalName);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Error::from_errno("cannot remove", path, errno);
     return ok_status();
@@ -446,10 +444,10 @@ Status recover_progress(const WorkspacePaths& ws) {
     Result<std::optional<std::string>> text = read_small_file(cache_path(ws, kProgressJournalName));
     if (!text) return text.error();
     if (!*text) return ok_status();
-    if (const std::optional<Journal> j = parse_journal(**text)) {
+    if (const std::optional<AppendRecord> j = parse_journal(**text)) {
         if (Status st = settle_interrupted_append(*j, progress_path(ws)); !st) return st;
     }
-    return remove_journal(ws);
+    return remove_append_journal(ws);
 }
 
 // ---- the append ----
@@ -505,7 +503,7 @@ Status journaled_append(const WorkspacePaths& ws, const AppendRecord& record) {
         [[maybe_unused]] Status again = recover_progress(ws);
         return appended;
     }
-    return remove_journal(ws);
+    return remove_append_journal(ws);
 }
 
 ProgressTail tail_after(const ProgressTail& before, Instant ts, std::uint64_t new_size) {

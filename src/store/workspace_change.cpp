@@ -65,16 +65,16 @@ Result<std::uint64_t> file_size(const std::string& path) {
     return static_cast<std::uint64_t>(st.st_size);
 }
 
-struct JournalFile {
+struct ChangeJournalFile {
     std::string path;
     std::string old_fingerprint;  // see file_version(), or "absent"
     std::string bytes;
 };
 
-struct Journal {
+struct ChangeJournal {
     std::size_t entries = 0;
     std::uint64_t progress_size = 0;
-    std::vector<JournalFile> files;
+    std::vector<ChangeJournalFile> files;
     std::vector<PathMove> moves;
     std::optional<AppendRecord> append;  // the entries' bytes, for an in-place append
     // In memory only: the whole log when it is tiny. A first append to
@@ -88,10 +88,10 @@ struct Journal {
 // then per move "move <kind> <from-length> <to-length>\n<from><to>\n",
 // then, for an in-place append, "append <dev> <ino> <expected-size>
 // <byte-length>\n<bytes>\n", then "end\n". Lengths make any byte content safe.
-std::string encode(const Journal& j) {
+std::string encode(const ChangeJournal& j) {
     std::string out(kJournalMagic);
     out += "entries " + std::to_string(j.entries) + " progress-size " + std::to_string(j.progress_size) + "\n";
-    for (const JournalFile& f : j.files) {
+    for (const ChangeJournalFile& f : j.files) {
         out += "file " + std::to_string(f.path.size()) + " " + f.old_fingerprint + " " +
                std::to_string(f.bytes.size()) + "\n" + f.path + f.bytes + "\n";
     }
@@ -107,7 +107,7 @@ std::string encode(const Journal& j) {
     return out;
 }
 
-std::optional<Journal> decode(const std::string& text) {
+std::optional<ChangeJournal> decode(const std::string& text) {
     if (text.rfind(kJournalMagic, 0) != 0) return std::nullopt;
     std::size_t pos = kJournalMagic.size();
     const auto line = [&]() -> std::optional<std::string> {
@@ -117,7 +117,7 @@ std::optional<Journal> decode(const std::string& text) {
         pos = nl + 1;
         return l;
     };
-    Journal j;
+    ChangeJournal j;
     {
         const auto head = line();
         if (!head) return std::nullopt;
@@ -158,7 +158,7 @@ std::optional<Journal> decode(const std::string& text) {
         }
         std::string word;
         std::size_t path_len = 0, byte_len = 0;
-        JournalFile f;
+        ChangeJournalFile f;
         if (!(in >> word >> path_len >> f.old_fingerprint >> byte_len) || word != "file") return std::nullopt;
         if (pos + path_len + byte_len + 1 > text.size()) return std::nullopt;
         f.path = text.substr(pos, path_len);
@@ -177,7 +177,7 @@ std::optional<Journal> decode(const std::string& text) {
 // bytes, so roll-forward skips them, and the only writes that could restore
 // those bytes (plan edits) journal their own change first, which fsyncs
 // .small-cache and with it this removal.
-Status remove_journal(const WorkspacePaths& ws, bool durable = true) {
+Status remove_change_journal(const WorkspacePaths& ws, bool durable = true) {
     const std::string path = journal_path(ws);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
         return Error::from_errno("cannot remove", path, errno);
@@ -186,8 +186,8 @@ Status remove_journal(const WorkspacePaths& ws, bool durable = true) {
 }
 
 // Replaces every file that still holds its old bytes (roll forward).
-Status apply_files(const WorkspacePaths& ws, const std::vector<JournalFile>& files) {
-    for (const JournalFile& f : files) {
+Status apply_files(const WorkspacePaths& ws, const std::vector<ChangeJournalFile>& files) {
+    for (const ChangeJournalFile& f : files) {
         Result<std::string> current = file_version(f.path);
         if (!current) return current.error();
         if (*current != f.old_fingerprint) continue;  // already new (or changed by hand): leave it
@@ -198,9 +198,9 @@ Status apply_files(const WorkspacePaths& ws, const std::vector<JournalFile>& fil
 
 // The files' new bytes written and synced beside their targets, not yet in
 // place (commit_workspace_change overlaps this with the journal and the append).
-Result<std::vector<StagedFile>> stage_files(const WorkspacePaths& ws, const std::vector<JournalFile>& files) {
+Result<std::vector<StagedFile>> stage_files(const WorkspacePaths& ws, const std::vector<ChangeJournalFile>& files) {
     std::vector<StagedFile> staged;
-    for (const JournalFile& f : files) {
+    for (const ChangeJournalFile& f : files) {
         Result<StagedFile> one = stage_file_atomic(ws, f.path, f.bytes);
         if (!one) return one.error();
         staged.push_back(std::move(*one));
@@ -209,7 +209,7 @@ Result<std::vector<StagedFile>> stage_files(const WorkspacePaths& ws, const std:
 }
 
 // apply_files for staged files: each still holding its old bytes is replaced.
-Status publish_files(const std::vector<JournalFile>& files, Result<std::vector<StagedFile>>& staged) {
+Status publish_files(const std::vector<ChangeJournalFile>& files, Result<std::vector<StagedFile>>& staged) {
     if (!staged) return staged.error();
     for (std::size_t i = 0; i < files.size(); ++i) {
         Result<std::string> current = file_version(files[i].path);
@@ -293,8 +293,8 @@ bool log_starts_with(const WorkspacePaths& ws, const std::string& prefix) {
 // A file write failed (e.g. the disk is full). When no file got its new
 // bytes yet, cutting the log back to its journaled size removes the entries
 // (we hold the lock: nobody appended after us) and the change never happened.
-bool undo_entries_if_no_file_changed(const WorkspacePaths& ws, const Journal& j) {
-    for (const JournalFile& f : j.files) {
+bool undo_entries_if_no_file_changed(const WorkspacePaths& ws, const ChangeJournal& j) {
+    for (const ChangeJournalFile& f : j.files) {
         Result<std::string> now = file_version(f.path);
         if (!now || *now != f.old_fingerprint) return false;
     }
@@ -309,7 +309,7 @@ bool undo_entries_if_no_file_changed(const WorkspacePaths& ws, const Journal& j)
         ::close(fd);
         if (!cut) return false;
     }
-    return static_cast<bool>(remove_journal(ws));
+    return static_cast<bool>(remove_change_journal(ws));
 }
 
 }  // namespace
@@ -319,7 +319,7 @@ Status recover_workspace(const WorkspacePaths& ws) {
     Result<std::optional<std::string>> text = read_if_exists(journal_path(ws));
     if (!text) return text.error();
     if (!*text) return ok_status();
-    if (const std::optional<Journal> j = decode(**text)) {
+    if (const std::optional<ChangeJournal> j = decode(**text)) {
         // A torn append is cut off first: then the log is longer than the
         // journal says only if every entry byte made it.
         if (j->append) {
@@ -339,7 +339,7 @@ Status recover_workspace(const WorkspacePaths& ws) {
             }
         }
     }
-    return remove_journal(ws);
+    return remove_change_journal(ws);
 }
 
 namespace {
@@ -364,7 +364,7 @@ Status check_targets(const WorkspacePaths& ws, const WorkspaceChange& change) {
 
 Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const WorkspaceChange& change) {
     if (Status s = check_targets(ws, change); !s) return s.error();
-    Journal j;
+    ChangeJournal j;
     j.entries = change.entries.size();
     std::optional<PendingAppend> pending;
     if (!change.entries.empty()) {
@@ -410,7 +410,7 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
             // append_file_durable rolled its bytes back; cut whatever it could
             // not, then drop the journal: nothing was committed.
             if (needs_journal && (!j.append || settle_interrupted_append(*j.append, progress_file(ws)))) {
-                (void)remove_journal(ws);
+                (void)remove_change_journal(ws);
             }
             return appended.error();
         }
@@ -436,7 +436,7 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
         return e;
     }
     if (needs_journal) {
-        if (Status s = remove_journal(ws, /*durable=*/false); !s) return s.error();
+        if (Status s = remove_change_journal(ws, /*durable=*/false); !s) return s.error();
     }
     return result;
 }

@@ -1,6 +1,6 @@
 // The pure three-way merges behind `small merge`: progress union with ties,
 // duplicates and skewed clocks, plan merge by task id, the whole-file rule.
-#include "small/store/artifact_merge.hpp"
+#include "small/domain/artifact_merge.hpp"
 
 #include <gtest/gtest.h>
 

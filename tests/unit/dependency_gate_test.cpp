@@ -18,7 +18,7 @@
 #include "small/ops/checkpoint.hpp"
 #include "small/ops/init.hpp"
 #include "small/ops/progress_add.hpp"
-#include "small/store/progress_entry.hpp"
+#include "small/domain/progress_entry.hpp"
 #include "small/store/progress_log.hpp"
 #include "test_workspace.hpp"
 

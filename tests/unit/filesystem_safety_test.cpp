@@ -17,7 +17,7 @@
 #include "small/store/atomic_file.hpp"
 #include "small/base/filesystem.hpp"
 #include "small/model/replay_id.hpp"
-#include "small/store/run_state.hpp"
+#include "small/domain/run_state.hpp"
 #include "small/store/run_store.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/workspace_change.hpp"

@@ -15,7 +15,7 @@
 #include "small/check/orphan_progress.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/doc/yaml_edit.hpp"
-#include "small/store/repairs.hpp"
+#include "small/domain/repairs.hpp"
 #include "small/store/runtime_layout.hpp"
 #include "small/store/workspace_change.hpp"
 #include "temp_workspace.hpp"

@@ -1,4 +1,4 @@
-// store/git_repo (libgit2) and store/evidence_check on real temporary
+// base/git_repo (libgit2) and check/evidence_check on real temporary
 // repositories made with the git binary: no commits, detached HEAD, a
 // shallow clone, a linked worktree, and no repository at all.
 #include <git2.h>
@@ -8,9 +8,9 @@
 #include <filesystem>
 
 #include "small/base/filesystem.hpp"
-#include "small/store/evidence_check.hpp"
-#include "small/store/git_repo.hpp"
-#include "small/store/scope_drift.hpp"
+#include "small/check/evidence_check.hpp"
+#include "small/base/git_repo.hpp"
+#include "small/domain/scope_drift.hpp"
 #include "temp_workspace.hpp"
 
 namespace small {

@@ -39,8 +39,8 @@
 #include "small/ops/checkpoint.hpp"
 #include "small/model/templates.hpp"
 #include "small/store/local_work.hpp"
-#include "small/store/resume_state.hpp"
-#include "small/store/plan_status_edit.hpp"
+#include "small/store/log_facts_cache.hpp"
+#include "small/domain/plan_status_edit.hpp"
 
 namespace small {
 namespace {

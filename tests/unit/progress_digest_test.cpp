@@ -1,6 +1,6 @@
-// store/progress_digest: the line scan agrees with a full parse on every
+// domain/progress_digest: the line scan agrees with a full parse on every
 // shape of log, including the ones it hands to the loader.
-#include "small/store/progress_digest.hpp"
+#include "small/domain/progress_digest.hpp"
 
 #include <gtest/gtest.h>
 

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "small/store/artifact_merge.hpp"
+#include "small/domain/artifact_merge.hpp"
 
 namespace small {
 namespace {

@@ -1,6 +1,6 @@
 // The tail query of the progress log: the same answer as a full parse, at a
 // cost that does not grow with the log.
-#include "small/store/progress_query.hpp"
+#include "small/domain/progress_query.hpp"
 
 #include <gtest/gtest.h>
 

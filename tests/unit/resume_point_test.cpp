@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "small/doc/yaml.hpp"
-#include "small/store/handoff_file.hpp"
+#include "small/domain/handoff_file.hpp"
 
 namespace small {
 namespace {

@@ -1,7 +1,7 @@
 // find_run_start (run_start.hpp): where `drift` and `verify --evidence`
 // take the run's start from — the pinned run's first entry, else the log's
 // first timestamped entry, else nothing.
-#include "small/store/run_start.hpp"
+#include "small/model/run_start.hpp"
 
 #include <gtest/gtest.h>
 

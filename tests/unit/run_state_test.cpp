@@ -1,6 +1,6 @@
 // replay_id_report (run_state.hpp): the manifest's id next to the run's
 // pinned id, and why they differ (D3: the pin does not follow edits).
-#include "small/store/run_state.hpp"
+#include "small/domain/run_state.hpp"
 
 #include <gtest/gtest.h>
 

@@ -20,7 +20,16 @@ inline std::string_view trim(std::string_view s) {
 // '\r' ending a line goes too (CRLF text).
 std::vector<std::string_view> split_lines(std::string_view text, bool strip_cr = false);
 
+// ASCII character classes (ids, hex, schemes and secrets are ASCII).
 inline constexpr bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
+inline constexpr bool is_ascii_upper(char c) { return c >= 'A' && c <= 'Z'; }
+inline constexpr bool is_ascii_lower(char c) { return c >= 'a' && c <= 'z'; }
+inline constexpr bool is_ascii_alpha(char c) { return is_ascii_upper(c) || is_ascii_lower(c); }
+inline constexpr bool is_ascii_alnum(char c) { return is_ascii_alpha(c) || is_ascii_digit(c); }
+inline constexpr bool is_ascii_hex(char c) {
+    return is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+inline constexpr char ascii_lower(char c) { return is_ascii_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
 
 // ASCII lower case (ids, statuses and hex digits are ASCII).
 inline std::string lower_ascii(std::string_view s) {

@@ -120,7 +120,7 @@ LogFacts log_facts(NodeRef progress_root, const std::string& run_id);
 
 // One entry's fields as written (untrimmed), and the fold log_facts makes of
 // the entries in order: an append advances facts without reading the log
-// again (store/resume_state). `seq` is the entry's position, from 1.
+// again (store/log_facts_cache). `seq` is the entry's position, from 1.
 struct EntryText {
     std::string task_id, status, evidence, notes, timestamp, replay_id;
 };

@@ -30,7 +30,7 @@
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/command_log.hpp"
-#include "small/store/handoff_file.hpp"
+#include "small/domain/handoff_file.hpp"
 
 namespace small {
 

@@ -17,7 +17,7 @@
 #include "small/doc/document.hpp"
 #include "small/model/plan_summary.hpp"
 #include "small/model/workspace.hpp"
-#include "small/store/progress_query.hpp"
+#include "small/domain/progress_query.hpp"
 
 namespace small {
 

@@ -21,7 +21,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/model/workspace.hpp"
-#include "small/store/repairs.hpp"
+#include "small/domain/repairs.hpp"
 #include "small/store/runtime_layout.hpp"
 
 namespace small {

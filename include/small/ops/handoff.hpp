@@ -32,7 +32,7 @@
 #include "small/base/result.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/workspace.hpp"
-#include "small/store/handoff_file.hpp"
+#include "small/domain/handoff_file.hpp"
 
 namespace small {
 

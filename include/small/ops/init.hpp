@@ -29,7 +29,7 @@
 
 #include "small/model/agents_block.hpp"
 #include "small/base/filesystem.hpp"
-#include "small/store/gitignore.hpp"
+#include "small/domain/gitignore.hpp"
 #include "small/base/result.hpp"
 #include "small/model/workspace.hpp"
 #include "small/doc/yaml_writer.hpp"

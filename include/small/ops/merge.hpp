@@ -8,7 +8,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
-#include "small/store/artifact_merge.hpp"
+#include "small/domain/artifact_merge.hpp"
 
 namespace small {
 
@@ -33,7 +33,7 @@ struct MergeReport {
 Result<MergeReport> merge_files(const FileSystem& fs, const MergeRequest& request);
 
 // After a merge, rebase or cherry-pick stopped on FILE: what collides in
-// git's index (store/unmerged_files.hpp; nothing is written). `path` as the
+// git's index (domain/unmerged_files.hpp; nothing is written). `path` as the
 // user gave it, from `cwd`.
 Result<MergeReport> explain_index_conflict(const std::string& path, const std::string& cwd);
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "small/base/filesystem.hpp"
-#include "small/store/progress_query.hpp"
+#include "small/domain/progress_query.hpp"
 #include "small/base/result.hpp"
 #include "small/model/workspace.hpp"
 #include "small/doc/yaml_writer.hpp"

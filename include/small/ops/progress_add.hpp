@@ -17,7 +17,7 @@
 #include "small/base/timestamp.hpp"
 #include "small/model/workspace.hpp"
 #include "small/doc/yaml_writer.hpp"
-#include "small/store/progress_entry.hpp"
+#include "small/domain/progress_entry.hpp"
 
 namespace small {
 

@@ -5,7 +5,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/model/workspace.hpp"
-#include "small/store/progress_query.hpp"
+#include "small/domain/progress_query.hpp"
 
 namespace small {
 

@@ -11,7 +11,7 @@
 #include "small/base/result.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/workspace.hpp"
-#include "small/store/progress_digest.hpp"
+#include "small/domain/progress_digest.hpp"
 #include "small/store/run_store.hpp"
 
 namespace small {

@@ -1,6 +1,6 @@
 // `small status`: where the run stands. Read-only, no lock. Reads the plan,
 // the handoff and workspace.small.yml, and only the end of the progress log
-// (store/progress_query), so its cost does not grow with the log.
+// (domain/progress_query), so its cost does not grow with the log.
 #pragma once
 
 #include <array>
@@ -13,7 +13,7 @@
 #include "small/base/result.hpp"
 #include "small/model/plan_summary.hpp"
 #include "small/model/workspace.hpp"
-#include "small/store/progress_query.hpp"
+#include "small/domain/progress_query.hpp"
 
 namespace small {
 

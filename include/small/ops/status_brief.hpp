@@ -1,7 +1,7 @@
 // `small status --brief`: what an agent needs to resume, gathered for a
 // bounded primer (report/status_brief fits it into N bytes). Read-only, no
 // lock; reads the plan's cached outline, the log's cached facts
-// (store/resume_state: one full read per log version), the handoff, intent,
+// (store/log_facts_cache: one full read per log version), the handoff, intent,
 // constraints, workspace.small.yml and the end of the progress log.
 #pragma once
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "small/store/scope_drift.hpp"
+#include "small/domain/scope_drift.hpp"
 
 namespace small {
 

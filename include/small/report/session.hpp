@@ -17,7 +17,7 @@
 #include "small/ops/progress_migrate.hpp"
 #include "small/ops/replay_id.hpp"
 #include "small/ops/reset.hpp"
-#include "small/store/gitignore.hpp"
+#include "small/domain/gitignore.hpp"
 
 namespace small {
 

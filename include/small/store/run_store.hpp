@@ -129,7 +129,7 @@ Result<RunIdentity> current_run_identity(const FileSystem& fs, const WorkspacePa
 
 // Git facts for meta.json, read from the repository's files (no `git`
 // process): HEAD's commit and branch. Whether the tree is dirty comes from
-// store/git_repo (work_tree_dirty), unknown outside a repository.
+// base/git_repo (work_tree_dirty), unknown outside a repository.
 struct GitFacts {
     std::string sha, branch;
 };

@@ -1,5 +1,5 @@
 // checkpoint's in-place status edit (see the header).
-#include "small/store/plan_status_edit.hpp"
+#include "small/domain/plan_status_edit.hpp"
 
 #include <charconv>
 #include <optional>

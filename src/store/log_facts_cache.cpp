@@ -1,5 +1,5 @@
 // The workspace's resume point and the handoff's freshness (see the header).
-#include "small/store/resume_state.hpp"
+#include "small/store/log_facts_cache.hpp"
 
 #include <algorithm>
 #include <span>
@@ -188,28 +188,6 @@ void advance_log_facts(const FileSystem& fs, const WorkspacePaths& ws, const std
     if (const std::optional<std::string> next = advanced(*body, appended)) {
         write_stamped_cache(ws, kProgressFactsName, stamp_after, *next);
     }
-}
-
-Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
-    ResumeState s;
-    Result<std::optional<std::vector<PlanTaskOutline>>> plan = load_plan_outline(fs, ws);
-    if (!plan) return plan.error();
-    if (*plan) s.plan = std::move(**plan);
-    Result<LogFacts> facts = cached_log_facts(fs, ws, run_id);
-    if (!facts) return facts.error();
-    s.facts = std::move(*facts);
-    const WorkFacts mine = with_local_work(fs, ws, run_id, s.facts.tasks);
-    s.point = resume_point(s.plan, mine);
-    s.now = handoff_source(s.plan, s.facts, mine);
-    const std::string handoff = ws.artifact_path(ArtifactType::Handoff);
-    s.handoff_exists = fs.file_exists(handoff);
-    if (s.handoff_exists) {
-        if (Result<FileRange> head = fs.read_range(handoff, 0, 512)) {
-            s.recorded = parse_source_comment(head->bytes);
-            s.stale = staleness(s.recorded, s.now);
-        }
-    }
-    return s;
 }
 
 }  // namespace small

@@ -1,4 +1,4 @@
-#include "small/store/evidence_check.hpp"
+#include "small/check/evidence_check.hpp"
 
 #include <map>
 #include <unordered_map>
@@ -9,8 +9,8 @@
 #include "small/check/links.hpp"
 #include "small/doc/document.hpp"
 #include "small/model/workspace.hpp"
-#include "small/store/git_repo.hpp"
-#include "small/store/run_start.hpp"
+#include "small/base/git_repo.hpp"
+#include "small/model/run_start.hpp"
 
 namespace small {
 

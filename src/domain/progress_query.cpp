@@ -1,5 +1,5 @@
 // Newest progress entries from the end of the log (see progress_query.hpp).
-#include "small/store/progress_query.hpp"
+#include "small/domain/progress_query.hpp"
 
 #include "small/model/workspace.hpp"
 

@@ -1,4 +1,4 @@
-#include "small/store/artifact_merge.hpp"
+#include "small/domain/artifact_merge.hpp"
 
 #include <algorithm>
 #include <map>
@@ -17,7 +17,7 @@
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/layout.hpp"
 #include "small/model/workspace.hpp"
-#include "small/store/progress_query.hpp"
+#include "small/domain/progress_query.hpp"
 
 namespace small {
 

@@ -1,5 +1,5 @@
 // The runtime lines of .gitignore (see the header).
-#include "small/store/gitignore.hpp"
+#include "small/domain/gitignore.hpp"
 
 #include <sys/stat.h>
 

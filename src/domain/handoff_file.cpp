@@ -1,5 +1,5 @@
 // The handoff file (see the header).
-#include "small/store/handoff_file.hpp"
+#include "small/domain/handoff_file.hpp"
 
 #include <algorithm>
 #include <map>
@@ -11,7 +11,7 @@
 #include "small/model/plan_model.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/store/local_work.hpp"
-#include "small/store/run_state.hpp"
+#include "small/domain/run_state.hpp"
 
 namespace small {
 

@@ -1,5 +1,5 @@
 // A new progress entry (see the header).
-#include "small/store/progress_entry.hpp"
+#include "small/domain/progress_entry.hpp"
 
 #include <algorithm>
 

@@ -9,7 +9,7 @@
 //                          of it (rebased away, another branch)
 //   EV-STALE               a completed task's evidence (its newest
 //                          `completed` entry) was recorded, or its commit
-//                          made, before the run's start (store/run_start)
+//                          made, before the run's start (model/run_start)
 //   EV-LINK                `link` is not a well-formed URL (syntax only)
 #pragma once
 

@@ -1,5 +1,5 @@
 // Run pinning (see the header).
-#include "small/store/run_state.hpp"
+#include "small/domain/run_state.hpp"
 
 #include "small/model/replay_id.hpp"
 #include "small/base/text.hpp"

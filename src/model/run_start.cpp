@@ -1,4 +1,4 @@
-#include "small/store/run_start.hpp"
+#include "small/model/run_start.hpp"
 
 #include "small/base/text.hpp"
 #include "small/doc/document.hpp"

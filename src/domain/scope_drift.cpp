@@ -1,10 +1,10 @@
-#include "small/store/scope_drift.hpp"
+#include "small/domain/scope_drift.hpp"
 
 #include "small/base/text.hpp"
 #include "small/doc/document.hpp"
 #include "small/model/workspace.hpp"
-#include "small/store/git_repo.hpp"
-#include "small/store/run_start.hpp"
+#include "small/base/git_repo.hpp"
+#include "small/model/run_start.hpp"
 
 namespace small {
 

@@ -9,7 +9,7 @@
 
 #include "small/base/result.hpp"
 #include "small/model/layout.hpp"
-#include "small/store/artifact_merge.hpp"
+#include "small/domain/artifact_merge.hpp"
 
 namespace small {
 

@@ -1,5 +1,5 @@
 // The `small fix` repairs, computed without writing (see the header).
-#include "small/store/repairs.hpp"
+#include "small/domain/repairs.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include "small/doc/yaml.hpp"
 #include "small/doc/yaml_edit.hpp"
 #include "small/model/replay_id.hpp"
-#include "small/store/progress_entry.hpp"
+#include "small/domain/progress_entry.hpp"
 
 namespace small {
 

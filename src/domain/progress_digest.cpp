@@ -1,5 +1,5 @@
 // A progress log's digest by a line scan (see progress_digest.hpp).
-#include "small/store/progress_digest.hpp"
+#include "small/domain/progress_digest.hpp"
 
 #include <array>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/doc/yaml.hpp"
-#include "small/store/progress_query.hpp"
+#include "small/domain/progress_query.hpp"
 
 namespace small {
 

@@ -1,10 +1,10 @@
-#include "small/store/unmerged_files.hpp"
+#include "small/domain/unmerged_files.hpp"
 
 #include <filesystem>
 #include <optional>
 
 #include "small/base/text.hpp"
-#include "small/store/git_repo.hpp"
+#include "small/base/git_repo.hpp"
 
 namespace small {
 

@@ -1,0 +1,32 @@
+// The workspace's resume point as it is now (model/resume_point) and whether
+// the handoff still says the same (D18): what `status`, `status --brief`,
+// `doctor`, MCP `resume` and `handoff` read. The per-task facts come from
+// store/log_facts_cache, the plan's outline from store/plan_cache.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "small/base/filesystem.hpp"
+#include "small/base/result.hpp"
+#include "small/model/resume_point.hpp"
+#include "small/model/workspace.hpp"
+
+namespace small {
+
+struct ResumeState {
+    std::vector<PlanTaskOutline> plan;
+    LogFacts facts;
+    ResumePoint point;
+    HandoffSource now;                      // what a handoff written now records
+    bool handoff_exists = false;
+    std::optional<HandoffSource> recorded;  // what the handoff records (nullopt: nothing)
+    std::string stale;                      // why it is stale; "" when fresh or unknown
+};
+
+// Errors: the plan or the log does not parse (Invalid, positioned), System.
+// A missing plan or log reads as empty.
+Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id);
+
+}  // namespace small
