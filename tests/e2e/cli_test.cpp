@@ -30,10 +30,13 @@
 #include <nlohmann/json.hpp>
 
 #include "run_helper.hpp"
+#include "common/minimal_workspace.hpp"
 
 namespace {
 
 using namespace small_e2e;
+using small::test_fixtures::kIntent;
+using small::test_fixtures::kRunId;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -41,17 +44,6 @@ using nlohmann::json;
 // The baseline valid workspace (based on the conformance corpus' verdict
 // cases, with the intent owned by "human").
 // ---------------------------------------------------------------------------
-
-constexpr const char* kRunId = "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941";
-
-const std::string kIntent = R"(small_version: "1.0.0"
-owner: "human"
-intent: "Build a widget"
-scope:
-  include: []
-  exclude: []
-success_criteria: []
-)";
 
 const std::string kConstraints = R"(small_version: "1.0.0"
 owner: "human"

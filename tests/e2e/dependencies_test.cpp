@@ -13,29 +13,15 @@
 #include <nlohmann/json.hpp>
 
 #include "run_helper.hpp"
+#include "common/minimal_workspace.hpp"
 
 namespace {
 
 using namespace small_e2e;
-
-constexpr const char* kRunId = "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941";
-
-const std::string kIntent = R"(small_version: "1.0.0"
-owner: "human"
-intent: "Build a widget"
-scope:
-  include: []
-  exclude: []
-success_criteria: []
-)";
-
-const std::string kConstraints = R"(small_version: "1.0.0"
-owner: "human"
-constraints:
-  - id: "no-secrets"
-    rule: "No secrets in .small artifacts"
-    severity: "error"
-)";
+using small::test_fixtures::kRunId;
+using small::test_fixtures::kIntent;
+using small::test_fixtures::kConstraints;
+using small::test_fixtures::kHandoff;
 
 // task-4 waits for task-1 (done), task-2 (blocked) and task-3 (pending).
 const std::string kPlan = R"(small_version: "1.0.0"
@@ -76,17 +62,6 @@ entries:
     status: "blocked"
     evidence: "need a decision: error or inf?"
     replayId: ")" + kRunId + "\"\n";
-
-const std::string kHandoff = std::string(R"(small_version: "1.0.0"
-owner: "agent"
-summary: "Started."
-resume:
-  next_steps: []
-links: []
-replayId:
-  value: ")") + kRunId + R"("
-  source: "auto"
-)";
 
 const std::string kWorkspaceMeta = std::string(R"(small_version: "1.0.0"
 owner: "agent"

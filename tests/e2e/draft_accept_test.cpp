@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "../common/minimal_workspace.hpp"
+#include "common/minimal_workspace.hpp"
 #include "run_helper.hpp"
 
 namespace {

@@ -1,43 +1,15 @@
 // `small verify --evidence`, `small drift` and doctor's git lines end to
 // end: the real binary on repositories made with the real git.
-#include "run_helper.hpp"
+#include "git_fixture.hpp"
 
 namespace small_e2e {
 namespace {
 
-using Env = std::vector<std::pair<std::string, std::optional<std::string>>>;
-
-class GitEvidenceE2E : public ::testing::Test {
+class GitEvidenceE2E : public GitRepoE2E {
 protected:
-    void SetUp() override {
-        if (!fs::exists(kGit)) GTEST_SKIP() << "git is not installed at " << kGit;
-        const char* path = std::getenv("PATH");
-        env_ = {{"PATH", path ? path : "/usr/bin:/bin"},
-                {"HOME", tmp_.str()},
-                {"GIT_CONFIG_NOSYSTEM", "1"},
-                {"GIT_CONFIG_GLOBAL", "/dev/null"},
-                {"GIT_AUTHOR_NAME", "t"},
-                {"GIT_AUTHOR_EMAIL", "t@example.com"},
-                {"GIT_COMMITTER_NAME", "t"},
-                {"GIT_COMMITTER_EMAIL", "t@example.com"}};
-        fs::create_directory(repo());
-    }
-    fs::path repo() const { return tmp_.path() / "repo"; }
-    RunResult small(const std::vector<std::string>& args) { return run_in(repo(), args, env_); }
-    std::string git(const std::vector<std::string>& args) {
-        RunOptions o;
-        o.cwd = repo();
-        o.env = env_;
-        o.program = kGit;
-        const RunResult r = run_small(args, o);
-        EXPECT_EQ(r.exit_code, 0) << r;
-        std::string out = r.out;
-        while (!out.empty() && out.back() == '\n') out.pop_back();
-        return out;
-    }
     // A workspace committed in a fresh repository, with a scope.
     void workspace(const std::string& include, const std::string& exclude) {
-        git({"init", "-q", "-b", "main"});
+        git_out({"init", "-q", "-b", "main"});
         RunResult r = small({"init", "--no-agents"});
         ASSERT_EQ(r.exit_code, 0) << r;
         const fs::path intent = repo() / ".small" / "intent.small.yml";
@@ -45,24 +17,21 @@ protected:
         text.replace(text.find("include: []"), 11, "include: [" + include + "]");
         text.replace(text.find("exclude: []"), 11, "exclude: [" + exclude + "]");
         write_file(intent, text);
-        git({"add", "-A"});
-        git({"commit", "-q", "-m", "base"});
+        git_out({"add", "-A"});
+        git_out({"commit", "-q", "-m", "base"});
     }
     std::string commit_file(const std::string& name, const std::string& message) {
         fs::create_directories((repo() / name).parent_path());
         write_file(repo() / name, message + "\n");
-        git({"add", name});
-        git({"commit", "-q", "-m", message});
-        return git({"rev-parse", "HEAD"});
+        git_out({"add", name});
+        git_out({"commit", "-q", "-m", message});
+        return git_out({"rev-parse", "HEAD"});
     }
     RunResult progress_with_commit(const std::string& task, const std::string& commit) {
         return small({"progress", "add", "--task", task, "--status", "in_progress", "--evidence", "work",
                       "--commit", commit});
     }
 
-    static constexpr const char* kGit = "/usr/bin/git";
-    TempDir tmp_;
-    Env env_;
 };
 
 TEST_F(GitEvidenceE2E, OutsideARepositoryBothCommandsExitTwoAndPlainVerifyIsUnchanged) {
@@ -88,7 +57,7 @@ TEST_F(GitEvidenceE2E, ARebaseMakesACommitEvidenceUnreachable) {
     EXPECT_EQ(ok.exit_code, 0) << ok;
 
     // Rewrite the last commit: the evidence now names a commit HEAD cannot reach.
-    git({"commit", "-q", "--amend", "-m", "feature two, reworded"});
+    git_out({"commit", "-q", "--amend", "-m", "feature two, reworded"});
     const RunResult bad = small({"verify", "--evidence"});
     EXPECT_EQ(bad.exit_code, 1) << bad;
     EXPECT_NE((bad.out + bad.err).find("EV-COMMIT-UNREACHABLE"), std::string::npos) << bad;
@@ -110,13 +79,13 @@ TEST_F(GitEvidenceE2E, ARebaseMakesACommitEvidenceUnreachable) {
 }
 
 TEST_F(GitEvidenceE2E, ACompletedTaskWhoseCommitPredatesTheRunIsStale) {
-    git({"init", "-q", "-b", "main"});
+    git_out({"init", "-q", "-b", "main"});
     write_file(repo() / "a.txt", "a\n");
-    git({"add", "a.txt"});
+    git_out({"add", "a.txt"});
     env_.push_back({"GIT_COMMITTER_DATE", "2020-01-01T00:00:00Z"});
-    git({"commit", "-q", "-m", "old"});
+    git_out({"commit", "-q", "-m", "old"});
     env_.pop_back();
-    const std::string old = git({"rev-parse", "HEAD"});
+    const std::string old = git_out({"rev-parse", "HEAD"});
     ASSERT_EQ(small({"init", "--no-agents"}).exit_code, 0);  // the run starts now
     const RunResult done =
         small({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done", "--commit", old});
@@ -173,15 +142,15 @@ TEST_F(GitEvidenceE2E, AnIntentWithoutScopeHasNoDriftAndRunSnapshotsRecordDirtin
 }
 
 TEST_F(GitEvidenceE2E, WorksInALinkedWorktreeAndARepositoryWithNoCommits) {
-    git({"init", "-q", "-b", "main"});
+    git_out({"init", "-q", "-b", "main"});
     ASSERT_EQ(small({"init", "--no-agents"}).exit_code, 0);
     const RunResult empty = small({"verify", "--evidence"});
     EXPECT_EQ(empty.exit_code, 0) << empty;
     EXPECT_EQ(small({"drift"}).exit_code, 0);
-    git({"add", "-A"});
-    git({"commit", "-q", "-m", "base"});
+    git_out({"add", "-A"});
+    git_out({"commit", "-q", "-m", "base"});
     const fs::path wt = tmp_.path() / "wt";
-    git({"worktree", "add", "-q", "-b", "agent-2", wt.string()});
+    git_out({"worktree", "add", "-q", "-b", "agent-2", wt.string()});
     RunOptions o;
     o.cwd = wt;
     o.env = env_;

@@ -4,47 +4,15 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include "run_helper.hpp"
+#include "git_fixture.hpp"
 
 namespace small_e2e {
 namespace {
 
-using Env = std::vector<std::pair<std::string, std::optional<std::string>>>;
-
-class HooksE2E : public ::testing::Test {
+class HooksE2E : public GitRepoE2E {
 protected:
-    void SetUp() override {
-        if (!fs::exists(kGit)) GTEST_SKIP() << "git is not installed at " << kGit;
-        const std::string bin_dir = fs::path(SMALL_BINARY).parent_path().string();
-        const char* path = std::getenv("PATH");
-        env_ = {{"PATH", bin_dir + ":" + (path ? path : "/usr/bin:/bin")},
-                {"HOME", tmp_.str()},
-                {"GIT_CONFIG_NOSYSTEM", "1"},
-                {"GIT_CONFIG_GLOBAL", "/dev/null"},
-                {"GIT_AUTHOR_NAME", "t"},
-                {"GIT_AUTHOR_EMAIL", "t@example.com"},
-                {"GIT_COMMITTER_NAME", "t"},
-                {"GIT_COMMITTER_EMAIL", "t@example.com"}};
-        fs::create_directory(repo());
-    }
-
-    fs::path repo() const { return tmp_.path() / "repo"; }
     fs::path hooks_dir() const { return repo() / ".git" / "hooks"; }
 
-    RunResult small(const std::vector<std::string>& args, const fs::path& cwd = {}) {
-        return run_in(cwd.empty() ? repo() : cwd, args, env_);
-    }
-    RunResult git(const std::vector<std::string>& args, const fs::path& cwd = {}) {
-        RunOptions o;
-        o.cwd = cwd.empty() ? repo() : cwd;
-        o.env = env_;
-        o.program = kGit;
-        return run_small(args, o);
-    }
-    void git_ok(const std::vector<std::string>& args) {
-        const RunResult r = git(args);
-        ASSERT_EQ(r.exit_code, 0) << r;
-    }
     // An initialized workspace in a fresh repository, committed once.
     void init_repo_with_workspace() {
         git_ok({"init", "-q"});
@@ -76,12 +44,9 @@ protected:
         return value;
     }
 
-    static constexpr const char* kGit = "/usr/bin/git";
     static constexpr const char* kLine = ".small/*.small.yml merge=small";
     static constexpr const char* kDriver = "small merge -- %O %A %B %P";
     static constexpr const char* kOldDriver = "small merge %O %A %B %P";
-    TempDir tmp_;
-    Env env_;
 };
 
 TEST_F(HooksE2E, PreCommitRejectsABrokenWorkspaceAndLetsOtherCommitsThrough) {

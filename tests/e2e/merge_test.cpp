@@ -5,28 +5,16 @@
 #include <future>
 #include <set>
 
-#include "run_helper.hpp"
+#include "git_fixture.hpp"
 
 namespace small_e2e {
 namespace {
 
-using Env = std::vector<std::pair<std::string, std::optional<std::string>>>;
-
-class MergeE2E : public ::testing::Test {
+class MergeE2E : public GitRepoE2E {
 protected:
     void SetUp() override {
-        if (!fs::exists(kGit)) GTEST_SKIP() << "git is not installed at " << kGit;
-        const std::string bin_dir = fs::path(SMALL_BINARY).parent_path().string();
-        const char* path = std::getenv("PATH");
-        env_ = {{"PATH", bin_dir + ":" + (path ? path : "/usr/bin:/bin")},
-                {"HOME", tmp_.str()},
-                {"GIT_CONFIG_NOSYSTEM", "1"},
-                {"GIT_CONFIG_GLOBAL", "/dev/null"},
-                {"GIT_AUTHOR_NAME", "t"},
-                {"GIT_AUTHOR_EMAIL", "t@example.com"},
-                {"GIT_COMMITTER_NAME", "t"},
-                {"GIT_COMMITTER_EMAIL", "t@example.com"}};
-        fs::create_directory(repo());
+        GitRepoE2E::SetUp();
+        if (IsSkipped()) return;
         git_ok({"init", "-q", "-b", "main"});
         ASSERT_EQ(small({"init", "--no-agents"}).exit_code, 0);
         git_ok({"config", "merge.small.name", "small"});
@@ -36,23 +24,8 @@ protected:
         git_ok({"commit", "-q", "-m", "base"});
     }
 
-    fs::path repo() const { return tmp_.path() / "repo"; }
     fs::path progress(const fs::path& wt) const { return wt / ".small" / "progress.small.yml"; }
 
-    RunResult small(const std::vector<std::string>& args, const fs::path& cwd = {}) {
-        return run_in(cwd.empty() ? repo() : cwd, args, env_);
-    }
-    RunResult git(const std::vector<std::string>& args, const fs::path& cwd = {}) {
-        RunOptions o;
-        o.cwd = cwd.empty() ? repo() : cwd;
-        o.env = env_;
-        o.program = kGit;
-        return run_small(args, o);
-    }
-    void git_ok(const std::vector<std::string>& args, const fs::path& cwd = {}) {
-        const RunResult r = git(args, cwd);
-        ASSERT_EQ(r.exit_code, 0) << r;
-    }
     // A worktree on a new branch from main.
     fs::path worktree(const std::string& branch) {
         const fs::path wt = tmp_.path() / ("wt-" + branch);
@@ -150,9 +123,6 @@ protected:
         for (const fs::path& p : places) EXPECT_FALSE(fs::exists(p / "pwned")) << p;
     }
 
-    static constexpr const char* kGit = "/usr/bin/git";
-    TempDir tmp_;
-    Env env_;
 };
 
 TEST_F(MergeE2E, ParallelWorktreesMergeCleanlyTheSameInBothDirections) {

@@ -13,36 +13,15 @@
 #include <nlohmann/json.hpp>
 
 #include "run_helper.hpp"
+#include "common/minimal_workspace.hpp"
 
 namespace {
 
 using namespace small_e2e;
-
-constexpr const char* kRunId = "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941";
-
-const std::string kIntent = R"(small_version: "1.0.0"
-owner: "human"
-intent: "Build a widget"
-scope:
-  include: []
-  exclude: []
-success_criteria: []
-)";
-
-const std::string kConstraints = R"(small_version: "1.0.0"
-owner: "human"
-constraints:
-  - id: "no-secrets"
-    rule: "No secrets in .small artifacts"
-    severity: "error"
-)";
-
-const std::string kPlan = R"(small_version: "1.0.0"
-owner: "agent"
-tasks:
-  - id: "task-1"
-    title: "Initial task"
-)";
+using small::test_fixtures::kRunId;
+using small::test_fixtures::kIntent;
+using small::test_fixtures::kConstraints;
+using small::test_fixtures::kPlan;
 
 // A comment and an odd key order that an append must keep byte for byte.
 const std::string kProgress = R"(small_version: "1.0.0"

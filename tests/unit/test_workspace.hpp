@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/minimal_workspace.hpp"
 #include "small/base/filesystem.hpp"
 #include "small/check/finding.hpp"
 #include "small/check/invariants.hpp"
@@ -25,17 +26,9 @@
 
 namespace small::testing {
 
-inline constexpr const char* kRunId = "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941";
+using small::test_fixtures::kIntent;
+using small::test_fixtures::kRunId;
 inline constexpr const char* kOtherRunId = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
-
-inline constexpr const char* kIntent = R"(small_version: "1.0.0"
-owner: "human"
-intent: "Build a widget"
-scope:
-  include: []
-  exclude: []
-success_criteria: []
-)";
 
 inline constexpr const char* kConstraints = R"(small_version: "1.0.0"
 owner: "human"

@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "small/check/verdict.hpp"
-#include "../common/minimal_workspace.hpp"
+#include "common/minimal_workspace.hpp"
 #include "small/store/workspace_change.hpp"
 #include "small/store/workspace_lock.hpp"
 #include "small/doc/yaml.hpp"

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "../common/minimal_workspace.hpp"
+#include "common/minimal_workspace.hpp"
 #include "small/check/invariants.hpp"
 #include "small/check/orphan_progress.hpp"
 #include "small/doc/yaml.hpp"

@@ -180,7 +180,7 @@ TEST(ResumeBriefText, SectionsInTheirFixedOrderAndTheCommandLast) {
 TEST(ResumeBriefText, ACutIsMarkedWithWhatWasLeftOut) {
     ResumeBrief b;
     b.intent = "Intent";
-    for (int i = 0; i < 200; ++i) b.next.push_back({"task-" + std::to_string(i), "A title", "pending"});
+    for (int i = 0; i < 200; ++i) b.next.push_back({"task-" + std::to_string(i), "A title", "pending", ""});
     for (int i = 0; i < 50; ++i) b.recent.push_back({"2026-11-23T10:00:00Z", "task-1", "completed", "done"});
     b.next_command = "small handoff";
     const FittedBrief fit = fit_brief(b, 600);
@@ -219,7 +219,7 @@ std::string random_text(std::mt19937& rng, std::size_t max_len) {
 
 ResumeBrief random_brief(std::mt19937& rng, std::size_t scale) {
     const auto count = [&] { return std::uniform_int_distribution<std::size_t>(0, scale)(rng); };
-    const auto task = [&] { return BriefTask{random_text(rng, 40), random_text(rng, 400), random_text(rng, 12)}; };
+    const auto task = [&] { return BriefTask{random_text(rng, 40), random_text(rng, 400), random_text(rng, 12), ""}; };
     ResumeBrief b;
     b.has_workspace = rng() % 8 != 0;
     b.intent = random_text(rng, 600);
@@ -277,7 +277,9 @@ TEST(ResumeBriefProperty, SeveralLastLinesKeepTheBudget) {
         const std::string both = first + one_line(shell, kBriefLineBytes) + "\n";
         const bool ends_with_both = fit.text.size() >= both.size() && fit.text.ends_with(both);
         EXPECT_TRUE(ends_with_both || fit.text.ends_with(first)) << "round " << round;
-        if (budget >= 400) EXPECT_TRUE(ends_with_both) << "round " << round << ": room for both lines";
+        if (budget >= 400) {
+            EXPECT_TRUE(ends_with_both) << "round " << round << ": room for both lines";
+        }
         if (HasFailure()) return;
     }
 }

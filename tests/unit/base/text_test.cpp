@@ -42,5 +42,17 @@ TEST(ClosestMatches, NearestOnlyAndNeverTheWordItself) {
     EXPECT_TRUE(closest_matches("zzzzzz", {"add", "migrate"}).empty());
 }
 
+
+TEST(Text, ClosestMatchesKeepsOnlyTheNearest) {
+    const std::vector<std::string> ids = {"task-1", "task-2", "task-3", "task-20", "meta/x"};
+    EXPECT_EQ(closest_matches("task-22", ids), (std::vector<std::string>{"task-2", "task-20"}));
+    EXPECT_EQ(closest_matches("tsak-3", ids), (std::vector<std::string>{"task-3"}));
+    EXPECT_EQ(closest_matches("task-1", ids), (std::vector<std::string>{"task-2", "task-3"}));  // never itself
+    EXPECT_TRUE(closest_matches("something-else", ids).empty());
+    EXPECT_EQ(edit_distance("stauts", "status"), 2u);
+    EXPECT_EQ(edit_distance("", "abc"), 3u);
+}
+
+
 }  // namespace
 }  // namespace small
