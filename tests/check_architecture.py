@@ -11,6 +11,9 @@ For every layer of src/layers.txt:
     name (`yaml_internal.hpp`), or by a pattern with a <placeholder> (`cmd_<command>.cpp`);
   * every name in the first column of the section's table is a file of the layer (a row
     left behind by a move or a deletion is found).
+And one naming pattern for the operations: a function of include/small/ops/*.hpp that
+returns a Result is an entry point named `<command>_command` (`plan_show_command` for
+`small plan show`), or a helper named `parse_...` or `resolve_...`.
 Each finding is printed as ARCHITECTURE.md: message. Exit 1 on any finding, 2 when ROOT
 lacks the files; on success print "architecture: N files in M layers, all on the map".
 """
@@ -84,6 +87,21 @@ def first_column_names(section):
     return names
 
 
+ENTRY = re.compile(r"^Result<.*?>\s+([a-z_0-9]+)\(", re.M)
+
+
+def misnamed_operations(root):
+    """(header, name) of each ops/ function returning a Result outside the naming pattern."""
+    folder = os.path.join(root, "include", "small", "ops")
+    found = []
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            for function in ENTRY.findall(f.read()):
+                if not function.endswith("_command") and not function.startswith(("parse_", "resolve_")):
+                    found.append((name, function))
+    return found
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
     try:
@@ -113,6 +131,8 @@ def main(argv):
             if not any(named(name, [word]) for name in files):
                 findings.append(f"the {layer}/ table names `{word}`, which is not a file of {layer}/")
     lines = [f"ARCHITECTURE.md: {message}" for message in findings]
+    lines += [f"include/small/ops/{header}: {function}() is an operation: name it <command>_command"
+              for header, function in misnamed_operations(root)]
     return report("architecture", lines, f"{total} files in {len(layers)} layers, all on the map")
 
 

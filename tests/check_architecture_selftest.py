@@ -78,6 +78,14 @@ class CheckArchitecture(unittest.TestCase):
         self.assertEqual(code, 1, out)
         self.assertIn("the base/ table names `gone`, which is not a file of base/", out)
 
+    def test_an_operation_outside_the_naming_pattern_fails(self):
+        good = "Result<int> plan_command(int);\nResult<int> parse_thing(int);\n"
+        code, out = run(self.tree({"include/small/ops/plan.hpp": good}))
+        self.assertEqual(code, 0, out)
+        code, out = run(self.tree({"include/small/ops/plan.hpp": good + "Result<std::vector<int>> emit_state(int);\n"}))
+        self.assertEqual(code, 1, out)
+        self.assertIn("emit_state() is an operation: name it <command>_command", out)
+
     def test_a_layer_without_a_row_or_a_section_fails(self):
         code, out = run(self.tree({"src/layers.txt": "base\nmodel\ncli\n"}))
         self.assertEqual(code, 1, out)

@@ -52,7 +52,7 @@ int run_accept(Context& ctx, DraftKind kind, const AcceptFlags& f) {
     req.kind = kind;
     req.scope = target->scope;
     req.lock_wait = default_lock_wait();
-    Result<AcceptResult> r = accept_draft(ctx.fs, ws, req);
+    Result<AcceptResult> r = accept_command(ctx.fs, ws, req);
     if (!r) return report_error(out, r.error());
     if (!r->accepted) return render_refusal(out, ws, kind, *r);
     render_accepted(out, ws, kind, *r);

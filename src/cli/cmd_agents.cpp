@@ -105,7 +105,7 @@ int run_apply(Context& ctx, const AgentsApplyFlags& f) {
     req.overwrite = f.overwrite || f.force;
     req.dry_run = f.dry_run || f.print;
     req.lock_wait = default_lock_wait();
-    Result<AgentsApplyResult> r = agents_apply(ctx.fs, req);
+    Result<AgentsApplyResult> r = agents_apply_command(ctx.fs, req);
     if (!r) return report_error(out, r.error());
     if (out.json()) out.json_document(agents_apply_json(*r, target->path, f.dry_run || f.print, f.print));
     else print_apply_text(out, *r, *target, f);
@@ -138,7 +138,7 @@ int run_check(Context& ctx, const CheckFlags& f) {
     req.target = *target;
     req.allow_missing = f.allow_missing;
     req.strict = f.strict;
-    Result<AgentsCheckReport> r = agents_check(ctx.fs, req);
+    Result<AgentsCheckReport> r = agents_check_command(ctx.fs, req);
     if (!r) return report_error(out, r.error());
     if (out.json()) {
         out.json_document(agents_check_json(*r), r->passed ? kExitOk : kExitInvalid);  // under --quiet too

@@ -24,7 +24,7 @@ std::string absolute_path(const std::string& p) {
 
 int run_verify(Context& ctx, const ArchiveFlags& f) {
     const Output out(ctx.globals, "archive");
-    Result<ArchiveVerifyResult> v = archive_verify(ctx.fs, absolute_path(*f.verify));
+    Result<ArchiveVerifyResult> v = archive_verify_command(ctx.fs, absolute_path(*f.verify));
     if (!v) return report_error(out, v.error());
     const int code = v->ok() ? kExitOk : kExitInvalid;
     if (out.json()) {

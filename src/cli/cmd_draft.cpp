@@ -44,7 +44,7 @@ int run_draft(Context& ctx, DraftKind kind, const DraftFlags& f) {
     req.input = &std::cin;
     req.scope = target->scope;
     req.lock_wait = default_lock_wait();
-    Result<DraftResult> r = save_draft(ctx.fs, ws, req);
+    Result<DraftResult> r = draft_command(ctx.fs, ws, req);
     if (!r) return report_error(out, r.error());
     render(out, ws, kind, *r);
     return kExitOk;

@@ -49,7 +49,7 @@ int run_emit(Context& ctx, const EmitFlags& f) {
     o.check = f.check;
     o.scope = target->scope;
     o.given_root = given_root(f.where.dir);
-    Result<EmitResult> r = emit_state(ctx.fs, target->ws, o);
+    Result<EmitResult> r = emit_command(ctx.fs, target->ws, o);
     if (!r) return report_error(out, r.error());
     const int code = f.check ? r->check_exit_code : kExitOk;
     std::cout << emit_document_text(*r, "v" + std::string(tool_version()), code);

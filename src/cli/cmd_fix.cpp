@@ -134,7 +134,7 @@ void render(const Output& out, const FixResult& r) {
 int run(Context& ctx, const Output& out, const Result<Target>& target, FixRequest& req) {
     if (!target) return report_error(out, target.error());
     req.lock_wait = default_lock_wait();
-    Result<FixResult> r = fix_workspace(ctx.fs, target->ws, req);
+    Result<FixResult> r = fix_command(ctx.fs, target->ws, req);
     if (!r) return report_error(out, r.error());
     if (out.json()) out.json_document(fix_json(*r));
     else render(out, *r);

@@ -56,7 +56,7 @@ int run(Context& ctx, HooksAction action, const HooksFlags& f) {
     req.dir = f.dir;
     req.cwd = current_directory();
     req.lock_wait = default_lock_wait();
-    Result<HooksResult> r = run_hooks(ctx.fs, req);
+    Result<HooksResult> r = hooks_command(ctx.fs, req);
     if (!r) return report_error(out, r.error());
     if (out.json()) out.json_document(hooks_json(*r));
     else print_text(out, *r);

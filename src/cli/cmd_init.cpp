@@ -43,7 +43,7 @@ int run_init(Context& ctx, const InitFlags& f) {
     req.overwrite_agents = f.overwrite_agents;
     req.agents_mode = f.agents_mode;
     req.lock_wait = default_lock_wait();
-    Result<InitResult> r = init_workspace(ctx.fs, req);
+    Result<InitResult> r = init_command(ctx.fs, req);
     if (!r) {
         return report_error(out, r.error());
     }

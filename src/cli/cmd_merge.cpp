@@ -74,13 +74,13 @@ void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
 // whose stages git's index holds after a stopped merge.
 Result<MergeReport> merge_or_explain(const Context& ctx, const MergeFlags& f) {
     const MergeRequest& q = f.request;
-    if (!q.current.empty()) return merge_files(ctx.fs, q);
+    if (!q.current.empty()) return merge_command(ctx.fs, q);
     if (q.ancestor.empty()) return Error::usage("give ANCESTOR CURRENT OTHER [PATHNAME], or --explain FILE");
     if (!f.explain) {
         return Error::usage("one file is only understood with --explain (" + explain_command(q.ancestor) +
                             "); as a merge driver give ANCESTOR CURRENT OTHER [PATHNAME]");
     }
-    return explain_index_conflict(q.ancestor, current_directory());
+    return merge_explain_command(q.ancestor, current_directory());
 }
 
 int run_merge(const Context& ctx, const MergeFlags& f) {

@@ -77,10 +77,10 @@ int run_show(Context& ctx, const ShowFlags& f) {
     const Output out(ctx.globals, "plan show");
     const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
     if (f.id.empty()) {
-        Result<PlanView> v = plan_show(ctx.fs, ws);
+        Result<PlanView> v = plan_show_command(ctx.fs, ws);
         return v ? show_plan(out, *v) : report_error(out, v.error());
     }
-    Result<TaskDetail> d = plan_show_task(ctx.fs, ws, f.id, f.limit);
+    Result<TaskDetail> d = plan_show_task_command(ctx.fs, ws, f.id, f.limit);
     return d ? show_task(out, *d) : report_error(out, d.error());
 }
 

@@ -47,7 +47,7 @@ int run_add(Context& ctx, const AddFlags& f) {
     req.force = f.force;
     req.scope = target->scope;
     req.lock_wait = default_lock_wait();
-    Result<ProgressAddResult> r = progress_add(ctx.fs, ws, req);
+    Result<ProgressAddResult> r = progress_add_command(ctx.fs, ws, req);
     if (!r) return report_error(out, r.error());
 
     if (out.json()) {
@@ -71,7 +71,7 @@ int run_migrate(Context& ctx, const MigrateFlags& f) {
     req.scope = target->scope;
     req.dry_run = f.dry_run;
     req.lock_wait = default_lock_wait();
-    Result<ProgressMigrateResult> r = progress_migrate(ctx.fs, ws, req);
+    Result<ProgressMigrateResult> r = progress_migrate_command(ctx.fs, ws, req);
     if (!r) return report_error(out, r.error());
 
     if (out.json()) {

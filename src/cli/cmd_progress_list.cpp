@@ -29,7 +29,7 @@ int run_list(Context& ctx, const ListFlags& f) {
         q.since = *since;
     }
     const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
-    Result<EntryList> r = progress_list(ctx.fs, ws, q);
+    Result<EntryList> r = progress_list_command(ctx.fs, ws, q);
     if (!r) return report_error(out, r.error());
     if (out.json()) {
         out.json_document(entry_list_json(*r, ws));

@@ -14,7 +14,7 @@ namespace {
 int run_replay_id(const Context& ctx, const std::optional<std::string>& dir) {
     const Output out(ctx.globals, "replay-id");
     const WorkspacePaths ws = locate_workspace(ctx.fs, dir, current_directory());
-    Result<ReplayIdReport> r = replay_id_report(ctx.fs, ws);
+    Result<ReplayIdReport> r = replay_id_command(ctx.fs, ws);
     if (!r) return report_error(out, r.error());
     if (out.json()) {
         out.json_document(replay_id_json(*r));

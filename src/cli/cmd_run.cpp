@@ -38,7 +38,7 @@ int run_snapshot_cmd(Context& ctx, const RunFlags& f) {
     const Output out(ctx.globals, "run snapshot");
     Result<Resolved> r = resolve(ctx, f);
     if (!r) return report_error(out, r.error());
-    Result<RunSnapshotResult> s = run_snapshot(ctx.fs, r->ws, r->opts, f.force);
+    Result<RunSnapshotResult> s = run_snapshot_command(ctx.fs, r->ws, r->opts, f.force);
     if (!s) return report_error(out, s.error());
     if (out.json()) {
         out.json_document(run_snapshot_json(*s));
@@ -68,7 +68,7 @@ int run_list_cmd(Context& ctx, const RunFlags& f) {
     const Output out(ctx.globals, "run list");
     Result<Resolved> r = resolve(ctx, f);
     if (!r) return report_error(out, r.error());
-    Result<RunListResult> l = run_list(ctx.fs, r->ws, r->opts, f.limit <= 0 ? 0 : static_cast<std::size_t>(f.limit));
+    Result<RunListResult> l = run_list_command(ctx.fs, r->ws, r->opts, f.limit <= 0 ? 0 : static_cast<std::size_t>(f.limit));
     if (!l) return report_error(out, l.error());
     if (out.json()) {
         out.json_document(run_list_json(*l));
@@ -95,7 +95,7 @@ int run_show_cmd(Context& ctx, const RunFlags& f) {
     const Output out(ctx.globals, "run show");
     Result<Resolved> r = resolve(ctx, f);
     if (!r) return report_error(out, r.error());
-    Result<RunShowResult> s = run_show(ctx.fs, r->ws, r->opts, f.ids.at(0));
+    Result<RunShowResult> s = run_show_command(ctx.fs, r->ws, r->opts, f.ids.at(0));
     if (!s) return report_error(out, s.error());
     if (out.json()) {
         out.json_document(run_show_json(*s));
@@ -138,7 +138,7 @@ int run_diff_cmd(Context& ctx, const RunFlags& f) {
     const Output out(ctx.globals, "run diff");
     Result<Resolved> r = resolve(ctx, f);
     if (!r) return report_error(out, r.error());
-    Result<RunDiffResult> d = run_diff(ctx.fs, r->ws, r->opts, f.ids.at(0), f.ids.at(1), f.full);
+    Result<RunDiffResult> d = run_diff_command(ctx.fs, r->ws, r->opts, f.ids.at(0), f.ids.at(1), f.full);
     if (!d) return report_error(out, d.error());
     if (out.json()) {
         out.json_document(run_diff_json(*d));
@@ -171,7 +171,7 @@ int run_checkout_cmd(Context& ctx, const RunFlags& f) {
     Result<Resolved> r = resolve(ctx, f);
     if (!r) return report_error(out, r.error());
     if (Status linked = refuse_linked_small_dir(ctx.fs, r->ws); !linked) return report_error(out, linked.error());
-    Result<RunCheckoutResult> c = run_checkout(ctx.fs, r->ws, r->opts, f.ids.at(0), f.force);
+    Result<RunCheckoutResult> c = run_checkout_command(ctx.fs, r->ws, r->opts, f.ids.at(0), f.force);
     if (!c) return report_error(out, c.error());
     if (out.json()) {
         out.json_document(run_checkout_json(*c));

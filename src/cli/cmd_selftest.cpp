@@ -186,7 +186,7 @@ int run_selftest(const Context& ctx, const SelftestFlags& f) {
         header = true;
         return step_runner(s, dir, i, n);
     };
-    Result<SelftestResult> r = selftest(req, runner);
+    Result<SelftestResult> r = selftest_command(req, runner);
     if (!r) return report_error(out, r.error());
     return render(out, *r);
 }

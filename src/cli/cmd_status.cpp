@@ -105,7 +105,7 @@ int run_brief(Context& ctx, const StatusFlags& f) {
     const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
     BriefOptions options;
     if (f.recent_given) options.recent = f.recent;
-    Result<ResumeBrief> brief = resume_brief(ctx.fs, ws, options);
+    Result<ResumeBrief> brief = status_brief_command(ctx.fs, ws, options);
     if (!brief && !ctx.fs.directory_exists(ws.small_dir)) brief = brief_for_missing_workspace();
     if (!brief) return report_error(out, brief.error());
     const FittedBrief fit = fit_brief(*brief, f.max_bytes);
@@ -120,7 +120,7 @@ int run_status(Context& ctx, const StatusFlags& f) {
     const bool audit = audit_mode();
     const std::string version = "v" + std::string(tool_version());
     const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
-    Result<StatusReport> r = workspace_status(ctx.fs, ws, {f.recent, f.tasks, audit});
+    Result<StatusReport> r = status_command(ctx.fs, ws, {f.recent, f.tasks, audit});
     if (!r) {
         if (!out.json()) return report_error(out, r.error());
         nlohmann::json doc = status_json(nullptr, version, audit);

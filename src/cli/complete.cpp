@@ -162,7 +162,7 @@ private:
 
     void task_ids(const Walk& w, const std::string& prefix, const std::string& current) {
         const WorkspacePaths ws = locate_workspace(ctx_.fs, w.dir, current_directory());
-        Result<PlanView> plan = plan_show(ctx_.fs, ws);
+        Result<PlanView> plan = plan_show_command(ctx_.fs, ws);
         if (!plan) return;
         for (const TaskSummary& t : plan->tasks) add(prefix, t.id, t.title + " (" + t.status + ")", current);
     }

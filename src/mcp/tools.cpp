@@ -178,7 +178,7 @@ bool flag(const json& args, const char* key) { return args.value(key, false); }
 ToolResult status_tool(const json& args, const ToolContext& ctx, const std::string& command) {
     StatusOptions options;
     if (const auto it = args.find("recent"); it != args.end()) options.recent = it->get<std::size_t>();  // 1..50
-    Result<StatusReport> r = workspace_status(ctx.fs, ctx.ws, options);
+    Result<StatusReport> r = status_command(ctx.fs, ctx.ws, options);
     if (r) return success(command, status_json(&*r, "v" + ctx.version, false));
     // As `status --json` answers: the report's keys (nothing found) plus the error.
     ToolResult failed = failure(command, r.error());
@@ -224,7 +224,7 @@ NextCall next_call(const NextAction& action) {
 // the primer says to call init, as the CLI's says to run it.
 ToolResult resume_tool(const json& args, const ToolContext& ctx) {
     const std::size_t max_bytes = args.value("max_bytes", kDefaultBriefBytes);
-    Result<ResumeBrief> brief = resume_brief(ctx.fs, ctx.ws, BriefOptions{});
+    Result<ResumeBrief> brief = status_brief_command(ctx.fs, ctx.ws, BriefOptions{});
     if (!brief && !ctx.fs.directory_exists(ctx.ws.small_dir)) brief = brief_for_missing_workspace();
     if (!brief) return failure("status", brief.error());
     const NextCall call = next_call(brief->next_action);
@@ -294,7 +294,7 @@ Request entry_request(const json& args, const ToolContext& ctx) {
 }
 
 ToolResult progress_add_tool(const json& args, const ToolContext& ctx) {
-    Result<ProgressAddResult> r = progress_add(ctx.fs, ctx.ws, entry_request<ProgressAddRequest>(args, ctx));
+    Result<ProgressAddResult> r = progress_add_command(ctx.fs, ctx.ws, entry_request<ProgressAddRequest>(args, ctx));
     if (!r) return failure("progress add", r.error());
     const std::string line = "progress added: " + r->entry["task_id"].get<std::string>() + " " +
                              r->entry["status"].get<std::string>() + " " + r->timestamp;
@@ -332,7 +332,7 @@ ToolResult init_tool(const json& args, const ToolContext& ctx) {
     req.agents_mode = small::mcp::req(args, "agents_mode");
     req.no_agents = flag(args, "no_agents");
     req.lock_wait = default_lock_wait();
-    Result<InitResult> r = init_workspace(ctx.fs, req);
+    Result<InitResult> r = init_command(ctx.fs, req);
     if (!r) return failure("init", r.error());
     const std::string line = "Initialized SMALL v1.0.0 in " + r->small_dir + "; run " + r->replay_id.substr(0, 16) +
                              "...; a human writes intent and constraints";

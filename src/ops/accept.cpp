@@ -80,7 +80,7 @@ Status require_writable_small_dir(const WorkspacePaths& ws) {
 
 }  // namespace
 
-Result<AcceptResult> accept_draft(const FileSystem& fs, const WorkspacePaths& ws, const AcceptRequest& req) {
+Result<AcceptResult> accept_command(const FileSystem& fs, const WorkspacePaths& ws, const AcceptRequest& req) {
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
     if (!session) return session.error();
     AcceptResult result = paths_of(ws, req.kind);

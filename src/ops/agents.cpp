@@ -252,7 +252,7 @@ Result<AgentsTarget> resolve_agents_target(const FileSystem& fs, const std::opti
     return AgentsTarget{full.string(), shown};
 }
 
-Result<AgentsApplyResult> agents_apply(const FileSystem& fs, const AgentsApplyRequest& req) {
+Result<AgentsApplyResult> agents_apply_command(const FileSystem& fs, const AgentsApplyRequest& req) {
     Result<AgentsMode> mode = parse_agents_mode(req.agents_mode);
     if (!mode) return mode.error();
     if (*mode != AgentsMode::None && req.overwrite) {
@@ -300,7 +300,7 @@ std::string agents_apply_options_text() {
            "  --agents-mode=prepend    add the block before the existing text";
 }
 
-Result<AgentsCheckReport> agents_check(const FileSystem& fs, const AgentsCheckRequest& req) {
+Result<AgentsCheckReport> agents_check_command(const FileSystem& fs, const AgentsCheckRequest& req) {
     AgentsCheckReport report;
     report.file_path = req.target.path;
     if (!fs.file_exists(req.target.path) && !fs.directory_exists(req.target.path)) {

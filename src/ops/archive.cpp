@@ -134,7 +134,7 @@ bool ArchiveVerifyResult::ok() const {
     return std::all_of(files.begin(), files.end(), [](const ArchiveCheck& c) { return c.status == "ok"; });
 }
 
-Result<ArchiveVerifyResult> archive_verify(const FileSystem& fs, const std::string& dir) {
+Result<ArchiveVerifyResult> archive_verify_command(const FileSystem& fs, const std::string& dir) {
     ArchiveVerifyResult out;
     out.dir = dir;
     if (fs.is_symlink(dir)) return Error::invalid(dir + " is a symbolic link; name the archive folder itself");

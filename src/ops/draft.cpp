@@ -73,7 +73,7 @@ Result<std::string> read_source(const FileSystem& fs, const DraftRequest& req) {
 
 }  // namespace
 
-Result<DraftResult> save_draft(const FileSystem& fs, const WorkspacePaths& ws, const DraftRequest& req) {
+Result<DraftResult> draft_command(const FileSystem& fs, const WorkspacePaths& ws, const DraftRequest& req) {
     Result<std::string> bytes = read_source(fs, req);  // before the lock: stdin may be slow
     if (!bytes) return bytes.error();
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});

@@ -207,7 +207,7 @@ Result<std::set<EmitSection>> parse_emit_sections(std::string_view list) {
     return out;
 }
 
-Result<EmitResult> emit_state(const FileSystem& fs, const WorkspacePaths& ws, const EmitOptions& o) {
+Result<EmitResult> emit_command(const FileSystem& fs, const WorkspacePaths& ws, const EmitOptions& o) {
     if (Status s = require_small_dir(fs, ws); !s) return s.error();
     EmitResult r;
     r.ws = ws;

@@ -152,7 +152,7 @@ Status commit_appends(const FileSystem& fs, const WorkspacePaths& ws, std::vecto
 
 }  // namespace
 
-Result<FixResult> fix_workspace(const FileSystem& fs, const WorkspacePaths& ws, const FixRequest& req) {
+Result<FixResult> fix_command(const FileSystem& fs, const WorkspacePaths& ws, const FixRequest& req) {
     if (!req.versions && !req.orphan_progress && !req.runtime_layout && !req.workspace) {
         return Error::usage("no fix selected (use --versions, --runtime-layout, --orphan-progress, or --all)");
     }

@@ -924,7 +924,7 @@ bool HooksResult::changed() const {
     return false;
 }
 
-Result<HooksResult> run_hooks(const FileSystem& fs, const HooksRequest& req) {
+Result<HooksResult> hooks_command(const FileSystem& fs, const HooksRequest& req) {
     HooksResult result;
     result.target = req.target;
     result.action = req.action;

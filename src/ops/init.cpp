@@ -337,7 +337,7 @@ Status write_root_files(const WorkspacePaths& ws, InitDecisions decided, InitRes
 
 }  // namespace
 
-Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req) {
+Result<InitResult> init_command(const FileSystem& fs, const InitRequest& req) {
     Result<AgentsMode> mode = check_init_flags(req);
     if (!mode) return mode.error();
     InitResult result;

@@ -29,13 +29,13 @@ MergeReport report_of(UnmergedFile file) {
 
 }  // namespace
 
-Result<MergeReport> explain_index_conflict(const std::string& path, const std::string& cwd) {
+Result<MergeReport> merge_explain_command(const std::string& path, const std::string& cwd) {
     Result<UnmergedFile> file = unmerged_file(path, cwd);
     if (!file) return file.error();
     return report_of(std::move(*file));
 }
 
-Result<MergeReport> merge_files(const FileSystem& fs, const MergeRequest& request) {
+Result<MergeReport> merge_command(const FileSystem& fs, const MergeRequest& request) {
     Result<std::string> o = read_input(fs, request.ancestor, "ANCESTOR");
     if (!o) return o.error();
     Result<std::string> a = read_input(fs, request.current, "CURRENT");

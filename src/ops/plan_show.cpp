@@ -47,7 +47,7 @@ std::string pinned_run_id(const FileSystem& fs, const WorkspacePaths& ws) {
 
 }  // namespace
 
-Result<PlanView> plan_show(const FileSystem& fs, const WorkspacePaths& ws) {
+Result<PlanView> plan_show_command(const FileSystem& fs, const WorkspacePaths& ws) {
     Result<YamlValue> plan = load_plan_value(fs, ws);
     if (!plan) return plan.error();
     PlanView view;
@@ -56,7 +56,7 @@ Result<PlanView> plan_show(const FileSystem& fs, const WorkspacePaths& ws) {
     return view;
 }
 
-Result<TaskDetail> plan_show_task(const FileSystem& fs, const WorkspacePaths& ws, const std::string& raw_id,
+Result<TaskDetail> plan_show_task_command(const FileSystem& fs, const WorkspacePaths& ws, const std::string& raw_id,
                                   std::size_t entry_limit) {
     Result<YamlValue> plan = load_plan_value(fs, ws);
     if (!plan) return plan.error();

@@ -50,7 +50,7 @@ Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::str
 
 }  // namespace
 
-Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req) {
+Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req) {
     // 1. Flag values (usage errors, nothing touched).
     const std::string task(trim(req.task));
     if (task.empty()) return Error::usage("task_id is required (--task must not be blank)");

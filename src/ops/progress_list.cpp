@@ -3,7 +3,7 @@
 
 namespace small {
 
-Result<EntryList> progress_list(const FileSystem& fs, const WorkspacePaths& ws, const EntryQuery& query) {
+Result<EntryList> progress_list_command(const FileSystem& fs, const WorkspacePaths& ws, const EntryQuery& query) {
     if (Status s = require_small_dir(fs, ws); !s) return s.error();
     if (Status s = require_artifact(fs, ws, ArtifactType::Progress); !s) return s.error();
     return query_entries(fs, ws, query);

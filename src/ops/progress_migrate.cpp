@@ -109,7 +109,7 @@ Status check_rewrite(const std::string& out, const WorkspacePaths& ws, const Pro
 
 }  // namespace
 
-Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const WorkspacePaths& ws,
+Result<ProgressMigrateResult> progress_migrate_command(const FileSystem& fs, const WorkspacePaths& ws,
                                                const ProgressMigrateRequest& req) {
     // A dry run only checks: no lock, no recovery (which may write).
     MutationRequest mutation{req.scope, false, req.lock_wait};

@@ -56,7 +56,7 @@ std::string pinned_run_explanation(const WorkspacePaths& ws, const std::string& 
 
 }  // namespace
 
-Result<ReplayIdReport> replay_id_report(const FileSystem& fs, const WorkspacePaths& ws) {
+Result<ReplayIdReport> replay_id_command(const FileSystem& fs, const WorkspacePaths& ws) {
     if (!fs.directory_exists(ws.small_dir)) {
         if (fs.is_symlink(ws.small_dir)) {
             return Error::system(ws.small_dir + " is a symbolic link to a folder that does not exist");

@@ -113,7 +113,7 @@ Result<RunProgressDiff> diff_progress(const FileSystem& fs, const SnapshotInfo& 
 
 }  // namespace
 
-Result<RunSnapshotResult> run_snapshot(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts, bool force) {
+Result<RunSnapshotResult> run_snapshot_command(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts, bool force) {
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{opts.scope, false, opts.lock_wait});
     if (!session) return session.error();
     if (Status s = require_artifacts(fs, ws); !s) return s.error();
@@ -137,7 +137,7 @@ Result<RunSnapshotResult> run_snapshot(const FileSystem& fs, const WorkspacePath
     return RunSnapshotResult{run->id, written->dir, written->replaced, req.meta};
 }
 
-Result<RunListResult> run_list(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts, std::size_t limit) {
+Result<RunListResult> run_list_command(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts, std::size_t limit) {
     RunListResult out;
     out.store = run_store_dir(ws, opts.store);
     Result<std::vector<SnapshotInfo>> runs = list_snapshots(fs, out.store);
@@ -148,7 +148,7 @@ Result<RunListResult> run_list(const FileSystem& fs, const WorkspacePaths& ws, c
     return out;
 }
 
-Result<RunShowResult> run_show(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
+Result<RunShowResult> run_show_command(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
                                const std::string& name) {
     Result<SnapshotInfo> info = load_snapshot(fs, run_store_dir(ws, opts.store), name);
     if (!info) return info.error();
@@ -168,7 +168,7 @@ Result<RunShowResult> run_show(const FileSystem& fs, const WorkspacePaths& ws, c
     return out;
 }
 
-Result<RunDiffResult> run_diff(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
+Result<RunDiffResult> run_diff_command(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
                                const std::string& from, const std::string& to, bool full) {
     const std::string store = run_store_dir(ws, opts.store);
     Result<SnapshotInfo> a = load_snapshot(fs, store, from);
@@ -191,7 +191,7 @@ Result<RunDiffResult> run_diff(const FileSystem& fs, const WorkspacePaths& ws, c
     return out;
 }
 
-Result<RunCheckoutResult> run_checkout(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
+Result<RunCheckoutResult> run_checkout_command(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
                                        const std::string& name, bool force) {
     if (!is_snapshot_name(name)) return load_snapshot(fs, "", name).error();  // the id is checked first
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{opts.scope, false, opts.lock_wait});

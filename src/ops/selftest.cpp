@@ -44,7 +44,7 @@ std::vector<SelftestStep> selftest_steps(const std::string& dir, WorkspaceScope 
     };
 }
 
-Result<SelftestResult> selftest(const SelftestRequest& request, const SelftestRunner& run) {
+Result<SelftestResult> selftest_command(const SelftestRequest& request, const SelftestRunner& run) {
     if (request.scope == WorkspaceScope::Examples) {
         return Error::usage(
             "selftest makes a repo-root workspace, so --workspace examples could never pass; "

@@ -55,7 +55,7 @@ void read_resume(const FileSystem& fs, const WorkspacePaths& ws, StatusReport& r
 
 }  // namespace
 
-Result<StatusReport> workspace_status(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& o) {
+Result<StatusReport> status_command(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& o) {
     StatusReport r;
     // No workspace is a report (as the reference gives it), not a failure;
     // a .small that is something else than a folder still is one.

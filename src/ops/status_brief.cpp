@@ -118,7 +118,7 @@ NextAction next_action(const ResumeState& state) {
 
 }  // namespace
 
-Result<ResumeBrief> resume_brief(const FileSystem& fs, const WorkspacePaths& ws, const BriefOptions& o) {
+Result<ResumeBrief> status_brief_command(const FileSystem& fs, const WorkspacePaths& ws, const BriefOptions& o) {
     if (Status s = require_small_dir(fs, ws); !s) return s.error();
     ResumeBrief b;
     read_human_files(fs, ws, b);

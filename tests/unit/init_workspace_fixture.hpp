@@ -62,7 +62,7 @@ public:
         req.cwd = dir_;
         req.no_agents = true;
         req.intent = std::move(intent);
-        Result<InitResult> r = init_workspace(real_fs, req);
+        Result<InitResult> r = init_command(real_fs, req);
         if (!r) throw std::runtime_error("init failed: " + r.error().describe());
         init_ = std::move(*r);
         ws_.root = init_.root;

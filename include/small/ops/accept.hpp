@@ -37,6 +37,6 @@ struct AcceptResult {
 // .small/), Busy (lock held). On error the change was not made, or, when a
 // write failed half-way, it is journaled and the next write completes it
 // (commit_workspace_change).
-Result<AcceptResult> accept_draft(const FileSystem& fs, const WorkspacePaths& ws, const AcceptRequest& req);
+Result<AcceptResult> accept_command(const FileSystem& fs, const WorkspacePaths& ws, const AcceptRequest& req);
 
 }  // namespace small

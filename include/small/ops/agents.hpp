@@ -75,7 +75,7 @@ struct AgentsApplyResult {
 // Invalid (malformed markers without overwrite: "malformed <file>: ..."; the target is a
 // symbolic link; no block and no flag); System (unreadable file, missing
 // directory, read-only file, I/O failure); Busy (workspace lock held).
-Result<AgentsApplyResult> agents_apply(const FileSystem& fs, const AgentsApplyRequest& req);
+Result<AgentsApplyResult> agents_apply_command(const FileSystem& fs, const AgentsApplyRequest& req);
 
 // The dry-run pseudo-diff ("" when nothing changes): `--- <path> (current)`,
 // `+++ <path> (proposed)`, then a hunk header saying what happens
@@ -116,7 +116,7 @@ struct AgentsCheckReport {
 // the canonical block (fail only with strict). A block of another marker
 // version is drift too, but the error/recommendation say so. Never writes.
 // Error (System) only when the file exists but cannot be read.
-Result<AgentsCheckReport> agents_check(const FileSystem& fs, const AgentsCheckRequest& req);
+Result<AgentsCheckReport> agents_check_command(const FileSystem& fs, const AgentsCheckRequest& req);
 
 // ---------------------------------------------------------------- print
 

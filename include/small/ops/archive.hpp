@@ -66,6 +66,6 @@ struct ArchiveVerifyResult {
 // files the manifest does not name are reported as `unlisted`. Errors: no
 // manifest or one that does not parse (Invalid, file:line:column), `dir` a
 // symbolic link or missing.
-Result<ArchiveVerifyResult> archive_verify(const FileSystem& fs, const std::string& dir);
+Result<ArchiveVerifyResult> archive_verify_command(const FileSystem& fs, const std::string& dir);
 
 }  // namespace small

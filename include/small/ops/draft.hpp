@@ -46,6 +46,6 @@ struct DraftResult {
 // Error kinds: Usage (blank --from), Invalid (the source is empty or only
 // white space; workspace metadata refuses the scope), System (no .small/,
 // unreadable source, I/O), Busy (lock held). Nothing is written on error.
-Result<DraftResult> save_draft(const FileSystem& fs, const WorkspacePaths& ws, const DraftRequest& req);
+Result<DraftResult> draft_command(const FileSystem& fs, const WorkspacePaths& ws, const DraftRequest& req);
 
 }  // namespace small

@@ -73,6 +73,6 @@ struct EmitResult {
 // Errors: no .small/ (System); workspace.small.yml missing or of the wrong
 // kind for a scope other than Any (Invalid); an artifact a selected section
 // needs does not parse (its kind, with file:line:column).
-Result<EmitResult> emit_state(const FileSystem& fs, const WorkspacePaths& ws, const EmitOptions& options);
+Result<EmitResult> emit_command(const FileSystem& fs, const WorkspacePaths& ws, const EmitOptions& options);
 
 }  // namespace small

@@ -51,6 +51,6 @@ struct FixResult {
 };
 
 // Usage error when no repair is selected.
-Result<FixResult> fix_workspace(const FileSystem& fs, const WorkspacePaths& ws, const FixRequest& req);
+Result<FixResult> fix_command(const FileSystem& fs, const WorkspacePaths& ws, const FixRequest& req);
 
 }  // namespace small

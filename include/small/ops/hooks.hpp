@@ -76,7 +76,7 @@ struct HooksResult {
 // foreign hook and a chained one both present, a foreign hook in a
 // core.hooksPath folder), System (git missing or not a repository, I/O,
 // read-only files or folders, a failed write), Busy.
-Result<HooksResult> run_hooks(const FileSystem& fs, const HooksRequest& req);
+Result<HooksResult> hooks_command(const FileSystem& fs, const HooksRequest& req);
 
 // The unified diff of one change ("" when unchanged).
 std::string hook_change_diff(const HookFileChange& change);

@@ -72,7 +72,7 @@ struct InitResult {
 // file that would be written is a symbolic link; AGENTS.md exists without a
 // flag; AGENTS.md markers malformed; --force over a progress log that cannot
 // be appended to), Busy (lock held), System (I/O, a read-only target).
-Result<InitResult> init_workspace(const FileSystem& fs, const InitRequest& req);
+Result<InitResult> init_command(const FileSystem& fs, const InitRequest& req);
 
 // The workspace root init uses: --dir (or cwd) made absolute and normalised;
 // a path whose last component is `.small` means its parent.

@@ -30,11 +30,11 @@ struct MergeReport {
 // Errors: an input that is missing, not a regular file or a symbolic link
 // (System/Invalid), a side that does not parse or would merge into an
 // invalid artifact (Invalid). A conflict is not an error: the report lists it.
-Result<MergeReport> merge_files(const FileSystem& fs, const MergeRequest& request);
+Result<MergeReport> merge_command(const FileSystem& fs, const MergeRequest& request);
 
 // After a merge, rebase or cherry-pick stopped on FILE: what collides in
 // git's index (domain/unmerged_files.hpp; nothing is written). `path` as the
 // user gave it, from `cwd`.
-Result<MergeReport> explain_index_conflict(const std::string& path, const std::string& cwd);
+Result<MergeReport> merge_explain_command(const std::string& path, const std::string& cwd);
 
 }  // namespace small

@@ -41,11 +41,11 @@ struct TaskDetail {
 
 // Errors: no .small/ or no plan (System), a plan that does not parse
 // (Invalid, file:line:column).
-Result<PlanView> plan_show(const FileSystem& fs, const WorkspacePaths& ws);
+Result<PlanView> plan_show_command(const FileSystem& fs, const WorkspacePaths& ws);
 
 // One task; an unknown id is Invalid and names the closest ids (D14).
 // `entry_limit` caps the entries (0 = all).
-Result<TaskDetail> plan_show_task(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
+Result<TaskDetail> plan_show_task_command(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
                                   std::size_t entry_limit);
 
 }  // namespace small

@@ -55,6 +55,6 @@ struct ProgressAddResult {
 // with the closest ids; a plan that does not parse; `completed` for a task
 // whose dependencies are not, without force (D18); --at not after the last
 // entry, unusable log or workspace metadata, run replay id malformed).
-Result<ProgressAddResult> progress_add(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req);
+Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req);
 
 }  // namespace small

@@ -10,6 +10,6 @@
 namespace small {
 
 // `small progress list`: query_entries after the workspace checks.
-Result<EntryList> progress_list(const FileSystem& fs, const WorkspacePaths& ws, const EntryQuery& query);
+Result<EntryList> progress_list_command(const FileSystem& fs, const WorkspacePaths& ws, const EntryQuery& query);
 
 }  // namespace small

@@ -39,7 +39,7 @@ struct ProgressMigrateResult {
     bool whole_file_rewritten = false;    // fallback: re-emitted (comments lost)
 };
 
-Result<ProgressMigrateResult> progress_migrate(const FileSystem& fs, const WorkspacePaths& ws,
+Result<ProgressMigrateResult> progress_migrate_command(const FileSystem& fs, const WorkspacePaths& ws,
                                                const ProgressMigrateRequest& req);
 
 }  // namespace small

@@ -23,6 +23,6 @@ struct ReplayIdReport {
 // necessarily schema-valid). Errors: no .small/ (System), intent or plan
 // missing or not YAML (Invalid), unreadable (System), a value JCS cannot
 // canonicalise (Invalid).
-Result<ReplayIdReport> replay_id_report(const FileSystem& fs, const WorkspacePaths& ws);
+Result<ReplayIdReport> replay_id_command(const FileSystem& fs, const WorkspacePaths& ws);
 
 }  // namespace small

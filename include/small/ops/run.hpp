@@ -33,7 +33,7 @@ struct RunSnapshotResult {
 // `<store>/<run id>/` under the lock and appends an index entry. The run id
 // is the pinned one (workspace.small.yml run.replay_id), else the
 // handoff's; every id found is checked to be 64 hex before it names a path.
-Result<RunSnapshotResult> run_snapshot(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts, bool force);
+Result<RunSnapshotResult> run_snapshot_command(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts, bool force);
 
 // ---- list / show ----
 // Snapshots newest first by created time, ties by folder name; `limit` 0 = all.
@@ -42,7 +42,7 @@ struct RunListResult {
     std::string store;
     std::size_t total = 0;  // before the limit
 };
-Result<RunListResult> run_list(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts, std::size_t limit);
+Result<RunListResult> run_list_command(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts, std::size_t limit);
 
 struct RunShowResult {
     SnapshotInfo info;
@@ -50,7 +50,7 @@ struct RunShowResult {
     std::size_t run_entries = 0; // entries of that copy carrying the snapshot's run id
     bool has_progress = false;
 };
-Result<RunShowResult> run_show(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
+Result<RunShowResult> run_show_command(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
                                const std::string& name);
 
 // ---- diff ----
@@ -75,7 +75,7 @@ struct RunDiffResult {
 };
 // Unified diffs (3 lines of context, `a/<file>` / `b/<file>`, /dev/null for
 // a side without the file) that `patch -p1` applies in a copy of `from`.
-Result<RunDiffResult> run_diff(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
+Result<RunDiffResult> run_diff_command(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
                                const std::string& from, const std::string& to, bool full);
 
 // ---- checkout ----
@@ -95,7 +95,7 @@ struct RunCheckoutResult {
 // stay readable with `run show`). Without `force`, a live file that differs
 // from the snapshot refuses (Invalid, names the files). Replaced files are
 // first copied to .small-cache/backups/.
-Result<RunCheckoutResult> run_checkout(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
+Result<RunCheckoutResult> run_checkout_command(const FileSystem& fs, const WorkspacePaths& ws, const RunOptions& opts,
                                        const std::string& name, bool force);
 
 }  // namespace small

@@ -60,6 +60,6 @@ std::vector<SelftestStep> selftest_steps(const std::string& dir, WorkspaceScope 
 // Usage for --workspace examples (selftest makes a repo-root workspace, so
 // it could never pass); Invalid when --dir is not new or empty, a file or a
 // symbolic link; System when the directory cannot be made.
-Result<SelftestResult> selftest(const SelftestRequest& request, const SelftestRunner& run);
+Result<SelftestResult> selftest_command(const SelftestRequest& request, const SelftestRunner& run);
 
 }  // namespace small

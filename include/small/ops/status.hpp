@@ -46,6 +46,6 @@ struct StatusReport {
 // a .small that is not a folder (a file, a dangling link) is a System error
 // (the caller still reports small_dir_exists: false); every other problem
 // lands in `problems`.
-Result<StatusReport> workspace_status(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& options);
+Result<StatusReport> status_command(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& options);
 
 }  // namespace small

@@ -50,7 +50,7 @@ struct BriefOptions {
 
 // System error when there is no .small/ (the brief then says to run init:
 // see `brief_for_missing_workspace`); every other problem lands in `problems`.
-Result<ResumeBrief> resume_brief(const FileSystem& fs, const WorkspacePaths& ws, const BriefOptions& options);
+Result<ResumeBrief> status_brief_command(const FileSystem& fs, const WorkspacePaths& ws, const BriefOptions& options);
 
 // The brief of a folder with no workspace: one command, `small init`.
 ResumeBrief brief_for_missing_workspace();

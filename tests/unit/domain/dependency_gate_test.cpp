@@ -67,7 +67,7 @@ public:
         req.dir = dir_;
         req.cwd = dir_;
         req.no_agents = true;
-        Result<InitResult> r = init_workspace(real_fs, req);
+        Result<InitResult> r = init_command(real_fs, req);
         if (!r) throw std::runtime_error("init failed: " + r.error().describe());
         ws_.root = r->root;
         ws_.small_dir = r->small_dir;
@@ -171,25 +171,25 @@ TEST(DependencyGate, ForceWithoutUnmetDependenciesAddsNoNote) {
 TEST(DependencyGate, ProgressAddIsGatedLikeCheckpoint) {
     GateWorkspace w;
     const auto before = w.snapshot();
-    Result<ProgressAddResult> refused = progress_add(real_fs, w.ws(), progress("task-4", "completed"));
+    Result<ProgressAddResult> refused = progress_add_command(real_fs, w.ws(), progress("task-4", "completed"));
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(refused.error().message, kUnmet)) << refused.error().message;
     EXPECT_EQ(w.snapshot(), before);
 
-    Result<ProgressAddResult> started = progress_add(real_fs, w.ws(), progress("task-4", "in_progress"));
+    Result<ProgressAddResult> started = progress_add_command(real_fs, w.ws(), progress("task-4", "in_progress"));
     ASSERT_TRUE(started.ok()) << started.error().describe();
     ASSERT_EQ(started->warnings.size(), 1u);
     EXPECT_TRUE(contains(started->warnings[0], "task-4 started before its dependencies")) << started->warnings[0];
 
-    Result<ProgressAddResult> forced = progress_add(real_fs, w.ws(), progress("task-4", "completed", true));
+    Result<ProgressAddResult> forced = progress_add_command(real_fs, w.ws(), progress("task-4", "completed", true));
     ASSERT_TRUE(forced.ok()) << forced.error().describe();
     EXPECT_EQ(forced->entry["notes"].get<std::string>(), std::string("forced: dependencies ") + kUnmet + " not completed");
 }
 
 TEST(DependencyGate, MetaTasksAreNotGated) {
     GateWorkspace w;
-    Result<ProgressAddResult> r = progress_add(real_fs, w.ws(), progress("meta/review", "completed"));
+    Result<ProgressAddResult> r = progress_add_command(real_fs, w.ws(), progress("meta/review", "completed"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     Result<DependencyGate> gate = gate_on_dependencies(real_fs, w.ws(), "meta/x", "completed", false);
     ASSERT_TRUE(gate.ok());
@@ -237,7 +237,7 @@ TEST(HonestTime, AnAppendAfterAFutureEntryNamesItAndGoesThrough) {
                  "    evidence: \"hand-written\"\n");
     const std::string log = read_text(w.ws().path_of("progress.small.yml"));
     const unsigned line = line_of(log, "2099-06-01");
-    Result<ProgressAddResult> r = progress_add(real_fs, w.ws(), progress("task-3", "in_progress"));
+    Result<ProgressAddResult> r = progress_add_command(real_fs, w.ws(), progress("task-3", "in_progress"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->timestamp, "2099-06-01T10:20:00.000000001Z");
     ASSERT_EQ(r->warnings.size(), 1u);
@@ -249,7 +249,7 @@ TEST(HonestTime, AnAppendAfterAFutureEntryNamesItAndGoesThrough) {
 
 TEST(HonestTime, AnAppendAfterPresentEntriesHasNoWarning) {
     GateWorkspace w;
-    Result<ProgressAddResult> r = progress_add(real_fs, w.ws(), progress("task-3", "in_progress"));
+    Result<ProgressAddResult> r = progress_add_command(real_fs, w.ws(), progress("task-3", "in_progress"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
 }
@@ -258,7 +258,7 @@ TEST(HonestTime, AnExplicitFutureAtIsNotAForcedStamp) {
     GateWorkspace w;
     ProgressAddRequest req = progress("task-3", "in_progress");
     req.at = "2099-01-01T00:00:00.5Z";
-    Result<ProgressAddResult> r = progress_add(real_fs, w.ws(), req);
+    Result<ProgressAddResult> r = progress_add_command(real_fs, w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->warnings.empty());
 }

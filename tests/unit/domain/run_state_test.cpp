@@ -15,7 +15,7 @@ using namespace small::testing;
 
 Result<ReplayIdReport> report_of(const TestWorkspace& ws) {
     const MemoryFileSystem fs = ws.fs();
-    return replay_id_report(fs, TestWorkspace::paths(fs));
+    return replay_id_command(fs, TestWorkspace::paths(fs));
 }
 
 // The workspace with its run pinned to the id its manifest has now.

@@ -37,7 +37,7 @@ protected:
         req.intent = "Ship the widget";
         req.no_agents = true;
         req.lock_wait = std::chrono::milliseconds(0);
-        ASSERT_TRUE(init_workspace(fs_, req));
+        ASSERT_TRUE(init_command(fs_, req));
         server_ = std::make_unique<mcp::Server>(
             fs_, mcp::ServerOptions{locate_workspace(fs_, dir_, dir_), WorkspaceScope::Root, "9.9.9"});
     }

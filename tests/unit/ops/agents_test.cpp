@@ -143,7 +143,7 @@ TEST(AgentsTarget, NeverInsideDotSmall) {
 
 TEST(AgentsApply, CreatesTheFileAndLeavesNoStagingFolder) {
     TempDir dir;
-    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir));
+    Result<AgentsApplyResult> r = agents_apply_command(real_fs, apply_request(dir));
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(r->action, AgentsAction::Created);
     EXPECT_TRUE(r->written);
@@ -154,14 +154,14 @@ TEST(AgentsApply, CreatesTheFileAndLeavesNoStagingFolder) {
 TEST(AgentsApply, KeepsAnExistingStagingFolder) {
     TempDir dir;
     fs::create_directories(dir.path(".small-cache"));
-    ASSERT_TRUE(agents_apply(real_fs, apply_request(dir)));
+    ASSERT_TRUE(agents_apply_command(real_fs, apply_request(dir)));
     EXPECT_TRUE(fs::is_directory(dir.path(".small-cache")));
 }
 
 TEST(AgentsApply, ReplacesAnExistingBlockInPlaceWithoutFlags) {
     TempDir dir;
     write_text(dir.path("AGENTS.md"), "# Header\n\n" + block_with_body("old harness text\n", "0.9") + "\n# Footer\n");
-    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir));
+    Result<AgentsApplyResult> r = agents_apply_command(real_fs, apply_request(dir));
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(r->action, AgentsAction::Updated);
     EXPECT_EQ(r->previous_version, "0.9");
@@ -174,7 +174,7 @@ TEST(AgentsApply, ReplacesAnExistingBlockInPlaceWithoutFlags) {
 TEST(AgentsApply, RefusesAFileWithoutBlockAndWithoutFlag) {
     TempDir dir;
     write_text(dir.path("AGENTS.md"), kTeamText);
-    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir));
+    Result<AgentsApplyResult> r = agents_apply_command(real_fs, apply_request(dir));
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     for (const char* part : {"AGENTS.md already exists without SMALL harness block.\nUse one of:", "--force (-f)",
@@ -189,14 +189,14 @@ TEST(AgentsApply, AppendAndPrependCompose) {
     write_text(dir.path("AGENTS.md"), kTeamText);
     AgentsApplyRequest req = apply_request(dir);
     req.agents_mode = "Append ";
-    Result<AgentsApplyResult> appended = agents_apply(real_fs, req);
+    Result<AgentsApplyResult> appended = agents_apply_command(real_fs, req);
     ASSERT_TRUE(appended) << appended.error().message;
     EXPECT_EQ(appended->action, AgentsAction::Appended);
     EXPECT_EQ(read_text(dir.path("AGENTS.md")), "# Team agents\n\nBe kind.\n\n" + harness_block());
 
     write_text(dir.path("AGENTS.md"), kTeamText);
     req.agents_mode = "prepend";
-    Result<AgentsApplyResult> prepended = agents_apply(real_fs, req);
+    Result<AgentsApplyResult> prepended = agents_apply_command(real_fs, req);
     ASSERT_TRUE(prepended) << prepended.error().message;
     EXPECT_EQ(prepended->action, AgentsAction::Prepended);
     EXPECT_EQ(read_text(dir.path("AGENTS.md")), harness_block() + "\n# Team agents\n\nBe kind.\n");
@@ -209,7 +209,7 @@ TEST(AgentsApply, OverwriteReplacesTheWholeFileEvenWithABlockOrBadMarkers) {
     for (const std::string& before : {std::string(kTeamText), "# Header\n\n" + harness_block() + "\n# Footer\n",
                                       std::string("<!-- BEGIN SMALL HARNESS v1.0.0 -->\nno end\n")}) {
         write_text(dir.path("AGENTS.md"), before);
-        Result<AgentsApplyResult> r = agents_apply(real_fs, req);
+        Result<AgentsApplyResult> r = agents_apply_command(real_fs, req);
         ASSERT_TRUE(r) << r.error().message;
         EXPECT_EQ(r->action, AgentsAction::Overwrote);
         EXPECT_EQ(read_text(dir.path("AGENTS.md")), harness_block()) << before;
@@ -221,14 +221,14 @@ TEST(AgentsApply, FlagErrorsAreUsageErrors) {
     write_text(dir.path("AGENTS.md"), kTeamText);
     AgentsApplyRequest req = apply_request(dir);
     req.agents_mode = "overwrite";
-    Result<AgentsApplyResult> bad_mode = agents_apply(real_fs, req);
+    Result<AgentsApplyResult> bad_mode = agents_apply_command(real_fs, req);
     ASSERT_FALSE(bad_mode);
     EXPECT_EQ(bad_mode.error().kind, Error::Kind::Usage);
     EXPECT_EQ(bad_mode.error().message, "invalid agents-mode: \"overwrite\" (valid: append, prepend)");
 
     req.agents_mode = "append";
     req.overwrite = true;
-    Result<AgentsApplyResult> both = agents_apply(real_fs, req);
+    Result<AgentsApplyResult> both = agents_apply_command(real_fs, req);
     ASSERT_FALSE(both);
     EXPECT_EQ(both.error().kind, Error::Kind::Usage);
     EXPECT_EQ(both.error().message, "--agents-mode and --force/--overwrite-agents are mutually exclusive");
@@ -241,7 +241,7 @@ TEST(AgentsApply, MalformedMarkersNameTheFile) {
     write_text(dir.path("GOVERNANCE.md"), text);
     AgentsApplyRequest req = apply_request(dir, "GOVERNANCE.md");
     req.agents_mode = "append";
-    Result<AgentsApplyResult> r = agents_apply(real_fs, req);
+    Result<AgentsApplyResult> r = agents_apply_command(real_fs, req);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_EQ(r.error().message, "malformed GOVERNANCE.md: SMALL harness BEGIN marker found without END marker");
@@ -250,7 +250,7 @@ TEST(AgentsApply, MalformedMarkersNameTheFile) {
 
 TEST(AgentsApply, CustomFileGetsTheBlockAndAgentsMdIsNotCreated) {
     TempDir dir;
-    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir, "GOVERNANCE.md"));
+    Result<AgentsApplyResult> r = agents_apply_command(real_fs, apply_request(dir, "GOVERNANCE.md"));
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(read_text(dir.path("GOVERNANCE.md")), harness_block());
     EXPECT_FALSE(fs::exists(dir.path("AGENTS.md")));
@@ -260,7 +260,7 @@ TEST(AgentsApply, DryRunDecidesButWritesNothing) {
     TempDir dir;
     AgentsApplyRequest req = apply_request(dir);
     req.dry_run = true;
-    Result<AgentsApplyResult> missing = agents_apply(real_fs, req);
+    Result<AgentsApplyResult> missing = agents_apply_command(real_fs, req);
     ASSERT_TRUE(missing);
     EXPECT_EQ(missing->action, AgentsAction::Created);
     EXPECT_EQ(missing->new_content, harness_block());
@@ -270,7 +270,7 @@ TEST(AgentsApply, DryRunDecidesButWritesNothing) {
 
     write_text(dir.path("AGENTS.md"), kTeamText);
     req.agents_mode = "append";
-    Result<AgentsApplyResult> existing = agents_apply(real_fs, req);
+    Result<AgentsApplyResult> existing = agents_apply_command(real_fs, req);
     ASSERT_TRUE(existing);
     EXPECT_TRUE(existing->changed());
     EXPECT_EQ(read_text(dir.path("AGENTS.md")), kTeamText);
@@ -281,7 +281,7 @@ TEST(AgentsApply, IdenticalContentIsNotRewritten) {
     write_text(dir.path("AGENTS.md"), harness_block());
     struct stat before {};
     ASSERT_EQ(::stat(dir.path("AGENTS.md").c_str(), &before), 0);
-    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir));
+    Result<AgentsApplyResult> r = agents_apply_command(real_fs, apply_request(dir));
     ASSERT_TRUE(r);
     EXPECT_FALSE(r->changed());
     EXPECT_FALSE(r->written);
@@ -296,7 +296,7 @@ TEST(AgentsApply, RefusesASymbolicLink) {
     ASSERT_EQ(::symlink(dir.path("real.md").c_str(), dir.path("AGENTS.md").c_str()), 0);
     AgentsApplyRequest req = apply_request(dir);
     req.overwrite = true;
-    Result<AgentsApplyResult> r = agents_apply(real_fs, req);
+    Result<AgentsApplyResult> r = agents_apply_command(real_fs, req);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(r.error().message, "symbolic link")) << r.error().message;
@@ -306,14 +306,14 @@ TEST(AgentsApply, RefusesASymbolicLink) {
 
 TEST(AgentsApply, MissingDirectoryIsNotCreated) {
     TempDir dir;
-    Result<AgentsApplyResult> r = agents_apply(real_fs, apply_request(dir, "sub/AGENTS.md"));
+    Result<AgentsApplyResult> r = agents_apply_command(real_fs, apply_request(dir, "sub/AGENTS.md"));
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::System);
     EXPECT_TRUE(contains(r.error().message, "does not exist")) << r.error().message;
     EXPECT_FALSE(fs::exists(dir.path("sub")));
 
     write_text(dir.path("plain"), "a file\n");
-    Result<AgentsApplyResult> under_file = agents_apply(real_fs, apply_request(dir, "plain/AGENTS.md"));
+    Result<AgentsApplyResult> under_file = agents_apply_command(real_fs, apply_request(dir, "plain/AGENTS.md"));
     ASSERT_FALSE(under_file);
     EXPECT_TRUE(contains(under_file.error().message, "is not a directory")) << under_file.error().message;
 }
@@ -325,7 +325,7 @@ TEST(AgentsApply, ReadOnlyFileIsASystemErrorAndStaysUnchanged) {
     ASSERT_EQ(::chmod(dir.path("AGENTS.md").c_str(), 0444), 0);
     AgentsApplyRequest req = apply_request(dir);
     req.overwrite = true;
-    Result<AgentsApplyResult> r = agents_apply(real_fs, req);
+    Result<AgentsApplyResult> r = agents_apply_command(real_fs, req);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::System);
     EXPECT_TRUE(contains(r.error().message, "read-only")) << r.error().message;
@@ -376,7 +376,7 @@ struct CheckCase {
     AgentsCheckRequest req;
     CheckCase() { req.target = *resolve_agents_target(no_files, std::string("/repo"), "AGENTS.md", "/"); }
     AgentsCheckReport run() {
-        Result<AgentsCheckReport> r = agents_check(fs, req);
+        Result<AgentsCheckReport> r = agents_check_command(fs, req);
         EXPECT_TRUE(r) << r.error().message;
         return r ? *r : AgentsCheckReport{};
     }

@@ -87,13 +87,13 @@ protected:
         req.cwd = t_.ws().root;
         req.input = in;
         req.lock_wait = milliseconds(0);
-        return save_draft(fs_, t_.ws(), req);
+        return draft_command(fs_, t_.ws(), req);
     }
     Result<AcceptResult> accept(DraftKind kind) {
         AcceptRequest req;
         req.kind = kind;
         req.lock_wait = milliseconds(0);
-        return accept_draft(fs_, t_.ws(), req);
+        return accept_command(fs_, t_.ws(), req);
     }
     // The last progress entry, parsed.
     YamlValue last_entry() const {
@@ -332,7 +332,7 @@ TEST_F(DraftAcceptTest, ScopeIsEnforced) {
     AcceptRequest req;
     req.scope = WorkspaceScope::Examples;
     req.lock_wait = milliseconds(0);
-    r = accept_draft(fs_, t_.ws(), req);
+    r = accept_command(fs_, t_.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->accepted);
 }

@@ -51,7 +51,7 @@ struct Fixture {
     std::string read(const std::string& name) const { return read_all(file(name)); }
     Result<FixResult> fix(FixRequest req) const {
         req.lock_wait = std::chrono::milliseconds(2000);
-        return fix_workspace(real_fs, t.ws(), req);
+        return fix_command(real_fs, t.ws(), req);
     }
     // Every file below .small/, with its bytes.
     std::map<std::string, std::string> snapshot() const {

@@ -56,7 +56,7 @@ TEST(Handoff, UnsettledTasksAreNamedNotRefused) {
     add.status = "in_progress";
     add.evidence = "started";
     add.lock_wait = milliseconds(2000);
-    Result<ProgressAddResult> added = progress_add(real_fs, w.ws(), add);
+    Result<ProgressAddResult> added = progress_add_command(real_fs, w.ws(), add);
     ASSERT_TRUE(added.ok()) << added.error().describe();
     ASSERT_EQ(added->entry["replayId"], w.run_id());
 

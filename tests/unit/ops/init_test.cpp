@@ -172,7 +172,7 @@ TEST(InitWorkspace, CreatesEverything) {
     RealFileSystem fs;
     InitRequest req = request_in(dir.path());
     req.intent = "Build a widget";
-    auto r = init_workspace(fs, req);
+    auto r = init_command(fs, req);
     ASSERT_TRUE(r) << r.error().describe();
     EXPECT_EQ(r->root, dir.path());
     for (const char* f : {"intent", "constraints", "plan", "progress", "handoff", "workspace"}) {
@@ -220,14 +220,14 @@ TEST(InitWorkspace, InsideAnotherWorkspaceItWarnsAndNamesIt) {
     RealFileSystem fs;
     InitRequest top = request_in(dir.path());
     top.no_agents = true;
-    auto outer = init_workspace(fs, top);
+    auto outer = init_command(fs, top);
     ASSERT_TRUE(outer) << outer.error().describe();
     EXPECT_TRUE(outer->outer_workspace.empty());
     EXPECT_TRUE(outer->warnings.empty());
 
     InitRequest nested = top;
     nested.dir = "a/b";
-    auto inner = init_workspace(fs, nested);
+    auto inner = init_command(fs, nested);
     ASSERT_TRUE(inner) << inner.error().describe();
     EXPECT_EQ(inner->root, dir.path() + "/a/b");
     EXPECT_EQ(inner->outer_workspace, dir.path());
@@ -242,9 +242,9 @@ TEST(InitWorkspace, RefusesExistingWorkspaceWithoutForce) {
     RealFileSystem fs;
     InitRequest req = request_in(dir.path());
     req.no_agents = true;
-    ASSERT_TRUE(init_workspace(fs, req));
+    ASSERT_TRUE(init_command(fs, req));
     const std::string before = slurp(dir.path() + "/.small/progress.small.yml");
-    auto again = init_workspace(fs, req);
+    auto again = init_command(fs, req);
     ASSERT_FALSE(again);
     EXPECT_EQ(again.error().kind, Error::Kind::Invalid);
     EXPECT_NE(again.error().message.find("already exists"), std::string::npos);
@@ -256,10 +256,10 @@ TEST(InitWorkspace, ForceKeepsProgressBytesAndAppends) {
     RealFileSystem fs;
     InitRequest req = request_in(dir.path());
     req.no_agents = true;
-    ASSERT_TRUE(init_workspace(fs, req));
+    ASSERT_TRUE(init_command(fs, req));
     const std::string before = slurp(dir.path() + "/.small/progress.small.yml");
     req.force = true;
-    auto r = init_workspace(fs, req);
+    auto r = init_command(fs, req);
     ASSERT_TRUE(r) << r.error().describe();
     EXPECT_TRUE(r->progress_kept);
     const std::string after = slurp(dir.path() + "/.small/progress.small.yml");
@@ -277,7 +277,7 @@ TEST(InitWorkspace, ForceRefusesUnappendableProgressAndWritesNothing) {
     InitRequest req = request_in(dir.path());
     req.no_agents = true;
     req.force = true;
-    auto r = init_workspace(fs, req);
+    auto r = init_command(fs, req);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_EQ(slurp(dir.path() + "/.small/intent.small.yml"), "mine\n");
@@ -289,7 +289,7 @@ TEST(InitWorkspace, AgentsRules) {
     {
         ScratchDir dir;
         spit(dir.path() + "/AGENTS.md", "# Team agents\n");
-        auto r = init_workspace(fs, request_in(dir.path()));
+        auto r = init_command(fs, request_in(dir.path()));
         ASSERT_FALSE(r);
         EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
         EXPECT_NE(r.error().message.find("AGENTS.md already exists"), std::string::npos);
@@ -303,7 +303,7 @@ TEST(InitWorkspace, AgentsRules) {
         spit(dir.path() + "/AGENTS.md", "# Team agents\n");
         InitRequest req = request_in(dir.path());
         req.agents_mode = "append";
-        auto r = init_workspace(fs, req);
+        auto r = init_command(fs, req);
         ASSERT_TRUE(r) << r.error().describe();
         EXPECT_EQ(r->agents, AgentsAction::Appended);
         EXPECT_EQ(slurp(dir.path() + "/AGENTS.md"), "# Team agents\n\n" + harness_block());
@@ -313,7 +313,7 @@ TEST(InitWorkspace, AgentsRules) {
         spit(dir.path() + "/AGENTS.md", "# Team agents\n");
         InitRequest req = request_in(dir.path());
         req.overwrite_agents = true;
-        auto r = init_workspace(fs, req);
+        auto r = init_command(fs, req);
         ASSERT_TRUE(r);
         EXPECT_EQ(r->agents, AgentsAction::Overwrote);
         EXPECT_EQ(slurp(dir.path() + "/AGENTS.md"), harness_block());
@@ -323,7 +323,7 @@ TEST(InitWorkspace, AgentsRules) {
         spit(dir.path() + "/AGENTS.md", "<!-- END SMALL HARNESS v1.0.0 -->\n");
         InitRequest req = request_in(dir.path());
         req.agents_mode = "prepend";
-        auto r = init_workspace(fs, req);
+        auto r = init_command(fs, req);
         ASSERT_FALSE(r);
         EXPECT_NE(r.error().message.find("failed to compose AGENTS.md"), std::string::npos);
         EXPECT_FALSE(stdfs::exists(dir.path() + "/.small"));
@@ -334,7 +334,7 @@ TEST(InitWorkspace, FlagErrorsAreUsageAndWriteNothing) {
     ScratchDir dir;
     RealFileSystem fs;
     const auto check = [&](InitRequest req) {
-        auto r = init_workspace(fs, req);
+        auto r = init_command(fs, req);
         ASSERT_FALSE(r);
         EXPECT_EQ(r.error().kind, Error::Kind::Usage) << r.error().message;
         EXPECT_FALSE(stdfs::exists(dir.path() + "/.small"));
@@ -357,7 +357,7 @@ TEST(InitWorkspace, DirIsCreatedAndDotSmallMeansParent) {
     InitRequest req = request_in(dir.path());
     req.dir = "sub/project/.small";
     req.no_agents = true;
-    auto r = init_workspace(fs, req);
+    auto r = init_command(fs, req);
     ASSERT_TRUE(r) << r.error().describe();
     EXPECT_EQ(r->root, dir.path() + "/sub/project");
     EXPECT_TRUE(stdfs::is_regular_file(dir.path() + "/sub/project/.small/plan.small.yml"));

@@ -79,7 +79,7 @@ TEST(PlanSummary, NextTaskResolution) {
 
 StatusReport status_of(const TestWorkspace& t, StatusOptions o = {}) {
     const MemoryFileSystem mem = t.fs();
-    Result<StatusReport> r = workspace_status(mem, TestWorkspace::paths(mem), o);
+    Result<StatusReport> r = status_command(mem, TestWorkspace::paths(mem), o);
     EXPECT_TRUE(r) << (r ? "" : r.error().describe());
     return r ? *r : StatusReport{};
 }
@@ -160,14 +160,14 @@ TEST(StatusOp, BadPinnedRunIdIsReportedNotShown) {
 TEST(StatusOp, NoSmallDirIsAReportAndASmallFileAnError) {
     MemoryFileSystem mem;
     mem.add_directory("/elsewhere");
-    Result<StatusReport> r = workspace_status(mem, locate_workspace(mem, std::string("/elsewhere"), "/"), {});
+    Result<StatusReport> r = status_command(mem, locate_workspace(mem, std::string("/elsewhere"), "/"), {});
     ASSERT_TRUE(r) << r.error().describe();
     EXPECT_FALSE(r->small_dir_exists);
     EXPECT_FALSE(r->plan);
     EXPECT_EQ(status_json(&*r, "v1", false)["small_dir_exists"], false);
     EXPECT_FALSE(status_json(&*r, "v1", false).contains("warnings"));
     mem.add_file("/elsewhere/.small", "a file\n");
-    r = workspace_status(mem, locate_workspace(mem, std::string("/elsewhere"), "/"), {});
+    r = status_command(mem, locate_workspace(mem, std::string("/elsewhere"), "/"), {});
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::System);
 }
@@ -190,7 +190,7 @@ TEST(EmitSections, CanonicalNamesOnly) {
 
 EmitResult emit_of(const TestWorkspace& t, EmitOptions o = {}) {
     const MemoryFileSystem mem = t.fs();
-    Result<EmitResult> r = emit_state(mem, TestWorkspace::paths(mem), o);
+    Result<EmitResult> r = emit_command(mem, TestWorkspace::paths(mem), o);
     EXPECT_TRUE(r) << (r ? "" : r.error().describe());
     return r ? std::move(*r) : EmitResult{};
 }
@@ -236,7 +236,7 @@ TEST(EmitOp, ScopeMismatchIsInvalidAndAnyScopeToleratesMissingMetadata) {
     TestWorkspace t;
     t.replace("workspace", "repo-root", "examples");
     const MemoryFileSystem mem = t.fs();
-    Result<EmitResult> r = emit_state(mem, TestWorkspace::paths(mem), {});
+    Result<EmitResult> r = emit_command(mem, TestWorkspace::paths(mem), {});
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
 
@@ -264,7 +264,7 @@ TEST(EmitOp, UnparsablePlanFailsWithItsPosition) {
     TestWorkspace t;
     t.set("plan", "tasks:\n  - id: [\n");
     const MemoryFileSystem mem = t.fs();
-    Result<EmitResult> r = emit_state(mem, TestWorkspace::paths(mem), {});
+    Result<EmitResult> r = emit_command(mem, TestWorkspace::paths(mem), {});
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().file, ".small/plan.small.yml");
     EXPECT_GT(r.error().line, 0u);

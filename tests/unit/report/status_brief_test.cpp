@@ -22,7 +22,7 @@ using testing::TestWorkspace;
 
 ResumeBrief brief_of(const TestWorkspace& t) {
     const MemoryFileSystem mem = t.fs();
-    Result<ResumeBrief> r = resume_brief(mem, TestWorkspace::paths(mem), {});
+    Result<ResumeBrief> r = status_brief_command(mem, TestWorkspace::paths(mem), {});
     EXPECT_TRUE(r) << (r ? "" : r.error().describe());
     return r ? *r : ResumeBrief{};
 }
@@ -141,10 +141,10 @@ TEST(ResumeBriefText, WithoutAWorkspaceOnlyTheProblemAndInit) {
 TEST(ResumeBriefOp, RecentZeroMeansEveryEntryAsInStatus) {
     const TestWorkspace t;
     const MemoryFileSystem mem = t.fs();
-    Result<ResumeBrief> all = resume_brief(mem, TestWorkspace::paths(mem), {0});
+    Result<ResumeBrief> all = status_brief_command(mem, TestWorkspace::paths(mem), {0});
     ASSERT_TRUE(all);
     EXPECT_GT(all->recent.size(), 5u);
-    Result<ResumeBrief> one = resume_brief(mem, TestWorkspace::paths(mem), {1});
+    Result<ResumeBrief> one = status_brief_command(mem, TestWorkspace::paths(mem), {1});
     ASSERT_TRUE(one);
     ASSERT_EQ(one->recent.size(), 1u);
     EXPECT_EQ(one->recent[0].timestamp, all->recent[0].timestamp);  // newest first
@@ -155,7 +155,7 @@ TEST(ResumeBriefOp, NoSmallDirIsAnError) {
     WorkspacePaths ws;
     ws.root = "/empty";
     ws.small_dir = "/empty/.small";
-    EXPECT_FALSE(resume_brief(mem, ws, {}));
+    EXPECT_FALSE(status_brief_command(mem, ws, {}));
 }
 
 TEST(ResumeBriefText, SectionsInTheirFixedOrderAndTheCommandLast) {

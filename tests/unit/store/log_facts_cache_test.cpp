@@ -41,7 +41,7 @@ Result<ProgressAddResult> add_entry(const InitWorkspace& w, const std::string& t
     add.task = task;
     add.status = status;
     add.evidence = evidence;
-    return progress_add(real_fs, w.ws(), add);
+    return progress_add_command(real_fs, w.ws(), add);
 }
 
 // An append advances the cached per-task facts (no full read of the log on

@@ -71,7 +71,7 @@ TEST(RunStore, InitForceCopiesTheReplacedArtifactsFirst) {
     req.cwd = w.ws().root;
     req.no_agents = true;
     req.force = true;
-    Result<InitResult> r = init_workspace(real_fs, req);
+    Result<InitResult> r = init_command(real_fs, req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_FALSE(r->snapshot_dir.empty());
     EXPECT_EQ(r->snapshot_dir, w.root_path(".small-runs/" + w.run_id()));

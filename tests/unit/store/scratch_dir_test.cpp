@@ -149,7 +149,7 @@ TEST_F(ScratchDirTest, SelftestRunsTheStepsInOrderAndStopsAtTheFirstFailure) {
         ran.push_back(s.name);
         return SelftestStepOutcome{s.name == "handoff" ? 1 : 0, s.name == "handoff" ? "boom" : ""};
     };
-    Result<SelftestResult> r = selftest(req, runner);
+    Result<SelftestResult> r = selftest_command(req, runner);
     ASSERT_TRUE(r);
     EXPECT_TRUE(r->failed);
     EXPECT_EQ(ran.front(), "init");
@@ -159,7 +159,7 @@ TEST_F(ScratchDirTest, SelftestRunsTheStepsInOrderAndStopsAtTheFirstFailure) {
 
     req.keep = true;
     ran.clear();
-    ASSERT_TRUE(selftest(req, runner));
+    ASSERT_TRUE(selftest_command(req, runner));
     EXPECT_TRUE(stdfs::is_directory(at("st")));
 }
 
@@ -168,7 +168,7 @@ TEST_F(ScratchDirTest, SelftestRefusesTheExamplesScopeBeforeMakingAnything) {
     req.dir = at("st");
     req.scope = WorkspaceScope::Examples;
     bool called = false;
-    Result<SelftestResult> r = selftest(req, [&](const SelftestStep&, const std::string&, std::size_t, std::size_t) {
+    Result<SelftestResult> r = selftest_command(req, [&](const SelftestStep&, const std::string&, std::size_t, std::size_t) {
         called = true;
         return SelftestStepOutcome{};
     });
