@@ -9,9 +9,11 @@ For every layer of src/layers.txt:
   * every file of include/small/<layer>/ and src/<layer>/ is named in that section, in
     backquotes: by its stem (`process` stands for process.hpp + process.cpp), by its file
     name (`yaml_internal.hpp`), or by a pattern with a <placeholder> (`cmd_<command>.cpp`);
+    a file in a sub-folder by its path from the layer's folder (`session/plan`);
   * every name in the first column of the section's table is a file of the layer (a row
     left behind by a move or a deletion is found).
-And one naming pattern for the operations: a function of include/small/ops/*.hpp that
+No folder of include/small/ or src/ holds more than 16 files (src/cli, one file per command,
+excepted): a folder a newcomer must scan stays short. And one naming pattern for the operations: a function of include/small/ops/*.hpp that
 returns a Result is an entry point named `<command>_command` (`plan_show_command` for
 `small plan show`), or a helper named `parse_...` or `resolve_...`.
 Each finding is printed as ARCHITECTURE.md: message. Exit 1 on any finding, 2 when ROOT
@@ -28,12 +30,15 @@ CODE = re.compile(r"`([^`\s]+)`")
 
 
 def layer_files(root, layer):
-    """File names (no folder) of include/small/<layer>/ and src/<layer>/ (sources and headers)."""
+    """Paths, relative to the layer's folder, of the sources and headers of
+    include/small/<layer>/ and src/<layer>/ (sub-folders included: "session/plan.cpp")."""
     names = set()
     for top in (os.path.join("include", "small", layer), os.path.join("src", layer)):
         folder = os.path.join(root, top)
-        if os.path.isdir(folder):
-            names.update(n for n in os.listdir(folder) if n.endswith((".cpp", ".hpp")))
+        for dirpath, _, filenames in os.walk(folder):
+            for n in filenames:
+                if n.endswith((".cpp", ".hpp")):
+                    names.add(os.path.relpath(os.path.join(dirpath, n), folder).replace(os.sep, "/"))
     return sorted(names)
 
 
@@ -92,14 +97,30 @@ ENTRY = re.compile(r"^Result<.*?>\s+([a-z_0-9]+)\(", re.M)
 
 def misnamed_operations(root):
     """(header, name) of each ops/ function returning a Result outside the naming pattern."""
-    folder = os.path.join(root, "include", "small", "ops")
     found = []
-    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
-        with open(os.path.join(folder, name), encoding="utf-8") as f:
+    for name in layer_files(root, "ops"):
+        if not name.endswith(".hpp"):
+            continue
+        with open(os.path.join(root, "include", "small", "ops", name), encoding="utf-8") as f:
             for function in ENTRY.findall(f.read()):
                 if not function.endswith("_command") and not function.startswith(("parse_", "resolve_")):
                     found.append((name, function))
     return found
+
+
+MAX_FILES = 16
+
+
+def crowded_folders(root):
+    """(folder, file count) of each folder of include/small/ and src/ over MAX_FILES (src/cli excepted)."""
+    found = []
+    for top in (os.path.join(root, "include", "small"), os.path.join(root, "src")):
+        for dirpath, _, filenames in os.walk(top):
+            rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
+            count = sum(1 for n in filenames if n.endswith((".cpp", ".hpp")))
+            if rel != "src/cli" and count > MAX_FILES:
+                found.append((rel, count))
+    return sorted(found)
 
 
 def main(argv):
@@ -133,6 +154,8 @@ def main(argv):
     lines = [f"ARCHITECTURE.md: {message}" for message in findings]
     lines += [f"include/small/ops/{header}: {function}() is an operation: name it <command>_command"
               for header, function in misnamed_operations(root)]
+    lines += [f"{folder}/: {count} files, more than {MAX_FILES}: split it by job"
+              for folder, count in crowded_folders(root)]
     return report("architecture", lines, f"{total} files in {len(layers)} layers, all on the map")
 
 

@@ -86,6 +86,15 @@ class CheckArchitecture(unittest.TestCase):
         self.assertEqual(code, 1, out)
         self.assertIn("emit_state() is an operation: name it <command>_command", out)
 
+    def test_a_crowded_folder_fails_but_the_cli_may_be(self):
+        many = {f"src/cli/cmd_{i}.cpp": "" for i in range(20)}
+        code, out = run(self.tree(many))
+        self.assertEqual(code, 0, out)
+        many.update({f"src/base/f{i}.cpp": "" for i in range(17)})
+        code, out = run(self.tree(many))
+        self.assertEqual(code, 1, out)
+        self.assertIn("src/base/: 18 files, more than 16", out)
+
     def test_a_layer_without_a_row_or_a_section_fails(self):
         code, out = run(self.tree({"src/layers.txt": "base\nmodel\ncli\n"}))
         self.assertEqual(code, 1, out)

@@ -1,12 +1,12 @@
 // `small accept intent|constraints`: flags and rendering only; the work is
-// done by small/ops/draft.hpp.
+// done by small/ops/authoring/draft.hpp.
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/draft.hpp"
+#include "small/ops/authoring/draft.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/workspace_lock.hpp"
-#include "small/ops/accept.hpp"
+#include "small/ops/authoring/accept.hpp"
 #include "small/report/authoring.hpp"
 
 namespace small::cli {

@@ -1,11 +1,11 @@
 // `small agents apply|check|print`: flags and rendering only; the work is
-// done by small/ops/agents.hpp.
+// done by small/ops/authoring/agents.hpp.
 #include <iostream>
 #include <memory>
 #include <vector>
 
 #include "cli.hpp"
-#include "small/ops/agents.hpp"
+#include "small/ops/authoring/agents.hpp"
 #include "small/report/authoring.hpp"
 #include "small/store/workspace_lock.hpp"
 

@@ -1,11 +1,11 @@
-// `small apply`: flags and rendering; the work is in small/ops/apply.hpp.
+// `small apply`: flags and rendering; the work is in small/ops/session/apply.hpp.
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/apply.hpp"
+#include "small/ops/session/apply.hpp"
 #include "small/report/apply.hpp"
 
 namespace small::cli {

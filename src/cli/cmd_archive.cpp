@@ -1,10 +1,10 @@
 // `small archive` and `small archive --verify DIR`: flags and rendering; the
-// work is in small/ops/archive.hpp.
+// work is in small/ops/maintenance/archive.hpp.
 #include <filesystem>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/archive.hpp"
+#include "small/ops/maintenance/archive.hpp"
 #include "small/report/run.hpp"
 #include "small/store/workspace_lock.hpp"
 

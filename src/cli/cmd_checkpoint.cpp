@@ -1,11 +1,11 @@
-// `small checkpoint`: flags and rendering; the work is in small/ops/plan.hpp.
+// `small checkpoint`: flags and rendering; the work is in small/ops/session/plan.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/plan.hpp"
+#include "small/ops/session/plan.hpp"
 #include "small/store/workspace_lock.hpp"
-#include "small/ops/checkpoint.hpp"
+#include "small/ops/session/checkpoint.hpp"
 
 namespace small::cli {
 

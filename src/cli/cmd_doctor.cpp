@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/doctor.hpp"
+#include "small/ops/inspect/doctor.hpp"
 #include "small/report/doctor.hpp"
 
 namespace small::cli {

@@ -1,10 +1,10 @@
 // `small draft intent|constraints --from PATH|-|stdin`: flags and rendering
-// only; the work is done by small/ops/draft.hpp.
+// only; the work is done by small/ops/authoring/draft.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/draft.hpp"
+#include "small/ops/authoring/draft.hpp"
 #include "small/model/workspace.hpp"
 #include "small/report/authoring.hpp"
 #include "small/store/workspace_lock.hpp"

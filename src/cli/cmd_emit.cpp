@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/emit.hpp"
+#include "small/ops/inspect/emit.hpp"
 #include "small/base/version.hpp"
 #include "small/report/emit.hpp"
 

@@ -1,10 +1,10 @@
 // `small fix` and `small fix workspace`: flags and rendering; the work is
-// in small/ops/fix.hpp.
+// in small/ops/maintenance/fix.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/fix.hpp"
+#include "small/ops/maintenance/fix.hpp"
 #include "small/report/fix.hpp"
 #include "small/store/workspace_lock.hpp"
 

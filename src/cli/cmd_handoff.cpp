@@ -1,9 +1,9 @@
-// `small handoff`: flags and rendering; the work is in small/ops/handoff.hpp.
+// `small handoff`: flags and rendering; the work is in small/ops/session/handoff.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/handoff.hpp"
+#include "small/ops/session/handoff.hpp"
 #include "small/store/workspace_lock.hpp"
 
 namespace small::cli {

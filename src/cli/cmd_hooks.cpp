@@ -1,10 +1,10 @@
 // `small hooks install|uninstall|print git|claude|codex`: flags and
-// rendering only; the work is done by small/ops/hooks.hpp.
+// rendering only; the work is done by small/ops/authoring/hooks.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/hooks.hpp"
+#include "small/ops/authoring/hooks.hpp"
 #include "small/report/hooks.hpp"
 #include "small/store/workspace_lock.hpp"
 

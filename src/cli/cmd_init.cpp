@@ -1,10 +1,10 @@
 // `small init`: flags and rendering only; the work is done by
-// small/ops/init.hpp.
+// small/ops/session/init.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/init.hpp"
+#include "small/ops/session/init.hpp"
 #include "small/store/workspace_lock.hpp"
 
 namespace small::cli {

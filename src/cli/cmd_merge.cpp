@@ -1,13 +1,13 @@
 // `small merge [--explain] ANCESTOR CURRENT OTHER [PATHNAME]` (the git merge
 // driver) and `small merge --explain FILE` (a conflict in git's index);
-// flags and rendering only, the work is in small/ops/merge.hpp.
+// flags and rendering only, the work is in small/ops/maintenance/merge.hpp.
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
 #include "small/base/text.hpp"
-#include "small/ops/merge.hpp"
+#include "small/ops/maintenance/merge.hpp"
 #include "small/report/merge.hpp"
 
 namespace small::cli {

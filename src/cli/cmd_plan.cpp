@@ -1,10 +1,10 @@
-// `small plan`: flags and rendering; the work is in small/ops/plan.hpp.
+// `small plan`: flags and rendering; the work is in small/ops/session/plan.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
 #include "small/check/draft_check.hpp"
-#include "small/ops/plan.hpp"
+#include "small/ops/session/plan.hpp"
 #include "small/store/workspace_lock.hpp"
 
 namespace small::cli {

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/plan_show.hpp"
+#include "small/ops/inspect/plan_show.hpp"
 #include "small/doc/yaml_writer.hpp"
 
 namespace small::cli {

@@ -1,13 +1,13 @@
 // `small progress add` and `small progress migrate`: flags and rendering
-// only; the work is done by small/ops/progress_add.hpp.
+// only; the work is done by small/ops/session/progress_add.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/progress_add.hpp"
+#include "small/ops/session/progress_add.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/workspace_lock.hpp"
-#include "small/ops/progress_migrate.hpp"
+#include "small/ops/session/progress_migrate.hpp"
 
 namespace small::cli {
 

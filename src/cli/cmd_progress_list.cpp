@@ -3,10 +3,10 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/plan_show.hpp"
-#include "small/ops/progress_add.hpp"
+#include "small/ops/inspect/plan_show.hpp"
+#include "small/ops/session/progress_add.hpp"
 #include "small/base/text.hpp"
-#include "small/ops/progress_list.hpp"
+#include "small/ops/inspect/progress_list.hpp"
 
 namespace small::cli {
 

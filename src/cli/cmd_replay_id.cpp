@@ -5,7 +5,7 @@
 #include "small/model/replay_id.hpp"
 #include "small/domain/run_state.hpp"
 #include "small/model/workspace.hpp"
-#include "small/ops/replay_id.hpp"
+#include "small/ops/inspect/replay_id.hpp"
 
 namespace small::cli {
 

@@ -1,12 +1,12 @@
 // `small reset`: confirmation, flags and rendering; the work is in
-// small/ops/handoff.hpp.
+// small/ops/session/handoff.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/handoff.hpp"
+#include "small/ops/session/handoff.hpp"
 #include "small/store/workspace_lock.hpp"
-#include "small/ops/reset.hpp"
+#include "small/ops/session/reset.hpp"
 
 namespace small::cli {
 

@@ -1,10 +1,10 @@
 // `small run snapshot|list|show|diff|checkout`: flags and rendering; the
-// work is in small/ops/run.hpp.
+// work is in small/ops/maintenance/run.hpp.
 #include <algorithm>
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/run.hpp"
+#include "small/ops/maintenance/run.hpp"
 #include "small/report/run.hpp"
 #include "small/store/workspace_lock.hpp"
 

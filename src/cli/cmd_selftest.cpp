@@ -1,5 +1,5 @@
 // `small selftest`: flags, the step runner and rendering; the steps, the
-// directory and its cleanup are in small/ops/selftest.hpp. Each step runs
+// directory and its cleanup are in small/ops/maintenance/selftest.hpp. Each step runs
 // this very binary as a child process (with --json), so a self-test covers
 // what users run: argument parsing, the commands and their JSON envelopes.
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/selftest.hpp"
+#include "small/ops/maintenance/selftest.hpp"
 #include "small/report/selftest.hpp"
 
 namespace small::cli {

@@ -1,10 +1,10 @@
-// `small start`: flags and rendering; the work is in small/ops/handoff.hpp.
+// `small start`: flags and rendering; the work is in small/ops/session/handoff.hpp.
 #include <memory>
 
 #include "cli.hpp"
-#include "small/ops/handoff.hpp"
+#include "small/ops/session/handoff.hpp"
 #include "small/store/workspace_lock.hpp"
-#include "small/ops/start.hpp"
+#include "small/ops/session/start.hpp"
 #include "small/report/authoring.hpp"
 
 namespace small::cli {

@@ -7,8 +7,8 @@
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/base/version.hpp"
-#include "small/ops/status.hpp"
-#include "small/ops/status_brief.hpp"
+#include "small/ops/inspect/status.hpp"
+#include "small/ops/inspect/status_brief.hpp"
 #include "small/report/status.hpp"
 #include "small/report/status_brief.hpp"
 

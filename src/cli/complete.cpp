@@ -9,7 +9,7 @@
 #include "cli.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/model/workspace.hpp"
-#include "small/ops/plan_show.hpp"
+#include "small/ops/inspect/plan_show.hpp"
 
 namespace small::cli {
 

@@ -24,11 +24,11 @@
 #include "small/check/schema.hpp"
 #include "small/check/verdict.hpp"
 #include "small/doc/yaml.hpp"
-#include "small/ops/checkpoint.hpp"
-#include "small/ops/handoff.hpp"
-#include "small/ops/init.hpp"
-#include "small/ops/plan.hpp"
-#include "small/ops/reset.hpp"
+#include "small/ops/session/checkpoint.hpp"
+#include "small/ops/session/handoff.hpp"
+#include "small/ops/session/init.hpp"
+#include "small/ops/session/plan.hpp"
+#include "small/ops/session/reset.hpp"
 
 namespace small::testing {
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "small/model/layout.hpp"
-#include "small/ops/apply.hpp"
+#include "small/ops/session/apply.hpp"
 
 namespace small {
 

@@ -8,10 +8,10 @@
 #include <string>
 
 #include "small/model/layout.hpp"
-#include "small/ops/accept.hpp"
-#include "small/ops/agents.hpp"
-#include "small/ops/draft.hpp"
-#include "small/ops/start.hpp"
+#include "small/ops/authoring/accept.hpp"
+#include "small/ops/authoring/agents.hpp"
+#include "small/ops/authoring/draft.hpp"
+#include "small/ops/session/start.hpp"
 
 namespace small {
 

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "small/ops/doctor.hpp"
+#include "small/ops/inspect/doctor.hpp"
 
 namespace small {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "small/ops/emit.hpp"
+#include "small/ops/inspect/emit.hpp"
 
 namespace small {
 

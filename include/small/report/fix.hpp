@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "small/ops/fix.hpp"
+#include "small/ops/maintenance/fix.hpp"
 
 namespace small {
 

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "small/ops/hooks.hpp"
+#include "small/ops/authoring/hooks.hpp"
 
 namespace small {
 

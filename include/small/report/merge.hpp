@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "small/ops/merge.hpp"
+#include "small/ops/maintenance/merge.hpp"
 
 namespace small {
 

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "small/ops/archive.hpp"
-#include "small/ops/run.hpp"
+#include "small/ops/maintenance/archive.hpp"
+#include "small/ops/maintenance/run.hpp"
 
 namespace small {
 

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "small/ops/selftest.hpp"
+#include "small/ops/maintenance/selftest.hpp"
 
 namespace small {
 

@@ -7,16 +7,16 @@
 #include <nlohmann/json.hpp>
 
 #include "small/doc/yaml_writer.hpp"
-#include "small/ops/checkpoint.hpp"
-#include "small/ops/handoff.hpp"
-#include "small/ops/init.hpp"
-#include "small/ops/plan.hpp"
-#include "small/ops/plan_show.hpp"
-#include "small/ops/progress_add.hpp"
-#include "small/ops/progress_list.hpp"
-#include "small/ops/progress_migrate.hpp"
-#include "small/ops/replay_id.hpp"
-#include "small/ops/reset.hpp"
+#include "small/ops/session/checkpoint.hpp"
+#include "small/ops/session/handoff.hpp"
+#include "small/ops/session/init.hpp"
+#include "small/ops/session/plan.hpp"
+#include "small/ops/inspect/plan_show.hpp"
+#include "small/ops/session/progress_add.hpp"
+#include "small/ops/inspect/progress_list.hpp"
+#include "small/ops/session/progress_migrate.hpp"
+#include "small/ops/inspect/replay_id.hpp"
+#include "small/ops/session/reset.hpp"
 #include "small/domain/gitignore.hpp"
 
 namespace small {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "small/ops/status.hpp"
+#include "small/ops/inspect/status.hpp"
 
 namespace small {
 

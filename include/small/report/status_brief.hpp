@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "small/ops/status_brief.hpp"
+#include "small/ops/inspect/status_brief.hpp"
 
 namespace small {
 

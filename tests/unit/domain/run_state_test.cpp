@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "small/model/replay_id.hpp"
-#include "small/ops/replay_id.hpp"
+#include "small/ops/inspect/replay_id.hpp"
 #include "test_workspace.hpp"
 
 namespace small {

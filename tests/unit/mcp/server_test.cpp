@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "small/mcp/server.hpp"
-#include "small/ops/init.hpp"
+#include "small/ops/session/init.hpp"
 
 namespace small {
 namespace {

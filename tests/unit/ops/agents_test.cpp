@@ -1,6 +1,6 @@
 // agents apply / check / print in the library (authoring.md §4), on a real
 // temporary directory for apply (it writes) and in memory for check.
-#include "small/ops/agents.hpp"
+#include "small/ops/authoring/agents.hpp"
 
 #include <gtest/gtest.h>
 

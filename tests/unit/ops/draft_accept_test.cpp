@@ -1,7 +1,7 @@
 // small draft / small accept, library half: the draft checks, saving a
 // draft from stdin or a file, and accept's one-step replace + progress entry
 // on a real workspace (refusals leave every file unchanged).
-#include "small/ops/draft.hpp"
+#include "small/ops/authoring/draft.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,7 +19,7 @@
 #include "small/store/workspace_change.hpp"
 #include "small/store/workspace_lock.hpp"
 #include "small/doc/yaml.hpp"
-#include "small/ops/accept.hpp"
+#include "small/ops/authoring/accept.hpp"
 #include "temp_workspace.hpp"
 
 namespace small {

@@ -2,7 +2,7 @@
 // workspace, orphan-progress and runtime-layout repairs, in-place YAML
 // edits, the superseding entries S2 honours, the moves of the change
 // journal (including a crash part-way), backups and refusals.
-#include "small/ops/fix.hpp"
+#include "small/ops/maintenance/fix.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

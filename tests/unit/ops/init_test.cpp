@@ -15,7 +15,7 @@
 
 #include "small/model/agents_block.hpp"
 #include "small/base/filesystem.hpp"
-#include "small/ops/init.hpp"
+#include "small/ops/session/init.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/doc/yaml.hpp"

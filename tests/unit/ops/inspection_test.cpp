@@ -6,9 +6,9 @@
 #include <string>
 
 #include "small/model/plan_summary.hpp"
-#include "small/ops/doctor.hpp"
-#include "small/ops/emit.hpp"
-#include "small/ops/status.hpp"
+#include "small/ops/inspect/doctor.hpp"
+#include "small/ops/inspect/emit.hpp"
+#include "small/ops/inspect/status.hpp"
 #include "small/report/status.hpp"
 #include "small/doc/yaml.hpp"
 #include "test_workspace.hpp"

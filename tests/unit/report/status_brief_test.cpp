@@ -11,7 +11,7 @@
 #include "small/base/utf8.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/model/resume_point.hpp"
-#include "small/ops/status_brief.hpp"
+#include "small/ops/inspect/status_brief.hpp"
 #include "small/report/status_brief.hpp"
 #include "test_workspace.hpp"
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "small/ops/selftest.hpp"
+#include "small/ops/maintenance/selftest.hpp"
 #include "small/store/scratch_dir.hpp"
 
 namespace small {

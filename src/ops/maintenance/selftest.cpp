@@ -1,4 +1,4 @@
-#include "small/ops/selftest.hpp"
+#include "small/ops/maintenance/selftest.hpp"
 
 #include "small/model/layout.hpp"
 #include "small/store/scratch_dir.hpp"

@@ -1,5 +1,5 @@
 // `small plan` (see the header).
-#include "small/ops/plan.hpp"
+#include "small/ops/session/plan.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,5 +1,5 @@
 // `small progress migrate` (see the header).
-#include "small/ops/progress_migrate.hpp"
+#include "small/ops/session/progress_migrate.hpp"
 
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"

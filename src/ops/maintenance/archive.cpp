@@ -1,5 +1,5 @@
 // `small archive` (see archive.hpp).
-#include "small/ops/archive.hpp"
+#include "small/ops/maintenance/archive.hpp"
 
 #include <unistd.h>
 

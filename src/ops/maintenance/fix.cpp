@@ -1,5 +1,5 @@
 // `small fix` (see the header).
-#include "small/ops/fix.hpp"
+#include "small/ops/maintenance/fix.hpp"
 
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"

@@ -1,4 +1,4 @@
-#include "small/ops/init.hpp"
+#include "small/ops/session/init.hpp"
 
 #include <sys/stat.h>
 

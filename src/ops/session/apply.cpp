@@ -1,5 +1,5 @@
 // `small apply` (see the header).
-#include "small/ops/apply.hpp"
+#include "small/ops/session/apply.hpp"
 
 #include <cstdio>
 

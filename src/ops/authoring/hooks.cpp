@@ -1,4 +1,4 @@
-#include "small/ops/hooks.hpp"
+#include "small/ops/authoring/hooks.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // `small reset` (see the header).
-#include "small/ops/reset.hpp"
+#include "small/ops/session/reset.hpp"
 
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"

@@ -1,5 +1,5 @@
 // `small run snapshot|list|show|diff|checkout` (see run.hpp).
-#include "small/ops/run.hpp"
+#include "small/ops/maintenance/run.hpp"
 #include "small/base/version.hpp"
 #include "small/base/git_repo.hpp"
 

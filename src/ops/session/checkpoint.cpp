@@ -1,5 +1,5 @@
 // `small checkpoint` (see the header).
-#include "small/ops/checkpoint.hpp"
+#include "small/ops/session/checkpoint.hpp"
 
 #include <algorithm>
 

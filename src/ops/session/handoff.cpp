@@ -1,5 +1,5 @@
 // `small handoff` (see the header).
-#include "small/ops/handoff.hpp"
+#include "small/ops/session/handoff.hpp"
 
 #include "small/base/text.hpp"
 #include "small/model/replay_id.hpp"

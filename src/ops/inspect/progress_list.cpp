@@ -1,5 +1,5 @@
 // `small progress list` (see the header).
-#include "small/ops/progress_list.hpp"
+#include "small/ops/inspect/progress_list.hpp"
 
 namespace small {
 

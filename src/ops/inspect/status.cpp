@@ -1,5 +1,5 @@
 // `small status` (see the header).
-#include "small/ops/status.hpp"
+#include "small/ops/inspect/status.hpp"
 
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"

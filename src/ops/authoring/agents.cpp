@@ -1,4 +1,4 @@
-#include "small/ops/agents.hpp"
+#include "small/ops/authoring/agents.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "small/ops/merge.hpp"
+#include "small/ops/maintenance/merge.hpp"
 
 #include <sys/stat.h>
 

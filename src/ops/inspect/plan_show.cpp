@@ -1,5 +1,5 @@
 // plan show and progress list (see plan_view.hpp).
-#include "small/ops/plan_show.hpp"
+#include "small/ops/inspect/plan_show.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // `small accept` (see the header).
-#include "small/ops/accept.hpp"
+#include "small/ops/authoring/accept.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // `small status --brief` (see the header).
-#include "small/ops/status_brief.hpp"
+#include "small/ops/inspect/status_brief.hpp"
 
 #include <algorithm>
 

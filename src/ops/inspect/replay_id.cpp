@@ -1,5 +1,5 @@
 // `small replay-id` (see the header).
-#include "small/ops/replay_id.hpp"
+#include "small/ops/inspect/replay_id.hpp"
 
 #include "small/doc/yaml.hpp"
 #include "small/model/replay_id.hpp"

@@ -1,5 +1,5 @@
 // `small doctor` (see the header).
-#include "small/ops/doctor.hpp"
+#include "small/ops/inspect/doctor.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // `small draft` (see the header).
-#include "small/ops/draft.hpp"
+#include "small/ops/authoring/draft.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

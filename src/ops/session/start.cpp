@@ -1,5 +1,5 @@
 // `small start` (see the header).
-#include "small/ops/start.hpp"
+#include "small/ops/session/start.hpp"
 
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"

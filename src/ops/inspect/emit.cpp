@@ -1,5 +1,5 @@
 // `small emit` (see the header).
-#include "small/ops/emit.hpp"
+#include "small/ops/inspect/emit.hpp"
 
 #include <algorithm>
 

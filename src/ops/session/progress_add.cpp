@@ -1,5 +1,5 @@
 // `small progress add` (see the header).
-#include "small/ops/progress_add.hpp"
+#include "small/ops/session/progress_add.hpp"
 
 #include <algorithm>
 #include <cctype>
