@@ -83,8 +83,6 @@ bool allowed_top_level(const std::vector<std::string>& parts) {
 
 // Which targets a write admits: the D7 list, one file the user named, or
 // an agent settings file of `small hooks`.
-enum class TargetRule { Workspace, UserNamedChild, AgentSettings };
-
 bool is_agent_settings_file(const std::vector<std::string>& parts) {
     if (parts.size() != 2) return false;
     for (const std::string_view file : kAgentSettingsFiles) {
@@ -105,7 +103,7 @@ Status check_user_named_child(const std::vector<std::string>& parts, const std::
 // The components of `path` below ws.root, checked against `rule`.
 Result<std::vector<std::string>> workspace_components(const WorkspacePaths& ws, const std::string& path,
                                                      const std::string& what,
-                                                     TargetRule rule = TargetRule::Workspace) {
+                                                     WriteScope rule = WriteScope::Workspace) {
     const std::string root = strip_trailing_slashes(ws.root);
     if (root.empty() || root.front() != '/') return refused(what, path, "the workspace root is not an absolute path");
     const std::string prefix = root == "/" ? "/" : root + "/";
@@ -118,11 +116,11 @@ Result<std::vector<std::string>> workspace_components(const WorkspacePaths& ws, 
             return refused(what, path, "the path must be normalised (no empty, '.' or '..' parts)");
         }
     }
-    if (rule == TargetRule::AgentSettings) {
+    if (rule == WriteScope::AgentSettings) {
         if (!is_agent_settings_file(parts)) return refused(what, path, "it is not an agent settings file of small hooks");
         return parts;
     }
-    if (rule == TargetRule::UserNamedChild) {
+    if (rule == WriteScope::UserNamed) {
         if (Status named = check_user_named_child(parts, path, root, what); !named) return named.error();
         return parts;
     }
@@ -278,15 +276,9 @@ Status same_filesystem(int tmp_dir, int target_dir, const std::string& tmp_displ
 }
 
 // Gives the staged file the bytes and the target's permissions, durably.
-// How much of a write must survive a power loss.
-enum class Sync {
-    Full,           // data and the rename
-    SkipDirectory,  // data; the caller syncs the directory later
-    None,           // a cache: readers reject whatever a crash leaves
-};
 
 Status fill_temp(TempFile& temp, std::string_view bytes, const std::optional<ExistingTarget>& existing,
-                 const std::string& path, Sync sync) {
+                 const std::string& path, Durability sync) {
     if (existing) {
         // Best effort: only root may give a file away; keeping our own
         // ownership otherwise is harmless.
@@ -296,7 +288,7 @@ Status fill_temp(TempFile& temp, std::string_view bytes, const std::optional<Exi
         if (::fchmod(temp.fd.get(), existing->permissions) != 0) return Error::from_errno("cannot write", path, errno);
     }
     if (const int err = write_all(temp.fd.get(), bytes); err != 0) return Error::from_errno("cannot write", path, err);
-    if (sync != Sync::None) {
+    if (sync != Durability::None) {
         if (const int err = fsync_fd(temp.fd.get()); err != 0) return Error::from_errno("cannot write", path, err);
     }
     if (const int err = temp.fd.close_checked(); err != 0) return Error::from_errno("cannot write", path, err);
@@ -373,8 +365,8 @@ Status check_components_replaceable(const WorkspacePaths& ws, const Result<std::
 
 }  // namespace
 
-Status check_replaceable(const WorkspacePaths& ws, const std::string& target) {
-    return check_components_replaceable(ws, workspace_components(ws, target, "write"), target);
+Status check_replaceable(const WorkspacePaths& ws, const std::string& target, WriteScope scope) {
+    return check_components_replaceable(ws, workspace_components(ws, target, "write", scope), target);
 }
 
 Status ensure_directory(const WorkspacePaths& ws, const std::string& dir) {
@@ -392,11 +384,11 @@ namespace {
 Result<std::unique_ptr<StagedFile::Parts>> stage_components(const WorkspacePaths& ws,
                                                              const Result<std::vector<std::string>>& parts,
                                                              const std::string& target, std::string_view bytes,
-                                                             mode_t mode, Sync sync);
+                                                             mode_t mode, Durability sync);
 
 Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vector<std::string>>& parts,
                                const std::string& target, std::string_view bytes, mode_t mode,
-                               Sync sync = Sync::Full);
+                               Durability sync = Durability::Full);
 
 }  // namespace
 
@@ -407,7 +399,7 @@ struct StagedFile::Parts {
     std::string name;                // the target's name in target_dir
     std::string target;              // for messages
     std::string target_dir_display;  // for messages
-    bool sync_directory = true;  // Sync::Full: the rename is made durable too
+    bool sync_directory = true;  // Durability::Full: the rename is made durable too
     bool published = false;
 };
 
@@ -416,13 +408,13 @@ namespace {
 Result<std::unique_ptr<StagedFile::Parts>> stage_components(const WorkspacePaths& ws,
                                                              const Result<std::vector<std::string>>& parts,
                                                              const std::string& target, std::string_view bytes,
-                                                             mode_t mode, Sync sync) {
+                                                             mode_t mode, Durability sync) {
     if (!parts) return parts.error();
     auto staged = std::make_unique<StagedFile::Parts>();
     staged->name = parts->back();
     staged->target = target;
     staged->target_dir_display = join(ws.root, *parts, parts->size() - 1);
-    staged->sync_directory = sync == Sync::Full;
+    staged->sync_directory = sync == Durability::Full;
 
     Result<Fd> target_dir = open_workspace_directory(ws, *parts, parts->size() - 1, false);
     if (!target_dir) return target_dir.error();
@@ -467,7 +459,7 @@ Status publish_parts(StagedFile::Parts& p) {
 }
 
 Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vector<std::string>>& parts,
-                               const std::string& target, std::string_view bytes, mode_t mode, Sync sync) {
+                               const std::string& target, std::string_view bytes, mode_t mode, Durability sync) {
     Result<std::unique_ptr<StagedFile::Parts>> staged = stage_components(ws, parts, target, bytes, mode, sync);
     if (!staged) return staged.error();
     return publish_parts(**staged);
@@ -490,46 +482,30 @@ Status StagedFile::publish() {
 Result<StagedFile> stage_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
                                      mode_t mode) {
     Result<std::unique_ptr<StagedFile::Parts>> parts =
-        stage_components(ws, workspace_components(ws, target, "write"), target, bytes, mode, Sync::Full);
+        stage_components(ws, workspace_components(ws, target, "write"), target, bytes, mode, Durability::Full);
     if (!parts) return parts.error();
     return StagedFile(std::move(*parts));
 }
 
-Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes, mode_t mode,
-                         bool sync_directory) {
-    return write_components_atomic(ws, workspace_components(ws, target, "write"), target, bytes, mode,
-                                   sync_directory ? Sync::Full : Sync::SkipDirectory);
-}
-
-Status write_cache_file(const WorkspacePaths& ws, const std::string& target, std::string_view bytes) {
-    // A read-only command may be the first to run in a fresh clone (no
-    // .small-cache/ yet): the cache is worth the folder.
-    if (Status made = ensure_directory(ws, target.substr(0, target.rfind('/'))); !made) return made;
-    return write_components_atomic(ws, workspace_components(ws, target, "write"), target, bytes, 0644, Sync::None);
-}
-
-Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
-                               mode_t mode) {
-    return write_components_atomic(ws, workspace_components(ws, target, "write", TargetRule::UserNamedChild), target,
-                                   bytes, mode);
-}
-
-Status check_agent_settings_replaceable(const WorkspacePaths& ws, const std::string& target) {
-    return check_components_replaceable(ws, workspace_components(ws, target, "write", TargetRule::AgentSettings),
-                                        target);
-}
-
-Status write_agent_settings_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes) {
-    Result<std::vector<std::string>> parts = workspace_components(ws, target, "write", TargetRule::AgentSettings);
+Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
+                         const WriteOptions& options) {
+    Result<std::vector<std::string>> parts = workspace_components(ws, target, "write", options.scope);
     if (!parts) return parts.error();
-    Result<Fd> made = open_workspace_directory(ws, *parts, parts->size() - 1, true);
-    if (!made) return made.error();
-    return write_components_atomic(ws, parts, target, bytes, 0644);
+    // A cache's folder is made when missing (a read-only command may be the
+    // first to run in a fresh clone); so is an agent settings file's.
+    if (options.durability == Durability::None || options.scope == WriteScope::AgentSettings) {
+        Result<Fd> made = open_workspace_directory(ws, *parts, parts->size() - 1, true);
+        if (!made) return made.error();
+    }
+    return write_components_atomic(ws, parts, target, bytes, options.mode, options.durability);
 }
 
-Status remove_agent_settings_file(const WorkspacePaths& ws, const std::string& target) {
-    Result<std::vector<std::string>> parts = workspace_components(ws, target, "remove", TargetRule::AgentSettings);
+Status remove_file(const WorkspacePaths& ws, const std::string& target, WriteScope scope) {
+    Result<std::vector<std::string>> parts = workspace_components(ws, target, "remove", scope);
     if (!parts) return parts.error();
+    struct stat parent {};
+    const std::string parent_path = target.substr(0, target.rfind('/'));
+    if (::lstat(parent_path.c_str(), &parent) != 0 && errno == ENOENT) return ok_status();  // nothing to remove
     Result<Fd> dir = open_workspace_directory(ws, *parts, parts->size() - 1, false);
     if (!dir) return dir.error();
     Result<std::optional<ExistingTarget>> existing = inspect_target(dir->get(), parts->back(), target);
@@ -537,10 +513,11 @@ Status remove_agent_settings_file(const WorkspacePaths& ws, const std::string& t
     if (!*existing) return ok_status();
     if (::unlinkat(dir->get(), parts->back().c_str(), 0) != 0) return Error::from_errno("cannot remove", target, errno);
     if (const int err = fsync_dir_fd(dir->get()); err != 0) return Error::from_errno("cannot sync directory", target, err);
-    Result<Fd> root = open_workspace_directory(ws, *parts, 0, false);
-    if (!root) return root.error();
-    // The folder goes too when nothing else is in it (ENOTEMPTY otherwise).
-    if (::unlinkat(root->get(), parts->front().c_str(), AT_REMOVEDIR) == 0) fsync_dir_fd(root->get());
+    if (parts->size() < 2) return ok_status();  // a file at the root: the root stays
+    // The folder holding it goes too when nothing else is in it (ENOTEMPTY otherwise).
+    Result<Fd> above = open_workspace_directory(ws, *parts, parts->size() - 2, false);
+    if (!above) return above.error();
+    if (::unlinkat(above->get(), (*parts)[parts->size() - 2].c_str(), AT_REMOVEDIR) == 0) fsync_dir_fd(above->get());
     return ok_status();
 }
 
@@ -554,7 +531,7 @@ Status write_file_in_folder_atomic(const std::string& dir, const std::string& na
     if (!existing) return existing.error();
     Result<TempFile> temp = create_temp(folder.get(), "." + name, mode, dir);
     if (!temp) return temp.error();
-    Status filled = fill_temp(*temp, bytes, std::nullopt, target, Sync::Full);
+    Status filled = fill_temp(*temp, bytes, std::nullopt, target, Durability::Full);
     if (filled && ::fchmodat(folder.get(), temp->name.c_str(), mode, 0) != 0) {
         filled = Error::from_errno("cannot write", target, errno);
     }
@@ -667,7 +644,8 @@ Status write_folder_atomic(const WorkspacePaths& ws, const std::string& dir, con
     Status filled = ensure_directory(ws, partial);
     for (std::size_t i = 0; filled && i < files.size(); ++i) {
         const bool last = i + 1 == files.size();  // one directory fsync makes all the renames durable
-        filled = write_file_atomic(ws, partial + "/" + files[i].first, files[i].second, 0644, last);
+        filled = write_file_atomic(ws, partial + "/" + files[i].first, files[i].second,
+                                   {.durability = last ? Durability::Full : Durability::SkipDirectorySync});
     }
     if (filled && ::rename(partial.c_str(), dir.c_str()) != 0) {
         filled = Error::from_errno("cannot move " + partial + " to", dir, errno);

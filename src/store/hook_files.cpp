@@ -224,7 +224,7 @@ Status write_hook_record(const WorkspacePaths& ws, const std::string& path, cons
     if (!record.empty()) {
         const std::string dir = std::filesystem::path(path).parent_path().string();
         if (Status made = ensure_directory(ws, dir); !made) return made;
-        return write_file_atomic(ws, path, hook_record_text(record), 0600);
+        return write_file_atomic(ws, path, hook_record_text(record), {.mode = 0600});
     }
     if (::unlink(path.c_str()) != 0) {
         if (errno == ENOENT) return ok_status();

@@ -108,7 +108,7 @@ void record_local_work(const WorkspacePaths& ws, const std::vector<YamlValue>& e
         out += '\n';
     }
     // Best effort: losing it only makes the resume point read the log alone.
-    (void)write_cache_file(ws, runtime_path(ws.root, kCacheDirName) + "/" + kLocalWorkName, out);
+    (void)write_file_atomic(ws, runtime_path(ws.root, kCacheDirName) + "/" + kLocalWorkName, out, kCacheWrite);
 }
 
 std::set<std::string, std::less<>> local_work(const FileSystem& fs, const WorkspacePaths& ws,

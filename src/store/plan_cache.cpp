@@ -292,13 +292,13 @@ std::optional<std::string> read_stamped_cache(const FileSystem& fs, const Worksp
 }
 
 // Best effort: a cache that cannot be written only costs speed. A torn
-// cache fails its stamp or length checks (store/atomic_file write_cache_file).
+// cache fails its stamp or length checks (store/atomic_file, Durability::None).
 void write_stamped_caches(const WorkspacePaths& ws, const std::string& stamp,
                           const std::vector<StampedCacheBody>& caches) {
     Sections plan;
     for (const StampedCacheBody& c : caches) {
         if (!is_plan_section(c.name)) {
-            (void)write_cache_file(ws, cache_file(ws, c.name), stamp + "\n" + c.body);
+            (void)write_file_atomic(ws, cache_file(ws, c.name), stamp + "\n" + c.body, kCacheWrite);
         } else {
             plan.emplace_back(c.name, c.body);
         }
@@ -313,7 +313,7 @@ void write_stamped_caches(const WorkspacePaths& ws, const std::string& stamp,
             if (!replaced) plan.push_back(kept);
         }
     }
-    (void)write_cache_file(ws, cache_file(ws, kPlanCacheName), encode_sections(stamp, plan));
+    (void)write_file_atomic(ws, cache_file(ws, kPlanCacheName), encode_sections(stamp, plan), kCacheWrite);
 }
 
 void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::string& stamp,

@@ -238,13 +238,13 @@ std::optional<CachedTail> parse_cache(std::string_view text) {
     return c;
 }
 
-// The tail cache needs no durability (store/atomic_file write_cache_file):
+// The tail cache needs no durability (store/atomic_file, Durability::None):
 // whatever a power loss leaves is either rejected by parse_cache or
 // describes a stamp the log no longer has, because the cache is only
 // written after the log's bytes are fsynced. That saves two fsyncs per
 // append. Best effort.
 void write_cache(const WorkspacePaths& ws, const std::string& bytes) {
-    (void)write_cache_file(ws, cache_path(ws, kProgressTailName), bytes);  // a failure only costs speed
+    (void)write_file_atomic(ws, cache_path(ws, kProgressTailName), bytes, kCacheWrite);  // a failure only costs speed
 }
 
 // Best effort: a cache that cannot be written only costs speed. `expect`

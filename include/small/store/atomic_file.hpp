@@ -9,7 +9,7 @@
 //
 // Symbolic links are never followed below the workspace root, and nothing
 // is written outside the workspace's `.small*` folders, `AGENTS.md` and
-// `.gitignore` (plus, through write_named_file_atomic, the one file a user
+// `.gitignore` (plus, through WriteScope::UserNamed, the one file a user
 // named explicitly, and the hook files of `small hooks`, below).
 //
 // A file this process may not write (read-only for us: EACCES by the
@@ -39,17 +39,46 @@
 
 namespace small {
 
-// Replaces `target` (an absolute path below ws.root, inside `.small*`,
-// or `AGENTS.md` / `.gitignore` at the root) with `bytes`, atomically and
-// durably. The target's directory must exist (see ensure_directory). A new
-// file gets `mode` (minus the umask); an existing file keeps its permission
-// bits. On failure the temporary file is removed and the target is left
-// untouched, except when only the final directory fsync fails (the rename
-// has then happened but its durability is unknown; the error says so).
-// `sync_directory` false skips the final directory fsync, for a caller that
-// makes the rename durable by a later fsync of the same directory.
+// Which paths a write may name:
+//   Workspace      below ws.root, inside `.small*`, or `AGENTS.md` /
+//                  `.gitignore` at the root (D7);
+//   UserNamed      one direct child of ws.root the user named on the command
+//                  line (`agents apply --file GOVERNANCE.md`); the
+//                  workspace's own `.small` / `.small-*` names are refused;
+//   AgentSettings  one of kAgentSettingsFiles (`small hooks install
+//                  claude|codex`), whose folder is created when missing.
+enum class WriteScope { Workspace, UserNamed, AgentSettings };
+
+// How much of a write must survive a power loss.
+enum class Durability {
+    Full,               // the data and the rename
+    SkipDirectorySync,  // the data; the caller makes the rename durable by a later
+                        // fsync of the same directory
+    None,               // a cache in `.small-cache/`: no fsync at all. Whatever a power
+                        // loss leaves (old, empty or torn bytes) must be rejected by
+                        // its reader (a stamp or a checksum), and a cache is only
+                        // written after the state it describes is durable. Its
+                        // folder is created when missing.
+};
+
+struct WriteOptions {
+    WriteScope scope = WriteScope::Workspace;
+    Durability durability = Durability::Full;
+    mode_t mode = 0644;  // for a new file (minus the umask); an existing file keeps its bits
+};
+
+// A cache's write (see Durability::None).
+inline constexpr WriteOptions kCacheWrite{.durability = Durability::None};
+
+// Replaces `target` (an absolute path, see WriteScope) with `bytes`,
+// atomically: staged, fsynced, renamed over the target, and the directory
+// fsynced, as `options.durability` says. The target's directory must exist
+// (see ensure_directory) unless the options create it. On failure the
+// temporary file is removed and the target is left untouched, except when
+// only the final directory fsync fails (the rename has then happened but
+// its durability is unknown; the error says so).
 Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
-                         mode_t mode = 0644, bool sync_directory = true);
+                         const WriteOptions& options = {});
 
 // The two halves of write_file_atomic, for a caller that overlaps the
 // data's fsync with other work (commit_workspace_change stages its files
@@ -74,32 +103,17 @@ private:
 Result<StagedFile> stage_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
                                      mode_t mode = 0644);
 
-// write_file_atomic for a cache in `.small-cache/`: the same path rules,
-// staging and rename (no reader sees half a file), but no fsync at all. A
-// cache needs no durability: whatever a power loss leaves (old, empty or
-// torn bytes) must be rejected by its reader (a stamp or a checksum), and a
-// cache is only written after the state it describes is durable. The
-// target's folder is created when missing.
-Status write_cache_file(const WorkspacePaths& ws, const std::string& target, std::string_view bytes);
-
 // Whether write_file_atomic (or append_file_durable) would accept `target`,
 // without writing anything: the same path rules, no symbolic link on the
 // way, a regular and writable file when it exists. Lets a command refuse
 // before its first write.
-Status check_replaceable(const WorkspacePaths& ws, const std::string& target);
+Status check_replaceable(const WorkspacePaths& ws, const std::string& target,
+                         WriteScope scope = WriteScope::Workspace);
 
 // The read-only rule alone, for a path outside the workspace rules: a
 // regular file at `path` that is read-only (see above) is refused; anything
 // else is left to the write.
 Status check_writable_file(const std::string& path);
-
-// write_file_atomic for one file the user named on the command line
-// (`small agents apply --file GOVERNANCE.md`): `target` must be a direct
-// child of ws.root; its name is the user's choice rather than the D7 list,
-// except that the workspace's own `.small` / `.small-*` names are refused.
-// Same staging, durability and symbolic-link refusal as write_file_atomic.
-Status write_named_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
-                               mode_t mode = 0644);
 
 // Where a write to `path` (absolute) really lands: the real path of its
 // deepest existing ancestor (every symbolic link resolved) joined with the
@@ -121,16 +135,10 @@ Status refuse_target_inside_small_dir(const std::string& path, const std::string
 // D7 list a command writes, and only that explicit command.
 inline constexpr std::string_view kAgentSettingsFiles[] = {".claude/settings.json", ".codex/hooks.json"};
 
-// check_replaceable for one of kAgentSettingsFiles (`target` absolute).
-Status check_agent_settings_replaceable(const WorkspacePaths& ws, const std::string& target);
-
-// write_file_atomic for one of kAgentSettingsFiles: its folder is created
-// when missing; symbolic links on the way or at the target are refused.
-Status write_agent_settings_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes);
-
-// Removes one of kAgentSettingsFiles (nothing when it is missing), and its
-// folder when that is left empty. A link or a non-file is refused.
-Status remove_agent_settings_file(const WorkspacePaths& ws, const std::string& target);
+// Removes `target` (nothing when it is missing), durably, and the folder
+// holding it when that is left empty (never the workspace root). The same
+// path rules as a write in `scope`; a link or a non-file is refused.
+Status remove_file(const WorkspacePaths& ws, const std::string& target, WriteScope scope);
 
 // Replaces `dir`/`name` outside any workspace (the git hooks folder that
 // `small hooks install git` names): staged in `dir` itself under a hidden

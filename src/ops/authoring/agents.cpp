@@ -128,7 +128,8 @@ Result<std::optional<WorkspaceLock>> lock_if_workspace(const FileSystem& fs, con
 Status write_target(const AgentsTarget& target, std::string_view content) {
     if (Status writable = check_writable_file(target.path); !writable) return writable;  // before staging
     const WorkspacePaths ws = paths_around(target);
-    return write_leaving_no_staging(ws, [&] { return write_named_file_atomic(ws, target.path, content); });
+    return write_leaving_no_staging(
+        ws, [&] { return write_file_atomic(ws, target.path, content, {.scope = WriteScope::UserNamed}); });
 }
 
 // The block inside `text` ("" when there is none or the markers are malformed).

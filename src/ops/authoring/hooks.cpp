@@ -520,12 +520,12 @@ Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, cons
 // Writes (or removes) .gitattributes as planned, undone by `rollback`.
 Status apply_attributes(const WorkspacePaths& ws, const HookFileChange& c, Rollback& rollback) {
     if (c.change != "removed") {
-        if (Status s = write_named_file_atomic(ws, c.path, c.new_content); !s) return s;
+        if (Status s = write_file_atomic(ws, c.path, c.new_content, {.scope = WriteScope::UserNamed}); !s) return s;
     } else if (::unlink(c.path.c_str()) != 0) {
         return Error::from_errno("cannot remove", c.path, errno);
     }
     rollback.add([&ws, c] {
-        if (c.existed) return write_named_file_atomic(ws, c.path, c.old_content);
+        if (c.existed) return write_file_atomic(ws, c.path, c.old_content, {.scope = WriteScope::UserNamed});
         if (::unlink(c.path.c_str()) != 0) return Status(Error::from_errno("cannot remove", c.path, errno));
         return ok_status();
     });
@@ -819,7 +819,7 @@ Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, 
         result.notes.push_back("would be merged into " + path);
         return result;
     }
-    if (Status where = check_agent_settings_replaceable(ws, path); !where) return where.error();
+    if (Status where = check_replaceable(ws, path, WriteScope::AgentSettings); !where) return where.error();
     Result<std::optional<WorkspaceLock>> lock = lock_workspace(fs, ws, req);
     if (!lock) return lock.error();
     const std::string record_path = hook_record_path(ws.root, hook_target_name(req.target));
@@ -888,7 +888,8 @@ Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, 
         }
         if (!result.changed()) return ok_status();
         const Status s =
-            new_content ? write_agent_settings_atomic(ws, path, *new_content) : remove_agent_settings_file(ws, path);
+            new_content ? write_file_atomic(ws, path, *new_content, {.scope = WriteScope::AgentSettings})
+                        : remove_file(ws, path, WriteScope::AgentSettings);
         return s ? s : Status(rollback.undo(s.error()));
     });
     if (!done) return done.error();

@@ -297,24 +297,26 @@ TEST(HookFiles, LinksAndNonFilesAreReportedAndNotWritten) {
     EXPECT_FALSE(write_file_in_folder_atomic(dir, "post-commit", "x", 0755).ok());
 }
 
+constexpr WriteOptions kSettings{.scope = WriteScope::AgentSettings};
+
 TEST(AgentSettingsFiles, OnlyTheTwoNamesAndNoLinks) {
     TempWorkspace t;
     const std::string claude = t.path(".claude/settings.json");
-    ASSERT_TRUE(write_agent_settings_atomic(t.ws(), claude, "{}\n").ok());
+    ASSERT_TRUE(write_file_atomic(t.ws(), claude, "{}\n", kSettings).ok());
     EXPECT_EQ(read_all(claude), "{}\n");
-    EXPECT_FALSE(write_agent_settings_atomic(t.ws(), t.path(".claude/other.json"), "{}").ok());
-    EXPECT_FALSE(write_agent_settings_atomic(t.ws(), t.path("settings.json"), "{}").ok());
-    ASSERT_TRUE(remove_agent_settings_file(t.ws(), claude).ok());
+    EXPECT_FALSE(write_file_atomic(t.ws(), t.path(".claude/other.json"), "{}", kSettings).ok());
+    EXPECT_FALSE(write_file_atomic(t.ws(), t.path("settings.json"), "{}", kSettings).ok());
+    ASSERT_TRUE(remove_file(t.ws(), claude, WriteScope::AgentSettings).ok());
     EXPECT_FALSE(fs::exists(t.path(".claude")));  // the folder left empty goes too
 
     fs::create_directory(t.path("elsewhere"));
     fs::create_directory_symlink(t.path("elsewhere"), t.path(".codex"));
-    EXPECT_FALSE(check_agent_settings_replaceable(t.ws(), t.path(".codex/hooks.json")).ok());
-    EXPECT_FALSE(write_agent_settings_atomic(t.ws(), t.path(".codex/hooks.json"), "{}").ok());
+    EXPECT_FALSE(check_replaceable(t.ws(), t.path(".codex/hooks.json"), WriteScope::AgentSettings).ok());
+    EXPECT_FALSE(write_file_atomic(t.ws(), t.path(".codex/hooks.json"), "{}", kSettings).ok());
     EXPECT_FALSE(fs::exists(t.path("elsewhere/hooks.json")));
 
     fs::create_directories(t.path(".claude/settings.json"));
-    EXPECT_FALSE(check_agent_settings_replaceable(t.ws(), claude).ok());
+    EXPECT_FALSE(check_replaceable(t.ws(), claude, WriteScope::AgentSettings).ok());
 }
 
 }  // namespace

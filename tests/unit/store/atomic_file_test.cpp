@@ -140,6 +140,24 @@ TEST(AtomicFile, StagedFileAppearsOnlyWhenPublished) {
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
 }
 
+// remove_file: the file, then the folder holding it when left empty; never the root.
+TEST(AtomicFile, RemoveFileTakesAnEmptiedFolderButNeverTheRoot) {
+    TempWorkspace t;
+    ASSERT_TRUE(ensure_directory(t.ws(), t.path(".small-cache/drafts")));
+    write_plain(t.path(".small-cache/drafts/a.yml"), "a\n");
+    write_plain(t.path(".small-cache/drafts/b.yml"), "b\n");
+    ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/a.yml"), WriteScope::Workspace));
+    EXPECT_TRUE(std::filesystem::exists(t.path(".small-cache/drafts"))) << "b.yml is still in it";
+    ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/b.yml"), WriteScope::Workspace));
+    EXPECT_FALSE(std::filesystem::exists(t.path(".small-cache/drafts")));
+    EXPECT_TRUE(std::filesystem::exists(t.path(".small-cache")));
+    ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/b.yml"), WriteScope::Workspace)) << "missing: nothing";
+    write_plain(t.path("AGENTS.md"), "x\n");
+    ASSERT_TRUE(remove_file(t.ws(), t.path("AGENTS.md"), WriteScope::Workspace));
+    EXPECT_TRUE(std::filesystem::is_directory(t.ws().root));
+    EXPECT_FALSE(remove_file(t.ws(), t.path("../outside.txt"), WriteScope::Workspace));
+}
+
 TEST(AtomicFile, WritesAtTheRootAndInOtherSmallFolders) {
     TempWorkspace t;
     ASSERT_TRUE(write_file_atomic(t.ws(), t.path("AGENTS.md"), "# agents\n"));
@@ -152,7 +170,7 @@ TEST(AtomicFile, WritesAtTheRootAndInOtherSmallFolders) {
 TEST(AtomicFile, NewFileGetsModeAndExistingFileKeepsIt) {
     TempWorkspace t;
     const std::string fresh = t.path(".small/intent.small.yml");
-    ASSERT_TRUE(write_file_atomic(t.ws(), fresh, "x\n", 0600));
+    ASSERT_TRUE(write_file_atomic(t.ws(), fresh, "x\n", {.mode = 0600}));
     EXPECT_EQ(permissions_of(fresh), 0600u);
 
     const std::string kept = t.path(".small/plan.small.yml");

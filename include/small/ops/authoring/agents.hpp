@@ -58,7 +58,7 @@ struct AgentsApplyResult {
 };
 
 // Decides the new content, then (unless dry_run) writes it atomically
-// (write_named_file_atomic, staged in <dir>/.small-cache/tmp/, which is
+// (write_file_atomic with WriteScope::UserNamed, staged in <dir>/.small-cache/tmp/, which is
 // removed again when it did not exist before). Identical bytes are not
 // rewritten. When the target's directory holds `.small/`, the read-decide-
 // write runs under the workspace lock (init writes AGENTS.md too; Busy
