@@ -13,9 +13,10 @@ For every layer of src/layers.txt:
   * every name in the first column of the section's table is a file of the layer (a row
     left behind by a move or a deletion is found).
 No folder of include/small/ or src/ holds more than 16 files (src/cli, one file per command,
-excepted): a folder a newcomer must scan stays short. And one naming pattern for the operations: a function of include/small/ops/*.hpp that
-returns a Result is an entry point named `<command>_command` (`plan_show_command` for
-`small plan show`), or a helper named `parse_...` or `resolve_...`.
+excepted): a folder a newcomer must scan stays short. And one naming pattern for the operations: a function of include/small/ops/ that returns a
+Result or takes the FileSystem first is an entry point named `<command>_command`
+(`plan_show_command` for `small plan show`), or a helper named `parse_...` or `resolve_...`.
+Every ops/ file sits in a job's sub-folder (`ops/<job>/<command>`).
 Each finding is printed as ARCHITECTURE.md: message. Exit 1 on any finding, 2 when ROOT
 lacks the files; on success print "architecture: N files in M layers, all on the map".
 """
@@ -92,7 +93,7 @@ def first_column_names(section):
     return names
 
 
-ENTRY = re.compile(r"^Result<.*?>\s+([a-z_0-9]+)\(", re.M)
+ENTRY = re.compile(r"^(?:Result<.*?>\s+([a-z_0-9]+)\(|[A-Za-z][\w:<>,]*\s+([a-z_0-9]+)\(const FileSystem&)", re.M)
 
 
 def misnamed_operations(root):
@@ -102,7 +103,8 @@ def misnamed_operations(root):
         if not name.endswith(".hpp"):
             continue
         with open(os.path.join(root, "include", "small", "ops", name), encoding="utf-8") as f:
-            for function in ENTRY.findall(f.read()):
+            for groups in ENTRY.findall(f.read()):
+                function = groups[0] or groups[1]
                 if not function.endswith("_command") and not function.startswith(("parse_", "resolve_")):
                     found.append((name, function))
     return found
@@ -142,7 +144,7 @@ def main(argv):
         if layer not in by_layer:
             findings.append(f'no section "**{layer}/** — ..." under "What lives where"')
             continue
-        words = CODE.findall(by_layer[layer])
+        words = first_column_names(by_layer[layer])
         files = layer_files(root, layer)
         for name in files:
             total += 1
@@ -156,6 +158,8 @@ def main(argv):
               for header, function in misnamed_operations(root)]
     lines += [f"{folder}/: {count} files, more than {MAX_FILES}: split it by job"
               for folder, count in crowded_folders(root)]
+    lines += [f"ops/{name}: an ops file sits in a job's folder (ops/<job>/{name})"
+              for name in layer_files(root, "ops") if "/" not in name]
     return report("architecture", lines, f"{total} files in {len(layers)} layers, all on the map")
 
 

@@ -80,11 +80,26 @@ class CheckArchitecture(unittest.TestCase):
 
     def test_an_operation_outside_the_naming_pattern_fails(self):
         good = "Result<int> plan_command(int);\nResult<int> parse_thing(int);\n"
-        code, out = run(self.tree({"include/small/ops/plan.hpp": good}))
+        code, out = run(self.tree({"include/small/ops/session/plan.hpp": good}))
         self.assertEqual(code, 0, out)
-        code, out = run(self.tree({"include/small/ops/plan.hpp": good + "Result<std::vector<int>> emit_state(int);\n"}))
+        code, out = run(self.tree({"include/small/ops/session/plan.hpp": good + "Result<std::vector<int>> emit_state(int);\n"}))
         self.assertEqual(code, 1, out)
         self.assertIn("emit_state() is an operation: name it <command>_command", out)
+        code, out = run(self.tree({"include/small/ops/session/plan.hpp": good + "Report diagnose(const FileSystem& fs);\n"}))
+        self.assertIn("diagnose() is an operation", out)
+
+    def test_an_ops_file_outside_a_job_folder_fails(self):
+        code, out = run(self.tree({"src/ops/session/plan.cpp": ""}))
+        self.assertEqual(code, 0, out)
+        code, out = run(self.tree({"src/ops/loose.cpp": ""}))
+        self.assertEqual(code, 1, out)
+        self.assertIn("ops/loose.cpp: an ops file sits in a job's folder", out)
+
+    def test_a_name_only_in_prose_does_not_count(self):
+        prose = MAP.replace("| `fd.hpp` | a descriptor |", "| `fd.hpp` | a descriptor, unlike `process` |")
+        code, out = run(self.tree({"src/base/process.cpp": ""}, architecture=prose))
+        self.assertEqual(code, 1, out)
+        self.assertIn("base/process.cpp is not named in the base/ section", out)
 
     def test_a_crowded_folder_fails_but_the_cli_may_be(self):
         many = {f"src/cli/cmd_{i}.cpp": "" for i in range(20)}

@@ -17,6 +17,7 @@
 #include "small/report/envelope.hpp"
 #include "small/report/findings.hpp"
 #include "small/report/session.hpp"
+#include "small/store/workspace_lock.hpp"
 
 namespace small::cli {
 
@@ -155,6 +156,14 @@ struct Target {
 };
 Result<Target> resolve_target(const Context& ctx, const WorkspaceFlags& flags);
 std::string current_directory();
+
+// A writing command's request aimed at its target: the scope the workspace
+// was named with and the lock wait every writer uses (SMALL_LOCK_WAIT).
+template <typename Request>
+void aim_at(const Target& target, Request& req) {
+    req.scope = target.scope;
+    req.lock_wait = default_lock_wait();
+}
 
 // Flags shared by validate, lint, check and verify.
 struct VerdictFlags {

@@ -50,8 +50,7 @@ int run_accept(Context& ctx, DraftKind kind, const AcceptFlags& f) {
 
     AcceptRequest req;
     req.kind = kind;
-    req.scope = target->scope;
-    req.lock_wait = default_lock_wait();
+    aim_at(*target, req);
     Result<AcceptResult> r = accept_command(ctx.fs, ws, req);
     if (!r) return report_error(out, r.error());
     if (!r->accepted) return render_refusal(out, ws, kind, *r);

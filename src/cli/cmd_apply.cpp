@@ -80,8 +80,7 @@ int run_apply(Context& ctx, ApplyFlags& f) {
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
     ApplyRequest& req = f.req;
-    req.scope = target->scope;
-    req.lock_wait = default_lock_wait();
+    aim_at(*target, req);
     req.mode = progress_mode_from(std::getenv("SMALL_PROGRESS_MODE"));
     if (f.timeout) {
         Result<std::chrono::milliseconds> t = parse_timeout(*f.timeout);

@@ -35,7 +35,7 @@ int run_doctor(Context& ctx, const DoctorFlags& f) {
     Result<const SchemaSet*> schemas = SchemaSet::embedded_shared();
     if (!schemas) return report_error(out, schemas.error());
     const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
-    const DoctorReport r = diagnose_workspace(ctx.fs, ws, **schemas);
+    const DoctorReport r = doctor_command(ctx.fs, ws, **schemas);
     // D4: no .small/ at all is a system error (2); failed checks are 1.
     const bool no_workspace = r.checks.size() == 1 && r.errors;
     const int code = no_workspace ? kExitSystem : r.errors ? kExitInvalid : kExitOk;

@@ -42,8 +42,7 @@ int run_draft(Context& ctx, DraftKind kind, const DraftFlags& f) {
     req.from = f.from;
     req.cwd = cwd;
     req.input = &std::cin;
-    req.scope = target->scope;
-    req.lock_wait = default_lock_wait();
+    aim_at(*target, req);
     Result<DraftResult> r = draft_command(ctx.fs, ws, req);
     if (!r) return report_error(out, r.error());
     render(out, ws, kind, *r);

@@ -20,8 +20,7 @@ int run_handoff(Context& ctx, HandoffFlags& f) {
     Result<Target> target = resolve_target(ctx, f.where);
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
-    f.req.scope = target->scope;
-    f.req.lock_wait = default_lock_wait();
+    aim_at(*target, f.req);
     Result<HandoffResult> r = handoff_command(ctx.fs, ws, f.req);
     if (!r) return report_error(out, r.error());
 

@@ -41,8 +41,7 @@ int run_plan(Context& ctx, PlanFlags& f) {
     Result<Target> target = resolve_target(ctx, f.where);
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
-    f.req.scope = target->scope;
-    f.req.lock_wait = default_lock_wait();
+    aim_at(*target, f.req);
     if (f.req.reset) {
         const Confirmation answer =
             confirm(f.req.yes,

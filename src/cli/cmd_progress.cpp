@@ -45,8 +45,7 @@ int run_add(Context& ctx, const AddFlags& f) {
     req.at = f.at;
     req.after = f.after;
     req.force = f.force;
-    req.scope = target->scope;
-    req.lock_wait = default_lock_wait();
+    aim_at(*target, req);
     Result<ProgressAddResult> r = progress_add_command(ctx.fs, ws, req);
     if (!r) return report_error(out, r.error());
 

@@ -38,8 +38,7 @@ int run_reset(Context& ctx, ResetFlags& f) {
     if (const Confirmation answer = confirm(f.yes, kQuestion); answer != Confirmation::Yes) {
         return report_declined(out, answer, "reset");
     }
-    f.req.scope = target->scope;
-    f.req.lock_wait = default_lock_wait();
+    aim_at(*target, f.req);
     Result<ResetResult> r = reset_command(ctx.fs, ws, f.req);
     if (!r) return report_error(out, r.error());
 

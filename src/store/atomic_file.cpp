@@ -469,9 +469,18 @@ Status write_components_atomic(const WorkspacePaths& ws, const Result<std::vecto
 
 StagedFile::StagedFile(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
 StagedFile::StagedFile(StagedFile&&) noexcept = default;
-StagedFile& StagedFile::operator=(StagedFile&&) noexcept = default;
-StagedFile::~StagedFile() {
+StagedFile& StagedFile::operator=(StagedFile&& other) noexcept {
+    if (this != &other) {
+        discard();
+        parts_ = std::move(other.parts_);
+    }
+    return *this;
+}
+StagedFile::~StagedFile() { discard(); }
+
+void StagedFile::discard() noexcept {
     if (parts_ && !parts_->published) ::unlinkat(parts_->tmp_dir.get(), parts_->temp_name.c_str(), 0);
+    parts_.reset();
 }
 
 Status StagedFile::publish() {
@@ -513,8 +522,9 @@ Status remove_file(const WorkspacePaths& ws, const std::string& target, WriteSco
     if (!*existing) return ok_status();
     if (::unlinkat(dir->get(), parts->back().c_str(), 0) != 0) return Error::from_errno("cannot remove", target, errno);
     if (const int err = fsync_dir_fd(dir->get()); err != 0) return Error::from_errno("cannot sync directory", target, err);
-    if (parts->size() < 2) return ok_status();  // a file at the root: the root stays
-    // The folder holding it goes too when nothing else is in it (ENOTEMPTY otherwise).
+    // An agent settings file's folder (.claude/, .codex/) goes too when nothing
+    // else is in it (ENOTEMPTY otherwise); the workspace's own folders stay.
+    if (scope != WriteScope::AgentSettings || parts->size() < 2) return ok_status();
     Result<Fd> above = open_workspace_directory(ws, *parts, parts->size() - 2, false);
     if (!above) return above.error();
     if (::unlinkat(above->get(), (*parts)[parts->size() - 2].c_str(), AT_REMOVEDIR) == 0) fsync_dir_fd(above->get());

@@ -439,6 +439,17 @@ Status settle_interrupted_append(const AppendRecord& j, const std::string& file)
     return truncate_log(rw->get(), j.expected_size, file);
 }
 
+std::optional<bool> append_landed(const AppendRecord& record, const std::string& file) {
+    const int raw = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (raw < 0) return std::nullopt;
+    Fd fd(raw);
+    Result<FileStamp> st = stamp_of(fd.get(), file);
+    if (!st || st->dev != record.dev || st->ino != record.ino) return std::nullopt;
+    if (st->size < record.expected_size + record.bytes.size()) return false;
+    Result<std::string> found = read_at(fd.get(), record.expected_size, record.bytes.size(), file);
+    return found && *found == record.bytes;
+}
+
 Status recover_progress(const WorkspacePaths& ws) {
     [[maybe_unused]] Result<std::size_t> swept = remove_stale_temp_files(ws);
     Result<std::optional<std::string>> text = read_small_file(cache_path(ws, kProgressJournalName));
@@ -504,6 +515,18 @@ Status journaled_append(const WorkspacePaths& ws, const AppendRecord& record) {
         return appended;
     }
     return remove_append_journal(ws);
+}
+
+// The log is still the file (device, inode, size) the append was prepared
+// for: a hand edit that replaced it meanwhile must not receive the bytes, nor
+// let a torn append be judged against another file.
+Status still_the_recorded_log(const AppendRecord& record, const std::string& file) {
+    Result<Fd> fd = open_log(file, O_RDONLY);
+    if (!fd) return fd.error();
+    Result<FileStamp> st = stamp_of(fd->get(), file);
+    if (!st) return st.error();
+    if (st->dev == record.dev && st->ino == record.ino && st->size == record.expected_size) return ok_status();
+    return Error::invalid("cannot append to " + file + ": the file changed since it was read");
 }
 
 ProgressTail tail_after(const ProgressTail& before, Instant ts, std::uint64_t new_size) {
@@ -600,6 +623,8 @@ Result<std::vector<AppendResult>> write_progress_append(const WorkspacePaths& ws
     std::uint64_t new_size = 0;
     if (!pending.in_place) {
         if (Status st = replace_inline_list(ws, file, tail, pending.items, new_size); !st) return st.error();
+    } else if (Status same = still_the_recorded_log(*pending.in_place, file); !same) {
+        return same.error();
     } else if (guard == TornAppendGuard::OwnJournal) {
         if (Status st = journaled_append(ws, *pending.in_place); !st) return st.error();
         new_size = tail.size + pending.in_place->bytes.size();

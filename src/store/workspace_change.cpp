@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>  // renameat2, RENAME_NOREPLACE
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "small/store/atomic_file.hpp"
@@ -20,9 +21,10 @@ namespace small {
 
 namespace {
 
-constexpr std::string_view kJournalMagic = "small-change 1\n";
+// Version 2 adds the "append" record; version 1 journals (no record) are still read.
+constexpr std::string_view kJournalMagic = "small-change 2\n";
+constexpr std::string_view kJournalMagicV1 = "small-change 1\n";
 constexpr std::string_view kAbsent = "absent";
-constexpr std::uint64_t kSmallLogBytes = 4096;
 
 std::string journal_path(const WorkspacePaths& ws) { return ws.root + "/" + kChangeJournalName; }
 
@@ -77,10 +79,10 @@ struct ChangeJournal {
     std::vector<ChangeJournalFile> files;
     std::vector<PathMove> moves;
     std::optional<AppendRecord> append;  // the entries' bytes, for an in-place append
-    // In memory only: the whole log when it is tiny. A first append to
-    // `entries: []` rewrites those bytes instead of appending, so undoing it
-    // means restoring them, not truncating.
-    std::optional<std::string> small_log;
+    // In memory only: the whole log before a first append to `entries: []`,
+    // which rewrites the file instead of appending, so undoing it means
+    // restoring these bytes, never truncating.
+    std::optional<std::string> whole_log;
 };
 
 // Layout: magic, "entries <n> progress-size <N>\n", then per file
@@ -108,8 +110,8 @@ std::string encode(const ChangeJournal& j) {
 }
 
 std::optional<ChangeJournal> decode(const std::string& text) {
-    if (text.rfind(kJournalMagic, 0) != 0) return std::nullopt;
-    std::size_t pos = kJournalMagic.size();
+    if (text.rfind(kJournalMagic, 0) != 0 && text.rfind(kJournalMagicV1, 0) != 0) return std::nullopt;
+    std::size_t pos = kJournalMagic.size();  // both versions' magic have this length
     const auto line = [&]() -> std::optional<std::string> {
         const std::size_t nl = text.find('\n', pos);
         if (nl == std::string::npos) return std::nullopt;
@@ -285,9 +287,29 @@ Status apply_moves(const WorkspacePaths& ws, const std::vector<PathMove>& moves)
 
 std::string progress_file(const WorkspacePaths& ws) { return ws.artifact_path(ArtifactType::Progress); }
 
-bool log_starts_with(const WorkspacePaths& ws, const std::string& prefix) {
-    Result<std::optional<std::string>> now = read_if_exists(progress_file(ws));
-    return now && *now && (*now)->compare(0, prefix.size(), prefix) == 0;
+// Whether the log is as it was before the change's entries: the same bytes
+// when the append rewrote a fresh `entries: []` log whole, else the same size.
+bool log_as_before(const WorkspacePaths& ws, const ChangeJournal& j) {
+    if (j.entries == 0) return true;
+    if (j.whole_log) {
+        Result<std::optional<std::string>> now = read_if_exists(progress_file(ws));
+        return now && *now && **now == *j.whole_log;
+    }
+    Result<std::uint64_t> size = file_size(progress_file(ws));
+    return size && *size == j.progress_size;
+}
+
+// Puts the log back as it was before the change's entries: the old bytes of
+// a fresh `entries: []` log the first append rewrote whole (never cut: the
+// file was replaced, not appended to), else the journaled size.
+bool restore_log(const WorkspacePaths& ws, const ChangeJournal& j) {
+    if (j.whole_log) return static_cast<bool>(write_file_atomic(ws, progress_file(ws), *j.whole_log));
+    const std::string log = progress_file(ws);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool cut = ::ftruncate(fd, static_cast<off_t>(j.progress_size)) == 0 && ::fsync(fd) == 0;
+    ::close(fd);
+    return cut;
 }
 
 // A file write failed (e.g. the disk is full). When no file got its new
@@ -298,17 +320,7 @@ bool undo_entries_if_no_file_changed(const WorkspacePaths& ws, const ChangeJourn
         Result<std::string> now = file_version(f.path);
         if (!now || *now != f.old_fingerprint) return false;
     }
-    if (j.entries > 0 && j.small_log && !log_starts_with(ws, *j.small_log)) {
-        // `entries: []` was rewritten by the first append: put the old bytes back.
-        if (!write_file_atomic(ws, progress_file(ws), *j.small_log)) return false;
-    } else if (j.entries > 0) {
-        const std::string log = progress_file(ws);
-        const int fd = ::open(log.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0) return false;
-        const bool cut = ::ftruncate(fd, static_cast<off_t>(j.progress_size)) == 0 && ::fsync(fd) == 0;
-        ::close(fd);
-        if (!cut) return false;
-    }
+    if (!log_as_before(ws, j) && !restore_log(ws, j)) return false;
     return static_cast<bool>(remove_change_journal(ws));
 }
 
@@ -327,7 +339,10 @@ Status recover_workspace(const WorkspacePaths& ws) {
         }
         Result<std::uint64_t> size = file_size(progress_file(ws));
         if (!size) return size.error();
-        const bool entries_committed = j->entries == 0 || *size > j->progress_size;
+        // With the entries' bytes at hand, "committed" means they are in the
+        // log; without them (or when the log is another file now), that it grew.
+        std::optional<bool> landed = j->append ? append_landed(*j->append, progress_file(ws)) : std::nullopt;
+        const bool entries_committed = j->entries == 0 || (landed ? *landed : *size > j->progress_size);
         if (entries_committed) {
             Status s = apply_files(ws, j->files);
             if (s) s = apply_moves(ws, j->moves);
@@ -373,10 +388,10 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
         pending = std::move(*prepared);
         j.progress_size = pending->tail.size;
         j.append = pending->in_place;
-        if (j.progress_size <= kSmallLogBytes) {
+        if (!pending->in_place) {
             Result<std::optional<std::string>> log = read_if_exists(progress_file(ws));
             if (!log) return log.error();
-            j.small_log = *log;
+            j.whole_log = *log;
         }
     }
     for (const FileReplacement& f : change.files) {
@@ -393,7 +408,13 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
     Result<std::vector<StagedFile>> staged = std::vector<StagedFile>{};
     const bool stage_early = needs_journal && !j.files.empty();
     std::jthread stager;  // declared after `staged`: joined before it goes
-    if (stage_early) stager = std::jthread([&] { staged = stage_files(ws, j.files); });
+    if (stage_early) {
+        try {
+            stager = std::jthread([&] { staged = stage_files(ws, j.files); });
+        } catch (const std::system_error&) {
+            staged = stage_files(ws, j.files);  // no thread to be had (a pids limit): stage here
+        }
+    }
     if (needs_journal) {
         // Durable before the first entry byte: it carries the entries'
         // bytes, so the append needs no journal of its own.
@@ -408,11 +429,18 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
             write_progress_append(ws, std::move(*pending), guard, /*record_local=*/false);
         if (!appended) {
             // append_file_durable rolled its bytes back; cut whatever it could
-            // not, then drop the journal: nothing was committed.
-            if (needs_journal && (!j.append || settle_interrupted_append(*j.append, progress_file(ws)))) {
+            // not. Only a log as it was means nothing was committed; bytes that
+            // landed anyway (a failed close or directory sync after them) leave
+            // the change journaled, for the next writer to complete.
+            if (!needs_journal) return appended.error();
+            if (j.append) (void)settle_interrupted_append(*j.append, progress_file(ws));
+            if (log_as_before(ws, j)) {
                 (void)remove_change_journal(ws);
+                return appended.error();
             }
-            return appended.error();
+            Error e = appended.error();
+            e.message += " (the change is journaled; the next small command that writes will complete it)";
+            return e;
         }
         result.appended = std::move(*appended);
     }

@@ -2,8 +2,8 @@
 // the plan while its caches describe the file as it is: on a 1,000-task
 // plan a parse costs 30 M instructions, ten times the rest of a checkpoint.
 //
-// `.small-cache/plan.spans` keeps, under the plan file's version stamp (like
-// plan.tasks), where each task's status value sits in the text: one line a
+// The `plan.spans` section of `.small-cache/plan.cache` keeps, under the plan
+// file's version stamp (like plan.tasks), where each task's status value sits in the text: one line a
 // task, "<id> <offset> <length>" (fields escaped as in plan_cache); a task
 // whose status cannot be replaced in place has no line. After the write the
 // plan caches (valid, tasks, outline, spans) are moved on to the new file,

@@ -1,6 +1,6 @@
 // What the `small fix` repairs would change, computed without writing:
 // small_version quoting, workspace.small.yml, orphan progress entries. The
-// legacy runtime layout is store/runtime_layout.hpp. ops/fix applies the
+// legacy runtime layout is store/runtime_layout.hpp. ops/maintenance/fix applies the
 // results under the lock, through the change journal, after a backup.
 #pragma once
 

@@ -97,6 +97,7 @@ public:
 
 private:
     explicit StagedFile(std::unique_ptr<Parts> parts);
+    void discard() noexcept;  // removes an unpublished temporary file
     std::unique_ptr<Parts> parts_;
     friend Result<StagedFile> stage_file_atomic(const WorkspacePaths&, const std::string&, std::string_view, mode_t);
 };
@@ -135,9 +136,9 @@ Status refuse_target_inside_small_dir(const std::string& path, const std::string
 // D7 list a command writes, and only that explicit command.
 inline constexpr std::string_view kAgentSettingsFiles[] = {".claude/settings.json", ".codex/hooks.json"};
 
-// Removes `target` (nothing when it is missing), durably, and the folder
-// holding it when that is left empty (never the workspace root). The same
-// path rules as a write in `scope`; a link or a non-file is refused.
+// Removes `target` (nothing when it or its folder is missing), durably. The
+// same path rules as a write in `scope`; a link or a non-file is refused.
+// For an agent settings file, its folder goes too when that is left empty.
 Status remove_file(const WorkspacePaths& ws, const std::string& target, WriteScope scope);
 
 // Replaces `dir`/`name` outside any workspace (the git hooks folder that

@@ -1,10 +1,14 @@
 // The plan's task ids and statuses, for the writes that must name an
 // existing task (D14) without parsing the whole plan each time.
 //
-// `.small-cache/plan.tasks` keeps them next to the plan file's version stamp
-// (size, mtime, ctime, inode: file_version()); a hand edit changes the stamp
-// and the plan is parsed again. The cache is a shortcut only: it is written
-// by rename and not fsynced, and a lost or stale one just costs a parse.
+// The `plan.tasks` section of `.small-cache/plan.cache` keeps them under the
+// plan file's version stamp (size, mtime, ctime, inode: file_version()); a
+// hand edit changes the stamp and the plan is parsed again. The plan's four
+// caches (plan.tasks, plan.valid, plan.outline, plan.spans) are sections of
+// that one file, all under one stamp. The cache is a shortcut only: it is
+// written by rename and not fsynced, and a lost or stale one just costs a
+// parse. Writers merge their section into the file without the lock, so two
+// concurrent ones may drop each other's sections: that too only costs a parse.
 #pragma once
 
 #include <functional>
@@ -39,7 +43,7 @@ struct PlanIndex {
 Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws);
 
 // The outline status and emit summarise (model/plan_summary), from
-// `.small-cache/plan.outline` while the plan file's stamp is unchanged, else
+// the `plan.outline` section while the plan file's stamp is unchanged, else
 // parsed (a plan that does not parse is its Invalid error) and cached.
 // Absent plan: nullopt.
 Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline(const FileSystem& fs,
@@ -103,7 +107,7 @@ void write_stamped_caches(const WorkspacePaths& ws, const std::string& stamp,
 // status from the enum, a new task with a fresh id and a title, an acyclic
 // dependency on an existing task) keep a valid plan valid, so the result is
 // emitted without a second parse. A plan this tool wrote is not validated
-// again: `.small-cache/plan.valid` remembers its size, mtime, ctime and inode.
+// again: the `plan.valid` section remembers its size, mtime, ctime and inode.
 Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws);
 // The plan schema and the plan invariants on `doc` (a plan about to be
 // written, or as read): the document itself, or the first error with its

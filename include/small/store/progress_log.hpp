@@ -141,6 +141,10 @@ Result<std::vector<AppendResult>> write_progress_append(const WorkspacePaths& ws
 // are left alone. Errors only when a torn append could not be cut.
 Status settle_interrupted_append(const AppendRecord& record, const std::string& file);
 
+// Whether the record's bytes are all in the log at their place; nullopt
+// when the log is no longer the file the record names (another inode).
+std::optional<bool> append_landed(const AppendRecord& record, const std::string& file);
+
 // Finishes or undoes an append that was interrupted (see the invariant
 // above), under the lock, before anything reads the log's tail. With no
 // journal it only removes stale temporary files. A journal that does not

@@ -12,7 +12,7 @@
 //      copy of the bytes identifies (the rule of progress_log.hpp);
 //   3. each file is replaced atomically (write_file_atomic), then each
 //      PathMove is applied;
-//   4. the journal is removed (see remove_journal for why that need not be
+//   4. the journal is removed (see remove_change_journal for why that need not be
 //      durable after a commit).
 // recover_workspace (run by every mutating command under the lock, before it
 // reads anything) finishes an interrupted change: it first cuts a torn

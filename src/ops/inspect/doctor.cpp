@@ -380,7 +380,7 @@ const char* doctor_status_name(DoctorStatus status) {
     return "error";
 }
 
-DoctorReport diagnose_workspace(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas) {
+DoctorReport doctor_command(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas) {
     return Doctor(fs, ws, schemas).run();
 }
 

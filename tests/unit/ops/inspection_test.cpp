@@ -276,7 +276,7 @@ DoctorReport doctor_of(const TestWorkspace& t) {
     const MemoryFileSystem mem = t.fs();
     Result<SchemaSet> schemas = SchemaSet::embedded();
     EXPECT_TRUE(schemas);
-    return diagnose_workspace(mem, TestWorkspace::paths(mem), *schemas);
+    return doctor_command(mem, TestWorkspace::paths(mem), *schemas);
 }
 
 const DoctorCheck* check_named(const DoctorReport& r, const std::string& category) {
@@ -301,7 +301,7 @@ TEST(DoctorOp, NoSmallDirIsOneErrorSuggestingInit) {
     MemoryFileSystem mem;
     mem.add_directory("/x");
     Result<SchemaSet> schemas = SchemaSet::embedded();
-    const DoctorReport r = diagnose_workspace(mem, locate_workspace(mem, std::string("/x"), "/"), *schemas);
+    const DoctorReport r = doctor_command(mem, locate_workspace(mem, std::string("/x"), "/"), *schemas);
     ASSERT_EQ(r.checks.size(), 1u);
     EXPECT_EQ(r.errors, 1u);
     EXPECT_NE(r.checks[0].suggestion.find("small init"), std::string::npos);

@@ -140,8 +140,9 @@ TEST(AtomicFile, StagedFileAppearsOnlyWhenPublished) {
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
 }
 
-// remove_file: the file, then the folder holding it when left empty; never the root.
-TEST(AtomicFile, RemoveFileTakesAnEmptiedFolderButNeverTheRoot) {
+// remove_file: the file only; the workspace's folders stay even when emptied
+// (an agent settings file's folder goes: tests/unit/ops/hooks_test.cpp).
+TEST(AtomicFile, RemoveFileLeavesTheWorkspacesFolders) {
     TempWorkspace t;
     ASSERT_TRUE(ensure_directory(t.ws(), t.path(".small-cache/drafts")));
     write_plain(t.path(".small-cache/drafts/a.yml"), "a\n");
@@ -149,13 +150,32 @@ TEST(AtomicFile, RemoveFileTakesAnEmptiedFolderButNeverTheRoot) {
     ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/a.yml"), WriteScope::Workspace));
     EXPECT_TRUE(std::filesystem::exists(t.path(".small-cache/drafts"))) << "b.yml is still in it";
     ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/b.yml"), WriteScope::Workspace));
-    EXPECT_FALSE(std::filesystem::exists(t.path(".small-cache/drafts")));
-    EXPECT_TRUE(std::filesystem::exists(t.path(".small-cache")));
+    EXPECT_FALSE(std::filesystem::exists(t.path(".small-cache/drafts/b.yml")));
+    EXPECT_TRUE(std::filesystem::is_directory(t.path(".small-cache/drafts")));
     ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/b.yml"), WriteScope::Workspace)) << "missing: nothing";
+    ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/gone/x.yml"), WriteScope::Workspace)) << "no folder: nothing";
+    write_plain(t.path(".small/plan.small.yml"), "x\n");
+    ASSERT_TRUE(remove_file(t.ws(), t.path(".small/plan.small.yml"), WriteScope::Workspace));
+    EXPECT_TRUE(std::filesystem::is_directory(t.ws().small_dir)) << ".small/ stays, even empty";
     write_plain(t.path("AGENTS.md"), "x\n");
     ASSERT_TRUE(remove_file(t.ws(), t.path("AGENTS.md"), WriteScope::Workspace));
     EXPECT_TRUE(std::filesystem::is_directory(t.ws().root));
     EXPECT_FALSE(remove_file(t.ws(), t.path("../outside.txt"), WriteScope::Workspace));
+}
+
+// Assigning over a staged file that was never published removes its temporary file.
+TEST(AtomicFile, AStagedFileAssignedOverLeavesNoTemporaryFile) {
+    TempWorkspace t;
+    const std::string target = t.path(".small/plan.small.yml");
+    Result<StagedFile> first = stage_file_atomic(t.ws(), target, "one\n");
+    Result<StagedFile> second = stage_file_atomic(t.ws(), target, "two\n");
+    ASSERT_TRUE(first && second);
+    EXPECT_EQ(names_in(t.path(".small-cache/tmp")).size(), 2u);
+    *first = std::move(*second);
+    EXPECT_EQ(names_in(t.path(".small-cache/tmp")).size(), 1u) << "the first stage's file went";
+    ASSERT_TRUE(first->publish());
+    EXPECT_EQ(read_all(target), "two\n");
+    EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
 }
 
 TEST(AtomicFile, WritesAtTheRootAndInOtherSmallFolders) {

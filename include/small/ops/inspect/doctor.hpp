@@ -34,6 +34,6 @@ struct DoctorReport {
 // Merge (conflict markers in a file that did not load), Schema, Invariant, Strict, Replay Id, Version, Run State, Progress,
 // Handoff. Without .small/ only Workspace; with files missing or not
 // loading, the content checks are left out.
-DoctorReport diagnose_workspace(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas);
+DoctorReport doctor_command(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas);
 
 }  // namespace small
