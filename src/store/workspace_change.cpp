@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>  // renameat2, RENAME_NOREPLACE
 #include <sstream>
@@ -188,11 +189,16 @@ Status remove_change_journal(const WorkspacePaths& ws, bool durable = true) {
 }
 
 // Replaces every file that still holds its old bytes (roll forward).
-Status apply_files(const WorkspacePaths& ws, const std::vector<ChangeJournalFile>& files) {
+// `skipped` (when given) collects the files left because they changed.
+Status apply_files(const WorkspacePaths& ws, const std::vector<ChangeJournalFile>& files,
+                   std::vector<std::string>* skipped = nullptr) {
     for (const ChangeJournalFile& f : files) {
         Result<std::string> current = file_version(f.path);
         if (!current) return current.error();
-        if (*current != f.old_fingerprint) continue;  // already new (or changed by hand): leave it
+        if (*current != f.old_fingerprint) {  // already new (or changed by hand): leave it
+            if (skipped) skipped->push_back(f.path);
+            continue;
+        }
         if (Status s = write_file_atomic(ws, f.path, f.bytes); !s) return s;
     }
     return ok_status();
@@ -211,12 +217,16 @@ Result<std::vector<StagedFile>> stage_files(const WorkspacePaths& ws, const std:
 }
 
 // apply_files for staged files: each still holding its old bytes is replaced.
-Status publish_files(const std::vector<ChangeJournalFile>& files, Result<std::vector<StagedFile>>& staged) {
+Status publish_files(const std::vector<ChangeJournalFile>& files, Result<std::vector<StagedFile>>& staged,
+                     std::vector<std::string>& skipped) {
     if (!staged) return staged.error();
     for (std::size_t i = 0; i < files.size(); ++i) {
         Result<std::string> current = file_version(files[i].path);
         if (!current) return current.error();
-        if (*current != files[i].old_fingerprint) continue;  // changed by hand meanwhile: leave it
+        if (*current != files[i].old_fingerprint) {  // changed by hand meanwhile: leave it
+            skipped.push_back(files[i].path);
+            continue;
+        }
         if (Status s = (*staged)[i].publish(); !s) return s;
     }
     return ok_status();
@@ -325,6 +335,10 @@ bool undo_entries_if_no_file_changed(const WorkspacePaths& ws, const ChangeJourn
 }
 
 }  // namespace
+
+bool CommittedChange::was_skipped(const std::string& path) const {
+    return std::find(skipped.begin(), skipped.end(), path) != skipped.end();
+}
 
 Status recover_workspace(const WorkspacePaths& ws) {
     if (Status s = recover_progress(ws); !s) return s;
@@ -445,7 +459,9 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
         result.appended = std::move(*appended);
     }
     if (stager.joinable()) stager.join();
-    if (Status s = stage_early ? publish_files(j.files, staged) : apply_files(ws, j.files); !s) {
+    if (Status s = stage_early ? publish_files(j.files, staged, result.skipped)
+                               : apply_files(ws, j.files, &result.skipped);
+        !s) {
         if (!needs_journal || undo_entries_if_no_file_changed(ws, j)) {
             return s.error();  // nothing of the change is left
         }

@@ -82,5 +82,26 @@ TEST_F(FaultInjection, AFailedAppendSyncLeavesNothing) {
     EXPECT_EQ(again.exit_code, 0) << again;
 }
 
+// A hand edit of the plan lands while checkpoint holds the lock (here: when
+// the change journal is synced). The edit is kept, the entry is recorded, and
+// the command says its status edit was not applied; the plan's caches are not
+// taken from the skipped edit, so the next checkpoint reads the plan afresh.
+TEST_F(FaultInjection, AHandEditDuringACheckpointIsKeptAndReported) {
+    const std::string plan = file("plan.small.yml").string();
+    const RunResult r = run_in(dir_.path(), {"checkpoint", "--task", "task-1", "--status", "completed"},
+                               {{"LD_PRELOAD", std::string(SMALL_FAULT_FSYNC)},
+                                {"SMALL_FAULT_FSYNC_PATH", "*change.journal.tmp"},
+                                {"SMALL_FAULT_FSYNC_TOUCH", plan}});
+    EXPECT_EQ(r.exit_code, 0) << r;
+    EXPECT_NE(r.err.find("changed while this command ran"), std::string::npos) << r;
+    const std::string after = read_file(plan);
+    EXPECT_NE(after.find("# edited by hand while small ran"), std::string::npos);
+    EXPECT_EQ(after.find("status: \"completed\""), std::string::npos) << "the edit was not applied over it";
+    EXPECT_NE(read_file(file("progress.small.yml")).find("task_id: \"task-1\""), std::string::npos);
+    const RunResult again = run_in(dir_.path(), {"checkpoint", "--task", "task-1", "--status", "completed"});
+    EXPECT_EQ(again.exit_code, 0) << again;
+    EXPECT_NE(read_file(plan).find("status: \"completed\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace small_e2e

@@ -4,8 +4,12 @@
 // "*suffix" match every path that starts or ends so) fails with EIO, once: the
 // first matching call after SMALL_FAULT_FSYNC_SKIP others (default 0). Other
 // calls go to the C library. It lets a test break one durable step of a write
-// and check what the workspace is left with. Test-only: never installed.
+// and check what the workspace is left with. With SMALL_FAULT_FSYNC_TOUCH set
+// to a file, the matching call succeeds instead, after appending a comment
+// line to that file: a hand edit landing at that very step. Test-only: never
+// installed.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -39,6 +43,19 @@ bool fail_now(int fd) {
     return g_matches.fetch_add(1) == pass;
 }
 
+// SMALL_FAULT_FSYNC_TOUCH: append a line to that file (false when unset).
+bool touched() {
+    const char* file = std::getenv("SMALL_FAULT_FSYNC_TOUCH");
+    if (file == nullptr || *file == '\0') return false;
+    const int fd = ::open(file, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd >= 0) {
+        const char line[] = "# edited by hand while small ran\n";
+        [[maybe_unused]] const ssize_t n = ::write(fd, line, sizeof line - 1);
+        ::close(fd);
+    }
+    return true;
+}
+
 template <typename Fn>
 int call_next(const char* name, int fd) {
     static Fn next = nullptr;
@@ -49,7 +66,7 @@ int call_next(const char* name, int fd) {
 }  // namespace
 
 extern "C" int fsync(int fd) {
-    if (fail_now(fd)) {
+    if (fail_now(fd) && !touched()) {
         errno = EIO;
         return -1;
     }
@@ -57,7 +74,7 @@ extern "C" int fsync(int fd) {
 }
 
 extern "C" int fdatasync(int fd) {
-    if (fail_now(fd)) {
+    if (fail_now(fd) && !touched()) {
         errno = EIO;
         return -1;
     }

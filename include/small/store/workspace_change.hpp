@@ -71,6 +71,10 @@ struct WorkspaceChange {
 
 struct CommittedChange {
     std::vector<AppendResult> appended;  // one per entry, as written
+    // Files left as they were because they changed after the command read
+    // them (a hand edit takes no lock): the entries stand, those edits not.
+    std::vector<std::string> skipped;
+    bool was_skipped(const std::string& path) const;
 };
 
 // Applies `change` (see above). The caller holds the workspace lock and has

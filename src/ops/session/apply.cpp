@@ -355,7 +355,7 @@ Result<std::string> record_run(const FileSystem& fs, const WorkspacePaths& ws, c
     if (!committed) return committed.error();
     for (YamlValue& e : written_entries(*committed, result.warnings)) result.entries.push_back(std::move(e));
     if (req.auto_checkpoint) {
-        remember_valid_plan(ws, index);
+        if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) remember_valid_plan(ws, index);
         result.checkpointed = true;
     }
     return run_id;

@@ -60,7 +60,14 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return committed.error();
-    remember_plan_status_edit(ws, *edit, task, status);
+    if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) {
+        remember_plan_status_edit(ws, *edit, task, status);
+    } else {
+        result.warnings.push_back(ws.artifact_display(ArtifactType::Plan) +
+                                  " changed while this command ran (a hand edit?), so its status edit was not "
+                                  "applied; the progress entry was recorded. Set the status again: small checkpoint "
+                                  "--task " + task + " --status " + status);
+    }
 
     result.entry = std::move(committed->appended.front().entry);
     result.timestamp = committed->appended.front().timestamp_text;

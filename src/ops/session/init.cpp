@@ -379,7 +379,7 @@ Result<InitResult> init_command(const FileSystem& fs, const InitRequest& req) {
         discard_unused_snapshot(ws, made);
         return with_prefix(committed.error(), "init failed: ");
     }
-    remember_valid_plan(ws, templates->plan_index);
+    if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) remember_valid_plan(ws, templates->plan_index);
     if (result.progress_kept) {
         result.progress_entry = committed->appended.front().entry;
         result.timestamp = committed->appended.front().timestamp_text;

@@ -661,7 +661,7 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return committed.error();
-    remember_valid_plan(ws, plan_index_of(edits.plan));
+    if (!committed->was_skipped(plan_path(ws))) remember_valid_plan(ws, plan_index_of(edits.plan));
 
     result.messages = std::move(edits.messages);
     result.warnings = std::move(edits.warnings);
