@@ -96,9 +96,11 @@ std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspaceP
                                           std::string_view status) {
     const std::string path = ws.artifact_path(ArtifactType::Plan);
     const std::optional<std::string> stamp = fs.version_stamp(path);
-    if (!stamp || !read_stamped_cache(fs, ws, kPlanValidName, *stamp)) return std::nullopt;
-    const std::optional<std::string> body = read_stamped_cache(fs, ws, kPlanSpansName, *stamp);
-    std::optional<Spans> spans = body ? decode_spans(*body) : std::nullopt;
+    if (!stamp) return std::nullopt;
+    const std::vector<std::optional<std::string>> cached =
+        read_stamped_caches(fs, ws, *stamp, {kPlanValidName, kPlanSpansName});
+    if (!cached[0]) return std::nullopt;
+    std::optional<Spans> spans = cached[1] ? decode_spans(*cached[1]) : std::nullopt;
     const SourceRange* at = spans ? span_of(*spans, id) : nullptr;
     if (!at) return std::nullopt;
     Result<PlanIndex> index = load_plan_index(fs, ws);
@@ -157,7 +159,8 @@ std::optional<std::string> outline_with_status(const std::string& body, const st
     for (std::size_t at = body.find(needle); at != std::string::npos; at = body.find(needle, at + 1)) {
         const std::size_t after = at + needle.size();
         if (after >= body.size() || (body[after] != ' ' && body[after] != '\n')) continue;
-        const std::size_t start = body.rfind('\n', at) == std::string::npos ? 0 : body.rfind('\n', at) + 1;
+        const std::size_t newline = body.rfind('\n', at);
+        const std::size_t start = newline == std::string::npos ? 0 : newline + 1;
         if (body.find(' ', start) != at) continue;  // the id is the second field only
         if (line_start) return std::nullopt;
         line_start = start;

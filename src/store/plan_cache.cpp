@@ -275,20 +275,28 @@ std::string cache_file(const WorkspacePaths& ws, const char* name) {
 
 std::optional<std::string> read_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const char* name,
                                               const std::string& stamp) {
-    const bool section = is_plan_section(name);
-    Result<std::string> cached =
-        fs.read_file_no_follow(runtime_path(ws.root, kCacheDirName), section ? kPlanCacheName : name);
+    if (is_plan_section(name)) return std::move(read_stamped_caches(fs, ws, stamp, {name}).front());
+    Result<std::string> cached = fs.read_file_no_follow(runtime_path(ws.root, kCacheDirName), name);
     if (!cached) return std::nullopt;
-    if (!section) {
-        const std::optional<std::string_view> body = body_after_stamp(*cached, stamp);
-        return body ? std::optional<std::string>(*body) : std::nullopt;
+    const std::optional<std::string_view> body = body_after_stamp(*cached, stamp);
+    return body ? std::optional<std::string>(*body) : std::nullopt;
+}
+
+std::vector<std::optional<std::string>> read_stamped_caches(const FileSystem& fs, const WorkspacePaths& ws,
+                                                            const std::string& stamp,
+                                                            std::initializer_list<const char*> names) {
+    std::vector<std::optional<std::string>> out(names.size());
+    Result<std::string> cached = fs.read_file_no_follow(runtime_path(ws.root, kCacheDirName), kPlanCacheName);
+    const std::optional<Sections> sections = cached ? decode_sections(*cached, stamp) : std::nullopt;
+    if (!sections) return out;
+    std::size_t i = 0;
+    for (const char* name : names) {
+        for (const auto& [n, body] : *sections) {
+            if (n == name) out[i] = std::string(body);
+        }
+        ++i;
     }
-    const std::optional<Sections> sections = decode_sections(*cached, stamp);
-    if (!sections) return std::nullopt;
-    for (const auto& [n, body] : *sections) {
-        if (n == name) return std::string(body);
-    }
-    return std::nullopt;
+    return out;
 }
 
 // Best effort: a cache that cannot be written only costs speed. A torn

@@ -417,18 +417,31 @@ Status truncate_log(int fd, std::uint64_t size, const std::string& path) {
     return ok_status();
 }
 
+struct OpenLog {
+    Fd fd;
+    FileStamp stamp;
+};
+
+// The log opened for reading when it is still the file the record names
+// (device and inode); nullopt when it is missing or another file.
+std::optional<OpenLog> open_recorded_log(const AppendRecord& record, const std::string& file) {
+    const int raw = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (raw < 0) return std::nullopt;
+    Fd fd(raw);
+    Result<FileStamp> st = stamp_of(fd.get(), file);
+    if (!st || st->dev != record.dev || st->ino != record.ino) return std::nullopt;
+    return OpenLog{std::move(fd), *st};
+}
+
 }  // namespace
 
 Status settle_interrupted_append(const AppendRecord& j, const std::string& file) {
-    const int raw = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (raw < 0) return ok_status();  // no log to repair: the journal is stale
-    Fd fd(raw);
-    Result<FileStamp> st = stamp_of(fd.get(), file);
-    if (!st) return ok_status();
+    std::optional<OpenLog> log = open_recorded_log(j, file);
+    if (!log) return ok_status();  // no log to repair: the journal is stale
     const std::uint64_t end = j.expected_size + j.bytes.size();
-    if (st->dev != j.dev || st->ino != j.ino || st->size <= j.expected_size || st->size > end) return ok_status();
+    if (log->stamp.size <= j.expected_size || log->stamp.size > end) return ok_status();
     Result<std::string> found =
-        read_at(fd.get(), j.expected_size, static_cast<std::size_t>(st->size - j.expected_size), file);
+        read_at(log->fd.get(), j.expected_size, static_cast<std::size_t>(log->stamp.size - j.expected_size), file);
     if (!found) return found.error();
     if (*found == j.bytes) return ok_status();                  // the append completed: keep the entry
     if (!unfinished_copy(*found, j.bytes)) return ok_status();  // not our bytes: leave them alone
@@ -440,13 +453,10 @@ Status settle_interrupted_append(const AppendRecord& j, const std::string& file)
 }
 
 std::optional<bool> append_landed(const AppendRecord& record, const std::string& file) {
-    const int raw = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (raw < 0) return std::nullopt;
-    Fd fd(raw);
-    Result<FileStamp> st = stamp_of(fd.get(), file);
-    if (!st || st->dev != record.dev || st->ino != record.ino) return std::nullopt;
-    if (st->size < record.expected_size + record.bytes.size()) return false;
-    Result<std::string> found = read_at(fd.get(), record.expected_size, record.bytes.size(), file);
+    std::optional<OpenLog> log = open_recorded_log(record, file);
+    if (!log) return std::nullopt;
+    if (log->stamp.size < record.expected_size + record.bytes.size()) return false;
+    Result<std::string> found = read_at(log->fd.get(), record.expected_size, record.bytes.size(), file);
     return found && *found == record.bytes;
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -94,6 +95,11 @@ std::optional<std::string> read_stamped_cache(const FileSystem& fs, const Worksp
                                               const std::string& stamp);
 void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::string& stamp,
                          const std::string& body);
+// Several of the plan's sections from one read of kPlanCacheName, in the
+// order of `names` (each nullopt when absent or stale).
+std::vector<std::optional<std::string>> read_stamped_caches(const FileSystem& fs, const WorkspacePaths& ws,
+                                                            const std::string& stamp,
+                                                            std::initializer_list<const char*> names);
 struct StampedCacheBody {
     const char* name;
     std::string body;
