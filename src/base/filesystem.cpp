@@ -152,6 +152,26 @@ bool RealFileSystem::is_symlink(const std::string& path) const {
     return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
 }
 
+std::optional<FileInfo> RealFileSystem::stat(const std::string& path) const {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+    FileInfo info;
+    info.kind = S_ISREG(st.st_mode)   ? FileKind::Regular
+                : S_ISDIR(st.st_mode) ? FileKind::Directory
+                : S_ISLNK(st.st_mode) ? FileKind::Symlink
+                                      : FileKind::Other;
+    info.size = static_cast<std::uint64_t>(st.st_size);
+    info.mode = st.st_mode & 07777;
+    return info;
+}
+
+Result<std::string> RealFileSystem::read_link(const std::string& path) const {
+    std::error_code ec;
+    std::string target = std::filesystem::read_symlink(path, ec).string();
+    if (ec) return located_errno("cannot read the link", path, ec.value());
+    return target;
+}
+
 Result<std::vector<DirEntry>> RealFileSystem::list_directory(const std::string& path) const {
     std::error_code ec;
     std::vector<DirEntry> out;
@@ -279,6 +299,23 @@ Result<FileRange> RealFileSystem::read_range_no_follow(const std::string& dir, c
     Result<Fd> fd = open_no_follow(dir, name);
     if (!fd) return fd.error();
     return read_open_range(fd->get(), join(dir, name), offset, length);
+}
+
+std::optional<FileInfo> FileSystem::stat(const std::string& path) const {
+    FileInfo info;
+    if (is_symlink(path)) info.kind = FileKind::Symlink;
+    else if (directory_exists(path)) info.kind = FileKind::Directory;
+    else if (file_exists(path)) info.kind = FileKind::Regular;
+    else return std::nullopt;
+    info.mode = info.kind == FileKind::Directory ? 0755 : 0644;
+    if (info.kind == FileKind::Regular) {
+        if (Result<std::string> bytes = read_file(path)) info.size = bytes->size();
+    }
+    return info;
+}
+
+Result<std::string> FileSystem::read_link(const std::string& path) const {
+    return located_errno("cannot read the link", path, EINVAL);
 }
 
 Result<FileRange> FileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {

@@ -21,6 +21,15 @@ struct FileRange {
     std::uint64_t file_size = 0;
 };
 
+// What a path names, not following a symbolic link (lstat).
+enum class FileKind { Regular, Directory, Symlink, Other };
+
+struct FileInfo {
+    FileKind kind = FileKind::Other;
+    std::uint64_t size = 0;
+    unsigned mode = 0;  // permission bits (07777)
+};
+
 struct DirEntry {
     std::string name;
     bool is_directory = false;
@@ -48,6 +57,12 @@ public:
         (void)path;
         return false;
     }
+    // What `path` itself is (a link is not followed); nullopt when nothing
+    // is there or it cannot be inspected. The default (for fakes) asks
+    // is_symlink, directory_exists and file_exists.
+    virtual std::optional<FileInfo> stat(const std::string& path) const;
+    // The target a symbolic link holds, as written in the link.
+    virtual Result<std::string> read_link(const std::string& path) const;
     // Direct children, sorted by name; symbolic links are reported as files.
     virtual Result<std::vector<DirEntry>> list_directory(const std::string& path) const = 0;
     // Up to `length` bytes from `offset` of a regular file (fewer at its end),
@@ -86,6 +101,8 @@ public:
     bool file_exists(const std::string& path) const override;
     bool directory_exists(const std::string& path) const override;
     bool is_symlink(const std::string& path) const override;
+    std::optional<FileInfo> stat(const std::string& path) const override;
+    Result<std::string> read_link(const std::string& path) const override;
     Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
     Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override;
     Result<std::uint64_t> stream_prefix(const std::string& path, std::uint64_t length,
