@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "small/base/fd.hpp"
+#include "small/base/path.hpp"
 
 namespace small {
 
@@ -162,6 +163,8 @@ std::optional<FileInfo> RealFileSystem::stat(const std::string& path) const {
                                       : FileKind::Other;
     info.size = static_cast<std::uint64_t>(st.st_size);
     info.mode = st.st_mode & 07777;
+    info.mtime_sec = st.st_mtim.tv_sec;
+    info.mtime_nsec = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
     return info;
 }
 
@@ -170,6 +173,17 @@ Result<std::string> RealFileSystem::read_link(const std::string& path) const {
     std::string target = std::filesystem::read_symlink(path, ec).string();
     if (ec) return located_errno("cannot read the link", path, ec.value());
     return target;
+}
+
+std::optional<std::string> RealFileSystem::real_path(const std::string& path) const {
+    std::error_code ec;
+    std::string real = std::filesystem::weakly_canonical(path, ec).string();
+    if (ec) return std::nullopt;
+    return real;
+}
+
+int RealFileSystem::write_access_errno(const std::string& path) const {
+    return ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) == 0 ? 0 : errno;
 }
 
 Result<std::vector<DirEntry>> RealFileSystem::list_directory(const std::string& path) const {
@@ -226,6 +240,12 @@ Result<std::vector<DirEntry>> MemoryFileSystem::list_directory(const std::string
     std::vector<DirEntry> out;
     for (const auto& [name, is_dir] : children) out.push_back({name, is_dir});
     return out;
+}
+
+std::string process_directory() {
+    std::error_code ec;
+    const auto cwd = std::filesystem::current_path(ec);
+    return ec ? std::string(".") : cwd.string();
 }
 
 Result<std::string> file_version(const std::string& path) {
@@ -317,6 +337,8 @@ std::optional<FileInfo> FileSystem::stat(const std::string& path) const {
 Result<std::string> FileSystem::read_link(const std::string& path) const {
     return located_errno("cannot read the link", path, EINVAL);
 }
+
+std::optional<std::string> FileSystem::real_path(const std::string& path) const { return normal_path(path); }
 
 Result<FileRange> FileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {
     Result<std::string> all = read_file(path);

@@ -29,8 +29,10 @@ bool is_absolute_path(std::string_view path) { return !path.empty() && path.fron
 
 std::string normal_path(std::string_view path) {
     if (path.empty()) return {};
-    return trimmed_trailing_slash(std::filesystem::path(path).lexically_normal().generic_string());
+    return std::filesystem::path(path).lexically_normal().generic_string();
 }
+
+std::string normal_dir_path(std::string_view path) { return trimmed_trailing_slash(normal_path(path)); }
 
 std::string absolute_path(std::string_view cwd, std::string_view path) {
     return normal_path(is_absolute_path(path) ? std::string(path) : join_path(cwd, path));

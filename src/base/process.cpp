@@ -188,6 +188,7 @@ public:
         sinks_[0] = o.stdout_sink;
         sinks_[1] = o.stderr_sink;
         result_.output = HeadTailCapture(o.capture_limit);
+        if (o.separate_stderr) result_.errors = HeadTailCapture(o.capture_limit);
         if (o.timeout) deadline_ = start_ + *o.timeout;
     }
 
@@ -279,7 +280,7 @@ private:
                 fds_[i].reset();
                 return;
             }
-            result_.output.append(buf, static_cast<std::size_t>(r));
+            (i == 1 && o_.separate_stderr ? result_.errors : result_.output).append(buf, static_cast<std::size_t>(r));
             copy_to_sink(sinks_[i], buf, static_cast<std::size_t>(r));
         }
     }

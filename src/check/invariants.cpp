@@ -69,7 +69,7 @@ Result<LayoutScan> scan_layout(const FileSystem& fs, const WorkspacePaths& ws) {
     for (const DirEntry& entry : *listing) {
         if (entry.is_directory && entry.name == "ext") continue;  // D9: extensions live in .small/ext/
         if (!entry.is_directory && allowed.count(entry.name)) continue;
-        const std::string shown = ".small/" + entry.name + (entry.is_directory ? "/" : "");
+        const std::string shown = small_relative(entry.name) + (entry.is_directory ? "/" : "");
         scan.unexpected.push_back(shown);
         if (entry.is_directory && (entry.name == "archive" || entry.name == "runs")) scan.legacy.push_back(shown);
     }
@@ -92,7 +92,7 @@ std::vector<Finding> layout_findings(const LayoutScan& scan, const WorkspacePath
     if (scan.unexpected.size() > scan.legacy.size()) message += " Delete or move remaining unexpected paths outside .small/.";
     Finding f;
     f.rule = "S4";
-    f.file = ws.display_prefix + ".small/";
+    f.file = ws.display_prefix + small_relative("");
     f.file_order = kSmallDirOrder;
     f.message = message;
     f.hint = "Delete or move unexpected paths outside .small/ (extensions may live in its ext/ folder) and rerun: small check --strict";

@@ -14,8 +14,6 @@
 
 #include <algorithm>
 #include <mutex>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -386,19 +384,17 @@ Result<const SchemaSet*> SchemaSet::embedded_shared() {
     return &shared;
 }
 
-Result<SchemaSet> SchemaSet::from_directory(const std::string& dir) {
+Result<SchemaSet> SchemaSet::from_directory(const FileSystem& fs, const std::string& dir) {
     SchemaSet set;
     set.source_ = dir;
     for (const char* artifact : {"intent", "constraints", "plan", "progress", "handoff"}) {
         const std::string name = std::string(artifact) + ".schema.json";
         std::string path = dir + "/small/v1.0.0/schemas/" + name;
-        if (!std::filesystem::exists(path)) path = dir + "/" + name;
-        std::ifstream in(path);
-        if (!in) return Error::system("schema not found at --spec-dir path: " + dir + "/small/v1.0.0/schemas/" + name);
-        std::stringstream text;
-        text << in.rdbuf();
+        if (!fs.file_exists(path)) path = dir + "/" + name;
+        Result<std::string> text = fs.read_file(path);
+        if (!text) return Error::system("schema not found at --spec-dir path: " + dir + "/small/v1.0.0/schemas/" + name);
         try {
-            set.impl_->schemas[artifact] = compile_schema(text.str());
+            set.impl_->schemas[artifact] = compile_schema(*text);
         } catch (const std::exception& e) {
             return Error::system("cannot use schema " + path + ": " + e.what());
         }

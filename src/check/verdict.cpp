@@ -31,7 +31,7 @@ namespace {
 Finding workspace_finding(const WorkspacePaths& ws, std::string rule, std::string message, std::string hint = {}) {
     Finding f;
     f.rule = std::move(rule);
-    f.file = ws.display_prefix + ".small/";
+    f.file = ws.display_prefix + small_relative("");
     f.file_order = kSmallDirOrder;
     f.message = std::move(message);
     f.hint = std::move(hint);

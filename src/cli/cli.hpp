@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "small/base/filesystem.hpp"
+#include "small/base/path.hpp"
 #include "small/check/finding.hpp"
 #include "small/domain/gitignore.hpp"
 #include "small/check/verdict.hpp"

@@ -1,6 +1,5 @@
 // `small archive` and `small archive --verify DIR`: flags and rendering; the
 // work is in small/ops/maintenance/archive.hpp.
-#include <filesystem>
 #include <memory>
 
 #include "cli.hpp"
@@ -18,13 +17,13 @@ struct ArchiveFlags {
 };
 
 // A relative path is relative to the working directory (as in the reference).
-std::string absolute_path(const std::string& p) {
-    return p.empty() || p[0] == '/' ? p : (std::filesystem::path(current_directory()) / p).lexically_normal().string();
+std::string from_working_directory(const std::string& p) {
+    return p.empty() || is_absolute_path(p) ? p : absolute_path(current_directory(), p);
 }
 
 int run_verify(Context& ctx, const ArchiveFlags& f) {
     const Output out(ctx.globals, "archive");
-    Result<ArchiveVerifyResult> v = archive_verify_command(ctx.fs, absolute_path(*f.verify));
+    Result<ArchiveVerifyResult> v = archive_verify_command(ctx.fs, from_working_directory(*f.verify));
     if (!v) return report_error(out, v.error());
     const int code = v->ok() ? kExitOk : kExitInvalid;
     if (out.json()) {
@@ -49,7 +48,7 @@ int run_archive(Context& ctx, const ArchiveFlags& f) {
     const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
     if (Status linked = refuse_linked_small_dir(ctx.fs, ws); !linked) return report_error(out, linked.error());
     ArchiveRequest req;
-    if (f.out) req.out = absolute_path(*f.out);
+    if (f.out) req.out = from_working_directory(*f.out);
     req.include = f.include;
     req.lock_wait = default_lock_wait();
     Result<ArchiveResult> r = archive_command(ctx.fs, ws, req);

@@ -1,5 +1,4 @@
 // `small emit`: the workspace's state as one JSON document (always JSON).
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -29,9 +28,7 @@ struct EmitFlags {
 std::string given_root(const std::optional<std::string>& dir) {
     const std::string cwd = current_directory();
     if (!dir || dir->empty()) return cwd;
-    std::filesystem::path p(*dir);
-    if (p.is_relative()) p = std::filesystem::path(cwd) / p;
-    return p.lexically_normal().string();
+    return absolute_path(cwd, *dir);
 }
 
 int run_emit(Context& ctx, const EmitFlags& f) {

@@ -25,7 +25,7 @@ struct WorkspaceFixFlags {
 
 constexpr std::size_t kListed = 5;  // text lists at most this many items per group
 
-std::string in_small(const std::string& name) { return ".small/" + name; }
+std::string in_small(const std::string& name) { return small_relative(name); }
 
 void render_versions(const Output& out, const std::vector<VersionFix>& fixes, bool dry) {
     std::vector<std::string> changed, canonical, unfixable;

@@ -80,7 +80,7 @@ Result<MergeReport> merge_or_explain(const Context& ctx, const MergeFlags& f) {
         return Error::usage("one file is only understood with --explain (" + explain_command(q.ancestor) +
                             "); as a merge driver give ANCESTOR CURRENT OTHER [PATHNAME]");
     }
-    return merge_explain_command(q.ancestor, current_directory());
+    return merge_explain_command(ctx.fs, q.ancestor, current_directory());
 }
 
 int run_merge(const Context& ctx, const MergeFlags& f) {

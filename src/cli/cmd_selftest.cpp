@@ -2,17 +2,12 @@
 // directory and its cleanup are in small/ops/maintenance/selftest.hpp. Each step runs
 // this very binary as a child process (with --json), so a self-test covers
 // what users run: argument parsing, the commands and their JSON envelopes.
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
+#include "small/base/process.hpp"
 #include "small/ops/maintenance/selftest.hpp"
 #include "small/report/selftest.hpp"
 
@@ -34,79 +29,25 @@ struct ChildRun {
     bool timed_out = false;
 };
 
-std::string own_executable() {
-    std::string path(4096, '\0');
-    const ssize_t n = ::readlink("/proc/self/exe", path.data(), path.size() - 1);
-    if (n <= 0) return {};
-    path.resize(static_cast<std::size_t>(n));
-    return path;
+std::string own_executable(const FileSystem& fs) {
+    Result<std::string> path = fs.read_link("/proc/self/exe");
+    return path ? *path : std::string();
 }
 
-// In the child: stdin from /dev/null, stdout/stderr into the pipes, its own
-// process group (so a timeout kills all of it), then exec.
-[[noreturn]] void exec_child(const std::string& exe, const std::vector<std::string>& args, const std::string& cwd,
-                             int out_fd, int err_fd) {
-    ::setpgid(0, 0);
-    const int null_fd = ::open("/dev/null", O_RDONLY);
-    if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
-    ::dup2(out_fd, STDOUT_FILENO);
-    ::dup2(err_fd, STDERR_FILENO);
-    if (::chdir(cwd.c_str()) != 0) ::_exit(127);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>("small"));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(exe.c_str(), argv.data());
-    ::_exit(127);
-}
-
-// Reads both pipes until they close or the deadline passes.
-void drain(int out_fd, int err_fd, ChildRun& run, pid_t pid) {
-    const auto deadline = std::chrono::steady_clock::now() + kStepTimeout;
-    pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
-    std::string* sinks[2] = {&run.out, &run.err};
-    int open_fds = 2;
-    char buf[65536];
-    while (open_fds > 0) {
-        const auto left =
-            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            run.timed_out = true;
-            ::kill(-pid, SIGKILL);
-            return;
-        }
-        if (::poll(fds, 2, static_cast<int>(left.count())) < 0 && errno != EINTR) return;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-            const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-            if (n > 0) {
-                sinks[i]->append(buf, static_cast<std::size_t>(n));
-            } else if (n == 0 || errno != EINTR) {
-                fds[i].fd = -1;
-                --open_fds;
-            }
-        }
-    }
-}
-
+// The step's own process group, stdin from /dev/null, stdout and stderr
+// kept apart (stdout must be one JSON envelope).
 ChildRun run_child(const std::string& exe, const std::vector<std::string>& args, const std::string& cwd) {
-    ChildRun run;
-    int out_pipe[2], err_pipe[2];
-    if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-        return {kExitSystem, "", "cannot create a pipe", false};
-    }
-    const pid_t pid = ::fork();
-    if (pid == 0) exec_child(exe, args, cwd, out_pipe[1], err_pipe[1]);
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-    if (pid > 0) drain(out_pipe[0], err_pipe[0], run, pid);
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    if (pid < 0) return {kExitSystem, "", "cannot start " + exe, false};
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return run;
+    ProcessOptions options;
+    options.argv.push_back(exe);
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.cwd = cwd;
+    options.timeout = kStepTimeout;
+    options.kill_grace = std::chrono::seconds(1);
+    options.separate_stderr = true;
+    options.capture_limit = std::size_t{16} << 20;
+    Result<ProcessResult> run = run_process(options);
+    if (!run) return {kExitSystem, "", run.error().message, false};
+    return {run->exit_code, run->output.text(), run->errors.text(), run->timed_out};
 }
 
 std::string last_line(const std::string& text) {
@@ -170,7 +111,7 @@ int run_selftest(const Context& ctx, const SelftestFlags& f) {
     const Output out(ctx.globals, "selftest");
     Result<WorkspaceScope> scope = parse_workspace_scope(f.scope);
     if (!scope) return report_error(out, scope.error());
-    const std::string exe = own_executable();
+    const std::string exe = own_executable(ctx.fs);
     if (exe.empty()) return report_error(out, Error::system("cannot find the running small binary (/proc/self/exe)"));
 
     SelftestRequest req;

@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 
 #include "cli.hpp"
@@ -154,10 +153,6 @@ Result<Target> resolve_target(const Context& ctx, const WorkspaceFlags& flags) {
     return Target{locate_workspace(ctx.fs, flags.dir, current_directory()), *scope};
 }
 
-std::string current_directory() {
-    std::error_code ec;
-    const auto cwd = std::filesystem::current_path(ec);
-    return ec ? std::string(".") : cwd.string();
-}
+std::string current_directory() { return process_directory(); }
 
 }  // namespace small::cli

@@ -46,9 +46,9 @@ std::optional<std::string> schema_dir(const VerdictFlags& flags) {
     return std::nullopt;
 }
 
-Result<SchemaSet> load_schemas(const VerdictFlags& flags) {
+Result<SchemaSet> load_schemas(const FileSystem& fs, const VerdictFlags& flags) {
     const std::optional<std::string> dir = schema_dir(flags);
-    return dir ? SchemaSet::from_directory(*dir) : SchemaSet::embedded();
+    return dir ? SchemaSet::from_directory(fs, *dir) : SchemaSet::embedded();
 }
 
 // The verified-prefix cache is used only with the built-in schemas (it does
@@ -111,7 +111,7 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
         return kExitUsage;
     }
     // lint uses no schemas; --spec-dir is accepted there for compatibility only.
-    Result<SchemaSet> schemas = kind == VerdictKind::Lint ? SchemaSet::embedded() : load_schemas(flags);
+    Result<SchemaSet> schemas = kind == VerdictKind::Lint ? SchemaSet::embedded() : load_schemas(ctx.fs, flags);
     if (!schemas) {
         if (out.json()) out.json_document(error_json("system", schemas.error().message), kExitSystem);
         out.problem("Error: " + schemas.error().message);

@@ -1,8 +1,6 @@
 // The runtime lines of .gitignore (see the header).
 #include "small/domain/gitignore.hpp"
 
-#include <sys/stat.h>
-
 #include "small/store/atomic_file.hpp"
 #include "small/base/text.hpp"
 
@@ -34,8 +32,7 @@ std::string gitignore_with_runtime_lines(std::string_view existing, std::vector<
 Result<GitignoreUpdate> plan_gitignore_update(const FileSystem& fs, const WorkspacePaths& ws) {
     GitignoreUpdate update;
     update.path = (ws.root == "/" ? std::string() : ws.root) + "/.gitignore";
-    struct stat st {};
-    update.existed = ::lstat(update.path.c_str(), &st) == 0;
+    update.existed = fs.stat(update.path).has_value();
     std::string old;
     if (update.existed) {
         Result<std::string> bytes = fs.read_file(update.path);

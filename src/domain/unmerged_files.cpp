@@ -1,8 +1,8 @@
 #include "small/domain/unmerged_files.hpp"
 
-#include <filesystem>
 #include <optional>
 
+#include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/base/git_repo.hpp"
 
@@ -73,24 +73,20 @@ Result<std::vector<UnmergedFile>> unmerged_workspace_files(const WorkspacePaths&
     return files;
 }
 
-Result<UnmergedFile> unmerged_file(const std::string& path, const std::string& cwd) {
+Result<UnmergedFile> unmerged_file(const FileSystem& fs, const std::string& path, const std::string& cwd) {
     // The repository holding the file's folder when it exists, else cwd's.
-    const std::filesystem::path given = (std::filesystem::path(cwd) / path).lexically_normal();
-    std::error_code ec;
-    const bool folder = std::filesystem::is_directory(given.parent_path(), ec);
-    Result<GitRepo> repo = open_workspace_repo(folder ? given.parent_path().string() : cwd, "small merge --explain FILE");
+    const std::string abs = absolute_path(cwd, path);
+    const std::string folder = parent_path(abs);
+    Result<GitRepo> repo = open_workspace_repo(fs.directory_exists(folder) ? folder : cwd, "small merge --explain FILE");
     if (!repo) return repo.error();
     // From here first; then, for a relative path, from the repository's top,
     // as git prints paths (`sub/.small/plan.small.yml` from inside `sub/`).
     // The file itself may be gone (deleted on this side): its folder is resolved.
-    const std::filesystem::path& abs = given;
     std::vector<std::string> candidates;
-    if (const std::optional<std::string> dir = path_in_workdir(repo->workdir(), abs.parent_path().string())) {
-        candidates.push_back((dir->empty() ? "" : *dir + "/") + abs.filename().string());
+    if (const std::optional<std::string> dir = path_in_workdir(repo->workdir(), folder)) {
+        candidates.push_back((dir->empty() ? "" : *dir + "/") + file_name(abs));
     }
-    if (std::filesystem::path(path).is_relative()) {
-        candidates.push_back(std::filesystem::path(path).lexically_normal().generic_string());
-    }
+    if (!is_absolute_path(path)) candidates.push_back(normal_path(path));
     Status error = ok_status();
     for (const std::string& rel : candidates) {
         if (std::optional<UnmergedFile> found = find_unmerged(*repo, rel, error)) return std::move(*found);

@@ -60,7 +60,7 @@ json resource_entries() {
         const std::string name = file.substr(0, file.find('.'));
         list.push_back({{"uri", kUriPrefix + name},
                         {"name", name},
-                        {"description", ".small/" + file},
+                        {"description", small_relative(file)},
                         {"mimeType", "application/yaml"}});
     }
     return list;

@@ -76,7 +76,7 @@ DriftKind classify_path(const Scope& scope, std::string_view path) {
 bool is_small_own_file(std::string_view path) {
     if (path == "AGENTS.md" || path == ".gitignore") return true;
     const size_t slash = path.find('/');
-    return slash != std::string_view::npos && path.substr(0, 6) == ".small";
+    return slash != std::string_view::npos && path.substr(0, kSmallDirName.size()) == kSmallDirName;
 }
 
 }  // namespace small

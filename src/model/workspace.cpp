@@ -3,29 +3,16 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <filesystem>
 #include <thread>
 
 #include "small/model/replay_id.hpp"
+#include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
 
 namespace small {
 
-namespace fs_ = std::filesystem;
-
 namespace {
-
-std::string normalize(const std::string& path) {
-    std::string out = fs_::path(path).lexically_normal().string();
-    while (out.size() > 1 && out.back() == '/') out.pop_back();
-    return out;
-}
-
-std::string absolute_from(const std::string& path, const std::string& cwd) {
-    if (!path.empty() && path.front() == '/') return normalize(path);
-    return normalize(cwd + "/" + path);
-}
 
 std::string display_prefix_for(const std::string& root, const std::string& cwd) {
     if (root == cwd) return "";
@@ -38,7 +25,7 @@ std::string display_prefix_for(const std::string& root, const std::string& cwd) 
 WorkspacePaths make_paths(const std::string& root, const std::string& cwd) {
     WorkspacePaths ws;
     ws.root = root;
-    ws.small_dir = (root == "/" ? "" : root) + "/.small";
+    ws.small_dir = small_dir_path(root);
     ws.display_prefix = display_prefix_for(root, cwd);
     return ws;
 }
@@ -46,24 +33,22 @@ WorkspacePaths make_paths(const std::string& root, const std::string& cwd) {
 }  // namespace
 
 WorkspacePaths locate_workspace(const FileSystem& fs, const std::optional<std::string>& dir, const std::string& cwd_in) {
-    const std::string cwd = normalize(cwd_in);
+    const std::string cwd = normal_dir_path(cwd_in);
     if (dir && !dir->empty()) {
-        std::string root = absolute_from(*dir, cwd);
-        if (fs_::path(root).filename() == ".small") root = normalize(fs_::path(root).parent_path().string());
+        std::string root = normal_dir_path(absolute_path(cwd, *dir));
+        if (file_name(root) == kSmallDirName) root = normal_dir_path(parent_path(root));
         WorkspacePaths ws = make_paths(root, cwd);
         ws.from_dir_flag = true;
         return ws;
     }
     // Walk up like git does; inside .small/ itself, its parent is the root.
-    for (fs_::path p = cwd;; p = p.parent_path()) {
-        if (p.filename() == ".small" && fs.directory_exists(p.string())) {
-            return make_paths(normalize(p.parent_path().string()), cwd);
-        }
+    for (std::string p = cwd;; p = parent_path(p)) {
+        if (file_name(p) == kSmallDirName && fs.directory_exists(p)) return make_paths(normal_dir_path(parent_path(p)), cwd);
         // A `.small` link (even a dangling one) marks the workspace too: the
         // search must not go on to a parent's workspace (D7 refuses the link).
-        const std::string marker = (p / ".small").string();
-        if (fs.directory_exists(marker) || fs.is_symlink(marker)) return make_paths(normalize(p.string()), cwd);
-        if (p == p.root_path() || p.empty()) break;
+        const std::string marker = small_dir_path(p);
+        if (fs.directory_exists(marker) || fs.is_symlink(marker)) return make_paths(p, cwd);
+        if (p == "/" || p.empty()) break;
     }
     return make_paths(cwd, cwd);
 }
@@ -83,13 +68,10 @@ namespace {
 
 // Issue 24: a root named through a link may really be a .small/ folder (or
 // lie in one); the lexical paths cannot tell.
-Status refuse_root_inside_small_dir(const WorkspacePaths& ws) {
-    std::error_code ec;
-    const fs_::path real = fs_::weakly_canonical(ws.root, ec);
-    if (ec || std::none_of(real.begin(), real.end(), [](const fs_::path& p) { return p == ".small"; })) {
-        return ok_status();
-    }
-    return Error::invalid("refusing to write in " + ws.root + ": it really is " + real.string() +
+Status refuse_root_inside_small_dir(const FileSystem& fs, const WorkspacePaths& ws) {
+    const std::optional<std::string> real = fs.real_path(ws.root);
+    if (!real || !has_path_component(*real, kSmallDirName)) return ok_status();
+    return Error::invalid("refusing to write in " + ws.root + ": it really is " + *real +
                           ", inside a .small/ folder (reached through a symbolic link); name the workspace root "
                           "itself");
 }
@@ -97,7 +79,7 @@ Status refuse_root_inside_small_dir(const WorkspacePaths& ws) {
 }  // namespace
 
 Status refuse_linked_small_dir(const FileSystem& fs, const WorkspacePaths& ws) {
-    if (!fs.is_symlink(ws.small_dir)) return refuse_root_inside_small_dir(ws);
+    if (!fs.is_symlink(ws.small_dir)) return refuse_root_inside_small_dir(fs, ws);
     return Error::invalid("refusing to write through " + ws.small_dir +
                           ": it is a symbolic link (small never writes through a linked .small/); "
                           "replace the link with the folder it points to");

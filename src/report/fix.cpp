@@ -5,7 +5,7 @@ namespace small {
 
 namespace {
 
-std::string in_small(const std::string& name) { return ".small/" + name; }
+std::string in_small(const std::string& name) { return small_relative(name); }
 
 nlohmann::json versions_json(const std::vector<VersionFix>& fixes) {
     nlohmann::json changed = nlohmann::json::array(), canonical = nlohmann::json::array(),

@@ -27,7 +27,7 @@ nlohmann::json gitignore_json(const GitignoreUpdate& update) {
 
 nlohmann::json init_json(const InitResult& r) {
     nlohmann::json written = nlohmann::json::array();
-    for (const std::string& name : r.written) written.push_back(".small/" + name);
+    for (const std::string& name : r.written) written.push_back(small_relative(name));
     nlohmann::json doc = {
         {"workspace", r.root},
         {"small_dir", r.small_dir},

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "small/base/fd.hpp"
+#include "small/base/path.hpp"
 
 namespace small {
 
@@ -72,7 +73,9 @@ std::vector<std::string> split_components(std::string_view rel) {
     return parts;
 }
 
-bool is_small_folder_name(const std::string& name) { return name == ".small" || name.rfind(".small-", 0) == 0; }
+bool is_small_folder_name(const std::string& name) {
+    return name == kSmallDirName || name.rfind(std::string(kSmallDirName) + "-", 0) == 0;
+}
 
 // D7: only the workspace's `.small*` folders, AGENTS.md and .gitignore.
 bool allowed_top_level(const std::vector<std::string>& parts) {
@@ -332,10 +335,7 @@ Result<std::string> resolve_write_target(const std::string& path) {
 Status refuse_target_inside_small_dir(const std::string& path, const std::string& what) {
     Result<std::string> real = resolve_write_target(path);
     if (!real) return real.error();
-    const std::filesystem::path parts(*real);
-    if (std::none_of(parts.begin(), parts.end(), [](const std::filesystem::path& p) { return p == ".small"; })) {
-        return ok_status();
-    }
+    if (!has_path_component(*real, kSmallDirName)) return ok_status();
     const std::string really = *real == path ? "" : " (really " + *real + ")";
     return refused("write", path, what + " would land inside a .small/ folder" + really +
                                       "; .small/ holds only the artifacts, so name a place outside it");
@@ -676,6 +676,13 @@ Status create_root_directory(const std::string& root) {
     }
     return ok_status();
 }
+
+void discard_tree(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+}
+
+void discard_empty_folder(const std::string& dir) { (void)::rmdir(dir.c_str()); }
 
 void remove_empty_staging_folders(const WorkspacePaths& ws) {
     // rmdir only removes an empty folder, and never follows a link.

@@ -1,11 +1,11 @@
 // The command logs of `small apply` (see the header).
 #include "small/store/command_log.hpp"
 
-#include <sys/stat.h>
 
 #include <cctype>
 #include <cstdio>
 
+#include "small/base/text.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/store/atomic_file.hpp"
 
@@ -17,11 +17,6 @@ bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
 std::string folder_of(const std::string& replay_id) {
     return std::string(kCommandLogsDirName) + "/" + replay_id + "/commands";
-}
-
-bool exists_no_follow(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0;
 }
 
 }  // namespace
@@ -54,9 +49,9 @@ std::string command_log_stamp(Instant at) {
     return out;
 }
 
-Result<CommandLog> create_command_log(const WorkspacePaths& ws, const std::string& replay_id, std::string_view command,
-                                      Instant earliest) {
-    const bool lower = replay_id.find_first_not_of("0123456789abcdef") == std::string::npos;
+Result<CommandLog> create_command_log(const FileSystem& fs, const WorkspacePaths& ws, const std::string& replay_id,
+                                      std::string_view command, Instant earliest) {
+    const bool lower = is_lower_hex(replay_id);
     if (!lower || !is_valid_replay_id(replay_id)) {
         return Error::invalid("refusing to name a command log folder after \"" + replay_id +
                               "\": a replay id is 64 lower-case hex digits");
@@ -70,8 +65,7 @@ Result<CommandLog> create_command_log(const WorkspacePaths& ws, const std::strin
         const std::string stamp = command_log_stamp(log.at);
         log.command_ref = folder + "/" + stamp + ".txt";
         log.output_ref = folder + "/" + stamp + ".output.txt";
-        if (!exists_no_follow(runtime_path(ws.root, log.command_ref)) &&
-            !exists_no_follow(runtime_path(ws.root, log.output_ref))) {
+        if (!fs.stat(runtime_path(ws.root, log.command_ref)) && !fs.stat(runtime_path(ws.root, log.output_ref))) {
             break;
         }
         log.at = plus_one_ns(log.at);

@@ -106,4 +106,29 @@ Status publish_folder(const std::string& side, const std::string& dir, bool repl
     return fsync_directory(parent_of(dir));
 }
 
+Status place_folder(const WorkspacePaths& ws, const std::string& dir, bool in_workspace, const PublishFiles& files,
+                    bool& replaced) {
+    const std::filesystem::path target(dir);
+    const std::string side =
+        (target.parent_path() / ("." + target.filename().string() + ".partial-" + std::to_string(::getpid()))).string();
+    if (in_workspace) {
+        if (Status s = ensure_directory(ws, target.parent_path().string()); !s) return s;  // refuses a linked store
+        std::error_code ec;
+        replaced = !std::filesystem::is_empty(dir, ec) && !ec;
+        if (Status s = write_folder_atomic(ws, side, files); !s) return s;
+        return publish_folder(side, dir, true);
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) return Error::system("cannot create " + target.parent_path().string() + ": " + ec.message());
+    // Checked before, and again where the files really went: a link swapped
+    // in on the way since then is caught before the folder is published.
+    if (Status s = write_new_folder(side, files); !s) return s;
+    if (Status s = refuse_target_inside_small_dir(side, "--out"); !s) {
+        std::filesystem::remove_all(side, ec);
+        return s;
+    }
+    return publish_folder(side, dir, false);
+}
+
 }  // namespace small

@@ -36,7 +36,7 @@ std::atomic<std::size_t> g_full_parses{0};
 
 std::string progress_path(const WorkspacePaths& ws) { return ws.path_of(kProgressFile); }
 std::string cache_path(const WorkspacePaths& ws, const char* name) { return ws.root + "/" + name; }
-std::string cache_dir(const WorkspacePaths& ws) { return ws.root + "/.small-cache"; }
+std::string cache_dir(const WorkspacePaths& ws) { return runtime_path(ws.root, kCacheDirName); }
 
 // Everything the tail cache and the journal use to recognise "the same file,
 // unchanged". ctime cannot be set from user space, unlike mtime.

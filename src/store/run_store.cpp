@@ -5,15 +5,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <span>
 #include <utility>
 #include <vector>
 
-#include <sys/stat.h>
-
 #include <nlohmann/json.hpp>
 
+#include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/atomic_file.hpp"
@@ -63,20 +61,15 @@ bool holds_exactly(const FileSystem& fs, const std::string& dir, const Files& fi
 
 // Undoes this command's own folders (best effort).
 void remove_made(const std::string& runs, const std::string& dir, bool runs_created) {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-    if (runs_created) std::filesystem::remove(runs, ec);  // only if still empty
+    discard_tree(dir);
+    if (runs_created) discard_empty_folder(runs);
 }
 
-Status write_snapshot(const WorkspacePaths& ws, const std::string& runs, const std::string& dir, const Files& files,
-                      bool& runs_created) {
-    struct stat st {};
-    runs_created = ::lstat(runs.c_str(), &st) != 0;
+Status write_snapshot(const FileSystem& fs, const WorkspacePaths& ws, const std::string& runs, const std::string& dir,
+                      const Files& files, bool& runs_created) {
+    runs_created = !fs.stat(runs);
     Status written = write_folder_atomic(ws, dir, files);
-    if (!written && runs_created) {
-        std::error_code ec;
-        std::filesystem::remove(runs, ec);  // only if still empty
-    }
+    if (!written && runs_created) discard_empty_folder(runs);
     return written;
 }
 
@@ -91,7 +84,7 @@ Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws,
     Result<Files> files = artifacts_to_copy(fs, ws);
     if (!files) return files.error();
     if (files->empty()) return std::string();
-    const std::string runs = ws.root + "/.small-runs";
+    const std::string runs = runtime_path(ws.root, kRunsDirName);
     for (int n = 1;; ++n) {
         const std::string name = n == 1 ? key : key + "." + std::to_string(n);
         const std::string dir = runs + "/" + name;
@@ -100,7 +93,7 @@ Result<std::string> snapshot_run(const FileSystem& fs, const WorkspacePaths& ws,
             continue;  // an older snapshot of the same run: never overwritten
         }
         bool runs_created = false;
-        if (Status s = write_snapshot(ws, runs, dir, *files, runs_created); !s) return s.error();
+        if (Status s = write_snapshot(fs, ws, runs, dir, *files, runs_created); !s) return s.error();
         if (made) *made = SnapshotMade{dir, runs_created};
         return dir;
     }
@@ -116,12 +109,11 @@ Result<std::string> snapshot_before_replace(const FileSystem& fs, const Workspac
     return snapshot_run(fs, ws, sha256_hex(data), made);
 }
 
-void discard_unused_snapshot(const WorkspacePaths& ws, const SnapshotMade& made) {
+void discard_unused_snapshot(const FileSystem& fs, const WorkspacePaths& ws, const SnapshotMade& made) {
     if (made.dir.empty()) return;
     // A journaled change will still replace the artifacts: keep their copy.
-    struct stat st {};
-    if (::lstat((ws.root + "/" + kChangeJournalName).c_str(), &st) == 0) return;
-    remove_made(ws.root + "/.small-runs", made.dir, made.runs_created);
+    if (fs.stat(runtime_path(ws.root, kChangeJournalName))) return;
+    remove_made(runtime_path(ws.root, kRunsDirName), made.dir, made.runs_created);
     (void)fsync_directory(ws.root);
 }
 
@@ -135,19 +127,15 @@ namespace {
 
 constexpr const char* kMetaFileName = "meta.json";
 
-bool is_lower_hex(std::string_view s) {
-    return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 Error not_a_link(const std::string& path) {
     return Error::invalid(path + " is a symbolic link; the run store must hold plain folders and files (D7)");
 }
 
 // The folder's mtime, for snapshots without meta.json.
-Instant folder_time(const std::string& dir) {
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0) return {};
-    return Instant{static_cast<std::int64_t>(st.st_mtim.tv_sec), static_cast<std::uint32_t>(st.st_mtim.tv_nsec)};
+Instant folder_time(const FileSystem& fs, const std::string& dir) {
+    const std::optional<FileInfo> info = fs.stat(dir);
+    if (!info) return {};
+    return Instant{info->mtime_sec, info->mtime_nsec};
 }
 
 std::string json_string(const nlohmann::json& j, const char* key) {
@@ -201,7 +189,7 @@ Status read_snapshot(const FileSystem& fs, SnapshotInfo& info) {
     Status meta = read_meta(fs, info);
     if (info.meta.replay_id.empty()) info.meta.replay_id = snapshot_run_id(info.name);
     Result<Instant> created = parse_lenient_timestamp(info.meta.created_at);
-    info.created = created ? *created : folder_time(info.dir);
+    info.created = created ? *created : folder_time(fs, info.dir);
     if (info.meta.created_at.empty()) info.meta.created_at = format_timestamp_utc9(info.created);
     if (!meta) return meta;
     return read_handoff(fs, info);
@@ -209,23 +197,6 @@ Status read_snapshot(const FileSystem& fs, SnapshotInfo& info) {
 
 Status refuse_linked_store(const FileSystem& fs, const std::string& store) {
     return fs.is_symlink(store) ? Status(not_a_link(store)) : ok_status();
-}
-
-// Reads the file `name` of HEAD's ref, or of packed-refs.
-std::string ref_sha(const FileSystem& fs, const std::string& git_dir, const std::string& ref) {
-    if (Result<std::string> loose = fs.read_file(git_dir + "/" + ref)) return std::string(trim(*loose));
-    Result<std::string> packed = fs.read_file(git_dir + "/packed-refs");
-    if (!packed) return {};
-    const std::string suffix = " " + ref;
-    for (std::size_t pos = 0; pos < packed->size();) {
-        const std::size_t eol = std::min(packed->find('\n', pos), packed->size());
-        const std::string_view line(packed->data() + pos, eol - pos);
-        if (line.size() > suffix.size() && line.substr(line.size() - suffix.size()) == suffix) {
-            return std::string(line.substr(0, line.size() - suffix.size()));
-        }
-        pos = eol + 1;
-    }
-    return {};
 }
 
 }  // namespace
@@ -242,8 +213,7 @@ std::string snapshot_run_id(std::string_view name) { return std::string(name.sub
 
 std::string run_store_dir(const WorkspacePaths& ws, const std::string& store_flag) {
     if (store_flag.empty()) return runtime_path(ws.root, kRunsDirName);
-    if (store_flag[0] == '/') return std::filesystem::path(store_flag).lexically_normal().string();
-    return (std::filesystem::path(ws.root) / store_flag).lexically_normal().string();
+    return absolute_path(ws.root, store_flag);
 }
 
 Result<SnapshotInfo> load_snapshot(const FileSystem& fs, const std::string& store, const std::string& name) {
@@ -314,8 +284,7 @@ Result<RunSnapshotWritten> write_run_snapshot(const FileSystem& fs, const Worksp
     // --force: build the new folder beside the old one, swap the two in one
     // step (readers see the old or the new folder, never none), drop the old.
     const std::string side = req.store + "/." + req.name + ".replacement";
-    std::error_code ec;
-    std::filesystem::remove_all(side, ec);  // a leftover of an interrupted --force (the store is no link)
+    discard_tree(side);  // a leftover of an interrupted --force (the store is no link)
     if (Status s = write_folder_atomic(ws, side, files); !s) return s.error();
     if (Status s = publish_folder(side, out.dir, true); !s) return s.error();
     out.replaced = true;
@@ -345,40 +314,6 @@ Result<RunIdentity> current_run_identity(const FileSystem& fs, const WorkspacePa
     }
     out.id = !pinned.empty() ? pinned : lower_ascii(id);
     return out;
-}
-
-GitFacts read_git_facts(const FileSystem& fs, const std::string& root) {
-    GitFacts g;
-    for (std::filesystem::path dir = root;; dir = dir.parent_path()) {
-        std::string git = (dir / ".git").string();
-        if (fs.file_exists(git)) {  // a worktree or submodule: "gitdir: <path>"
-            Result<std::string> link = fs.read_file(git);
-            if (!link || link->rfind("gitdir:", 0) != 0) return g;
-            const std::string target(trim(std::string_view(*link).substr(7)));
-            git = target[0] == '/' ? target : (dir / target).string();
-        } else if (!fs.directory_exists(git)) {
-            if (dir == dir.parent_path()) return g;
-            continue;
-        }
-        Result<std::string> head = fs.read_file(git + "/HEAD");
-        if (!head) return g;
-        const std::string_view h = trim(*head);
-        if (h.rfind("ref: ", 0) == 0) {
-            const std::string ref(trim(h.substr(5)));
-            if (ref.rfind("refs/heads/", 0) == 0) g.branch = ref.substr(11);
-            std::string common = git;  // linked worktrees keep refs in the common dir
-            if (Result<std::string> c = fs.read_file(git + "/commondir")) {
-                const std::string cd(trim(*c));
-                common = cd[0] == '/' ? cd : git + "/" + cd;
-            }
-            g.sha = ref_sha(fs, git, ref);
-            if (g.sha.empty()) g.sha = ref_sha(fs, common, ref);
-        } else {
-            g.sha = std::string(h);
-        }
-        if (!(g.sha.size() == 40 && is_lower_hex(g.sha))) g.sha.clear();
-        return g;
-    }
 }
 
 }  // namespace small

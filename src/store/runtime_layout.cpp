@@ -1,13 +1,10 @@
 // Planning the legacy runtime-layout migration (see the header).
 #include "small/store/runtime_layout.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <filesystem>
 
 #include "small/base/filesystem.hpp"
+#include "small/base/path.hpp"
 
 namespace small {
 
@@ -15,19 +12,22 @@ namespace {
 
 enum class Kind { Missing, Directory, File, Link, Other };
 
-Result<Kind> kind_of(const std::string& path) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) {
-        if (errno == ENOENT) return Kind::Missing;
-        return Error::from_errno("cannot stat", path, errno);
+// An entry that cannot be inspected counts as missing: its move then fails
+// with the system's reason.
+Result<Kind> kind_of(const FileSystem& fs, const std::string& path) {
+    const std::optional<FileInfo> info = fs.stat(path);
+    if (!info) return Kind::Missing;
+    switch (info->kind) {
+        case FileKind::Symlink: return Kind::Link;
+        case FileKind::Directory: return Kind::Directory;
+        case FileKind::Regular: return Kind::File;
+        case FileKind::Other: break;
     }
-    if (S_ISLNK(st.st_mode)) return Kind::Link;
-    if (S_ISDIR(st.st_mode)) return Kind::Directory;
-    if (S_ISREG(st.st_mode)) return Kind::File;
     return Kind::Other;
 }
 
 struct Planner {
+    const FileSystem& fs;
     const WorkspacePaths& ws;
     LayoutPlan plan;
     std::vector<PathMove> removals;  // duplicates and emptied folders, after every rename
@@ -51,9 +51,8 @@ struct Planner {
     }
 
     // Both were files when looked at; a link swapped in since is refused.
-    static Result<std::string> read_unfollowed(const std::string& path) {
-        const std::filesystem::path p(path);
-        return RealFileSystem().read_file_no_follow(p.parent_path().string(), p.filename().string());
+    Result<std::string> read_unfollowed(const std::string& path) const {
+        return fs.read_file_no_follow(parent_path(path), file_name(path));
     }
 
     Result<bool> same_bytes(const std::string& a, const std::string& b) const {
@@ -66,7 +65,7 @@ struct Planner {
 
     // Moves the contents of folder `src` into folder `dst` (both root-relative).
     Status merge(const std::string& src, const std::string& dst, LayoutMigration& m) {
-        Result<std::vector<DirEntry>> entries = RealFileSystem().list_directory(abs(src));
+        Result<std::vector<DirEntry>> entries = fs.list_directory(abs(src));
         if (!entries) return entries.error();
         std::sort(entries->begin(), entries->end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
         for (const DirEntry& e : *entries) {
@@ -76,10 +75,10 @@ struct Planner {
     }
 
     Status merge_entry(const std::string& src, const std::string& dst, LayoutMigration& m) {
-        Result<Kind> from = kind_of(abs(src));
+        Result<Kind> from = kind_of(fs, abs(src));
         if (!from) return from.error();
         if (*from == Kind::Link) return linked_entry(src);
-        Result<Kind> to = kind_of(abs(dst));
+        Result<Kind> to = kind_of(fs, abs(dst));
         if (!to) return to.error();
         if (*to == Kind::Missing) {
             plan.moves.push_back({PathMove::Kind::Rename, abs(src), abs(dst)});
@@ -105,14 +104,14 @@ struct Planner {
 
     Status migrate(std::string_view legacy, std::string_view canonical) {
         const std::string src(legacy), dst(canonical);
-        Result<Kind> from = kind_of(abs(src));
+        Result<Kind> from = kind_of(fs, abs(src));
         if (!from) return from.error();
         if (*from == Kind::Missing) return ok_status();
         if (*from == Kind::Link) {
             return Error::invalid("refusing to migrate " + src + ": it is a symbolic link (D7: links in the workspace are not followed)");
         }
         if (*from != Kind::Directory) return Error::invalid("legacy runtime path is not a directory: " + abs(src));
-        Result<Kind> to = kind_of(abs(dst));
+        Result<Kind> to = kind_of(fs, abs(dst));
         if (!to) return to.error();
         if (*to == Kind::Link) return Error::invalid("refusing to migrate into " + dst + ": it is a symbolic link");
         if (*to != Kind::Missing && *to != Kind::Directory) {
@@ -129,8 +128,8 @@ struct Planner {
 
 }  // namespace
 
-Result<LayoutPlan> plan_runtime_layout(const WorkspacePaths& ws) {
-    Planner p{ws, {}, {}};
+Result<LayoutPlan> plan_runtime_layout(const FileSystem& fs, const WorkspacePaths& ws) {
+    Planner p{fs, ws, {}, {}};
     if (Status s = p.migrate(kLegacyArchiveDirName, kArchiveDirName); !s) return s.error();
     if (Status s = p.migrate(kLegacyRunsDirName, kRunsDirName); !s) return s.error();
     for (PathMove& m : p.removals) p.plan.moves.push_back(std::move(m));

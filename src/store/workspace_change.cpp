@@ -185,7 +185,7 @@ Status remove_change_journal(const WorkspacePaths& ws, bool durable = true) {
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
         return Error::from_errno("cannot remove", path, errno);
     }
-    return durable ? fsync_directory(ws.root + "/.small-cache") : ok_status();
+    return durable ? fsync_directory(runtime_path(ws.root, kCacheDirName)) : ok_status();
 }
 
 // Replaces every file that still holds its old bytes (roll forward).
@@ -432,7 +432,7 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
     if (needs_journal) {
         // Durable before the first entry byte: it carries the entries'
         // bytes, so the append needs no journal of its own.
-        if (Status s = ensure_directory(ws, ws.root + "/.small-cache"); !s) return s.error();
+        if (Status s = ensure_directory(ws, runtime_path(ws.root, kCacheDirName)); !s) return s.error();
         if (Status s = write_file_atomic(ws, journal_path(ws), encode(j)); !s) return s.error();
     }
 

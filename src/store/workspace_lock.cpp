@@ -153,7 +153,7 @@ pid_t parse_lock_holder_pid(const std::string& contents) {
 Result<WorkspaceLock> WorkspaceLock::acquire(const WorkspacePaths& ws, std::chrono::milliseconds wait) {
     std::string root = ws.root;
     while (root.size() > 1 && root.back() == '/') root.pop_back();
-    if (Status dir = ensure_directory(ws, (root == "/" ? "" : root) + "/.small-cache"); !dir) return dir.error();
+    if (Status dir = ensure_directory(ws, runtime_path(root, kCacheDirName)); !dir) return dir.error();
     const std::string path = lock_path_of(ws);
     const Clock::time_point start = Clock::now();
     milliseconds poll = kFirstPoll;

@@ -28,6 +28,8 @@ struct FileInfo {
     FileKind kind = FileKind::Other;
     std::uint64_t size = 0;
     unsigned mode = 0;  // permission bits (07777)
+    std::int64_t mtime_sec = 0;
+    std::uint32_t mtime_nsec = 0;
 };
 
 struct DirEntry {
@@ -63,6 +65,17 @@ public:
     virtual std::optional<FileInfo> stat(const std::string& path) const;
     // The target a symbolic link holds, as written in the link.
     virtual Result<std::string> read_link(const std::string& path) const;
+    // `path` (absolute) with every symbolic link of its existing part
+    // resolved (weakly canonical); nullopt when that cannot be told. The
+    // default (for fakes, which resolve no link) is its normal form.
+    virtual std::optional<std::string> real_path(const std::string& path) const;
+    // 0 when this process may write into `path` (by the effective ids, as
+    // a write would be judged), else the errno that says why not. The
+    // default (for fakes) allows everything.
+    virtual int write_access_errno(const std::string& path) const {
+        (void)path;
+        return 0;
+    }
     // Direct children, sorted by name; symbolic links are reported as files.
     virtual Result<std::vector<DirEntry>> list_directory(const std::string& path) const = 0;
     // Up to `length` bytes from `offset` of a regular file (fewer at its end),
@@ -103,6 +116,8 @@ public:
     bool is_symlink(const std::string& path) const override;
     std::optional<FileInfo> stat(const std::string& path) const override;
     Result<std::string> read_link(const std::string& path) const override;
+    std::optional<std::string> real_path(const std::string& path) const override;
+    int write_access_errno(const std::string& path) const override;
     Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
     Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override;
     Result<std::uint64_t> stream_prefix(const std::string& path, std::uint64_t length,
@@ -112,6 +127,9 @@ public:
                                            std::size_t length) const override;
     std::optional<std::string> version_stamp(const std::string& path) const override;
 };
+
+// This process's working directory ("." when it cannot be told: removed).
+std::string process_directory();
 
 // Which version of a file is on disk, as a short text: size, mtime, ctime,
 // inode and device (every replace is a rename, so a new version always has a

@@ -20,10 +20,14 @@ std::string join_path(std::string_view dir, std::string_view name);
 bool is_absolute_path(std::string_view path);
 
 // Lexically normal form: "." and empty components dropped, "x/.." folded
-// (std::filesystem's lexically_normal, without a trailing slash).
+// (std::filesystem's lexically_normal: "a/b/.." is "a/", slash kept).
 std::string normal_path(std::string_view path);
 
-// `path` made absolute against `cwd` when relative, then normalised.
+// normal_path without a trailing slash (except for "/" itself).
+std::string normal_dir_path(std::string_view path);
+
+// `path` made absolute against `cwd` when relative, then normalised
+// (normal_path).
 std::string absolute_path(std::string_view cwd, std::string_view path);
 
 // Whether one component of `path` is exactly `name` (".small" below a root).

@@ -63,6 +63,7 @@ struct ProcessOptions {
     int stderr_sink = -1;
     std::size_t capture_limit = 1 << 20;  // stdout and stderr interleaved, head + tail
     bool forward_signals = false;          // SIGINT, SIGTERM, SIGHUP, SIGUSR1, ... (see above)
+    bool separate_stderr = false;          // stderr captured in ProcessResult::errors, not in output
 };
 
 struct ProcessResult {
@@ -72,7 +73,8 @@ struct ProcessResult {
     bool killed_after_grace = false;  // SIGKILL was needed
     std::optional<int> interrupted_by;  // first signal forwarded to the child
     std::chrono::milliseconds duration{0};
-    HeadTailCapture output{0};          // stdout + stderr in arrival order
+    HeadTailCapture output{0};          // stdout + stderr in arrival order (stdout alone: separate_stderr)
+    HeadTailCapture errors{0};          // stderr, with separate_stderr
 };
 
 // Runs the child and waits for its end (see above). Errors (System): pipes

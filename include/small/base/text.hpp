@@ -29,6 +29,13 @@ inline constexpr bool is_ascii_alnum(char c) { return is_ascii_alpha(c) || is_as
 inline constexpr bool is_ascii_hex(char c) {
     return is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
+// Every character a lower-case hex digit (true for "").
+inline bool is_lower_hex(std::string_view s) {
+    for (const char c : s) {
+        if (!is_ascii_digit(c) && (c < 'a' || c > 'f')) return false;
+    }
+    return true;
+}
 inline constexpr char ascii_lower(char c) { return is_ascii_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
 
 // ASCII lower case (ids, statuses and hex digits are ASCII).

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "small/base/filesystem.hpp"
 #include "small/doc/document.hpp"
 #include "small/base/result.hpp"
 
@@ -39,7 +40,7 @@ public:
     static Result<const SchemaSet*> embedded_shared();
     // Schemas from DIR/small/v1.0.0/schemas/<artifact>.schema.json, or
     // DIR/<artifact>.schema.json.
-    static Result<SchemaSet> from_directory(const std::string& dir);
+    static Result<SchemaSet> from_directory(const FileSystem& fs, const std::string& dir);
 
     // Validates `doc` against the schema of `artifact`.
     std::vector<SchemaViolation> validate(std::string_view artifact, const Document& doc) const;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/model/layout.hpp"
 #include "small/domain/artifact_merge.hpp"
@@ -29,6 +30,6 @@ Result<std::vector<UnmergedFile>> unmerged_workspace_files(const WorkspacePaths&
 // One file: `path` from `cwd` (absolute), else, when relative, from the top
 // of the repository holding `cwd` (the way git prints paths). Invalid when
 // git's index holds no conflict for it, Usage when `cwd` is in no repository.
-Result<UnmergedFile> unmerged_file(const std::string& path, const std::string& cwd);
+Result<UnmergedFile> unmerged_file(const FileSystem& fs, const std::string& path, const std::string& cwd);
 
 }  // namespace small

@@ -41,6 +41,9 @@ inline constexpr std::string_view kPlanFileName = "plan.small.yml";
 inline constexpr std::string_view kProgressFileName = "progress.small.yml";
 inline constexpr std::string_view kHandoffFileName = "handoff.small.yml";
 
+// The workspace's own folder, below its root.
+inline constexpr std::string_view kSmallDirName = ".small";
+
 // Runtime folders beside .small/ (never part of the protocol's state).
 inline constexpr std::string_view kCacheDirName = ".small-cache";
 inline constexpr std::string_view kRunsDirName = ".small-runs";
@@ -62,6 +65,8 @@ inline constexpr std::string_view kDraftsDirName = ".small-cache/drafts";       
 inline constexpr std::string_view kBackupsDirName = ".small-cache/backups";     // files fix / checkout replaced
 // apply: <kCommandLogsDirName>/<replayId>/commands/<stamp>.txt (+ .output.txt)
 inline constexpr std::string_view kCommandLogsDirName = ".small-cache/logs";
+// small hooks: <kHookRecordDirName>/<target>.json, what an install changed
+inline constexpr std::string_view kHookRecordDirName = ".small-cache/hooks";
 // Stamped caches in .small-cache/, named without the folder.
 inline constexpr const char* kProgressFactsName = "progress.facts";  // per-task work facts (resume point)
 inline constexpr const char* kVerifiedPrefixName = "progress.verified";  // the log's verified prefix (verdicts)
@@ -72,6 +77,16 @@ inline constexpr const char* kPlanTasksName = "plan.tasks";  // the plan's task 
 inline constexpr const char* kPlanValidName = "plan.valid";  // the plan passed schema + invariants
 inline constexpr const char* kPlanOutlineName = "plan.outline";  // ids, statuses, dependencies
 inline constexpr const char* kPlanSpansName = "plan.spans";  // where each task's status sits (checkpoint)
+
+// ".small/<name>": a file of .small/ named from the workspace root.
+inline std::string small_relative(std::string_view name) {
+    return std::string(kSmallDirName) + "/" + std::string(name);
+}
+
+// <root>/.small
+inline std::string small_dir_path(const std::string& root) {
+    return (root == "/" ? std::string() : root) + "/" + std::string(kSmallDirName);
+}
 
 // <root>/<relative>, for the runtime names above.
 inline std::string runtime_path(const std::string& root, std::string_view relative) {

@@ -183,6 +183,12 @@ Status write_folder_atomic(const WorkspacePaths& ws, const std::string& dir, con
 // own folders, and only at the user's request.
 Status create_root_directory(const std::string& root);
 
+// Best-effort removal of a command's own leftover (a half-made folder):
+// the whole tree at `dir` (links inside are removed, never followed), or
+// `dir` alone when it is empty.
+void discard_tree(const std::string& dir);
+void discard_empty_folder(const std::string& dir);
+
 // Removes `.small-cache/tmp/` and `.small-cache/` under ws.root when they
 // are empty: a write beside a file outside any workspace (`agents apply` in
 // a plain folder) stages there and must leave nothing behind. Best effort.

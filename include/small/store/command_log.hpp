@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/doc/yaml_writer.hpp"
@@ -44,8 +45,8 @@ struct CommandLog {
 // log). Writes the command file. Under the workspace lock. Errors:
 // Invalid (an id that is not 64 lower-case hex, a symbolic link on the
 // way), System (I/O).
-Result<CommandLog> create_command_log(const WorkspacePaths& ws, const std::string& replay_id, std::string_view command,
-                                      Instant earliest);
+Result<CommandLog> create_command_log(const FileSystem& fs, const WorkspacePaths& ws, const std::string& replay_id,
+                                      std::string_view command, Instant earliest);
 
 // Writes the captured output next to the command file.
 Status write_command_output(const WorkspacePaths& ws, const CommandLog& log, std::string_view output);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "small/base/result.hpp"
+#include "small/model/layout.hpp"
 
 namespace small {
 
@@ -26,5 +27,16 @@ Status write_new_folder(const std::string& side, const PublishFiles& files);
 // without, refused (Invalid, nothing changed; `side` removed). `dir` a
 // symbolic link or a file: refused. The parent folder is fsynced.
 Status publish_folder(const std::string& side, const std::string& dir, bool replace);
+
+// Puts the folder `dir` holding exactly `files` in place, all or nothing:
+// written beside it as `.<name>.partial-<pid>`, then published.
+// `in_workspace`: `dir` lies in the workspace's runtime folders (the D7
+// rules of write_folder_atomic apply; an existing folder is replaced, and
+// `replaced` says whether it held anything). Otherwise it is a place the
+// user named (`archive --out`): its parent is created when missing, a
+// non-empty folder is never replaced, and a folder that really lies inside
+// a `.small/` (through a link) is refused.
+Status place_folder(const WorkspacePaths& ws, const std::string& dir, bool in_workspace, const PublishFiles& files,
+                    bool& replaced);
 
 }  // namespace small

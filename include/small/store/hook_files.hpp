@@ -87,8 +87,6 @@ struct HookRecord {
     const std::string* config_value(std::string_view key) const;
 };
 
-inline constexpr std::string_view kHookRecordDirName = ".small-cache/hooks";
-
 // <root>/.small-cache/hooks/<target>.json
 std::string hook_record_path(const std::string& root, std::string_view target);
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "small/base/filesystem.hpp"
+#include "small/base/git_head.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/base/result.hpp"
 #include "small/model/layout.hpp"
@@ -43,7 +44,7 @@ Result<std::string> snapshot_before_replace(const FileSystem& fs, const Workspac
 // For a command that made a snapshot and then failed: removes what it made,
 // unless a change journal is pending (its roll-forward still replaces the
 // artifacts the snapshot keeps). Best effort.
-void discard_unused_snapshot(const WorkspacePaths& ws, const SnapshotMade& made);
+void discard_unused_snapshot(const FileSystem& fs, const WorkspacePaths& ws, const SnapshotMade& made);
 
 // ---- The `small run` commands' view of the store ----
 //
@@ -126,13 +127,5 @@ struct RunIdentity {
     std::string summary;  // the handoff's summary ("" when none)
 };
 Result<RunIdentity> current_run_identity(const FileSystem& fs, const WorkspacePaths& ws, const std::string& pinned);
-
-// Git facts for meta.json, read from the repository's files (no `git`
-// process): HEAD's commit and branch. Whether the tree is dirty comes from
-// base/git_repo (work_tree_dirty), unknown outside a repository.
-struct GitFacts {
-    std::string sha, branch;
-};
-GitFacts read_git_facts(const FileSystem& fs, const std::string& root);
 
 }  // namespace small

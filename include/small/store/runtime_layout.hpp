@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/model/layout.hpp"
 #include "small/store/workspace_change.hpp"
@@ -33,6 +34,6 @@ struct LayoutPlan {
 // is an error naming both paths, and nothing is moved. A legacy path that is
 // a symbolic link, or a canonical store that is one, is refused (D7).
 // Entries are visited in name order (deterministic output).
-Result<LayoutPlan> plan_runtime_layout(const WorkspacePaths& ws);
+Result<LayoutPlan> plan_runtime_layout(const FileSystem& fs, const WorkspacePaths& ws);
 
 }  // namespace small

@@ -1,13 +1,9 @@
 // `small accept` (see the header).
 #include "small/ops/authoring/accept.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
 
+#include "small/base/path.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/domain/progress_entry.hpp"
 #include "small/store/progress_log.hpp"
@@ -40,8 +36,7 @@ Result<std::string> read_draft(const FileSystem& fs, DraftKind kind, const Accep
                               " --from <path|stdin>)");
     }
     // A link swapped in for the draft would pull another file into .small/.
-    const std::filesystem::path draft(where.draft_path);
-    Result<std::string> bytes = fs.read_file_no_follow(draft.parent_path().string(), draft.filename().string());
+    Result<std::string> bytes = fs.read_file_no_follow(parent_path(where.draft_path), file_name(where.draft_path));
     if (!bytes) {
         Error e = bytes.error();
         e.file.clear();  // the message names the path
@@ -72,9 +67,10 @@ Status require_progress_log(const FileSystem& fs, const WorkspacePaths& ws) {
 
 // Refused up front: a change that fails half-way in a read-only .small/
 // would leave its entry journaled for the next write to complete.
-Status require_writable_small_dir(const WorkspacePaths& ws) {
-    if (::faccessat(AT_FDCWD, ws.small_dir.c_str(), W_OK, AT_EACCESS) == 0) return ok_status();
-    return Error::system("cannot write to " + ws.display_prefix + ".small/: " + std::strerror(errno) +
+Status require_writable_small_dir(const FileSystem& fs, const WorkspacePaths& ws) {
+    const int err = fs.write_access_errno(ws.small_dir);
+    if (err == 0) return ok_status();
+    return Error::system("cannot write to " + ws.display_prefix + ".small/: " + std::strerror(err) +
                          "; nothing was changed");
 }
 
@@ -90,7 +86,7 @@ Result<AcceptResult> accept_command(const FileSystem& fs, const WorkspacePaths& 
     if (!result.problems.empty()) return result;  // refused: nothing written
 
     if (Status s = require_progress_log(fs, ws); !s) return s.error();
-    if (Status s = require_writable_small_dir(ws); !s) return s.error();
+    if (Status s = require_writable_small_dir(fs, ws); !s) return s.error();
     const YamlValue entry = accept_entry(req.kind, session->run_replay_id);
     if (Status v = validate_progress_entry(entry, format_timestamp_utc9(current_instant()), ws); !v) return v.error();
     WorkspaceChange change;

@@ -1,15 +1,11 @@
 #include "small/ops/authoring/agents.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <vector>
 
+#include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/model/workspace.hpp"
@@ -19,24 +15,7 @@ namespace small {
 
 namespace {
 
-namespace stdfs = std::filesystem;
-
 constexpr std::string_view kCurrentVersion = "1.0.0";
-
-bool is_symlink(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
-}
-
-bool inside_small_dir(const stdfs::path& path) {
-    return std::any_of(path.begin(), path.end(), [](const stdfs::path& part) { return part == ".small"; });
-}
-
-std::string parent_directory(const std::string& path) { return stdfs::path(path).parent_path().string(); }
-
-std::string child_path(const std::string& dir, std::string_view name) {
-    return (dir == "/" ? std::string() : dir) + "/" + std::string(name);
-}
 
 // ------------------------------------------------------------- apply steps
 
@@ -48,7 +27,7 @@ struct Existing {
 // Refusals that do not depend on the content: a symbolic link (never
 // followed for the write, D7) or a missing directory (never created).
 Status check_target_location(const FileSystem& fs, const AgentsTarget& target) {
-    if (is_symlink(target.path)) {
+    if (fs.is_symlink(target.path)) {
         return Error::invalid("refusing to write " + target.display + ": " + target.path +
                               " is a symbolic link (agents apply never follows symbolic links; "
                               "run it on the link's target instead)");
@@ -56,7 +35,7 @@ Status check_target_location(const FileSystem& fs, const AgentsTarget& target) {
     // The lexical check of resolve_agents_target cannot see a link on the way
     // (or a --dir that is one) leading into .small/.
     if (Status s = refuse_target_inside_small_dir(target.path, "--file"); !s) return s;
-    const std::string dir = parent_directory(target.path);
+    const std::string dir = parent_path(target.path);
     if (fs.file_exists(dir)) {
         return Error::system("failed to write " + target.display + ": " + dir + " is not a directory");
     }
@@ -109,8 +88,8 @@ Result<AgentsApplyResult> decide_content(const Existing& existing, AgentsMode mo
 // and the lock).
 WorkspacePaths paths_around(const AgentsTarget& target) {
     WorkspacePaths ws;
-    ws.root = parent_directory(target.path);
-    ws.small_dir = child_path(ws.root, ".small");
+    ws.root = parent_path(target.path);
+    ws.small_dir = small_dir_path(ws.root);
     return ws;
 }
 
@@ -237,20 +216,19 @@ Result<AgentsTarget> resolve_agents_target(const FileSystem& fs, const std::opti
     // D5, as every command: --dir, else the nearest workspace upwards, else cwd
     // (AGENTS.md may be written before init).
     const WorkspacePaths ws = locate_workspace(fs, dir, cwd);
-    const stdfs::path named(name);
-    const stdfs::path full = (named.is_absolute() ? named : stdfs::path(ws.root) / named).lexically_normal();
-    const std::string leaf = full.filename().string();
+    const std::string full = absolute_path(ws.root, name);
+    const std::string leaf = file_name(full);
     if (leaf.empty() || leaf == "." || leaf == "..") {
         return Error::usage("--file \"" + name + "\" does not name a file");
     }
-    if (inside_small_dir(full)) {
-        return Error::usage("--file \"" + name + "\" names " + full.string() +
+    if (has_path_component(full, kSmallDirName)) {
+        return Error::usage("--file \"" + name + "\" names " + full +
                             ", inside .small/; the agents commands never touch .small/ (AGENTS.md belongs at the "
                             "workspace root, next to .small/)");
     }
     // A workspace found above the current directory is named in full.
-    const std::string shown = named.is_absolute() || ws.from_dir_flag ? name : ws.display_prefix + name;
-    return AgentsTarget{full.string(), shown};
+    const std::string shown = is_absolute_path(name) || ws.from_dir_flag ? name : ws.display_prefix + name;
+    return AgentsTarget{full, shown};
 }
 
 Result<AgentsApplyResult> agents_apply_command(const FileSystem& fs, const AgentsApplyRequest& req) {

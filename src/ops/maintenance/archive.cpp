@@ -1,11 +1,9 @@
 // `small archive` (see archive.hpp).
 #include "small/ops/maintenance/archive.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <filesystem>
 
+#include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/replay_id.hpp"
@@ -47,32 +45,6 @@ std::string manifest_text(const ArchiveResult& r, const std::string& source_dir)
     return emit_document(m);
 }
 
-// Puts the archive folder in place (see archive_command).
-Status place_archive(const WorkspacePaths& ws, const std::string& dir, bool default_dir, const PublishFiles& files,
-                     bool& replaced) {
-    const std::filesystem::path target(dir);
-    const std::string side =
-        (target.parent_path() / ("." + target.filename().string() + ".partial-" + std::to_string(::getpid()))).string();
-    if (default_dir) {
-        if (Status s = ensure_directory(ws, target.parent_path().string()); !s) return s;  // refuses a linked store
-        std::error_code ec;
-        replaced = !std::filesystem::is_empty(dir, ec) && !ec;
-        if (Status s = write_folder_atomic(ws, side, files); !s) return s;
-        return publish_folder(side, dir, true);
-    }
-    std::error_code ec;
-    std::filesystem::create_directories(target.parent_path(), ec);
-    if (ec) return Error::system("cannot create " + target.parent_path().string() + ": " + ec.message());
-    // Checked before, and again where the files really went: a link swapped
-    // in on the way since then is caught before the folder is published.
-    if (Status s = write_new_folder(side, files); !s) return s;
-    if (Status s = refuse_target_inside_small_dir(side, "--out"); !s) {
-        std::filesystem::remove_all(side, ec);
-        return s;
-    }
-    return publish_folder(side, dir, false);
-}
-
 bool inside(const std::string& path, const std::string& dir) {
     return path == dir || path.rfind(dir + "/", 0) == 0;
 }
@@ -103,8 +75,7 @@ Result<ArchiveResult> archive_command(const FileSystem& fs, const WorkspacePaths
     r.replay_id = run->id;
     r.archived_at = format_timestamp_utc9(current_instant());
     const bool default_dir = !req.out;
-    r.dir = default_dir ? runtime_path(ws.root, kArchiveDirName) + "/" + r.replay_id
-                        : std::filesystem::path(*req.out).lexically_normal().string();
+    r.dir = default_dir ? runtime_path(ws.root, kArchiveDirName) + "/" + r.replay_id : normal_path(*req.out);
     while (r.dir.size() > 1 && r.dir.back() == '/') r.dir.pop_back();
     if (!default_dir && inside(r.dir, ws.small_dir)) {
         return Error::invalid("--out " + r.dir + " is inside .small/; name a folder outside it");
@@ -121,7 +92,7 @@ Result<ArchiveResult> archive_command(const FileSystem& fs, const WorkspacePaths
         files.emplace_back(name, std::move(*bytes));
     }
     files.emplace_back(std::string(kArchiveManifestName), manifest_text(r, ws.root));
-    if (Status s = place_archive(ws, r.dir, default_dir, files, r.replaced); !s) return s.error();
+    if (Status s = place_folder(ws, r.dir, default_dir, files, r.replaced); !s) return s.error();
     const GitFacts git = read_git_facts(fs, ws.root);
     if (Status s = append_run_index(fs, ws, run_store_dir(ws, ""), {r.replay_id, r.archived_at, git.sha, run->summary, "archive"});
         !s) {

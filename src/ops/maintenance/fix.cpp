@@ -55,7 +55,7 @@ Status plan_all(const FileSystem& fs, const WorkspacePaths& ws, const FixRequest
         result.orphans = std::move(*orphans);
     }
     if (req.runtime_layout) {
-        Result<LayoutPlan> layout = plan_runtime_layout(ws);
+        Result<LayoutPlan> layout = plan_runtime_layout(fs, ws);
         if (!layout) return layout.error();
         result.layout = std::move(*layout);
     }

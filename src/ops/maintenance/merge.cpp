@@ -1,10 +1,8 @@
 #include "small/ops/maintenance/merge.hpp"
 
-#include <sys/stat.h>
-
 #include <cerrno>
-#include <filesystem>
 
+#include "small/base/path.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/domain/unmerged_files.hpp"
 
@@ -29,8 +27,8 @@ MergeReport report_of(UnmergedFile file) {
 
 }  // namespace
 
-Result<MergeReport> merge_explain_command(const std::string& path, const std::string& cwd) {
-    Result<UnmergedFile> file = unmerged_file(path, cwd);
+Result<MergeReport> merge_explain_command(const FileSystem& fs, const std::string& path, const std::string& cwd) {
+    Result<UnmergedFile> file = unmerged_file(fs, path, cwd);
     if (!file) return file.error();
     return report_of(std::move(*file));
 }
@@ -52,12 +50,11 @@ Result<MergeReport> merge_command(const FileSystem& fs, const MergeRequest& requ
     report.outcome = std::move(*outcome);
     if (!report.clean() || report.outcome.text == *a) return report;
 
-    struct stat st {};
-    if (::lstat(request.current.c_str(), &st) != 0) return Error::from_errno("cannot stat", request.current, errno);
-    const std::filesystem::path target(request.current);
-    const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
-    if (Status s =
-            write_file_in_folder_atomic(dir, target.filename().string(), report.outcome.text, st.st_mode & 07777);
+    const std::optional<FileInfo> current = fs.stat(request.current);
+    if (!current) return Error::from_errno("cannot stat", request.current, ENOENT);  // it was read just now
+    const std::string parent = parent_path(request.current);
+    const std::string dir = parent.empty() ? "." : parent;
+    if (Status s = write_file_in_folder_atomic(dir, file_name(request.current), report.outcome.text, current->mode);
         !s) {
         return s.error();
     }

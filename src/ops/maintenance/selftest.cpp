@@ -13,12 +13,12 @@ namespace {
 // folder holding one.
 ScratchContents workspace_contents() {
     ScratchContents made;
-    for (const ArtifactType type : kArtifactTypes) made.trees.push_back(".small/" + artifact_file_name(type));
-    made.trees.push_back(".small/" + std::string(kWorkspaceFileName));
+    for (const ArtifactType type : kArtifactTypes) made.trees.push_back(small_relative(artifact_file_name(type)));
+    made.trees.push_back(small_relative(kWorkspaceFileName));
     for (const std::string_view dir : {kCacheDirName, kRunsDirName, kArchiveDirName}) made.trees.emplace_back(dir);
     made.trees.emplace_back("AGENTS.md");
     made.trees.emplace_back(".gitignore");
-    made.folders.emplace_back(".small");
+    made.folders.emplace_back(kSmallDirName);
     return made;
 }
 

@@ -293,7 +293,7 @@ Result<ApplyResult> dry_run(const FileSystem& fs, const WorkspacePaths& ws, cons
     Result<Instant> at = log_instant(ws);
     if (!at) return at.error();
     if (!req.cmd.empty()) {
-        Result<CommandLog> log = create_command_log(ws, p->log_id, req.cmd, *at);
+        Result<CommandLog> log = create_command_log(fs, ws, p->log_id, req.cmd, *at);
         if (!log) return log.error();
         result.log = *log;
     }
@@ -431,7 +431,7 @@ Result<ApplyResult> apply_command(const FileSystem& fs, const WorkspacePaths& ws
         Result<Instant> at = log_instant(ws);
         if (!at) return at.error();
         if (!prepared.log_id.empty()) {
-            Result<CommandLog> log = create_command_log(ws, prepared.log_id, req.cmd, *at);
+            Result<CommandLog> log = create_command_log(fs, ws, prepared.log_id, req.cmd, *at);
             if (!log) return log.error();
             result.log = *log;
         }

@@ -1,15 +1,12 @@
 #include "small/ops/session/init.hpp"
 
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <system_error>
 
 #include "small/store/atomic_file.hpp"
 #include "small/store/progress_log.hpp"
 #include "small/model/replay_id.hpp"
+#include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/model/templates.hpp"
@@ -24,17 +21,6 @@
 namespace small {
 
 namespace {
-
-namespace stdfs = std::filesystem;
-
-bool path_exists_nofollow(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0;
-}
-
-std::string join(const std::string& dir, std::string_view name) {
-    return (dir == "/" ? std::string() : dir) + "/" + std::string(name);
-}
 
 // What init will do to AGENTS.md, decided before anything is written.
 struct AgentsPlan {
@@ -60,7 +46,7 @@ Result<AgentsPlan> plan_agents(const FileSystem& fs, const WorkspacePaths& ws, c
         e.hint = "pass --no-agents to leave AGENTS.md alone";
         return e;
     }
-    if (!path_exists_nofollow(path)) {
+    if (!fs.stat(path)) {
         plan.action = AgentsAction::Created;
         plan.content = harness_block();
         return plan;
@@ -88,7 +74,7 @@ Result<AgentsPlan> plan_agents(const FileSystem& fs, const WorkspacePaths& ws, c
 // The workspace `root` sits inside (the nearest parent holding .small/), or "".
 std::string enclosing_workspace(const FileSystem& fs, const std::string& root) {
     if (root == "/") return "";
-    const WorkspacePaths outer = locate_workspace(fs, std::nullopt, stdfs::path(root).parent_path().string());
+    const WorkspacePaths outer = locate_workspace(fs, std::nullopt, parent_path(root));
     return fs.directory_exists(outer.small_dir) ? outer.root : "";
 }
 
@@ -109,7 +95,7 @@ Error with_prefix(const Error& e, const std::string& prefix) {
 Result<GitignoreUpdate> plan_gitignore(const FileSystem& fs, const WorkspacePaths& ws) {
     Result<GitignoreUpdate> update = plan_gitignore_update(fs, ws);
     if (!update || !update->added.empty()) {
-        if (Status s = check_replaceable(ws, join(ws.root, ".gitignore")); !s) return s.error();
+        if (Status s = check_replaceable(ws, join_path(ws.root, ".gitignore")); !s) return s.error();
     }
     return update;
 }
@@ -126,14 +112,14 @@ Status check_small_targets(const WorkspacePaths& ws) {
 // Refusals about the .small folder itself.
 Status check_small_dir(const FileSystem& fs, const WorkspacePaths& ws, bool force) {
     if (Status s = refuse_linked_small_dir(fs, ws); !s) return s;
-    if (!path_exists_nofollow(ws.small_dir)) return ok_status();
+    const std::optional<FileInfo> small_dir = fs.stat(ws.small_dir);
+    if (!small_dir) return ok_status();
     if (!force) {
         return Error::invalid(".small/ directory already exists in " + ws.root +
                               ". To start a new run on the same intent use `small reset`; to start over from templates use "
                               "`small init --force` (the old artifacts are copied to .small-runs/, the progress log is kept)");
     }
-    struct stat st {};
-    if (::lstat(ws.small_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (small_dir->kind != FileKind::Directory) {
         return Error::invalid(ws.small_dir + " exists but is not a directory");
     }
     return ok_status();
@@ -160,15 +146,9 @@ Result<InitDecisions> decide_init(const FileSystem& fs, const WorkspacePaths& ws
 }  // namespace
 
 std::string resolve_init_root(const std::optional<std::string>& dir, const std::string& cwd) {
-    stdfs::path p = dir && !dir->empty() ? stdfs::path(*dir) : stdfs::path(cwd);
-    if (p.is_relative()) p = stdfs::path(cwd) / p;
-    p = p.lexically_normal();
-    std::string s = p.string();
-    while (s.size() > 1 && s.back() == '/') s.pop_back();
-    p = stdfs::path(s);
-    if (p.filename() == ".small") p = p.parent_path();
-    s = p.string();
-    return s.empty() ? "/" : s;
+    std::string root = normal_dir_path(absolute_path(cwd, dir && !dir->empty() ? *dir : cwd));
+    if (file_name(root) == kSmallDirName) root = parent_path(root);
+    return root.empty() ? "/" : root;
 }
 
 namespace {
@@ -188,7 +168,7 @@ Result<AgentsMode> check_init_flags(const InitRequest& req) {
 // the meta/init entry appended to it, so it must be appendable. Also what
 // the old metadata says: when the workspace was created, the run it pinned.
 Result<std::string> read_prior_state(const FileSystem& fs, const WorkspacePaths& ws, InitResult& result) {
-    result.progress_kept = path_exists_nofollow(ws.artifact_path(ArtifactType::Progress));
+    result.progress_kept = fs.stat(ws.artifact_path(ArtifactType::Progress)).has_value();
     if (result.progress_kept) {
         Result<ProgressTail> tail = read_tail(ws);
         if (!tail) {
@@ -342,8 +322,8 @@ Result<InitResult> init_command(const FileSystem& fs, const InitRequest& req) {
     if (!mode) return mode.error();
     InitResult result;
     result.root = resolve_init_root(req.dir, req.cwd);
-    result.small_dir = join(result.root, ".small");
-    result.agents_path = join(result.root, "AGENTS.md");
+    result.small_dir = small_dir_path(result.root);
+    result.agents_path = join_path(result.root, "AGENTS.md");
     WorkspacePaths ws;
     ws.root = result.root;
     ws.small_dir = result.small_dir;
@@ -365,18 +345,18 @@ Result<InitResult> init_command(const FileSystem& fs, const InitRequest& req) {
 
     // D15: what --force replaces is copied to the run store first.
     SnapshotMade made;
-    if (path_exists_nofollow(result.small_dir)) {
+    if (fs.stat(result.small_dir)) {
         Result<std::string> snapshot = snapshot_before_replace(fs, ws, result.previous_replay_id, &made);
         if (!snapshot) return with_prefix(snapshot.error(), "init --force could not keep a copy of the old artifacts: ");
         result.snapshot_dir = *snapshot;
     }
     if (Status s = ensure_directory(ws, result.small_dir); !s) {
-        discard_unused_snapshot(ws, made);
+        discard_unused_snapshot(fs, ws, made);
         return s.error();
     }
     Result<CommittedChange> committed = commit_workspace_change(ws, init_change(ws, *templates, *created_at, result));
     if (!committed) {
-        discard_unused_snapshot(ws, made);
+        discard_unused_snapshot(fs, ws, made);
         return with_prefix(committed.error(), "init failed: ");
     }
     if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) remember_valid_plan(ws, templates->plan_index);

@@ -49,7 +49,7 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
 
     HandoffInputs in;  // a fresh run: readiness is that of the templates
     if (Status s = compute_resume(in, fs, ws, plan, result.replay_id); !s) {
-        discard_unused_snapshot(ws, made);
+        discard_unused_snapshot(fs, ws, made);
         return s.error();
     }
     in.replay_id = result.replay_id;
@@ -65,7 +65,7 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     Result<HandoffResult> written =
         write_handoff(ws, in, std::move(change), pinned_workspace_text(*session, result.replay_id));
     if (!written) {
-        discard_unused_snapshot(ws, made);  // the reset did not happen: neither did its copy
+        discard_unused_snapshot(fs, ws, made);  // the reset did not happen: neither did its copy
         return written.error();
     }
     remember_valid_plan(ws, plan_index_of(plan));

@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -414,7 +413,7 @@ const char* kReferenceSchemas = SMALL_SHARED_DIR "/reference-data/schemas";
 
 TEST(SchemaSpecDir, ReferenceSchemasGiveTheSameVerdicts) {
     if (!std::filesystem::is_directory(kReferenceSchemas)) GTEST_SKIP() << "no reference schemas at " << kReferenceSchemas;
-    Result<SchemaSet> reference = SchemaSet::from_directory(kReferenceSchemas);
+    Result<SchemaSet> reference = SchemaSet::from_directory(RealFileSystem(), kReferenceSchemas);
     ASSERT_TRUE(reference.ok()) << reference.error().describe();
     EXPECT_EQ(reference->source(), kReferenceSchemas);
     struct Case {
@@ -447,37 +446,36 @@ TEST(SchemaSpecDir, ReferenceSchemasGiveTheSameVerdicts) {
 }
 
 TEST(SchemaSpecDir, MissingDirectoryIsAnError) {
-    Result<SchemaSet> r = SchemaSet::from_directory("/nonexistent/spec-dir");
+    Result<SchemaSet> r = SchemaSet::from_directory(RealFileSystem(), "/nonexistent/spec-dir");
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.error().message, "schema not found")) << r.error().message;
     EXPECT_TRUE(contains(r.error().message, "/nonexistent/spec-dir")) << r.error().message;
 }
 
+// The schemas of a --spec-dir, in the in-memory file system.
 class SchemaSpecDirLayout : public ::testing::Test {
 protected:
-    void SetUp() override {
-        dir_ = std::filesystem::path(::testing::TempDir()) /
-               ("small-schema-test-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-        std::filesystem::remove_all(dir_);
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
-    // Writes the embedded schemas under `sub`, replacing text in one of them.
-    void write_schemas(const std::filesystem::path& sub, const std::string& artifact = "",
-                       const std::string& from = "", const std::string& to = "") {
-        std::filesystem::create_directories(dir_ / sub);
+    // Adds the embedded schemas under `sub` ("." for the folder itself),
+    // replacing text in one of them; `skip` names one left out.
+    void write_schemas(const std::string& sub, const std::string& artifact = "", const std::string& from = "",
+                       const std::string& to = "", const std::string& skip = "") {
         for (const EmbeddedSchema& s : embedded_schemas()) {
+            if (skip == s.artifact) continue;
             std::string json = s.json;
             if (artifact == s.artifact) json = mutate(json, from, to);
-            std::ofstream(dir_ / sub / (std::string(s.artifact) + ".schema.json")) << json;
+            const std::string folder = sub == "." ? dir_ : dir_ + "/" + sub;
+            fs_.add_file(folder + "/" + s.artifact + ".schema.json", json);
         }
     }
-    std::filesystem::path dir_;
+    Result<SchemaSet> load() const { return SchemaSet::from_directory(fs_, dir_); }
+    MemoryFileSystem fs_;
+    std::string dir_ = "/spec";
 };
 
 TEST_F(SchemaSpecDirLayout, VersionedSubdirectoryIsUsed) {
     // An altered intent schema proves the files on disk are the ones used.
     write_schemas("small/v1.0.0/schemas", "intent", "\"const\": \"human\"", "\"const\": \"robot\"");
-    Result<SchemaSet> set = SchemaSet::from_directory(dir_.string());
+    Result<SchemaSet> set = load();
     ASSERT_TRUE(set.ok()) << set.error().describe();
     const auto vs = validate("intent", kIntent, *set);
     expect_violation(vs, "/owner", "must be \"robot\"", 2);
@@ -486,15 +484,14 @@ TEST_F(SchemaSpecDirLayout, VersionedSubdirectoryIsUsed) {
 
 TEST_F(SchemaSpecDirLayout, FlatDirectoryIsUsed) {
     write_schemas(".", "plan", "\"minItems\": 1", "\"minItems\": 4");
-    Result<SchemaSet> set = SchemaSet::from_directory(dir_.string());
+    Result<SchemaSet> set = load();
     ASSERT_TRUE(set.ok()) << set.error().describe();
     expect_violation(validate("plan", kPlan, *set), "/tasks", "must have at least 4 item", 3);
 }
 
 TEST_F(SchemaSpecDirLayout, OneSchemaMissing) {
-    write_schemas(".");
-    std::filesystem::remove(dir_ / "handoff.schema.json");
-    Result<SchemaSet> set = SchemaSet::from_directory(dir_.string());
+    write_schemas(".", "", "", "", "handoff");
+    Result<SchemaSet> set = load();
     ASSERT_FALSE(set.ok());
     EXPECT_TRUE(contains(set.error().message, "schema not found")) << set.error().message;
     EXPECT_TRUE(contains(set.error().message, "handoff.schema.json")) << set.error().message;
@@ -502,7 +499,7 @@ TEST_F(SchemaSpecDirLayout, OneSchemaMissing) {
 
 TEST_F(SchemaSpecDirLayout, BrokenSchemaIsAnError) {
     write_schemas(".", "progress", "{", "{{");
-    Result<SchemaSet> set = SchemaSet::from_directory(dir_.string());
+    Result<SchemaSet> set = load();
     ASSERT_FALSE(set.ok());
     EXPECT_TRUE(contains(set.error().message, "progress.schema.json")) << set.error().message;
 }

@@ -385,7 +385,7 @@ TEST(FixLayout, IdenticalFilesAreDedupedAndDifferentOnesRefused) {
     fs::create_directories(f.t.path(".small-runs"));
     write_plain(f.t.path(".small/runs/index.small.yml"), "same\n");
     write_plain(f.t.path(".small-runs/index.small.yml"), "same\n");
-    Result<LayoutPlan> plan = plan_runtime_layout(f.t.ws());
+    Result<LayoutPlan> plan = plan_runtime_layout(RealFileSystem(), f.t.ws());
     ASSERT_TRUE(plan.ok());
     EXPECT_TRUE(plan->migrations.empty());
     EXPECT_EQ(plan->deduped, std::vector<std::string>{".small/runs/index.small.yml"});
@@ -406,12 +406,12 @@ TEST(FixLayout, SymlinkedLegacyOrCanonicalStoresAreRefused) {
     Fixture f;
     TempWorkspace elsewhere;
     fs::create_directory_symlink(elsewhere.path(""), f.t.path(".small/runs"));
-    EXPECT_FALSE(plan_runtime_layout(f.t.ws()).ok());
+    EXPECT_FALSE(plan_runtime_layout(RealFileSystem(), f.t.ws()).ok());
     fs::remove(f.t.path(".small/runs"));
     fs::create_directories(f.t.path(".small/runs"));
     write_plain(f.t.path(".small/runs/index.small.yml"), "i\n");
     fs::create_directory_symlink(elsewhere.path(""), f.t.path(".small-runs"));
-    EXPECT_FALSE(plan_runtime_layout(f.t.ws()).ok());
+    EXPECT_FALSE(plan_runtime_layout(RealFileSystem(), f.t.ws()).ok());
 }
 
 // Issue 24: a link inside .small/runs/ was moved as it was.
@@ -422,7 +422,7 @@ TEST(FixLayout, ALinkInsideALegacyStoreIsRefusedNotMoved) {
     write_plain(f.t.path(".small/runs/r1/meta.json"), "{}");
     fs::create_directory_symlink(elsewhere.path(""), f.t.path(".small/runs/r2"));
     fs::create_symlink(elsewhere.path("x"), f.t.path(".small/runs/index.small.yml"));
-    Result<LayoutPlan> plan = plan_runtime_layout(f.t.ws());
+    Result<LayoutPlan> plan = plan_runtime_layout(RealFileSystem(), f.t.ws());
     ASSERT_FALSE(plan.ok());
     EXPECT_NE(plan.error().message.find("refusing to migrate .small/runs/index.small.yml: it is a symbolic link"),
               std::string::npos)
@@ -443,7 +443,7 @@ TEST(FixLayout, CrashMidMoveRollsForward) {
         fs::create_directories(f.t.path(std::string(".small/runs/") + run));
         write_plain(f.t.path(std::string(".small/runs/") + run + "/meta.json"), run);
     }
-    Result<LayoutPlan> plan = plan_runtime_layout(f.t.ws());
+    Result<LayoutPlan> plan = plan_runtime_layout(RealFileSystem(), f.t.ws());
     ASSERT_TRUE(plan.ok());
     ASSERT_EQ(plan->moves.size(), 4u);  // three renames, then the emptied folder
     std::string journal = "small-change 1\nentries 0 progress-size 0\n";

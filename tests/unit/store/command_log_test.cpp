@@ -46,7 +46,7 @@ TEST(CommandLogStamp, IsTheInstantWithoutSeparators) {
 TEST(CreateCommandLog, WritesTheExactCommandUnderTheReplayId) {
     TempWorkspace w;
     const std::string cmd = "printf 'a\\n'\nmake  test";
-    Result<CommandLog> log = create_command_log(w.ws(), kId, cmd, at(1748772000, 5));
+    Result<CommandLog> log = create_command_log(RealFileSystem(), w.ws(), kId, cmd, at(1748772000, 5));
     ASSERT_TRUE(log) << log.error().message;
     EXPECT_EQ(log->command_ref, ".small-cache/logs/" + kId + "/commands/20250601T100000.000000005Z.txt");
     EXPECT_EQ(log->output_ref, ".small-cache/logs/" + kId + "/commands/20250601T100000.000000005Z.output.txt");
@@ -59,8 +59,8 @@ TEST(CreateCommandLog, WritesTheExactCommandUnderTheReplayId) {
 
 TEST(CreateCommandLog, TwoRunsAtTheSameInstantGetTwoLogs) {
     TempWorkspace w;
-    Result<CommandLog> a = create_command_log(w.ws(), kId, "one", at(1748772000, 0));
-    Result<CommandLog> b = create_command_log(w.ws(), kId, "two", at(1748772000, 0));
+    Result<CommandLog> a = create_command_log(RealFileSystem(), w.ws(), kId, "one", at(1748772000, 0));
+    Result<CommandLog> b = create_command_log(RealFileSystem(), w.ws(), kId, "two", at(1748772000, 0));
     ASSERT_TRUE(a && b);
     EXPECT_NE(a->command_ref, b->command_ref);
     EXPECT_EQ(testing::read_all(w.path(a->command_ref)), "one");
@@ -72,7 +72,7 @@ TEST(CreateCommandLog, RefusesAnIdThatIsNotAReplayId) {
     const std::vector<std::string> hostile = {"../../escape", "", "ABC", std::string(64, 'A'),
                                               std::string(63, 'a') + "/", "/etc/" + std::string(59, 'a')};
     for (const std::string& bad : hostile) {
-        Result<CommandLog> log = create_command_log(w.ws(), bad, "true", at(1, 0));
+        Result<CommandLog> log = create_command_log(RealFileSystem(), w.ws(), bad, "true", at(1, 0));
         EXPECT_FALSE(log) << bad;
     }
     EXPECT_FALSE(fs::exists(w.path(".small-cache/logs")));
@@ -83,7 +83,7 @@ TEST(CreateCommandLog, RefusesASymlinkedFolder) {
     TempWorkspace outside;
     fs::create_directories(w.path(".small-cache"));
     fs::create_directory_symlink(outside.path(""), w.path(".small-cache/logs"));
-    Result<CommandLog> log = create_command_log(w.ws(), kId, "true", at(1, 0));
+    Result<CommandLog> log = create_command_log(RealFileSystem(), w.ws(), kId, "true", at(1, 0));
     EXPECT_FALSE(log);
     EXPECT_FALSE(fs::exists(outside.path(kId)));
 }

@@ -180,7 +180,7 @@ TEST(RunStoreCleanup, AnUnusedSnapshotIsRemovedWithTheFolderItCreated) {
     ASSERT_TRUE(dir.ok()) << dir.error().describe();
     EXPECT_EQ(made.dir, *dir);
     EXPECT_TRUE(made.runs_created);
-    discard_unused_snapshot(ws, made);
+    discard_unused_snapshot(RealFileSystem(), ws, made);
     EXPECT_FALSE(fs::exists(ws.root + "/.small-runs"));
 
     // A reused snapshot is not this command's to remove.
@@ -190,7 +190,7 @@ TEST(RunStoreCleanup, AnUnusedSnapshotIsRemovedWithTheFolderItCreated) {
     ASSERT_TRUE(reused.ok());
     EXPECT_EQ(*reused, *again);
     EXPECT_TRUE(made.dir.empty());
-    discard_unused_snapshot(ws, made);
+    discard_unused_snapshot(RealFileSystem(), ws, made);
     EXPECT_TRUE(fs::is_directory(*again));
 }
 
@@ -201,7 +201,7 @@ TEST(RunStoreCleanup, ASnapshotIsKeptWhileAChangeIsJournaled) {
     SnapshotMade made;
     ASSERT_TRUE(snapshot_run(RealFileSystem(), ws, std::string(64, 'b'), &made).ok());
     write(ws.root + "/" + kChangeJournalName, "pending");  // its roll-forward replaces the plan
-    discard_unused_snapshot(ws, made);
+    discard_unused_snapshot(RealFileSystem(), ws, made);
     EXPECT_TRUE(fs::is_directory(made.dir));
 }
 

@@ -35,6 +35,6 @@ Result<MergeReport> merge_command(const FileSystem& fs, const MergeRequest& requ
 // After a merge, rebase or cherry-pick stopped on FILE: what collides in
 // git's index (domain/unmerged_files.hpp; nothing is written). `path` as the
 // user gave it, from `cwd`.
-Result<MergeReport> merge_explain_command(const std::string& path, const std::string& cwd);
+Result<MergeReport> merge_explain_command(const FileSystem& fs, const std::string& path, const std::string& cwd);
 
 }  // namespace small
