@@ -6,7 +6,11 @@
 #include <git2.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
+
+#include "small/base/path.hpp"
 
 namespace small {
 
@@ -20,13 +24,14 @@ namespace {
     X(git_oid_fromstrn) X(git_blob_lookup) X(git_blob_rawcontent) X(git_blob_rawsize) \
     X(git_blob_free) X(git_buf_dispose) X(git_commit_lookup) X(git_commit_parent_id) \
     X(git_commit_parentcount) X(git_commit_time) X(git_commit_tree) X(git_commit_free) \
-    X(git_config_delete_entry) X(git_config_get_string_buf) X(git_config_open_level) X(git_config_set_string) \
+    X(git_config_add_file_ondisk) X(git_config_delete_entry) X(git_config_find_system) X(git_config_get_bool) \
+    X(git_config_get_string_buf) X(git_config_new) X(git_config_open_level) X(git_config_set_string) \
     X(git_config_free) X(git_diff_get_delta) X(git_diff_num_deltas) X(git_diff_tree_to_workdir_with_index) \
     X(git_diff_free) X(git_index_conflict_iterator_new) X(git_index_conflict_next) X(git_index_conflict_iterator_free) \
     X(git_index_has_conflicts) X(git_index_free) X(git_object_id) X(git_object_lookup_prefix) \
-    X(git_object_peel) X(git_object_free) X(git_reference_name_to_id) X(git_repository_config) \
-    X(git_repository_free) X(git_repository_head_detached) X(git_repository_head_unborn) X(git_repository_index) \
-    X(git_repository_is_shallow) X(git_repository_open_ext) X(git_repository_workdir) X(git_revparse_single) \
+    X(git_object_peel) X(git_object_free) X(git_reference_name_to_id) X(git_repository_commondir) \
+    X(git_repository_config) X(git_repository_free) X(git_repository_head_detached) X(git_repository_head_unborn) X(git_repository_index) \
+    X(git_repository_is_shallow) X(git_repository_open_ext) X(git_repository_path) X(git_repository_workdir) X(git_revparse_single) \
     X(git_status_list_entrycount) X(git_status_list_new) X(git_status_list_free) X(git_tree_free)
 
 struct Git2 {
@@ -113,6 +118,113 @@ Result<std::optional<std::string>> stage_text(git_repository* repo, const git_in
     BlobPtr blob(raw);
     const char* data = static_cast<const char*>(git2().git_blob_rawcontent(blob.get()));
     return std::optional<std::string>(std::string(data, static_cast<std::size_t>(git2().git_blob_rawsize(blob.get()))));
+}
+
+// The string value of `key` in `cfg`, nullopt when it is not set there.
+Result<std::optional<std::string>> config_string(git_config* cfg, const std::string& key, const std::string& where) {
+    git_buf buf = GIT_BUF_INIT;
+    const int rc = git2().git_config_get_string_buf(&buf, cfg, key.c_str());
+    if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
+    if (rc != 0) return libgit2_error("cannot read " + key + " from " + where);
+    std::string value(buf.ptr, buf.size);
+    git2().git_buf_dispose(&buf);
+    return std::optional<std::string>(std::move(value));
+}
+
+std::optional<std::string> env_value(const char* name) {
+    const char* value = std::getenv(name);
+    return value ? std::optional<std::string>(value) : std::nullopt;
+}
+
+// A boolean environment variable as git reads it (git_env_bool): on when
+// set to anything but a false value.
+bool env_flag(const char* name) {
+    std::optional<std::string> value = env_value(name);
+    if (!value) return false;
+    std::transform(value->begin(), value->end(), value->begin(), [](unsigned char c) { return std::tolower(c); });
+    return !(value->empty() || *value == "0" || *value == "false" || *value == "no" || *value == "off");
+}
+
+struct ConfigFile {
+    std::string path;
+    git_config_level_t level;
+};
+
+// The system and global files `git config --get` reads, lowest priority
+// first. libgit2 1.5 ignores GIT_CONFIG_NOSYSTEM, GIT_CONFIG_SYSTEM and
+// GIT_CONFIG_GLOBAL, so the list is git's own (config.c), from the same
+// variables; the global files follow HOME and XDG_CONFIG_HOME as git does.
+std::vector<ConfigFile> user_config_files() {
+    std::vector<ConfigFile> out;
+    if (!env_flag("GIT_CONFIG_NOSYSTEM")) {
+        if (std::optional<std::string> system = env_value("GIT_CONFIG_SYSTEM")) {
+            out.push_back({*system, GIT_CONFIG_LEVEL_SYSTEM});
+        } else {
+            git_buf found = GIT_BUF_INIT;
+            if (git2().git_config_find_system(&found) == 0) out.push_back({found.ptr, GIT_CONFIG_LEVEL_SYSTEM});
+            git2().git_buf_dispose(&found);
+        }
+    }
+    if (std::optional<std::string> global = env_value("GIT_CONFIG_GLOBAL")) {
+        out.push_back({*global, GIT_CONFIG_LEVEL_GLOBAL});
+        return out;
+    }
+    const std::optional<std::string> home = env_value("HOME");
+    const std::optional<std::string> xdg = env_value("XDG_CONFIG_HOME");
+    if (xdg && !xdg->empty()) out.push_back({join_path(*xdg, "git/config"), GIT_CONFIG_LEVEL_XDG});
+    else if (home) out.push_back({join_path(*home, ".config/git/config"), GIT_CONFIG_LEVEL_XDG});
+    if (home) out.push_back({join_path(*home, ".gitconfig"), GIT_CONFIG_LEVEL_GLOBAL});
+    return out;
+}
+
+Status add_config_file(git_config* cfg, const ConfigFile& file, git_repository* repo) {
+    if (file.path.empty()) return ok_status();  // GIT_CONFIG_GLOBAL= : no global file
+    if (git2().git_config_add_file_ondisk(cfg, file.path.c_str(), file.level, repo, 0) != 0) {
+        return libgit2_error("cannot read the git config file " + file.path);
+    }
+    return ok_status();
+}
+
+// Whether the repository's own config turns on per-worktree config files
+// (extensions.worktreeConfig), which git then reads after it.
+Result<bool> worktree_config_on(git_config* cfg) {
+    git_config* raw = nullptr;
+    if (git2().git_config_open_level(&raw, cfg, GIT_CONFIG_LEVEL_LOCAL) != 0) return false;
+    ConfigPtr local(raw);
+    int on = 0;
+    const int rc = git2().git_config_get_bool(&on, local.get(), "extensions.worktreeConfig");
+    if (rc == GIT_ENOTFOUND) return false;
+    if (rc != 0) return libgit2_error("cannot read extensions.worktreeConfig");
+    return on != 0;
+}
+
+// Every level of the configuration, as git assembles it for this
+// repository: system, XDG, global, the repository's own file and, when
+// enabled, the worktree's (libgit2 1.5 has no level for it: APP, above local).
+Result<ConfigPtr> effective_config_files(git_repository* repo) {
+    git_config* raw = nullptr;
+    if (git2().git_config_new(&raw) != 0) return libgit2_error("cannot make a git config");
+    ConfigPtr cfg(raw);
+    std::vector<ConfigFile> files = user_config_files();
+    const std::string commondir = git2().git_repository_commondir(repo);
+    files.push_back({join_path(commondir, "config"), GIT_CONFIG_LEVEL_LOCAL});
+    for (const ConfigFile& file : files) {
+        if (Status added = add_config_file(cfg.get(), file, repo); !added) return added.error();
+    }
+    Result<bool> per_worktree = worktree_config_on(cfg.get());
+    if (!per_worktree) return per_worktree.error();
+    if (*per_worktree) {
+        const ConfigFile worktree{join_path(git2().git_repository_path(repo), "config.worktree"), GIT_CONFIG_LEVEL_APP};
+        if (Status added = add_config_file(cfg.get(), worktree, repo); !added) return added.error();
+    }
+    return cfg;
+}
+
+// `~` and `~/...` as git expands them in a path value (interpolate_path).
+std::string expand_home(const std::string& path) {
+    const std::optional<std::string> home = env_value("HOME");
+    if (!home || (path != "~" && !path.starts_with("~/"))) return path;
+    return *home + path.substr(1);
 }
 
 // The local level of the repository's configuration (.git/config).
@@ -357,13 +469,27 @@ Result<std::vector<GitIndexConflict>> GitRepo::index_conflicts(const std::string
 Result<std::optional<std::string>> GitRepo::local_config(const std::string& key) const {
     Result<ConfigPtr> cfg = local_config_file(repo_.get());
     if (!cfg) return cfg.error();
-    git_buf buf = GIT_BUF_INIT;
-    const int rc = git2().git_config_get_string_buf(&buf, cfg->get(), key.c_str());
-    if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
-    if (rc != 0) return libgit2_error("cannot read " + key + " from the repository's git config");
-    std::string value(buf.ptr, buf.size);
-    git2().git_buf_dispose(&buf);
-    return std::optional<std::string>(std::move(value));
+    return config_string(cfg->get(), key, "the repository's git config");
+}
+
+Result<std::optional<std::string>> GitRepo::effective_config(const std::string& key) const {
+    Result<ConfigPtr> cfg = effective_config_files(repo_.get());
+    if (!cfg) return cfg.error();
+    return config_string(cfg->get(), key, "the git config");
+}
+
+std::string GitRepo::commondir() const { return normal_path(git2().git_repository_commondir(repo_.get())); }
+
+std::string GitRepo::config_path() const { return join_path(commondir(), "config"); }
+
+// A relative core.hooksPath is relative to where git runs hooks: the work
+// tree's top level, or the git folder of a bare repository.
+Result<std::string> GitRepo::hooks_dir() const {
+    Result<std::optional<std::string>> set = effective_config("core.hooksPath");
+    if (!set) return set.error();
+    if (!*set) return join_path(commondir(), "hooks");
+    const std::string top = workdir().empty() ? git2().git_repository_path(repo_.get()) : workdir();
+    return absolute_path(top, expand_home(**set));
 }
 
 Status GitRepo::set_local_config(const std::string& key, const std::string& value) const {

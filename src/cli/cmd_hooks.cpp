@@ -74,7 +74,7 @@ constexpr const char* kFooter =
     "entry of your own stays). Everything is decided before the first write; a write that fails undoes the earlier "
     "ones. Exit codes: 0 done or nothing to do, 1 refused and nothing written (symbolic link or non-file in the "
     "way, the hooks folder included, invalid JSON, a foreign hook and a chained one both present, a foreign hook "
-    "in a core.hooksPath folder), 2 usage or system error (git missing, not a git repository, a read-only file or "
+    "in a core.hooksPath folder), 2 usage or system error (not a git work tree, a read-only file or "
     "folder, a failed write), 3 workspace busy.";
 
 void register_action(CLI::App* group, Context& ctx, HooksAction action, const std::string& help) {

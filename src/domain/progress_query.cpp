@@ -21,18 +21,18 @@ std::string log_display(const WorkspacePaths& ws) { return ws.artifact_display(A
 
 std::string field(const NodeRef& entry, std::string_view key) { return std::string(trim(entry.find(key).as_string())); }
 
-enum class EntryMatch { Match, Skip, Stop };
+enum class EntryVerdict { Match, Skip, Stop };
 
-EntryMatch judge(const NodeRef& entry, const EntryQuery& q) {
-    if (q.signal_only && !is_signal_entry(entry)) return EntryMatch::Skip;
+EntryVerdict judge(const NodeRef& entry, const EntryQuery& q) {
+    if (q.signal_only && !is_signal_entry(entry)) return EntryVerdict::Skip;
     if (q.since) {
         Result<Instant> at = parse_progress_timestamp(field(entry, "timestamp"));
-        if (at && *at < *q.since) return EntryMatch::Stop;
+        if (at && *at < *q.since) return EntryVerdict::Stop;
     }
-    if (q.task && field(entry, "task_id") != trim(*q.task)) return EntryMatch::Skip;
-    if (q.status && lower_ascii(field(entry, "status")) != lower_ascii(trim(*q.status))) return EntryMatch::Skip;
-    if (!q.run_id.empty() && lower_ascii(field(entry, "replayId")) != q.run_id) return EntryMatch::Skip;
-    return EntryMatch::Match;
+    if (q.task && field(entry, "task_id") != trim(*q.task)) return EntryVerdict::Skip;
+    if (q.status && lower_ascii(field(entry, "status")) != lower_ascii(trim(*q.status))) return EntryVerdict::Skip;
+    if (!q.run_id.empty() && lower_ascii(field(entry, "replayId")) != q.run_id) return EntryVerdict::Skip;
+    return EntryVerdict::Match;
 }
 
 // Collects matches from the newest item of `entries` backwards. Returns true
@@ -41,9 +41,9 @@ bool collect(const NodeRef& entries, const EntryQuery& q, EntryList& out) {
     out.entries.clear();
     for (std::size_t i = entries.size(); i-- > 0;) {
         const NodeRef e = entries.item(i);
-        const EntryMatch v = judge(e, q);
-        if (v == EntryMatch::Stop) return true;
-        if (v == EntryMatch::Skip) continue;
+        const EntryVerdict v = judge(e, q);
+        if (v == EntryVerdict::Stop) return true;
+        if (v == EntryVerdict::Skip) continue;
         if (q.limit && out.entries.size() == q.limit) {
             out.more = true;
             return true;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "small/base/fd.hpp"
+#include "small/base/path.hpp"
 #include "small/store/atomic_file.hpp"
 
 namespace small {
@@ -124,6 +125,36 @@ Status rename_hook_file(const std::string& dir, const std::string& from, const s
 Status remove_hook_file(const std::string& dir, const std::string& name) {
     if (::unlink(join(dir, name).c_str()) != 0) return Error::from_errno("cannot remove", join(dir, name), errno);
     return fsync_directory(dir);
+}
+
+Status remove_named_file(const std::string& path) {
+    if (::unlink(path.c_str()) != 0) return Error::from_errno("cannot remove", path, errno);
+    return fsync_directory(parent_path(path));
+}
+
+Status remove_created_hooks_folder(const std::string& dir) {
+    if (::rmdir(dir.c_str()) != 0) return Error::from_errno("cannot remove", dir, errno);
+    return fsync_directory(parent_path(dir));
+}
+
+Status restore_file_mode(const std::string& path, unsigned mode) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || (st.st_mode & 07777) == mode) return ok_status();
+    if (::chmod(path.c_str(), mode) != 0) return Error::from_errno("cannot restore the mode of", path, errno);
+    return ok_status();
+}
+
+Status check_writable_folder(std::string dir) {
+    while (!dir.empty() && ::access(dir.c_str(), F_OK) != 0) {
+        const std::string parent = parent_path(dir);
+        if (parent == dir) break;
+        dir = parent;
+    }
+    if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) == 0) return ok_status();
+    Error e = Error::from_errno("cannot write in", dir, errno);
+    e.message += " (the folder is not writable); nothing was changed";
+    e.hint = "make it writable if small should change it, or run the command as its owner";
+    return e;
 }
 
 // ---------------------------------------------------------------- what install added

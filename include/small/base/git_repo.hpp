@@ -87,6 +87,24 @@ public:
     // it was not set there. A multi-valued key is an error.
     Result<bool> unset_local_config(const std::string& key) const;
 
+    // The value of `key` as `git config --get` reads it, from every level:
+    // the system file (unless GIT_CONFIG_NOSYSTEM; GIT_CONFIG_SYSTEM names
+    // it), the global ones (GIT_CONFIG_GLOBAL, else XDG and ~/.gitconfig),
+    // the repository's own and, with extensions.worktreeConfig, the
+    // worktree's. nullopt when unset everywhere. (libgit2 1.5's own view
+    // ignores those variables; this one follows git.)
+    Result<std::optional<std::string>> effective_config(const std::string& key) const;
+
+    // The folder shared by a repository and its linked worktrees (.git),
+    // absolute, without a trailing '/'.
+    std::string commondir() const;
+    // The repository's own config file: `git rev-parse --git-path config`.
+    std::string config_path() const;
+    // The folder git runs hooks from, as `git rev-parse --git-path hooks`
+    // names it: core.hooksPath (a relative one from the work tree's top,
+    // `~/` from HOME), else <commondir>/hooks; absolute, lexically normal.
+    Result<std::string> hooks_dir() const;
+
 private:
     explicit GitRepo(git_repository* repo);
     struct Deleter {

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "small/ops/authoring/hooks.hpp"
+#include "small/domain/hook_install.hpp"
 
 namespace small {
 

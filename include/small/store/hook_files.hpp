@@ -55,6 +55,23 @@ Status rename_hook_file(const std::string& dir, const std::string& from, const s
 // unlink(2) of `name` in `dir`, made durable.
 Status remove_hook_file(const std::string& dir, const std::string& name);
 
+// unlink(2) of the file at `path` (.gitattributes, which lies outside the
+// workspace's write rules: the user's file), made durable.
+Status remove_named_file(const std::string& path);
+
+// rmdir(2) of a hooks folder install created (its undo), made durable.
+Status remove_created_hooks_folder(const std::string& dir);
+
+// Gives the file at `path` the permission bits `mode` again when a rewrite
+// changed them (libgit2 writes the git config file anew); nothing when the
+// file is gone or already has them.
+Status restore_file_mode(const std::string& path, unsigned mode);
+
+// Refuses (System, "nothing was changed") when nothing may be written in
+// `dir`, or, when it does not exist yet, in the nearest folder above it
+// that does: checked before the first write.
+Status check_writable_folder(std::string dir);
+
 // ---------------------------------------------------------------- what install added
 
 // `small hooks install` records what it added, so that uninstall removes

@@ -10,6 +10,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/check/evidence_check.hpp"
 #include "small/base/git_repo.hpp"
+#include "small/base/path.hpp"
 #include "small/domain/scope_drift.hpp"
 #include "temp_workspace.hpp"
 
@@ -204,6 +205,94 @@ TEST_F(GitRepoTest, LocalConfigIsTheRepositorysOwnFileOnly) {
     EXPECT_EQ(small::testing::read_all(home + "/.gitconfig"), global_text);
     git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, nullptr);
     git_libgit2_shutdown();
+}
+
+// `small hooks` asks libgit2 what it once asked a git process (`git
+// rev-parse --git-path hooks`, `git config --get`): the answers must be git's.
+class GitRepoHooksTest : public GitRepoTest {
+protected:
+    void TearDown() override {
+        ::unsetenv("GIT_CONFIG_SYSTEM");
+        ::setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+        ::setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+    }
+    // git's hooks folder as seen from `dir`, absolute (git prints it relative to `dir`).
+    std::string git_hooks_dir(const std::string& dir) {
+        return absolute_path(dir, git("rev-parse --git-path hooks", dir));
+    }
+    void expect_git_hooks_dir(const std::string& dir) {
+        Result<std::string> ours = open(dir).hooks_dir();
+        ASSERT_TRUE(ours.ok()) << ours.error().message;
+        EXPECT_EQ(*ours, git_hooks_dir(dir)) << "from " << dir;
+    }
+    std::string config_file(const std::string& name, const std::string& text) {
+        const std::string path = tmp_.path(name);
+        write_plain(path, text);
+        return path;
+    }
+    // A repository with one commit, a folder `sub` and a linked worktree (returned).
+    std::string repository_with_worktree() {
+        git("init -q");
+        commit_file("a.txt", "a\n", "one");
+        fs::create_directories(tmp_.path("sub"));
+        const std::string wt = tmp_.path("wt");
+        git("worktree add -q --detach '" + wt + "'");
+        return wt;
+    }
+};
+
+TEST_F(GitRepoHooksTest, HooksDirIsGitsInARepositoryASubfolderAndAWorktree) {
+    const std::string wt = repository_with_worktree();
+    fs::create_directories(tmp_.path("sub/deep"));
+    for (const std::string& dir : {root(), tmp_.path("sub/deep"), wt}) expect_git_hooks_dir(dir);
+    EXPECT_EQ(*open(wt).hooks_dir(), root() + "/.git/hooks");  // the common folder's
+    EXPECT_EQ(open(wt).config_path(), absolute_path(wt, git("rev-parse --git-path config", wt)));
+    EXPECT_EQ(open(wt).commondir(), root() + "/.git");
+}
+
+TEST_F(GitRepoHooksTest, HooksPathAbsoluteRelativeAndFromHome) {
+    const std::string wt = repository_with_worktree();
+    for (const std::string& value : {tmp_.path("abs-hooks"), std::string(".githooks"), std::string("../up"),
+                                    std::string("~/home-hooks")}) {
+        git("config core.hooksPath '" + value + "'");
+        // A relative value is relative to the top of the work tree it runs in.
+        for (const std::string& dir : {root(), tmp_.path("sub"), wt}) expect_git_hooks_dir(dir);
+    }
+}
+
+TEST_F(GitRepoHooksTest, GitConfigGlobalAndNoSystemAreHonoured) {
+    git("init -q");
+    fs::create_directories(tmp_.path("sub"));
+    const std::string global = config_file("global.gitconfig", "[core]\n\thooksPath = " + tmp_.path("global-hooks") +
+                                                                  "\n[merge \"small\"]\n\tdriver = global %A\n");
+    ::setenv("GIT_CONFIG_GLOBAL", global.c_str(), 1);
+    expect_git_hooks_dir(tmp_.path("sub"));
+    EXPECT_EQ(*open().hooks_dir(), tmp_.path("global-hooks"));
+    EXPECT_EQ(*open().effective_config("merge.small.driver"), std::optional<std::string>("global %A"));
+    EXPECT_EQ(*open().local_config("merge.small.driver"), std::nullopt);  // not the repository's own
+
+    const std::string system = config_file("system.gitconfig", "[core]\n\thooksPath = system-hooks\n");
+    ::setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+    ::setenv("GIT_CONFIG_SYSTEM", system.c_str(), 1);
+    expect_git_hooks_dir(root());
+    EXPECT_EQ(*open().hooks_dir(), root() + "/.git/hooks");  // GIT_CONFIG_NOSYSTEM=1
+    for (const char* off : {"0", "false"}) {
+        ::setenv("GIT_CONFIG_NOSYSTEM", off, 1);
+        expect_git_hooks_dir(tmp_.path("sub"));
+        EXPECT_EQ(*open().hooks_dir(), root() + "/system-hooks");
+    }
+    git("config core.hooksPath local-hooks");  // the repository's own file wins over the others
+    expect_git_hooks_dir(root());
+    EXPECT_EQ(*open().effective_config("merge.small.driver"), std::nullopt);
+}
+
+TEST_F(GitRepoHooksTest, AWorktreesOwnConfigIsReadWhenEnabled) {
+    const std::string wt = repository_with_worktree();
+    git("config extensions.worktreeConfig true");
+    git("config --worktree core.hooksPath wt-hooks", wt);
+    expect_git_hooks_dir(wt);
+    expect_git_hooks_dir(root());
+    EXPECT_EQ(*open(wt).hooks_dir(), wt + "/wt-hooks");
 }
 
 TEST_F(GitRepoTest, EvidenceRulesNameTheEntry) {
