@@ -20,7 +20,7 @@
 #include "small/ops/session/progress_add.hpp"
 #include "small/domain/progress_entry.hpp"
 #include "small/store/progress_log.hpp"
-#include "test_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {

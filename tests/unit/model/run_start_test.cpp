@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
