@@ -30,11 +30,7 @@ int run_reset(Context& ctx, ResetFlags& f) {
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
     if (Status linked = refuse_linked_small_dir(ctx.fs, ws); !linked) return report_error(out, linked.error());
-    if (!ctx.fs.directory_exists(ws.small_dir)) {
-        return report_error(out, Error::system("no .small/ directory found in " + ws.root +
-                                               (ws.from_dir_flag ? "" : " or any parent directory") +
-                                               "; run `small init` first"));
-    }
+    if (Status s = require_small_dir(ctx.fs, ws); !s) return report_error(out, s.error());
     if (const Confirmation answer = confirm(f.yes, kQuestion); answer != Confirmation::Yes) {
         return report_declined(out, answer, "reset");
     }
