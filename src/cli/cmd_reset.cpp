@@ -53,14 +53,12 @@ int run_reset(Context& ctx, ResetFlags& f) {
 }  // namespace
 
 void register_reset(CLI::App& app, Context& ctx) {
-    auto f = std::make_shared<ResetFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "reset", "Start a new run: template plan, new pinned replay id; intent, constraints and history kept");
+    const auto [cmd, f] = add_command<ResetFlags>(app, ctx, "reset", run_reset,
+        "Start a new run: template plan, new pinned replay id; intent, constraints and history kept");
     cmd->add_flag("-y,--yes", f->yes, "Do not ask for confirmation");
     cmd->add_flag("--keep-intent", f->keep_intent,
                   "Accepted for compatibility: intent.small.yml is always kept (it is human-owned, D7)");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (examples is refused)");
-    cmd->callback([&ctx, f] { ctx.exit_code = run_reset(ctx, *f); });
 }
 
 }  // namespace small::cli
