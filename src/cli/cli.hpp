@@ -5,8 +5,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "small/base/filesystem.hpp"
@@ -164,6 +166,33 @@ template <typename Request>
 void aim_at(const Target& target, Request& req) {
     req.scope = target.scope;
     req.lock_wait = default_lock_wait();
+}
+
+// The flags of a command that takes a workspace and fills one library request.
+template <typename Request>
+struct RequestFlags {
+    WorkspaceFlags where;
+    Request req;
+};
+
+// The workspace `where` names, with `req` aimed at it: the prologue of a writing command.
+template <typename Request>
+Result<WorkspacePaths> aimed_workspace(const Context& ctx, const WorkspaceFlags& where, Request& req) {
+    Result<Target> target = resolve_target(ctx, where);
+    if (!target) return target.error();
+    aim_at(*target, req);
+    return std::move(target->ws);
+}
+
+// Adds the subcommand `name` with flags of its own, which live as long as the
+// parser (CLI11 binds options to them); when called, `run(ctx, flags)` gives the exit code.
+template <typename Flags, typename Run>
+std::pair<CLI::App*, std::shared_ptr<Flags>> add_command(CLI::App& parent, Context& ctx, const std::string& name,
+                                                         Run run, const std::string& description) {
+    auto flags = std::make_shared<Flags>();
+    CLI::App* cmd = parent.add_subcommand(name, description);
+    cmd->callback([&ctx, flags, run] { ctx.exit_code = run(ctx, *flags); });
+    return {cmd, flags};
 }
 
 // Flags shared by validate, lint, check and verify.

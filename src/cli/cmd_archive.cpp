@@ -66,9 +66,8 @@ int run_archive(Context& ctx, const ArchiveFlags& f) {
 }  // namespace
 
 void register_archive(CLI::App& app, Context& ctx) {
-    auto f = std::make_shared<ArchiveFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "archive", "Copy the artifacts with a SHA-256 manifest to .small-archive/<replayId>/ (or --out), or --verify one");
+    const auto [cmd, f] = add_command<ArchiveFlags>(app, ctx, "archive", run_archive,
+        "Copy the artifacts with a SHA-256 manifest to .small-archive/<replayId>/ (or --out), or --verify one");
     cmd->add_option("--out", f->out, "Output folder, new or empty (default: <workspace>/.small-archive/<replayId>)");
     cmd->add_option("--include", f->include,
                     "Artifact file names to archive, comma-separated or repeated (default: the five artifacts and "
@@ -76,7 +75,6 @@ void register_archive(CLI::App& app, Context& ctx) {
         ->delimiter(',');
     cmd->add_option("--verify", f->verify, "Re-check every SHA-256 of the manifest in DIR (writes nothing)");
     add_dir_option(cmd, f->dir);
-    cmd->callback([&ctx, f] { ctx.exit_code = run_archive(ctx, *f); });
 }
 
 }  // namespace small::cli

@@ -11,25 +11,20 @@ namespace small::cli {
 
 namespace {
 
-struct CheckpointFlags {
-    WorkspaceFlags where;
-    CheckpointRequest req;
-};
+using CheckpointFlags = RequestFlags<CheckpointRequest>;
 
 int run_checkpoint(Context& ctx, CheckpointFlags& f) {
     const Output out(ctx.globals, "checkpoint");
-    Result<Target> target = resolve_target(ctx, f.where);
-    if (!target) return report_error(out, target.error());
-    const WorkspacePaths& ws = target->ws;
-    aim_at(*target, f.req);
-    Result<CheckpointResult> r = checkpoint_command(ctx.fs, ws, f.req);
+    const Result<WorkspacePaths> ws = aimed_workspace(ctx, f.where, f.req);
+    if (!ws) return report_error(out, ws.error());
+    Result<CheckpointResult> r = checkpoint_command(ctx.fs, *ws, f.req);
     if (!r) return report_error(out, r.error());
 
     const std::string task = r->entry["task_id"].get<std::string>();
     const std::string status = r->entry["status"].get<std::string>();
     const std::string line = "checkpoint: " + task + " -> " + status + " at " + r->timestamp;
     if (out.json()) {
-        out.json_document(checkpoint_json(*r, ws));
+        out.json_document(checkpoint_json(*r, *ws));
         return kExitOk;
     }
     if (!ctx.globals.quiet) {
@@ -42,9 +37,8 @@ int run_checkpoint(Context& ctx, CheckpointFlags& f) {
 }  // namespace
 
 void register_checkpoint(CLI::App& app, Context& ctx) {
-    auto f = std::make_shared<CheckpointFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "checkpoint", "Set a plan task's status AND record the progress entry, as one atomic change");
+    const auto [cmd, f] = add_command<CheckpointFlags>(app, ctx, "checkpoint", run_checkpoint,
+        "Set a plan task's status AND record the progress entry, as one atomic change");
     CheckpointRequest& r = f->req;
     complete_as(cmd->add_option("--task", r.task, "Plan task id"), ValueKind::TaskId)->required();
     complete_as(cmd->add_option("--status", r.status, "completed, blocked, cancelled or in_progress"),
@@ -63,7 +57,6 @@ void register_checkpoint(CLI::App& app, Context& ctx) {
     cmd->add_flag("--force", r.force,
                   "Complete the task although its dependencies are not all completed (the entry's notes say so)");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");
-    cmd->callback([&ctx, f] { ctx.exit_code = run_checkpoint(ctx, *f); });
 }
 
 }  // namespace small::cli

@@ -53,9 +53,8 @@ int run_drift(Context& ctx, const DriftFlags& f) {
 }  // namespace
 
 void register_drift(CLI::App& app, Context& ctx) {
-    auto f = std::make_shared<DriftFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "drift", "Files changed in the run (committed, staged, unstaged, untracked) outside the intent's scope");
+    const auto [cmd, f] = add_command<DriftFlags>(app, ctx, "drift", run_drift,
+        "Files changed in the run (committed, staged, unstaged, untracked) outside the intent's scope");
     cmd->footer(
         "Scope globs: * within one path segment, ** any number of segments, anchored at the workspace root.\n"
         "Never drift: .small*/ folders, AGENTS.md, .gitignore.\n"
@@ -64,7 +63,6 @@ void register_drift(CLI::App& app, Context& ctx) {
     cmd->add_option("--since", f->since,
                     "Compare from this revision (default: the last commit before the run's first progress entry)");
     add_dir_option(cmd, f->dir);
-    cmd->callback([&ctx, f] { ctx.exit_code = run_drift(ctx, *f); });
 }
 
 }  // namespace small::cli

@@ -10,23 +10,18 @@ namespace small::cli {
 
 namespace {
 
-struct HandoffFlags {
-    WorkspaceFlags where;
-    HandoffRequest req;
-};
+using HandoffFlags = RequestFlags<HandoffRequest>;
 
 int run_handoff(Context& ctx, HandoffFlags& f) {
     const Output out(ctx.globals, "handoff");
-    Result<Target> target = resolve_target(ctx, f.where);
-    if (!target) return report_error(out, target.error());
-    const WorkspacePaths& ws = target->ws;
-    aim_at(*target, f.req);
-    Result<HandoffResult> r = handoff_command(ctx.fs, ws, f.req);
+    const Result<WorkspacePaths> ws = aimed_workspace(ctx, f.where, f.req);
+    if (!ws) return report_error(out, ws.error());
+    Result<HandoffResult> r = handoff_command(ctx.fs, *ws, f.req);
     if (!r) return report_error(out, r.error());
 
     const std::size_t steps = r->handoff["resume"]["next_steps"].size();
     if (out.json()) {
-        out.json_document(handoff_json(*r, ws));
+        out.json_document(handoff_json(*r, *ws));
         return kExitOk;
     }
     if (!ctx.globals.quiet) {
@@ -42,9 +37,8 @@ int run_handoff(Context& ctx, HandoffFlags& f) {
 }  // namespace
 
 void register_handoff(CLI::App& app, Context& ctx) {
-    auto f = std::make_shared<HandoffFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "handoff", "Write .small/handoff.small.yml, the resume point, from the plan and progress");
+    const auto [cmd, f] = add_command<HandoffFlags>(app, ctx, "handoff", run_handoff,
+        "Write .small/handoff.small.yml, the resume point, from the plan and progress");
     cmd->add_option("--summary", f->req.summary, "Summary text (default: computed from the plan's state)");
     cmd->add_option("--next", f->req.next,
                     "A next step of your own for the next session, after the computed ones (repeatable)")
@@ -60,7 +54,6 @@ void register_handoff(CLI::App& app, Context& ctx) {
                 "Only a task whose dependencies are all completed is suggested; a blocked task carries its reason.\n"
                 "The file's first line records what it was computed from, so status, the primer, doctor and\n"
                 "check --strict can say when it is stale (D18).");
-    cmd->callback([&ctx, f] { ctx.exit_code = run_handoff(ctx, *f); });
 }
 
 }  // namespace small::cli

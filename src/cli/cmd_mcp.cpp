@@ -49,14 +49,12 @@ int run_mcp(Context& ctx, const WorkspaceFlags& flags) {
 }  // namespace
 
 void register_mcp(CLI::App& app, Context& ctx) {
-    auto f = std::make_shared<WorkspaceFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "mcp", "Serve the workspace to an agent over MCP (JSON-RPC on stdin/stdout; logs on stderr)");
+    const auto [cmd, f] = add_command<WorkspaceFlags>(app, ctx, "mcp", run_mcp,
+        "Serve the workspace to an agent over MCP (JSON-RPC on stdin/stdout; logs on stderr)");
     add_workspace_flags(cmd, *f, "Workspace scope of every tool: root (default), examples or any");
     cmd->footer("Tools: resume, status, plan, progress_add, checkpoint, handoff, check, init.\n"
                 "Resources: small://intent, small://constraints, small://plan, small://progress, small://handoff.\n"
                 "Ends with exit 0 when the client closes stdin or goes away.");
-    cmd->callback([&ctx, f] { ctx.exit_code = run_mcp(ctx, *f); });
 }
 
 }  // namespace small::cli

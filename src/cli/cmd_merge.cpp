@@ -103,9 +103,8 @@ int run_merge(const Context& ctx, const MergeFlags& f) {
 }  // namespace
 
 void register_merge(CLI::App& app, Context& ctx) {
-    auto f = std::make_shared<MergeFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "merge", "Git merge driver for .small/ files: three-way merge of ANCESTOR, CURRENT and OTHER into CURRENT");
+    const auto [cmd, f] = add_command<MergeFlags>(app, ctx, "merge", run_merge,
+        "Git merge driver for .small/ files: three-way merge of ANCESTOR, CURRENT and OTHER into CURRENT");
     cmd->add_option("ancestor", f->request.ancestor,
                     "The common ancestor's version (git's %O); alone with --explain: a file git left unmerged");
     cmd->add_option("current", f->request.current, "This branch's version (git's %A); receives the result");
@@ -126,7 +125,6 @@ void register_merge(CLI::App& app, Context& ctx) {
         "after the merge); any other file merges only identical or one-sided changes. Exit codes: 0 merged (CURRENT "
         "holds the result), 1 conflict or a side that cannot be merged (CURRENT left exactly as it was), 2 usage or "
         "system error.");
-    cmd->callback([&ctx, f] { ctx.exit_code = run_merge(ctx, *f); });
 }
 
 }  // namespace small::cli

@@ -38,10 +38,8 @@ Result<PlanInput> read_from(const Context& ctx, const std::string& from) {
 
 int run_plan(Context& ctx, PlanFlags& f) {
     const Output out(ctx.globals, "plan");
-    Result<Target> target = resolve_target(ctx, f.where);
-    if (!target) return report_error(out, target.error());
-    const WorkspacePaths& ws = target->ws;
-    aim_at(*target, f.req);
+    const Result<WorkspacePaths> ws = aimed_workspace(ctx, f.where, f.req);
+    if (!ws) return report_error(out, ws.error());
     if (f.req.reset) {
         const Confirmation answer =
             confirm(f.req.yes,
@@ -55,11 +53,11 @@ int run_plan(Context& ctx, PlanFlags& f) {
         if (!input) return report_error(out, input.error());
         f.req.from = std::move(*input);
     }
-    Result<PlanResult> r = plan_command(ctx.fs, ws, f.req);
+    Result<PlanResult> r = plan_command(ctx.fs, *ws, f.req);
     if (!r) return report_error(out, r.error());
 
     if (out.json()) {
-        out.json_document(plan_json(*r, ws));
+        out.json_document(plan_json(*r, *ws));
         return kExitOk;
     }
     for (const std::string& m : r->messages) out.info(m);

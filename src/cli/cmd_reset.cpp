@@ -30,11 +30,7 @@ int run_reset(Context& ctx, ResetFlags& f) {
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
     if (Status linked = refuse_linked_small_dir(ctx.fs, ws); !linked) return report_error(out, linked.error());
-    if (!ctx.fs.directory_exists(ws.small_dir)) {
-        return report_error(out, Error::system("no .small/ directory found in " + ws.root +
-                                               (ws.from_dir_flag ? "" : " or any parent directory") +
-                                               "; run `small init` first"));
-    }
+    if (Status s = require_small_dir(ctx.fs, ws); !s) return report_error(out, s.error());
     if (const Confirmation answer = confirm(f.yes, kQuestion); answer != Confirmation::Yes) {
         return report_declined(out, answer, "reset");
     }
@@ -57,14 +53,12 @@ int run_reset(Context& ctx, ResetFlags& f) {
 }  // namespace
 
 void register_reset(CLI::App& app, Context& ctx) {
-    auto f = std::make_shared<ResetFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "reset", "Start a new run: template plan, new pinned replay id; intent, constraints and history kept");
+    const auto [cmd, f] = add_command<ResetFlags>(app, ctx, "reset", run_reset,
+        "Start a new run: template plan, new pinned replay id; intent, constraints and history kept");
     cmd->add_flag("-y,--yes", f->yes, "Do not ask for confirmation");
     cmd->add_flag("--keep-intent", f->keep_intent,
                   "Accepted for compatibility: intent.small.yml is always kept (it is human-owned, D7)");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (examples is refused)");
-    cmd->callback([&ctx, f] { ctx.exit_code = run_reset(ctx, *f); });
 }
 
 }  // namespace small::cli

@@ -11,24 +11,19 @@ namespace small::cli {
 
 namespace {
 
-struct StartFlags {
-    WorkspaceFlags where;
-    StartRequest req;
-};
+using StartFlags = RequestFlags<StartRequest>;
 
 int run_start(Context& ctx, StartFlags& f) {
     const Output out(ctx.globals, "start");
-    Result<Target> target = resolve_target(ctx, f.where);
-    if (!target) return report_error(out, target.error());
-    const WorkspacePaths& ws = target->ws;
-    aim_at(*target, f.req);
-    Result<StartResult> r = start_command(ctx.fs, ws, f.req);
+    const Result<WorkspacePaths> ws = aimed_workspace(ctx, f.where, f.req);
+    if (!ws) return report_error(out, ws.error());
+    Result<StartResult> r = start_command(ctx.fs, *ws, f.req);
     if (!r) return report_error(out, r.error());
 
     if (out.json()) {
         nlohmann::json check;
-        const int code = run_strict_check(ctx, ws, &check);
-        out.json_document(start_json(*r, ws, std::move(check), code), code);
+        const int code = run_strict_check(ctx, *ws, &check);
+        out.json_document(start_json(*r, *ws, std::move(check), code), code);
         return code;
     }
     for (const std::string& name : r->created) out.info("Created .small/" + name + " from template");
@@ -40,7 +35,7 @@ int run_start(Context& ctx, StartFlags& f) {
     }
     out.info("Wrote handoff.small.yml (replayId " + r->handoff.replay_id.substr(0, 16) + "...)");
     out.info("Running strict check (validate, lint, verify)...");
-    const int code = run_strict_check(ctx, ws, nullptr);
+    const int code = run_strict_check(ctx, *ws, nullptr);
     if (code == kExitOk) out.success("Strict check passed. Start complete. Handoff ready.");
     else out.problem("Error: strict check failed; fix the findings above, then run `small start` again");
     return code;
@@ -49,14 +44,12 @@ int run_start(Context& ctx, StartFlags& f) {
 }  // namespace
 
 void register_start(CLI::App& app, Context& ctx) {
-    auto f = std::make_shared<StartFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "start", "Begin a session: create missing artifacts, pin the run, write the handoff, run check --strict");
+    const auto [cmd, f] = add_command<StartFlags>(app, ctx, "start", run_start,
+        "Begin a session: create missing artifacts, pin the run, write the handoff, run check --strict");
     cmd->add_option("--summary", f->req.summary, "Summary text for the handoff (default: computed)");
     add_workspace_flags(cmd, f->where,
                         "Workspace scope: root (default) or any (any also creates .small/ when missing, and then adds "
                         "the runtime folders to .gitignore as init does)");
-    cmd->callback([&ctx, f] { ctx.exit_code = run_start(ctx, *f); });
 }
 
 }  // namespace small::cli

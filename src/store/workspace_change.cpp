@@ -490,10 +490,7 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
 
 Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePaths& ws, const MutationRequest& req) {
     if (Status s = refuse_linked_small_dir(fs, ws); !s) return s.error();
-    if (!fs.directory_exists(ws.small_dir)) {
-        return Error::system("no .small/ directory found in " + ws.root +
-                             (ws.from_dir_flag ? "" : " or any parent directory") + "; run `small init` first");
-    }
+    if (Status s = require_small_dir(fs, ws); !s) return s.error();
     // The value and run id of workspace.small.yml. A bad run.replay_id is
     // refused whatever the scope: a write must not replace it unseen.
     struct Metadata {

@@ -650,9 +650,9 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         entry["replayId"] = pin->replay_id;  // D8: every entry of the run
         if (Status v = validate_progress_entry(entry, probe, ws); !v) return v.error();
     }
-    if (!edits.entries.empty() && !fs.file_exists(ws.artifact_path(ArtifactType::Progress))) {
-        return Error::system(ws.artifact_display(ArtifactType::Progress) +
-                             " is missing; run `small init --force` to recreate the workspace files");
+    if (!edits.entries.empty()) {
+        const char* recreate = "run `small init --force` to recreate the workspace files";
+        if (Status s = require_artifact(fs, ws, ArtifactType::Progress, recreate); !s) return s.error();
     }
 
     WorkspaceChange change;

@@ -16,9 +16,7 @@ namespace small {
 Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws, const ResetRequest& req) {
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
     if (!session) return session.error();
-    if (!fs.file_exists(ws.artifact_path(ArtifactType::Progress))) {
-        return Error::system(ws.artifact_display(ArtifactType::Progress) + " is missing; run `small init --force`");
-    }
+    if (Status s = require_artifact(fs, ws, ArtifactType::Progress, "run `small init --force`"); !s) return s.error();
 
     ResetResult result;
     const YamlValue previous_handoff = old_handoff(fs, ws);

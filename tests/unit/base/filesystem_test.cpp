@@ -11,14 +11,14 @@
 #include <string_view>
 #include <vector>
 
+#include "fixtures.hpp"
+
 namespace small {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::contains;
 
-bool contains(std::string_view haystack, std::string_view needle) {
-    return haystack.find(needle) != std::string_view::npos;
-}
+namespace fs = std::filesystem;
 
 std::vector<std::string> names(const std::vector<DirEntry>& entries) {
     std::vector<std::string> out;
@@ -35,24 +35,15 @@ const DirEntry* entry(const std::vector<DirEntry>& entries, std::string_view nam
 
 class FileSystemReal : public ::testing::Test {
 protected:
-    void SetUp() override {
-        char tmpl[] = "/tmp/small-fs-test-XXXXXX";
-        char* made = ::mkdtemp(tmpl);
-        ASSERT_NE(made, nullptr);
-        dir_ = made;
-    }
-    void TearDown() override {
-        std::error_code ec;
-        if (!dir_.empty()) fs::remove_all(dir_, ec);
-    }
-    std::string path(std::string_view name) const { return dir_ + "/" + std::string(name); }
+    std::string path(std::string_view name) const { return tmp_.path(std::string(name)); }
     void write(std::string_view name, const std::string& content) const {
         std::ofstream out(path(name), std::ios::binary);
         out << content;
         ASSERT_TRUE(out.good());
     }
 
-    std::string dir_;
+    testing::TempDir tmp_;
+    const std::string dir_ = tmp_.root();
     RealFileSystem real_;
 };
 

@@ -12,14 +12,13 @@
 #include "small/base/git_repo.hpp"
 #include "small/base/path.hpp"
 #include "small/domain/scope_drift.hpp"
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
 
 namespace fs = std::filesystem;
-using small::testing::TempWorkspace;
-using small::testing::write_plain;
+using namespace small::testing;
 
 constexpr const char* kGit = "/usr/bin/git";
 
@@ -40,13 +39,13 @@ protected:
         const std::string out = tmp_.ws().small_dir + "/git.out";  // .small*: never counted
         const std::string cmd = "cd '" + (dir.empty() ? root() : dir) + "' && " + kGit + " " + args + " > '" + out + "' 2>&1";
         const int rc = std::system(cmd.c_str());
-        EXPECT_EQ(rc, 0) << cmd << "\n" << small::testing::read_all(out);
-        std::string text = small::testing::read_all(out);
+        EXPECT_EQ(rc, 0) << cmd << "\n" << small::testing::read_text(out);
+        std::string text = small::testing::read_text(out);
         while (!text.empty() && text.back() == '\n') text.pop_back();
         return text;
     }
     void commit_file(const std::string& name, const std::string& text, const std::string& message) {
-        write_plain(tmp_.path(name), text);
+        write_text(tmp_.path(name), text);
         git("add '" + name + "'");
         git("commit -q -m '" + message + "'");
     }
@@ -74,7 +73,7 @@ TEST_F(GitRepoTest, OutsideAnyRepositoryIsNotAnError) {
 
 TEST_F(GitRepoTest, RepositoryWithNoCommits) {
     git("init -q");
-    write_plain(tmp_.path("a.txt"), "a\n");
+    write_text(tmp_.path("a.txt"), "a\n");
     GitRepo repo = open();
     EXPECT_TRUE(repo.head_unborn());
     Result<std::optional<std::string>> head = repo.head();
@@ -95,7 +94,7 @@ TEST_F(GitRepoTest, CommitsAncestryAndDetachedHead) {
     const std::string first = git("rev-parse HEAD");
     commit_file("a.txt", "2\n", "two");
     const std::string second = git("rev-parse HEAD");
-    write_plain(tmp_.path(".git/info/exclude"), ".small/\n");
+    write_text(tmp_.path(".git/info/exclude"), ".small/\n");
     GitRepo repo = open();
     EXPECT_FALSE(*repo.dirty());
     EXPECT_EQ(*repo.resolve_commit(first.substr(0, 7)), first);
@@ -123,12 +122,12 @@ TEST_F(GitRepoTest, ChangedFilesCoverCommittedStagedUnstagedAndUntrackedButNotIg
     commit_file("keep.txt", "k\n", "keep");
     const std::string base = git("rev-parse HEAD~1");
     commit_file("committed.txt", "c\n", "after base");
-    write_plain(tmp_.path("staged.txt"), "s\n");
+    write_text(tmp_.path("staged.txt"), "s\n");
     git("add staged.txt");
-    write_plain(tmp_.path("keep.txt"), "changed\n");  // unstaged
+    write_text(tmp_.path("keep.txt"), "changed\n");  // unstaged
     fs::create_directories(tmp_.path("new/dir"));
-    write_plain(tmp_.path("new/dir/untracked.txt"), "u\n");
-    write_plain(tmp_.path("noise.log"), "ignored\n");
+    write_text(tmp_.path("new/dir/untracked.txt"), "u\n");
+    write_text(tmp_.path("noise.log"), "ignored\n");
     GitRepo repo = open();
     Result<std::vector<std::string>> changed = repo.changed_files(base);
     ASSERT_TRUE(changed.ok()) << changed.error().message;
@@ -172,7 +171,7 @@ TEST_F(GitRepoTest, LocalConfigIsTheRepositorysOwnFileOnly) {
     const std::string home = tmp_.path("home");
     fs::create_directory(home);
     const std::string global_text = "[merge \"small\"]\n\tdriver = global %A\n";
-    write_plain(home + "/.gitconfig", global_text);
+    write_text(home + "/.gitconfig", global_text);
     git_libgit2_init();  // libgit2 found the global file's folder from HOME once: point it at this one
     ASSERT_EQ(git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, home.c_str()), 0);
     git_config* all = nullptr;  // what reading every level would give
@@ -202,7 +201,7 @@ TEST_F(GitRepoTest, LocalConfigIsTheRepositorysOwnFileOnly) {
     EXPECT_TRUE(*removed);
     EXPECT_EQ(*repo.local_config("merge.small.driver"), std::nullopt);
     EXPECT_EQ(*repo.local_config("merge.small.recursive"), std::optional<std::string>("binary"));
-    EXPECT_EQ(small::testing::read_all(home + "/.gitconfig"), global_text);
+    EXPECT_EQ(small::testing::read_text(home + "/.gitconfig"), global_text);
     git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, nullptr);
     git_libgit2_shutdown();
 }
@@ -302,7 +301,7 @@ TEST_F(GitRepoTest, EvidenceRulesNameTheEntry) {
     commit_file("a.txt", "2\n", "two");
     const std::string dropped = git("rev-parse HEAD");
     git("reset -q --hard HEAD~1");  // `dropped` still exists but HEAD no longer reaches it
-    write_plain(tmp_.ws().small_dir + "/progress.small.yml",
+    write_text(tmp_.ws().small_dir + "/progress.small.yml",
                 "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n"
                 "  - task_id: \"t1\"\n    timestamp: \"2026-01-01T00:00:00.000000001Z\"\n    evidence: \"x\"\n"
                 "    commit: \"" + kept.substr(0, 7) + "\"\n"

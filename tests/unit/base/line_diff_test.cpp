@@ -10,7 +10,7 @@
 #include <fstream>
 #include <random>
 
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
@@ -149,7 +149,7 @@ TEST(LineDiff, RealPatchAppliesRandomDiffs) {
         std::ofstream(root / "d.patch", std::ios::binary) << d.text;
         const std::string cmd = "cd '" + root.string() + "' && patch -s -p1 < d.patch >/dev/null 2>&1";
         ASSERT_EQ(std::system(cmd.c_str()), 0) << d.text;
-        EXPECT_EQ(testing::read_all((root / "f.txt").string()), b) << d.text;
+        EXPECT_EQ(testing::read_text((root / "f.txt").string()), b) << d.text;
     }
 }
 

@@ -16,6 +16,7 @@
 
 #include "small/base/fd.hpp"
 #include "small/base/process.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
@@ -193,9 +194,8 @@ TEST(RunProcess, AGrandchildHoldingThePipeAfterATimeoutDoesNotHoldUs) {
 }
 
 TEST(RunProcess, ForwardsAnInterruptToTheChildGroup) {
-    char dir_template[] = "/tmp/small-proc-XXXXXX";
-    ASSERT_NE(::mkdtemp(dir_template), nullptr);
-    const std::string marker = std::string(dir_template) + "/got-int";
+    const testing::TempDir dir;
+    const std::string marker = dir.path("got-int");
     ProcessOptions o = shell("trap 'echo INT > " + marker + "; exit 130' INT; echo ready; while :; do sleep 0.05; done");
     o.forward_signals = true;
     o.timeout = 10s;
@@ -213,7 +213,6 @@ TEST(RunProcess, ForwardsAnInterruptToTheChildGroup) {
     std::string got;
     in >> got;
     EXPECT_EQ(got, "INT");
-    std::filesystem::remove_all(dir_template);
     // Our own handler is gone again: SIGINT's disposition is what it was.
     struct sigaction now {};
     ::sigaction(SIGINT, nullptr, &now);
@@ -225,9 +224,8 @@ TEST(RunProcess, ForwardsAnInterruptToTheChildGroup) {
 TEST(RunProcess, ForwardsTheOtherEndingSignalsToo) {
     for (const int sig : {SIGUSR1, SIGUSR2, SIGALRM, SIGHUP, SIGVTALRM, SIGPWR}) {
         SCOPED_TRACE(signal_name(sig));
-        char dir_template[] = "/tmp/small-proc-XXXXXX";
-        ASSERT_NE(::mkdtemp(dir_template), nullptr);
-        const std::string ready = std::string(dir_template) + "/ready";
+        const testing::TempDir dir;
+        const std::string ready = dir.path("ready");
         const std::string name = signal_name(sig).substr(3);
         ProcessOptions o = shell("trap 'echo got; exit 7' " + name + "; touch " + ready +
                                  "; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done");
@@ -239,7 +237,6 @@ TEST(RunProcess, ForwardsTheOtherEndingSignalsToo) {
         });
         const ProcessResult r = run_ok(o);
         sender.join();
-        std::filesystem::remove_all(dir_template);
         EXPECT_EQ(r.exit_code, 7);
         ASSERT_TRUE(r.interrupted_by);
         EXPECT_EQ(*r.interrupted_by, sig);

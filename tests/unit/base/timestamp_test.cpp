@@ -4,8 +4,12 @@
 
 #include <string>
 
+#include "fixtures.hpp"
+
 namespace small {
 namespace {
+
+using testing::contains;
 
 Instant parse_ok(std::string_view text) {
     auto result = parse_progress_timestamp(text);
@@ -17,10 +21,6 @@ std::string reason(std::string_view text) {
     auto result = parse_progress_timestamp(text);
     EXPECT_FALSE(result.ok()) << text << " was accepted";
     return result.ok() ? std::string() : result.error().message;
-}
-
-bool contains(const std::string& haystack, std::string_view needle) {
-    return haystack.find(needle) != std::string::npos;
 }
 
 // ---- blank input ----

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "small/check/verdict.hpp"
-#include "test_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "small/doc/yaml.hpp"
-#include "test_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {

@@ -4,8 +4,12 @@
 
 #include <string>
 
+#include "fixtures.hpp"
+
 namespace small {
 namespace {
+
+using testing::contains;
 
 std::string value_reason(std::string_view value) {
     auto reason = secret_value_reason(value);
@@ -16,10 +20,6 @@ std::string value_reason(std::string_view value) {
 void expect_clean_value(std::string_view value) {
     auto reason = secret_value_reason(value);
     EXPECT_FALSE(reason.has_value()) << value << " -> " << reason.value_or("");
-}
-
-bool contains(const std::string& haystack, std::string_view needle) {
-    return haystack.find(needle) != std::string::npos;
 }
 
 // ---- key names ----

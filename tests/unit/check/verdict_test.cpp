@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "test_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {

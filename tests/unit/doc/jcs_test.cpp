@@ -10,7 +10,7 @@
 #include <string>
 
 #include "small/doc/document.hpp"
-#include "tree_builder.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {

@@ -11,9 +11,12 @@
 
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
+
+using testing::contains;
 
 // These tests guard against inputs that used to take seconds (and GBs); the
 // bounds are 10-100x the normal cost. They count this process's CPU time,
@@ -26,10 +29,6 @@ struct Clock {
         return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
     }
 };
-
-bool contains(std::string_view haystack, std::string_view needle) {
-    return haystack.find(needle) != std::string_view::npos;
-}
 
 Error parse_err(const std::string& text, const YamlLimits& limits = {}) {
     Result<Document> r = parse_yaml(text, "t.yml", limits);

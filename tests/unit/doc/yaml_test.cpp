@@ -14,13 +14,12 @@
 #include <utility>
 
 #include "small/doc/document.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
 
-bool contains(std::string_view haystack, std::string_view needle) {
-    return haystack.find(needle) != std::string_view::npos;
-}
+using testing::contains;
 
 Document parse_ok(std::string text, const YamlLimits& limits = {}) {
     auto result = parse_yaml(text, "test.yml", limits);

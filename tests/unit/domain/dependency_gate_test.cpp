@@ -20,7 +20,7 @@
 #include "small/ops/session/progress_add.hpp"
 #include "small/domain/progress_entry.hpp"
 #include "small/store/progress_log.hpp"
-#include "test_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
@@ -28,13 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace small::testing;
 using std::chrono::milliseconds;
-
-const RealFileSystem real_fs;
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 // task-4 waits for task-1 (completed), task-2 (blocked) and task-3 (pending).
 constexpr const char* kPlan = R"(small_version: "1.0.0"
@@ -60,36 +53,25 @@ constexpr const char* kUnmet = "task-2 (blocked), task-3 (pending)";
 class GateWorkspace {
 public:
     GateWorkspace() {
-        std::string pattern = "/tmp/small-gate-XXXXXX";
-        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        dir_ = fs::canonical(pattern).string();
         InitRequest req;
-        req.dir = dir_;
-        req.cwd = dir_;
+        req.dir = dir_.root();
+        req.cwd = dir_.root();
         req.no_agents = true;
         Result<InitResult> r = init_command(real_fs, req);
         if (!r) throw std::runtime_error("init failed: " + r.error().describe());
         ws_.root = r->root;
         ws_.small_dir = r->small_dir;
         ws_.display_prefix = "";
-        std::ofstream(ws_.path_of("plan.small.yml"), std::ios::binary | std::ios::trunc) << kPlan;
-    }
-    ~GateWorkspace() {
-        std::error_code ec;
-        fs::remove_all(dir_, ec);
+        write_text(ws_.path_of("plan.small.yml"), kPlan);
     }
     const WorkspacePaths& ws() const { return ws_; }
-    std::map<std::string, std::string> snapshot() const {
-        std::map<std::string, std::string> out;
-        for (const auto& e : fs::directory_iterator(ws_.small_dir)) out[e.path().filename()] = read_text(e.path());
-        return out;
-    }
+    std::map<std::string, std::string> snapshot() const { return testing::snapshot(ws_.small_dir); }
     void append_log(const std::string& text) const {
         std::ofstream(ws_.path_of("progress.small.yml"), std::ios::binary | std::ios::app) << text;
     }
 
 private:
-    std::string dir_;
+    TempDir dir_;
     WorkspacePaths ws_;
 };
 
@@ -110,8 +92,6 @@ ProgressAddRequest progress(const std::string& task, const std::string& status, 
     r.lock_wait = milliseconds(2000);
     return r;
 }
-
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 // ============================================================ the gate
 

@@ -6,7 +6,7 @@
 
 #include "small/model/replay_id.hpp"
 #include "small/ops/inspect/replay_id.hpp"
-#include "test_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {

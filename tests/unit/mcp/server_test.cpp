@@ -18,6 +18,7 @@
 
 #include "small/mcp/server.hpp"
 #include "small/ops/session/init.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
@@ -29,9 +30,6 @@ namespace stdfs = std::filesystem;
 class McpServerTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        std::string pattern = "/tmp/small-mcp-XXXXXX";
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        dir_ = pattern;
         InitRequest req;
         req.cwd = dir_;
         req.intent = "Ship the widget";
@@ -40,10 +38,6 @@ protected:
         ASSERT_TRUE(init_command(fs_, req));
         server_ = std::make_unique<mcp::Server>(
             fs_, mcp::ServerOptions{locate_workspace(fs_, dir_, dir_), WorkspaceScope::Root, "9.9.9"});
-    }
-    void TearDown() override {
-        std::error_code ec;
-        stdfs::remove_all(dir_, ec);
     }
 
     // The parsed answer to `line` (null json when there is none).
@@ -64,13 +58,11 @@ protected:
     json call(const std::string& tool, json arguments = json::object()) {
         return request("tools/call", {{"name", tool}, {"arguments", arguments}});
     }
-    std::string read(const std::string& file) {
-        std::ifstream in(dir_ + "/.small/" + file);
-        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
+    std::string read(const std::string& file) { return testing::read_text(dir_ + "/.small/" + file); }
 
     RealFileSystem fs_;
-    std::string dir_;
+    testing::TempDir tmp_;
+    const std::string dir_ = tmp_.root();
     std::unique_ptr<mcp::Server> server_;
 };
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "small/doc/document.hpp"
-#include "tree_builder.hpp"
+#include "fixtures.hpp"
 #include "small/doc/jcs.hpp"
 
 namespace small {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
@@ -30,9 +30,7 @@ TEST(RunStart, IsThePinnedRunsFirstEntryNotTheLogsFirst) {
 
 TEST(RunStart, RunIdsCompareWithoutCaseOrSurroundingSpace) {
     TestWorkspace ws;
-    std::string upper = kRunId;
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    ws.replace("workspace", kRunId, upper);
+    ws.replace("workspace", kRunId, upper(kRunId));
     ws.replace("progress", std::string("replayId: \"") + kRunId + "\"\n  - timestamp: \"2025-06-01T10:00:02",
                std::string("replayId: \" ") + kRunId + " \"\n  - timestamp: \"2025-06-01T10:00:02");
     const Result<RunStart> s = start_of(ws);

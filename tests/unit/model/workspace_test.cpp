@@ -9,13 +9,12 @@
 #include <string_view>
 
 #include "small/base/filesystem.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
 
-bool contains(std::string_view haystack, std::string_view needle) {
-    return haystack.find(needle) != std::string_view::npos;
-}
+using testing::contains;
 
 bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "fixtures.hpp"
 #include "small/store/atomic_file.hpp"
 
 namespace small {
@@ -24,48 +25,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kTeamText = "# Team agents\n\nBe kind.\n";
 
-// A plain directory (not a SMALL workspace), removed afterwards.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = "/tmp/small-agents-XXXXXX";
-        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        root_ = pattern;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::permissions(root_, fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(root_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    std::string path(const std::string& rel) const { return root_ + "/" + rel; }
-    const std::string& root() const { return root_; }
-
-private:
-    std::string root_;
-};
-
-void write_text(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-}
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
-
-std::size_t count_of(const std::string& text, std::string_view needle) {
-    std::size_t n = 0;
-    for (std::size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
-    return n;
-}
-
-const RealFileSystem real_fs;
+using namespace small::testing;
 const MemoryFileSystem no_files;  // no workspace anywhere: targets resolve against cwd or --dir
 
 AgentsApplyRequest apply_request(const TempDir& dir, const std::string& file = "AGENTS.md") {

@@ -1,6 +1,6 @@
 // `small checkpoint` (ops/checkpoint) and its in-place status edit from the plan caches
 // (domain/plan_status_edit).
-#include "init_workspace_fixture.hpp"
+#include "fixtures.hpp"
 
 #include "small/ops/session/plan.hpp"
 #include "small/ops/session/handoff.hpp"

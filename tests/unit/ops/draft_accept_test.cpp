@@ -15,31 +15,23 @@
 #include <gtest/gtest.h>
 
 #include "small/check/verdict.hpp"
-#include "common/minimal_workspace.hpp"
 #include "small/store/workspace_change.hpp"
 #include "small/store/workspace_lock.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/ops/authoring/accept.hpp"
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
 
 using testing::TempWorkspace;
-using testing::read_all;
-using testing::write_plain;
+using testing::read_text;
+using testing::write_text;
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
 using namespace small::test_fixtures;
-
-std::string workspace_meta(bool with_run) {
-    std::string meta = "small_version: \"1.0.0\"\nowner: \"agent\"\nkind: \"repo-root\"\n"
-                       "created_at: \"2025-06-01T10:00:00.05Z\"\nupdated_at: \"2025-06-01T10:00:30.5Z\"\n";
-    if (with_run) meta += std::string("run:\n  replay_id: \"") + kRunId + "\"\n";
-    return meta;
-}
 
 // A new intent that passes every check; its comment must survive verbatim.
 const std::string kNewIntent = R"(# drafted by a human, kept verbatim
@@ -59,25 +51,14 @@ protected:
 
     void SetUp() override { write_workspace(true); }
 
-    void write_workspace(bool with_run) {
-        write_plain(small("intent.small.yml"), kIntent);
-        write_plain(small("constraints.small.yml"), kConstraints);
-        write_plain(small("plan.small.yml"), kPlan);
-        write_plain(small("progress.small.yml"), kProgress);
-        write_plain(small("handoff.small.yml"), kHandoff);
-        write_plain(small("workspace.small.yml"), workspace_meta(with_run));
-    }
+    void write_workspace(bool with_run) { testing::write_minimal_workspace(t_.ws(), with_run); }
     std::string small(const std::string& name) const { return t_.ws().small_dir + "/" + name; }
     std::string draft(DraftKind kind) const { return t_.path(draft_relative_path(kind)); }
 
-    std::map<std::string, std::string> small_files() const {
-        std::map<std::string, std::string> out;
-        for (const auto& e : fs::directory_iterator(t_.ws().small_dir)) out[e.path().filename()] = read_all(e.path());
-        return out;
-    }
+    std::map<std::string, std::string> small_files() const { return testing::snapshot(t_.ws().small_dir); }
     void put_draft(DraftKind kind, const std::string& bytes) const {
         fs::create_directories(t_.path(std::string(kDraftsDirName)));
-        write_plain(draft(kind), bytes);
+        write_text(draft(kind), bytes);
     }
 
     Result<DraftResult> save(DraftKind kind, const std::string& from, std::istream* in = nullptr) {
@@ -97,7 +78,7 @@ protected:
     }
     // The last progress entry, parsed.
     YamlValue last_entry() const {
-        Result<Document> doc = parse_yaml(read_all(t_.log()), "progress");
+        Result<Document> doc = parse_yaml(read_text(t_.log()), "progress");
         EXPECT_TRUE(doc.ok());
         const NodeRef entries = doc->root().find("entries");
         return to_yaml_value(entries.item(entries.size() - 1));
@@ -172,7 +153,7 @@ TEST_F(DraftAcceptTest, DraftFromStdinIsSavedVerbatimAndTouchesNothingElse) {
     std::istringstream in(kNewIntent);
     Result<DraftResult> r = save(DraftKind::Intent, "-", &in);
     ASSERT_TRUE(r.ok()) << r.error().describe();
-    EXPECT_EQ(read_all(draft(DraftKind::Intent)), kNewIntent);
+    EXPECT_EQ(read_text(draft(DraftKind::Intent)), kNewIntent);
     EXPECT_EQ(r->draft_path, draft(DraftKind::Intent));
     EXPECT_EQ(r->source, "stdin");
     EXPECT_EQ(r->bytes, kNewIntent.size());
@@ -181,17 +162,17 @@ TEST_F(DraftAcceptTest, DraftFromStdinIsSavedVerbatimAndTouchesNothingElse) {
 }
 
 TEST_F(DraftAcceptTest, DraftFromAFileRelativeToTheCurrentDirectory) {
-    write_plain(t_.path("new-constraints.yml"), kConstraints);
+    write_text(t_.path("new-constraints.yml"), kConstraints);
     Result<DraftResult> r = save(DraftKind::Constraints, "new-constraints.yml");
     ASSERT_TRUE(r.ok()) << r.error().describe();
-    EXPECT_EQ(read_all(draft(DraftKind::Constraints)), kConstraints);
+    EXPECT_EQ(read_text(draft(DraftKind::Constraints)), kConstraints);
     EXPECT_EQ(r->source, "new-constraints.yml");
     // A later draft replaces the earlier one.
     std::istringstream in(kNewIntent);
     ASSERT_TRUE(save(DraftKind::Intent, "stdin", &in).ok());
     std::istringstream again("small_version: \"1.0.0\"\n");
     ASSERT_TRUE(save(DraftKind::Intent, "stdin", &again).ok());
-    EXPECT_EQ(read_all(draft(DraftKind::Intent)), "small_version: \"1.0.0\"\n");
+    EXPECT_EQ(read_text(draft(DraftKind::Intent)), "small_version: \"1.0.0\"\n");
 }
 
 TEST_F(DraftAcceptTest, AnInvalidDraftIsSavedWithWarnings) {
@@ -200,7 +181,7 @@ TEST_F(DraftAcceptTest, AnInvalidDraftIsSavedWithWarnings) {
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_FALSE(r->warnings.empty());
     EXPECT_EQ(r->warnings[0].severity, Severity::Warning);
-    EXPECT_EQ(read_all(draft(DraftKind::Intent)), "owner: \"agent\"\nintent: [\n");
+    EXPECT_EQ(read_text(draft(DraftKind::Intent)), "owner: \"agent\"\nintent: [\n");
 }
 
 TEST_F(DraftAcceptTest, DraftRefusalsWriteNothing) {
@@ -219,7 +200,7 @@ TEST_F(DraftAcceptTest, DraftRefusalsWriteNothing) {
     EXPECT_EQ(r.error().kind, Error::Kind::System);
     EXPECT_NE(r.error().message.find("nope.yml"), std::string::npos);
 
-    write_plain(t_.path("empty.yml"), "");
+    write_text(t_.path("empty.yml"), "");
     r = save(DraftKind::Intent, "empty.yml");
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
@@ -258,7 +239,7 @@ TEST_F(DraftAcceptTest, AcceptRefusesASchemaInvalidDraftAndChangesNothing) {
     ASSERT_TRUE(has_rule(r->problems, "SCHEMA"));
     EXPECT_EQ(r->problems[0].file, t_.ws().display_prefix + ".small-cache/drafts/intent.small.yml");
     EXPECT_EQ(small_files(), before);
-    EXPECT_EQ(read_all(draft(DraftKind::Intent)), bad);  // the draft is kept for fixing
+    EXPECT_EQ(read_text(draft(DraftKind::Intent)), bad);  // the draft is kept for fixing
 }
 
 TEST_F(DraftAcceptTest, AcceptRefusesUnparseableYamlWithItsLocation) {
@@ -275,12 +256,12 @@ TEST_F(DraftAcceptTest, AcceptRefusesUnparseableYamlWithItsLocation) {
 
 TEST_F(DraftAcceptTest, AcceptReplacesTheFileAndRecordsOneEntryStampedWithTheRun) {
     put_draft(DraftKind::Intent, kNewIntent);
-    const std::string log_before = read_all(t_.log());
+    const std::string log_before = read_text(t_.log());
     Result<AcceptResult> r = accept(DraftKind::Intent);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_TRUE(r->accepted);
-    EXPECT_EQ(read_all(small("intent.small.yml")), kNewIntent);  // verbatim, comment included
-    const std::string log = read_all(t_.log());
+    EXPECT_EQ(read_text(small("intent.small.yml")), kNewIntent);  // verbatim, comment included
+    const std::string log = read_text(t_.log());
     EXPECT_EQ(log.substr(0, log_before.size()), log_before);  // appended, not rewritten (D7)
 
     const YamlValue entry = last_entry();
@@ -320,11 +301,11 @@ TEST_F(DraftAcceptTest, AcceptNeedsTheProgressLog) {
     Result<AcceptResult> r = accept(DraftKind::Intent);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
-    EXPECT_EQ(read_all(small("intent.small.yml")), kIntent);
+    EXPECT_EQ(read_text(small("intent.small.yml")), kIntent);
 }
 
 TEST_F(DraftAcceptTest, ScopeIsEnforced) {
-    write_plain(small("workspace.small.yml"), "small_version: \"1.0.0\"\nowner: \"agent\"\nkind: \"examples\"\n");
+    write_text(small("workspace.small.yml"), "small_version: \"1.0.0\"\nowner: \"agent\"\nkind: \"examples\"\n");
     put_draft(DraftKind::Intent, kNewIntent);
     Result<AcceptResult> r = accept(DraftKind::Intent);
     ASSERT_FALSE(r.ok());

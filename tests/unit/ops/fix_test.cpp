@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <string>
 
-#include "common/minimal_workspace.hpp"
 #include "small/check/invariants.hpp"
 #include "small/check/orphan_progress.hpp"
 #include "small/doc/yaml.hpp"
@@ -18,37 +17,23 @@
 #include "small/domain/repairs.hpp"
 #include "small/store/runtime_layout.hpp"
 #include "small/store/workspace_change.hpp"
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
 
 namespace fs = std::filesystem;
 namespace fx = small::test_fixtures;
-using testing::read_all;
-using testing::TempWorkspace;
-using testing::write_plain;
+using namespace small::testing;
 
-const RealFileSystem real_fs;
-
-const std::string kWorkspaceYaml = std::string("small_version: \"1.0.0\"\nowner: \"agent\"\nkind: \"repo-root\"\n") +
-                                   "created_at: \"2025-06-01T10:00:00.05Z\"\nupdated_at: \"2025-06-01T10:00:30.5Z\"\n" +
-                                   "run:\n  replay_id: \"" + fx::kRunId + "\"\n";
 
 // A valid workspace (run pinned) in a temporary directory.
 struct Fixture {
     TempWorkspace t;
-    Fixture() {
-        write(ArtifactType::Intent, fx::kIntent);
-        write(ArtifactType::Constraints, fx::kConstraints);
-        write(ArtifactType::Plan, fx::kPlan);
-        write(ArtifactType::Progress, fx::kProgress);
-        write(ArtifactType::Handoff, fx::kHandoff);
-        write_plain(file("workspace.small.yml"), kWorkspaceYaml);
-    }
-    void write(ArtifactType type, const std::string& text) const { write_plain(file(artifact_file_name(type)), text); }
+    Fixture() { testing::write_minimal_workspace(t.ws()); }
+    void write(ArtifactType type, const std::string& text) const { write_text(file(artifact_file_name(type)), text); }
     std::string file(const std::string& name) const { return t.ws().path_of(name); }
-    std::string read(const std::string& name) const { return read_all(file(name)); }
+    std::string read(const std::string& name) const { return read_text(file(name)); }
     Result<FixResult> fix(FixRequest req) const {
         req.lock_wait = std::chrono::milliseconds(2000);
         return fix_command(real_fs, t.ws(), req);
@@ -57,7 +42,7 @@ struct Fixture {
     std::map<std::string, std::string> snapshot() const {
         std::map<std::string, std::string> out;
         for (const auto& e : fs::recursive_directory_iterator(t.ws().small_dir)) {
-            if (e.is_regular_file()) out[e.path().string()] = read_all(e.path().string());
+            if (e.is_regular_file()) out[e.path().string()] = read_text(e.path().string());
         }
         return out;
     }
@@ -118,7 +103,7 @@ TEST(FixVersions, QuotesOnlyTheValueAndKeepsCommentsAndSpacing) {
     EXPECT_EQ(f.read("constraints.small.yml"), constraints);  // canonical: untouched, not "Changed"
     EXPECT_EQ(r->rewritten, (std::vector<std::string>{"intent.small.yml", "plan.small.yml"}));
     ASSERT_FALSE(r->backup_dir.empty());
-    EXPECT_EQ(read_all(r->backup_dir + "/intent.small.yml").find("small_version: 1.0.0   # pinned"), 18u);
+    EXPECT_EQ(read_text(r->backup_dir + "/intent.small.yml").find("small_version: 1.0.0   # pinned"), 18u);
     EXPECT_TRUE(fs::exists(r->backup_dir + "/plan.small.yml"));
     EXPECT_FALSE(fs::exists(r->backup_dir + "/constraints.small.yml"));
     // lint's FMT-1 is satisfied now.
@@ -234,7 +219,7 @@ TEST(FixWorkspace, RepairsInPlaceKeepingCommentsUnknownKeysAndTheRunId) {
     Fixture f;
     const std::string text = std::string("# workspace, hand-edited\nsmall_version: \"1.0.0\"\nkind: \"bogus\"  # typo\n") +
                              "team: \"core\"\nrun:\n  replay_id: \"" + fx::kRunId + "\"\n";
-    write_plain(f.file("workspace.small.yml"), text);
+    write_text(f.file("workspace.small.yml"), text);
     FixRequest req;
     req.workspace = true;
     Result<FixResult> r = f.fix(req);
@@ -246,7 +231,7 @@ TEST(FixWorkspace, RepairsInPlaceKeepingCommentsUnknownKeysAndTheRunId) {
     EXPECT_NE(now.find("updated_at: "), std::string::npos);
     EXPECT_TRUE(r->workspace->comments_kept);
     ASSERT_FALSE(r->backup_dir.empty());
-    EXPECT_EQ(read_all(r->backup_dir + "/workspace.small.yml"), text);
+    EXPECT_EQ(read_text(r->backup_dir + "/workspace.small.yml"), text);
     Result<WorkspaceMetadata> meta = load_workspace_metadata(real_fs, f.t.ws());
     ASSERT_TRUE(meta.ok());
     EXPECT_EQ(meta->run_replay_id, fx::kRunId);
@@ -266,13 +251,13 @@ TEST(FixWorkspace, ValidFileNeedsNoChangeUnlessForced) {
 
 TEST(FixWorkspace, UnparseableFileIsReplacedAndBackedUp) {
     Fixture f;
-    write_plain(f.file("workspace.small.yml"), "kind: [unclosed\n");
+    write_text(f.file("workspace.small.yml"), "kind: [unclosed\n");
     FixRequest req;
     req.workspace = true;
     Result<FixResult> r = f.fix(req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->workspace->replaced_unreadable);
-    EXPECT_EQ(read_all(r->backup_dir + "/workspace.small.yml"), "kind: [unclosed\n");
+    EXPECT_EQ(read_text(r->backup_dir + "/workspace.small.yml"), "kind: [unclosed\n");
     EXPECT_TRUE(load_workspace_metadata(real_fs, f.t.ws()).ok());
 }
 
@@ -342,7 +327,7 @@ TEST(FixOrphans, AnEntryEditedAfterItWasSupersededIsAnOrphanAgain) {
     std::string log = f.read("progress.small.yml");
     const std::string was = "task_id: \"task-99\"\n    status: \"completed\"";
     log.replace(log.find(was), was.size(), "task_id: \"task-99\"\n    status: \"cancelled\"");
-    write_plain(f.file("progress.small.yml"), log);
+    write_text(f.file("progress.small.yml"), log);
     EXPECT_EQ(strict_findings(f).size(), 1u);
 }
 
@@ -358,16 +343,16 @@ TEST(FixOrphans, MetaIdsFollowTheReferencesMapping) {
 TEST(FixLayout, MovesLegacyStoresWithoutOverwritingAndRecordsIt) {
     Fixture f;
     fs::create_directories(f.t.path(".small/archive/run-1"));
-    write_plain(f.t.path(".small/archive/run-1/archive.small.yml"), "a: 1\n");
+    write_text(f.t.path(".small/archive/run-1/archive.small.yml"), "a: 1\n");
     fs::create_directories(f.t.path(".small/runs"));
-    write_plain(f.t.path(".small/runs/index.small.yml"), "i: 1\n");
+    write_text(f.t.path(".small/runs/index.small.yml"), "i: 1\n");
     const std::string log = f.read("progress.small.yml");
     FixRequest req;
     req.runtime_layout = true;
     Result<FixResult> r = f.fix(req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
-    EXPECT_EQ(read_all(f.t.path(".small-archive/run-1/archive.small.yml")), "a: 1\n");
-    EXPECT_EQ(read_all(f.t.path(".small-runs/index.small.yml")), "i: 1\n");
+    EXPECT_EQ(read_text(f.t.path(".small-archive/run-1/archive.small.yml")), "a: 1\n");
+    EXPECT_EQ(read_text(f.t.path(".small-runs/index.small.yml")), "i: 1\n");
     EXPECT_FALSE(fs::exists(f.t.path(".small/archive")));
     EXPECT_FALSE(fs::exists(f.t.path(".small/runs")));
     ASSERT_EQ(r->layout->migrations.size(), 2u);
@@ -383,23 +368,23 @@ TEST(FixLayout, IdenticalFilesAreDedupedAndDifferentOnesRefused) {
     Fixture f;
     fs::create_directories(f.t.path(".small/runs"));
     fs::create_directories(f.t.path(".small-runs"));
-    write_plain(f.t.path(".small/runs/index.small.yml"), "same\n");
-    write_plain(f.t.path(".small-runs/index.small.yml"), "same\n");
+    write_text(f.t.path(".small/runs/index.small.yml"), "same\n");
+    write_text(f.t.path(".small-runs/index.small.yml"), "same\n");
     Result<LayoutPlan> plan = plan_runtime_layout(RealFileSystem(), f.t.ws());
     ASSERT_TRUE(plan.ok());
     EXPECT_TRUE(plan->migrations.empty());
     EXPECT_EQ(plan->deduped, std::vector<std::string>{".small/runs/index.small.yml"});
 
-    write_plain(f.t.path(".small-runs/index.small.yml"), "different\n");
+    write_text(f.t.path(".small-runs/index.small.yml"), "different\n");
     fs::create_directories(f.t.path(".small/archive/x"));
-    write_plain(f.t.path(".small/archive/x/a"), "a\n");
+    write_text(f.t.path(".small/archive/x/a"), "a\n");
     FixRequest req;
     req.runtime_layout = true;
     Result<FixResult> r = f.fix(req);
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("different content"), std::string::npos) << r.error().message;
     EXPECT_TRUE(fs::exists(f.t.path(".small/archive/x/a"))) << "nothing moved when one path conflicts";
-    EXPECT_EQ(read_all(f.t.path(".small-runs/index.small.yml")), "different\n");
+    EXPECT_EQ(read_text(f.t.path(".small-runs/index.small.yml")), "different\n");
 }
 
 TEST(FixLayout, SymlinkedLegacyOrCanonicalStoresAreRefused) {
@@ -409,7 +394,7 @@ TEST(FixLayout, SymlinkedLegacyOrCanonicalStoresAreRefused) {
     EXPECT_FALSE(plan_runtime_layout(RealFileSystem(), f.t.ws()).ok());
     fs::remove(f.t.path(".small/runs"));
     fs::create_directories(f.t.path(".small/runs"));
-    write_plain(f.t.path(".small/runs/index.small.yml"), "i\n");
+    write_text(f.t.path(".small/runs/index.small.yml"), "i\n");
     fs::create_directory_symlink(elsewhere.path(""), f.t.path(".small-runs"));
     EXPECT_FALSE(plan_runtime_layout(RealFileSystem(), f.t.ws()).ok());
 }
@@ -419,7 +404,7 @@ TEST(FixLayout, ALinkInsideALegacyStoreIsRefusedNotMoved) {
     Fixture f;
     TempWorkspace elsewhere;
     fs::create_directories(f.t.path(".small/runs/r1"));
-    write_plain(f.t.path(".small/runs/r1/meta.json"), "{}");
+    write_text(f.t.path(".small/runs/r1/meta.json"), "{}");
     fs::create_directory_symlink(elsewhere.path(""), f.t.path(".small/runs/r2"));
     fs::create_symlink(elsewhere.path("x"), f.t.path(".small/runs/index.small.yml"));
     Result<LayoutPlan> plan = plan_runtime_layout(RealFileSystem(), f.t.ws());
@@ -441,7 +426,7 @@ TEST(FixLayout, CrashMidMoveRollsForward) {
     Fixture f;
     for (const char* run : {"r1", "r2", "r3"}) {
         fs::create_directories(f.t.path(std::string(".small/runs/") + run));
-        write_plain(f.t.path(std::string(".small/runs/") + run + "/meta.json"), run);
+        write_text(f.t.path(std::string(".small/runs/") + run + "/meta.json"), run);
     }
     Result<LayoutPlan> plan = plan_runtime_layout(RealFileSystem(), f.t.ws());
     ASSERT_TRUE(plan.ok());
@@ -453,12 +438,12 @@ TEST(FixLayout, CrashMidMoveRollsForward) {
     }
     journal += "end\n";
     fs::create_directories(f.t.path(".small-cache"));
-    write_plain(f.t.path(kChangeJournalName), journal);
+    write_text(f.t.path(kChangeJournalName), journal);
     fs::create_directories(f.t.path(".small-runs"));
     fs::rename(f.t.path(".small/runs/r1"), f.t.path(".small-runs/r1"));  // the crash came after the first move
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
     for (const char* run : {"r1", "r2", "r3"}) {
-        EXPECT_EQ(read_all(f.t.path(std::string(".small-runs/") + run + "/meta.json")), run);
+        EXPECT_EQ(read_text(f.t.path(std::string(".small-runs/") + run + "/meta.json")), run);
     }
     EXPECT_FALSE(fs::exists(f.t.path(".small/runs")));
     EXPECT_FALSE(fs::exists(f.t.path(kChangeJournalName)));
@@ -467,15 +452,15 @@ TEST(FixLayout, CrashMidMoveRollsForward) {
 TEST(FixLayout, ARollForwardNeverOverwritesADestination) {
     Fixture f;
     fs::create_directories(f.t.path(".small/runs"));
-    write_plain(f.t.path(".small/runs/index.small.yml"), "legacy\n");
+    write_text(f.t.path(".small/runs/index.small.yml"), "legacy\n");
     WorkspaceChange change;
     change.moves.push_back({PathMove::Kind::Rename, f.t.path(".small/runs/index.small.yml"),
                             f.t.path(".small-runs/index.small.yml")});
     fs::create_directories(f.t.path(".small-runs"));
-    write_plain(f.t.path(".small-runs/index.small.yml"), "newer\n");
+    write_text(f.t.path(".small-runs/index.small.yml"), "newer\n");
     EXPECT_FALSE(commit_workspace_change(f.t.ws(), change).ok());
-    EXPECT_EQ(read_all(f.t.path(".small-runs/index.small.yml")), "newer\n");
-    EXPECT_EQ(read_all(f.t.path(".small/runs/index.small.yml")), "legacy\n");
+    EXPECT_EQ(read_text(f.t.path(".small-runs/index.small.yml")), "newer\n");
+    EXPECT_EQ(read_text(f.t.path(".small/runs/index.small.yml")), "legacy\n");
 }
 
 // --------------------------------------------------------------- --all

@@ -1,5 +1,5 @@
 // `small handoff`, `start` and `reset` (ops/handoff, ops/start, ops/reset; domain/handoff_file).
-#include "init_workspace_fixture.hpp"
+#include "fixtures.hpp"
 
 #include "small/ops/session/plan.hpp"
 #include "small/ops/session/handoff.hpp"
@@ -327,11 +327,9 @@ TEST(Start, FreshInitKeepsThePinnedRunWithReasonManual) {
     expect_strict_ok(w);
 }
 
-
 TEST(Start, CreatingDotSmallAddsTheGitignoreLinesAsInitDoes) {
-    std::string pattern = "/tmp/small-start-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    const std::string root = fs::canonical(pattern).string();
+    const TempDir dir;
+    const std::string& root = dir.root();
     write_text(root + "/.gitignore", "node_modules/\n.small-cache/\n");
     WorkspacePaths ws = locate_workspace(real_fs, root, root);
     StartRequest req = start_req();
@@ -348,7 +346,6 @@ TEST(Start, CreatingDotSmallAddsTheGitignoreLinesAsInitDoes) {
     ASSERT_TRUE(again.ok()) << again.error().describe();
     EXPECT_FALSE(again->gitignore);
     EXPECT_EQ(read_text(root + "/.gitignore"), "mine/\n");
-    fs::remove_all(root);
 }
 
 // ============================================================ run store (D15)

@@ -15,15 +15,13 @@
 #include "small/model/agent_hooks.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/hook_files.hpp"
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::read_all;
-using testing::TempWorkspace;
-using testing::write_plain;
+using namespace small::testing;
 
 const std::vector<std::string> kClaudeEvents = {"SessionStart", "PreCompact"};
 
@@ -218,7 +216,7 @@ TEST(HookFiles, LinkKeepsBytesModeAndRenameRestoresThem) {
     Result<bool> made = ensure_hooks_folder(dir);
     ASSERT_TRUE(made.ok() && *made);
     const std::string original = "#!/bin/sh\r\necho mine\r\nexit 0";  // CRLF, no final break
-    write_plain(dir + "/pre-commit", original);
+    write_text(dir + "/pre-commit", original);
     ::chmod((dir + "/pre-commit").c_str(), 0750);
     ASSERT_TRUE(chain_hook_file(dir, "pre-commit", "pre-commit.small-chained", pre_commit_hook_text({""})).ok());
     Result<HookFileState> ours = read_hook_file(dir, "pre-commit");
@@ -244,7 +242,7 @@ TEST(HookFiles, AFailedWriteAfterTheRenameFallbackPutsTheHookBack) {
     const std::string dir = t.path("hooks");
     ASSERT_TRUE(ensure_hooks_folder(dir).ok());
     const std::string original = "#!/bin/sh\nexit 0\n";
-    write_plain(dir + "/pre-commit", original);
+    write_text(dir + "/pre-commit", original);
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
@@ -303,7 +301,7 @@ TEST(AgentSettingsFiles, OnlyTheTwoNamesAndNoLinks) {
     TempWorkspace t;
     const std::string claude = t.path(".claude/settings.json");
     ASSERT_TRUE(write_file_atomic(t.ws(), claude, "{}\n", kSettings).ok());
-    EXPECT_EQ(read_all(claude), "{}\n");
+    EXPECT_EQ(read_text(claude), "{}\n");
     EXPECT_FALSE(write_file_atomic(t.ws(), t.path(".claude/other.json"), "{}", kSettings).ok());
     EXPECT_FALSE(write_file_atomic(t.ws(), t.path("settings.json"), "{}", kSettings).ok());
     ASSERT_TRUE(remove_file(t.ws(), claude, WriteScope::AgentSettings).ok());

@@ -20,45 +20,19 @@
 #include "small/base/timestamp.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/model/templates.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
 
 namespace stdfs = std::filesystem;
 
-class ScratchDir {
-public:
-    ScratchDir() {
-        std::string pattern = (stdfs::temp_directory_path() / "small-init-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = stdfs::canonical(pattern).string();
-    }
-    ~ScratchDir() {
-        std::error_code ec;
-        stdfs::remove_all(path_, ec);
-    }
-    const std::string& path() const { return path_; }
+using namespace small::testing;
 
-private:
-    std::string path_;
-};
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
+// write_text into a folder made first.
 void spit(const std::string& path, const std::string& bytes) {
     stdfs::create_directories(stdfs::path(path).parent_path());
-    std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::size_t count(const std::string& hay, const std::string& needle) {
-    std::size_t n = 0;
-    for (std::size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
-    return n;
+    write_text(path, bytes);
 }
 
 InitRequest request_in(const std::string& dir) {
@@ -168,27 +142,27 @@ TEST(InitTemplates, ReReadAndQuoteVersion) {
 // ------------------------------------------------------------ init_workspace
 
 TEST(InitWorkspace, CreatesEverything) {
-    ScratchDir dir;
+    TempDir dir;
     RealFileSystem fs;
-    InitRequest req = request_in(dir.path());
+    InitRequest req = request_in(dir.root());
     req.intent = "Build a widget";
     auto r = init_command(fs, req);
     ASSERT_TRUE(r) << r.error().describe();
-    EXPECT_EQ(r->root, dir.path());
+    EXPECT_EQ(r->root, dir.root());
     for (const char* f : {"intent", "constraints", "plan", "progress", "handoff", "workspace"}) {
-        EXPECT_TRUE(stdfs::is_regular_file(dir.path() + "/.small/" + f + ".small.yml")) << f;
+        EXPECT_TRUE(stdfs::is_regular_file(dir.root() + "/.small/" + f + ".small.yml")) << f;
     }
     EXPECT_FALSE(r->progress_kept);
     EXPECT_TRUE(is_valid_replay_id(r->replay_id));
-    const std::string ws = slurp(dir.path() + "/.small/workspace.small.yml");
+    const std::string ws = read_text(dir.root() + "/.small/workspace.small.yml");
     EXPECT_NE(ws.find("kind: \"repo-root\""), std::string::npos);
     EXPECT_NE(ws.find("replay_id: \"" + r->replay_id + "\""), std::string::npos);
-    const std::string handoff = slurp(dir.path() + "/.small/handoff.small.yml");
+    const std::string handoff = read_text(dir.root() + "/.small/handoff.small.yml");
     EXPECT_NE(handoff.find("value: \"" + r->replay_id + "\""), std::string::npos);
     EXPECT_NE(handoff.find("source: \"auto\""), std::string::npos);
     EXPECT_EQ(handoff.find("current_task_id"), std::string::npos);
 
-    auto progress = parse_yaml(slurp(dir.path() + "/.small/progress.small.yml"), "p");
+    auto progress = parse_yaml(read_text(dir.root() + "/.small/progress.small.yml"), "p");
     ASSERT_TRUE(progress);
     NodeRef entries = progress->root().find("entries");
     ASSERT_EQ(entries.size(), 1u);
@@ -198,27 +172,27 @@ TEST(InitWorkspace, CreatesEverything) {
     EXPECT_TRUE(parse_progress_timestamp(ts));
     EXPECT_EQ(ts.size(), 30u);  // 9 fractional digits, Z
     // The log travels with the repository: no absolute path in it.
-    EXPECT_EQ(slurp(dir.path() + "/.small/progress.small.yml").find(dir.path()), std::string::npos);
+    EXPECT_EQ(read_text(dir.root() + "/.small/progress.small.yml").find(dir.root()), std::string::npos);
 
     // The pinned id is the D3 id of the templates on disk.
-    auto intent = parse_yaml(slurp(dir.path() + "/.small/intent.small.yml"), "i");
-    auto plan = parse_yaml(slurp(dir.path() + "/.small/plan.small.yml"), "p");
-    auto cons = parse_yaml(slurp(dir.path() + "/.small/constraints.small.yml"), "c");
+    auto intent = parse_yaml(read_text(dir.root() + "/.small/intent.small.yml"), "i");
+    auto plan = parse_yaml(read_text(dir.root() + "/.small/plan.small.yml"), "p");
+    auto cons = parse_yaml(read_text(dir.root() + "/.small/constraints.small.yml"), "c");
     EXPECT_EQ(*compute_replay_id(intent->root(), plan->root(), cons->root()), r->replay_id);
 
-    EXPECT_EQ(slurp(dir.path() + "/.gitignore"), ".small-cache/\n.small-runs/\n.small-archive/\n");
-    EXPECT_EQ(slurp(dir.path() + "/AGENTS.md"), harness_block());
+    EXPECT_EQ(read_text(dir.root() + "/.gitignore"), ".small-cache/\n.small-runs/\n.small-archive/\n");
+    EXPECT_EQ(read_text(dir.root() + "/AGENTS.md"), harness_block());
     EXPECT_EQ(r->agents, AgentsAction::Created);
     // Nothing but the six files in .small/.
     std::size_t n = 0;
-    for (const auto& e : stdfs::directory_iterator(dir.path() + "/.small")) { (void)e; ++n; }
+    for (const auto& e : stdfs::directory_iterator(dir.root() + "/.small")) { (void)e; ++n; }
     EXPECT_EQ(n, 6u);
 }
 
 TEST(InitWorkspace, InsideAnotherWorkspaceItWarnsAndNamesIt) {
-    ScratchDir dir;
+    TempDir dir;
     RealFileSystem fs;
-    InitRequest top = request_in(dir.path());
+    InitRequest top = request_in(dir.root());
     top.no_agents = true;
     auto outer = init_command(fs, top);
     ASSERT_TRUE(outer) << outer.error().describe();
@@ -229,139 +203,139 @@ TEST(InitWorkspace, InsideAnotherWorkspaceItWarnsAndNamesIt) {
     nested.dir = "a/b";
     auto inner = init_command(fs, nested);
     ASSERT_TRUE(inner) << inner.error().describe();
-    EXPECT_EQ(inner->root, dir.path() + "/a/b");
-    EXPECT_EQ(inner->outer_workspace, dir.path());
+    EXPECT_EQ(inner->root, dir.root() + "/a/b");
+    EXPECT_EQ(inner->outer_workspace, dir.root());
     ASSERT_EQ(inner->warnings.size(), 1u);
-    EXPECT_NE(inner->warnings[0].find("inside the workspace at " + dir.path() + " "), std::string::npos)
+    EXPECT_NE(inner->warnings[0].find("inside the workspace at " + dir.root() + " "), std::string::npos)
         << inner->warnings[0];
-    EXPECT_TRUE(stdfs::is_regular_file(dir.path() + "/a/b/.small/plan.small.yml"));
+    EXPECT_TRUE(stdfs::is_regular_file(dir.root() + "/a/b/.small/plan.small.yml"));
 }
 
 TEST(InitWorkspace, RefusesExistingWorkspaceWithoutForce) {
-    ScratchDir dir;
+    TempDir dir;
     RealFileSystem fs;
-    InitRequest req = request_in(dir.path());
+    InitRequest req = request_in(dir.root());
     req.no_agents = true;
     ASSERT_TRUE(init_command(fs, req));
-    const std::string before = slurp(dir.path() + "/.small/progress.small.yml");
+    const std::string before = read_text(dir.root() + "/.small/progress.small.yml");
     auto again = init_command(fs, req);
     ASSERT_FALSE(again);
     EXPECT_EQ(again.error().kind, Error::Kind::Invalid);
     EXPECT_NE(again.error().message.find("already exists"), std::string::npos);
-    EXPECT_EQ(slurp(dir.path() + "/.small/progress.small.yml"), before);
+    EXPECT_EQ(read_text(dir.root() + "/.small/progress.small.yml"), before);
 }
 
 TEST(InitWorkspace, ForceKeepsProgressBytesAndAppends) {
-    ScratchDir dir;
+    TempDir dir;
     RealFileSystem fs;
-    InitRequest req = request_in(dir.path());
+    InitRequest req = request_in(dir.root());
     req.no_agents = true;
     ASSERT_TRUE(init_command(fs, req));
-    const std::string before = slurp(dir.path() + "/.small/progress.small.yml");
+    const std::string before = read_text(dir.root() + "/.small/progress.small.yml");
     req.force = true;
     auto r = init_command(fs, req);
     ASSERT_TRUE(r) << r.error().describe();
     EXPECT_TRUE(r->progress_kept);
-    const std::string after = slurp(dir.path() + "/.small/progress.small.yml");
+    const std::string after = read_text(dir.root() + "/.small/progress.small.yml");
     EXPECT_EQ(after.substr(0, before.size()), before);
-    EXPECT_EQ(count(after, "meta/init"), 2u);
-    EXPECT_EQ(count(after, "small init --force; earlier entries kept"), 1u);
-    EXPECT_EQ(after.find(dir.path()), std::string::npos);
+    EXPECT_EQ(count_of(after, "meta/init"), 2u);
+    EXPECT_EQ(count_of(after, "small init --force; earlier entries kept"), 1u);
+    EXPECT_EQ(after.find(dir.root()), std::string::npos);
 }
 
 TEST(InitWorkspace, ForceRefusesUnappendableProgressAndWritesNothing) {
-    ScratchDir dir;
+    TempDir dir;
     RealFileSystem fs;
-    spit(dir.path() + "/.small/progress.small.yml", "small_version: \"1.0.0\"\nentries: [\n");
-    spit(dir.path() + "/.small/intent.small.yml", "mine\n");
-    InitRequest req = request_in(dir.path());
+    spit(dir.root() + "/.small/progress.small.yml", "small_version: \"1.0.0\"\nentries: [\n");
+    spit(dir.root() + "/.small/intent.small.yml", "mine\n");
+    InitRequest req = request_in(dir.root());
     req.no_agents = true;
     req.force = true;
     auto r = init_command(fs, req);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
-    EXPECT_EQ(slurp(dir.path() + "/.small/intent.small.yml"), "mine\n");
-    EXPECT_FALSE(stdfs::exists(dir.path() + "/.small/plan.small.yml"));
+    EXPECT_EQ(read_text(dir.root() + "/.small/intent.small.yml"), "mine\n");
+    EXPECT_FALSE(stdfs::exists(dir.root() + "/.small/plan.small.yml"));
 }
 
 TEST(InitWorkspace, AgentsRules) {
     RealFileSystem fs;
     {
-        ScratchDir dir;
-        spit(dir.path() + "/AGENTS.md", "# Team agents\n");
-        auto r = init_command(fs, request_in(dir.path()));
+        TempDir dir;
+        spit(dir.root() + "/AGENTS.md", "# Team agents\n");
+        auto r = init_command(fs, request_in(dir.root()));
         ASSERT_FALSE(r);
         EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
         EXPECT_NE(r.error().message.find("AGENTS.md already exists"), std::string::npos);
         EXPECT_NE(r.error().message.find("--agents-mode=prepend"), std::string::npos);
-        EXPECT_EQ(slurp(dir.path() + "/AGENTS.md"), "# Team agents\n");
-        EXPECT_FALSE(stdfs::exists(dir.path() + "/.small"));  // refused before any write
-        EXPECT_FALSE(stdfs::exists(dir.path() + "/.small-cache"));
+        EXPECT_EQ(read_text(dir.root() + "/AGENTS.md"), "# Team agents\n");
+        EXPECT_FALSE(stdfs::exists(dir.root() + "/.small"));  // refused before any write
+        EXPECT_FALSE(stdfs::exists(dir.root() + "/.small-cache"));
     }
     {
-        ScratchDir dir;
-        spit(dir.path() + "/AGENTS.md", "# Team agents\n");
-        InitRequest req = request_in(dir.path());
+        TempDir dir;
+        spit(dir.root() + "/AGENTS.md", "# Team agents\n");
+        InitRequest req = request_in(dir.root());
         req.agents_mode = "append";
         auto r = init_command(fs, req);
         ASSERT_TRUE(r) << r.error().describe();
         EXPECT_EQ(r->agents, AgentsAction::Appended);
-        EXPECT_EQ(slurp(dir.path() + "/AGENTS.md"), "# Team agents\n\n" + harness_block());
+        EXPECT_EQ(read_text(dir.root() + "/AGENTS.md"), "# Team agents\n\n" + harness_block());
     }
     {
-        ScratchDir dir;
-        spit(dir.path() + "/AGENTS.md", "# Team agents\n");
-        InitRequest req = request_in(dir.path());
+        TempDir dir;
+        spit(dir.root() + "/AGENTS.md", "# Team agents\n");
+        InitRequest req = request_in(dir.root());
         req.overwrite_agents = true;
         auto r = init_command(fs, req);
         ASSERT_TRUE(r);
         EXPECT_EQ(r->agents, AgentsAction::Overwrote);
-        EXPECT_EQ(slurp(dir.path() + "/AGENTS.md"), harness_block());
+        EXPECT_EQ(read_text(dir.root() + "/AGENTS.md"), harness_block());
     }
     {
-        ScratchDir dir;
-        spit(dir.path() + "/AGENTS.md", "<!-- END SMALL HARNESS v1.0.0 -->\n");
-        InitRequest req = request_in(dir.path());
+        TempDir dir;
+        spit(dir.root() + "/AGENTS.md", "<!-- END SMALL HARNESS v1.0.0 -->\n");
+        InitRequest req = request_in(dir.root());
         req.agents_mode = "prepend";
         auto r = init_command(fs, req);
         ASSERT_FALSE(r);
         EXPECT_NE(r.error().message.find("failed to compose AGENTS.md"), std::string::npos);
-        EXPECT_FALSE(stdfs::exists(dir.path() + "/.small"));
+        EXPECT_FALSE(stdfs::exists(dir.root() + "/.small"));
     }
 }
 
 TEST(InitWorkspace, FlagErrorsAreUsageAndWriteNothing) {
-    ScratchDir dir;
+    TempDir dir;
     RealFileSystem fs;
     const auto check = [&](InitRequest req) {
         auto r = init_command(fs, req);
         ASSERT_FALSE(r);
         EXPECT_EQ(r.error().kind, Error::Kind::Usage) << r.error().message;
-        EXPECT_FALSE(stdfs::exists(dir.path() + "/.small"));
+        EXPECT_FALSE(stdfs::exists(dir.root() + "/.small"));
     };
-    InitRequest a = request_in(dir.path());
+    InitRequest a = request_in(dir.root());
     a.agents_mode = "overwrite";
     check(a);
-    InitRequest b = request_in(dir.path());
+    InitRequest b = request_in(dir.root());
     b.no_agents = b.overwrite_agents = true;
     check(b);
-    InitRequest c = request_in(dir.path());
+    InitRequest c = request_in(dir.root());
     c.no_agents = true;
     c.agents_mode = "append";
     check(c);
 }
 
 TEST(InitWorkspace, DirIsCreatedAndDotSmallMeansParent) {
-    ScratchDir dir;
+    TempDir dir;
     RealFileSystem fs;
-    InitRequest req = request_in(dir.path());
+    InitRequest req = request_in(dir.root());
     req.dir = "sub/project/.small";
     req.no_agents = true;
     auto r = init_command(fs, req);
     ASSERT_TRUE(r) << r.error().describe();
-    EXPECT_EQ(r->root, dir.path() + "/sub/project");
-    EXPECT_TRUE(stdfs::is_regular_file(dir.path() + "/sub/project/.small/plan.small.yml"));
-    EXPECT_FALSE(stdfs::exists(dir.path() + "/.small"));
+    EXPECT_EQ(r->root, dir.root() + "/sub/project");
+    EXPECT_TRUE(stdfs::is_regular_file(dir.root() + "/sub/project/.small/plan.small.yml"));
+    EXPECT_FALSE(stdfs::exists(dir.root() + "/.small"));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // `small plan` (ops/plan): every flag, --from, and what each writes.
-#include "init_workspace_fixture.hpp"
+#include "fixtures.hpp"
 
 #include "small/ops/session/plan.hpp"
 #include "small/ops/session/handoff.hpp"

@@ -13,7 +13,7 @@
 #include "small/model/resume_point.hpp"
 #include "small/ops/inspect/status_brief.hpp"
 #include "small/report/status_brief.hpp"
-#include "test_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {

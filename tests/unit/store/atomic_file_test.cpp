@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -30,9 +30,8 @@
 namespace small {
 namespace {
 
-using testing::TempWorkspace;
-using testing::read_all;
-using testing::write_plain;
+using namespace small::testing;
+
 
 namespace fs = std::filesystem;
 
@@ -49,8 +48,6 @@ mode_t permissions_of(const std::string& path) {
     ::lstat(path.c_str(), &st);
     return st.st_mode & 07777;
 }
-
-bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 // Runs `body` in a forked child; returns its exit code (or 128+signal) and
 // whatever it wrote to the pipe. Children never touch gtest.
@@ -103,11 +100,11 @@ TEST(AtomicFile, CreatesAndReplacesContent) {
     TempWorkspace t;
     const std::string target = t.path(".small/plan.small.yml");
     ASSERT_TRUE(write_file_atomic(t.ws(), target, "first\n"));
-    EXPECT_EQ(read_all(target), "first\n");
+    EXPECT_EQ(read_text(target), "first\n");
     ASSERT_TRUE(write_file_atomic(t.ws(), target, "second, longer\n"));
-    EXPECT_EQ(read_all(target), "second, longer\n");
+    EXPECT_EQ(read_text(target), "second, longer\n");
     ASSERT_TRUE(write_file_atomic(t.ws(), target, ""));
-    EXPECT_EQ(read_all(target), "");
+    EXPECT_EQ(read_text(target), "");
 
     EXPECT_EQ(names_in(t.path(".small")), std::vector<std::string>{"plan.small.yml"});
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
@@ -118,21 +115,21 @@ TEST(AtomicFile, CreatesAndReplacesContent) {
 TEST(AtomicFile, StagedFileAppearsOnlyWhenPublished) {
     TempWorkspace t;
     const std::string target = t.path(".small/plan.small.yml");
-    write_plain(target, "old\n");
+    write_text(target, "old\n");
     {
         Result<StagedFile> staged = stage_file_atomic(t.ws(), target, "new\n");
         ASSERT_TRUE(staged) << staged.error().describe();
-        EXPECT_EQ(read_all(target), "old\n");
+        EXPECT_EQ(read_text(target), "old\n");
         EXPECT_EQ(names_in(t.path(".small-cache/tmp")).size(), 1u) << "the bytes are staged";
         ASSERT_TRUE(staged->publish());
-        EXPECT_EQ(read_all(target), "new\n");
+        EXPECT_EQ(read_text(target), "new\n");
         EXPECT_FALSE(staged->publish()) << "published once";
     }
     {
         Result<StagedFile> dropped = stage_file_atomic(t.ws(), target, "never\n");
         ASSERT_TRUE(dropped);
     }
-    EXPECT_EQ(read_all(target), "new\n");
+    EXPECT_EQ(read_text(target), "new\n");
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty()) << "an unpublished stage is removed";
     std::filesystem::create_symlink(target, t.path(".small/link.yml"));
     EXPECT_FALSE(stage_file_atomic(t.ws(), t.path(".small/link.yml"), "x\n"));
@@ -145,8 +142,8 @@ TEST(AtomicFile, StagedFileAppearsOnlyWhenPublished) {
 TEST(AtomicFile, RemoveFileLeavesTheWorkspacesFolders) {
     TempWorkspace t;
     ASSERT_TRUE(ensure_directory(t.ws(), t.path(".small-cache/drafts")));
-    write_plain(t.path(".small-cache/drafts/a.yml"), "a\n");
-    write_plain(t.path(".small-cache/drafts/b.yml"), "b\n");
+    write_text(t.path(".small-cache/drafts/a.yml"), "a\n");
+    write_text(t.path(".small-cache/drafts/b.yml"), "b\n");
     ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/a.yml"), WriteScope::Workspace));
     EXPECT_TRUE(std::filesystem::exists(t.path(".small-cache/drafts"))) << "b.yml is still in it";
     ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/b.yml"), WriteScope::Workspace));
@@ -154,10 +151,10 @@ TEST(AtomicFile, RemoveFileLeavesTheWorkspacesFolders) {
     EXPECT_TRUE(std::filesystem::is_directory(t.path(".small-cache/drafts")));
     ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/b.yml"), WriteScope::Workspace)) << "missing: nothing";
     ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/gone/x.yml"), WriteScope::Workspace)) << "no folder: nothing";
-    write_plain(t.path(".small/plan.small.yml"), "x\n");
+    write_text(t.path(".small/plan.small.yml"), "x\n");
     ASSERT_TRUE(remove_file(t.ws(), t.path(".small/plan.small.yml"), WriteScope::Workspace));
     EXPECT_TRUE(std::filesystem::is_directory(t.ws().small_dir)) << ".small/ stays, even empty";
-    write_plain(t.path("AGENTS.md"), "x\n");
+    write_text(t.path("AGENTS.md"), "x\n");
     ASSERT_TRUE(remove_file(t.ws(), t.path("AGENTS.md"), WriteScope::Workspace));
     EXPECT_TRUE(std::filesystem::is_directory(t.ws().root));
     EXPECT_FALSE(remove_file(t.ws(), t.path("../outside.txt"), WriteScope::Workspace));
@@ -174,7 +171,7 @@ TEST(AtomicFile, AStagedFileAssignedOverLeavesNoTemporaryFile) {
     *first = std::move(*second);
     EXPECT_EQ(names_in(t.path(".small-cache/tmp")).size(), 1u) << "the first stage's file went";
     ASSERT_TRUE(first->publish());
-    EXPECT_EQ(read_all(target), "two\n");
+    EXPECT_EQ(read_text(target), "two\n");
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
 }
 
@@ -183,8 +180,8 @@ TEST(AtomicFile, WritesAtTheRootAndInOtherSmallFolders) {
     ASSERT_TRUE(write_file_atomic(t.ws(), t.path("AGENTS.md"), "# agents\n"));
     ASSERT_TRUE(ensure_directory(t.ws(), t.path(".small-cache/drafts")));
     ASSERT_TRUE(write_file_atomic(t.ws(), t.path(".small-cache/drafts/intent.small.yml"), "draft\n"));
-    EXPECT_EQ(read_all(t.path("AGENTS.md")), "# agents\n");
-    EXPECT_EQ(read_all(t.path(".small-cache/drafts/intent.small.yml")), "draft\n");
+    EXPECT_EQ(read_text(t.path("AGENTS.md")), "# agents\n");
+    EXPECT_EQ(read_text(t.path(".small-cache/drafts/intent.small.yml")), "draft\n");
 }
 
 TEST(AtomicFile, NewFileGetsModeAndExistingFileKeepsIt) {
@@ -194,17 +191,17 @@ TEST(AtomicFile, NewFileGetsModeAndExistingFileKeepsIt) {
     EXPECT_EQ(permissions_of(fresh), 0600u);
 
     const std::string kept = t.path(".small/plan.small.yml");
-    write_plain(kept, "old\n");
+    write_text(kept, "old\n");
     ASSERT_EQ(::chmod(kept.c_str(), 0640), 0);
     ASSERT_TRUE(write_file_atomic(t.ws(), kept, "new\n"));
-    EXPECT_EQ(read_all(kept), "new\n");
+    EXPECT_EQ(read_text(kept), "new\n");
     EXPECT_EQ(permissions_of(kept), 0640u);
 }
 
 TEST(AtomicFile, RefusesSymlinkedTarget) {
     TempWorkspace t;
     const std::string outside = t.path("outside.txt");
-    write_plain(outside, "precious\n");
+    write_text(outside, "precious\n");
     const std::string target = t.path(".small/plan.small.yml");
     ASSERT_EQ(::symlink(outside.c_str(), target.c_str()), 0);
 
@@ -212,7 +209,7 @@ TEST(AtomicFile, RefusesSymlinkedTarget) {
     ASSERT_FALSE(s);
     EXPECT_TRUE(contains(s.error().message, "symbolic link")) << s.error().message;
     EXPECT_TRUE(contains(s.error().message, target)) << s.error().message;
-    EXPECT_EQ(read_all(outside), "precious\n");
+    EXPECT_EQ(read_text(outside), "precious\n");
     EXPECT_TRUE(fs::is_symlink(target));
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
 }
@@ -261,7 +258,7 @@ TEST(AtomicFile, ReadOnlyDirectoryFailsAndLeavesTargetUntouched) {
     if (::geteuid() == 0) GTEST_SKIP() << "running as root, which ignores directory permissions";
     TempWorkspace t;
     const std::string target = t.path(".small/plan.small.yml");
-    write_plain(target, "old\n");
+    write_text(target, "old\n");
     ASSERT_EQ(::chmod(t.path(".small").c_str(), 0555), 0);
 
     const Status s = write_file_atomic(t.ws(), target, "new\n");
@@ -270,7 +267,7 @@ TEST(AtomicFile, ReadOnlyDirectoryFailsAndLeavesTargetUntouched) {
     EXPECT_EQ(s.error().kind, Error::Kind::System);
     EXPECT_TRUE(contains(s.error().message, target)) << s.error().message;
     EXPECT_TRUE(contains(s.error().message, std::strerror(EACCES))) << s.error().message;
-    EXPECT_EQ(read_all(target), "old\n");
+    EXPECT_EQ(read_text(target), "old\n");
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
 }
 
@@ -278,7 +275,7 @@ TEST(AtomicFile, FullDiskLeavesTargetUntouched) {
     TempWorkspace t;
     const std::string target = t.path(".small/progress.small.yml");
     const std::string before(10'000, 'o');
-    write_plain(target, before);
+    write_text(target, before);
     const std::string bigger(200'000, 'n');
 
     const ChildOutcome child = run_in_child([&](std::string& message) {
@@ -291,7 +288,7 @@ TEST(AtomicFile, FullDiskLeavesTargetUntouched) {
     EXPECT_EQ(child.code, 0) << child.message;
     EXPECT_TRUE(contains(child.message, target)) << child.message;
     EXPECT_TRUE(contains(child.message, std::strerror(EFBIG))) << child.message;
-    EXPECT_EQ(read_all(target), before);
+    EXPECT_EQ(read_text(target), before);
     EXPECT_EQ(names_in(t.path(".small")), std::vector<std::string>{"progress.small.yml"});
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
 }
@@ -320,7 +317,7 @@ TEST(AtomicFile, SigkillMidWriteLeavesOneCompleteDocument) {
         ASSERT_GE(pid, 0);
         if (pid == 0) {
             // Each child starts with the document the target does not hold.
-            const bool start_with_b = read_all(target) == doc_a;
+            const bool start_with_b = read_text(target) == doc_a;
             for (unsigned i = 0;; ++i) {
                 const bool b = (i % 2 == 0) == start_with_b;
                 if (!write_file_atomic(t.ws(), target, b ? doc_b : doc_a)) ::_exit(3);
@@ -333,7 +330,7 @@ TEST(AtomicFile, SigkillMidWriteLeavesOneCompleteDocument) {
         ASSERT_EQ(::waitpid(pid, &status, 0), pid);
         ASSERT_TRUE(WIFSIGNALED(status)) << "writer stopped by itself (exit " << WEXITSTATUS(status) << ")";
 
-        const std::string now = read_all(target);
+        const std::string now = read_text(target);
         ASSERT_TRUE(now == doc_a || now == doc_b) << "iteration " << iterations << ": " << now.size() << " bytes, "
                                                    << "starting with " << now.substr(0, 8);
         (now == doc_a ? saw_a : saw_b)++;
@@ -357,8 +354,8 @@ TEST(AtomicFile, StaleTempCleanupKeepsFilesOfLiveWriters) {
     ASSERT_TRUE(ensure_directory(t.ws(), t.path(".small-cache/tmp")));
     const std::string mine = t.path(".small-cache/tmp/" + std::to_string(::getpid()) + ".1-0.plan.small.yml.tmp");
     const std::string foreign = t.path(".small-cache/tmp/notes.txt");
-    write_plain(mine, "x");
-    write_plain(foreign, "x");
+    write_text(mine, "x");
+    write_text(foreign, "x");
     const Result<std::size_t> removed = remove_stale_temp_files(t.ws());
     ASSERT_TRUE(removed);
     EXPECT_EQ(*removed, 0u);
@@ -377,34 +374,34 @@ TEST(AtomicFile, FsyncDirectory) {
 TEST(AtomicFileAppend, AppendsBytes) {
     TempWorkspace t;
     const std::string target = t.path(".small/progress.small.yml");
-    write_plain(target, "entries:\n");
+    write_text(target, "entries:\n");
     ASSERT_TRUE(append_file_durable(target, "  - one\n", 9));
     ASSERT_TRUE(append_file_durable(target, "  - two\n", 17));
     ASSERT_TRUE(append_file_durable(target, "", 25));
-    EXPECT_EQ(read_all(target), "entries:\n  - one\n  - two\n");
+    EXPECT_EQ(read_text(target), "entries:\n  - one\n  - two\n");
 }
 
 TEST(AtomicFileAppend, SizeMismatchChangesNothing) {
     TempWorkspace t;
     const std::string target = t.path(".small/progress.small.yml");
-    write_plain(target, "entries:\n");
+    write_text(target, "entries:\n");
     const Status s = append_file_durable(target, "  - late\n", 5);
     ASSERT_FALSE(s);
     EXPECT_EQ(s.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(s.error().message, "the file changed since it was read")) << s.error().message;
-    EXPECT_EQ(read_all(target), "entries:\n");
+    EXPECT_EQ(read_text(target), "entries:\n");
 }
 
 TEST(AtomicFileAppend, RefusesSymlinkAndMissingFile) {
     TempWorkspace t;
     const std::string outside = t.path("outside.txt");
-    write_plain(outside, "keep\n");
+    write_text(outside, "keep\n");
     const std::string link = t.path(".small/progress.small.yml");
     ASSERT_EQ(::symlink(outside.c_str(), link.c_str()), 0);
     const Status s = append_file_durable(link, "x\n", 5);
     ASSERT_FALSE(s);
     EXPECT_TRUE(contains(s.error().message, "symbolic link")) << s.error().message;
-    EXPECT_EQ(read_all(outside), "keep\n");
+    EXPECT_EQ(read_text(outside), "keep\n");
 
     const std::string missing = t.path(".small/missing.yml");
     const Status m = append_file_durable(missing, "x\n", 0);
@@ -418,7 +415,7 @@ TEST(AtomicFileAppend, FailureHalfWayRestoresTheExactBytes) {
     const std::string target = t.path(".small/progress.small.yml");
     std::string before = "entries:\n";
     for (int i = 0; i < 400; ++i) before += "  - entry " + std::to_string(i) + "\n";
-    write_plain(target, before);
+    write_text(target, before);
     const std::string entry(8'000, 'e');
 
     const ChildOutcome child = run_in_child([&](std::string& message) {
@@ -431,7 +428,7 @@ TEST(AtomicFileAppend, FailureHalfWayRestoresTheExactBytes) {
     EXPECT_EQ(child.code, 0) << child.message;
     EXPECT_TRUE(contains(child.message, std::strerror(EFBIG))) << child.message;
     EXPECT_TRUE(contains(child.message, "nothing was appended")) << child.message;
-    EXPECT_EQ(read_all(target), before);
+    EXPECT_EQ(read_text(target), before);
 }
 
 }  // namespace

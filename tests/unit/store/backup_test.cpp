@@ -6,13 +6,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
 
-using testing::read_all;
-using testing::TempWorkspace;
+using namespace small::testing;
 
 void write(const std::string& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary) << bytes;
@@ -30,8 +29,8 @@ TEST(Backup, CopiesTheExistingFilesIntoAStampedFolder) {
     ASSERT_TRUE(b) << b.error().describe();
     EXPECT_EQ(b->dir, t.path(".small-cache/backups/20261123T155238.123456789Z-checkout"));
     EXPECT_EQ(b->files, (std::vector<std::string>{"plan.small.yml", "workspace.small.yml"}));
-    EXPECT_EQ(read_all(b->dir + "/plan.small.yml"), "plan bytes\n");
-    EXPECT_EQ(read_all(b->dir + "/workspace.small.yml"), "ws bytes\n");
+    EXPECT_EQ(read_text(b->dir + "/plan.small.yml"), "plan bytes\n");
+    EXPECT_EQ(read_text(b->dir + "/workspace.small.yml"), "ws bytes\n");
     EXPECT_FALSE(std::filesystem::exists(b->dir + "/intent.small.yml"));
     // No side folder is left behind.
     std::size_t entries = 0;
@@ -57,8 +56,8 @@ TEST(Backup, ASecondBackupInTheSameInstantGetsItsOwnFolder) {
     Result<Backup> second = backup_artifacts(fs, t.ws(), "fix", {"plan.small.yml"}, kNow);
     ASSERT_TRUE(first && second);
     EXPECT_NE(first->dir, second->dir);
-    EXPECT_EQ(read_all(first->dir + "/plan.small.yml"), "one\n");
-    EXPECT_EQ(read_all(second->dir + "/plan.small.yml"), "two\n");
+    EXPECT_EQ(read_text(first->dir + "/plan.small.yml"), "one\n");
+    EXPECT_EQ(read_text(second->dir + "/plan.small.yml"), "two\n");
 }
 
 TEST(Backup, RefusesNamesThatLeaveSmallAndBadReasons) {

@@ -9,7 +9,7 @@
 
 #include "small/model/replay_id.hpp"
 #include "small/store/command_log.hpp"
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
@@ -50,11 +50,11 @@ TEST(CreateCommandLog, WritesTheExactCommandUnderTheReplayId) {
     ASSERT_TRUE(log) << log.error().message;
     EXPECT_EQ(log->command_ref, ".small-cache/logs/" + kId + "/commands/20250601T100000.000000005Z.txt");
     EXPECT_EQ(log->output_ref, ".small-cache/logs/" + kId + "/commands/20250601T100000.000000005Z.output.txt");
-    EXPECT_EQ(testing::read_all(w.path(log->command_ref)), cmd);
+    EXPECT_EQ(testing::read_text(w.path(log->command_ref)), cmd);
     EXPECT_EQ(log->sha256, sha256_hex(cmd));
     EXPECT_EQ(log->summary, "printf 'a\\n' make test");
     ASSERT_TRUE(write_command_output(w.ws(), *log, "out\n"));
-    EXPECT_EQ(testing::read_all(w.path(log->output_ref)), "out\n");
+    EXPECT_EQ(testing::read_text(w.path(log->output_ref)), "out\n");
 }
 
 TEST(CreateCommandLog, TwoRunsAtTheSameInstantGetTwoLogs) {
@@ -63,8 +63,8 @@ TEST(CreateCommandLog, TwoRunsAtTheSameInstantGetTwoLogs) {
     Result<CommandLog> b = create_command_log(RealFileSystem(), w.ws(), kId, "two", at(1748772000, 0));
     ASSERT_TRUE(a && b);
     EXPECT_NE(a->command_ref, b->command_ref);
-    EXPECT_EQ(testing::read_all(w.path(a->command_ref)), "one");
-    EXPECT_EQ(testing::read_all(w.path(b->command_ref)), "two");
+    EXPECT_EQ(testing::read_text(w.path(a->command_ref)), "one");
+    EXPECT_EQ(testing::read_text(w.path(b->command_ref)), "two");
 }
 
 TEST(CreateCommandLog, RefusesAnIdThatIsNotAReplayId) {

@@ -22,17 +22,14 @@
 #include "small/model/workspace.hpp"
 #include "small/store/workspace_change.hpp"
 #include "small/doc/yaml.hpp"
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
 
-namespace fs = std::filesystem;
-using small::testing::TempWorkspace;
+using namespace small::testing;
 
-bool contains(std::string_view haystack, std::string_view needle) {
-    return haystack.find(needle) != std::string_view::npos;
-}
+namespace fs = std::filesystem;
 
 void write(const std::string& path, const std::string& bytes) {
     fs::create_directories(fs::path(path).parent_path());

@@ -9,14 +9,12 @@
 #include "small/base/filesystem.hpp"
 #include "small/model/layout.hpp"
 #include "small/store/plan_cache.hpp"
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
 
-using testing::read_all;
-using testing::TempWorkspace;
-using testing::write_plain;
+using namespace small::testing;
 
 // Ids and dependencies with the characters the cache escapes, a task with no
 // id and one whose id is not a string.
@@ -39,7 +37,7 @@ std::vector<PlanTaskOutline> outline_of(const TempWorkspace& t) {
 std::string cache_file(const TempWorkspace& t) { return t.path(std::string(".small-cache/") + kPlanCacheName); }
 
 std::string cache_stamp(const TempWorkspace& t) {
-    const std::string cache = read_all(cache_file(t));
+    const std::string cache = read_text(cache_file(t));
     return cache.substr(0, cache.find('\n'));
 }
 
@@ -50,7 +48,7 @@ void plant_outline(const TempWorkspace& t, const std::string& body) {
 
 TEST(PlanOutline, ReadsEveryTaskInPlanOrder) {
     TempWorkspace t;
-    write_plain(t.path(".small/plan.small.yml"), kAwkwardPlan);
+    write_text(t.path(".small/plan.small.yml"), kAwkwardPlan);
     const std::vector<PlanTaskOutline> want = {
         {"a b", "completed", {}, "A"},
         {"back\\slash", "pending", {"a b", "new\nline"}, "B"},
@@ -63,7 +61,7 @@ TEST(PlanOutline, ReadsEveryTaskInPlanOrder) {
 
 TEST(PlanOutline, SecondReadComesFromTheCacheAndEqualsTheParse) {
     TempWorkspace t;
-    write_plain(t.path(".small/plan.small.yml"), kAwkwardPlan);
+    write_text(t.path(".small/plan.small.yml"), kAwkwardPlan);
     const std::vector<PlanTaskOutline> parsed = outline_of(t);
     ASSERT_TRUE(std::filesystem::exists(cache_file(t)));
     EXPECT_EQ(outline_of(t), parsed);  // decoded from the cache: the escapes round-trip
@@ -75,17 +73,17 @@ TEST(PlanOutline, SecondReadComesFromTheCacheAndEqualsTheParse) {
 
 TEST(PlanOutline, AnEditedPlanIsParsedAgain) {
     TempWorkspace t;
-    write_plain(t.path(".small/plan.small.yml"), "tasks:\n  - {id: one, title: One}\n");
+    write_text(t.path(".small/plan.small.yml"), "tasks:\n  - {id: one, title: One}\n");
     EXPECT_EQ(outline_of(t).front().id, "one");
     // Same size, so only the stamp's inode or times can tell the versions apart.
     std::filesystem::remove(t.path(".small/plan.small.yml"));
-    write_plain(t.path(".small/plan.small.yml"), "tasks:\n  - {id: two, title: One}\n");
+    write_text(t.path(".small/plan.small.yml"), "tasks:\n  - {id: two, title: One}\n");
     EXPECT_EQ(outline_of(t).front().id, "two");
 }
 
 TEST(PlanOutline, AnUnreadableCacheIsIgnored) {
     TempWorkspace t;
-    write_plain(t.path(".small/plan.small.yml"), kAwkwardPlan);
+    write_text(t.path(".small/plan.small.yml"), kAwkwardPlan);
     const std::vector<PlanTaskOutline> parsed = outline_of(t);
     for (const std::string& body : {std::string("pending bad\\escape\n"), std::string("no-newline"),
                                     std::string("onlystatus\n"), std::string("status id-without-title\n"),
@@ -98,7 +96,7 @@ TEST(PlanOutline, AnUnreadableCacheIsIgnored) {
     for (const std::string& sections : {std::string("plan.outline 999\npending a A\n"),
                                         std::string("plan.outline x\n"), std::string("plan.outline\n"),
                                         std::string("plan.outline 3")}) {
-        write_plain(cache_file(t), stamp + "\n" + sections);
+        write_text(cache_file(t), stamp + "\n" + sections);
         EXPECT_EQ(outline_of(t), parsed) << sections;
     }
 }
@@ -110,7 +108,7 @@ TEST(PlanOutline, AbsentPlanIsNulloptAndBrokenPlanIsItsPositionedError) {
     ASSERT_TRUE(absent);
     EXPECT_FALSE(*absent);
 
-    write_plain(t.path(".small/plan.small.yml"), "tasks: [\n");
+    write_text(t.path(".small/plan.small.yml"), "tasks: [\n");
     auto broken = load_plan_outline(fs, t.ws());
     ASSERT_FALSE(broken);
     EXPECT_GT(broken.error().line, 0);

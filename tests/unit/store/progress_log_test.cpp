@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -38,9 +38,7 @@
 namespace small {
 namespace {
 
-using testing::TempWorkspace;
-using testing::read_all;
-using testing::write_plain;
+using namespace small::testing;
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
@@ -83,7 +81,7 @@ bool strictly_increasing(const std::vector<Instant>& v) {
 
 // Schema + progress invariants (INV-R*) of the file as it is on disk.
 void expect_valid_log(const std::string& path) {
-    Result<Document> doc = parse_yaml(read_all(path), "progress");
+    Result<Document> doc = parse_yaml(read_text(path), "progress");
     ASSERT_TRUE(doc.ok()) << doc.error().describe();
     static const Result<SchemaSet> schemas = SchemaSet::embedded();
     ASSERT_TRUE(schemas.ok());
@@ -104,17 +102,17 @@ Result<AppendResult> append(const TempWorkspace& t, const std::string& task, std
 
 TEST(ProgressLog, FreshEmptyListBecomesABlockList) {
     TempWorkspace t;
-    write_plain(t.log(), std::string(kHeader) + "entries: []\n");
+    write_text(t.log(), std::string(kHeader) + "entries: []\n");
     Result<AppendResult> first = append(t, "meta/init");
     ASSERT_TRUE(first.ok()) << first.error().describe();
-    const std::string after_first = read_all(t.log());
+    const std::string after_first = read_text(t.log());
     EXPECT_EQ(after_first.rfind(std::string(kHeader) + "entries:", 0), 0u);
     EXPECT_EQ(first->new_size, after_first.size());
     EXPECT_NE(after_first.find("  - timestamp: \"" + first->timestamp_text + "\"\n    task_id: \"meta/init\""),
               std::string::npos)
         << after_first;
     ASSERT_TRUE(append(t, "task-1").ok());
-    const std::string after_second = read_all(t.log());
+    const std::string after_second = read_text(t.log());
     EXPECT_EQ(after_second.rfind(after_first, 0), 0u) << "the second append rewrote bytes";
     EXPECT_EQ(instants_of(after_second).size(), 2u);
     expect_valid_log(t.log());
@@ -123,10 +121,10 @@ TEST(ProgressLog, FreshEmptyListBecomesABlockList) {
 TEST(ProgressLog, EmptyListWithCommentAndNoFinalNewline) {
     for (const std::string tail : {"entries: [] # none yet\n", "entries: []", "entries: [ ]\n\n# end\n"}) {
         TempWorkspace t;
-        write_plain(t.log(), std::string(kHeader) + tail);
+        write_text(t.log(), std::string(kHeader) + tail);
         ASSERT_TRUE(append(t, "task-1").ok()) << tail;
         ASSERT_TRUE(append(t, "task-2").ok()) << tail;
-        EXPECT_EQ(instants_of(read_all(t.log())).size(), 2u) << tail;
+        EXPECT_EQ(instants_of(read_text(t.log())).size(), 2u) << tail;
         expect_valid_log(t.log());
     }
 }
@@ -136,11 +134,11 @@ TEST(ProgressLog, BlockListsKeepEveryPreviousByte) {
         TempWorkspace t;
         std::string bytes = std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:00.1Z", indent) +
                             "# a comment the appender must keep\n";
-        write_plain(t.log(), bytes);
+        write_text(t.log(), bytes);
         for (int i = 0; i < 3; ++i) {
             Result<AppendResult> r = append(t, "task-" + std::to_string(i));
             ASSERT_TRUE(r.ok()) << r.error().describe();
-            const std::string now = read_all(t.log());
+            const std::string now = read_text(t.log());
             ASSERT_EQ(now.rfind(bytes, 0), 0u) << "indent " << indent;
             const std::string added = now.substr(bytes.size());
             EXPECT_EQ(added.rfind(std::string(static_cast<std::size_t>(indent), ' ') + "- timestamp: ", 0), 0u) << added;
@@ -155,22 +153,22 @@ TEST(ProgressLog, FileWithoutFinalNewlineGetsOneBeforeTheItem) {
     TempWorkspace t;
     std::string bytes = std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:00.1Z");
     bytes.pop_back();
-    write_plain(t.log(), bytes);
+    write_text(t.log(), bytes);
     ASSERT_TRUE(append(t, "task-2").ok());
-    const std::string now = read_all(t.log());
+    const std::string now = read_text(t.log());
     EXPECT_EQ(now.rfind(bytes + "\n  - timestamp: ", 0), 0u) << now;
     expect_valid_log(t.log());
 }
 
 TEST(ProgressLog, EntryKeysKeepTheirOrderAfterTheTimestamp) {
     TempWorkspace t;
-    write_plain(t.log(), std::string(kHeader) + "entries: []\n");
+    write_text(t.log(), std::string(kHeader) + "entries: []\n");
     YamlValue e{{"timestamp", "ignored"}, {"task_id", "t"}, {"status", "completed"}, {"command", "make test"}};
     Result<AppendResult> r = append_progress_entry(t.ws(), e, std::nullopt);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->entry.begin().key(), "timestamp");
     EXPECT_EQ(r->entry["timestamp"], r->timestamp_text);
-    EXPECT_NE(read_all(t.log()).find("    task_id: \"t\"\n    status: \"completed\"\n    command: \"make test\"\n"),
+    EXPECT_NE(read_text(t.log()).find("    task_id: \"t\"\n    status: \"completed\"\n    command: \"make test\"\n"),
               std::string::npos);
     EXPECT_FALSE(append_progress_entry(t.ws(), YamlValue::array(), std::nullopt).ok());
 }
@@ -178,14 +176,14 @@ TEST(ProgressLog, EntryKeysKeepTheirOrderAfterTheTimestamp) {
 TEST(ProgressLog, MissingOrBrokenLogsAreErrors) {
     TempWorkspace t;
     EXPECT_EQ(read_tail(t.ws()).error().kind, Error::Kind::System);
-    write_plain(t.log(), std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:00Z"));
+    write_text(t.log(), std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:00Z"));
     Result<ProgressTail> bad = read_tail(t.ws());
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.error().message.find("existing progress timestamps invalid"), std::string::npos);
     EXPECT_NE(bad.error().message.find("small progress migrate"), std::string::npos);
-    write_plain(t.log(), std::string(kHeader) + "entries: [{a: 1}]\n");
+    write_text(t.log(), std::string(kHeader) + "entries: [{a: 1}]\n");
     EXPECT_FALSE(append(t, "x").ok());
-    EXPECT_EQ(read_all(t.log()), std::string(kHeader) + "entries: [{a: 1}]\n");
+    EXPECT_EQ(read_text(t.log()), std::string(kHeader) + "entries: [{a: 1}]\n");
 }
 
 // ---- timestamps ----
@@ -206,7 +204,7 @@ TEST(ProgressLog, ThousandRapidAppendsStrictlyIncrease) {
     TempWorkspace t(true);
     // The last entry lies an hour ahead: every append must bump by 1 ns.
     const Instant future{current_instant().seconds + 3600, 999'999'500};
-    write_plain(t.log(), std::string(kHeader) + "entries:\n" + item(format_timestamp_utc9(future)));
+    write_text(t.log(), std::string(kHeader) + "entries:\n" + item(format_timestamp_utc9(future)));
     Instant expected = future;
     for (int i = 0; i < 1000; ++i) {
         Result<AppendResult> r = append(t, "task-1");
@@ -214,7 +212,7 @@ TEST(ProgressLog, ThousandRapidAppendsStrictlyIncrease) {
         expected = next_timestamp(expected, ProgressTail{0, expected, true, {}});
         ASSERT_EQ(r->timestamp, expected) << i;
     }
-    const std::vector<Instant> all = instants_of(read_all(t.log()));
+    const std::vector<Instant> all = instants_of(read_text(t.log()));
     EXPECT_EQ(all.size(), 1001u);
     EXPECT_TRUE(strictly_increasing(all));
     EXPECT_EQ(all.back(), (Instant{future.seconds + 1, 500}));
@@ -222,21 +220,21 @@ TEST(ProgressLog, ThousandRapidAppendsStrictlyIncrease) {
 
 TEST(ProgressLog, AtMustBeAfterThePreviousEntry) {
     TempWorkspace t;
-    write_plain(t.log(), std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:05.100000005Z"));
-    const std::string before = read_all(t.log());
+    write_text(t.log(), std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:05.100000005Z"));
+    const std::string before = read_text(t.log());
     for (const char* bad : {"2025-06-01T10:00:05.100000005Z", "2025-06-01T10:00:04.9Z",
                             "2025-06-01T12:00:05.100000005+02:00", "2025-06-01T11:00:05.1+01:00"}) {
         Result<AppendResult> r = append(t, "task-1", at(bad));
         ASSERT_FALSE(r.ok()) << bad;
         EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
         EXPECT_NE(r.error().message.find("must be after previous entry"), std::string::npos) << r.error().message;
-        EXPECT_EQ(read_all(t.log()), before);
+        EXPECT_EQ(read_text(t.log()), before);
     }
     // 12:00:05.100000006+02:00 is 10:00:05.100000006Z: one ns later.
     Result<AppendResult> ok = append(t, "task-1", at("2025-06-01T12:00:05.100000006+02:00"));
     ASSERT_TRUE(ok.ok()) << ok.error().describe();
     EXPECT_EQ(ok->timestamp_text, "2025-06-01T10:00:05.100000006Z");
-    EXPECT_NE(read_all(t.log()).find("\"2025-06-01T10:00:05.100000006Z\""), std::string::npos);
+    EXPECT_NE(read_text(t.log()).find("\"2025-06-01T10:00:05.100000006Z\""), std::string::npos);
 }
 
 // ---- the tail cache ----
@@ -267,7 +265,7 @@ TEST(ProgressLog, CachedTailEqualsTheParsedTail) {
                                     std::string("entries:\r\n- timestamp: \"2025-01-01T00:00:00.1Z\"\r\n  task_id: a\r\n  evidence: e\r\n"),
                                     no_final_newline}) {
         TempWorkspace t;
-        write_plain(t.log(), std::string(kHeader) + start);
+        write_text(t.log(), std::string(kHeader) + start);
         for (int i = 0; i < 2; ++i) {
             ASSERT_TRUE(append(t, "task-1").ok()) << start;
             const std::size_t parses = progress_full_parses_for_tests();
@@ -288,7 +286,7 @@ TEST(ProgressLog, SecondAppendToALargeLogDoesNotParseIt) {
         const Instant stamp{1'750'000'000 + i, static_cast<std::uint32_t>(i % 1000) * 1000};
         bytes += item(format_timestamp_utc9(stamp), 2, "task-" + std::to_string(i % 50));
     }
-    write_plain(t.log(), bytes);
+    write_text(t.log(), bytes);
     const std::size_t before = progress_full_parses_for_tests();
     ASSERT_TRUE(append(t, "task-1").ok());
     EXPECT_EQ(progress_full_parses_for_tests(), before + 1);
@@ -298,14 +296,14 @@ TEST(ProgressLog, SecondAppendToALargeLogDoesNotParseIt) {
     ASSERT_TRUE(second.ok());
     EXPECT_EQ(progress_full_parses_for_tests(), before + 1) << "the second append parsed the log";
     EXPECT_LT(took, std::chrono::seconds(1));
-    const std::string now = read_all(t.log());
+    const std::string now = read_text(t.log());
     EXPECT_EQ(now.compare(0, bytes.size(), bytes), 0);
     EXPECT_EQ(now.size(), second->new_size);
 }
 
 TEST(ProgressLog, OutsideChangesInvalidateTheCache) {
     TempWorkspace t;
-    write_plain(t.log(), std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:00.1Z"));
+    write_text(t.log(), std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:00.1Z"));
     ASSERT_TRUE(append(t, "task-1", at("2025-06-01T10:00:01.1Z")).ok());
     // An entry appended by hand (size changes).
     std::ofstream(t.log(), std::ios::app) << item("2030-01-01T00:00:00.5Z");
@@ -315,9 +313,9 @@ TEST(ProgressLog, OutsideChangesInvalidateTheCache) {
     EXPECT_EQ(progress_full_parses_for_tests(), parses + 1);
     EXPECT_EQ(tail->last_instant, at("2030-01-01T00:00:00.5Z"));
     // The same size, different last bytes (and mtime/ctime).
-    std::string bytes = read_all(t.log());
+    std::string bytes = read_text(t.log());
     bytes.replace(bytes.rfind("2030"), 4, "2031");
-    write_plain(t.log(), bytes);
+    write_text(t.log(), bytes);
     parses = progress_full_parses_for_tests();
     tail = read_tail(t.ws());
     ASSERT_TRUE(tail.ok());
@@ -335,23 +333,23 @@ TEST(ProgressLog, GarbageOrForeignCachesAreIgnored) {
     TempWorkspace a;
     TempWorkspace b;
     for (const TempWorkspace* t : {&a, &b}) {
-        write_plain(t->log(), std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:00.1Z"));
+        write_text(t->log(), std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:00.1Z"));
         ASSERT_TRUE(read_tail(t->ws()).ok());
     }
-    const std::string good = read_all(a.path(kProgressTailName));
+    const std::string good = read_text(a.path(kProgressTailName));
     const std::vector<std::string> bad = {
         "garbage\n", "", good.substr(0, good.size() / 2), good + "x",
         std::string(good).replace(good.find("last_nanos "), 11, "last_nanos x"),
-        read_all(b.path(kProgressTailName)),  // another workspace's cache
+        read_text(b.path(kProgressTailName)),  // another workspace's cache
     };
     for (const std::string& cache : bad) {
-        write_plain(a.path(kProgressTailName), cache);
+        write_text(a.path(kProgressTailName), cache);
         const std::size_t parses = progress_full_parses_for_tests();
         Result<ProgressTail> tail = read_tail(a.ws());
         ASSERT_TRUE(tail.ok());
         EXPECT_EQ(progress_full_parses_for_tests(), parses + 1) << cache;
         EXPECT_EQ(tail->last_instant, at("2025-06-01T10:00:00.1Z"));
-        EXPECT_EQ(read_all(a.path(kProgressTailName)), good) << "the cache was not rebuilt";
+        EXPECT_EQ(read_text(a.path(kProgressTailName)), good) << "the cache was not rebuilt";
     }
     fs::remove(a.path(kProgressTailName));
     ASSERT_TRUE(append(a, "task-2").ok());
@@ -377,7 +375,7 @@ TornSetup start_torn(const TempWorkspace& t) {
     TornSetup s;
     s.before = std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:00.1Z");
     s.added = item("2025-06-01T10:00:01.1Z", 2, "task-2");
-    write_plain(t.log(), s.before);
+    write_text(t.log(), s.before);
     fs::create_directories(t.path(".small-cache"));
     return s;
 }
@@ -386,10 +384,10 @@ TEST(ProgressLog, RecoveryRemovesATornAppend) {
     TempWorkspace t;
     const TornSetup s = start_torn(t);
     ASSERT_TRUE(read_tail(t.ws()).ok());  // a cache of the old state
-    write_plain(t.path(kProgressJournalName), journal_text(t.log(), s.before.size(), s.added));
-    write_plain(t.log(), s.before + s.added.substr(0, s.added.size() / 2));
+    write_text(t.path(kProgressJournalName), journal_text(t.log(), s.before.size(), s.added));
+    write_text(t.log(), s.before + s.added.substr(0, s.added.size() / 2));
     ASSERT_TRUE(recover_progress(t.ws()).ok());
-    EXPECT_EQ(read_all(t.log()), s.before);
+    EXPECT_EQ(read_text(t.log()), s.before);
     EXPECT_FALSE(fs::exists(t.path(kProgressJournalName)));
     expect_valid_log(t.log());
     ASSERT_TRUE(append(t, "task-3").ok());
@@ -399,10 +397,10 @@ TEST(ProgressLog, RecoveryRemovesATornAppend) {
 TEST(ProgressLog, RecoveryKeepsACompletedAppend) {
     TempWorkspace t;
     const TornSetup s = start_torn(t);
-    write_plain(t.path(kProgressJournalName), journal_text(t.log(), s.before.size(), s.added));
-    write_plain(t.log(), s.before + s.added);
+    write_text(t.path(kProgressJournalName), journal_text(t.log(), s.before.size(), s.added));
+    write_text(t.log(), s.before + s.added);
     ASSERT_TRUE(recover_progress(t.ws()).ok());
-    EXPECT_EQ(read_all(t.log()), s.before + s.added);
+    EXPECT_EQ(read_text(t.log()), s.before + s.added);
     EXPECT_FALSE(fs::exists(t.path(kProgressJournalName)));
 }
 
@@ -410,7 +408,7 @@ TEST(ProgressLog, RecoveryIgnoresStaleJournals) {
     TempWorkspace t;
     const TornSetup s = start_torn(t);
     const std::string longer = s.before + s.added + item("2025-06-01T10:00:02.1Z", 2, "task-3");
-    write_plain(t.log(), longer);
+    write_text(t.log(), longer);
     const std::vector<std::string> stale = {
         journal_text(t.log(), s.before.size(), s.added),          // the file grew past the append
         journal_text(t.log(), longer.size() + 10, s.added),       // the file is shorter than expected
@@ -418,18 +416,18 @@ TEST(ProgressLog, RecoveryIgnoresStaleJournals) {
         "small-progress-journal 1\ngarbage\n",
     };
     for (const std::string& journal : stale) {
-        write_plain(t.path(kProgressJournalName), journal);
+        write_text(t.path(kProgressJournalName), journal);
         ASSERT_TRUE(recover_progress(t.ws()).ok());
-        EXPECT_EQ(read_all(t.log()), longer);
+        EXPECT_EQ(read_text(t.log()), longer);
         EXPECT_FALSE(fs::exists(t.path(kProgressJournalName)));
     }
     // A journal for another inode (the log was replaced meanwhile).
-    write_plain(t.path(kProgressJournalName), journal_text(t.log(), s.before.size(), s.added));
+    write_text(t.path(kProgressJournalName), journal_text(t.log(), s.before.size(), s.added));
     fs::copy_file(t.log(), t.log() + ".new");
     fs::rename(t.log() + ".new", t.log());
-    write_plain(t.log(), s.before + s.added.substr(0, 10));
+    write_text(t.log(), s.before + s.added.substr(0, 10));
     ASSERT_TRUE(recover_progress(t.ws()).ok());
-    EXPECT_EQ(read_all(t.log()), s.before + s.added.substr(0, 10));
+    EXPECT_EQ(read_text(t.log()), s.before + s.added.substr(0, 10));
 }
 
 // ---- crashes and concurrency (forked processes) ----
@@ -484,12 +482,12 @@ void kill_and_check(const TempWorkspace& t, const std::string& done_file, std::c
     stats.journals += fs::exists(t.path(kProgressJournalName));
     ASSERT_TRUE(recover_progress(t.ws()).ok());
     stats.truncations += fs::file_size(t.log()) < size_before;
-    const std::string bytes = read_all(t.log());
+    const std::string bytes = read_text(t.log());
     const std::vector<Instant> all = instants_of(bytes);
     ASSERT_FALSE(::testing::Test::HasFailure()) << "after kill " << stats.kills;
     ASSERT_TRUE(strictly_increasing(all)) << "after kill " << stats.kills;
     const std::set<std::string> present = stamps_in_log(bytes);
-    std::string done = read_all(done_file);
+    std::string done = read_text(done_file);
     done.resize(done.rfind('\n') == std::string::npos ? 0 : done.rfind('\n') + 1);  // drop a torn line
     for (std::size_t pos = 0; pos < done.size();) {
         const std::size_t nl = done.find('\n', pos);
@@ -509,7 +507,7 @@ void report(const CrashStats& s) {
 // On the real disk: its fsyncs widen the window in which a kill lands mid-append.
 TEST(ProgressLog, SigkillAtRandomInstantsLosesNoAcknowledgedEntry) {
     TempWorkspace t;
-    write_plain(t.log(), std::string(kHeader) + "entries: []\n");
+    write_text(t.log(), std::string(kHeader) + "entries: []\n");
     std::mt19937 rng(20250601);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
     CrashStats stats;
@@ -536,7 +534,7 @@ TEST(ProgressLog, SigkillDuringLargeWritesLeavesNoTornEntry) {
     for (int round = 0; (round < 40 || stats.truncations == 0) && std::chrono::steady_clock::now() < deadline;
          ++round) {
         TempWorkspace t(true);  // a fresh small log per round keeps the re-parses cheap
-        write_plain(t.log(), std::string(kHeader) + "entries: []\n");
+        write_text(t.log(), std::string(kHeader) + "entries: []\n");
         for (int k = 0; k < 3; ++k) {
             const std::chrono::microseconds delay(std::uniform_int_distribution<int>(2000, 30000)(rng));
             kill_and_check(t, t.path("done.txt"), delay, 1u << 20, stats);
@@ -552,7 +550,7 @@ TEST(ProgressLog, SigkillDuringLargeWritesLeavesNoTornEntry) {
 
 TEST(ProgressLog, ConcurrentWritersAreSerialisedByTheLock) {
     TempWorkspace t(true);
-    write_plain(t.log(), std::string(kHeader) + "entries: []\n");
+    write_text(t.log(), std::string(kHeader) + "entries: []\n");
     std::vector<pid_t> children;
     for (int p = 0; p < 8; ++p) {
         const pid_t child = ::fork();
@@ -565,7 +563,7 @@ TEST(ProgressLog, ConcurrentWritersAreSerialisedByTheLock) {
         ASSERT_EQ(::waitpid(child, &status, 0), child);
         EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
     }
-    const std::vector<Instant> all = instants_of(read_all(t.log()));
+    const std::vector<Instant> all = instants_of(read_text(t.log()));
     EXPECT_EQ(all.size(), 800u);
     EXPECT_TRUE(strictly_increasing(all));
     EXPECT_EQ(std::set<Instant>(all.begin(), all.end()).size(), 800u);

@@ -1,5 +1,5 @@
 // The run store (store/run_store): snapshots before replacing files, and the plan index cache.
-#include "init_workspace_fixture.hpp"
+#include "fixtures.hpp"
 
 #include "small/ops/session/plan.hpp"
 #include "small/ops/session/handoff.hpp"

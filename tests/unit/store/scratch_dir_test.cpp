@@ -9,6 +9,7 @@
 
 #include "small/ops/maintenance/selftest.hpp"
 #include "small/store/scratch_dir.hpp"
+#include "fixtures.hpp"
 
 namespace small {
 namespace {
@@ -17,18 +18,10 @@ namespace stdfs = std::filesystem;
 
 class ScratchDirTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        std::string pattern = "/tmp/small-scratch-test-XXXXXX";
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        root_ = pattern;
-    }
-    void TearDown() override {
-        std::error_code ec;
-        stdfs::remove_all(root_, ec);
-    }
-    std::string at(const std::string& rel) const { return root_ + "/" + rel; }
-    static void touch(const std::string& path) { std::ofstream(path) << "x\n"; }
-    std::string root_;
+    std::string at(const std::string& rel) const { return tmp_.path(rel); }
+    static void touch(const std::string& path) { testing::write_text(path, "x\n"); }
+    testing::TempDir tmp_;
+    const std::string root_ = tmp_.root();
 };
 
 TEST_F(ScratchDirTest, AFreshTemporaryDirectoryIsMadeAndRemoved) {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -36,9 +36,7 @@
 namespace small {
 namespace {
 
-using testing::TempWorkspace;
-using testing::read_all;
-using testing::write_plain;
+using namespace small::testing;
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
@@ -46,7 +44,6 @@ using std::chrono::milliseconds;
 constexpr const char* kHeader = "small_version: \"1.0.0\"\nowner: \"agent\"\n";
 constexpr const char* kRunId = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
-const RealFileSystem real_fs;
 
 std::string item(const std::string& stamp, const std::string& task = "task-1", const std::string& notes = "seed") {
     return "  - timestamp: \"" + stamp + "\"\n    task_id: \"" + task + "\"\n    status: \"completed\"\n" +
@@ -130,7 +127,7 @@ std::string journal_path(const TempWorkspace& t) { return t.path(kChangeJournalN
 
 void write_journal(const TempWorkspace& t, const std::string& text) {
     fs::create_directories(t.path(".small-cache"));
-    write_plain(journal_path(t), text);
+    write_text(journal_path(t), text);
 }
 
 // ============================================================ commit
@@ -138,10 +135,10 @@ void write_journal(const TempWorkspace& t, const std::string& text) {
 TEST(WorkspaceChangeCommit, EntriesAndFilesAllChange) {
     TempWorkspace t;
     const std::string log_before = seeded_log();
-    write_plain(t.log(), log_before);
+    write_text(t.log(), log_before);
     const std::string plan = t.ws().path_of("plan.small.yml");
     const std::string meta = t.ws().path_of("workspace.small.yml");
-    write_plain(plan, "old plan: 1\n");
+    write_text(plan, "old plan: 1\n");
 
     WorkspaceChange change;
     change.entries = {entry("task-1", "first"), entry("task-2", "second")};
@@ -153,15 +150,15 @@ TEST(WorkspaceChangeCommit, EntriesAndFilesAllChange) {
     EXPECT_LT(r->appended[0].timestamp, r->appended[1].timestamp);
     EXPECT_EQ(r->appended[0].entry.begin().key(), "timestamp");
     EXPECT_EQ(r->appended[1].entry["notes"], "second");
-    const std::string log_after = read_all(t.log());
+    const std::string log_after = read_text(t.log());
     EXPECT_EQ(log_after.compare(0, log_before.size(), log_before), 0) << "existing log bytes were rewritten";
     EXPECT_EQ(r->appended[1].new_size, log_after.size());
     const auto entries = entries_of(log_after);
     ASSERT_EQ(entries.size(), 3u);
     EXPECT_EQ(entries[1], std::make_pair(std::string("task-1"), std::string("first")));
     EXPECT_EQ(entries[2], std::make_pair(std::string("task-2"), std::string("second")));
-    EXPECT_EQ(read_all(plan), "new plan: 2\n");
-    EXPECT_EQ(read_all(meta), workspace_yaml());
+    EXPECT_EQ(read_text(plan), "new plan: 2\n");
+    EXPECT_EQ(read_text(meta), workspace_yaml());
     EXPECT_FALSE(fs::exists(journal_path(t)));
 }
 
@@ -169,21 +166,21 @@ TEST(WorkspaceChangeCommit, FilesOnlyNeedNoProgressLog) {
     TempWorkspace t;
     const std::string a = t.ws().path_of("plan.small.yml");
     const std::string b = t.ws().path_of("handoff.small.yml");
-    write_plain(a, "a: 1\n");
+    write_text(a, "a: 1\n");
     WorkspaceChange change;
     change.files = {{a, "a: 2\n"}, {b, "b: 2\n"}};
     Result<CommittedChange> r = commit_workspace_change(t.ws(), change);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->appended.empty());
-    EXPECT_EQ(read_all(a), "a: 2\n");
-    EXPECT_EQ(read_all(b), "b: 2\n");
+    EXPECT_EQ(read_text(a), "a: 2\n");
+    EXPECT_EQ(read_text(b), "b: 2\n");
     EXPECT_FALSE(fs::exists(t.log()));
     EXPECT_FALSE(fs::exists(journal_path(t)));
 }
 
 TEST(WorkspaceChangeCommit, FirstAtIsTheFirstEntrysInstant) {
     TempWorkspace t;
-    write_plain(t.log(), seeded_log());
+    write_text(t.log(), seeded_log());
     const Instant at = *parse_progress_timestamp("2030-06-01T12:00:00.5Z");
     WorkspaceChange change;
     change.entries = {entry("task-1", "a"), entry("task-1", "b")};
@@ -198,9 +195,9 @@ TEST(WorkspaceChangeCommit, FirstAtIsTheFirstEntrysInstant) {
 TEST(WorkspaceChangeCommit, RefusedAppendChangesNoFileAndLeavesNoJournal) {
     TempWorkspace t;
     const std::string log_before = seeded_log();
-    write_plain(t.log(), log_before);
+    write_text(t.log(), log_before);
     const std::string plan = t.ws().path_of("plan.small.yml");
-    write_plain(plan, "old\n");
+    write_text(plan, "old\n");
     WorkspaceChange change;
     change.entries = {entry("task-1", "x")};
     change.first_at = *parse_progress_timestamp("2000-01-01T00:00:00.0Z");  // before the seed entry
@@ -208,20 +205,20 @@ TEST(WorkspaceChangeCommit, RefusedAppendChangesNoFileAndLeavesNoJournal) {
     Result<CommittedChange> r = commit_workspace_change(t.ws(), change);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid) << r.error().describe();
-    EXPECT_EQ(read_all(plan), "old\n");
-    EXPECT_EQ(read_all(t.log()), log_before);
+    EXPECT_EQ(read_text(plan), "old\n");
+    EXPECT_EQ(read_text(t.log()), log_before);
     EXPECT_FALSE(fs::exists(journal_path(t)));
 }
 
 TEST(WorkspaceChangeCommit, MissingProgressLogWithEntriesChangesNothing) {
     TempWorkspace t;
     const std::string plan = t.ws().path_of("plan.small.yml");
-    write_plain(plan, "old\n");
+    write_text(plan, "old\n");
     WorkspaceChange change;
     change.entries = {entry("task-1", "x")};
     change.files = {{plan, "new\n"}};
     ASSERT_FALSE(commit_workspace_change(t.ws(), change).ok());
-    EXPECT_EQ(read_all(plan), "old\n");
+    EXPECT_EQ(read_text(plan), "old\n");
     EXPECT_FALSE(fs::exists(t.log()));
     EXPECT_FALSE(fs::exists(journal_path(t)));
 }
@@ -231,20 +228,20 @@ TEST(WorkspaceChangeCommit, MissingProgressLogWithEntriesChangesNothing) {
 TEST(WorkspaceChangeCommit, FailedFileWriteBeforeAnyFileChangedUndoesTheEntries) {
     TempWorkspace t;
     const std::string log_before = seeded_log();
-    write_plain(t.log(), log_before);
+    write_text(t.log(), log_before);
     WorkspaceChange change;
     change.entries = {entry("task-1", "undone")};
     change.files = {{t.ws().path_of("missing-folder/plan.small.yml"), "x: 1\n"}};
     Result<CommittedChange> r = commit_workspace_change(t.ws(), change);
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(read_all(t.log()), log_before);
+    EXPECT_EQ(read_text(t.log()), log_before);
     EXPECT_FALSE(fs::exists(journal_path(t)));
 
     // The log is still appendable afterwards (the tail cache must not lie).
     WorkspaceChange next;
     next.entries = {entry("task-1", "after")};
     ASSERT_TRUE(commit_workspace_change(t.ws(), next).ok());
-    const auto entries = entries_of(read_all(t.log()));
+    const auto entries = entries_of(read_text(t.log()));
     ASSERT_EQ(entries.size(), 2u);
     EXPECT_EQ(entries[1].second, "after");
 }
@@ -253,7 +250,7 @@ TEST(WorkspaceChangeCommit, FailedFileWriteBeforeAnyFileChangedUndoesTheEntries)
 // whose entries stand: an undone change records nothing.
 TEST(WorkspaceChangeCommit, AnUndoneChangeRecordsNoLocalWork) {
     TempWorkspace t;
-    write_plain(t.log(), seeded_log());
+    write_text(t.log(), seeded_log());
     const std::string run(64, 'c');
     YamlValue undone = entry("task-7", "undone");
     undone["replayId"] = run;
@@ -276,12 +273,12 @@ TEST(WorkspaceChangeCommit, AnUndoneChangeRecordsNoLocalWork) {
 TEST(WorkspaceChangeCommit, FailedFileWriteOnALargeFreshEmptyLogRestoresTheLog) {
     TempWorkspace t;
     const std::string log_before = "# " + std::string(5000, 'x') + "\n" + std::string(kHeader) + "entries: []\n";
-    write_plain(t.log(), log_before);
+    write_text(t.log(), log_before);
     WorkspaceChange change;
     change.entries = {entry("task-1", "undone")};
     change.files = {{t.ws().path_of("missing-folder/plan.small.yml"), "x: 1\n"}};
     ASSERT_FALSE(commit_workspace_change(t.ws(), change).ok());
-    EXPECT_EQ(read_all(t.log()), log_before);
+    EXPECT_EQ(read_text(t.log()), log_before);
     EXPECT_FALSE(fs::exists(journal_path(t)));
 }
 
@@ -290,12 +287,12 @@ TEST(WorkspaceChangeCommit, FailedFileWriteOnALargeFreshEmptyLogRestoresTheLog) 
 TEST(WorkspaceChangeCommit, FailedFileWriteOnAFreshEmptyLogRestoresTheLog) {
     TempWorkspace t;
     const std::string log_before = std::string(kHeader) + "entries: []\n";
-    write_plain(t.log(), log_before);
+    write_text(t.log(), log_before);
     WorkspaceChange change;
     change.entries = {entry("task-1", "undone")};
     change.files = {{t.ws().path_of("missing-folder/plan.small.yml"), "x: 1\n"}};
     ASSERT_FALSE(commit_workspace_change(t.ws(), change).ok());
-    const std::string log_after = read_all(t.log());
+    const std::string log_after = read_text(t.log());
     EXPECT_EQ(log_after, log_before) << "the log was left as:\n" << log_after;
     EXPECT_TRUE(entries_of(log_after).empty());
 }
@@ -314,7 +311,7 @@ TEST(WorkspaceChangeBeginMutation, NoSmallDirectoryIsASystemError) {
 
 TEST(WorkspaceChangeBeginMutation, ExamplesKindIsRefusedWhenAskedEvenForScopeAny) {
     TempWorkspace t;
-    write_plain(t.ws().path_of("workspace.small.yml"), workspace_yaml("examples"));
+    write_text(t.ws().path_of("workspace.small.yml"), workspace_yaml("examples"));
     MutationRequest req;
     req.scope = WorkspaceScope::Any;
     req.refuse_examples = true;
@@ -331,14 +328,14 @@ TEST(WorkspaceChangeBeginMutation, ExamplesKindIsRefusedWhenAskedEvenForScopeAny
 
 TEST(WorkspaceChangeBeginMutation, ScopeMismatchIsInvalid) {
     TempWorkspace t;
-    write_plain(t.ws().path_of("workspace.small.yml"), workspace_yaml("examples"));
+    write_text(t.ws().path_of("workspace.small.yml"), workspace_yaml("examples"));
     Result<MutationSession> root = begin_mutation(real_fs, t.ws(), MutationRequest{WorkspaceScope::Root});
     ASSERT_FALSE(root.ok());
     EXPECT_EQ(root.error().kind, Error::Kind::Invalid);
     EXPECT_NE(root.error().message.find("not allowed for scope"), std::string::npos) << root.error().message;
     EXPECT_TRUE(begin_mutation(real_fs, t.ws(), MutationRequest{WorkspaceScope::Examples}).ok());
 
-    write_plain(t.ws().path_of("workspace.small.yml"), workspace_yaml("repo-root"));
+    write_text(t.ws().path_of("workspace.small.yml"), workspace_yaml("repo-root"));
     Result<MutationSession> ex = begin_mutation(real_fs, t.ws(), MutationRequest{WorkspaceScope::Examples});
     ASSERT_FALSE(ex.ok());
     EXPECT_EQ(ex.error().kind, Error::Kind::Invalid);
@@ -358,7 +355,7 @@ TEST(WorkspaceChangeBeginMutation, MissingMetadataOnlyToleratedForScopeAny) {
 TEST(WorkspaceChangeBeginMutation, BadRunReplayIdIsInvalid) {
     TempWorkspace t;
     for (const std::string& bad : {std::string("xyz"), std::string(63, 'a'), std::string(64, 'g'), std::string(65, 'a')}) {
-        write_plain(t.ws().path_of("workspace.small.yml"), workspace_yaml("repo-root", bad));
+        write_text(t.ws().path_of("workspace.small.yml"), workspace_yaml("repo-root", bad));
         Result<MutationSession> s = begin_mutation(real_fs, t.ws(), MutationRequest{});
         ASSERT_FALSE(s.ok()) << bad;
         EXPECT_EQ(s.error().kind, Error::Kind::Invalid);
@@ -370,7 +367,7 @@ TEST(WorkspaceChangeBeginMutation, RunIdIsTrimmedAndLowerCasedAndTheLockIsHeld) 
     TempWorkspace t;
     std::string upper = kRunId;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    write_plain(t.ws().path_of("workspace.small.yml"), workspace_yaml("repo-root", " " + upper + " "));
+    write_text(t.ws().path_of("workspace.small.yml"), workspace_yaml("repo-root", " " + upper + " "));
     Result<MutationSession> s = begin_mutation(real_fs, t.ws(), MutationRequest{});
     ASSERT_TRUE(s.ok()) << s.error().describe();
     EXPECT_EQ(s->run_replay_id, kRunId);
@@ -384,13 +381,13 @@ TEST(WorkspaceChangeBeginMutation, RunIdIsTrimmedAndLowerCasedAndTheLockIsHeld) 
 TEST(WorkspaceChangeBeginMutation, RecoversAnInterruptedChangeBeforeReadingMetadata) {
     TempWorkspace t;
     const std::string meta = t.ws().path_of("workspace.small.yml");
-    write_plain(meta, workspace_yaml());
+    write_text(meta, workspace_yaml());
     // A change with no entries that had not replaced the metadata yet.
     write_journal(t, journal_text(0, 0, {{meta, stamp_of(meta), workspace_yaml("repo-root", kRunId)}}));
     Result<MutationSession> s = begin_mutation(real_fs, t.ws(), MutationRequest{});
     ASSERT_TRUE(s.ok()) << s.error().describe();
     EXPECT_EQ(s->run_replay_id, kRunId) << "metadata read before recovery";
-    EXPECT_EQ(read_all(meta), workspace_yaml("repo-root", kRunId));
+    EXPECT_EQ(read_text(meta), workspace_yaml("repo-root", kRunId));
     EXPECT_FALSE(fs::exists(journal_path(t)));
 }
 
@@ -426,9 +423,9 @@ struct RecoveryFixture {
     std::string handoff = t.ws().path_of("handoff.small.yml");
     std::string fresh = t.ws().path_of("constraints.small.yml");  // absent before the change
     RecoveryFixture() {
-        write_plain(t.log(), log_bytes);
-        write_plain(plan, "plan: old\n");
-        write_plain(handoff, "handoff: old\n");
+        write_text(t.log(), log_bytes);
+        write_text(plan, "plan: old\n");
+        write_text(handoff, "handoff: old\n");
     }
     std::vector<JournalFile> files() const {
         return {{plan, stamp_of(plan), "plan: new\n"},
@@ -446,21 +443,21 @@ TEST(WorkspaceChangeRecover, RollsForwardWhenTheEntriesMadeItIntoTheLog) {
     ASSERT_LT(f.size_before_entry(), f.log_bytes.size());
     write_journal(f.t, journal_text(1, f.size_before_entry(), f.files()));
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.plan), "plan: new\n");
-    EXPECT_EQ(read_all(f.handoff), "handoff: new\n");
-    EXPECT_EQ(read_all(f.fresh), "constraints: new\n");
-    EXPECT_EQ(read_all(f.t.log()), f.log_bytes);
+    EXPECT_EQ(read_text(f.plan), "plan: new\n");
+    EXPECT_EQ(read_text(f.handoff), "handoff: new\n");
+    EXPECT_EQ(read_text(f.fresh), "constraints: new\n");
+    EXPECT_EQ(read_text(f.t.log()), f.log_bytes);
     EXPECT_FALSE(fs::exists(journal_path(f.t)));
 }
 
 TEST(WorkspaceChangeRecover, RollForwardFinishesAChangeThatWasHalfApplied) {
     RecoveryFixture f;
-    write_plain(f.plan, "plan: new\n");  // the first replacement had happened
+    write_text(f.plan, "plan: new\n");  // the first replacement had happened
     write_journal(f.t, journal_text(1, f.size_before_entry(), f.files()));
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.plan), "plan: new\n");
-    EXPECT_EQ(read_all(f.handoff), "handoff: new\n");
-    EXPECT_EQ(read_all(f.fresh), "constraints: new\n");
+    EXPECT_EQ(read_text(f.plan), "plan: new\n");
+    EXPECT_EQ(read_text(f.handoff), "handoff: new\n");
+    EXPECT_EQ(read_text(f.fresh), "constraints: new\n");
     EXPECT_FALSE(fs::exists(journal_path(f.t)));
 }
 
@@ -468,9 +465,9 @@ TEST(WorkspaceChangeRecover, ChangeWithoutEntriesAlwaysRollsForward) {
     RecoveryFixture f;
     write_journal(f.t, journal_text(0, 0, f.files()));
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.plan), "plan: new\n");
-    EXPECT_EQ(read_all(f.handoff), "handoff: new\n");
-    EXPECT_EQ(read_all(f.fresh), "constraints: new\n");
+    EXPECT_EQ(read_text(f.plan), "plan: new\n");
+    EXPECT_EQ(read_text(f.handoff), "handoff: new\n");
+    EXPECT_EQ(read_text(f.fresh), "constraints: new\n");
     EXPECT_FALSE(fs::exists(journal_path(f.t)));
 }
 
@@ -478,10 +475,10 @@ TEST(WorkspaceChangeRecover, RollsBackWhenTheLogIsStillItsJournaledSize) {
     RecoveryFixture f;
     write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files()));
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.plan), "plan: old\n");
-    EXPECT_EQ(read_all(f.handoff), "handoff: old\n");
+    EXPECT_EQ(read_text(f.plan), "plan: old\n");
+    EXPECT_EQ(read_text(f.handoff), "handoff: old\n");
     EXPECT_FALSE(fs::exists(f.fresh));
-    EXPECT_EQ(read_all(f.t.log()), f.log_bytes);
+    EXPECT_EQ(read_text(f.t.log()), f.log_bytes);
     EXPECT_FALSE(fs::exists(journal_path(f.t)));
 }
 
@@ -501,12 +498,12 @@ TEST(WorkspaceChangeRecover, TornAppendIsRemovedAndTheChangeRolledBack) {
     RecoveryFixture f;
     const std::string added = item("2026-01-01T00:00:00.000000000Z", "task-9", "torn");
     write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files()));
-    write_plain(f.t.path(kProgressJournalName), progress_journal_text(f.t.log(), f.log_bytes.size(), added));
-    write_plain(f.t.log(), f.log_bytes + added.substr(0, added.size() / 2));
+    write_text(f.t.path(kProgressJournalName), progress_journal_text(f.t.log(), f.log_bytes.size(), added));
+    write_text(f.t.log(), f.log_bytes + added.substr(0, added.size() / 2));
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.t.log()), f.log_bytes);
-    EXPECT_EQ(read_all(f.plan), "plan: old\n");
-    EXPECT_EQ(read_all(f.handoff), "handoff: old\n");
+    EXPECT_EQ(read_text(f.t.log()), f.log_bytes);
+    EXPECT_EQ(read_text(f.plan), "plan: old\n");
+    EXPECT_EQ(read_text(f.handoff), "handoff: old\n");
     EXPECT_FALSE(fs::exists(f.fresh));
     EXPECT_FALSE(fs::exists(journal_path(f.t)));
     EXPECT_FALSE(fs::exists(f.t.path(kProgressJournalName)));
@@ -514,12 +511,12 @@ TEST(WorkspaceChangeRecover, TornAppendIsRemovedAndTheChangeRolledBack) {
 
 // The log holds the whole journaled append: recovery keeps it and rolls the change forward.
 void expect_complete_append_rolls_forward(const RecoveryFixture& f, const std::string& added) {
-    write_plain(f.t.log(), f.log_bytes + added);
+    write_text(f.t.log(), f.log_bytes + added);
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.t.log()), f.log_bytes + added);
-    EXPECT_EQ(read_all(f.plan), "plan: new\n");
-    EXPECT_EQ(read_all(f.handoff), "handoff: new\n");
-    EXPECT_EQ(read_all(f.fresh), "constraints: new\n");
+    EXPECT_EQ(read_text(f.t.log()), f.log_bytes + added);
+    EXPECT_EQ(read_text(f.plan), "plan: new\n");
+    EXPECT_EQ(read_text(f.handoff), "handoff: new\n");
+    EXPECT_EQ(read_text(f.fresh), "constraints: new\n");
     EXPECT_FALSE(fs::exists(journal_path(f.t)));
 }
 
@@ -529,7 +526,7 @@ TEST(WorkspaceChangeRecover, CompleteUnacknowledgedAppendRollsTheChangeForward) 
     RecoveryFixture f;
     const std::string added = item("2026-01-01T00:00:00.000000000Z", "task-9", "complete");
     write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files()));
-    write_plain(f.t.path(kProgressJournalName), progress_journal_text(f.t.log(), f.log_bytes.size(), added));
+    write_text(f.t.path(kProgressJournalName), progress_journal_text(f.t.log(), f.log_bytes.size(), added));
     expect_complete_append_rolls_forward(f, added);
 }
 
@@ -539,16 +536,16 @@ TEST(WorkspaceChangeRecover, TornAppendRecordedInTheChangeJournalIsCutAndTheChan
     RecoveryFixture f;
     const std::string added = item("2026-01-01T00:00:00.000000000Z", "task-9", "torn");
     for (const std::size_t kept : {std::size_t{1}, added.size() / 2, added.size() - 1}) {
-        write_plain(f.t.log(), f.log_bytes);
+        write_text(f.t.log(), f.log_bytes);
         const std::string record = append_record(f.t.log(), f.log_bytes.size(), added);
         write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files(), record));
         // What a power cut can leave: a prefix, maybe zero-filled, never past the bytes' end.
         const std::size_t zeros = std::min(kept % 3, added.size() - kept);
-        write_plain(f.t.log(), f.log_bytes + added.substr(0, kept) + std::string(zeros, '\0'));
+        write_text(f.t.log(), f.log_bytes + added.substr(0, kept) + std::string(zeros, '\0'));
         ASSERT_TRUE(recover_workspace(f.t.ws()).ok()) << kept;
-        EXPECT_EQ(read_all(f.t.log()), f.log_bytes) << kept;
-        EXPECT_EQ(read_all(f.plan), "plan: old\n") << kept;
-        EXPECT_EQ(read_all(f.handoff), "handoff: old\n") << kept;
+        EXPECT_EQ(read_text(f.t.log()), f.log_bytes) << kept;
+        EXPECT_EQ(read_text(f.plan), "plan: old\n") << kept;
+        EXPECT_EQ(read_text(f.handoff), "handoff: old\n") << kept;
         EXPECT_FALSE(fs::exists(f.fresh)) << kept;
         EXPECT_FALSE(fs::exists(journal_path(f.t))) << kept;
     }
@@ -568,40 +565,40 @@ TEST(WorkspaceChangeRecover, AnAppendRecordNeverCutsBytesThatAreNotItsOwn) {
     const std::string added = item("2026-01-01T00:00:00.000000000Z", "task-9", "mine");
     const std::string foreign = item("2027-01-01T00:00:00.000000000Z", "task-8", "someone else");
     write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files(), append_record(f.t.log(), f.log_bytes.size(), added)));
-    write_plain(f.t.log(), f.log_bytes + foreign.substr(0, 40));
+    write_text(f.t.log(), f.log_bytes + foreign.substr(0, 40));
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.t.log()), f.log_bytes + foreign.substr(0, 40));
-    EXPECT_EQ(read_all(f.plan), "plan: old\n") << "the entries are not in the log: the change is rolled back";
+    EXPECT_EQ(read_text(f.t.log()), f.log_bytes + foreign.substr(0, 40));
+    EXPECT_EQ(read_text(f.plan), "plan: old\n") << "the entries are not in the log: the change is rolled back";
 
     const std::string other_inode = f.t.log() + ".new";
-    write_plain(f.t.log(), f.log_bytes);
+    write_text(f.t.log(), f.log_bytes);
     const std::string record = append_record(f.t.log(), f.log_bytes.size(), added);
-    write_plain(other_inode, f.log_bytes + added.substr(0, 10));
+    write_text(other_inode, f.log_bytes + added.substr(0, 10));
     fs::rename(other_inode, f.t.log());  // same bytes as a torn append, but another file
     write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files(), record));
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.t.log()), f.log_bytes + added.substr(0, 10));
+    EXPECT_EQ(read_text(f.t.log()), f.log_bytes + added.substr(0, 10));
     EXPECT_FALSE(fs::exists(journal_path(f.t)));
 }
 
 TEST(WorkspaceChangeRecover, AFileChangedBySomeoneElseIsLeftAlone) {
     RecoveryFixture f;
     const std::string journal = journal_text(1, f.size_before_entry(), f.files());
-    write_plain(f.handoff, "handoff: edited by hand\n");
-    write_plain(f.fresh, "constraints: created by hand\n");  // journaled as absent
+    write_text(f.handoff, "handoff: edited by hand\n");
+    write_text(f.fresh, "constraints: created by hand\n");  // journaled as absent
     write_journal(f.t, journal);
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.plan), "plan: new\n");
-    EXPECT_EQ(read_all(f.handoff), "handoff: edited by hand\n");
-    EXPECT_EQ(read_all(f.fresh), "constraints: created by hand\n");
+    EXPECT_EQ(read_text(f.plan), "plan: new\n");
+    EXPECT_EQ(read_text(f.handoff), "handoff: edited by hand\n");
+    EXPECT_EQ(read_text(f.fresh), "constraints: created by hand\n");
     EXPECT_FALSE(fs::exists(journal_path(f.t)));
 }
 
 TEST(WorkspaceChangeRecover, NoJournalIsANoOp) {
     RecoveryFixture f;
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.plan), "plan: old\n");
-    EXPECT_EQ(read_all(f.t.log()), f.log_bytes);
+    EXPECT_EQ(read_text(f.plan), "plan: old\n");
+    EXPECT_EQ(read_text(f.t.log()), f.log_bytes);
     EXPECT_FALSE(fs::exists(f.fresh));
 }
 
@@ -631,10 +628,10 @@ TEST(WorkspaceChangeRecover, MalformedJournalsAreDroppedAndChangeNothing) {
         write_journal(f.t, text);
         const Status s = recover_workspace(f.t.ws());
         EXPECT_TRUE(s.ok()) << label << ": " << (s ? "" : s.error().describe());
-        EXPECT_EQ(read_all(f.plan), "plan: old\n") << label;
-        EXPECT_EQ(read_all(f.handoff), "handoff: old\n") << label;
+        EXPECT_EQ(read_text(f.plan), "plan: old\n") << label;
+        EXPECT_EQ(read_text(f.handoff), "handoff: old\n") << label;
         EXPECT_FALSE(fs::exists(f.fresh)) << label;
-        EXPECT_EQ(read_all(f.t.log()), f.log_bytes) << label;
+        EXPECT_EQ(read_text(f.t.log()), f.log_bytes) << label;
         EXPECT_FALSE(fs::exists(journal_path(f.t))) << label;
     }
 }
@@ -647,7 +644,7 @@ TEST(WorkspaceChangeRecover, BinaryFileContentsRoundTripThroughTheJournal) {
     ASSERT_EQ(std::count(weird.begin(), weird.end(), '\0'), 2);
     write_journal(f.t, journal_text(0, 0, {{f.plan, stamp_of(f.plan), weird}}));
     ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
-    EXPECT_EQ(read_all(f.plan), weird);
+    EXPECT_EQ(read_text(f.plan), weird);
 }
 
 TEST(WorkspaceChangeRecover, JournalNamingAPathOutsideTheWorkspaceWritesNothingThere) {
@@ -724,9 +721,9 @@ void recover_and_check(const TempWorkspace& t, const std::string& done_file, Cha
     ASSERT_TRUE(lock.ok()) << lock.error().describe();
     const bool had_change_journal = fs::exists(journal_path(t));
     stats.change_journals += had_change_journal;
-    if (had_change_journal) stats.append_records += read_all(journal_path(t)).find("\nappend ") != std::string::npos;
+    if (had_change_journal) stats.append_records += read_text(journal_path(t)).find("\nappend ") != std::string::npos;
     stats.progress_journals += fs::exists(t.path(kProgressJournalName));
-    const std::string plan_before = read_all(t.ws().path_of(kPlanName));
+    const std::string plan_before = read_text(t.ws().path_of(kPlanName));
     const Status recovered = recover_workspace(t.ws());
     ASSERT_TRUE(recovered.ok()) << recovered.error().describe();
     EXPECT_FALSE(fs::exists(journal_path(t)));
@@ -735,10 +732,10 @@ void recover_and_check(const TempWorkspace& t, const std::string& done_file, Cha
     EXPECT_TRUE(!fs::exists(t.path(".small-cache/tmp")) || fs::is_empty(t.path(".small-cache/tmp")))
         << "after kill " << stats.kills;
 
-    const std::string plan_bytes = read_all(t.ws().path_of(kPlanName));
+    const std::string plan_bytes = read_text(t.ws().path_of(kPlanName));
     const Document plan = parse_or_fail(plan_bytes, "plan");
-    const Document meta = parse_or_fail(read_all(t.ws().path_of(kWorkspaceFileName)), "workspace");
-    const auto entries = entries_of(read_all(t.log()));
+    const Document meta = parse_or_fail(read_text(t.ws().path_of(kWorkspaceFileName)), "workspace");
+    const auto entries = entries_of(read_text(t.log()));
     ASSERT_FALSE(::testing::Test::HasFailure()) << "after kill " << stats.kills;
     if (had_change_journal) (plan_bytes != plan_before ? stats.rolled_forward : stats.rolled_back) += 1;
 
@@ -750,7 +747,7 @@ void recover_and_check(const TempWorkspace& t, const std::string& done_file, Cha
     for (std::size_t i = 1; i < entries.size(); ++i) {
         ASSERT_EQ(entries[i].second, "iteration " + std::to_string(i)) << "entry " << i << " after kill " << stats.kills;
     }
-    std::string done = read_all(done_file);
+    std::string done = read_text(done_file);
     done.resize(done.rfind('\n') == std::string::npos ? 0 : done.rfind('\n') + 1);  // drop a torn line
     if (!done.empty()) {
         const std::size_t start = done.rfind('\n', done.size() - 2);
@@ -782,9 +779,9 @@ TEST(WorkspaceChangeCrash, SigkillAtRandomInstantsKeepsEntriesAndFilesTogether) 
     // /dev/shm when there is one: fsync is free there, so one iteration takes
     // well under a millisecond and kills land in every step of the change.
     TempWorkspace t(true);
-    write_plain(t.log(), seeded_log());
-    write_plain(t.ws().path_of(kPlanName), plan_text(0));
-    write_plain(t.ws().path_of(kWorkspaceFileName), metadata_text(0));
+    write_text(t.log(), seeded_log());
+    write_text(t.ws().path_of(kPlanName), plan_text(0));
+    write_text(t.ws().path_of(kWorkspaceFileName), metadata_text(0));
     const std::string done_file = t.path("done.txt");
     ChangeCrashStats stats;
 
@@ -792,7 +789,7 @@ TEST(WorkspaceChangeCrash, SigkillAtRandomInstantsKeepsEntriesAndFilesTogether) 
     // make it much longer), so that the random delays span a few iterations.
     kill_and_check(t, done_file, std::chrono::milliseconds(300), stats);
     if (HasFatalFailure()) return;
-    const std::size_t calibrated = entries_of(read_all(t.log())).size() - 1;
+    const std::size_t calibrated = entries_of(read_text(t.log())).size() - 1;
     const long per_iteration_us = 300'000 / static_cast<long>(calibrated + 1);
     const int max_delay_us = static_cast<int>(std::clamp(3 * per_iteration_us, 2'000L, 60'000L));
 
@@ -813,7 +810,7 @@ TEST(WorkspaceChangeCrash, SigkillAtRandomInstantsKeepsEntriesAndFilesTogether) 
         }
     }
     EXPECT_GE(stats.kills, 200);
-    const auto entries = entries_of(read_all(t.log()));
+    const auto entries = entries_of(read_text(t.log()));
     EXPECT_GE(entries.size(), 20u) << "the children hardly committed anything";
     EXPECT_GT(stats.change_journals, 0) << "no kill landed inside a change: the test proved nothing";
     // Every change here has an entry: its journal carries the entry's bytes,

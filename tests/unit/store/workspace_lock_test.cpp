@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "temp_workspace.hpp"
+#include "fixtures.hpp"
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -26,9 +26,7 @@
 namespace small {
 namespace {
 
-using testing::TempWorkspace;
-using testing::read_all;
-using testing::write_plain;
+using namespace small::testing;
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
@@ -99,11 +97,11 @@ TEST(WorkspaceLock, AcquireCreatesTheLockFileAndRecordsThePid) {
         ASSERT_TRUE(lock) << lock.error().message;
         EXPECT_TRUE(lock->held());
         EXPECT_EQ(lock->path(), t.path(".small-cache/lock"));
-        const std::string recorded = read_all(t.path(".small-cache/lock"));
+        const std::string recorded = read_text(t.path(".small-cache/lock"));
         EXPECT_EQ(parse_lock_holder_pid(recorded), ::getpid()) << recorded;
         EXPECT_NE(recorded.find("acquired_at: "), std::string::npos) << recorded;
     }
-    EXPECT_EQ(read_all(t.path(".small-cache/lock")), "");
+    EXPECT_EQ(read_text(t.path(".small-cache/lock")), "");
     EXPECT_TRUE(fs::is_empty(t.path(".small")));  // nothing added inside .small/
 }
 
@@ -183,7 +181,7 @@ TEST(WorkspaceLock, HolderExitingWithoutReleaseLeavesNoStaleLock) {
     EXPECT_EQ(wait_for(holder.pid), 0);
     ::close(holder.release_fd);
     // The dead holder's pid is still in the file; the kernel knows better.
-    EXPECT_EQ(parse_lock_holder_pid(read_all(t.path(".small-cache/lock"))), holder.pid);
+    EXPECT_EQ(parse_lock_holder_pid(read_text(t.path(".small-cache/lock"))), holder.pid);
     const auto start = Clock::now();
     Result<WorkspaceLock> lock = WorkspaceLock::acquire(t.ws(), std::chrono::seconds(5));
     ASSERT_TRUE(lock) << lock.error().message;
@@ -219,7 +217,7 @@ TEST(WorkspaceLock, SerialisesReadModifyWriteAcrossProcesses) {
             for (int i = 0; i < kIterations; ++i) {
                 Result<WorkspaceLock> lock = WorkspaceLock::acquire(t.ws(), std::chrono::seconds(30));
                 if (!lock) ::_exit(2);
-                const int value = std::stoi(read_all(counter));
+                const int value = std::stoi(read_text(counter));
                 if (!write_file_atomic(t.ws(), counter, std::to_string(value + 1))) ::_exit(3);
             }
             ::_exit(0);
@@ -227,7 +225,7 @@ TEST(WorkspaceLock, SerialisesReadModifyWriteAcrossProcesses) {
         children.push_back(pid);
     }
     for (const pid_t pid : children) EXPECT_EQ(wait_for(pid), 0) << "child " << pid;
-    EXPECT_EQ(read_all(counter), std::to_string(kProcesses * kIterations));
+    EXPECT_EQ(read_text(counter), std::to_string(kProcesses * kIterations));
     EXPECT_TRUE(fs::is_empty(t.path(".small-cache/tmp")));
 }
 
@@ -240,7 +238,7 @@ TEST(WorkspaceLock, RefusesASymlinkedLockFile) {
     Result<WorkspaceLock> lock = WorkspaceLock::acquire(t.ws(), milliseconds(0));
     ASSERT_FALSE(lock);
     EXPECT_NE(lock.error().message.find("symbolic link"), std::string::npos) << lock.error().message;
-    EXPECT_EQ(read_all(outside), "keep\n");
+    EXPECT_EQ(read_text(outside), "keep\n");
 }
 
 TEST(WorkspaceLock, ParsesTheHolderPidTolerantly) {
