@@ -9,12 +9,16 @@ implement durable writes, named in DOOR_FILES below (atomic replace, appends, th
 the change journal, folders published by one rename, the git hooks folder, selftest's
 scratch folder). Everywhere else under include/small/ and src/ (the CLI included), code
 may not
-  * name std::filesystem, <filesystem> or <fstream>, the streams ifstream / ofstream /
-    fstream, fopen, opendir;
-  * call a system call on a path or a descriptor of a file: open, openat, creat, stat,
-    lstat, fstat, fstatat, access, faccessat, unlink, unlinkat, rename, renameat, mkdir,
-    mkdirat, rmdir, chmod, fchmod, truncate, ftruncate, fsync, fdatasync, flock,
-    readlink, realpath, symlink, link.
+  * name std::filesystem (or any filesystem:: namespace), <filesystem> or <fstream>, the
+    file streams (ifstream / ofstream / fstream, their basic_ forms, filebuf), fopen,
+    fdopen, popen, opendir, fdopendir, scandir, mkstemp;
+  * call a system call on a path or a descriptor of a file, plain, `::` or `std::`
+    qualified: open, open64, openat, creat, stat, stat64, lstat, fstat, fstatat, statx,
+    access, faccessat, unlink, unlinkat, rename, renameat, renameat2, mkdir, mkdirat,
+    rmdir, chmod, fchmod, truncate, ftruncate, fsync, fdatasync, flock, readlink,
+    readlinkat, realpath, symlink, link, getcwd, chdir.
+(`remove` is not listed: std::remove is also the algorithm; a declaration named like one
+of the calls is reported too — name it otherwise.)
 And the runtime paths are spelled only in model/layout: elsewhere, a string literal that is
 a path into the workspace's own folders (".small", "/.small/x", ".small-cache/lock",
 ".small-runs", ".small-archive/…") is refused. (A literal with a space is prose: a message
@@ -38,17 +42,20 @@ DOOR_FILES = {
 }
 LAYOUT_FILES = {"include/small/model/layout.hpp", "src/model/layout.cpp"}
 
-NAMES = [r"std::filesystem\b", r"#\s*include\s*<(?:filesystem|fstream)>", r"\b(?:i|o)?fstream\b",
-         r"\bfopen\b", r"\bopendir\b"]
-CALLS = ("open openat creat stat lstat fstat fstatat access faccessat unlink unlinkat rename renameat "
-         "mkdir mkdirat rmdir chmod fchmod truncate ftruncate fsync fdatasync flock readlink realpath "
-         "symlink link").split()
-# A free call: not a member (x.stat(, x->stat() and not a qualified name (Class::stat().
-CALL_RE = re.compile(r"(?<![\w.>:])(?:::)?(" + "|".join(CALLS) + r")\s*\(")
+NAMES = [r"\bstd::(?:experimental::)?filesystem\b|\bfilesystem::", r"#\s*include\s*<(?:filesystem|fstream)>",
+         r"\b(?:basic_)?(?:i|o)?fstream\b", r"\bfilebuf\b", r"\b(?:fopen|fdopen|popen|opendir|fdopendir|scandir|mkstemp)\b"]
+CALLS = ("open open64 openat creat stat stat64 lstat fstat fstatat statx access faccessat unlink unlinkat "
+         "rename renameat renameat2 mkdir mkdirat rmdir chmod fchmod truncate ftruncate fsync fdatasync "
+         "flock readlink readlinkat realpath symlink link getcwd chdir").split()
+# A free call, plain, ::name( or std::name(: not a member (x.stat(, x->stat() and not
+# another qualified name (Class::stat().
+CALL_RE = re.compile(r"(?:(?<![\w.>:])|(?<=[^\w:]std::)|(?<=^std::))(?:::)?(" + "|".join(CALLS) + r")\s*\(",
+                     re.M)
 NAME_RE = re.compile("|".join(NAMES))
 RUNTIME_PATH_RE = re.compile(r"^/?\.small(?:-cache|-runs|-archive)?(?:/\S*)?$")
-LITERAL_RE = re.compile(r'R"([^(\s]*)\((.*?)\)\1"|"((?:[^"\\\n]|\\.)*)"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/',
-                        re.S)
+# A digit separator (10'000) is not a character literal: the quote follows a digit.
+LITERAL_RE = re.compile(r'R"([^(\s]*)\((.*?)\)\1"|"((?:[^"\\\n]|\\.)*)"|(?<![0-9A-Fa-f])\'(?:[^\'\\\n]|\\.)*\''
+                        r'|//[^\n]*|/\*.*?\*/', re.S)
 
 
 def split_code(text):
@@ -63,10 +70,7 @@ def split_code(text):
         if token.startswith(("R\"", "\"")):
             value = m.group(2) if m.group(2) is not None else m.group(3)
             literals.append((text.count("\n", 0, m.start()) + 1, value))
-        if token.startswith("#"):
-            out.append(token)
-        else:
-            out.append(re.sub(r"[^\n]", " ", token))
+        out.append(re.sub(r"[^\n]", " ", token))
         last = m.end()
     out.append(text[last:])
     return "".join(out), literals

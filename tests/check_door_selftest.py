@@ -16,11 +16,13 @@ CLEAN = {
     "src/layers.txt": "base\nmodel\nstore\nops\n",
     "src/base/filesystem.cpp": "#include <filesystem>\nint f() { return ::lstat(p, &st); }\n",
     "src/store/atomic_file.cpp": "int g() { return ::fsync(fd) + ::rename(a, b); }\n",
+    "include/small/store/workspace_lock.hpp": "inline int h(int fd) { return ::flock(fd, 2); }\n",
     "include/small/model/layout.hpp": 'constexpr auto kCache = ".small-cache";\n',
     "src/ops/plan.cpp": ("// std::filesystem and ::unlink( in a comment are fine\n"
                          'auto s = fs.stat(path); auto m = "cannot rename(x) .small/ here";\n'
                          "int RealFileSystem::stat(int) { return x->open(1); }\n"
-                         'auto raw = R"(std::filesystem)";\n'),
+                         'auto raw = R"(std::filesystem)";\n'
+                         "std::string link_of(int); auto n = 10'000; char q = '\"';\n"),
 }
 
 
@@ -38,7 +40,7 @@ class DoorCheck(unittest.TestCase):
     def test_clean_tree_passes(self):
         code, out = self.check({})
         self.assertEqual(code, 0, out)
-        self.assertIn("door: 4 files", out)
+        self.assertIn("door: 5 files", out)
 
     def test_std_filesystem_outside_the_door(self):
         self.expect_finding({"src/ops/init.cpp": "namespace fs = std::filesystem;\n"},
@@ -60,6 +62,18 @@ class DoorCheck(unittest.TestCase):
 
     def test_cli_is_checked_too(self):
         self.expect_finding({"src/cli/cmd_x.cpp": "FILE* f = fopen(p, \"r\");\n"}, "fopen outside the door")
+
+    def test_std_qualified_call(self):
+        self.expect_finding({"src/ops/m.cpp": "void f() { std::rename(a, b); }\n"}, "rename() outside the door")
+
+    def test_call_after_a_digit_separator(self):
+        # 10'000 is not the start of a character literal that would hide the call.
+        self.expect_finding({"src/ops/n.cpp": "auto n = 10'000; int r = open(p, 0); char q = 'x';\n"},
+                            "src/ops/n.cpp:1: open() outside the door")
+
+    def test_call_after_a_quote_character_and_an_escaped_quote(self):
+        self.expect_finding({"src/ops/q.cpp": "char c = '\"'; auto s = \"a\\\"b // c\"; fsync(fd);\n"},
+                            "src/ops/q.cpp:1: fsync() outside the door")
 
     def test_runtime_path_outside_layout(self):
         self.expect_finding({"src/store/lock.cpp": 'auto d = root + "/.small-cache";\n'},

@@ -153,9 +153,9 @@ bool RealFileSystem::is_symlink(const std::string& path) const {
     return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
 }
 
-std::optional<FileInfo> RealFileSystem::stat(const std::string& path) const {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+namespace {
+
+FileInfo info_of(const struct stat& st) {
     FileInfo info;
     info.kind = S_ISREG(st.st_mode)   ? FileKind::Regular
                 : S_ISDIR(st.st_mode) ? FileKind::Directory
@@ -166,6 +166,21 @@ std::optional<FileInfo> RealFileSystem::stat(const std::string& path) const {
     info.mtime_sec = st.st_mtim.tv_sec;
     info.mtime_nsec = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
     return info;
+}
+
+}  // namespace
+
+std::optional<FileInfo> RealFileSystem::stat(const std::string& path) const {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+    return info_of(st);
+}
+
+Result<std::optional<FileInfo>> RealFileSystem::inspect(const std::string& path) const {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0) return std::optional<FileInfo>(info_of(st));
+    if (errno == ENOENT) return std::optional<FileInfo>();
+    return Error::from_errno("cannot stat", path, errno);
 }
 
 Result<std::string> RealFileSystem::read_link(const std::string& path) const {

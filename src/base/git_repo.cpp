@@ -478,7 +478,7 @@ Result<std::optional<std::string>> GitRepo::effective_config(const std::string& 
     return config_string(cfg->get(), key, "the git config");
 }
 
-std::string GitRepo::commondir() const { return normal_path(git2().git_repository_commondir(repo_.get())); }
+std::string GitRepo::commondir() const { return normal_dir_path(git2().git_repository_commondir(repo_.get())); }
 
 std::string GitRepo::config_path() const { return join_path(commondir(), "config"); }
 
@@ -489,7 +489,7 @@ Result<std::string> GitRepo::hooks_dir() const {
     if (!set) return set.error();
     if (!*set) return join_path(commondir(), "hooks");
     const std::string top = workdir().empty() ? git2().git_repository_path(repo_.get()) : workdir();
-    return absolute_path(top, expand_home(**set));
+    return normal_dir_path(absolute_path(top, expand_home(**set)));
 }
 
 Status GitRepo::set_local_config(const std::string& key, const std::string& value) const {

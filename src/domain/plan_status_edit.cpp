@@ -180,13 +180,12 @@ Result<PlanStatusEdit> plan_status_edit(const FileSystem& fs, const WorkspacePat
     return from_parse(fs, ws, id, status);
 }
 
-void remember_plan_status_edit(const WorkspacePaths& ws, const PlanStatusEdit& edit, const std::string& id,
-                               std::string_view status) {
-    const RealFileSystem disk;
+void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, const PlanStatusEdit& edit,
+                               const std::string& id, std::string_view status) {
     std::vector<StampedCacheBody> more;
     if (!edit.spans.empty()) more.push_back({kPlanSpansName, encode_spans(edit.spans)});
     if (!edit.old_stamp.empty()) {
-        if (const std::optional<std::string> outline = read_stamped_cache(disk, ws, kPlanOutlineName, edit.old_stamp)) {
+        if (const std::optional<std::string> outline = read_stamped_cache(fs, ws, kPlanOutlineName, edit.old_stamp)) {
             if (std::optional<std::string> moved = outline_with_status(*outline, id, status)) {
                 more.push_back({kPlanOutlineName, std::move(*moved)});
             }

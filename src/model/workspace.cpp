@@ -46,7 +46,7 @@ WorkspacePaths locate_workspace(const FileSystem& fs, const std::optional<std::s
         if (file_name(p) == kSmallDirName && fs.directory_exists(p)) return make_paths(normal_dir_path(parent_path(p)), cwd);
         // A `.small` link (even a dangling one) marks the workspace too: the
         // search must not go on to a parent's workspace (D7 refuses the link).
-        const std::string marker = small_dir_path(p);
+        const std::string marker = join_path(p, kSmallDirName);
         if (fs.directory_exists(marker) || fs.is_symlink(marker)) return make_paths(p, cwd);
         if (p == "/" || p.empty()) break;
     }

@@ -12,10 +12,10 @@ namespace {
 
 enum class Kind { Missing, Directory, File, Link, Other };
 
-// An entry that cannot be inspected counts as missing: its move then fails
-// with the system's reason.
 Result<Kind> kind_of(const FileSystem& fs, const std::string& path) {
-    const std::optional<FileInfo> info = fs.stat(path);
+    Result<std::optional<FileInfo>> inspected = fs.inspect(path);
+    if (!inspected) return inspected.error();
+    const std::optional<FileInfo>& info = *inspected;
     if (!info) return Kind::Missing;
     switch (info->kind) {
         case FileKind::Symlink: return Kind::Link;

@@ -63,6 +63,10 @@ public:
     // is there or it cannot be inspected. The default (for fakes) asks
     // is_symlink, directory_exists and file_exists.
     virtual std::optional<FileInfo> stat(const std::string& path) const;
+    // The same, telling "nothing there" (nullopt: ENOENT) from "cannot be
+    // told" (a System error "cannot stat PATH: reason": EACCES, ENOTDIR, …).
+    // The default (for fakes) is stat().
+    virtual Result<std::optional<FileInfo>> inspect(const std::string& path) const { return stat(path); }
     // The target a symbolic link holds, as written in the link.
     virtual Result<std::string> read_link(const std::string& path) const;
     // `path` (absolute) with every symbolic link of its existing part
@@ -115,6 +119,7 @@ public:
     bool directory_exists(const std::string& path) const override;
     bool is_symlink(const std::string& path) const override;
     std::optional<FileInfo> stat(const std::string& path) const override;
+    Result<std::optional<FileInfo>> inspect(const std::string& path) const override;
     Result<std::string> read_link(const std::string& path) const override;
     std::optional<std::string> real_path(const std::string& path) const override;
     int write_access_errno(const std::string& path) const override;

@@ -41,7 +41,7 @@ Result<PlanStatusEdit> plan_status_edit(const FileSystem& fs, const WorkspacePat
 
 // After the edit is written (under the lock): the plan caches describe the
 // file as it now is. Best effort.
-void remember_plan_status_edit(const WorkspacePaths& ws, const PlanStatusEdit& edit, const std::string& id,
-                               std::string_view status);
+void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, const PlanStatusEdit& edit,
+                               const std::string& id, std::string_view status);
 
 }  // namespace small

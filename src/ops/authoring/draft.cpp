@@ -1,9 +1,6 @@
 // `small draft` (see the header).
 #include "small/ops/authoring/draft.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <iterator>

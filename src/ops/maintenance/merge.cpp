@@ -50,11 +50,12 @@ Result<MergeReport> merge_command(const FileSystem& fs, const MergeRequest& requ
     report.outcome = std::move(*outcome);
     if (!report.clean() || report.outcome.text == *a) return report;
 
-    const std::optional<FileInfo> current = fs.stat(request.current);
-    if (!current) return Error::from_errno("cannot stat", request.current, ENOENT);  // it was read just now
+    Result<std::optional<FileInfo>> current = fs.inspect(request.current);
+    if (!current) return current.error();
+    if (!*current) return Error::from_errno("cannot stat", request.current, ENOENT);
     const std::string parent = parent_path(request.current);
     const std::string dir = parent.empty() ? "." : parent;
-    if (Status s = write_file_in_folder_atomic(dir, file_name(request.current), report.outcome.text, current->mode);
+    if (Status s = write_file_in_folder_atomic(dir, file_name(request.current), report.outcome.text, (*current)->mode);
         !s) {
         return s.error();
     }

@@ -61,7 +61,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     Result<CommittedChange> committed = commit_workspace_change(ws, change);
     if (!committed) return committed.error();
     if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) {
-        remember_plan_status_edit(ws, *edit, task, status);
+        remember_plan_status_edit(fs, ws, *edit, task, status);
     } else {
         result.warnings.push_back(ws.artifact_display(ArtifactType::Plan) +
                                   " changed while this command ran (a hand edit?), so its status edit was not "

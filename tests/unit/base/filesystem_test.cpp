@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -46,6 +48,52 @@ protected:
     const std::string dir_ = tmp_.root();
     RealFileSystem real_;
 };
+
+TEST_F(FileSystemReal, StatDoesNotFollowALinkAndInspectTellsWhy) {
+    write("f", "12345");
+    fs::create_directory(path("d"));
+    fs::create_symlink(path("nowhere"), path("link"));
+    const std::optional<FileInfo> file = real_.stat(path("f"));
+    ASSERT_TRUE(file.has_value());
+    EXPECT_EQ(file->kind, FileKind::Regular);
+    EXPECT_EQ(file->size, 5u);
+    EXPECT_NE(file->mtime_sec, 0);
+    EXPECT_EQ(real_.stat(path("d"))->kind, FileKind::Directory);
+    EXPECT_EQ(real_.stat(path("link"))->kind, FileKind::Symlink);
+    EXPECT_FALSE(real_.stat(path("absent")).has_value());
+    EXPECT_EQ(*real_.read_link(path("link")), path("nowhere"));
+    EXPECT_FALSE(real_.read_link(path("f")).ok());
+
+    Result<std::optional<FileInfo>> absent = real_.inspect(path("absent"));
+    ASSERT_TRUE(absent.ok());
+    EXPECT_FALSE(absent->has_value());
+    // Below a file: not "nothing there" but a reason (ENOTDIR).
+    Result<std::optional<FileInfo>> below_file = real_.inspect(path("f") + "/x");
+    ASSERT_FALSE(below_file.ok());
+    EXPECT_TRUE(contains(below_file.error().message, "cannot stat")) << below_file.error().message;
+}
+
+TEST_F(FileSystemReal, RealPathResolvesLinksOfTheExistingPart) {
+    fs::create_directory(path("target"));
+    fs::create_directory_symlink(path("target"), path("alias"));
+    EXPECT_EQ(*real_.real_path(path("alias") + "/not-yet"), path("target") + "/not-yet");
+    EXPECT_EQ(real_.write_access_errno(path("target")), 0);
+    EXPECT_EQ(real_.write_access_errno(path("absent")), ENOENT);
+}
+
+TEST(MemoryFileSystemDoor, StatAndRealPathByDefault) {
+    MemoryFileSystem mem;
+    mem.add_file("/w/a", "abc");
+    mem.add_symlink("/w/l");
+    EXPECT_EQ(mem.stat("/w/a")->kind, FileKind::Regular);
+    EXPECT_EQ(mem.stat("/w/a")->size, 3u);
+    EXPECT_EQ(mem.stat("/w")->kind, FileKind::Directory);
+    EXPECT_EQ(mem.stat("/w/l")->kind, FileKind::Symlink);
+    EXPECT_FALSE(mem.stat("/w/b").has_value());
+    EXPECT_FALSE(mem.inspect("/w/b")->has_value());
+    EXPECT_EQ(*mem.real_path("/w/./x/../a"), "/w/a");
+    EXPECT_EQ(mem.write_access_errno("/w"), 0);
+}
 
 TEST_F(FileSystemReal, ReadsAFile) {
     write("a.yml", "hello\nworld\n");

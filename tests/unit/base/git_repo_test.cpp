@@ -226,7 +226,7 @@ protected:
     }
     std::string config_file(const std::string& name, const std::string& text) {
         const std::string path = tmp_.path(name);
-        write_plain(path, text);
+        write_text(path, text);
         return path;
     }
     // A repository with one commit, a folder `sub` and a linked worktree (returned).
