@@ -5,8 +5,12 @@
 #include <dlfcn.h>
 #include <git2.h>
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 
@@ -179,6 +183,11 @@ std::vector<ConfigFile> user_config_files() {
 
 Status add_config_file(git_config* cfg, const ConfigFile& file, git_repository* repo) {
     if (file.path.empty()) return ok_status();  // GIT_CONFIG_GLOBAL= : no global file
+    // As git: a system, XDG or global file this user may not read is skipped
+    // (HOME=/root for a non-root user in a container), not an error.
+    if (file.level != GIT_CONFIG_LEVEL_LOCAL && ::access(file.path.c_str(), R_OK) != 0 && errno == EACCES) {
+        return ok_status();
+    }
     if (git2().git_config_add_file_ondisk(cfg, file.path.c_str(), file.level, repo, 0) != 0) {
         return libgit2_error("cannot read the git config file " + file.path);
     }
@@ -220,11 +229,30 @@ Result<ConfigPtr> effective_config_files(git_repository* repo) {
     return cfg;
 }
 
-// `~` and `~/...` as git expands them in a path value (interpolate_path).
-std::string expand_home(const std::string& path) {
-    const std::optional<std::string> home = env_value("HOME");
-    if (!home || (path != "~" && !path.starts_with("~/"))) return path;
-    return *home + path.substr(1);
+// The home folder of `user` ("" for this process's: $HOME), as git finds it.
+std::optional<std::string> home_of(const std::string& user) {
+    if (user.empty()) return env_value("HOME");
+    passwd entry{};
+    passwd* found = nullptr;
+    std::vector<char> buffer(16384);
+    if (::getpwnam_r(user.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 || !found) return std::nullopt;
+    return std::string(found->pw_dir);
+}
+
+// `~`, `~/...` and `~user/...` as git expands them in a path value
+// (interpolate_path); like git, an expansion that cannot be made is an error,
+// never a folder literally named `~` below the work tree.
+Result<std::string> expand_home(const std::string& path) {
+    if (!path.starts_with("~")) return path;
+    const std::size_t slash = path.find('/');
+    const std::string user = path.substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
+    const std::optional<std::string> home = home_of(user);
+    if (!home) {
+        return Error::invalid("cannot expand " + path + " in core.hooksPath: " +
+                              (user.empty() ? std::string("HOME is not set") : "there is no user " + user) +
+                              "; set it, or give core.hooksPath as a full path");
+    }
+    return *home + (slash == std::string::npos ? std::string() : path.substr(slash));
 }
 
 // The local level of the repository's configuration (.git/config).
@@ -489,7 +517,9 @@ Result<std::string> GitRepo::hooks_dir() const {
     if (!set) return set.error();
     if (!*set) return join_path(commondir(), "hooks");
     const std::string top = workdir().empty() ? git2().git_repository_path(repo_.get()) : workdir();
-    return normal_dir_path(absolute_path(top, expand_home(**set)));
+    Result<std::string> expanded = expand_home(**set);
+    if (!expanded) return expanded.error();
+    return normal_dir_path(absolute_path(top, *expanded));
 }
 
 Status GitRepo::set_local_config(const std::string& key, const std::string& value) const {

@@ -246,10 +246,10 @@ Status set_config(const GitRepo& repo, const std::string& key, const std::option
     return ok_status();
 }
 
-Status apply_config(const FileSystem& fs, const GitPlace& place, const DriverPlan& plan, Rollback& rollback) {
+Status apply_config(const GitPlace& place, const DriverPlan& plan, Rollback& rollback) {
     if (plan.config.empty()) return ok_status();
-    const std::optional<FileInfo> before = fs.stat(place.config_path);
-    const unsigned mode = before ? before->mode : 0644;
+    // Of the file itself: .git/config may be a link, and chmod follows it.
+    const unsigned mode = file_mode(place.config_path).value_or(0644);
     rollback.add([path = place.config_path, mode] { return restore_file_mode(path, mode); });
     for (const ConfigChange& c : plan.config) {
         if (Status s = set_config(place.repo, c.key, c.value); !s) return s;
@@ -300,9 +300,9 @@ std::string driver_by_hand(const DriverPlan& plan) {
     return commands.empty() ? line : line + ", then " + commands;
 }
 
-Status apply_merge_driver(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace& place,
-                          const DriverPlan& plan, Rollback& rollback) {
-    if (Status s = apply_config(fs, place, plan, rollback); !s) return s;
+Status apply_merge_driver(const WorkspacePaths& ws, const GitPlace& place, const DriverPlan& plan,
+                          Rollback& rollback) {
+    if (Status s = apply_config(place, plan, rollback); !s) return s;
     if (plan.attributes) return apply_attributes(ws, *plan.attributes, rollback);
     return ok_status();
 }

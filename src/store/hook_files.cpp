@@ -137,6 +137,12 @@ Status remove_created_hooks_folder(const std::string& dir) {
     return fsync_directory(parent_path(dir));
 }
 
+std::optional<unsigned> file_mode(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+    return st.st_mode & 07777;
+}
+
 Status restore_file_mode(const std::string& path, unsigned mode) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || (st.st_mode & 07777) == mode) return ok_status();

@@ -811,6 +811,39 @@ TEST_F(HooksE2E, AReadOnlyGitConfigKeepsItsMode) {
     }
 }
 
+// A .git/config that is a link keeps its target's mode: the mode to put
+// back after libgit2's rewrite is the file's, never the link's own 0777
+// (chmod follows the link, so that would make the config world-writable).
+TEST_F(HooksE2E, ALinkedGitConfigKeepsItsTargetsMode) {
+    init_repo_with_workspace();
+    const fs::path config = repo() / ".git" / "config";
+    const fs::path real = repo() / ".git" / "config.real";
+    fs::rename(config, real);
+    ::chmod(real.c_str(), 0640);
+    fs::create_symlink("config.real", config);
+    ASSERT_EQ(small({"hooks", "install", "git"}).exit_code, 0);
+    struct stat st {};
+    ASSERT_EQ(::stat(config.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0640u);
+    ASSERT_EQ(::stat(real.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0640u);
+    EXPECT_EQ(local_config("merge.small.driver"), std::optional<std::string>(kDriver));
+}
+
+// `~/` in core.hooksPath needs HOME, as for git: without it the install is
+// refused, never written to a folder named `~` inside the work tree.
+TEST_F(HooksE2E, AHooksPathUnderHomeWithoutHomeIsRefused) {
+    init_repo_with_workspace();
+    git_ok({"config", "core.hooksPath", "~/my-hooks"});
+    Env no_home = env_;
+    no_home.push_back({"HOME", std::nullopt});
+    const RunResult r = run_in(repo(), {"hooks", "install", "git"}, no_home);
+    EXPECT_NE(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.err, "HOME is not set")) << r;
+    EXPECT_FALSE(fs::exists(repo() / "~")) << r;
+    EXPECT_FALSE(fs::exists(repo() / ".gitattributes")) << r;
+}
+
 // With .git not writable (for a user other than root), install stops
 // before its first write.
 TEST_F(HooksE2E, AnUnwritableGitFolderChangesNothing) {

@@ -50,7 +50,7 @@ std::string driver_by_hand(const DriverPlan& plan);
 
 // Writes the git config keys, then .gitattributes, each undone by
 // `rollback`; the config file keeps its permission bits.
-Status apply_merge_driver(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace& place,
-                          const DriverPlan& plan, Rollback& rollback);
+Status apply_merge_driver(const WorkspacePaths& ws, const GitPlace& place, const DriverPlan& plan,
+                          Rollback& rollback);
 
 }  // namespace small

@@ -67,6 +67,11 @@ Status remove_created_hooks_folder(const std::string& dir);
 // file is gone or already has them.
 Status restore_file_mode(const std::string& path, unsigned mode);
 
+// The permission bits of the file `path` leads to (a link is followed, as
+// chmod follows it); nullopt when it cannot be told. What restore_file_mode
+// must put back: a link's own bits (0777) never are.
+std::optional<unsigned> file_mode(const std::string& path);
+
 // Refuses (System, "nothing was changed") when nothing may be written in
 // `dir`, or, when it does not exist yet, in the nearest folder above it
 // that does: checked before the first write.

@@ -62,12 +62,12 @@ Result<HooksResult> print_git(const GitPlace& place, HooksResult result) {
 // The writes go record, git config, .gitattributes, hook; when one fails,
 // those before it are undone. .gitattributes and the record are staged in
 // .small-cache/tmp, which a folder that is not a workspace does not keep.
-Status write_git(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace& place, const GitDecision& d,
+Status write_git(const WorkspacePaths& ws, const GitPlace& place, const GitDecision& d,
                  const std::vector<HookFileChange>& hook, Rollback& rollback) {
     return write_leaving_no_staging(ws, [&]() -> Status {
         Status s = d.record_changes() ? apply_hook_record(ws, d.record_path, d.had_record, d.record, rollback)
                                       : ok_status();
-        if (s) s = apply_merge_driver(fs, ws, place, d.driver, rollback);
+        if (s) s = apply_merge_driver(ws, place, d.driver, rollback);
         if (s && !hook.empty()) s = apply_pre_commit_changes(place.hooks_dir, hook);
         return s ? s : Status(rollback.undo(s.error()));
     });
@@ -101,7 +101,7 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
         if (Status s = check_writable_folder(place->hooks_dir); !s) return rollback.undo(s.error());
     }
     const std::vector<HookFileChange> hook_writes = hook_changes ? *hook : std::vector<HookFileChange>{};
-    if (Status s = write_git(fs, ws, *place, *decided, hook_writes, rollback); !s) return s.error();
+    if (Status s = write_git(ws, *place, *decided, hook_writes, rollback); !s) return s.error();
     if (!fs.directory_exists(ws.small_dir)) remove_empty_staging_folders(ws);
     result.written = hook_changes || driver.attributes || !driver.config.empty() || decided->record_changes();
     return result;
