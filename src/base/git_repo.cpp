@@ -62,7 +62,7 @@ const Result<Git2>& load_git2() {
         SMALL_GIT2_FUNCTIONS(SMALL_GIT2_RESOLVE)
 #undef SMALL_GIT2_RESOLVE
         if (missing) return Error::system(std::string(kName) + " has no " + missing + "; install libgit2 " LIBGIT2_SOVERSION);
-        g.git_libgit2_init();
+        if (g.git_libgit2_init() < 0) return Error::system(std::string(kName) + " failed to initialise");
         return g;
     }();
     return loaded;

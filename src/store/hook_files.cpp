@@ -267,9 +267,11 @@ Status write_hook_record(const WorkspacePaths& ws, const std::string& path, cons
         if (errno == ENOENT) return ok_status();
         return Error::from_errno("cannot remove", path, errno);
     }
-    const std::string dir = std::filesystem::path(path).parent_path().string();
-    (void)::rmdir(dir.c_str());  // only when nothing else is left in it
-    return fsync_directory(std::filesystem::path(dir).parent_path().string());
+    // The folder goes when nothing else is left in it; otherwise the removal
+    // is made durable in it.
+    const std::string dir = parent_path(path);
+    if (::rmdir(dir.c_str()) != 0) return fsync_directory(dir);
+    return fsync_directory(parent_path(dir));
 }
 
 }  // namespace small
