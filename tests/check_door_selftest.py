@@ -15,8 +15,8 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check_door.py
 CLEAN = {
     "src/layers.txt": "base\nmodel\nstore\nops\n",
     "src/base/filesystem.cpp": "#include <filesystem>\nint f() { return ::lstat(p, &st); }\n",
-    "src/store/atomic_file.cpp": "int g() { return ::fsync(fd) + ::rename(a, b); }\n",
-    "include/small/store/workspace_lock.hpp": "inline int h(int fd) { return ::flock(fd, 2); }\n",
+    "src/store/folder_publish.cpp": "int g() { return ::fsync(fd) + ::rename(a, b); }\n",
+    "include/small/store/hook_files.hpp": "inline int h(int fd) { return ::flock(fd, 2); }\n",
     "include/small/model/layout.hpp": 'constexpr auto kCache = ".small-cache";\n',
     "src/ops/plan.cpp": ("// std::filesystem and ::unlink( in a comment are fine\n"
                          'auto s = fs.stat(path); auto m = "cannot rename(x) .small/ here";\n'
@@ -55,6 +55,13 @@ class DoorCheck(unittest.TestCase):
 
     def test_unqualified_system_call(self):
         self.expect_finding({"src/ops/y.cpp": "void f() { unlink(path); }\n"}, "unlink() outside the door")
+
+    def test_store_writers_above_the_write_half(self):
+        # atomic replace, the lock and the change journal write through the FileSystem now
+        self.expect_finding({"src/store/atomic_file.cpp": "int g() { return ::renameat(a, b, c, d); }\n"},
+                            "src/store/atomic_file.cpp:1: renameat() outside the door")
+        self.expect_finding({"src/store/workspace_lock.cpp": "int h(int fd) { return ::flock(fd, 2); }\n"},
+                            "flock() outside the door")
 
     def test_store_file_that_is_not_a_door_file(self):
         self.expect_finding({"src/store/run_store.cpp": "void f() { std::ifstream in(p); }\n"},

@@ -165,6 +165,9 @@ FileInfo info_of(const struct stat& st) {
     info.mode = st.st_mode & 07777;
     info.mtime_sec = st.st_mtim.tv_sec;
     info.mtime_nsec = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
+    info.ctime_sec = st.st_ctim.tv_sec;
+    info.ctime_nsec = static_cast<std::uint32_t>(st.st_ctim.tv_nsec);
+    info.identity = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
     return info;
 }
 
@@ -210,50 +213,6 @@ Result<std::vector<DirEntry>> RealFileSystem::list_directory(const std::string& 
     }
     if (ec) return located_errno("cannot list", path, ec.value());
     std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
-    return out;
-}
-
-void MemoryFileSystem::add_file(const std::string& path, std::string contents) {
-    files_[path] = std::move(contents);
-}
-
-void MemoryFileSystem::add_directory(const std::string& path) { directories_[path] = true; }
-
-void MemoryFileSystem::add_symlink(const std::string& path) { symlinks_.insert(path); }
-
-bool MemoryFileSystem::is_symlink(const std::string& path) const { return symlinks_.count(path) != 0; }
-
-Result<std::string> MemoryFileSystem::read_file(const std::string& path) const {
-    const auto it = files_.find(path);
-    if (it == files_.end()) return located_errno("cannot read", path, ENOENT);
-    return it->second;
-}
-
-bool MemoryFileSystem::file_exists(const std::string& path) const { return files_.count(path) != 0; }
-
-bool MemoryFileSystem::directory_exists(const std::string& path) const {
-    if (directories_.count(path)) return true;
-    const std::string prefix = path == "/" ? path : path + "/";
-    const auto starts = [&](const auto& kv) { return kv.first.rfind(prefix, 0) == 0; };
-    return std::any_of(files_.begin(), files_.end(), starts) ||
-           std::any_of(directories_.begin(), directories_.end(), starts);
-}
-
-Result<std::vector<DirEntry>> MemoryFileSystem::list_directory(const std::string& path) const {
-    if (!directory_exists(path)) return located_errno("cannot list", path, ENOENT);
-    const std::string prefix = path == "/" ? path : path + "/";
-    std::map<std::string, bool> children;
-    const auto collect = [&](const std::string& p, bool is_dir) {
-        if (p.rfind(prefix, 0) != 0) return;
-        const std::string rest = p.substr(prefix.size());
-        const auto slash = rest.find('/');
-        if (slash == std::string::npos) children[rest] = children[rest] || is_dir;
-        else children[rest.substr(0, slash)] = true;
-    };
-    for (const auto& kv : files_) collect(kv.first, false);
-    for (const auto& kv : directories_) collect(kv.first, true);
-    std::vector<DirEntry> out;
-    for (const auto& [name, is_dir] : children) out.push_back({name, is_dir});
     return out;
 }
 
@@ -347,6 +306,49 @@ std::optional<FileInfo> FileSystem::stat(const std::string& path) const {
         if (Result<std::string> bytes = read_file(path)) info.size = bytes->size();
     }
     return info;
+}
+
+Status FileSystem::replace_file(const FileWrite& write, std::string_view bytes) const {
+    Result<std::unique_ptr<StagedWrite>> staged = stage_file(write, bytes);
+    if (!staged) return staged.error();
+    return (*staged)->publish();
+}
+
+namespace {
+
+Error cannot_write_here(const std::string& path) {
+    return Error::internal("this FileSystem cannot write (" + path + ")");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<StagedWrite>> FileSystem::stage_file(const FileWrite& write, std::string_view) const {
+    return cannot_write_here(write.path);
+}
+Status FileSystem::check_replaceable(const std::string&, const std::string& path) const {
+    return cannot_write_here(path);
+}
+Status FileSystem::make_directories(const std::string&, const std::string& dir) const { return cannot_write_here(dir); }
+Status FileSystem::create_directories(const std::string& dir) const { return cannot_write_here(dir); }
+Status FileSystem::remove_file(const std::string&, const std::string& path, Durability) const {
+    return cannot_write_here(path);
+}
+Status FileSystem::remove_empty_directory(const std::string&, const std::string& dir) const {
+    return cannot_write_here(dir);
+}
+Status FileSystem::append_file(const std::string& path, std::string_view, std::uint64_t) const {
+    return cannot_write_here(path);
+}
+Result<bool> FileSystem::truncate_file(const std::string& path, std::uint64_t,
+                                       const std::optional<FileIdentity>&) const {
+    return cannot_write_here(path);
+}
+Status FileSystem::rename_no_replace(const std::string& from, const std::string&) const {
+    return cannot_write_here(from);
+}
+Status FileSystem::sync_directory(const std::string& dir) const { return cannot_write_here(dir); }
+Result<LockAttempt> FileSystem::try_lock_file(const std::string& path, std::string_view) const {
+    return cannot_write_here(path);
 }
 
 Result<std::string> FileSystem::read_link(const std::string& path) const {

@@ -46,7 +46,7 @@ Finding load_finding(ArtifactType type, const std::string& display, std::string 
     return f;
 }
 
-void append(std::vector<Finding>& to, std::vector<Finding> from) {
+void append_draft_findings(std::vector<Finding>& to, std::vector<Finding> from) {
     to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
 
@@ -57,11 +57,11 @@ std::vector<Finding> artifact_findings(Artifact artifact) {
     set.artifacts[static_cast<std::size_t>(type)] = std::move(artifact);
     std::vector<Finding> out;
     Result<SchemaSet> schemas = SchemaSet::embedded();
-    if (schemas) append(out, check_schemas(*schemas, set));
+    if (schemas) append_draft_findings(out, check_schemas(*schemas, set));
     else out.push_back(finding_from_error(schemas.error(), file_order(type)));
     InvariantOptions strict;
     strict.strict = true;
-    append(out, check_invariants(set, strict));
+    append_draft_findings(out, check_invariants(set, strict));
     sort_findings(out);
     return out;
 }

@@ -43,9 +43,9 @@ Result<GitignoreUpdate> plan_gitignore_update(const FileSystem& fs, const Worksp
     return update;
 }
 
-Status write_gitignore_update(const WorkspacePaths& ws, const GitignoreUpdate& update) {
+Status write_gitignore_update(const FileSystem& fs, const WorkspacePaths& ws, const GitignoreUpdate& update) {
     if (update.added.empty()) return ok_status();
-    return write_file_atomic(ws, update.path, update.content);
+    return write_file_atomic(fs, ws, update.path, update.content);
 }
 
 }  // namespace small

@@ -81,7 +81,7 @@ Result<std::string> checked_handoff_text(const YamlValue& handoff, const Workspa
     return text;
 }
 
-Result<HandoffResult> write_handoff(const WorkspacePaths& ws, const HandoffInputs& in, WorkspaceChange change,
+Result<HandoffResult> write_handoff(const FileSystem& fs, const WorkspacePaths& ws, const HandoffInputs& in, WorkspaceChange change,
                                     const std::string& workspace_text) {
     HandoffResult r;
     r.handoff = build_handoff(in);
@@ -94,7 +94,7 @@ Result<HandoffResult> write_handoff(const WorkspacePaths& ws, const HandoffInput
     r.unsettled = in.point.started;
     change.files.push_back({ws.path_of(file_of(ArtifactType::Handoff)), r.text});
     if (r.pinned_run) change.files.push_back({ws.path_of(kWorkspaceFileName), workspace_text});
-    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
     if (!committed) return committed.error();
     for (AppendResult& a : committed->appended) r.entries.push_back(std::move(a.entry));
     return r;
@@ -260,7 +260,7 @@ Result<HandoffResult> regenerate_handoff(const FileSystem& fs, const WorkspacePa
         if (!pin) return pin.error();
         in.replay_id = pin->replay_id;
     }
-    return write_handoff(ws, in, WorkspaceChange{}, pinned_workspace_text(session, in.replay_id));
+    return write_handoff(fs, ws, in, WorkspaceChange{}, pinned_workspace_text(session, in.replay_id));
 }
 
 }  // namespace small

@@ -44,7 +44,7 @@ Result<std::optional<WorkspaceLock>> lock_workspace_for_hooks(const FileSystem& 
     if (req.dry_run || req.action == HooksAction::Print || !fs.directory_exists(ws.small_dir)) {
         return std::optional<WorkspaceLock>();
     }
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(fs, ws, req.lock_wait);
     if (!lock) return lock.error();
     return std::optional<WorkspaceLock>(std::move(*lock));
 }
@@ -109,10 +109,10 @@ bool same_hook_record(const std::optional<HookRecord>& had, const HookRecord& no
     return had ? hook_record_text(*had) == hook_record_text(now) : now.empty();
 }
 
-Status apply_hook_record(const WorkspacePaths& ws, const std::string& path, const std::optional<HookRecord>& before,
+Status apply_hook_record(const FileSystem& fs, const WorkspacePaths& ws, const std::string& path, const std::optional<HookRecord>& before,
                          const HookRecord& now, Rollback& rollback) {
-    if (Status s = write_hook_record(ws, path, now); !s) return s;
-    rollback.add([&ws, path, old = before.value_or(HookRecord{})] { return write_hook_record(ws, path, old); });
+    if (Status s = write_hook_record(fs, ws, path, now); !s) return s;
+    rollback.add([&fs, &ws, path, old = before.value_or(HookRecord{})] { return write_hook_record(fs, ws, path, old); });
     return ok_status();
 }
 

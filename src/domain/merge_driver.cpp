@@ -124,18 +124,18 @@ Result<std::optional<HookFileChange>> plan_attributes(const FileSystem& fs, cons
     Planned c = install ? Planned(plan_attributes_install(std::move(now), record))
                         : plan_attributes_uninstall(std::move(now), record, notes);
     if (c && *c && (*c)->change == "updated") {
-        if (Status writable = check_writable_file(path); !writable) return writable.error();
+        if (Status writable = check_writable_file(fs, path); !writable) return writable.error();
     }
     return c;
 }
 
 // Writes (or removes) .gitattributes as planned, undone by `rollback`.
-Status apply_attributes(const WorkspacePaths& ws, const HookFileChange& c, Rollback& rollback) {
+Status apply_attributes(const FileSystem& fs, const WorkspacePaths& ws, const HookFileChange& c, Rollback& rollback) {
     const Status done = c.change == "removed" ? remove_named_file(c.path)
-                                              : write_file_atomic(ws, c.path, c.new_content, {.scope = WriteScope::UserNamed});
+                                              : write_file_atomic(fs, ws, c.path, c.new_content, {.scope = WriteScope::UserNamed});
     if (!done) return done;
-    rollback.add([&ws, c] {
-        if (c.existed) return write_file_atomic(ws, c.path, c.old_content, {.scope = WriteScope::UserNamed});
+    rollback.add([&fs, &ws, c] {
+        if (c.existed) return write_file_atomic(fs, ws, c.path, c.old_content, {.scope = WriteScope::UserNamed});
         return remove_named_file(c.path);
     });
     return ok_status();
@@ -276,10 +276,10 @@ Result<DriverPlan> plan_merge_driver(const FileSystem& fs, const WorkspacePaths&
     return plan;
 }
 
-Status check_driver_writable(const WorkspacePaths& ws, const GitPlace& place, const DriverPlan& plan,
+Status check_driver_writable(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace& place, const DriverPlan& plan,
                              const std::string& record_path, bool record_changes) {
     if (!plan.config.empty()) {
-        if (Status s = check_writable_file(place.config_path); !s) return s;
+        if (Status s = check_writable_file(fs, place.config_path); !s) return s;
         if (Status s = check_writable_folder(parent_path(place.config_path)); !s) return s;
     }
     if (plan.attributes && plan.attributes->change != "updated") {
@@ -300,10 +300,10 @@ std::string driver_by_hand(const DriverPlan& plan) {
     return commands.empty() ? line : line + ", then " + commands;
 }
 
-Status apply_merge_driver(const WorkspacePaths& ws, const GitPlace& place, const DriverPlan& plan,
+Status apply_merge_driver(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace& place, const DriverPlan& plan,
                           Rollback& rollback) {
     if (Status s = apply_config(place, plan, rollback); !s) return s;
-    if (plan.attributes) return apply_attributes(ws, *plan.attributes, rollback);
+    if (plan.attributes) return apply_attributes(fs, ws, *plan.attributes, rollback);
     return ok_status();
 }
 

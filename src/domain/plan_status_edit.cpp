@@ -191,7 +191,7 @@ void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, c
             }
         }
     }
-    remember_valid_plan(ws, edit.index, std::move(more));
+    remember_valid_plan(fs, ws, edit.index, std::move(more));
 }
 
 }  // namespace small

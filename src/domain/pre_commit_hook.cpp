@@ -76,7 +76,7 @@ Error refuse_managed_folder(const GitPlace& place, const std::string& pre_path, 
 }
 
 // Install over a hook that is not small's: it is kept as the chained hook.
-Result<std::vector<HookFileChange>> chain_foreign_hook(const GitPlace& place, const PreCommitFiles& now,
+Result<std::vector<HookFileChange>> chain_foreign_hook(const FileSystem& fs, const GitPlace& place, const PreCommitFiles& now,
                                                        const std::string& want, const std::string& driver_by_hand,
                                                        std::vector<std::string>& notes) {
     const std::string pre_path = pre_commit_path(place);
@@ -88,7 +88,7 @@ Result<std::vector<HookFileChange>> chain_foreign_hook(const GitPlace& place, co
         e.hint = "merge the two hooks by hand, or move one of them away, then run the command again";
         return e;
     }
-    if (Status writable = check_writable_file(pre_path); !writable) return writable.error();
+    if (Status writable = check_writable_file(fs, pre_path); !writable) return writable.error();
     notes.push_back("the existing pre-commit hook is kept as " + chained_path(place) + " and still runs first");
     // Both names on one file: an install stopped between its two steps.
     const HookFileState* linked = have_chained ? &now.chained : nullptr;
@@ -114,7 +114,7 @@ std::string wanted_pre_commit_hook(const GitPlace& place, const HookFileState& p
     return pre_commit_hook_text(prefixes);
 }
 
-Result<std::vector<HookFileChange>> plan_pre_commit_install(const GitPlace& place, const PreCommitFiles& now,
+Result<std::vector<HookFileChange>> plan_pre_commit_install(const FileSystem& fs, const GitPlace& place, const PreCommitFiles& now,
                                                             const std::string& driver_by_hand,
                                                             std::vector<std::string>& notes) {
     const std::string pre_path = pre_commit_path(place);
@@ -128,7 +128,7 @@ Result<std::vector<HookFileChange>> plan_pre_commit_install(const GitPlace& plac
         const std::string change = now.pre.content == want ? "unchanged" : "updated";
         return std::vector<HookFileChange>{change_of(pre_path, change, &now.pre, want)};
     }
-    if (now.pre.kind == HookFileState::Kind::Regular) return chain_foreign_hook(place, now, want, driver_by_hand, notes);
+    if (now.pre.kind == HookFileState::Kind::Regular) return chain_foreign_hook(fs, place, now, want, driver_by_hand, notes);
     if (now.chained.kind == HookFileState::Kind::Regular) {
         notes.push_back("the hook runs the existing " + chained_path(place) + " first");
     }
@@ -170,16 +170,16 @@ Result<std::vector<HookFileChange>> plan_pre_commit_uninstall(const GitPlace& pl
     return std::vector<HookFileChange>{change_of(pre_path, "removed", &now.pre, "")};
 }
 
-Status apply_pre_commit_changes(const std::string& dir, const std::vector<HookFileChange>& files) {
+Status apply_pre_commit_changes(const FileSystem& fs, const std::string& dir, const std::vector<HookFileChange>& files) {
     const bool chaining = std::any_of(files.begin(), files.end(),
                                       [](const HookFileChange& c) { return c.change == "chained" && !c.existed; });
     for (const HookFileChange& c : files) {
         if (c.change == "chained") {
             continue;  // done with the write of the hook, below
         } else if ((c.change == "created" || c.change == "updated") && chaining) {
-            if (Status s = chain_hook_file(dir, kPre, kChained, c.new_content); !s) return s;
+            if (Status s = chain_hook_file(fs, dir, kPre, kChained, c.new_content); !s) return s;
         } else if (c.change == "created" || c.change == "updated") {
-            if (Status s = write_file_in_folder_atomic(dir, kPre, c.new_content, 0755); !s) return s;
+            if (Status s = write_file_in_folder_atomic(fs, dir, kPre, c.new_content, 0755); !s) return s;
         } else if (c.change == "restored") {
             if (Status s = rename_hook_file(dir, kChained, kPre); !s) return s;
         } else if (c.change == "removed" && file_name(c.path) == kPre) {

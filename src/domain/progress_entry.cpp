@@ -30,9 +30,9 @@ Result<EntryTime> parse_entry_time(const std::optional<std::string>& at, const s
     return t;
 }
 
-Result<std::optional<Instant>> requested_instant(const WorkspacePaths& ws, const EntryTime& time) {
+Result<std::optional<Instant>> requested_instant(const FileSystem& fs, const WorkspacePaths& ws, const EntryTime& time) {
     if (!time.after) return time.at;
-    Result<ProgressTail> tail = read_tail(ws);
+    Result<ProgressTail> tail = read_tail(fs, ws);
     if (!tail) return tail.error();
     return std::optional<Instant>(next_timestamp(plus_one_ns(*time.after), *tail));
 }

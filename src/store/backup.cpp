@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "small/store/atomic_file.hpp"
+#include "small/store/folder_publish.hpp"
 
 namespace small {
 
@@ -50,7 +51,7 @@ Result<Backup> backup_artifacts(const FileSystem& fs, const WorkspacePaths& ws, 
     for (int n = 1;; ++n) {
         const std::string dir = n == 1 ? base : base + "." + std::to_string(n);
         if (fs.directory_exists(dir) || fs.file_exists(dir) || fs.is_symlink(dir)) continue;  // never reused
-        if (Status s = write_folder_atomic(ws, dir, files); !s) return s.error();
+        if (Status s = write_folder_atomic(fs, ws, dir, files); !s) return s.error();
         backup.dir = dir;
         return backup;
     }

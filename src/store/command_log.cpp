@@ -57,7 +57,7 @@ Result<CommandLog> create_command_log(const FileSystem& fs, const WorkspacePaths
                               "\": a replay id is 64 lower-case hex digits");
     }
     const std::string folder = folder_of(replay_id);
-    if (Status s = ensure_directory(ws, runtime_path(ws.root, folder)); !s) return s.error();
+    if (Status s = ensure_directory(fs, ws, runtime_path(ws.root, folder)); !s) return s.error();
     CommandLog log;
     log.replay_id = replay_id;
     log.at = earliest;
@@ -72,12 +72,12 @@ Result<CommandLog> create_command_log(const FileSystem& fs, const WorkspacePaths
     }
     log.sha256 = sha256_hex(command);
     log.summary = command_summary(command);
-    if (Status s = write_file_atomic(ws, runtime_path(ws.root, log.command_ref), command); !s) return s.error();
+    if (Status s = write_file_atomic(fs, ws, runtime_path(ws.root, log.command_ref), command); !s) return s.error();
     return log;
 }
 
-Status write_command_output(const WorkspacePaths& ws, const CommandLog& log, std::string_view output) {
-    return write_file_atomic(ws, runtime_path(ws.root, log.output_ref), output);
+Status write_command_output(const FileSystem& fs, const WorkspacePaths& ws, const CommandLog& log, std::string_view output) {
+    return write_file_atomic(fs, ws, runtime_path(ws.root, log.output_ref), output);
 }
 
 void add_command_fields(YamlValue& entry, const CommandLog& log) {

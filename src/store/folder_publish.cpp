@@ -106,16 +106,16 @@ Status publish_folder(const std::string& side, const std::string& dir, bool repl
     return fsync_directory(parent_of(dir));
 }
 
-Status place_folder(const WorkspacePaths& ws, const std::string& dir, bool in_workspace, const PublishFiles& files,
+Status place_folder(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, bool in_workspace, const PublishFiles& files,
                     bool& replaced) {
     const std::filesystem::path target(dir);
     const std::string side =
         (target.parent_path() / ("." + target.filename().string() + ".partial-" + std::to_string(::getpid()))).string();
     if (in_workspace) {
-        if (Status s = ensure_directory(ws, target.parent_path().string()); !s) return s;  // refuses a linked store
+        if (Status s = ensure_directory(fs, ws, target.parent_path().string()); !s) return s;  // refuses a linked store
         std::error_code ec;
         replaced = !std::filesystem::is_empty(dir, ec) && !ec;
-        if (Status s = write_folder_atomic(ws, side, files); !s) return s;
+        if (Status s = write_folder_atomic(fs, ws, side, files); !s) return s;
         return publish_folder(side, dir, true);
     }
     std::error_code ec;
@@ -124,11 +124,54 @@ Status place_folder(const WorkspacePaths& ws, const std::string& dir, bool in_wo
     // Checked before, and again where the files really went: a link swapped
     // in on the way since then is caught before the folder is published.
     if (Status s = write_new_folder(side, files); !s) return s;
-    if (Status s = refuse_target_inside_small_dir(side, "--out"); !s) {
+    if (Status s = refuse_target_inside_small_dir(fs, side, "--out"); !s) {
         std::filesystem::remove_all(side, ec);
         return s;
     }
     return publish_folder(side, dir, false);
 }
+
+Status fsync_directory(const std::string& dir) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return Error::from_errno("cannot open directory", dir, errno);
+    int err = 0;
+    while (::fsync(fd) != 0 && (err = errno) == EINTR) err = 0;
+    ::close(fd);
+    if (err != 0 && err != EINVAL) return Error::from_errno("cannot sync directory", dir, err);  // EINVAL: nothing to flush
+    return ok_status();
+}
+
+Status write_folder_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, const FolderFiles& files) {
+    const std::size_t slash = dir.rfind('/');
+    if (slash == std::string::npos || slash + 1 == dir.size()) return Error::internal("folder path " + dir);
+    const std::string parent = dir.substr(0, slash);
+    const std::string partial = parent + "/." + dir.substr(slash + 1) + ".partial";
+    // ensure_directory refuses a linked parent, so remove_all cannot reach
+    // outside the workspace.
+    if (Status s = ensure_directory(fs, ws, parent); !s) return s;
+    std::error_code ec;
+    std::filesystem::remove_all(partial, ec);  // a leftover of an interrupted write
+    Status filled = ensure_directory(fs, ws, partial);
+    for (std::size_t i = 0; filled && i < files.size(); ++i) {
+        const bool last = i + 1 == files.size();  // one directory fsync makes all the renames durable
+        filled = write_file_atomic(fs, ws, partial + "/" + files[i].first, files[i].second,
+                                   {.durability = last ? Durability::Full : Durability::SkipDirectorySync});
+    }
+    if (filled && ::rename(partial.c_str(), dir.c_str()) != 0) {
+        filled = Error::from_errno("cannot move " + partial + " to", dir, errno);
+    }
+    if (!filled) {
+        std::filesystem::remove_all(partial, ec);  // e.g. a full disk: nothing left behind
+        return filled;
+    }
+    return fsync_directory(parent);
+}
+
+void discard_tree(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+}
+
+void discard_empty_folder(const std::string& dir) { (void)::rmdir(dir.c_str()); }
 
 }  // namespace small

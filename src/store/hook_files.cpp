@@ -16,6 +16,7 @@
 #include "small/base/fd.hpp"
 #include "small/base/path.hpp"
 #include "small/store/atomic_file.hpp"
+#include "small/store/folder_publish.hpp"
 
 namespace small {
 
@@ -94,7 +95,7 @@ Result<Fd> lock_hooks_folder(const std::string& dir, std::chrono::milliseconds w
     return fd;
 }
 
-Status chain_hook_file(const std::string& dir, const std::string& from, const std::string& to,
+Status chain_hook_file(const FileSystem& fs, const std::string& dir, const std::string& from, const std::string& to,
                        const std::string& content, HardLinks links) {
     bool renamed = false;
     if (links == HardLinks::Never || ::link(join(dir, from).c_str(), join(dir, to).c_str()) != 0) {
@@ -108,7 +109,7 @@ Status chain_hook_file(const std::string& dir, const std::string& from, const st
         renamed = true;
     }
     if (Status synced = fsync_directory(dir); !synced) return synced;
-    Status written = write_file_in_folder_atomic(dir, from, content, 0755);
+    Status written = write_file_in_folder_atomic(fs, dir, from, content, 0755);
     if (!written && renamed && ::rename(join(dir, to).c_str(), join(dir, from).c_str()) == 0) {
         (void)fsync_directory(dir);  // the write's error is the one to report
     }
@@ -257,11 +258,11 @@ Result<std::optional<HookRecord>> read_hook_record(const std::string& path) {
     return std::optional<HookRecord>(std::move(*record));
 }
 
-Status write_hook_record(const WorkspacePaths& ws, const std::string& path, const HookRecord& record) {
+Status write_hook_record(const FileSystem& fs, const WorkspacePaths& ws, const std::string& path, const HookRecord& record) {
     if (!record.empty()) {
         const std::string dir = std::filesystem::path(path).parent_path().string();
-        if (Status made = ensure_directory(ws, dir); !made) return made;
-        return write_file_atomic(ws, path, hook_record_text(record), {.mode = 0600});
+        if (Status made = ensure_directory(fs, ws, dir); !made) return made;
+        return write_file_atomic(fs, ws, path, hook_record_text(record), {.mode = 0600});
     }
     if (::unlink(path.c_str()) != 0) {
         if (errno == ENOENT) return ok_status();

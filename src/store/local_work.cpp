@@ -76,11 +76,10 @@ bool all_recorded(const Result<std::string>& body, const std::vector<Pair>& want
 
 }  // namespace
 
-void record_local_work(const WorkspacePaths& ws, const std::vector<YamlValue>& entries) {
+void record_local_work(const FileSystem& fs, const WorkspacePaths& ws, const std::vector<YamlValue>& entries) {
     const std::vector<Pair> wanted = work_pairs(entries);
     if (wanted.empty()) return;
-    const RealFileSystem disk;
-    const Result<std::string> body = read_body(disk, ws);
+    const Result<std::string> body = read_body(fs, ws);
     if (all_recorded(body, wanted)) return;
     // Only the current run (the first entry's) is kept: other runs' pairs are dropped.
     const std::string& run = wanted.front().first;
@@ -93,7 +92,7 @@ void record_local_work(const WorkspacePaths& ws, const std::vector<YamlValue>& e
     // the record: an upgrade, a cleared cache), so they are never taken for
     // another branch's.
     if (pairs.empty()) {
-        if (Result<LogFacts> facts = cached_log_facts(disk, ws, run)) {
+        if (Result<LogFacts> facts = cached_log_facts(fs, ws, run)) {
             for (const auto& [id, w] : facts->tasks) {
                 if (!w.last_status.empty()) pairs.emplace(run, id);
             }
@@ -108,7 +107,7 @@ void record_local_work(const WorkspacePaths& ws, const std::vector<YamlValue>& e
         out += '\n';
     }
     // Best effort: losing it only makes the resume point read the log alone.
-    (void)write_file_atomic(ws, runtime_path(ws.root, kCacheDirName) + "/" + kLocalWorkName, out, kCacheWrite);
+    (void)write_file_atomic(fs, ws, runtime_path(ws.root, kCacheDirName) + "/" + kLocalWorkName, out, kCacheWrite);
 }
 
 std::set<std::string, std::less<>> local_work(const FileSystem& fs, const WorkspacePaths& ws,

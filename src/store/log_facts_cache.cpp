@@ -176,7 +176,7 @@ Result<LogFacts> cached_log_facts(const FileSystem& fs, const WorkspacePaths& ws
     if (!doc) return doc.error();
     LogFacts facts = log_facts(doc->root(), run_id);
     if (before && fs.version_stamp(path) == before) {
-        write_stamped_cache(ws, kProgressFactsName, *before, encode_facts(run_id, facts));
+        write_stamped_cache(fs, ws, kProgressFactsName, *before, encode_facts(run_id, facts));
     }
     return facts;
 }
@@ -186,7 +186,7 @@ void advance_log_facts(const FileSystem& fs, const WorkspacePaths& ws, const std
     const std::optional<std::string> body = read_stamped_cache(fs, ws, kProgressFactsName, stamp_before);
     if (!body) return;
     if (const std::optional<std::string> next = advanced(*body, appended)) {
-        write_stamped_cache(ws, kProgressFactsName, stamp_after, *next);
+        write_stamped_cache(fs, ws, kProgressFactsName, stamp_after, *next);
     }
 }
 

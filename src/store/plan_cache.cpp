@@ -301,32 +301,31 @@ std::vector<std::optional<std::string>> read_stamped_caches(const FileSystem& fs
 
 // Best effort: a cache that cannot be written only costs speed. A torn
 // cache fails its stamp or length checks (store/atomic_file, Durability::None).
-void write_stamped_caches(const WorkspacePaths& ws, const std::string& stamp,
+void write_stamped_caches(const FileSystem& fs, const WorkspacePaths& ws, const std::string& stamp,
                           const std::vector<StampedCacheBody>& caches) {
     Sections plan;
     for (const StampedCacheBody& c : caches) {
         if (!is_plan_section(c.name)) {
-            (void)write_file_atomic(ws, cache_file(ws, c.name), stamp + "\n" + c.body, kCacheWrite);
+            (void)write_file_atomic(fs, ws, cache_file(ws, c.name), stamp + "\n" + c.body, kCacheWrite);
         } else {
             plan.emplace_back(c.name, c.body);
         }
     }
     if (plan.empty()) return;
     // Sections of the same stamp that this write does not replace are kept.
-    const RealFileSystem disk;
-    Result<std::string> old = disk.read_file_no_follow(runtime_path(ws.root, kCacheDirName), kPlanCacheName);
+    Result<std::string> old = fs.read_file_no_follow(runtime_path(ws.root, kCacheDirName), kPlanCacheName);
     if (old) {
         for (const auto& kept : decode_sections(*old, stamp).value_or(Sections{})) {
             const bool replaced = std::any_of(plan.begin(), plan.end(), [&](const auto& p) { return p.first == kept.first; });
             if (!replaced) plan.push_back(kept);
         }
     }
-    (void)write_file_atomic(ws, cache_file(ws, kPlanCacheName), encode_sections(stamp, plan), kCacheWrite);
+    (void)write_file_atomic(fs, ws, cache_file(ws, kPlanCacheName), encode_sections(stamp, plan), kCacheWrite);
 }
 
-void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::string& stamp,
+void write_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const char* name, const std::string& stamp,
                          const std::string& body) {
-    write_stamped_caches(ws, stamp, {{name, body}});
+    write_stamped_caches(fs, ws, stamp, {{name, body}});
 }
 
 Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws) {
@@ -340,7 +339,7 @@ Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws
     if (!doc) return doc.error();
     PlanIndex index = plan_index_of(*doc);
     // Cache only what was read from one version of the file (a hand edit takes no lock).
-    if (plan_stamp(ws) == before) write_stamped_cache(ws, kPlanTasksName, *before, encode_index(index));
+    if (plan_stamp(ws) == before) write_stamped_cache(fs, ws, kPlanTasksName, *before, encode_index(index));
     return index;
 }
 
@@ -358,7 +357,7 @@ Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline(const File
     if (!doc) return doc.error();
     std::vector<PlanTaskOutline> tasks = outline_plan(doc->root());
     // Cache only what was read from one version of the file (a hand edit takes no lock).
-    if (before && fs.version_stamp(path) == before) write_stamped_cache(ws, kPlanOutlineName, *before, encode_outline(tasks));
+    if (before && fs.version_stamp(path) == before) write_stamped_cache(fs, ws, kPlanOutlineName, *before, encode_outline(tasks));
     return std::optional(std::move(tasks));
 }
 
@@ -385,9 +384,9 @@ PlanIndex plan_index_of(const YamlValue& plan) {
     return index;
 }
 
-void remember_plan_index(const WorkspacePaths& ws, const PlanIndex& index) {
+void remember_plan_index(const FileSystem& fs, const WorkspacePaths& ws, const PlanIndex& index) {
     if (const std::optional<std::string> stamp = plan_stamp(ws)) {
-        write_stamped_cache(ws, kPlanTasksName, *stamp, encode_index(index));
+        write_stamped_cache(fs, ws, kPlanTasksName, *stamp, encode_index(index));
     }
 }
 
@@ -471,13 +470,13 @@ Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws
     return to_yaml_value(doc->root());
 }
 
-void remember_valid_plan(const WorkspacePaths& ws, const PlanIndex& index, std::vector<StampedCacheBody> more) {
+void remember_valid_plan(const FileSystem& fs, const WorkspacePaths& ws, const PlanIndex& index, std::vector<StampedCacheBody> more) {
     // A shortcut only: a lost or stale stamp just means the plan is validated again.
     const std::optional<std::string> stamp = plan_stamp(ws);
     if (!stamp) return;
     more.push_back({kPlanValidName, ""});
     more.push_back({kPlanTasksName, encode_index(index)});
-    write_stamped_caches(ws, *stamp, more);
+    write_stamped_caches(fs, ws, *stamp, more);
 }
 
 

@@ -1,8 +1,5 @@
 #include "small/store/progress_log.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -13,7 +10,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "small/base/fd.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/local_work.hpp"
 #include "small/store/log_facts_cache.hpp"
@@ -49,56 +45,41 @@ struct FileStamp {
     bool operator==(const FileStamp&) const = default;
 };
 
-std::int64_t ns_of(const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; }
+std::int64_t ns_of(std::int64_t sec, std::uint32_t nsec) { return sec * 1'000'000'000 + nsec; }
 
-Result<FileStamp> stamp_of(int fd, const std::string& path) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) return Error::from_errno("cannot stat", path, errno);
-    if (!S_ISREG(st.st_mode)) return Error::invalid(path + " is not a regular file");
-    return FileStamp{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-                     static_cast<std::uint64_t>(st.st_size), ns_of(st.st_mtim), ns_of(st.st_ctim)};
-}
-
-Result<Fd> open_log(const std::string& path, int flags) {
-    const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);  // a FIFO must not block
-    if (fd >= 0) return Fd(fd);
-    if (errno == ELOOP) return Error::invalid("refusing to use " + path + ": it is a symbolic link");
-    return Error::from_errno("cannot open", path, errno);
+// The log's stamp, through the door; a link there is refused, never followed.
+Result<FileStamp> stamp_of(const FileSystem& fs, const std::string& path) {
+    Result<std::optional<FileInfo>> info = fs.inspect(path);
+    if (!info) return info.error();
+    if (!*info) return Error::from_errno("cannot open", path, ENOENT);
+    const FileInfo& st = **info;
+    if (st.kind == FileKind::Symlink) return Error::invalid("refusing to use " + path + ": it is a symbolic link");
+    if (st.kind != FileKind::Regular) return Error::invalid(path + " is not a regular file");
+    return FileStamp{st.identity.device, st.identity.inode, st.size, ns_of(st.mtime_sec, st.mtime_nsec),
+                     ns_of(st.ctime_sec, st.ctime_nsec)};
 }
 
 // `n` bytes at `offset` (fewer only at end of file).
-Result<std::string> read_at(int fd, std::uint64_t offset, std::size_t n, const std::string& path) {
-    std::string out(n, '\0');
-    std::size_t done = 0;
-    while (done < n) {
-        const ssize_t got = ::pread(fd, out.data() + done, n - done, static_cast<off_t>(offset + done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) return Error::from_errno("cannot read", path, errno);
-        if (got == 0) break;
-        done += static_cast<std::size_t>(got);
-    }
-    out.resize(done);
-    return out;
+Result<std::string> read_at(const FileSystem& fs, const std::string& path, std::uint64_t offset, std::size_t n) {
+    Result<FileRange> range = fs.read_range(path, offset, n);
+    if (!range) return range.error();
+    return std::move(range->bytes);
 }
 
-Result<std::string> tail_digest(int fd, std::uint64_t size, const std::string& path) {
+Result<std::string> tail_digest(const FileSystem& fs, const std::string& path, std::uint64_t size) {
     const std::uint64_t n = std::min(size, kTailHashBytes);
-    Result<std::string> bytes = read_at(fd, size - n, static_cast<std::size_t>(n), path);
+    Result<std::string> bytes = read_at(fs, path, size - n, static_cast<std::size_t>(n));
     if (!bytes) return bytes.error();
     return sha256_hex(*bytes);
 }
 
 // Small files of the cache folder: whole contents, nothing when absent.
-Result<std::optional<std::string>> read_small_file(const std::string& path) {
-    const int raw = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (raw < 0) {
-        if (errno == ENOENT) return std::optional<std::string>();
-        return Error::from_errno("cannot open", path, errno);
-    }
-    Fd fd(raw);
-    Result<FileStamp> st = stamp_of(fd.get(), path);
-    if (!st) return st.error();
-    Result<std::string> bytes = read_at(fd.get(), 0, static_cast<std::size_t>(st->size), path);
+Result<std::optional<std::string>> read_small_file(const FileSystem& fs, const std::string& path) {
+    Result<std::optional<FileInfo>> info = fs.inspect(path);
+    if (!info) return info.error();
+    if (!*info) return std::optional<std::string>();
+    if ((*info)->kind != FileKind::Regular) return Error::invalid("refusing to read " + path + ": it is not a regular file");
+    Result<std::string> bytes = fs.read_file(path);
     if (!bytes) return bytes.error();
     return std::optional<std::string>(std::move(*bytes));
 }
@@ -243,30 +224,30 @@ std::optional<CachedTail> parse_cache(std::string_view text) {
 // describes a stamp the log no longer has, because the cache is only
 // written after the log's bytes are fsynced. That saves two fsyncs per
 // append. Best effort.
-void write_cache(const WorkspacePaths& ws, const std::string& bytes) {
-    (void)write_file_atomic(ws, cache_path(ws, kProgressTailName), bytes, kCacheWrite);  // a failure only costs speed
+void write_cache(const FileSystem& fs, const WorkspacePaths& ws, const std::string& bytes) {
+    (void)write_file_atomic(fs, ws, cache_path(ws, kProgressTailName), bytes, kCacheWrite);  // a failure only costs speed
 }
 
 // Best effort: a cache that cannot be written only costs speed. `expect`
 // is the stamp the tail was computed from, when known.
-void store_cache(const WorkspacePaths& ws, const std::string& file, int fd, const ProgressTail& tail,
+void store_cache(const FileSystem& fs, const WorkspacePaths& ws, const std::string& file, const ProgressTail& tail,
                  const std::optional<FileStamp>& expect) {
     if (file.find('\n') != std::string::npos) return;
-    Result<FileStamp> stamp = stamp_of(fd, file);
+    Result<FileStamp> stamp = stamp_of(fs, file);
     if (!stamp || stamp->size != tail.size || (expect && !(*expect == *stamp))) return;
-    Result<std::string> digest = tail_digest(fd, tail.size, file);
+    Result<std::string> digest = tail_digest(fs, file, tail.size);
     if (!digest) return;
-    write_cache(ws, render_cache({file, *stamp, *digest, tail}));
+    write_cache(fs, ws, render_cache({file, *stamp, *digest, tail}));
 }
 
 // The cached tail if it describes exactly this file as it is now.
-std::optional<ProgressTail> cached_tail(const WorkspacePaths& ws, const std::string& file, int fd,
+std::optional<ProgressTail> cached_tail(const FileSystem& fs, const WorkspacePaths& ws, const std::string& file,
                                         const FileStamp& now) {
-    Result<std::optional<std::string>> text = read_small_file(cache_path(ws, kProgressTailName));
+    Result<std::optional<std::string>> text = read_small_file(fs, cache_path(ws, kProgressTailName));
     if (!text || !*text) return std::nullopt;
     const std::optional<CachedTail> c = parse_cache(**text);
     if (!c || c->file != file || !(c->stamp == now)) return std::nullopt;
-    Result<std::string> digest = tail_digest(fd, now.size, file);
+    Result<std::string> digest = tail_digest(fs, file, now.size);
     if (!digest || *digest != c->digest) return std::nullopt;
     return c->tail;
 }
@@ -318,12 +299,12 @@ Result<ProgressTail> parse_tail(std::string bytes, const WorkspacePaths& ws) {
     return tail;
 }
 
-// Reads the whole file through `fd`, making sure it did not change meanwhile.
-Result<std::string> read_stable(int fd, const std::string& path, FileStamp& stamp) {
+// Reads the whole file, making sure it did not change (nor was replaced) meanwhile.
+Result<std::string> read_stable(const FileSystem& fs, const std::string& path, FileStamp& stamp) {
     for (int attempt = 0; attempt < 3; ++attempt) {
-        Result<std::string> bytes = read_at(fd, 0, static_cast<std::size_t>(stamp.size), path);
+        Result<std::string> bytes = read_at(fs, path, 0, static_cast<std::size_t>(stamp.size));
         if (!bytes) return bytes.error();
-        Result<FileStamp> after = stamp_of(fd, path);
+        Result<FileStamp> after = stamp_of(fs, path);
         if (!after) return after.error();
         if (*after == stamp && bytes->size() == stamp.size) return bytes;
         stamp = *after;
@@ -333,17 +314,15 @@ Result<std::string> read_stable(int fd, const std::string& path, FileStamp& stam
 
 }  // namespace
 
-Result<ProgressTail> read_tail(const WorkspacePaths& ws) {
+Result<ProgressTail> read_tail(const FileSystem& fs, const WorkspacePaths& ws) {
     const std::string file = progress_path(ws);
-    Result<Fd> fd = open_log(file, O_RDONLY);
-    if (!fd) return fd.error();
-    Result<FileStamp> stamp = stamp_of(fd->get(), file);
+    Result<FileStamp> stamp = stamp_of(fs, file);
     if (!stamp) return stamp.error();
-    if (std::optional<ProgressTail> hit = cached_tail(ws, file, fd->get(), *stamp)) return *hit;
-    Result<std::string> bytes = read_stable(fd->get(), file, *stamp);
+    if (std::optional<ProgressTail> hit = cached_tail(fs, ws, file, *stamp)) return *hit;
+    Result<std::string> bytes = read_stable(fs, file, *stamp);
     if (!bytes) return bytes.error();
     Result<ProgressTail> tail = parse_tail(std::move(*bytes), ws);
-    if (tail) store_cache(ws, file, fd->get(), *tail, *stamp);
+    if (tail) store_cache(fs, ws, file, *tail, *stamp);
     return tail;
 }
 
@@ -392,10 +371,8 @@ std::optional<AppendRecord> parse_journal(std::string_view text) {
 
 // The removal need not be durable: a journal that a power cut brings back
 // finds its bytes complete in the log and is dropped then (see the header).
-Status remove_append_journal(const WorkspacePaths& ws) {
-    const std::string path = cache_path(ws, kProgressJournalName);
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Error::from_errno("cannot remove", path, errno);
-    return ok_status();
+Status remove_append_journal(const FileSystem& fs, const WorkspacePaths& ws) {
+    return fs.remove_file(ws.root, cache_path(ws, kProgressJournalName), Durability::None);
 }
 
 // A write that stopped part-way: a prefix of the journaled bytes, possibly
@@ -407,68 +384,51 @@ bool unfinished_copy(std::string_view found, std::string_view journaled) {
     return found.find_first_not_of('\0', i) == std::string_view::npos;
 }
 
-Status truncate_log(int fd, std::uint64_t size, const std::string& path) {
-    while (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-        if (errno != EINTR) return Error::from_errno("cannot remove an interrupted append from", path, errno);
-    }
-    while (::fsync(fd) != 0) {
-        if (errno != EINTR) return Error::from_errno("cannot sync", path, errno);
-    }
-    return ok_status();
-}
-
-struct OpenLog {
-    Fd fd;
-    FileStamp stamp;
-};
-
-// The log opened for reading when it is still the file the record names
-// (device and inode); nullopt when it is missing or another file.
-std::optional<OpenLog> open_recorded_log(const AppendRecord& record, const std::string& file) {
-    const int raw = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (raw < 0) return std::nullopt;
-    Fd fd(raw);
-    Result<FileStamp> st = stamp_of(fd.get(), file);
+// The log's stamp when it is still the file the record names (device and
+// inode); nullopt when it is missing or another file.
+std::optional<FileStamp> recorded_log_stamp(const FileSystem& fs, const AppendRecord& record, const std::string& file) {
+    Result<FileStamp> st = stamp_of(fs, file);
     if (!st || st->dev != record.dev || st->ino != record.ino) return std::nullopt;
-    return OpenLog{std::move(fd), *st};
+    return *st;
 }
 
 }  // namespace
 
-Status settle_interrupted_append(const AppendRecord& j, const std::string& file) {
-    std::optional<OpenLog> log = open_recorded_log(j, file);
+Status settle_interrupted_append(const FileSystem& fs, const AppendRecord& j, const std::string& file) {
+    const std::optional<FileStamp> log = recorded_log_stamp(fs, j, file);
     if (!log) return ok_status();  // no log to repair: the journal is stale
     const std::uint64_t end = j.expected_size + j.bytes.size();
-    if (log->stamp.size <= j.expected_size || log->stamp.size > end) return ok_status();
+    if (log->size <= j.expected_size || log->size > end) return ok_status();
     Result<std::string> found =
-        read_at(log->fd.get(), j.expected_size, static_cast<std::size_t>(log->stamp.size - j.expected_size), file);
+        read_at(fs, file, j.expected_size, static_cast<std::size_t>(log->size - j.expected_size));
     if (!found) return found.error();
     if (*found == j.bytes) return ok_status();                  // the append completed: keep the entry
     if (!unfinished_copy(*found, j.bytes)) return ok_status();  // not our bytes: leave them alone
-    Result<Fd> rw = open_log(file, O_WRONLY);
-    if (!rw) return rw.error();
-    Result<FileStamp> again = stamp_of(rw->get(), file);
-    if (!again || again->ino != j.ino || again->dev != j.dev) return ok_status();
-    return truncate_log(rw->get(), j.expected_size, file);
+    // Cut only if the file is still the recorded one when it is opened to be cut.
+    Result<bool> cut = fs.truncate_file(file, j.expected_size, FileIdentity{j.dev, j.ino});
+    if (cut) return ok_status();
+    Error e = cut.error();
+    e.message = "cannot remove an interrupted append from " + file + ": " + e.message;
+    return e;
 }
 
-std::optional<bool> append_landed(const AppendRecord& record, const std::string& file) {
-    std::optional<OpenLog> log = open_recorded_log(record, file);
+std::optional<bool> append_landed(const FileSystem& fs, const AppendRecord& record, const std::string& file) {
+    const std::optional<FileStamp> log = recorded_log_stamp(fs, record, file);
     if (!log) return std::nullopt;
-    if (log->stamp.size < record.expected_size + record.bytes.size()) return false;
-    Result<std::string> found = read_at(log->fd.get(), record.expected_size, record.bytes.size(), file);
+    if (log->size < record.expected_size + record.bytes.size()) return false;
+    Result<std::string> found = read_at(fs, file, record.expected_size, record.bytes.size());
     return found && *found == record.bytes;
 }
 
-Status recover_progress(const WorkspacePaths& ws) {
-    [[maybe_unused]] Result<std::size_t> swept = remove_stale_temp_files(ws);
-    Result<std::optional<std::string>> text = read_small_file(cache_path(ws, kProgressJournalName));
+Status recover_progress(const FileSystem& fs, const WorkspacePaths& ws) {
+    [[maybe_unused]] Result<std::size_t> swept = remove_stale_temp_files(fs, ws);
+    Result<std::optional<std::string>> text = read_small_file(fs, cache_path(ws, kProgressJournalName));
     if (!text) return text.error();
     if (!*text) return ok_status();
     if (const std::optional<AppendRecord> j = parse_journal(**text)) {
-        if (Status st = settle_interrupted_append(*j, progress_path(ws)); !st) return st;
+        if (Status st = settle_interrupted_append(fs, *j, progress_path(ws)); !st) return st;
     }
-    return remove_append_journal(ws);
+    return remove_append_journal(fs, ws);
 }
 
 // ---- the append ----
@@ -497,11 +457,10 @@ Result<YamlValue> stamped_entry(const YamlValue& entry, const std::string& times
 
 // `entries: []`: the file has no entries and is small, so it is replaced
 // whole and atomically (readers see the old or the new file, never a mix).
-Status replace_inline_list(const WorkspacePaths& ws, const std::string& file, const ProgressTail& tail,
+Status replace_inline_list(const FileSystem& fs, const WorkspacePaths& ws, const std::string& file, const ProgressTail& tail,
                            const std::string& item, std::uint64_t& new_size) {
-    Result<Fd> fd = open_log(file, O_RDONLY);
-    if (!fd) return fd.error();
-    Result<std::string> bytes = read_at(fd->get(), 0, static_cast<std::size_t>(tail.size) + 1, file);
+    if (Result<FileStamp> st = stamp_of(fs, file); !st) return st.error();  // a link is refused
+    Result<std::string> bytes = read_at(fs, file, 0, static_cast<std::size_t>(tail.size) + 1);
     if (!bytes) return bytes.error();
     if (bytes->size() != tail.size) {
         return Error::invalid("cannot append to " + file + ": the file changed since it was read");
@@ -509,31 +468,29 @@ Status replace_inline_list(const WorkspacePaths& ws, const std::string& file, co
     const AppendEdit edit = append_edit(tail.point, item, *bytes);
     bytes->replace(edit.offset, edit.erase, edit.text);
     new_size = bytes->size();
-    return write_file_atomic(ws, file, *bytes);
+    return write_file_atomic(fs, ws, file, *bytes);
 }
 
 // The in-place append, bracketed by its own journal (see the header).
-Status journaled_append(const WorkspacePaths& ws, const AppendRecord& record) {
-    if (Status made = ensure_directory(ws, cache_dir(ws)); !made) return made;
-    if (Status wrote = write_file_atomic(ws, cache_path(ws, kProgressJournalName), render_journal(record)); !wrote) {
+Status journaled_append(const FileSystem& fs, const WorkspacePaths& ws, const AppendRecord& record) {
+    if (Status made = ensure_directory(fs, ws, cache_dir(ws)); !made) return made;
+    if (Status wrote = write_file_atomic(fs, ws, cache_path(ws, kProgressJournalName), render_journal(record)); !wrote) {
         return wrote;
     }
-    Status appended = append_file_durable(progress_path(ws), record.bytes, record.expected_size);
+    Status appended = fs.append_file(progress_path(ws), record.bytes, record.expected_size);
     if (!appended) {
-        // append_file_durable rolled back; recovery double-checks and drops the journal.
-        [[maybe_unused]] Status again = recover_progress(ws);
+        // append_file rolled back; recovery double-checks and drops the journal.
+        [[maybe_unused]] Status again = recover_progress(fs, ws);
         return appended;
     }
-    return remove_append_journal(ws);
+    return remove_append_journal(fs, ws);
 }
 
 // The log is still the file (device, inode, size) the append was prepared
 // for: a hand edit that replaced it meanwhile must not receive the bytes, nor
 // let a torn append be judged against another file.
-Status still_the_recorded_log(const AppendRecord& record, const std::string& file) {
-    Result<Fd> fd = open_log(file, O_RDONLY);
-    if (!fd) return fd.error();
-    Result<FileStamp> st = stamp_of(fd->get(), file);
+Status still_the_recorded_log(const FileSystem& fs, const AppendRecord& record, const std::string& file) {
+    Result<FileStamp> st = stamp_of(fs, file);
     if (!st) return st.error();
     if (st->dev == record.dev && st->ino == record.ino && st->size == record.expected_size) return ok_status();
     return Error::invalid("cannot append to " + file + ": the file changed since it was read");
@@ -553,9 +510,9 @@ ProgressTail tail_after(const ProgressTail& before, Instant ts, std::uint64_t ne
 // The first entry dated too far ahead of `now` (the one that started the
 // run of stamps after it), as "progress entry N at FILE:LINE:COLUMN is dated T,
 // <span> ahead of the clock". Parses the whole log: only called on that rare path.
-std::string first_future_entry(const WorkspacePaths& ws, Instant now) {
+std::string first_future_entry(const FileSystem& fs, const WorkspacePaths& ws, Instant now) {
     const std::string display = ws.display_of(kProgressFile);
-    Result<std::optional<std::string>> bytes = read_small_file(progress_path(ws));
+    Result<std::optional<std::string>> bytes = read_small_file(fs, progress_path(ws));
     if (!bytes || !*bytes) return "";
     Result<Document> doc = parse_yaml(std::move(**bytes), display);
     if (!doc) return "";
@@ -575,10 +532,10 @@ std::string first_future_entry(const WorkspacePaths& ws, Instant now) {
 // D8 keeps timestamps increasing, so an entry after a future-dated one is
 // stamped after it. The write goes through (refusing would wedge the log)
 // but says loudly why its stamp is not now.
-std::string clock_warning(const WorkspacePaths& ws, const ProgressTail& tail, Instant stamped) {
+std::string clock_warning(const FileSystem& fs, const WorkspacePaths& ws, const ProgressTail& tail, Instant stamped) {
     const Instant now = current_instant();
     if (!tail.has_entries || !(stamped == plus_one_ns(tail.last_instant)) || !too_far_ahead(stamped, now)) return "";
-    std::string culprit = first_future_entry(ws, now);
+    std::string culprit = first_future_entry(fs, ws, now);
     if (culprit.empty()) culprit = "the last progress entry is dated " + format_timestamp_short(tail.last_instant);
     return "this entry is stamped " + format_timestamp_utc9(stamped) + ", not now (" + format_timestamp_short(now) +
            "): " + culprit + ", and every entry must be later than the one before (D8). If that date is wrong, " +
@@ -588,10 +545,10 @@ std::string clock_warning(const WorkspacePaths& ws, const ProgressTail& tail, In
 
 }  // namespace
 
-Result<PendingAppend> prepare_progress_append(const WorkspacePaths& ws, const std::vector<YamlValue>& entries,
+Result<PendingAppend> prepare_progress_append(const FileSystem& fs, const WorkspacePaths& ws, const std::vector<YamlValue>& entries,
                                              std::optional<Instant> requested_at) {
-    if (Status rec = recover_progress(ws); !rec) return rec.error();
-    Result<ProgressTail> tail = read_tail(ws);
+    if (Status rec = recover_progress(fs, ws); !rec) return rec.error();
+    Result<ProgressTail> tail = read_tail(fs, ws);
     if (!tail) return tail.error();
     Result<Instant> first = choose_timestamp(requested_at, *tail);
     if (!first) return first.error();
@@ -612,63 +569,58 @@ Result<PendingAppend> prepare_progress_append(const WorkspacePaths& ws, const st
     }
     if (!tail->point.inline_empty_list) {
         const std::string file = progress_path(ws);
-        Result<Fd> fd = open_log(file, O_RDONLY);
-        if (!fd) return fd.error();
-        Result<FileStamp> st = stamp_of(fd->get(), file);
+        Result<FileStamp> st = stamp_of(fs, file);
         if (!st) return st.error();
         pending.in_place = AppendRecord{st->dev, st->ino, tail->size, append_edit(tail->point, pending.items, {}).text};
     }
     return pending;
 }
 
-Result<std::vector<AppendResult>> write_progress_append(const WorkspacePaths& ws, PendingAppend pending,
+Result<std::vector<AppendResult>> write_progress_append(const FileSystem& fs, const WorkspacePaths& ws, PendingAppend pending,
                                                         TornAppendGuard guard, bool record_local) {
     std::vector<AppendResult>& results = pending.results;
     if (results.empty()) return std::move(results);
     const ProgressTail& tail = pending.tail;
     // All the items go in ONE write: a crash keeps all of them or none.
     const std::string file = progress_path(ws);
-    const RealFileSystem disk;
-    const std::optional<std::string> stamp_before = disk.version_stamp(file);
+    const std::optional<std::string> stamp_before = fs.version_stamp(file);
     std::uint64_t new_size = 0;
     if (!pending.in_place) {
-        if (Status st = replace_inline_list(ws, file, tail, pending.items, new_size); !st) return st.error();
-    } else if (Status same = still_the_recorded_log(*pending.in_place, file); !same) {
+        if (Status st = replace_inline_list(fs, ws, file, tail, pending.items, new_size); !st) return st.error();
+    } else if (Status same = still_the_recorded_log(fs, *pending.in_place, file); !same) {
         return same.error();
     } else if (guard == TornAppendGuard::OwnJournal) {
-        if (Status st = journaled_append(ws, *pending.in_place); !st) return st.error();
+        if (Status st = journaled_append(fs, ws, *pending.in_place); !st) return st.error();
         new_size = tail.size + pending.in_place->bytes.size();
     } else {
-        if (Status st = append_file_durable(file, pending.in_place->bytes, tail.size); !st) return st.error();
+        if (Status st = fs.append_file(file, pending.in_place->bytes, tail.size); !st) return st.error();
         new_size = tail.size + pending.in_place->bytes.size();
     }
     for (AppendResult& r : results) r.new_size = new_size;
-    results.front().clock_warning = clock_warning(ws, tail, results.front().timestamp);
-    if (Result<Fd> fd = open_log(file, O_RDONLY)) {
-        store_cache(ws, file, fd->get(), tail_after(tail, results.back().timestamp, new_size), std::nullopt);
-    }
+    results.front().clock_warning = clock_warning(fs, ws, tail, results.front().timestamp);
+    store_cache(fs, ws, file, tail_after(tail, results.back().timestamp, new_size), std::nullopt);
     std::vector<YamlValue> written;
     for (const AppendResult& r : results) written.push_back(r.entry);
-    if (const std::optional<std::string> stamp_after = disk.version_stamp(file); stamp_before && stamp_after) {
-        advance_log_facts(disk, ws, *stamp_before, *stamp_after, written);
+    if (const std::optional<std::string> stamp_after = fs.version_stamp(file); stamp_before && stamp_after) {
+        advance_log_facts(fs, ws, *stamp_before, *stamp_after, written);
     }
-    if (record_local) record_local_work(ws, written);  // after: its first record of a run reads the facts
+    if (record_local) record_local_work(fs, ws, written);  // after: its first record of a run reads the facts
     return std::move(results);
 }
 
-Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& ws,
+Result<std::vector<AppendResult>> append_progress_entries(const FileSystem& fs, const WorkspacePaths& ws,
                                                           const std::vector<YamlValue>& entries,
                                                           std::optional<Instant> requested_at,
                                                           bool record_local) {
     if (entries.empty()) return std::vector<AppendResult>{};
-    Result<PendingAppend> pending = prepare_progress_append(ws, entries, requested_at);
+    Result<PendingAppend> pending = prepare_progress_append(fs, ws, entries, requested_at);
     if (!pending) return pending.error();
-    return write_progress_append(ws, std::move(*pending), TornAppendGuard::OwnJournal, record_local);
+    return write_progress_append(fs, ws, std::move(*pending), TornAppendGuard::OwnJournal, record_local);
 }
 
-Result<AppendResult> append_progress_entry(const WorkspacePaths& ws, const YamlValue& entry_without_timestamp,
+Result<AppendResult> append_progress_entry(const FileSystem& fs, const WorkspacePaths& ws, const YamlValue& entry_without_timestamp,
                                            std::optional<Instant> requested_at) {
-    Result<std::vector<AppendResult>> r = append_progress_entries(ws, {entry_without_timestamp}, requested_at);
+    Result<std::vector<AppendResult>> r = append_progress_entries(fs, ws, {entry_without_timestamp}, requested_at);
     if (!r) return r.error();
     return std::move(r->front());
 }

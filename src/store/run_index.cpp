@@ -40,8 +40,8 @@ Status append_run_index(const FileSystem& fs, const WorkspacePaths& ws, const st
     }
     e["reason"] = entry.reason;
     entries.push_back(std::move(e));
-    if (Status s = ensure_directory(ws, store); !s) return s;
-    return write_file_atomic(ws, path, emit_document(index));
+    if (Status s = ensure_directory(fs, ws, store); !s) return s;
+    return write_file_atomic(fs, ws, path, emit_document(index));
 }
 
 }  // namespace small

@@ -68,7 +68,7 @@ void remove_made(const std::string& runs, const std::string& dir, bool runs_crea
 Status write_snapshot(const FileSystem& fs, const WorkspacePaths& ws, const std::string& runs, const std::string& dir,
                       const Files& files, bool& runs_created) {
     runs_created = !fs.stat(runs);
-    Status written = write_folder_atomic(ws, dir, files);
+    Status written = write_folder_atomic(fs, ws, dir, files);
     if (!written && runs_created) discard_empty_folder(runs);
     return written;
 }
@@ -278,14 +278,14 @@ Result<RunSnapshotWritten> write_run_snapshot(const FileSystem& fs, const Worksp
     const bool exists = fs.directory_exists(out.dir);
     if (exists && !req.force) return Error::invalid("run snapshot exists, pass --force to overwrite: " + out.dir);
     if (!exists) {
-        if (Status s = write_folder_atomic(ws, out.dir, files); !s) return s.error();
+        if (Status s = write_folder_atomic(fs, ws, out.dir, files); !s) return s.error();
         return out;
     }
     // --force: build the new folder beside the old one, swap the two in one
     // step (readers see the old or the new folder, never none), drop the old.
     const std::string side = req.store + "/." + req.name + ".replacement";
     discard_tree(side);  // a leftover of an interrupted --force (the store is no link)
-    if (Status s = write_folder_atomic(ws, side, files); !s) return s.error();
+    if (Status s = write_folder_atomic(fs, ws, side, files); !s) return s.error();
     if (Status s = publish_folder(side, out.dir, true); !s) return s.error();
     out.replaced = true;
     return out;

@@ -96,7 +96,7 @@ std::optional<VerifiedPrefix> load_verified_prefix(const FileSystem& fs, const W
 
 void save_verified_prefix(const FileSystem& fs, const WorkspacePaths& ws, const VerifiedPrefix& prefix) {
     if (!fs.directory_exists(runtime_path(ws.root, kCacheDirName))) return;
-    write_stamped_cache(ws, kVerifiedPrefixName, stamp(), encode_verified_prefix(prefix));
+    write_stamped_cache(fs, ws, kVerifiedPrefixName, stamp(), encode_verified_prefix(prefix));
 }
 
 }  // namespace small

@@ -1,13 +1,9 @@
 // Multi-file changes and the start of every mutating command (see the header).
 #include "small/store/workspace_change.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>  // renameat2, RENAME_NOREPLACE
 #include <sstream>
 #include <system_error>
 #include <thread>
@@ -30,47 +26,40 @@ constexpr std::string_view kAbsent = "absent";
 std::string journal_path(const WorkspacePaths& ws) { return ws.root + "/" + kChangeJournalName; }
 
 // Contents of a regular file, or nullopt when it does not exist. Never
-// follows a symlink, never blocks on a FIFO.
-Result<std::optional<std::string>> read_if_exists(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT) return std::optional<std::string>();
-        return Error::from_errno("cannot open", path, errno);
-    }
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
+// follows a symlink, never blocks on a FIFO (the FileSystem reads regular
+// files only).
+Result<std::optional<std::string>> read_if_exists(const FileSystem& fs, const std::string& path) {
+    Result<std::optional<FileInfo>> info = fs.inspect(path);
+    if (!info) return info.error();
+    if (!*info) return std::optional<std::string>();
+    if ((*info)->kind != FileKind::Regular) {
         return Error::invalid("refusing to read " + path + ": it is not a regular file");
     }
-    std::string bytes;
-    char buf[65536];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            const int err = errno;
-            ::close(fd);
-            return Error::from_errno("cannot read", path, err);
-        }
-        if (n == 0) break;
-        bytes.append(buf, static_cast<std::size_t>(n));
-    }
-    ::close(fd);
-    return std::optional<std::string>(std::move(bytes));
+    Result<std::string> bytes = fs.read_file(path);
+    if (!bytes) return bytes.error();
+    return std::optional<std::string>(std::move(*bytes));
 }
 
-Result<std::uint64_t> file_size(const std::string& path) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) {
-        if (errno == ENOENT) return std::uint64_t{0};
-        return Error::from_errno("cannot stat", path, errno);
-    }
-    return static_cast<std::uint64_t>(st.st_size);
+Result<std::uint64_t> file_size(const FileSystem& fs, const std::string& path) {
+    Result<std::optional<FileInfo>> info = fs.inspect(path);
+    if (!info) return info.error();
+    return *info ? (*info)->size : std::uint64_t{0};
+}
+
+// Which version of the file is there ("absent" when none): see
+// FileSystem::version_stamp.
+Result<std::string> version_of(const FileSystem& fs, const std::string& path) {
+    Result<std::optional<FileInfo>> info = fs.inspect(path);
+    if (!info) return info.error();
+    if (!*info) return std::string(kAbsent);
+    std::optional<std::string> stamp = fs.version_stamp(path);
+    if (!stamp) return Error::system("cannot tell which version of " + path + " is on disk");
+    return *stamp;
 }
 
 struct ChangeJournalFile {
     std::string path;
-    std::string old_fingerprint;  // see file_version(), or "absent"
+    std::string old_fingerprint;  // see version_of(), or "absent"
     std::string bytes;
 };
 
@@ -180,36 +169,32 @@ std::optional<ChangeJournal> decode(const std::string& text) {
 // bytes, so roll-forward skips them, and the only writes that could restore
 // those bytes (plan edits) journal their own change first, which fsyncs
 // .small-cache and with it this removal.
-Status remove_change_journal(const WorkspacePaths& ws, bool durable = true) {
-    const std::string path = journal_path(ws);
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-        return Error::from_errno("cannot remove", path, errno);
-    }
-    return durable ? fsync_directory(runtime_path(ws.root, kCacheDirName)) : ok_status();
+Status remove_change_journal(const FileSystem& fs, const WorkspacePaths& ws, bool durable = true) {
+    return fs.remove_file(ws.root, journal_path(ws), durable ? Durability::Full : Durability::None);
 }
 
 // Replaces every file that still holds its old bytes (roll forward).
 // `skipped` (when given) collects the files left because they changed.
-Status apply_files(const WorkspacePaths& ws, const std::vector<ChangeJournalFile>& files,
+Status apply_files(const FileSystem& fs, const WorkspacePaths& ws, const std::vector<ChangeJournalFile>& files,
                    std::vector<std::string>* skipped = nullptr) {
     for (const ChangeJournalFile& f : files) {
-        Result<std::string> current = file_version(f.path);
+        Result<std::string> current = version_of(fs, f.path);
         if (!current) return current.error();
         if (*current != f.old_fingerprint) {  // already new (or changed by hand): leave it
             if (skipped) skipped->push_back(f.path);
             continue;
         }
-        if (Status s = write_file_atomic(ws, f.path, f.bytes); !s) return s;
+        if (Status s = write_file_atomic(fs, ws, f.path, f.bytes); !s) return s;
     }
     return ok_status();
 }
 
 // The files' new bytes written and synced beside their targets, not yet in
 // place (commit_workspace_change overlaps this with the journal and the append).
-Result<std::vector<StagedFile>> stage_files(const WorkspacePaths& ws, const std::vector<ChangeJournalFile>& files) {
+Result<std::vector<StagedFile>> stage_files(const FileSystem& fs, const WorkspacePaths& ws, const std::vector<ChangeJournalFile>& files) {
     std::vector<StagedFile> staged;
     for (const ChangeJournalFile& f : files) {
-        Result<StagedFile> one = stage_file_atomic(ws, f.path, f.bytes);
+        Result<StagedFile> one = stage_file_atomic(fs, ws, f.path, f.bytes);
         if (!one) return one.error();
         staged.push_back(std::move(*one));
     }
@@ -217,17 +202,17 @@ Result<std::vector<StagedFile>> stage_files(const WorkspacePaths& ws, const std:
 }
 
 // apply_files for staged files: each still holding its old bytes is replaced.
-Status publish_files(const std::vector<ChangeJournalFile>& files, Result<std::vector<StagedFile>>& staged,
+Status publish_files(const FileSystem& fs, const std::vector<ChangeJournalFile>& files, Result<std::vector<StagedFile>>& staged,
                      std::vector<std::string>& skipped) {
     if (!staged) return staged.error();
     for (std::size_t i = 0; i < files.size(); ++i) {
-        Result<std::string> current = file_version(files[i].path);
+        Result<std::string> current = version_of(fs, files[i].path);
         if (!current) return current.error();
         if (*current != files[i].old_fingerprint) {  // changed by hand meanwhile: leave it
             skipped.push_back(files[i].path);
             continue;
         }
-        if (Status s = (*staged)[i].publish(); !s) return s;
+        if (Status s = (*staged)[i]->publish(); !s) return s;
     }
     return ok_status();
 }
@@ -237,60 +222,39 @@ std::string parent_of(const std::string& path) { return path.substr(0, path.find
 // Paths and parents of a move: inside the workspace's `.small*` folders, no
 // symbolic link on the way (ensure_directory walks and checks; the parents
 // of an existing `from` exist, so nothing is created for it).
-Status check_move_parents(const WorkspacePaths& ws, const PathMove& m) {
-    if (Status s = ensure_directory(ws, parent_of(m.from)); !s) return s;
-    return m.to.empty() ? ok_status() : ensure_directory(ws, parent_of(m.to));
-}
-
-Status rename_no_replace(const std::string& from, const std::string& to) {
-    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return ok_status();
-    if (errno != EINVAL && errno != ENOSYS) {
-        return Error::from_errno("cannot move " + from + " to", to, errno == EEXIST ? EEXIST : errno);
-    }
-    // A file system without RENAME_NOREPLACE: we hold the lock, so check, then rename.
-    struct stat st {};
-    if (::lstat(to.c_str(), &st) == 0) return Error::from_errno("cannot move " + from + " to", to, EEXIST);
-    if (::rename(from.c_str(), to.c_str()) != 0) return Error::from_errno("cannot move " + from + " to", to, errno);
-    return ok_status();
+Status check_move_parents(const FileSystem& fs, const WorkspacePaths& ws, const PathMove& m) {
+    if (Status s = ensure_directory(fs, ws, parent_of(m.from)); !s) return s;
+    return m.to.empty() ? ok_status() : ensure_directory(fs, ws, parent_of(m.to));
 }
 
 // One step of PathMove (see the header); repeating a finished step is a no-op.
-Status apply_move(const WorkspacePaths& ws, const PathMove& m) {
-    struct stat st {};
-    if (::lstat(m.from.c_str(), &st) != 0) {
-        if (errno == ENOENT) return ok_status();  // done before
-        return Error::from_errno("cannot stat", m.from, errno);
-    }
-    if (Status s = check_move_parents(ws, m); !s) return s;
+Status apply_move(const FileSystem& fs, const WorkspacePaths& ws, const PathMove& m) {
+    Result<std::optional<FileInfo>> from = fs.inspect(m.from);
+    if (!from) return from.error();
+    if (!*from) return ok_status();  // done before
+    if (Status s = check_move_parents(fs, ws, m); !s) return s;
     switch (m.kind) {
         case PathMove::Kind::Rename:
-            if (Status s = rename_no_replace(m.from, m.to); !s) return s;
-            if (Status s = fsync_directory(parent_of(m.to)); !s) return s;
-            return fsync_directory(parent_of(m.from));
+            return fs.rename_no_replace(m.from, m.to);
         case PathMove::Kind::RemoveDuplicate: {
-            Result<std::optional<std::string>> a = read_if_exists(m.from);
+            Result<std::optional<std::string>> a = read_if_exists(fs, m.from);
             if (!a) return a.error();
-            Result<std::optional<std::string>> b = read_if_exists(m.to);
+            Result<std::optional<std::string>> b = read_if_exists(fs, m.to);
             if (!b) return b.error();
             if (!*a || !*b || **a != **b) {
                 return Error::invalid("refusing to remove " + m.from + ": its bytes differ from " + m.to);
             }
-            if (::unlink(m.from.c_str()) != 0) return Error::from_errno("cannot remove", m.from, errno);
-            return fsync_directory(parent_of(m.from));
+            return fs.remove_file(ws.root, m.from);
         }
         case PathMove::Kind::RemoveEmptyDir:
-            if (::rmdir(m.from.c_str()) != 0) {
-                if (errno == ENOTEMPTY || errno == EEXIST) return ok_status();  // kept: something is left in it
-                return Error::from_errno("cannot remove directory", m.from, errno);
-            }
-            return fsync_directory(parent_of(m.from));
+            return fs.remove_empty_directory(ws.root, m.from);
     }
     return ok_status();
 }
 
-Status apply_moves(const WorkspacePaths& ws, const std::vector<PathMove>& moves) {
+Status apply_moves(const FileSystem& fs, const WorkspacePaths& ws, const std::vector<PathMove>& moves) {
     for (const PathMove& m : moves) {
-        if (Status s = apply_move(ws, m); !s) return s;
+        if (Status s = apply_move(fs, ws, m); !s) return s;
     }
     return ok_status();
 }
@@ -299,39 +263,35 @@ std::string progress_file(const WorkspacePaths& ws) { return ws.artifact_path(Ar
 
 // Whether the log is as it was before the change's entries: the same bytes
 // when the append rewrote a fresh `entries: []` log whole, else the same size.
-bool log_as_before(const WorkspacePaths& ws, const ChangeJournal& j) {
+bool log_as_before(const FileSystem& fs, const WorkspacePaths& ws, const ChangeJournal& j) {
     if (j.entries == 0) return true;
     if (j.whole_log) {
-        Result<std::optional<std::string>> now = read_if_exists(progress_file(ws));
+        Result<std::optional<std::string>> now = read_if_exists(fs, progress_file(ws));
         return now && *now && **now == *j.whole_log;
     }
-    Result<std::uint64_t> size = file_size(progress_file(ws));
+    Result<std::uint64_t> size = file_size(fs, progress_file(ws));
     return size && *size == j.progress_size;
 }
 
 // Puts the log back as it was before the change's entries: the old bytes of
 // a fresh `entries: []` log the first append rewrote whole (never cut: the
 // file was replaced, not appended to), else the journaled size.
-bool restore_log(const WorkspacePaths& ws, const ChangeJournal& j) {
-    if (j.whole_log) return static_cast<bool>(write_file_atomic(ws, progress_file(ws), *j.whole_log));
-    const std::string log = progress_file(ws);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return false;
-    const bool cut = ::ftruncate(fd, static_cast<off_t>(j.progress_size)) == 0 && ::fsync(fd) == 0;
-    ::close(fd);
-    return cut;
+bool restore_log(const FileSystem& fs, const WorkspacePaths& ws, const ChangeJournal& j) {
+    if (j.whole_log) return static_cast<bool>(write_file_atomic(fs, ws, progress_file(ws), *j.whole_log));
+    const Result<bool> cut = fs.truncate_file(progress_file(ws), j.progress_size);
+    return cut && *cut;
 }
 
 // A file write failed (e.g. the disk is full). When no file got its new
 // bytes yet, cutting the log back to its journaled size removes the entries
 // (we hold the lock: nobody appended after us) and the change never happened.
-bool undo_entries_if_no_file_changed(const WorkspacePaths& ws, const ChangeJournal& j) {
+bool undo_entries_if_no_file_changed(const FileSystem& fs, const WorkspacePaths& ws, const ChangeJournal& j) {
     for (const ChangeJournalFile& f : j.files) {
-        Result<std::string> now = file_version(f.path);
+        Result<std::string> now = version_of(fs, f.path);
         if (!now || *now != f.old_fingerprint) return false;
     }
-    if (!log_as_before(ws, j) && !restore_log(ws, j)) return false;
-    return static_cast<bool>(remove_change_journal(ws));
+    if (!log_as_before(fs, ws, j) && !restore_log(fs, ws, j)) return false;
+    return static_cast<bool>(remove_change_journal(fs, ws));
 }
 
 }  // namespace
@@ -340,26 +300,26 @@ bool CommittedChange::was_skipped(const std::string& path) const {
     return std::find(skipped.begin(), skipped.end(), path) != skipped.end();
 }
 
-Status recover_workspace(const WorkspacePaths& ws) {
-    if (Status s = recover_progress(ws); !s) return s;
-    Result<std::optional<std::string>> text = read_if_exists(journal_path(ws));
+Status recover_workspace(const FileSystem& fs, const WorkspacePaths& ws) {
+    if (Status s = recover_progress(fs, ws); !s) return s;
+    Result<std::optional<std::string>> text = read_if_exists(fs, journal_path(ws));
     if (!text) return text.error();
     if (!*text) return ok_status();
     if (const std::optional<ChangeJournal> j = decode(**text)) {
         // A torn append is cut off first: then the log is longer than the
         // journal says only if every entry byte made it.
         if (j->append) {
-            if (Status s = settle_interrupted_append(*j->append, progress_file(ws)); !s) return s;
+            if (Status s = settle_interrupted_append(fs, *j->append, progress_file(ws)); !s) return s;
         }
-        Result<std::uint64_t> size = file_size(progress_file(ws));
+        Result<std::uint64_t> size = file_size(fs, progress_file(ws));
         if (!size) return size.error();
         // With the entries' bytes at hand, "committed" means they are in the
         // log; without them (or when the log is another file now), that it grew.
-        std::optional<bool> landed = j->append ? append_landed(*j->append, progress_file(ws)) : std::nullopt;
+        std::optional<bool> landed = j->append ? append_landed(fs, *j->append, progress_file(ws)) : std::nullopt;
         const bool entries_committed = j->entries == 0 || (landed ? *landed : *size > j->progress_size);
         if (entries_committed) {
-            Status s = apply_files(ws, j->files);
-            if (s) s = apply_moves(ws, j->moves);
+            Status s = apply_files(fs, ws, j->files);
+            if (s) s = apply_moves(fs, ws, j->moves);
             if (!s) {
                 Error e = s.error();
                 e.message = "cannot finish the interrupted change recorded in " + journal_path(ws) + ": " +
@@ -368,7 +328,7 @@ Status recover_workspace(const WorkspacePaths& ws) {
             }
         }
     }
-    return remove_change_journal(ws);
+    return remove_change_journal(fs, ws);
 }
 
 namespace {
@@ -376,40 +336,40 @@ namespace {
 // A file that will be refused (symbolic link, read-only, ...) is found
 // before the journal, so the change is refused whole instead of being left
 // journaled for a roll-forward that would fail the same way.
-Status check_targets(const WorkspacePaths& ws, const WorkspaceChange& change) {
+Status check_targets(const FileSystem& fs, const WorkspacePaths& ws, const WorkspaceChange& change) {
     if (!change.entries.empty()) {
-        if (Status s = check_replaceable(ws, progress_file(ws)); !s) return s;
+        if (Status s = check_replaceable(fs, ws, progress_file(ws)); !s) return s;
     }
     for (const FileReplacement& f : change.files) {
-        if (Status s = check_replaceable(ws, f.path); !s) return s;
+        if (Status s = check_replaceable(fs, ws, f.path); !s) return s;
     }
     for (const PathMove& m : change.moves) {
-        if (Status s = check_move_parents(ws, m); !s) return s;
+        if (Status s = check_move_parents(fs, ws, m); !s) return s;
     }
     return ok_status();
 }
 
 }  // namespace
 
-Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const WorkspaceChange& change) {
-    if (Status s = check_targets(ws, change); !s) return s.error();
+Result<CommittedChange> commit_workspace_change(const FileSystem& fs, const WorkspacePaths& ws, const WorkspaceChange& change) {
+    if (Status s = check_targets(fs, ws, change); !s) return s.error();
     ChangeJournal j;
     j.entries = change.entries.size();
     std::optional<PendingAppend> pending;
     if (!change.entries.empty()) {
-        Result<PendingAppend> prepared = prepare_progress_append(ws, change.entries, change.first_at);
+        Result<PendingAppend> prepared = prepare_progress_append(fs, ws, change.entries, change.first_at);
         if (!prepared) return prepared.error();
         pending = std::move(*prepared);
         j.progress_size = pending->tail.size;
         j.append = pending->in_place;
         if (!pending->in_place) {
-            Result<std::optional<std::string>> log = read_if_exists(progress_file(ws));
+            Result<std::optional<std::string>> log = read_if_exists(fs, progress_file(ws));
             if (!log) return log.error();
             j.whole_log = *log;
         }
     }
     for (const FileReplacement& f : change.files) {
-        Result<std::string> old = file_version(f.path);
+        Result<std::string> old = version_of(fs, f.path);
         if (!old) return old.error();
         j.files.push_back({f.path, *old, f.bytes});
     }
@@ -424,32 +384,32 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
     std::jthread stager;  // declared after `staged`: joined before it goes
     if (stage_early) {
         try {
-            stager = std::jthread([&] { staged = stage_files(ws, j.files); });
+            stager = std::jthread([&] { staged = stage_files(fs, ws, j.files); });
         } catch (const std::system_error&) {
-            staged = stage_files(ws, j.files);  // no thread to be had (a pids limit): stage here
+            staged = stage_files(fs, ws, j.files);  // no thread to be had (a pids limit): stage here
         }
     }
     if (needs_journal) {
         // Durable before the first entry byte: it carries the entries'
         // bytes, so the append needs no journal of its own.
-        if (Status s = ensure_directory(ws, runtime_path(ws.root, kCacheDirName)); !s) return s.error();
-        if (Status s = write_file_atomic(ws, journal_path(ws), encode(j)); !s) return s.error();
+        if (Status s = ensure_directory(fs, ws, runtime_path(ws.root, kCacheDirName)); !s) return s.error();
+        if (Status s = write_file_atomic(fs, ws, journal_path(ws), encode(j)); !s) return s.error();
     }
 
     CommittedChange result;
     if (pending) {
         const TornAppendGuard guard = needs_journal ? TornAppendGuard::CallersJournal : TornAppendGuard::OwnJournal;
         Result<std::vector<AppendResult>> appended =
-            write_progress_append(ws, std::move(*pending), guard, /*record_local=*/false);
+            write_progress_append(fs, ws, std::move(*pending), guard, /*record_local=*/false);
         if (!appended) {
-            // append_file_durable rolled its bytes back; cut whatever it could
+            // FileSystem::append_file rolled its bytes back; cut whatever it could
             // not. Only a log as it was means nothing was committed; bytes that
             // landed anyway (a failed close or directory sync after them) leave
             // the change journaled, for the next writer to complete.
             if (!needs_journal) return appended.error();
-            if (j.append) (void)settle_interrupted_append(*j.append, progress_file(ws));
-            if (log_as_before(ws, j)) {
-                (void)remove_change_journal(ws);
+            if (j.append) (void)settle_interrupted_append(fs, *j.append, progress_file(ws));
+            if (log_as_before(fs, ws, j)) {
+                (void)remove_change_journal(fs, ws);
                 return appended.error();
             }
             Error e = appended.error();
@@ -459,10 +419,10 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
         result.appended = std::move(*appended);
     }
     if (stager.joinable()) stager.join();
-    if (Status s = stage_early ? publish_files(j.files, staged, result.skipped)
-                               : apply_files(ws, j.files, &result.skipped);
+    if (Status s = stage_early ? publish_files(fs, j.files, staged, result.skipped)
+                               : apply_files(fs, ws, j.files, &result.skipped);
         !s) {
-        if (!needs_journal || undo_entries_if_no_file_changed(ws, j)) {
+        if (!needs_journal || undo_entries_if_no_file_changed(fs, ws, j)) {
             return s.error();  // nothing of the change is left
         }
         Error e = s.error();
@@ -472,15 +432,15 @@ Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const 
     // The entries stand from here (a later failure is completed, never undone).
     std::vector<YamlValue> written;
     for (const AppendResult& a : result.appended) written.push_back(a.entry);
-    record_local_work(ws, written);
-    if (Status s = apply_moves(ws, j.moves); !s) {
+    record_local_work(fs, ws, written);
+    if (Status s = apply_moves(fs, ws, j.moves); !s) {
         if (!needs_journal) return s.error();
         Error e = s.error();
         e.message += " (the change is journaled; the next small command that writes will complete it)";
         return e;
     }
     if (needs_journal) {
-        if (Status s = remove_change_journal(ws, /*durable=*/false); !s) return s.error();
+        if (Status s = remove_change_journal(fs, ws, /*durable=*/false); !s) return s.error();
     }
     return result;
 }
@@ -524,10 +484,10 @@ Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePath
     std::optional<WorkspaceLock> lock;
     if (!req.read_only) {
         if (Result<Metadata> early = read_metadata(); !early) return early.error();  // refuse before locking
-        Result<WorkspaceLock> got = WorkspaceLock::acquire(ws, req.lock_wait);
+        Result<WorkspaceLock> got = WorkspaceLock::acquire(fs, ws, req.lock_wait);
         if (!got) return got.error();
         lock.emplace(std::move(*got));
-        if (Status s = recover_workspace(ws); !s) return s.error();
+        if (Status s = recover_workspace(fs, ws); !s) return s.error();
     }
     Result<Metadata> metadata = read_metadata();
     if (!metadata) return metadata.error();

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -24,17 +26,84 @@ struct FileRange {
 // What a path names, not following a symbolic link (lstat).
 enum class FileKind { Regular, Directory, Symlink, Other };
 
+// Which file a path names (device and inode): a replace (a rename over the
+// path) gives a new identity, an append or a truncation keeps it.
+struct FileIdentity {
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    bool operator==(const FileIdentity&) const = default;
+};
+
 struct FileInfo {
     FileKind kind = FileKind::Other;
     std::uint64_t size = 0;
     unsigned mode = 0;  // permission bits (07777)
     std::int64_t mtime_sec = 0;
     std::uint32_t mtime_nsec = 0;
+    // The inode change time, which user space cannot set (unlike mtime).
+    std::int64_t ctime_sec = 0;
+    std::uint32_t ctime_nsec = 0;
+    FileIdentity identity;
 };
 
 struct DirEntry {
     std::string name;
     bool is_directory = false;
+};
+
+// How much of a write must survive a power loss.
+enum class Durability {
+    Full,               // the data and the rename
+    SkipDirectorySync,  // the data; the caller makes the rename durable by a later
+                        // sync_directory of the same folder
+    None,               // a cache: no fsync at all. Whatever a power loss leaves
+                        // (old, empty or torn bytes) must be rejected by its reader
+                        // (a stamp or a checksum), and a cache is only written after
+                        // the state it describes is durable.
+};
+
+// One whole-file write. `root` is trusted; below it nothing is followed:
+// a symbolic link on the way to `path` (or at it) is refused, never written
+// through. The new bytes are staged in `staging_dir` (below `root`, created
+// when missing) and renamed over `path`, so a crash leaves the old bytes or
+// the new ones, never a mixture.
+struct FileWrite {
+    std::string root;
+    std::string path;         // absolute, normalised, below root
+    std::string staging_dir;  // absolute, normalised, below root or root itself
+    unsigned mode = 0644;     // a new file's mode (minus the umask); an existing file keeps its own
+    Durability durability = Durability::Full;
+    bool make_parents = false;  // create the missing folders of `path` (durably)
+    // The result gets exactly `mode` (a git hook must be executable), not
+    // the umask's version nor the replaced file's.
+    bool exact_mode = false;
+};
+
+// A write whose bytes are staged (and synced) but not yet in place; one that
+// is never published leaves nothing behind.
+class StagedWrite {
+public:
+    virtual ~StagedWrite() = default;
+    // Puts the bytes in place (once).
+    virtual Status publish() = 0;
+};
+
+// An exclusive lock on a file, held until destroyed.
+class HeldLock {
+public:
+    virtual ~HeldLock() = default;
+    const std::string& path() const { return path_; }
+
+protected:
+    explicit HeldLock(std::string path) : path_(std::move(path)) {}
+
+private:
+    std::string path_;
+};
+
+struct LockAttempt {
+    std::unique_ptr<HeldLock> lock;
+    std::string holder_record;
 };
 
 // The largest file the library reads (artifacts, drafts, AGENTS.md, a draft
@@ -43,7 +112,9 @@ inline constexpr std::uint64_t kMaxFileBytes = std::uint64_t{256} << 20;  // 256
 
 // The const members may be called from several threads at once (a warm verdict
 // hashes the log on one thread while another reads the other files): an
-// implementation that keeps state behind them must synchronise it.
+// implementation that keeps state behind them must synchronise it. The
+// write members are const too: a FileSystem is a handle on a disk, and
+// writing changes the disk, not the handle.
 class FileSystem {
 public:
     virtual ~FileSystem() = default;
@@ -110,6 +181,55 @@ public:
         (void)path;
         return std::nullopt;
     }
+
+    // ---- The write half. Paths are absolute and normalised. Where a member
+    // takes a `root`, no symbolic link below it is followed (refused:
+    // Kind::Invalid, the message names the link). Errors name the path and
+    // the reason; a file this process may not write is refused, never
+    // replaced (Kind::System, "it is read-only"). The defaults refuse
+    // (Kind::Internal): a FileSystem that cannot write says so. ----
+
+    // Stages `bytes` for `write.path` (see FileWrite); publish() renames
+    // them into place and, for Durability::Full, syncs the folder.
+    virtual Result<std::unique_ptr<StagedWrite>> stage_file(const FileWrite& write, std::string_view bytes) const;
+    // stage_file and publish in one step.
+    Status replace_file(const FileWrite& write, std::string_view bytes) const;
+    // Whether replace_file would be accepted now: no link on the way, the
+    // target absent or a regular file this process may write.
+    virtual Status check_replaceable(const std::string& root, const std::string& path) const;
+    // mkdir -p of `dir` below `root`, each new folder made durable.
+    virtual Status make_directories(const std::string& root, const std::string& dir) const;
+    // mkdir -p of a folder the user named outside any root (`init --dir`):
+    // links on the way are followed, as the shell's `mkdir -p` follows them.
+    virtual Status create_directories(const std::string& dir) const;
+    // Removes the regular file `path` (its folder synced as `durability`
+    // says); nothing when it or its folder is missing. A link, a folder or a
+    // read-only file there is refused.
+    virtual Status remove_file(const std::string& root, const std::string& path,
+                               Durability durability = Durability::Full) const;
+    // Removes the folder `dir` when it is empty (durably); nothing when it is
+    // missing or holds something.
+    virtual Status remove_empty_directory(const std::string& root, const std::string& dir) const;
+    // Appends to the existing regular file `path` (never created, never
+    // followed) and syncs. When its size is not `expected_size` nothing is
+    // written (Kind::Invalid, "the file changed since it was read"); when the
+    // write or sync fails part-way the file is cut back to `expected_size`.
+    virtual Status append_file(const std::string& path, std::string_view bytes, std::uint64_t expected_size) const;
+    // Cuts the regular file `path` (not followed) to `size` bytes, durably.
+    // With `only_if`, only when `path` is still that file (checked on the
+    // descriptor that truncates): false, and nothing cut, when it is not.
+    virtual Result<bool> truncate_file(const std::string& path, std::uint64_t size,
+                                       const std::optional<FileIdentity>& only_if = std::nullopt) const;
+    // Renames `from` to `to` when `to` does not exist (else EEXIST), then
+    // syncs both folders.
+    virtual Status rename_no_replace(const std::string& from, const std::string& to) const;
+    // Makes the renames and creations inside `dir` durable.
+    virtual Status sync_directory(const std::string& dir) const;
+    // One try at the exclusive lock on `path` (created when missing, never
+    // followed). Taken: `lock` is set and the file holds `holder_record`
+    // until the lock is released. Held by another: `lock` is empty and
+    // `holder_record` is what that holder wrote (maybe partial, maybe empty).
+    virtual Result<LockAttempt> try_lock_file(const std::string& path, std::string_view holder_record) const;
 };
 
 class RealFileSystem final : public FileSystem {
@@ -131,6 +251,21 @@ public:
     Result<FileRange> read_range_no_follow(const std::string& dir, const std::string& name, std::uint64_t offset,
                                            std::size_t length) const override;
     std::optional<std::string> version_stamp(const std::string& path) const override;
+    // The write half (src/base/disk_write.cpp): every step synced as
+    // Durability says, every folder below a root opened without following links.
+    Result<std::unique_ptr<StagedWrite>> stage_file(const FileWrite& write, std::string_view bytes) const override;
+    Status check_replaceable(const std::string& root, const std::string& path) const override;
+    Status make_directories(const std::string& root, const std::string& dir) const override;
+    Status create_directories(const std::string& dir) const override;
+    Status remove_file(const std::string& root, const std::string& path,
+                       Durability durability = Durability::Full) const override;
+    Status remove_empty_directory(const std::string& root, const std::string& dir) const override;
+    Status append_file(const std::string& path, std::string_view bytes, std::uint64_t expected_size) const override;
+    Result<bool> truncate_file(const std::string& path, std::uint64_t size,
+                               const std::optional<FileIdentity>& only_if = std::nullopt) const override;
+    Status rename_no_replace(const std::string& from, const std::string& to) const override;
+    Status sync_directory(const std::string& dir) const override;
+    Result<LockAttempt> try_lock_file(const std::string& path, std::string_view holder_record) const override;
 };
 
 // This process's working directory ("." when it cannot be told: removed).
@@ -142,23 +277,70 @@ std::string process_directory();
 Result<std::string> file_version(const std::string& path);
 
 // Paths are plain strings; a directory exists when it was added or when a
-// file lies below it.
+// file lies below it. Writes change the maps (under a mutex: const members
+// may run on several threads); they obey the same rules as the real disk
+// (no link below a root is followed, a read-only file is refused, a missing
+// folder is an error unless make_parents), but nothing is ever torn.
 class MemoryFileSystem final : public FileSystem {
 public:
+    MemoryFileSystem() = default;
+    // Moved before use only (a fixture handing its tree over): not while
+    // another thread works on either one.
+    MemoryFileSystem(MemoryFileSystem&& other) noexcept : tree_(std::move(other.tree_)) {}
+    MemoryFileSystem& operator=(MemoryFileSystem&& other) noexcept {
+        tree_ = std::move(other.tree_);
+        return *this;
+    }
+
     void add_file(const std::string& path, std::string contents);
     void add_directory(const std::string& path);
     // A link that leads nowhere (the fake does not resolve links).
     void add_symlink(const std::string& path);
+    // Makes `path` read-only for this process (writes are refused as on disk).
+    void set_read_only(const std::string& path);
+    // Every file, for a test that compares whole trees.
+    std::map<std::string, std::string> files() const;
+
     Result<std::string> read_file(const std::string& path) const override;
     bool file_exists(const std::string& path) const override;
     bool directory_exists(const std::string& path) const override;
     bool is_symlink(const std::string& path) const override;
+    std::optional<FileInfo> stat(const std::string& path) const override;
+    int write_access_errno(const std::string& path) const override;
     Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
+    std::optional<std::string> version_stamp(const std::string& path) const override;
+
+    Result<std::unique_ptr<StagedWrite>> stage_file(const FileWrite& write, std::string_view bytes) const override;
+    Status check_replaceable(const std::string& root, const std::string& path) const override;
+    Status make_directories(const std::string& root, const std::string& dir) const override;
+    Status create_directories(const std::string& dir) const override;
+    Status remove_file(const std::string& root, const std::string& path,
+                       Durability durability = Durability::Full) const override;
+    Status remove_empty_directory(const std::string& root, const std::string& dir) const override;
+    Status append_file(const std::string& path, std::string_view bytes, std::uint64_t expected_size) const override;
+    Result<bool> truncate_file(const std::string& path, std::uint64_t size,
+                               const std::optional<FileIdentity>& only_if = std::nullopt) const override;
+    Status rename_no_replace(const std::string& from, const std::string& to) const override;
+    Status sync_directory(const std::string& dir) const override;
+    Result<LockAttempt> try_lock_file(const std::string& path, std::string_view holder_record) const override;
 
 private:
-    std::map<std::string, std::string> files_;
-    std::map<std::string, bool> directories_;
-    std::set<std::string> symlinks_;
+    friend class MemoryStagedWrite;
+    friend class MemoryLock;
+    struct Tree {
+        std::map<std::string, std::string> files;
+        std::map<std::string, std::uint64_t> generations;  // per file: bumped by every write (version_stamp)
+        std::map<std::string, std::uint64_t> inodes;       // per file: new on every replace, kept by appends
+        std::set<std::string> directories;
+        std::set<std::string> symlinks;
+        std::set<std::string> read_only;
+        std::set<std::string> locked;
+        std::uint64_t next_generation = 1;
+    };
+    void put_file(const std::string& path, std::string bytes) const;  // mutex held
+    Status check_write_path(const std::string& root, const std::string& path, const char* what) const;
+    mutable std::mutex mutex_;
+    mutable Tree tree_;
 };
 
 }  // namespace small

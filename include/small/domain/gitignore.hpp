@@ -34,6 +34,6 @@ struct GitignoreUpdate {
 Result<GitignoreUpdate> plan_gitignore_update(const FileSystem& fs, const WorkspacePaths& ws);
 
 // Writes the update atomically (write_file_atomic, D7) when it adds lines.
-Status write_gitignore_update(const WorkspacePaths& ws, const GitignoreUpdate& update);
+Status write_gitignore_update(const FileSystem& fs, const WorkspacePaths& ws, const GitignoreUpdate& update);
 
 }  // namespace small

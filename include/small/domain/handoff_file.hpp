@@ -97,7 +97,7 @@ Result<Document> load_artifact(const FileSystem& fs, const WorkspacePaths& ws, A
 // The handoff built from `in`, refused when it would not validate, written
 // with `change` (entries, other files) and, when not empty, the workspace
 // metadata `workspace_text`, as one crash-safe change.
-Result<HandoffResult> write_handoff(const WorkspacePaths& ws, const HandoffInputs& in, WorkspaceChange change,
+Result<HandoffResult> write_handoff(const FileSystem& fs, const WorkspacePaths& ws, const HandoffInputs& in, WorkspaceChange change,
                                     const std::string& workspace_text);
 
 // A handoff is never written over artifacts that do not even parse.

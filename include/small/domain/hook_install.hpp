@@ -101,7 +101,7 @@ Result<HookRecord> load_hook_record(const std::string& path, std::optional<HookR
 // Whether `now` is what was on disk (`had`, nullopt: no record).
 bool same_hook_record(const std::optional<HookRecord>& had, const HookRecord& now);
 // Writes `now` as the record at `path` (after `before`), undone by `rollback`.
-Status apply_hook_record(const WorkspacePaths& ws, const std::string& path, const std::optional<HookRecord>& before,
+Status apply_hook_record(const FileSystem& fs, const WorkspacePaths& ws, const std::string& path, const std::optional<HookRecord>& before,
                          const HookRecord& now, Rollback& rollback);
 
 // Records that install changed `rel` from `old` (`existed`) to `now`,

@@ -42,7 +42,7 @@ Result<DriverPlan> plan_merge_driver(const FileSystem& fs, const WorkspacePaths&
 // Refuses, before the first write, what a user without write access could
 // not change: the config file and its folder (git's lock file goes there),
 // the folders .gitattributes and the record are written in.
-Status check_driver_writable(const WorkspacePaths& ws, const GitPlace& place, const DriverPlan& plan,
+Status check_driver_writable(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace& place, const DriverPlan& plan,
                              const std::string& record_path, bool record_changes);
 
 // The plan's changes as steps to take by hand ("" when none).
@@ -50,7 +50,7 @@ std::string driver_by_hand(const DriverPlan& plan);
 
 // Writes the git config keys, then .gitattributes, each undone by
 // `rollback`; the config file keeps its permission bits.
-Status apply_merge_driver(const WorkspacePaths& ws, const GitPlace& place, const DriverPlan& plan,
+Status apply_merge_driver(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace& place, const DriverPlan& plan,
                           Rollback& rollback);
 
 }  // namespace small

@@ -33,13 +33,13 @@ std::string pre_commit_path(const GitPlace& place);
 // What install or uninstall changes in the hooks folder, decided from the
 // two files; `driver_by_hand` (install) is how to register the merge driver
 // by hand, named when a foreign hook in a core.hooksPath folder is refused.
-Result<std::vector<HookFileChange>> plan_pre_commit_install(const GitPlace& place, const PreCommitFiles& now,
+Result<std::vector<HookFileChange>> plan_pre_commit_install(const FileSystem& fs, const GitPlace& place, const PreCommitFiles& now,
                                                             const std::string& driver_by_hand,
                                                             std::vector<std::string>& notes);
 Result<std::vector<HookFileChange>> plan_pre_commit_uninstall(const GitPlace& place, const PreCommitFiles& now,
                                                               std::vector<std::string>& notes);
 // Makes the planned changes, each durable.
-Status apply_pre_commit_changes(const std::string& hooks_dir, const std::vector<HookFileChange>& files);
+Status apply_pre_commit_changes(const FileSystem& fs, const std::string& hooks_dir, const std::vector<HookFileChange>& files);
 
 // Refuses a hooks folder that is a symbolic link: small does not write
 // hooks through a link.

@@ -30,7 +30,7 @@ Result<EntryTime> parse_entry_time(const std::optional<std::string>& at, const s
 
 // The instant to request from the append (nullopt: "now", bumped past the
 // last entry). Reads the log's tail for --after; call under the lock.
-Result<std::optional<Instant>> requested_instant(const WorkspacePaths& ws, const EntryTime& time);
+Result<std::optional<Instant>> requested_instant(const FileSystem& fs, const WorkspacePaths& ws, const EntryTime& time);
 
 // An instant to validate a not-yet-written entry with.
 Instant probe_instant(const EntryTime& time);

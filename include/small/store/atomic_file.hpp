@@ -1,11 +1,12 @@
-// Crash-safe writes into a workspace (D7).
+// Crash-safe writes into a workspace (D7): which paths a command may write,
+// on top of the FileSystem's write half, which does the writing.
 //
 // Every whole-file write stages a temporary file under
 // `<root>/.small-cache/tmp/` (never inside `.small/`, so a concurrent strict
 // layout check cannot see it), fsyncs it, renames it over the target and
 // fsyncs the target's directory: after a crash the target holds either the
 // old or the new bytes, never a mixture. Appends to the progress log go
-// through append_file_durable(), which never changes existing bytes.
+// through FileSystem::append_file(), which never changes existing bytes.
 //
 // Symbolic links are never followed below the workspace root, and nothing
 // is written outside the workspace's `.small*` folders, `AGENTS.md` and
@@ -34,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/model/layout.hpp"
 
@@ -48,18 +50,6 @@ namespace small {
 //   AgentSettings  one of kAgentSettingsFiles (`small hooks install
 //                  claude|codex`), whose folder is created when missing.
 enum class WriteScope { Workspace, UserNamed, AgentSettings };
-
-// How much of a write must survive a power loss.
-enum class Durability {
-    Full,               // the data and the rename
-    SkipDirectorySync,  // the data; the caller makes the rename durable by a later
-                        // fsync of the same directory
-    None,               // a cache in `.small-cache/`: no fsync at all. Whatever a power
-                        // loss leaves (old, empty or torn bytes) must be rejected by
-                        // its reader (a stamp or a checksum), and a cache is only
-                        // written after the state it describes is durable. Its
-                        // folder is created when missing.
-};
 
 struct WriteOptions {
     WriteScope scope = WriteScope::Workspace;
@@ -77,7 +67,7 @@ inline constexpr WriteOptions kCacheWrite{.durability = Durability::None};
 // temporary file is removed and the target is left untouched, except when
 // only the final directory fsync fails (the rename has then happened but
 // its durability is unknown; the error says so).
-Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
+Status write_file_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
                          const WriteOptions& options = {});
 
 // The two halves of write_file_atomic, for a caller that overlaps the
@@ -87,40 +77,27 @@ Status write_file_atomic(const WorkspacePaths& ws, const std::string& target, st
 // the directory. A staged file that is never published is removed. The
 // target is inspected when staged; the caller holds the workspace lock, so
 // it does not change before publish.
-class StagedFile {
-public:
-    StagedFile(StagedFile&&) noexcept;
-    StagedFile& operator=(StagedFile&&) noexcept;
-    ~StagedFile();
-    Status publish();
-    struct Parts;
-
-private:
-    explicit StagedFile(std::unique_ptr<Parts> parts);
-    void discard() noexcept;  // removes an unpublished temporary file
-    std::unique_ptr<Parts> parts_;
-    friend Result<StagedFile> stage_file_atomic(const WorkspacePaths&, const std::string&, std::string_view, mode_t);
-};
-Result<StagedFile> stage_file_atomic(const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
+using StagedFile = std::unique_ptr<StagedWrite>;
+Result<StagedFile> stage_file_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
                                      mode_t mode = 0644);
 
-// Whether write_file_atomic (or append_file_durable) would accept `target`,
+// Whether write_file_atomic (or FileSystem::append_file) would accept `target`,
 // without writing anything: the same path rules, no symbolic link on the
 // way, a regular and writable file when it exists. Lets a command refuse
 // before its first write.
-Status check_replaceable(const WorkspacePaths& ws, const std::string& target,
+Status check_replaceable(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target,
                          WriteScope scope = WriteScope::Workspace);
 
 // The read-only rule alone, for a path outside the workspace rules: a
 // regular file at `path` that is read-only (see above) is refused; anything
 // else is left to the write.
-Status check_writable_file(const std::string& path);
+Status check_writable_file(const FileSystem& fs, const std::string& path);
 
 // Where a write to `path` (absolute) really lands: the real path of its
 // deepest existing ancestor (every symbolic link resolved) joined with the
 // components still to be made. A dangling link on the way is refused
 // (Invalid): where it would lead cannot be told.
-Result<std::string> resolve_write_target(const std::string& path);
+Result<std::string> resolve_write_target(const FileSystem& fs, const std::string& path);
 
 // For a place the user named (`archive --out`, `agents apply --file` and
 // its --dir): refuses (Invalid, naming `what` and the real path) when the
@@ -129,7 +106,7 @@ Result<std::string> resolve_write_target(const std::string& path);
 // link (issue 24). (A `.small` that is itself a link is refused by every
 // writing command before, D7.) The canonical artifacts are written by their
 // own commands through write_file_atomic, never through a named place.
-Status refuse_target_inside_small_dir(const std::string& path, const std::string& what);
+Status refuse_target_inside_small_dir(const FileSystem& fs, const std::string& path, const std::string& what);
 
 // The agent settings files `small hooks install claude|codex` merges its
 // entries into (relative to the workspace root): the only files beside the
@@ -139,7 +116,7 @@ inline constexpr std::string_view kAgentSettingsFiles[] = {".claude/settings.jso
 // Removes `target` (nothing when it or its folder is missing), durably. The
 // same path rules as a write in `scope`; a link or a non-file is refused.
 // For an agent settings file, its folder goes too when that is left empty.
-Status remove_file(const WorkspacePaths& ws, const std::string& target, WriteScope scope);
+Status remove_file(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target, WriteScope scope);
 
 // Replaces `dir`/`name` outside any workspace (the git hooks folder that
 // `small hooks install git` names): staged in `dir` itself under a hidden
@@ -147,61 +124,32 @@ Status remove_file(const WorkspacePaths& ws, const std::string& target, WriteSco
 // exactly `mode` (not the umask's version: a hook must be executable).
 // `dir` must exist; a target that is a symbolic link, not a regular file or
 // read-only is refused.
-Status write_file_in_folder_atomic(const std::string& dir, const std::string& name, std::string_view bytes,
+Status write_file_in_folder_atomic(const FileSystem& fs, const std::string& dir, const std::string& name, std::string_view bytes,
                                    mode_t mode);
-
-// Appends `bytes` to the existing regular file `target` (never creates it)
-// and fsyncs. `expected_size` is the size the caller read and validated; if
-// the file's size differs, nothing is written (Kind::Invalid, "the file
-// changed since it was read"). If the write or fsync fails part-way, the
-// file is truncated back to `expected_size`, so earlier bytes are never
-// changed and no partial entry remains.
-//
-// A write beyond RLIMIT_FSIZE raises SIGXFSZ, which kills the process by
-// default; processes that want an EFBIG error instead must ignore SIGXFSZ.
-Status append_file_durable(const std::string& target, std::string_view bytes, std::uint64_t expected_size);
-
-// fsync() on a directory, making renames and creations inside it durable.
-Status fsync_directory(const std::string& dir);
 
 // mkdir -p for `dir` (absolute, below ws.root, same rules as the targets of
 // write_file_atomic): missing folders are created with mode 0755 and made
 // durable; an existing symbolic link on the way is refused.
-Status ensure_directory(const WorkspacePaths& ws, const std::string& dir);
-
-// Creates the folder `dir` (absolute, below ws.root, inside `.small*`)
-// holding exactly `files` (name, bytes), all or nothing: the files are
-// written into the side folder `<parent>/.<name>.partial`, which is then
-// renamed to `dir`, so `dir` never exists incomplete. `dir` must not exist.
-// On failure nothing of the side folder remains. The parent is created when
-// missing (the caller may want to know: see lstat before calling).
-using FolderFiles = std::vector<std::pair<std::string, std::string>>;
-Status write_folder_atomic(const WorkspacePaths& ws, const std::string& dir, const FolderFiles& files);
+Status ensure_directory(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir);
 
 // mkdir -p for a workspace root that does not exist yet (`init --dir`
 // names a new folder): the one folder small creates outside a workspace's
 // own folders, and only at the user's request.
-Status create_root_directory(const std::string& root);
-
-// Best-effort removal of a command's own leftover (a half-made folder):
-// the whole tree at `dir` (links inside are removed, never followed), or
-// `dir` alone when it is empty.
-void discard_tree(const std::string& dir);
-void discard_empty_folder(const std::string& dir);
+Status create_root_directory(const FileSystem& fs, const std::string& root);
 
 // Removes `.small-cache/tmp/` and `.small-cache/` under ws.root when they
 // are empty: a write beside a file outside any workspace (`agents apply` in
 // a plain folder) stages there and must leave nothing behind. Best effort.
-void remove_empty_staging_folders(const WorkspacePaths& ws);
+void remove_empty_staging_folders(const FileSystem& fs, const WorkspacePaths& ws);
 
 // Runs `write` (which stages in `.small-cache/tmp/`); when `.small-cache/`
 // did not exist before, removes the empty staging folders it leaves, so a
 // folder that is not a workspace keeps nothing of small's.
-Status write_leaving_no_staging(const WorkspacePaths& ws, const std::function<Status()>& write);
+Status write_leaving_no_staging(const FileSystem& fs, const WorkspacePaths& ws, const std::function<Status()>& write);
 
 // Removes temporary files in `.small-cache/tmp/` left behind by writers
 // that died (their pid, recorded in the name, no longer exists). Returns how
 // many were removed. Best effort: files of live processes are kept.
-Result<std::size_t> remove_stale_temp_files(const WorkspacePaths& ws);
+Result<std::size_t> remove_stale_temp_files(const FileSystem& fs, const WorkspacePaths& ws);
 
 }  // namespace small

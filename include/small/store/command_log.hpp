@@ -49,7 +49,7 @@ Result<CommandLog> create_command_log(const FileSystem& fs, const WorkspacePaths
                                       std::string_view command, Instant earliest);
 
 // Writes the captured output next to the command file.
-Status write_command_output(const WorkspacePaths& ws, const CommandLog& log, std::string_view output);
+Status write_command_output(const FileSystem& fs, const WorkspacePaths& ws, const CommandLog& log, std::string_view output);
 
 // Adds command, command_summary, command_sha256 and command_ref to an
 // entry, in the schema's key order (after evidence/verification, before

@@ -8,10 +8,29 @@
 #include <utility>
 #include <vector>
 
+#include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/model/layout.hpp"
 
 namespace small {
+
+// Creates the folder `dir` (absolute, below ws.root, inside `.small*`)
+// holding exactly `files` (name, bytes), all or nothing: the files are
+// written into the side folder `<parent>/.<name>.partial`, which is then
+// renamed to `dir`, so `dir` never exists incomplete. `dir` must not exist.
+// On failure nothing of the side folder remains. The parent is created when
+// missing (the caller may want to know: see lstat before calling).
+using FolderFiles = std::vector<std::pair<std::string, std::string>>;
+Status write_folder_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, const FolderFiles& files);
+
+// Best-effort removal of a command's own leftover (a half-made folder):
+// the whole tree at `dir` (links inside are removed, never followed), or
+// `dir` alone when it is empty.
+void discard_tree(const std::string& dir);
+void discard_empty_folder(const std::string& dir);
+
+// fsync() on a directory, making renames and creations inside it durable.
+Status fsync_directory(const std::string& dir);
 
 using PublishFiles = std::vector<std::pair<std::string, std::string>>;  // plain file name, bytes
 
@@ -36,7 +55,7 @@ Status publish_folder(const std::string& side, const std::string& dir, bool repl
 // user named (`archive --out`): its parent is created when missing, a
 // non-empty folder is never replaced, and a folder that really lies inside
 // a `.small/` (through a link) is refused.
-Status place_folder(const WorkspacePaths& ws, const std::string& dir, bool in_workspace, const PublishFiles& files,
+Status place_folder(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, bool in_workspace, const PublishFiles& files,
                     bool& replaced);
 
 }  // namespace small

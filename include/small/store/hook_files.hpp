@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "small/base/fd.hpp"
+#include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/model/layout.hpp"
 
@@ -46,7 +47,7 @@ enum class HardLinks { IfSupported, Never };  // Never: the fallback, for tests
 // each step durable. `to` is a hard link (same bytes, mode and inode) where
 // the filesystem has them, else `from` is renamed to `to`; when the write
 // then fails, the rename is undone, so a failure never leaves `from` gone.
-Status chain_hook_file(const std::string& dir, const std::string& from, const std::string& to,
+Status chain_hook_file(const FileSystem& fs, const std::string& dir, const std::string& from, const std::string& to,
                        const std::string& content, HardLinks links = HardLinks::IfSupported);
 
 // rename(2) of `from` over `to` in `dir`, made durable.
@@ -122,6 +123,6 @@ Result<std::optional<HookRecord>> read_hook_record(const std::string& path);
 
 // Writes the record (mode 0600: it holds copies of the files' bytes) or,
 // when it is empty, removes it and the folder it leaves empty.
-Status write_hook_record(const WorkspacePaths& ws, const std::string& path, const HookRecord& record);
+Status write_hook_record(const FileSystem& fs, const WorkspacePaths& ws, const std::string& path, const HookRecord& record);
 
 }  // namespace small

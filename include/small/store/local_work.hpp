@@ -23,7 +23,7 @@ namespace small {
 
 // Records the work entries among `entries` (as written: task_id, replayId;
 // plan-edit lines and meta/ ids are bookkeeping and skipped).
-void record_local_work(const WorkspacePaths& ws, const std::vector<YamlValue>& entries);
+void record_local_work(const FileSystem& fs, const WorkspacePaths& ws, const std::vector<YamlValue>& entries);
 
 // The task ids this checkout recorded work for in run `run_id`.
 std::set<std::string, std::less<>> local_work(const FileSystem& fs, const WorkspacePaths& ws,

@@ -63,7 +63,7 @@ PlanIndex plan_index_of(const Document& plan);
 
 // Stores `index` as the cache of the plan file as it now is on disk (call
 // after writing the plan, under the lock).
-void remember_plan_index(const WorkspacePaths& ws, const PlanIndex& index);
+void remember_plan_index(const FileSystem& fs, const WorkspacePaths& ws, const PlanIndex& index);
 
 // D14: an Invalid error for a task id the plan does not have, naming the
 // closest ids (or listing a few when none is close) and how to add one.
@@ -93,7 +93,7 @@ std::string cache_field_text(std::string_view field);
 // replaces several in one write.
 std::optional<std::string> read_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const char* name,
                                               const std::string& stamp);
-void write_stamped_cache(const WorkspacePaths& ws, const char* name, const std::string& stamp,
+void write_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const char* name, const std::string& stamp,
                          const std::string& body);
 // Several of the plan's sections from one read of kPlanCacheName, in the
 // order of `names` (each nullopt when absent or stale).
@@ -104,7 +104,7 @@ struct StampedCacheBody {
     const char* name;
     std::string body;
 };
-void write_stamped_caches(const WorkspacePaths& ws, const std::string& stamp,
+void write_stamped_caches(const FileSystem& fs, const WorkspacePaths& ws, const std::string& stamp,
                           const std::vector<StampedCacheBody>& caches);
 
 // plan.small.yml as an editable value, once the file as it is has passed
@@ -125,6 +125,6 @@ Result<Document> load_valid_plan_document(const FileSystem& fs, const WorkspaceP
 // Records that the plan file as it now is on disk is valid and has the
 // tasks of `index` (after a write, under the lock).
 // `more`: other plan caches of the same plan bytes, written in the same step.
-void remember_valid_plan(const WorkspacePaths& ws, const PlanIndex& index, std::vector<StampedCacheBody> more = {});
+void remember_valid_plan(const FileSystem& fs, const WorkspacePaths& ws, const PlanIndex& index, std::vector<StampedCacheBody> more = {});
 
 }  // namespace small

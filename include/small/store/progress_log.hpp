@@ -43,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/model/layout.hpp"
@@ -64,9 +65,9 @@ struct ProgressTail {
 // parse or has a shape that cannot be appended to (Invalid, with
 // file:line:column), or its last entry's timestamp is invalid (Invalid,
 // "existing progress timestamps invalid: ... (run 'small progress migrate' to
-// repair)"). Reads the real disk: the cache is keyed by inode and mtime,
-// which only the real file has. Callers should hold the workspace lock.
-Result<ProgressTail> read_tail(const WorkspacePaths& ws);
+// repair)"). The cache is keyed by the log's identity, size, mtime and ctime
+// (FileInfo) and a hash of its last bytes. Callers should hold the workspace lock.
+Result<ProgressTail> read_tail(const FileSystem& fs, const WorkspacePaths& ws);
 
 // D8: `now`, or last + 1 ns when the clock is not ahead of the last entry.
 Instant next_timestamp(Instant now, const ProgressTail& tail);
@@ -88,12 +89,12 @@ struct AppendResult {
 // entry ..."), otherwise the current time is used, bumped past the last
 // entry (D8). Runs recover_progress first.
 //
-// The bytes go at the end of the file with append_file_durable, guarded by
+// The bytes go at the end of the file with FileSystem::append_file, guarded by
 // the journal. The one exception is `entries: []` (a fresh log): a block item
 // cannot follow `[]`, so those two bytes must become the item; the whole
 // (entry-less, hence tiny) file is then replaced atomically with
 // write_file_atomic, which changes no entry and needs no journal.
-Result<AppendResult> append_progress_entry(const WorkspacePaths& ws, const YamlValue& entry_without_timestamp,
+Result<AppendResult> append_progress_entry(const FileSystem& fs, const WorkspacePaths& ws, const YamlValue& entry_without_timestamp,
                                            std::optional<Instant> requested_at);
 
 // Several entries appended in ONE write (all or none survive a crash), with
@@ -101,7 +102,7 @@ Result<AppendResult> append_progress_entry(const WorkspacePaths& ws, const YamlV
 // chooses it, each next one max(now, previous + 1 ns). The work among them
 // is recorded as this checkout's (store/local_work) unless `record_local`
 // is false: a multi-file change records it once the whole change stands.
-Result<std::vector<AppendResult>> append_progress_entries(const WorkspacePaths& ws,
+Result<std::vector<AppendResult>> append_progress_entries(const FileSystem& fs, const WorkspacePaths& ws,
                                                           const std::vector<YamlValue>& entries,
                                                           std::optional<Instant> requested_at,
                                                           bool record_local = true);
@@ -125,7 +126,7 @@ struct PendingAppend {
     std::string items;                     // the rendered items
     std::optional<AppendRecord> in_place;  // unset for `entries: []` (the file is replaced whole)
 };
-Result<PendingAppend> prepare_progress_append(const WorkspacePaths& ws, const std::vector<YamlValue>& entries,
+Result<PendingAppend> prepare_progress_append(const FileSystem& fs, const WorkspacePaths& ws, const std::vector<YamlValue>& entries,
                                              std::optional<Instant> requested_at);
 
 // Who guards an in-place append against a torn write: its own journal
@@ -133,17 +134,17 @@ Result<PendingAppend> prepare_progress_append(const WorkspacePaths& ws, const st
 // AppendRecord durable in its own journal and recovers it with
 // settle_interrupted_append.
 enum class TornAppendGuard { OwnJournal, CallersJournal };
-Result<std::vector<AppendResult>> write_progress_append(const WorkspacePaths& ws, PendingAppend pending,
+Result<std::vector<AppendResult>> write_progress_append(const FileSystem& fs, const WorkspacePaths& ws, PendingAppend pending,
                                                         TornAppendGuard guard, bool record_local);
 
 // Cuts a torn append described by `record` off the log, by the rule at the
 // top of this file; a complete append, or bytes that are not the record's,
 // are left alone. Errors only when a torn append could not be cut.
-Status settle_interrupted_append(const AppendRecord& record, const std::string& file);
+Status settle_interrupted_append(const FileSystem& fs, const AppendRecord& record, const std::string& file);
 
 // Whether the record's bytes are all in the log at their place; nullopt
 // when the log is no longer the file the record names (another inode).
-std::optional<bool> append_landed(const AppendRecord& record, const std::string& file);
+std::optional<bool> append_landed(const FileSystem& fs, const AppendRecord& record, const std::string& file);
 
 // Finishes or undoes an append that was interrupted (see the invariant
 // above), under the lock, before anything reads the log's tail. With no
@@ -151,7 +152,7 @@ std::optional<bool> append_landed(const AppendRecord& record, const std::string&
 // describe the current file (other inode, size outside
 // [expected_size, expected_size + length], bytes that are not its own) is
 // stale: it is deleted and the log is left alone.
-Status recover_progress(const WorkspacePaths& ws);
+Status recover_progress(const FileSystem& fs, const WorkspacePaths& ws);
 
 // Test hook: how many times read_tail has parsed a whole log (the cold path)
 // in this process.

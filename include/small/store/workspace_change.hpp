@@ -5,7 +5,7 @@
 //
 // The change journal `.small-cache/change.journal` makes "all files or none":
 //   1. the journal (new bytes of every file, the version stamp of their old
-//      bytes (file_version), the progress log's size and identity, and the
+//      bytes (FileSystem::version_stamp), the progress log's size and identity, and the
 //      exact bytes the entries add) is written atomically and durably;
 //   2. the progress entries are appended in one write and fsynced, so a
 //      crash keeps all of them, none, or a torn prefix that the journal's
@@ -79,11 +79,11 @@ struct CommittedChange {
 
 // Applies `change` (see above). The caller holds the workspace lock and has
 // run recover_workspace. The progress log must exist when there are entries.
-Result<CommittedChange> commit_workspace_change(const WorkspacePaths& ws, const WorkspaceChange& change);
+Result<CommittedChange> commit_workspace_change(const FileSystem& fs, const WorkspacePaths& ws, const WorkspaceChange& change);
 
 // Finishes or undoes an interrupted append (recover_progress) and an
 // interrupted change (see above). Under the lock only.
-Status recover_workspace(const WorkspacePaths& ws);
+Status recover_workspace(const FileSystem& fs, const WorkspacePaths& ws);
 
 // What every mutating command does first: `.small` must not be a symbolic
 // link (Invalid, D7) and `.small/` must exist (System error "run small

@@ -12,9 +12,11 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <utility>
 
+#include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/model/layout.hpp"
 
@@ -30,23 +32,22 @@ public:
     // once). When it stays busy the error message starts with
     // "workspace is locked by pid <N>" and names the lock file; its kind is
     // Error::Kind::Busy (exit code 3, D4).
-    static Result<WorkspaceLock> acquire(const WorkspacePaths& ws, std::chrono::milliseconds wait);
+    static Result<WorkspaceLock> acquire(const FileSystem& fs, const WorkspacePaths& ws, std::chrono::milliseconds wait);
 
-    WorkspaceLock(WorkspaceLock&& other) noexcept;
-    WorkspaceLock& operator=(WorkspaceLock&& other) noexcept;
+    WorkspaceLock(WorkspaceLock&& other) noexcept = default;
+    WorkspaceLock& operator=(WorkspaceLock&& other) noexcept = default;
     WorkspaceLock(const WorkspaceLock&) = delete;
     WorkspaceLock& operator=(const WorkspaceLock&) = delete;
-    ~WorkspaceLock();
+    ~WorkspaceLock() = default;
 
     // Releases early (also done by the destructor).
-    void release();
-    bool held() const { return fd_ >= 0; }
+    void release() { held_.reset(); }
+    bool held() const { return held_ != nullptr; }
     const std::string& path() const { return path_; }
 
 private:
-    WorkspaceLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-
-    int fd_ = -1;
+    WorkspaceLock(std::unique_ptr<HeldLock> held, std::string path) : held_(std::move(held)), path_(std::move(path)) {}
+    std::unique_ptr<HeldLock> held_;
     std::string path_;
 };
 

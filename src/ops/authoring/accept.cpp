@@ -92,7 +92,7 @@ Result<AcceptResult> accept_command(const FileSystem& fs, const WorkspacePaths& 
     WorkspaceChange change;
     change.entries.push_back(entry);
     change.files.push_back({result.target_path, std::move(*bytes)});
-    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
     if (!committed) return committed.error();
     result.entry = std::move(committed->appended.front().entry);
     result.accepted = true;

@@ -34,7 +34,7 @@ Status check_target_location(const FileSystem& fs, const AgentsTarget& target) {
     }
     // The lexical check of resolve_agents_target cannot see a link on the way
     // (or a --dir that is one) leading into .small/.
-    if (Status s = refuse_target_inside_small_dir(target.path, "--file"); !s) return s;
+    if (Status s = refuse_target_inside_small_dir(fs, target.path, "--file"); !s) return s;
     const std::string dir = parent_path(target.path);
     if (fs.file_exists(dir)) {
         return Error::system("failed to write " + target.display + ": " + dir + " is not a directory");
@@ -99,16 +99,16 @@ Result<std::optional<WorkspaceLock>> lock_if_workspace(const FileSystem& fs, con
                                                        std::chrono::milliseconds wait) {
     const WorkspacePaths ws = paths_around(target);
     if (!fs.directory_exists(ws.small_dir)) return std::optional<WorkspaceLock>();
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, wait);
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(fs, ws, wait);
     if (!lock) return lock.error();
     return std::optional<WorkspaceLock>(std::move(*lock));
 }
 
-Status write_target(const AgentsTarget& target, std::string_view content) {
-    if (Status writable = check_writable_file(target.path); !writable) return writable;  // before staging
+Status write_target(const FileSystem& fs, const AgentsTarget& target, std::string_view content) {
+    if (Status writable = check_writable_file(fs, target.path); !writable) return writable;  // before staging
     const WorkspacePaths ws = paths_around(target);
-    return write_leaving_no_staging(
-        ws, [&] { return write_file_atomic(ws, target.path, content, {.scope = WriteScope::UserNamed}); });
+    return write_leaving_no_staging(fs, 
+        ws, [&] { return write_file_atomic(fs, ws, target.path, content, {.scope = WriteScope::UserNamed}); });
 }
 
 // The block inside `text` ("" when there is none or the markers are malformed).
@@ -245,7 +245,7 @@ Result<AgentsApplyResult> agents_apply_command(const FileSystem& fs, const Agent
     if (!existing) return existing.error();
     Result<AgentsApplyResult> result = decide_content(*existing, *mode, req.overwrite, req.target.display);
     if (!result || req.dry_run || !result->changed()) return result;
-    if (Status written = write_target(req.target, result->new_content); !written) return written.error();
+    if (Status written = write_target(fs, req.target, result->new_content); !written) return written.error();
     result->written = true;
     return result;
 }

@@ -82,8 +82,8 @@ Result<DraftResult> draft_command(const FileSystem& fs, const WorkspacePaths& ws
     result.draft_display = ws.display_prefix + relative;
     result.source = is_stdin_source(req.from) ? "stdin" : req.from;
     result.bytes = bytes->size();
-    if (Status s = ensure_directory(ws, runtime_path(ws.root, kDraftsDirName)); !s) return s.error();
-    if (Status s = write_file_atomic(ws, result.draft_path, *bytes); !s) return s.error();
+    if (Status s = ensure_directory(fs, ws, runtime_path(ws.root, kDraftsDirName)); !s) return s.error();
+    if (Status s = write_file_atomic(fs, ws, result.draft_path, *bytes); !s) return s.error();
     result.warnings = check_draft(req.kind, *bytes, result.draft_display);
     for (Finding& f : result.warnings) f.severity = Severity::Warning;
     return result;

@@ -38,16 +38,16 @@ Result<GitDecision> decide_driver(const FileSystem& fs, const WorkspacePaths& ws
     if (!planned) return planned.error();
     d.driver = std::move(*planned);
     if (!req.dry_run) {
-        if (Status s = check_driver_writable(ws, place, d.driver, d.record_path, d.record_changes()); !s) return s.error();
+        if (Status s = check_driver_writable(fs, ws, place, d.driver, d.record_path, d.record_changes()); !s) return s.error();
     }
     return d;
 }
 
-Result<std::vector<HookFileChange>> plan_hook(const GitPlace& place, HooksAction action, const DriverPlan& driver,
+Result<std::vector<HookFileChange>> plan_hook(const FileSystem& fs, const GitPlace& place, HooksAction action, const DriverPlan& driver,
                                               std::vector<std::string>& notes) {
     Result<PreCommitFiles> now = read_pre_commit_files(place);
     if (!now) return now.error();
-    if (action == HooksAction::Install) return plan_pre_commit_install(place, *now, driver_by_hand(driver), notes);
+    if (action == HooksAction::Install) return plan_pre_commit_install(fs, place, *now, driver_by_hand(driver), notes);
     return plan_pre_commit_uninstall(place, *now, notes);
 }
 
@@ -62,13 +62,13 @@ Result<HooksResult> print_git(const GitPlace& place, HooksResult result) {
 // The writes go record, git config, .gitattributes, hook; when one fails,
 // those before it are undone. .gitattributes and the record are staged in
 // .small-cache/tmp, which a folder that is not a workspace does not keep.
-Status write_git(const WorkspacePaths& ws, const GitPlace& place, const GitDecision& d,
+Status write_git(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace& place, const GitDecision& d,
                  const std::vector<HookFileChange>& hook, Rollback& rollback) {
-    return write_leaving_no_staging(ws, [&]() -> Status {
-        Status s = d.record_changes() ? apply_hook_record(ws, d.record_path, d.had_record, d.record, rollback)
+    return write_leaving_no_staging(fs, ws, [&]() -> Status {
+        Status s = d.record_changes() ? apply_hook_record(fs, ws, d.record_path, d.had_record, d.record, rollback)
                                       : ok_status();
-        if (s) s = apply_merge_driver(ws, place, d.driver, rollback);
-        if (s && !hook.empty()) s = apply_pre_commit_changes(place.hooks_dir, hook);
+        if (s) s = apply_merge_driver(fs, ws, place, d.driver, rollback);
+        if (s && !hook.empty()) s = apply_pre_commit_changes(fs, place.hooks_dir, hook);
         return s ? s : Status(rollback.undo(s.error()));
     });
 }
@@ -89,7 +89,7 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
     Rollback rollback;
     Result<std::optional<Fd>> hooks_lock = lock_hooks_for_write(fs, req, *place, result, rollback);
     if (!hooks_lock) return rollback.undo(hooks_lock.error());
-    Result<std::vector<HookFileChange>> hook = plan_hook(*place, req.action, decided->driver, result.notes);
+    Result<std::vector<HookFileChange>> hook = plan_hook(fs, *place, req.action, decided->driver, result.notes);
     if (!hook) return rollback.undo(hook.error());
     result.files = *hook;
     const bool hook_changes = result.changed();
@@ -101,8 +101,8 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
         if (Status s = check_writable_folder(place->hooks_dir); !s) return rollback.undo(s.error());
     }
     const std::vector<HookFileChange> hook_writes = hook_changes ? *hook : std::vector<HookFileChange>{};
-    if (Status s = write_git(ws, *place, *decided, hook_writes, rollback); !s) return s.error();
-    if (!fs.directory_exists(ws.small_dir)) remove_empty_staging_folders(ws);
+    if (Status s = write_git(fs, ws, *place, *decided, hook_writes, rollback); !s) return s.error();
+    if (!fs.directory_exists(ws.small_dir)) remove_empty_staging_folders(fs, ws);
     result.written = hook_changes || driver.attributes || !driver.config.empty() || decided->record_changes();
     return result;
 }
@@ -184,7 +184,7 @@ Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, 
     const WorkspacePaths ws = locate_workspace(fs, req.dir, req.cwd);
     const SettingsFile f = settings_file(ws, req.target);
     if (req.action == HooksAction::Print) return print_settings(f, std::move(result));
-    if (Status where = check_replaceable(ws, f.path, WriteScope::AgentSettings); !where) return where.error();
+    if (Status where = check_replaceable(fs, ws, f.path, WriteScope::AgentSettings); !where) return where.error();
     Result<std::optional<WorkspaceLock>> lock = lock_workspace_for_hooks(fs, ws, req);
     if (!lock) return lock.error();
     const std::string record_path = hook_record_path(ws.root, hook_target_name(req.target));
@@ -203,16 +203,16 @@ Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, 
     }
     if (req.dry_run || (!result.changed() && !record_changes)) return result;
     Rollback rollback;
-    Status done = write_leaving_no_staging(ws, [&]() -> Status {
-        Status s = record_changes ? apply_hook_record(ws, record_path, had_record, *record, rollback) : ok_status();
+    Status done = write_leaving_no_staging(fs, ws, [&]() -> Status {
+        Status s = record_changes ? apply_hook_record(fs, ws, record_path, had_record, *record, rollback) : ok_status();
         if (s && result.changed()) {
-            s = *now ? write_file_atomic(ws, f.path, **now, {.scope = WriteScope::AgentSettings})
-                     : remove_file(ws, f.path, WriteScope::AgentSettings);
+            s = *now ? write_file_atomic(fs, ws, f.path, **now, {.scope = WriteScope::AgentSettings})
+                     : remove_file(fs, ws, f.path, WriteScope::AgentSettings);
         }
         return s ? s : Status(rollback.undo(s.error()));
     });
     if (!done) return done.error();
-    if (!fs.directory_exists(ws.small_dir)) remove_empty_staging_folders(ws);
+    if (!fs.directory_exists(ws.small_dir)) remove_empty_staging_folders(fs, ws);
     result.written = true;
     return result;
 }

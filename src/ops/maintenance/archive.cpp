@@ -81,7 +81,7 @@ Result<ArchiveResult> archive_command(const FileSystem& fs, const WorkspacePaths
         return Error::invalid("--out " + r.dir + " is inside .small/; name a folder outside it");
     }
     if (!default_dir) {
-        if (Status s = refuse_target_inside_small_dir(r.dir, "--out"); !s) return s.error();
+        if (Status s = refuse_target_inside_small_dir(fs, r.dir, "--out"); !s) return s.error();
     }
     PublishFiles files;
     for (const std::string& name : *names) {
@@ -92,7 +92,7 @@ Result<ArchiveResult> archive_command(const FileSystem& fs, const WorkspacePaths
         files.emplace_back(name, std::move(*bytes));
     }
     files.emplace_back(std::string(kArchiveManifestName), manifest_text(r, ws.root));
-    if (Status s = place_folder(ws, r.dir, default_dir, files, r.replaced); !s) return s.error();
+    if (Status s = place_folder(fs, ws, r.dir, default_dir, files, r.replaced); !s) return s.error();
     const GitFacts git = read_git_facts(fs, ws.root);
     if (Status s = append_run_index(fs, ws, run_store_dir(ws, ""), {r.replay_id, r.archived_at, git.sha, run->summary, "archive"});
         !s) {

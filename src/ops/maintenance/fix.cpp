@@ -121,12 +121,12 @@ Status commit_rewrites(const FileSystem& fs, const WorkspacePaths& ws,
     }
     // A file that will be refused (read-only, a link) stops the fix before the backup.
     for (const FileReplacement& f : change.files) {
-        if (Status s = check_replaceable(ws, f.path); !s) return s;
+        if (Status s = check_replaceable(fs, ws, f.path); !s) return s;
     }
     Result<Backup> backup = backup_artifacts(fs, ws, "fix", names, current_instant());
     if (!backup) return backup.error();
     result.backup_dir = backup->dir;
-    Result<CommittedChange> done = commit_workspace_change(ws, change);
+    Result<CommittedChange> done = commit_workspace_change(fs, ws, change);
     if (!done) return done.error();
     result.rewritten = std::move(names);
     return ok_status();
@@ -144,7 +144,7 @@ Status commit_appends(const FileSystem& fs, const WorkspacePaths& ws, std::vecto
     }
     change.entries = std::move(entries);
     if (change.entries.empty() && change.moves.empty()) return ok_status();
-    Result<CommittedChange> done = commit_workspace_change(ws, change);
+    Result<CommittedChange> done = commit_workspace_change(fs, ws, change);
     if (!done) return done.error();
     for (const AppendResult& a : done->appended) result.appended.push_back(a.entry["task_id"].get<std::string>());
     return ok_status();

@@ -55,7 +55,7 @@ Result<MergeReport> merge_command(const FileSystem& fs, const MergeRequest& requ
     if (!*current) return Error::from_errno("cannot stat", request.current, ENOENT);
     const std::string parent = parent_path(request.current);
     const std::string dir = parent.empty() ? "." : parent;
-    if (Status s = write_file_in_folder_atomic(dir, file_name(request.current), report.outcome.text, (*current)->mode);
+    if (Status s = write_file_in_folder_atomic(fs, dir, file_name(request.current), report.outcome.text, (*current)->mode);
         !s) {
         return s.error();
     }

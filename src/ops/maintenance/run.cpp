@@ -258,7 +258,7 @@ Result<RunCheckoutResult> run_checkout_command(const FileSystem& fs, const Works
                         ? std::string()
                         : "; previous run " + out.previous_replay_id);
     change.entries.push_back(build_progress_entry("meta/checkout", "completed", fields, "", out.replay_id));
-    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
     if (!committed) return committed.error();
     out.entry = committed->appended.front().entry;
     return out;

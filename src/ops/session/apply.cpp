@@ -261,21 +261,21 @@ std::vector<YamlValue> written_entries(CommittedChange& committed, std::vector<s
     return out;
 }
 
-Result<std::vector<YamlValue>> append_entries(const WorkspacePaths& ws, std::vector<YamlValue> entries,
+Result<std::vector<YamlValue>> append_entries(const FileSystem& fs, const WorkspacePaths& ws, std::vector<YamlValue> entries,
                                               std::vector<std::string>& warnings,
                                               std::optional<Instant> at = std::nullopt) {
     WorkspaceChange change;
     change.entries = std::move(entries);
     change.first_at = at;
-    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
     if (!committed) return committed.error();
     return written_entries(*committed, warnings);
 }
 
 // The log's first instant: now, after the last entry (so the start entry,
 // when there is one, is stamped with the log's own instant).
-Result<Instant> log_instant(const WorkspacePaths& ws) {
-    Result<ProgressTail> tail = read_tail(ws);
+Result<Instant> log_instant(const FileSystem& fs, const WorkspacePaths& ws) {
+    Result<ProgressTail> tail = read_tail(fs, ws);
     if (!tail) return tail.error();
     return next_timestamp(current_instant(), *tail);
 }
@@ -290,7 +290,7 @@ Result<ApplyResult> dry_run(const FileSystem& fs, const WorkspacePaths& ws, cons
     Result<Prepared> p = prepare(fs, ws, *session, req, task, true);
     if (!p) return p.error();
     if (!writes) return result;
-    Result<Instant> at = log_instant(ws);
+    Result<Instant> at = log_instant(fs, ws);
     if (!at) return at.error();
     if (!req.cmd.empty()) {
         Result<CommandLog> log = create_command_log(fs, ws, p->log_id, req.cmd, *at);
@@ -299,7 +299,7 @@ Result<ApplyResult> dry_run(const FileSystem& fs, const WorkspacePaths& ws, cons
     }
     if (p->withhold_command) result.warnings.push_back(kWithheldCommand);
     Result<std::vector<YamlValue>> written =
-        append_entries(ws, {make_entry(p->rec.task, "pending", "Dry-run: no command executed",
+        append_entries(fs, ws, {make_entry(p->rec.task, "pending", "Dry-run: no command executed",
                                        dry_run_notes(req.cmd, *p), p->run_id, entry_log(result.log, *p))},
                        result.warnings);
     if (!written) return written.error();
@@ -351,11 +351,11 @@ Result<std::string> record_run(const FileSystem& fs, const WorkspacePaths& ws, c
     }
     if (req.auto_checkpoint) change.entries.push_back(std::move(checkpoint_entry));
     if (change.entries.empty()) return run_id;
-    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
     if (!committed) return committed.error();
     for (YamlValue& e : written_entries(*committed, result.warnings)) result.entries.push_back(std::move(e));
     if (req.auto_checkpoint) {
-        if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) remember_valid_plan(ws, index);
+        if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) remember_valid_plan(fs, ws, index);
         result.checkpointed = true;
     }
     return run_id;
@@ -390,7 +390,7 @@ void finish(const FileSystem& fs, const WorkspacePaths& ws, const ApplyRequest& 
     }
     const HeadTailCapture& out = result.process->output;
     if (result.log) {
-        if (Status s = write_command_output(ws, *result.log, out.text(truncation_marker(out))); !s) {
+        if (Status s = write_command_output(fs, ws, *result.log, out.text(truncation_marker(out))); !s) {
             result.warnings.push_back("could not save the output: " + s.error().message);
         }
     }
@@ -428,7 +428,7 @@ Result<ApplyResult> apply_command(const FileSystem& fs, const WorkspacePaths& ws
         Result<Prepared> p = prepare(fs, ws, *session, effective, task, false);
         if (!p) return p.error();
         prepared = std::move(*p);
-        Result<Instant> at = log_instant(ws);
+        Result<Instant> at = log_instant(fs, ws);
         if (!at) return at.error();
         if (!prepared.log_id.empty()) {
             Result<CommandLog> log = create_command_log(fs, ws, prepared.log_id, req.cmd, *at);
@@ -437,7 +437,7 @@ Result<ApplyResult> apply_command(const FileSystem& fs, const WorkspacePaths& ws
         }
         if (prepared.rec.start) {
             Result<std::vector<YamlValue>> written =
-                append_entries(ws,
+                append_entries(fs, ws,
                                {make_entry(prepared.rec.task, "in_progress", "Apply started",
                                            "apply: execution started", prepared.run_id, entry_log(result.log, prepared))},
                                result.warnings, result.log ? result.log->at : *at);

@@ -50,7 +50,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     if (Status v = validate_progress_entry(entry, format_timestamp_utc9(probe_instant(*when)), ws); !v) {
         return v.error();
     }
-    Result<std::optional<Instant>> requested = requested_instant(ws, *when);
+    Result<std::optional<Instant>> requested = requested_instant(fs, ws, *when);
     if (!requested) return requested.error();
 
     WorkspaceChange change;
@@ -58,7 +58,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     change.first_at = *requested;
     change.files.push_back({ws.artifact_path(ArtifactType::Plan), text});
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
-    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
     if (!committed) return committed.error();
     if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) {
         remember_plan_status_edit(fs, ws, *edit, task, status);

@@ -41,7 +41,7 @@ Result<AgentsPlan> plan_agents(const FileSystem& fs, const WorkspacePaths& ws, c
                                const InitRequest& req, AgentsMode mode) {
     AgentsPlan plan;
     if (req.no_agents) return plan;
-    if (Status s = check_replaceable(ws, path); !s) {
+    if (Status s = check_replaceable(fs, ws, path); !s) {
         Error e = s.error();
         e.hint = "pass --no-agents to leave AGENTS.md alone";
         return e;
@@ -95,18 +95,18 @@ Error with_prefix(const Error& e, const std::string& prefix) {
 Result<GitignoreUpdate> plan_gitignore(const FileSystem& fs, const WorkspacePaths& ws) {
     Result<GitignoreUpdate> update = plan_gitignore_update(fs, ws);
     if (!update || !update->added.empty()) {
-        if (Status s = check_replaceable(ws, join_path(ws.root, ".gitignore")); !s) return s.error();
+        if (Status s = check_replaceable(fs, ws, join_path(ws.root, ".gitignore")); !s) return s.error();
     }
     return update;
 }
 
 // Every file init writes must be writable by the atomic_file rules: a
 // refusal there would come after other files were already written.
-Status check_small_targets(const WorkspacePaths& ws) {
+Status check_small_targets(const FileSystem& fs, const WorkspacePaths& ws) {
     for (ArtifactType type : kArtifactTypes) {
-        if (Status s = check_replaceable(ws, ws.artifact_path(type)); !s) return s;
+        if (Status s = check_replaceable(fs, ws, ws.artifact_path(type)); !s) return s;
     }
-    return check_replaceable(ws, ws.path_of(kWorkspaceFileName));
+    return check_replaceable(fs, ws, ws.path_of(kWorkspaceFileName));
 }
 
 // Refusals about the .small folder itself.
@@ -139,7 +139,7 @@ Result<InitDecisions> decide_init(const FileSystem& fs, const WorkspacePaths& ws
     if (!agents) return agents.error();
     Result<GitignoreUpdate> gitignore = plan_gitignore(fs, ws);
     if (!gitignore) return gitignore.error();
-    if (Status s = check_small_targets(ws); !s) return s.error();
+    if (Status s = check_small_targets(fs, ws); !s) return s.error();
     return InitDecisions{std::move(*agents), std::move(*gitignore)};
 }
 
@@ -170,7 +170,7 @@ Result<AgentsMode> check_init_flags(const InitRequest& req) {
 Result<std::string> read_prior_state(const FileSystem& fs, const WorkspacePaths& ws, InitResult& result) {
     result.progress_kept = fs.stat(ws.artifact_path(ArtifactType::Progress)).has_value();
     if (result.progress_kept) {
-        Result<ProgressTail> tail = read_tail(ws);
+        Result<ProgressTail> tail = read_tail(fs, ws);
         if (!tail) {
             return with_prefix(tail.error(),
                                "init --force keeps the existing progress log (D7), but it cannot be appended to: ");
@@ -307,12 +307,12 @@ WorkspaceChange init_change(const WorkspacePaths& ws, const InitTemplates& t, co
 }
 
 // Outside .small/: .gitignore lines, then AGENTS.md (both decided before).
-Status write_root_files(const WorkspacePaths& ws, InitDecisions decided, InitResult& result) {
+Status write_root_files(const FileSystem& fs, const WorkspacePaths& ws, InitDecisions decided, InitResult& result) {
     result.gitignore = std::move(decided.gitignore);
-    if (Status s = write_gitignore_update(ws, result.gitignore); !s) return s;
+    if (Status s = write_gitignore_update(fs, ws, result.gitignore); !s) return s;
     result.agents = decided.agents.action;
     if (decided.agents.action == AgentsAction::Skipped) return ok_status();
-    return write_file_atomic(ws, result.agents_path, decided.agents.content);
+    return write_file_atomic(fs, ws, result.agents_path, decided.agents.content);
 }
 
 }  // namespace
@@ -332,10 +332,10 @@ Result<InitResult> init_command(const FileSystem& fs, const InitRequest& req) {
     // Refusals that need no lock, then again under the lock: a refused init
     // writes nothing, not even the lock file.
     if (Result<InitDecisions> early = decide_init(fs, ws, result, req, *mode); !early) return early.error();
-    if (Status s = create_root_directory(result.root); !s) return s.error();
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, req.lock_wait);
+    if (Status s = create_root_directory(fs, result.root); !s) return s.error();
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(fs, ws, req.lock_wait);
     if (!lock) return lock.error();
-    if (Status r = recover_workspace(ws); !r) return r.error();
+    if (Status r = recover_workspace(fs, ws); !r) return r.error();
     Result<InitDecisions> decided = decide_init(fs, ws, result, req, *mode);
     if (!decided) return decided.error();
     Result<std::string> created_at = read_prior_state(fs, ws, result);
@@ -350,16 +350,16 @@ Result<InitResult> init_command(const FileSystem& fs, const InitRequest& req) {
         if (!snapshot) return with_prefix(snapshot.error(), "init --force could not keep a copy of the old artifacts: ");
         result.snapshot_dir = *snapshot;
     }
-    if (Status s = ensure_directory(ws, result.small_dir); !s) {
+    if (Status s = ensure_directory(fs, ws, result.small_dir); !s) {
         discard_unused_snapshot(fs, ws, made);
         return s.error();
     }
-    Result<CommittedChange> committed = commit_workspace_change(ws, init_change(ws, *templates, *created_at, result));
+    Result<CommittedChange> committed = commit_workspace_change(fs, ws, init_change(ws, *templates, *created_at, result));
     if (!committed) {
         discard_unused_snapshot(fs, ws, made);
         return with_prefix(committed.error(), "init failed: ");
     }
-    if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) remember_valid_plan(ws, templates->plan_index);
+    if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) remember_valid_plan(fs, ws, templates->plan_index);
     if (result.progress_kept) {
         result.progress_entry = committed->appended.front().entry;
         result.timestamp = committed->appended.front().timestamp_text;
@@ -368,7 +368,7 @@ Result<InitResult> init_command(const FileSystem& fs, const InitRequest& req) {
     if (!result.outer_workspace.empty()) {
         result.warnings.push_back(nested_workspace_warning(result.outer_workspace, result.root));
     }
-    if (Status s = write_root_files(ws, std::move(*decided), result); !s) return s.error();
+    if (Status s = write_root_files(fs, ws, std::move(*decided), result); !s) return s.error();
     return result;
 }
 

@@ -659,9 +659,9 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     change.entries = edits.entries;
     change.files.push_back({plan_path(ws), text});
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
-    Result<CommittedChange> committed = commit_workspace_change(ws, change);
+    Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
     if (!committed) return committed.error();
-    if (!committed->was_skipped(plan_path(ws))) remember_valid_plan(ws, plan_index_of(edits.plan));
+    if (!committed->was_skipped(plan_path(ws))) remember_valid_plan(fs, ws, plan_index_of(edits.plan));
 
     result.messages = std::move(edits.messages);
     result.warnings = std::move(edits.warnings);

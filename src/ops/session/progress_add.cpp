@@ -98,16 +98,16 @@ Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const Works
         log["small_version"] = "1.0.0";
         log["owner"] = "agent";
         log["entries"] = YamlValue::array({stamped});
-        if (Status made = write_file_atomic(ws, file, emit_document(log)); !made) return made.error();
+        if (Status made = write_file_atomic(fs, ws, file, emit_document(log)); !made) return made.error();
         result.created_log = true;
-        record_local_work(ws, {stamped});
+        record_local_work(fs, ws, {stamped});
         result.timestamp = stamped["timestamp"].get<std::string>();
         result.entry = std::move(stamped);
         return result;
     }
-    Result<std::optional<Instant>> requested = requested_instant(ws, *when);
+    Result<std::optional<Instant>> requested = requested_instant(fs, ws, *when);
     if (!requested) return requested.error();
-    Result<AppendResult> appended = append_progress_entry(ws, entry, *requested);
+    Result<AppendResult> appended = append_progress_entry(fs, ws, entry, *requested);
     if (!appended) return appended.error();
     result.entry = std::move(appended->entry);
     result.timestamp = appended->timestamp_text;

@@ -128,7 +128,7 @@ Result<ProgressMigrateResult> progress_migrate_command(const FileSystem& fs, con
 
     const std::string out = migrated_text(*doc, src, edits, *locatable, result);
     if (Status s = check_rewrite(out, ws, result); !s) return s.error();
-    if (Status w = write_file_atomic(ws, result.file, out); !w) return w.error();
+    if (Status w = write_file_atomic(fs, ws, result.file, out); !w) return w.error();
     result.written = true;
     return result;
 }

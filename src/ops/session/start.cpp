@@ -37,7 +37,7 @@ Result<std::string> repinned_run_id(const FileSystem& fs, const WorkspacePaths& 
 Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws, const StartRequest& req) {
     const bool creates_small_dir = req.scope == WorkspaceScope::Any && !fs.directory_exists(ws.small_dir);
     if (creates_small_dir) {
-        if (Status s = ensure_directory(ws, ws.small_dir); !s) return s.error();
+        if (Status s = ensure_directory(fs, ws, ws.small_dir); !s) return s.error();
     }
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
     if (!session) return session.error();
@@ -61,7 +61,7 @@ Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws
     for (const auto& [type, value] : templates) {
         const std::string path = ws.artifact_path(type);
         if (fs.file_exists(path)) continue;
-        if (Status s = write_file_atomic(ws, path, emit_document(value)); !s) return s.error();
+        if (Status s = write_file_atomic(fs, ws, path, emit_document(value)); !s) return s.error();
         result.created.push_back(artifact_file_name(type));
     }
     const bool had_metadata = fs.file_exists(ws.path_of(kWorkspaceFileName));
@@ -108,12 +108,12 @@ Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws
     if (!had_metadata && workspace_text.empty()) {
         workspace_text = workspace_metadata_with_run(YamlValue(), in.replay_id, format_timestamp_utc9(current_instant()));
     }
-    Result<HandoffResult> written = write_handoff(ws, in, std::move(change), workspace_text);
+    Result<HandoffResult> written = write_handoff(fs, ws, in, std::move(change), workspace_text);
     if (!written) return written.error();
     if (!written->entries.empty()) result.entry = written->entries.front();
     result.handoff = std::move(*written);
     if (result.gitignore) {
-        if (Status s = write_gitignore_update(ws, *result.gitignore); !s) return s.error();
+        if (Status s = write_gitignore_update(fs, ws, *result.gitignore); !s) return s.error();
     }
     return result;
 }

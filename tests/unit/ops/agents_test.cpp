@@ -550,14 +550,14 @@ WorkspacePaths paths_of(const TempDir& dir) {
 TEST(AtomicFileNamed, WritesAUserNamedFileAtTheRootOnly) {
     TempDir dir;
     const WorkspacePaths ws = paths_of(dir);
-    ASSERT_TRUE(write_file_atomic(ws, dir.path("GOVERNANCE.md"), "rules\n", {.scope = WriteScope::UserNamed}));
+    ASSERT_TRUE(write_file_atomic(real_fs, ws, dir.path("GOVERNANCE.md"), "rules\n", {.scope = WriteScope::UserNamed}));
     EXPECT_EQ(read_text(dir.path("GOVERNANCE.md")), "rules\n");
-    EXPECT_FALSE(write_file_atomic(ws, dir.path("OTHER.md"), "x\n"));  // the D7 list still holds there
+    EXPECT_FALSE(write_file_atomic(real_fs, ws, dir.path("OTHER.md"), "x\n"));  // the D7 list still holds there
 
     fs::create_directories(dir.path("sub"));
     for (const std::string& bad : {dir.path("sub/x.md"), dir.path(".small"), dir.path(".small-cache"),
                                    dir.path("../x.md"), std::string("/etc/small-named-test")}) {
-        const Status s = write_file_atomic(ws, bad, "x\n", {.scope = WriteScope::UserNamed});
+        const Status s = write_file_atomic(real_fs, ws, bad, "x\n", {.scope = WriteScope::UserNamed});
         ASSERT_FALSE(s) << bad;
         EXPECT_EQ(s.error().kind, Error::Kind::Invalid) << bad;
         EXPECT_TRUE(contains(s.error().message, "refusing to write")) << s.error().message;
@@ -570,7 +570,7 @@ TEST(AtomicFileNamed, RefusesASymbolicLink) {
     TempDir dir;
     write_text(dir.path("real.md"), "precious\n");
     ASSERT_EQ(::symlink(dir.path("real.md").c_str(), dir.path("GOVERNANCE.md").c_str()), 0);
-    const Status s = write_file_atomic(paths_of(dir), dir.path("GOVERNANCE.md"), "x\n", {.scope = WriteScope::UserNamed});
+    const Status s = write_file_atomic(real_fs, paths_of(dir), dir.path("GOVERNANCE.md"), "x\n", {.scope = WriteScope::UserNamed});
     ASSERT_FALSE(s);
     EXPECT_TRUE(contains(s.error().message, "symbolic link")) << s.error().message;
     EXPECT_EQ(read_text(dir.path("real.md")), "precious\n");

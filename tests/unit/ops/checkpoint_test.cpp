@@ -232,7 +232,7 @@ TEST(CheckpointEdit, ASpansCacheThatDoesNotFitIsIgnored) {
                                    "task-2 " + std::to_string(size) + " 9\n", std::string("task-2 0 5\n"),
                                    good + "unterminated"}) {
         SCOPED_TRACE(bad);
-        write_stamped_cache(w.ws(), kPlanSpansName, stamp, bad);
+        write_stamped_cache(real_fs, w.ws(), kPlanSpansName, stamp, bad);
         Result<PlanStatusEdit> edit = plan_status_edit(real_fs, w.ws(), "task-2", "in_progress");
         ASSERT_TRUE(edit.ok()) << edit.error().describe();
         EXPECT_EQ(edit->text, expected);
@@ -273,7 +273,7 @@ TEST(PlanOutline, TheOutlineNearATaskIsItsLineAndItsDependencies) {
             ASSERT_TRUE(alone.ok() && *alone);
             EXPECT_EQ(ids(**alone), (std::vector<std::string>{"task-3=pending"}));
             const std::string stamp = *real_fs.version_stamp(w.file("plan.small.yml"));
-            write_stamped_cache(w.ws(), kPlanOutlineName, stamp, *plan_cache_body(w, kPlanOutlineName) + "torn");
+            write_stamped_cache(real_fs, w.ws(), kPlanOutlineName, stamp, *plan_cache_body(w, kPlanOutlineName) + "torn");
         } else {
             EXPECT_EQ(ids(**near), ids(**all)) << "a torn cache: the plan is parsed, the whole outline returned";
         }

@@ -321,7 +321,7 @@ TEST_F(DraftAcceptTest, ScopeIsEnforced) {
 TEST_F(DraftAcceptTest, BusyLockRefusesBothCommands) {
     put_draft(DraftKind::Intent, kNewIntent);
     const auto before = small_files();
-    Result<WorkspaceLock> held = WorkspaceLock::acquire(t_.ws(), milliseconds(1000));
+    Result<WorkspaceLock> held = WorkspaceLock::acquire(testing::real_fs, t_.ws(), milliseconds(1000));
     ASSERT_TRUE(held.ok()) << held.error().describe();
     Result<AcceptResult> a = accept(DraftKind::Intent);
     ASSERT_FALSE(a.ok());

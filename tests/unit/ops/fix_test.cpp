@@ -441,7 +441,7 @@ TEST(FixLayout, CrashMidMoveRollsForward) {
     write_text(f.t.path(kChangeJournalName), journal);
     fs::create_directories(f.t.path(".small-runs"));
     fs::rename(f.t.path(".small/runs/r1"), f.t.path(".small-runs/r1"));  // the crash came after the first move
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     for (const char* run : {"r1", "r2", "r3"}) {
         EXPECT_EQ(read_text(f.t.path(std::string(".small-runs/") + run + "/meta.json")), run);
     }
@@ -458,7 +458,7 @@ TEST(FixLayout, ARollForwardNeverOverwritesADestination) {
                             f.t.path(".small-runs/index.small.yml")});
     fs::create_directories(f.t.path(".small-runs"));
     write_text(f.t.path(".small-runs/index.small.yml"), "newer\n");
-    EXPECT_FALSE(commit_workspace_change(f.t.ws(), change).ok());
+    EXPECT_FALSE(commit_workspace_change(real_fs, f.t.ws(), change).ok());
     EXPECT_EQ(read_text(f.t.path(".small-runs/index.small.yml")), "newer\n");
     EXPECT_EQ(read_text(f.t.path(".small/runs/index.small.yml")), "legacy\n");
 }

@@ -33,14 +33,14 @@ using namespace small::testing;
 
 void append_entry(const InitWorkspace& w, const std::string& task, const std::string& status,
                   const std::string& run_id) {
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(w.ws(), milliseconds(2000));
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, w.ws(), milliseconds(2000));
     ASSERT_TRUE(lock.ok());
     YamlValue e = YamlValue::object();
     e["task_id"] = task;
     e["status"] = status;
     e["evidence"] = "worked on it";
     if (!run_id.empty()) e["replayId"] = run_id;
-    ASSERT_TRUE(append_progress_entry(w.ws(), e, std::nullopt).ok());
+    ASSERT_TRUE(append_progress_entry(real_fs, w.ws(), e, std::nullopt).ok());
 }
 
 TEST(Handoff, UnsettledTasksAreNamedNotRefused) {

@@ -188,14 +188,14 @@ TEST(HookRecord, WrittenReadAndRemovedWithItsFolder) {
     EXPECT_FALSE(*none);
     HookRecord record;
     record.config = {{"merge.small.driver", "small merge -- %O %A %B %P"}};
-    ASSERT_TRUE(write_hook_record(t.ws(), path, record).ok());
+    ASSERT_TRUE(write_hook_record(real_fs, t.ws(), path, record).ok());
     struct stat st {};
     ASSERT_EQ(::stat(path.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0600u);
     Result<std::optional<HookRecord>> read = read_hook_record(path);
     ASSERT_TRUE(read.ok() && *read);
     EXPECT_EQ((*read)->config.size(), 1u);
-    ASSERT_TRUE(write_hook_record(t.ws(), path, HookRecord{}).ok());
+    ASSERT_TRUE(write_hook_record(real_fs, t.ws(), path, HookRecord{}).ok());
     EXPECT_FALSE(fs::exists(t.ws().root + "/.small-cache/hooks"));
 }
 
@@ -218,7 +218,7 @@ TEST(HookFiles, LinkKeepsBytesModeAndRenameRestoresThem) {
     const std::string original = "#!/bin/sh\r\necho mine\r\nexit 0";  // CRLF, no final break
     write_text(dir + "/pre-commit", original);
     ::chmod((dir + "/pre-commit").c_str(), 0750);
-    ASSERT_TRUE(chain_hook_file(dir, "pre-commit", "pre-commit.small-chained", pre_commit_hook_text({""})).ok());
+    ASSERT_TRUE(chain_hook_file(real_fs, dir, "pre-commit", "pre-commit.small-chained", pre_commit_hook_text({""})).ok());
     Result<HookFileState> ours = read_hook_file(dir, "pre-commit");
     ASSERT_TRUE(ours.ok());
     EXPECT_EQ(ours->mode, 0755u);
@@ -249,7 +249,7 @@ TEST(HookFiles, AFailedWriteAfterTheRenameFallbackPutsTheHookBack) {
         ::signal(SIGXFSZ, SIG_IGN);
         const rlimit none{0, 0};
         ::setrlimit(RLIMIT_FSIZE, &none);
-        const Status s = chain_hook_file(dir, "pre-commit", "pre-commit.small-chained", pre_commit_hook_text({""}),
+        const Status s = chain_hook_file(real_fs, dir, "pre-commit", "pre-commit.small-chained", pre_commit_hook_text({""}),
                                          HardLinks::Never);
         ::_exit(s.ok() ? 10 : 0);
     }
@@ -264,7 +264,7 @@ TEST(HookFiles, AFailedWriteAfterTheRenameFallbackPutsTheHookBack) {
     ASSERT_TRUE(kept.ok());
     EXPECT_EQ(kept->kind, HookFileState::Kind::Missing);
     // And without the limit the fallback chains as the link does.
-    ASSERT_TRUE(chain_hook_file(dir, "pre-commit", "pre-commit.small-chained", pre_commit_hook_text({""}),
+    ASSERT_TRUE(chain_hook_file(real_fs, dir, "pre-commit", "pre-commit.small-chained", pre_commit_hook_text({""}),
                                 HardLinks::Never).ok());
     EXPECT_EQ(read_hook_file(dir, "pre-commit.small-chained")->content, original);
     EXPECT_TRUE(is_small_pre_commit_hook(read_hook_file(dir, "pre-commit")->content));
@@ -289,10 +289,10 @@ TEST(HookFiles, LinksAndNonFilesAreReportedAndNotWritten) {
     const std::string dir = t.path("hooks");
     fs::create_directories(dir + "/pre-commit");
     EXPECT_EQ(read_hook_file(dir, "pre-commit")->kind, HookFileState::Kind::Other);
-    EXPECT_FALSE(write_file_in_folder_atomic(dir, "pre-commit", "x", 0755).ok());
+    EXPECT_FALSE(write_file_in_folder_atomic(real_fs, dir, "pre-commit", "x", 0755).ok());
     fs::create_symlink("/etc/hostname", dir + "/post-commit");
     EXPECT_EQ(read_hook_file(dir, "post-commit")->kind, HookFileState::Kind::Link);
-    EXPECT_FALSE(write_file_in_folder_atomic(dir, "post-commit", "x", 0755).ok());
+    EXPECT_FALSE(write_file_in_folder_atomic(real_fs, dir, "post-commit", "x", 0755).ok());
 }
 
 constexpr WriteOptions kSettings{.scope = WriteScope::AgentSettings};
@@ -300,21 +300,21 @@ constexpr WriteOptions kSettings{.scope = WriteScope::AgentSettings};
 TEST(AgentSettingsFiles, OnlyTheTwoNamesAndNoLinks) {
     TempWorkspace t;
     const std::string claude = t.path(".claude/settings.json");
-    ASSERT_TRUE(write_file_atomic(t.ws(), claude, "{}\n", kSettings).ok());
+    ASSERT_TRUE(write_file_atomic(real_fs, t.ws(), claude, "{}\n", kSettings).ok());
     EXPECT_EQ(read_text(claude), "{}\n");
-    EXPECT_FALSE(write_file_atomic(t.ws(), t.path(".claude/other.json"), "{}", kSettings).ok());
-    EXPECT_FALSE(write_file_atomic(t.ws(), t.path("settings.json"), "{}", kSettings).ok());
-    ASSERT_TRUE(remove_file(t.ws(), claude, WriteScope::AgentSettings).ok());
+    EXPECT_FALSE(write_file_atomic(real_fs, t.ws(), t.path(".claude/other.json"), "{}", kSettings).ok());
+    EXPECT_FALSE(write_file_atomic(real_fs, t.ws(), t.path("settings.json"), "{}", kSettings).ok());
+    ASSERT_TRUE(remove_file(real_fs, t.ws(), claude, WriteScope::AgentSettings).ok());
     EXPECT_FALSE(fs::exists(t.path(".claude")));  // the folder left empty goes too
 
     fs::create_directory(t.path("elsewhere"));
     fs::create_directory_symlink(t.path("elsewhere"), t.path(".codex"));
-    EXPECT_FALSE(check_replaceable(t.ws(), t.path(".codex/hooks.json"), WriteScope::AgentSettings).ok());
-    EXPECT_FALSE(write_file_atomic(t.ws(), t.path(".codex/hooks.json"), "{}", kSettings).ok());
+    EXPECT_FALSE(check_replaceable(real_fs, t.ws(), t.path(".codex/hooks.json"), WriteScope::AgentSettings).ok());
+    EXPECT_FALSE(write_file_atomic(real_fs, t.ws(), t.path(".codex/hooks.json"), "{}", kSettings).ok());
     EXPECT_FALSE(fs::exists(t.path("elsewhere/hooks.json")));
 
     fs::create_directories(t.path(".claude/settings.json"));
-    EXPECT_FALSE(check_replaceable(t.ws(), claude, WriteScope::AgentSettings).ok());
+    EXPECT_FALSE(check_replaceable(real_fs, t.ws(), claude, WriteScope::AgentSettings).ok());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// write_file_atomic / append_file_durable on a real disk: contents, modes,
+// write_file_atomic / FileSystem::append_file on a real disk: contents, modes,
 // refusals, full disks (RLIMIT_FSIZE in a forked child) and SIGKILL at
 // random instants.
 #include "small/store/atomic_file.hpp"
@@ -99,11 +99,11 @@ void limit_file_size(rlim_t limit) {
 TEST(AtomicFile, CreatesAndReplacesContent) {
     TempWorkspace t;
     const std::string target = t.path(".small/plan.small.yml");
-    ASSERT_TRUE(write_file_atomic(t.ws(), target, "first\n"));
+    ASSERT_TRUE(write_file_atomic(real_fs, t.ws(), target, "first\n"));
     EXPECT_EQ(read_text(target), "first\n");
-    ASSERT_TRUE(write_file_atomic(t.ws(), target, "second, longer\n"));
+    ASSERT_TRUE(write_file_atomic(real_fs, t.ws(), target, "second, longer\n"));
     EXPECT_EQ(read_text(target), "second, longer\n");
-    ASSERT_TRUE(write_file_atomic(t.ws(), target, ""));
+    ASSERT_TRUE(write_file_atomic(real_fs, t.ws(), target, ""));
     EXPECT_EQ(read_text(target), "");
 
     EXPECT_EQ(names_in(t.path(".small")), std::vector<std::string>{"plan.small.yml"});
@@ -117,23 +117,23 @@ TEST(AtomicFile, StagedFileAppearsOnlyWhenPublished) {
     const std::string target = t.path(".small/plan.small.yml");
     write_text(target, "old\n");
     {
-        Result<StagedFile> staged = stage_file_atomic(t.ws(), target, "new\n");
+        Result<StagedFile> staged = stage_file_atomic(real_fs, t.ws(), target, "new\n");
         ASSERT_TRUE(staged) << staged.error().describe();
         EXPECT_EQ(read_text(target), "old\n");
         EXPECT_EQ(names_in(t.path(".small-cache/tmp")).size(), 1u) << "the bytes are staged";
-        ASSERT_TRUE(staged->publish());
+        ASSERT_TRUE((*staged)->publish());
         EXPECT_EQ(read_text(target), "new\n");
-        EXPECT_FALSE(staged->publish()) << "published once";
+        EXPECT_FALSE((*staged)->publish()) << "published once";
     }
     {
-        Result<StagedFile> dropped = stage_file_atomic(t.ws(), target, "never\n");
+        Result<StagedFile> dropped = stage_file_atomic(real_fs, t.ws(), target, "never\n");
         ASSERT_TRUE(dropped);
     }
     EXPECT_EQ(read_text(target), "new\n");
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty()) << "an unpublished stage is removed";
     std::filesystem::create_symlink(target, t.path(".small/link.yml"));
-    EXPECT_FALSE(stage_file_atomic(t.ws(), t.path(".small/link.yml"), "x\n"));
-    EXPECT_FALSE(stage_file_atomic(t.ws(), t.path("outside.txt"), "x\n"));
+    EXPECT_FALSE(stage_file_atomic(real_fs, t.ws(), t.path(".small/link.yml"), "x\n"));
+    EXPECT_FALSE(stage_file_atomic(real_fs, t.ws(), t.path("outside.txt"), "x\n"));
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
 }
 
@@ -141,45 +141,45 @@ TEST(AtomicFile, StagedFileAppearsOnlyWhenPublished) {
 // (an agent settings file's folder goes: tests/unit/ops/hooks_test.cpp).
 TEST(AtomicFile, RemoveFileLeavesTheWorkspacesFolders) {
     TempWorkspace t;
-    ASSERT_TRUE(ensure_directory(t.ws(), t.path(".small-cache/drafts")));
+    ASSERT_TRUE(ensure_directory(real_fs, t.ws(), t.path(".small-cache/drafts")));
     write_text(t.path(".small-cache/drafts/a.yml"), "a\n");
     write_text(t.path(".small-cache/drafts/b.yml"), "b\n");
-    ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/a.yml"), WriteScope::Workspace));
+    ASSERT_TRUE(remove_file(real_fs, t.ws(), t.path(".small-cache/drafts/a.yml"), WriteScope::Workspace));
     EXPECT_TRUE(std::filesystem::exists(t.path(".small-cache/drafts"))) << "b.yml is still in it";
-    ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/b.yml"), WriteScope::Workspace));
+    ASSERT_TRUE(remove_file(real_fs, t.ws(), t.path(".small-cache/drafts/b.yml"), WriteScope::Workspace));
     EXPECT_FALSE(std::filesystem::exists(t.path(".small-cache/drafts/b.yml")));
     EXPECT_TRUE(std::filesystem::is_directory(t.path(".small-cache/drafts")));
-    ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/drafts/b.yml"), WriteScope::Workspace)) << "missing: nothing";
-    ASSERT_TRUE(remove_file(t.ws(), t.path(".small-cache/gone/x.yml"), WriteScope::Workspace)) << "no folder: nothing";
+    ASSERT_TRUE(remove_file(real_fs, t.ws(), t.path(".small-cache/drafts/b.yml"), WriteScope::Workspace)) << "missing: nothing";
+    ASSERT_TRUE(remove_file(real_fs, t.ws(), t.path(".small-cache/gone/x.yml"), WriteScope::Workspace)) << "no folder: nothing";
     write_text(t.path(".small/plan.small.yml"), "x\n");
-    ASSERT_TRUE(remove_file(t.ws(), t.path(".small/plan.small.yml"), WriteScope::Workspace));
+    ASSERT_TRUE(remove_file(real_fs, t.ws(), t.path(".small/plan.small.yml"), WriteScope::Workspace));
     EXPECT_TRUE(std::filesystem::is_directory(t.ws().small_dir)) << ".small/ stays, even empty";
     write_text(t.path("AGENTS.md"), "x\n");
-    ASSERT_TRUE(remove_file(t.ws(), t.path("AGENTS.md"), WriteScope::Workspace));
+    ASSERT_TRUE(remove_file(real_fs, t.ws(), t.path("AGENTS.md"), WriteScope::Workspace));
     EXPECT_TRUE(std::filesystem::is_directory(t.ws().root));
-    EXPECT_FALSE(remove_file(t.ws(), t.path("../outside.txt"), WriteScope::Workspace));
+    EXPECT_FALSE(remove_file(real_fs, t.ws(), t.path("../outside.txt"), WriteScope::Workspace));
 }
 
 // Assigning over a staged file that was never published removes its temporary file.
 TEST(AtomicFile, AStagedFileAssignedOverLeavesNoTemporaryFile) {
     TempWorkspace t;
     const std::string target = t.path(".small/plan.small.yml");
-    Result<StagedFile> first = stage_file_atomic(t.ws(), target, "one\n");
-    Result<StagedFile> second = stage_file_atomic(t.ws(), target, "two\n");
+    Result<StagedFile> first = stage_file_atomic(real_fs, t.ws(), target, "one\n");
+    Result<StagedFile> second = stage_file_atomic(real_fs, t.ws(), target, "two\n");
     ASSERT_TRUE(first && second);
     EXPECT_EQ(names_in(t.path(".small-cache/tmp")).size(), 2u);
     *first = std::move(*second);
     EXPECT_EQ(names_in(t.path(".small-cache/tmp")).size(), 1u) << "the first stage's file went";
-    ASSERT_TRUE(first->publish());
+    ASSERT_TRUE((*first)->publish());
     EXPECT_EQ(read_text(target), "two\n");
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
 }
 
 TEST(AtomicFile, WritesAtTheRootAndInOtherSmallFolders) {
     TempWorkspace t;
-    ASSERT_TRUE(write_file_atomic(t.ws(), t.path("AGENTS.md"), "# agents\n"));
-    ASSERT_TRUE(ensure_directory(t.ws(), t.path(".small-cache/drafts")));
-    ASSERT_TRUE(write_file_atomic(t.ws(), t.path(".small-cache/drafts/intent.small.yml"), "draft\n"));
+    ASSERT_TRUE(write_file_atomic(real_fs, t.ws(), t.path("AGENTS.md"), "# agents\n"));
+    ASSERT_TRUE(ensure_directory(real_fs, t.ws(), t.path(".small-cache/drafts")));
+    ASSERT_TRUE(write_file_atomic(real_fs, t.ws(), t.path(".small-cache/drafts/intent.small.yml"), "draft\n"));
     EXPECT_EQ(read_text(t.path("AGENTS.md")), "# agents\n");
     EXPECT_EQ(read_text(t.path(".small-cache/drafts/intent.small.yml")), "draft\n");
 }
@@ -187,13 +187,13 @@ TEST(AtomicFile, WritesAtTheRootAndInOtherSmallFolders) {
 TEST(AtomicFile, NewFileGetsModeAndExistingFileKeepsIt) {
     TempWorkspace t;
     const std::string fresh = t.path(".small/intent.small.yml");
-    ASSERT_TRUE(write_file_atomic(t.ws(), fresh, "x\n", {.mode = 0600}));
+    ASSERT_TRUE(write_file_atomic(real_fs, t.ws(), fresh, "x\n", {.mode = 0600}));
     EXPECT_EQ(permissions_of(fresh), 0600u);
 
     const std::string kept = t.path(".small/plan.small.yml");
     write_text(kept, "old\n");
     ASSERT_EQ(::chmod(kept.c_str(), 0640), 0);
-    ASSERT_TRUE(write_file_atomic(t.ws(), kept, "new\n"));
+    ASSERT_TRUE(write_file_atomic(real_fs, t.ws(), kept, "new\n"));
     EXPECT_EQ(read_text(kept), "new\n");
     EXPECT_EQ(permissions_of(kept), 0640u);
 }
@@ -205,7 +205,7 @@ TEST(AtomicFile, RefusesSymlinkedTarget) {
     const std::string target = t.path(".small/plan.small.yml");
     ASSERT_EQ(::symlink(outside.c_str(), target.c_str()), 0);
 
-    const Status s = write_file_atomic(t.ws(), target, "overwritten\n");
+    const Status s = write_file_atomic(real_fs, t.ws(), target, "overwritten\n");
     ASSERT_FALSE(s);
     EXPECT_TRUE(contains(s.error().message, "symbolic link")) << s.error().message;
     EXPECT_TRUE(contains(s.error().message, target)) << s.error().message;
@@ -220,11 +220,11 @@ TEST(AtomicFile, RefusesSymlinkedDirectoryOnTheWay) {
     fs::create_directory(elsewhere);
     ASSERT_EQ(::symlink(elsewhere.c_str(), t.path(".small/ext").c_str()), 0);
 
-    const Status s = write_file_atomic(t.ws(), t.path(".small/ext/notes.yml"), "x\n");
+    const Status s = write_file_atomic(real_fs, t.ws(), t.path(".small/ext/notes.yml"), "x\n");
     ASSERT_FALSE(s);
     EXPECT_TRUE(contains(s.error().message, "symbolic link")) << s.error().message;
     EXPECT_TRUE(names_in(elsewhere).empty());
-    EXPECT_FALSE(ensure_directory(t.ws(), t.path(".small/ext/sub")));
+    EXPECT_FALSE(ensure_directory(real_fs, t.ws(), t.path(".small/ext/sub")));
     EXPECT_TRUE(names_in(elsewhere).empty());
 }
 
@@ -232,7 +232,7 @@ TEST(AtomicFile, RefusesPathsOutsideTheSmallFolders) {
     TempWorkspace t;
     for (const std::string& bad : {t.path("README.md"), t.path(".small/../README.md"), t.path(".small//x"),
                                    t.path(".smallish/x"), std::string("/etc/small-test"), t.path("")}) {
-        const Status s = write_file_atomic(t.ws(), bad, "x\n");
+        const Status s = write_file_atomic(real_fs, t.ws(), bad, "x\n");
         ASSERT_FALSE(s) << bad;
         EXPECT_EQ(s.error().kind, Error::Kind::Invalid) << bad;
         EXPECT_TRUE(contains(s.error().message, "refusing to write")) << s.error().message;
@@ -244,11 +244,11 @@ TEST(AtomicFile, RefusesPathsOutsideTheSmallFolders) {
 TEST(AtomicFile, RefusesDirectoryTargetAndMissingParent) {
     TempWorkspace t;
     fs::create_directory(t.path(".small/ext"));
-    const Status dir = write_file_atomic(t.ws(), t.path(".small/ext"), "x\n");
+    const Status dir = write_file_atomic(real_fs, t.ws(), t.path(".small/ext"), "x\n");
     ASSERT_FALSE(dir);
     EXPECT_TRUE(contains(dir.error().message, "not a regular file")) << dir.error().message;
 
-    const Status missing = write_file_atomic(t.ws(), t.path(".small/nope/x.yml"), "x\n");
+    const Status missing = write_file_atomic(real_fs, t.ws(), t.path(".small/nope/x.yml"), "x\n");
     ASSERT_FALSE(missing);
     EXPECT_EQ(missing.error().kind, Error::Kind::System);
     EXPECT_TRUE(contains(missing.error().message, "No such file or directory")) << missing.error().message;
@@ -261,7 +261,7 @@ TEST(AtomicFile, ReadOnlyDirectoryFailsAndLeavesTargetUntouched) {
     write_text(target, "old\n");
     ASSERT_EQ(::chmod(t.path(".small").c_str(), 0555), 0);
 
-    const Status s = write_file_atomic(t.ws(), target, "new\n");
+    const Status s = write_file_atomic(real_fs, t.ws(), target, "new\n");
     ::chmod(t.path(".small").c_str(), 0755);
     ASSERT_FALSE(s);
     EXPECT_EQ(s.error().kind, Error::Kind::System);
@@ -280,7 +280,7 @@ TEST(AtomicFile, FullDiskLeavesTargetUntouched) {
 
     const ChildOutcome child = run_in_child([&](std::string& message) {
         limit_file_size(64 * 1024);
-        const Status s = write_file_atomic(t.ws(), target, bigger);
+        const Status s = write_file_atomic(real_fs, t.ws(), target, bigger);
         if (s) return 1;
         message = s.error().message;
         return s.error().kind == Error::Kind::System ? 0 : 2;
@@ -298,7 +298,7 @@ TEST(AtomicFile, SigkillMidWriteLeavesOneCompleteDocument) {
     const std::string target = t.path(".small/plan.small.yml");
     const std::string doc_a = "a: |\n" + std::string(1 << 20, 'a') + "\n";
     const std::string doc_b = "b: |\n" + std::string(1 << 20, 'b') + "\n";
-    ASSERT_TRUE(write_file_atomic(t.ws(), target, doc_a));
+    ASSERT_TRUE(write_file_atomic(real_fs, t.ws(), target, doc_a));
 
     std::mt19937 rng(12345);  // fixed seed: same kill schedule every run
     std::uniform_int_distribution<int> delay_us(0, 30'000);
@@ -320,7 +320,7 @@ TEST(AtomicFile, SigkillMidWriteLeavesOneCompleteDocument) {
             const bool start_with_b = read_text(target) == doc_a;
             for (unsigned i = 0;; ++i) {
                 const bool b = (i % 2 == 0) == start_with_b;
-                if (!write_file_atomic(t.ws(), target, b ? doc_b : doc_a)) ::_exit(3);
+                if (!write_file_atomic(real_fs, t.ws(), target, b ? doc_b : doc_a)) ::_exit(3);
             }
         }
         const int stretch = saw_b == 0 ? 1 + iterations / 50 : 1;
@@ -337,7 +337,7 @@ TEST(AtomicFile, SigkillMidWriteLeavesOneCompleteDocument) {
         ASSERT_EQ(names_in(t.path(".small")), std::vector<std::string>{"plan.small.yml"}) << "iteration " << iterations;
 
         // The dead writer's temp file (if any) is recognised and removed.
-        const Result<std::size_t> removed = remove_stale_temp_files(t.ws());
+        const Result<std::size_t> removed = remove_stale_temp_files(real_fs, t.ws());
         ASSERT_TRUE(removed) << removed.error().message;
         leftovers += *removed;
         ASSERT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
@@ -351,12 +351,12 @@ TEST(AtomicFile, SigkillMidWriteLeavesOneCompleteDocument) {
 
 TEST(AtomicFile, StaleTempCleanupKeepsFilesOfLiveWriters) {
     TempWorkspace t;
-    ASSERT_TRUE(ensure_directory(t.ws(), t.path(".small-cache/tmp")));
+    ASSERT_TRUE(ensure_directory(real_fs, t.ws(), t.path(".small-cache/tmp")));
     const std::string mine = t.path(".small-cache/tmp/" + std::to_string(::getpid()) + ".1-0.plan.small.yml.tmp");
     const std::string foreign = t.path(".small-cache/tmp/notes.txt");
     write_text(mine, "x");
     write_text(foreign, "x");
-    const Result<std::size_t> removed = remove_stale_temp_files(t.ws());
+    const Result<std::size_t> removed = remove_stale_temp_files(real_fs, t.ws());
     ASSERT_TRUE(removed);
     EXPECT_EQ(*removed, 0u);
     EXPECT_TRUE(fs::exists(mine));
@@ -365,8 +365,8 @@ TEST(AtomicFile, StaleTempCleanupKeepsFilesOfLiveWriters) {
 
 TEST(AtomicFile, FsyncDirectory) {
     TempWorkspace t;
-    EXPECT_TRUE(fsync_directory(t.path(".small")));
-    const Status missing = fsync_directory(t.path("missing"));
+    EXPECT_TRUE(real_fs.sync_directory(t.path(".small")));
+    const Status missing = real_fs.sync_directory(t.path("missing"));
     ASSERT_FALSE(missing);
     EXPECT_TRUE(contains(missing.error().message, t.path("missing")));
 }
@@ -375,9 +375,9 @@ TEST(AtomicFileAppend, AppendsBytes) {
     TempWorkspace t;
     const std::string target = t.path(".small/progress.small.yml");
     write_text(target, "entries:\n");
-    ASSERT_TRUE(append_file_durable(target, "  - one\n", 9));
-    ASSERT_TRUE(append_file_durable(target, "  - two\n", 17));
-    ASSERT_TRUE(append_file_durable(target, "", 25));
+    ASSERT_TRUE(real_fs.append_file(target, "  - one\n", 9));
+    ASSERT_TRUE(real_fs.append_file(target, "  - two\n", 17));
+    ASSERT_TRUE(real_fs.append_file(target, "", 25));
     EXPECT_EQ(read_text(target), "entries:\n  - one\n  - two\n");
 }
 
@@ -385,7 +385,7 @@ TEST(AtomicFileAppend, SizeMismatchChangesNothing) {
     TempWorkspace t;
     const std::string target = t.path(".small/progress.small.yml");
     write_text(target, "entries:\n");
-    const Status s = append_file_durable(target, "  - late\n", 5);
+    const Status s = real_fs.append_file(target, "  - late\n", 5);
     ASSERT_FALSE(s);
     EXPECT_EQ(s.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(s.error().message, "the file changed since it was read")) << s.error().message;
@@ -398,13 +398,13 @@ TEST(AtomicFileAppend, RefusesSymlinkAndMissingFile) {
     write_text(outside, "keep\n");
     const std::string link = t.path(".small/progress.small.yml");
     ASSERT_EQ(::symlink(outside.c_str(), link.c_str()), 0);
-    const Status s = append_file_durable(link, "x\n", 5);
+    const Status s = real_fs.append_file(link, "x\n", 5);
     ASSERT_FALSE(s);
     EXPECT_TRUE(contains(s.error().message, "symbolic link")) << s.error().message;
     EXPECT_EQ(read_text(outside), "keep\n");
 
     const std::string missing = t.path(".small/missing.yml");
-    const Status m = append_file_durable(missing, "x\n", 0);
+    const Status m = real_fs.append_file(missing, "x\n", 0);
     ASSERT_FALSE(m);
     EXPECT_EQ(m.error().kind, Error::Kind::System);
     EXPECT_FALSE(fs::exists(missing));
@@ -420,7 +420,7 @@ TEST(AtomicFileAppend, FailureHalfWayRestoresTheExactBytes) {
 
     const ChildOutcome child = run_in_child([&](std::string& message) {
         limit_file_size(before.size() + 2'000);  // room for a quarter of the entry
-        const Status s = append_file_durable(target, entry, before.size());
+        const Status s = real_fs.append_file(target, entry, before.size());
         if (s) return 1;
         message = s.error().message;
         return s.error().kind == Error::Kind::System ? 0 : 2;

@@ -53,7 +53,7 @@ TEST(CreateCommandLog, WritesTheExactCommandUnderTheReplayId) {
     EXPECT_EQ(testing::read_text(w.path(log->command_ref)), cmd);
     EXPECT_EQ(log->sha256, sha256_hex(cmd));
     EXPECT_EQ(log->summary, "printf 'a\\n' make test");
-    ASSERT_TRUE(write_command_output(w.ws(), *log, "out\n"));
+    ASSERT_TRUE(write_command_output(testing::real_fs, w.ws(), *log, "out\n"));
     EXPECT_EQ(testing::read_text(w.path(log->output_ref)), "out\n");
 }
 

@@ -150,19 +150,19 @@ TEST(CheckReplaceable, AcceptsWhatAWriteWouldAndRefusesTheRestWithoutWriting) {
     TempWorkspace t;
     const WorkspacePaths& ws = t.ws();
     write(ws.path_of("plan.small.yml"), "a: 1\n");
-    EXPECT_TRUE(check_replaceable(ws, ws.path_of("plan.small.yml")).ok());
-    EXPECT_TRUE(check_replaceable(ws, ws.path_of("new.small.yml")).ok());               // absent: fine
-    EXPECT_TRUE(check_replaceable(ws, ws.root + "/.small-runs/x/plan.small.yml").ok());  // folders created later
+    EXPECT_TRUE(check_replaceable(real_fs, ws, ws.path_of("plan.small.yml")).ok());
+    EXPECT_TRUE(check_replaceable(real_fs, ws, ws.path_of("new.small.yml")).ok());               // absent: fine
+    EXPECT_TRUE(check_replaceable(real_fs, ws, ws.root + "/.small-runs/x/plan.small.yml").ok());  // folders created later
     EXPECT_FALSE(fs::exists(ws.root + "/.small-runs"));                                  // ... but not by the check
 
     fs::create_symlink(ws.path_of("plan.small.yml"), ws.path_of("link.small.yml"));
-    const Status link = check_replaceable(ws, ws.path_of("link.small.yml"));
+    const Status link = check_replaceable(real_fs, ws, ws.path_of("link.small.yml"));
     ASSERT_FALSE(link.ok());
     EXPECT_TRUE(contains(link.error().message, "symbolic link")) << link.error().message;
 
     fs::create_directory_symlink(t.path("elsewhere"), ws.root + "/.small-runs");
-    EXPECT_FALSE(check_replaceable(ws, ws.root + "/.small-runs/x/plan.small.yml").ok());
-    EXPECT_FALSE(check_replaceable(ws, ws.root + "/README.md").ok());  // outside the D7 list
+    EXPECT_FALSE(check_replaceable(real_fs, ws, ws.root + "/.small-runs/x/plan.small.yml").ok());
+    EXPECT_FALSE(check_replaceable(real_fs, ws, ws.root + "/README.md").ok());  // outside the D7 list
 }
 
 // ------------------------------------------------------------ the run store

@@ -141,13 +141,13 @@ TEST(ResumeFacts, ACorruptOrStaleCacheIsIgnored) {
     for (const std::string& bad : {good + "task-2 completed\n", good + "task-2 completed x y\n", good + "+\n",
                                   good + "task-2 completed 9 unterminated", good + "task-2 done 9 bad\\escape\n"}) {
         SCOPED_TRACE(bad);
-        write_stamped_cache(w.ws(), kProgressFactsName, stamp, bad);
+        write_stamped_cache(real_fs, w.ws(), kProgressFactsName, stamp, bad);
         expect_facts_match_the_log(w);
         const std::string again = facts_cache(w);
         EXPECT_FALSE(again.empty()) << "read again and cached";
         EXPECT_EQ(again.find("\n+\n"), std::string::npos) << "cached whole";
     }
-    write_stamped_cache(w.ws(), kProgressFactsName, stamp, good + "task-2 blocked nine x\n");
+    write_stamped_cache(real_fs, w.ws(), kProgressFactsName, stamp, good + "task-2 blocked nine x\n");
     ASSERT_TRUE(add_entry(w, "task-1", "completed", "done").ok());
     EXPECT_EQ(facts_cache(w), "") << "a corrupt cache is not advanced";  // readers then parse the log
     expect_facts_match_the_log(w);

@@ -43,7 +43,7 @@ std::string cache_stamp(const TempWorkspace& t) {
 
 // Replaces the outline section's body, keeping the stamp of the plan it was read from.
 void plant_outline(const TempWorkspace& t, const std::string& body) {
-    write_stamped_cache(t.ws(), kPlanOutlineName, cache_stamp(t), body);
+    write_stamped_cache(real_fs, t.ws(), kPlanOutlineName, cache_stamp(t), body);
 }
 
 TEST(PlanOutline, ReadsEveryTaskInPlanOrder) {
@@ -133,18 +133,18 @@ TEST(PlanOutline, AFilesystemWithoutStampsWritesNoCache) {
 TEST(PlanCacheFile, ASectionWriteKeepsSectionsOfTheSameStampOnly) {
     TempWorkspace t;
     const RealFileSystem fs;
-    write_stamped_caches(t.ws(), "stamp-1", {{kPlanValidName, ""}, {kPlanTasksName, "pending a\n"}});
-    write_stamped_cache(t.ws(), kPlanSpansName, "stamp-1", "a 10 9\n");
+    write_stamped_caches(real_fs, t.ws(), "stamp-1", {{kPlanValidName, ""}, {kPlanTasksName, "pending a\n"}});
+    write_stamped_cache(real_fs, t.ws(), kPlanSpansName, "stamp-1", "a 10 9\n");
     EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanValidName, "stamp-1"), "");
     EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanTasksName, "stamp-1"), "pending a\n");
     EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanSpansName, "stamp-1"), "a 10 9\n");
     EXPECT_FALSE(read_stamped_cache(fs, t.ws(), kPlanOutlineName, "stamp-1"));
 
-    write_stamped_cache(t.ws(), kPlanTasksName, "stamp-1", "completed a\n");  // replaced in place
+    write_stamped_cache(real_fs, t.ws(), kPlanTasksName, "stamp-1", "completed a\n");  // replaced in place
     EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanTasksName, "stamp-1"), "completed a\n");
     EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanSpansName, "stamp-1"), "a 10 9\n");
 
-    write_stamped_cache(t.ws(), kPlanValidName, "stamp-2", "");  // other plan bytes
+    write_stamped_cache(real_fs, t.ws(), kPlanValidName, "stamp-2", "");  // other plan bytes
     EXPECT_EQ(read_stamped_cache(fs, t.ws(), kPlanValidName, "stamp-2"), "");
     EXPECT_FALSE(read_stamped_cache(fs, t.ws(), kPlanTasksName, "stamp-2"));
     EXPECT_FALSE(read_stamped_cache(fs, t.ws(), kPlanTasksName, "stamp-1"));

@@ -95,7 +95,7 @@ void expect_valid_log(const std::string& path) {
 }
 
 Result<AppendResult> append(const TempWorkspace& t, const std::string& task, std::optional<Instant> when = {}) {
-    return append_progress_entry(t.ws(), entry(task), when);
+    return append_progress_entry(real_fs, t.ws(), entry(task), when);
 }
 
 // ---- appending ----
@@ -164,20 +164,20 @@ TEST(ProgressLog, EntryKeysKeepTheirOrderAfterTheTimestamp) {
     TempWorkspace t;
     write_text(t.log(), std::string(kHeader) + "entries: []\n");
     YamlValue e{{"timestamp", "ignored"}, {"task_id", "t"}, {"status", "completed"}, {"command", "make test"}};
-    Result<AppendResult> r = append_progress_entry(t.ws(), e, std::nullopt);
+    Result<AppendResult> r = append_progress_entry(real_fs, t.ws(), e, std::nullopt);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->entry.begin().key(), "timestamp");
     EXPECT_EQ(r->entry["timestamp"], r->timestamp_text);
     EXPECT_NE(read_text(t.log()).find("    task_id: \"t\"\n    status: \"completed\"\n    command: \"make test\"\n"),
               std::string::npos);
-    EXPECT_FALSE(append_progress_entry(t.ws(), YamlValue::array(), std::nullopt).ok());
+    EXPECT_FALSE(append_progress_entry(real_fs, t.ws(), YamlValue::array(), std::nullopt).ok());
 }
 
 TEST(ProgressLog, MissingOrBrokenLogsAreErrors) {
     TempWorkspace t;
-    EXPECT_EQ(read_tail(t.ws()).error().kind, Error::Kind::System);
+    EXPECT_EQ(read_tail(real_fs, t.ws()).error().kind, Error::Kind::System);
     write_text(t.log(), std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:00Z"));
-    Result<ProgressTail> bad = read_tail(t.ws());
+    Result<ProgressTail> bad = read_tail(real_fs, t.ws());
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.error().message.find("existing progress timestamps invalid"), std::string::npos);
     EXPECT_NE(bad.error().message.find("small progress migrate"), std::string::npos);
@@ -242,7 +242,7 @@ TEST(ProgressLog, AtMustBeAfterThePreviousEntry) {
 // The tail as the cold path computes it (cache removed first).
 ProgressTail parsed_tail(const TempWorkspace& t) {
     fs::remove(t.path(kProgressTailName));
-    Result<ProgressTail> tail = read_tail(t.ws());
+    Result<ProgressTail> tail = read_tail(real_fs, t.ws());
     EXPECT_TRUE(tail.ok());
     return tail.ok() ? *tail : ProgressTail{};
 }
@@ -269,7 +269,7 @@ TEST(ProgressLog, CachedTailEqualsTheParsedTail) {
         for (int i = 0; i < 2; ++i) {
             ASSERT_TRUE(append(t, "task-1").ok()) << start;
             const std::size_t parses = progress_full_parses_for_tests();
-            Result<ProgressTail> cached = read_tail(t.ws());
+            Result<ProgressTail> cached = read_tail(real_fs, t.ws());
             ASSERT_TRUE(cached.ok());
             EXPECT_EQ(progress_full_parses_for_tests(), parses) << "the cache was not used: " << start;
             expect_same_tail(*cached, parsed_tail(t));
@@ -308,7 +308,7 @@ TEST(ProgressLog, OutsideChangesInvalidateTheCache) {
     // An entry appended by hand (size changes).
     std::ofstream(t.log(), std::ios::app) << item("2030-01-01T00:00:00.5Z");
     std::size_t parses = progress_full_parses_for_tests();
-    Result<ProgressTail> tail = read_tail(t.ws());
+    Result<ProgressTail> tail = read_tail(real_fs, t.ws());
     ASSERT_TRUE(tail.ok());
     EXPECT_EQ(progress_full_parses_for_tests(), parses + 1);
     EXPECT_EQ(tail->last_instant, at("2030-01-01T00:00:00.5Z"));
@@ -317,7 +317,7 @@ TEST(ProgressLog, OutsideChangesInvalidateTheCache) {
     bytes.replace(bytes.rfind("2030"), 4, "2031");
     write_text(t.log(), bytes);
     parses = progress_full_parses_for_tests();
-    tail = read_tail(t.ws());
+    tail = read_tail(real_fs, t.ws());
     ASSERT_TRUE(tail.ok());
     EXPECT_EQ(progress_full_parses_for_tests(), parses + 1);
     EXPECT_EQ(tail->last_instant, at("2031-01-01T00:00:00.5Z"));
@@ -325,7 +325,7 @@ TEST(ProgressLog, OutsideChangesInvalidateTheCache) {
     timespec times[2] = {{0, UTIME_OMIT}, {12345, 0}};
     ASSERT_EQ(::utimensat(AT_FDCWD, t.log().c_str(), times, 0), 0);
     parses = progress_full_parses_for_tests();
-    ASSERT_TRUE(read_tail(t.ws()).ok());
+    ASSERT_TRUE(read_tail(real_fs, t.ws()).ok());
     EXPECT_EQ(progress_full_parses_for_tests(), parses + 1);
 }
 
@@ -334,7 +334,7 @@ TEST(ProgressLog, GarbageOrForeignCachesAreIgnored) {
     TempWorkspace b;
     for (const TempWorkspace* t : {&a, &b}) {
         write_text(t->log(), std::string(kHeader) + "entries:\n" + item("2025-06-01T10:00:00.1Z"));
-        ASSERT_TRUE(read_tail(t->ws()).ok());
+        ASSERT_TRUE(read_tail(real_fs, t->ws()).ok());
     }
     const std::string good = read_text(a.path(kProgressTailName));
     const std::vector<std::string> bad = {
@@ -345,7 +345,7 @@ TEST(ProgressLog, GarbageOrForeignCachesAreIgnored) {
     for (const std::string& cache : bad) {
         write_text(a.path(kProgressTailName), cache);
         const std::size_t parses = progress_full_parses_for_tests();
-        Result<ProgressTail> tail = read_tail(a.ws());
+        Result<ProgressTail> tail = read_tail(real_fs, a.ws());
         ASSERT_TRUE(tail.ok());
         EXPECT_EQ(progress_full_parses_for_tests(), parses + 1) << cache;
         EXPECT_EQ(tail->last_instant, at("2025-06-01T10:00:00.1Z"));
@@ -383,10 +383,10 @@ TornSetup start_torn(const TempWorkspace& t) {
 TEST(ProgressLog, RecoveryRemovesATornAppend) {
     TempWorkspace t;
     const TornSetup s = start_torn(t);
-    ASSERT_TRUE(read_tail(t.ws()).ok());  // a cache of the old state
+    ASSERT_TRUE(read_tail(real_fs, t.ws()).ok());  // a cache of the old state
     write_text(t.path(kProgressJournalName), journal_text(t.log(), s.before.size(), s.added));
     write_text(t.log(), s.before + s.added.substr(0, s.added.size() / 2));
-    ASSERT_TRUE(recover_progress(t.ws()).ok());
+    ASSERT_TRUE(recover_progress(real_fs, t.ws()).ok());
     EXPECT_EQ(read_text(t.log()), s.before);
     EXPECT_FALSE(fs::exists(t.path(kProgressJournalName)));
     expect_valid_log(t.log());
@@ -399,7 +399,7 @@ TEST(ProgressLog, RecoveryKeepsACompletedAppend) {
     const TornSetup s = start_torn(t);
     write_text(t.path(kProgressJournalName), journal_text(t.log(), s.before.size(), s.added));
     write_text(t.log(), s.before + s.added);
-    ASSERT_TRUE(recover_progress(t.ws()).ok());
+    ASSERT_TRUE(recover_progress(real_fs, t.ws()).ok());
     EXPECT_EQ(read_text(t.log()), s.before + s.added);
     EXPECT_FALSE(fs::exists(t.path(kProgressJournalName)));
 }
@@ -417,7 +417,7 @@ TEST(ProgressLog, RecoveryIgnoresStaleJournals) {
     };
     for (const std::string& journal : stale) {
         write_text(t.path(kProgressJournalName), journal);
-        ASSERT_TRUE(recover_progress(t.ws()).ok());
+        ASSERT_TRUE(recover_progress(real_fs, t.ws()).ok());
         EXPECT_EQ(read_text(t.log()), longer);
         EXPECT_FALSE(fs::exists(t.path(kProgressJournalName)));
     }
@@ -426,7 +426,7 @@ TEST(ProgressLog, RecoveryIgnoresStaleJournals) {
     fs::copy_file(t.log(), t.log() + ".new");
     fs::rename(t.log() + ".new", t.log());
     write_text(t.log(), s.before + s.added.substr(0, 10));
-    ASSERT_TRUE(recover_progress(t.ws()).ok());
+    ASSERT_TRUE(recover_progress(real_fs, t.ws()).ok());
     EXPECT_EQ(read_text(t.log()), s.before + s.added.substr(0, 10));
 }
 
@@ -438,11 +438,11 @@ TEST(ProgressLog, RecoveryIgnoresStaleJournals) {
                               std::size_t evidence_size = 16) {
     const int done = ::open(done_file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     for (int i = 0; count < 0 || i < count; ++i) {
-        Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, milliseconds(60'000));
+        Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, ws, milliseconds(60'000));
         if (!lock) ::_exit(2);
-        if (!recover_progress(ws)) ::_exit(3);
+        if (!recover_progress(real_fs, ws)) ::_exit(3);
         Result<AppendResult> r =
-            append_progress_entry(ws, entry("task-" + std::to_string(i), std::string(evidence_size, 'e')), std::nullopt);
+            append_progress_entry(real_fs, ws, entry("task-" + std::to_string(i), std::string(evidence_size, 'e')), std::nullopt);
         if (!r) ::_exit(4);
         const std::string line = r->timestamp_text + "\n";
         if (::write(done, line.data(), line.size()) != static_cast<ssize_t>(line.size())) ::_exit(5);
@@ -476,11 +476,11 @@ void kill_and_check(const TempWorkspace& t, const std::string& done_file, std::c
     ASSERT_TRUE(WIFSIGNALED(status)) << "the child failed with exit code " << WEXITSTATUS(status);
     ++stats.kills;
 
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(t.ws(), milliseconds(1000));
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(1000));
     ASSERT_TRUE(lock.ok());
     const std::uintmax_t size_before = fs::file_size(t.log());
     stats.journals += fs::exists(t.path(kProgressJournalName));
-    ASSERT_TRUE(recover_progress(t.ws()).ok());
+    ASSERT_TRUE(recover_progress(real_fs, t.ws()).ok());
     stats.truncations += fs::file_size(t.log()) < size_before;
     const std::string bytes = read_text(t.log());
     const std::vector<Instant> all = instants_of(bytes);

@@ -143,7 +143,7 @@ TEST(WorkspaceChangeCommit, EntriesAndFilesAllChange) {
     WorkspaceChange change;
     change.entries = {entry("task-1", "first"), entry("task-2", "second")};
     change.files = {{plan, "new plan: 2\n"}, {meta, workspace_yaml()}};  // meta did not exist
-    Result<CommittedChange> r = commit_workspace_change(t.ws(), change);
+    Result<CommittedChange> r = commit_workspace_change(real_fs, t.ws(), change);
     ASSERT_TRUE(r.ok()) << r.error().describe();
 
     ASSERT_EQ(r->appended.size(), 2u);
@@ -169,7 +169,7 @@ TEST(WorkspaceChangeCommit, FilesOnlyNeedNoProgressLog) {
     write_text(a, "a: 1\n");
     WorkspaceChange change;
     change.files = {{a, "a: 2\n"}, {b, "b: 2\n"}};
-    Result<CommittedChange> r = commit_workspace_change(t.ws(), change);
+    Result<CommittedChange> r = commit_workspace_change(real_fs, t.ws(), change);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->appended.empty());
     EXPECT_EQ(read_text(a), "a: 2\n");
@@ -185,7 +185,7 @@ TEST(WorkspaceChangeCommit, FirstAtIsTheFirstEntrysInstant) {
     WorkspaceChange change;
     change.entries = {entry("task-1", "a"), entry("task-1", "b")};
     change.first_at = at;
-    Result<CommittedChange> r = commit_workspace_change(t.ws(), change);
+    Result<CommittedChange> r = commit_workspace_change(real_fs, t.ws(), change);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->appended[0].timestamp, at);
     EXPECT_EQ(r->appended[0].timestamp_text, "2030-06-01T12:00:00.500000000Z");
@@ -202,7 +202,7 @@ TEST(WorkspaceChangeCommit, RefusedAppendChangesNoFileAndLeavesNoJournal) {
     change.entries = {entry("task-1", "x")};
     change.first_at = *parse_progress_timestamp("2000-01-01T00:00:00.0Z");  // before the seed entry
     change.files = {{plan, "new\n"}};
-    Result<CommittedChange> r = commit_workspace_change(t.ws(), change);
+    Result<CommittedChange> r = commit_workspace_change(real_fs, t.ws(), change);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid) << r.error().describe();
     EXPECT_EQ(read_text(plan), "old\n");
@@ -217,7 +217,7 @@ TEST(WorkspaceChangeCommit, MissingProgressLogWithEntriesChangesNothing) {
     WorkspaceChange change;
     change.entries = {entry("task-1", "x")};
     change.files = {{plan, "new\n"}};
-    ASSERT_FALSE(commit_workspace_change(t.ws(), change).ok());
+    ASSERT_FALSE(commit_workspace_change(real_fs, t.ws(), change).ok());
     EXPECT_EQ(read_text(plan), "old\n");
     EXPECT_FALSE(fs::exists(t.log()));
     EXPECT_FALSE(fs::exists(journal_path(t)));
@@ -232,7 +232,7 @@ TEST(WorkspaceChangeCommit, FailedFileWriteBeforeAnyFileChangedUndoesTheEntries)
     WorkspaceChange change;
     change.entries = {entry("task-1", "undone")};
     change.files = {{t.ws().path_of("missing-folder/plan.small.yml"), "x: 1\n"}};
-    Result<CommittedChange> r = commit_workspace_change(t.ws(), change);
+    Result<CommittedChange> r = commit_workspace_change(real_fs, t.ws(), change);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(read_text(t.log()), log_before);
     EXPECT_FALSE(fs::exists(journal_path(t)));
@@ -240,7 +240,7 @@ TEST(WorkspaceChangeCommit, FailedFileWriteBeforeAnyFileChangedUndoesTheEntries)
     // The log is still appendable afterwards (the tail cache must not lie).
     WorkspaceChange next;
     next.entries = {entry("task-1", "after")};
-    ASSERT_TRUE(commit_workspace_change(t.ws(), next).ok());
+    ASSERT_TRUE(commit_workspace_change(real_fs, t.ws(), next).ok());
     const auto entries = entries_of(read_text(t.log()));
     ASSERT_EQ(entries.size(), 2u);
     EXPECT_EQ(entries[1].second, "after");
@@ -257,14 +257,14 @@ TEST(WorkspaceChangeCommit, AnUndoneChangeRecordsNoLocalWork) {
     WorkspaceChange change;
     change.entries = {undone};
     change.files = {{t.ws().path_of("missing-folder/plan.small.yml"), "x: 1\n"}};
-    ASSERT_FALSE(commit_workspace_change(t.ws(), change).ok());
+    ASSERT_FALSE(commit_workspace_change(real_fs, t.ws(), change).ok());
     EXPECT_TRUE(local_work(RealFileSystem(), t.ws(), run).empty());
 
     YamlValue stands = entry("task-8", "stands");
     stands["replayId"] = run;
     WorkspaceChange next;
     next.entries = {stands};
-    ASSERT_TRUE(commit_workspace_change(t.ws(), next).ok());
+    ASSERT_TRUE(commit_workspace_change(real_fs, t.ws(), next).ok());
     EXPECT_EQ(local_work(RealFileSystem(), t.ws(), run), (std::set<std::string, std::less<>>{"task-8"}));
 }
 
@@ -277,7 +277,7 @@ TEST(WorkspaceChangeCommit, FailedFileWriteOnALargeFreshEmptyLogRestoresTheLog) 
     WorkspaceChange change;
     change.entries = {entry("task-1", "undone")};
     change.files = {{t.ws().path_of("missing-folder/plan.small.yml"), "x: 1\n"}};
-    ASSERT_FALSE(commit_workspace_change(t.ws(), change).ok());
+    ASSERT_FALSE(commit_workspace_change(real_fs, t.ws(), change).ok());
     EXPECT_EQ(read_text(t.log()), log_before);
     EXPECT_FALSE(fs::exists(journal_path(t)));
 }
@@ -291,7 +291,7 @@ TEST(WorkspaceChangeCommit, FailedFileWriteOnAFreshEmptyLogRestoresTheLog) {
     WorkspaceChange change;
     change.entries = {entry("task-1", "undone")};
     change.files = {{t.ws().path_of("missing-folder/plan.small.yml"), "x: 1\n"}};
-    ASSERT_FALSE(commit_workspace_change(t.ws(), change).ok());
+    ASSERT_FALSE(commit_workspace_change(real_fs, t.ws(), change).ok());
     const std::string log_after = read_text(t.log());
     EXPECT_EQ(log_after, log_before) << "the log was left as:\n" << log_after;
     EXPECT_TRUE(entries_of(log_after).empty());
@@ -373,7 +373,7 @@ TEST(WorkspaceChangeBeginMutation, RunIdIsTrimmedAndLowerCasedAndTheLockIsHeld) 
     EXPECT_EQ(s->run_replay_id, kRunId);
     ASSERT_TRUE(s->lock.has_value());
     EXPECT_TRUE(s->lock->held());
-    Result<WorkspaceLock> other = WorkspaceLock::acquire(t.ws(), milliseconds(0));
+    Result<WorkspaceLock> other = WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(0));
     ASSERT_FALSE(other.ok());
     EXPECT_EQ(other.error().kind, Error::Kind::Busy);
 }
@@ -442,7 +442,7 @@ TEST(WorkspaceChangeRecover, RollsForwardWhenTheEntriesMadeItIntoTheLog) {
     RecoveryFixture f;
     ASSERT_LT(f.size_before_entry(), f.log_bytes.size());
     write_journal(f.t, journal_text(1, f.size_before_entry(), f.files()));
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     EXPECT_EQ(read_text(f.plan), "plan: new\n");
     EXPECT_EQ(read_text(f.handoff), "handoff: new\n");
     EXPECT_EQ(read_text(f.fresh), "constraints: new\n");
@@ -454,7 +454,7 @@ TEST(WorkspaceChangeRecover, RollForwardFinishesAChangeThatWasHalfApplied) {
     RecoveryFixture f;
     write_text(f.plan, "plan: new\n");  // the first replacement had happened
     write_journal(f.t, journal_text(1, f.size_before_entry(), f.files()));
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     EXPECT_EQ(read_text(f.plan), "plan: new\n");
     EXPECT_EQ(read_text(f.handoff), "handoff: new\n");
     EXPECT_EQ(read_text(f.fresh), "constraints: new\n");
@@ -464,7 +464,7 @@ TEST(WorkspaceChangeRecover, RollForwardFinishesAChangeThatWasHalfApplied) {
 TEST(WorkspaceChangeRecover, ChangeWithoutEntriesAlwaysRollsForward) {
     RecoveryFixture f;
     write_journal(f.t, journal_text(0, 0, f.files()));
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     EXPECT_EQ(read_text(f.plan), "plan: new\n");
     EXPECT_EQ(read_text(f.handoff), "handoff: new\n");
     EXPECT_EQ(read_text(f.fresh), "constraints: new\n");
@@ -474,7 +474,7 @@ TEST(WorkspaceChangeRecover, ChangeWithoutEntriesAlwaysRollsForward) {
 TEST(WorkspaceChangeRecover, RollsBackWhenTheLogIsStillItsJournaledSize) {
     RecoveryFixture f;
     write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files()));
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     EXPECT_EQ(read_text(f.plan), "plan: old\n");
     EXPECT_EQ(read_text(f.handoff), "handoff: old\n");
     EXPECT_FALSE(fs::exists(f.fresh));
@@ -500,7 +500,7 @@ TEST(WorkspaceChangeRecover, TornAppendIsRemovedAndTheChangeRolledBack) {
     write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files()));
     write_text(f.t.path(kProgressJournalName), progress_journal_text(f.t.log(), f.log_bytes.size(), added));
     write_text(f.t.log(), f.log_bytes + added.substr(0, added.size() / 2));
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     EXPECT_EQ(read_text(f.t.log()), f.log_bytes);
     EXPECT_EQ(read_text(f.plan), "plan: old\n");
     EXPECT_EQ(read_text(f.handoff), "handoff: old\n");
@@ -512,7 +512,7 @@ TEST(WorkspaceChangeRecover, TornAppendIsRemovedAndTheChangeRolledBack) {
 // The log holds the whole journaled append: recovery keeps it and rolls the change forward.
 void expect_complete_append_rolls_forward(const RecoveryFixture& f, const std::string& added) {
     write_text(f.t.log(), f.log_bytes + added);
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     EXPECT_EQ(read_text(f.t.log()), f.log_bytes + added);
     EXPECT_EQ(read_text(f.plan), "plan: new\n");
     EXPECT_EQ(read_text(f.handoff), "handoff: new\n");
@@ -542,7 +542,7 @@ TEST(WorkspaceChangeRecover, TornAppendRecordedInTheChangeJournalIsCutAndTheChan
         // What a power cut can leave: a prefix, maybe zero-filled, never past the bytes' end.
         const std::size_t zeros = std::min(kept % 3, added.size() - kept);
         write_text(f.t.log(), f.log_bytes + added.substr(0, kept) + std::string(zeros, '\0'));
-        ASSERT_TRUE(recover_workspace(f.t.ws()).ok()) << kept;
+        ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok()) << kept;
         EXPECT_EQ(read_text(f.t.log()), f.log_bytes) << kept;
         EXPECT_EQ(read_text(f.plan), "plan: old\n") << kept;
         EXPECT_EQ(read_text(f.handoff), "handoff: old\n") << kept;
@@ -566,7 +566,7 @@ TEST(WorkspaceChangeRecover, AnAppendRecordNeverCutsBytesThatAreNotItsOwn) {
     const std::string foreign = item("2027-01-01T00:00:00.000000000Z", "task-8", "someone else");
     write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files(), append_record(f.t.log(), f.log_bytes.size(), added)));
     write_text(f.t.log(), f.log_bytes + foreign.substr(0, 40));
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     EXPECT_EQ(read_text(f.t.log()), f.log_bytes + foreign.substr(0, 40));
     EXPECT_EQ(read_text(f.plan), "plan: old\n") << "the entries are not in the log: the change is rolled back";
 
@@ -576,7 +576,7 @@ TEST(WorkspaceChangeRecover, AnAppendRecordNeverCutsBytesThatAreNotItsOwn) {
     write_text(other_inode, f.log_bytes + added.substr(0, 10));
     fs::rename(other_inode, f.t.log());  // same bytes as a torn append, but another file
     write_journal(f.t, journal_text(1, f.log_bytes.size(), f.files(), record));
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     EXPECT_EQ(read_text(f.t.log()), f.log_bytes + added.substr(0, 10));
     EXPECT_FALSE(fs::exists(journal_path(f.t)));
 }
@@ -587,7 +587,7 @@ TEST(WorkspaceChangeRecover, AFileChangedBySomeoneElseIsLeftAlone) {
     write_text(f.handoff, "handoff: edited by hand\n");
     write_text(f.fresh, "constraints: created by hand\n");  // journaled as absent
     write_journal(f.t, journal);
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     EXPECT_EQ(read_text(f.plan), "plan: new\n");
     EXPECT_EQ(read_text(f.handoff), "handoff: edited by hand\n");
     EXPECT_EQ(read_text(f.fresh), "constraints: created by hand\n");
@@ -596,7 +596,7 @@ TEST(WorkspaceChangeRecover, AFileChangedBySomeoneElseIsLeftAlone) {
 
 TEST(WorkspaceChangeRecover, NoJournalIsANoOp) {
     RecoveryFixture f;
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     EXPECT_EQ(read_text(f.plan), "plan: old\n");
     EXPECT_EQ(read_text(f.t.log()), f.log_bytes);
     EXPECT_FALSE(fs::exists(f.fresh));
@@ -626,7 +626,7 @@ TEST(WorkspaceChangeRecover, MalformedJournalsAreDroppedAndChangeNothing) {
     for (const auto& [label, text] : cases) {
         RecoveryFixture f;
         write_journal(f.t, text);
-        const Status s = recover_workspace(f.t.ws());
+        const Status s = recover_workspace(real_fs, f.t.ws());
         EXPECT_TRUE(s.ok()) << label << ": " << (s ? "" : s.error().describe());
         EXPECT_EQ(read_text(f.plan), "plan: old\n") << label;
         EXPECT_EQ(read_text(f.handoff), "handoff: old\n") << label;
@@ -643,7 +643,7 @@ TEST(WorkspaceChangeRecover, BinaryFileContentsRoundTripThroughTheJournal) {
     const std::string weird(raw, sizeof raw - 1);
     ASSERT_EQ(std::count(weird.begin(), weird.end(), '\0'), 2);
     write_journal(f.t, journal_text(0, 0, {{f.plan, stamp_of(f.plan), weird}}));
-    ASSERT_TRUE(recover_workspace(f.t.ws()).ok());
+    ASSERT_TRUE(recover_workspace(real_fs, f.t.ws()).ok());
     EXPECT_EQ(read_text(f.plan), weird);
 }
 
@@ -651,7 +651,7 @@ TEST(WorkspaceChangeRecover, JournalNamingAPathOutsideTheWorkspaceWritesNothingT
     RecoveryFixture f;
     const std::string outside = f.t.path("outside.txt");  // not inside a .small* folder
     write_journal(f.t, journal_text(0, 0, {{outside, "absent", "pwned\n"}}));
-    (void)recover_workspace(f.t.ws());
+    (void)recover_workspace(real_fs, f.t.ws());
     EXPECT_FALSE(fs::exists(outside));
 }
 
@@ -700,7 +700,7 @@ std::string metadata_text(int iteration) {
         WorkspaceChange change;
         change.entries = {entry("task-1", "iteration " + std::to_string(n))};
         change.files = {{ws.path_of(kPlanName), plan_text(n)}, {ws.path_of(kWorkspaceFileName), metadata_text(n)}};
-        if (!commit_workspace_change(ws, change)) ::_exit(4);
+        if (!commit_workspace_change(real_fs, ws, change)) ::_exit(4);
         const std::string line = std::to_string(n) + "\n";
         if (::write(done, line.data(), line.size()) != static_cast<ssize_t>(line.size())) ::_exit(5);
     }
@@ -717,14 +717,14 @@ struct ChangeCrashStats {
 
 // Recovery, then: every file parses, and entries == plan == metadata counter.
 void recover_and_check(const TempWorkspace& t, const std::string& done_file, ChangeCrashStats& stats) {
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(t.ws(), milliseconds(1000));
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(1000));
     ASSERT_TRUE(lock.ok()) << lock.error().describe();
     const bool had_change_journal = fs::exists(journal_path(t));
     stats.change_journals += had_change_journal;
     if (had_change_journal) stats.append_records += read_text(journal_path(t)).find("\nappend ") != std::string::npos;
     stats.progress_journals += fs::exists(t.path(kProgressJournalName));
     const std::string plan_before = read_text(t.ws().path_of(kPlanName));
-    const Status recovered = recover_workspace(t.ws());
+    const Status recovered = recover_workspace(real_fs, t.ws());
     ASSERT_TRUE(recovered.ok()) << recovered.error().describe();
     EXPECT_FALSE(fs::exists(journal_path(t)));
     EXPECT_FALSE(fs::exists(t.path(kProgressJournalName)));

@@ -73,7 +73,7 @@ Holder start_holder(const WorkspacePaths& ws, HolderEnd end) {
         ::alarm(30);  // never outlive a broken test
         ::close(ready_pipe[0]);
         ::close(release_pipe[1]);
-        Result<WorkspaceLock> lock = WorkspaceLock::acquire(ws, std::chrono::seconds(5));
+        Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, ws, std::chrono::seconds(5));
         if (!lock) ::_exit(2);
         [[maybe_unused]] const ssize_t w = ::write(ready_pipe[1], "R", 1);
         if (end == HolderEnd::ExitWithoutRelease) ::_exit(0);  // no destructor runs
@@ -93,7 +93,7 @@ Holder start_holder(const WorkspacePaths& ws, HolderEnd end) {
 TEST(WorkspaceLock, AcquireCreatesTheLockFileAndRecordsThePid) {
     TempWorkspace t;
     {
-        Result<WorkspaceLock> lock = WorkspaceLock::acquire(t.ws(), milliseconds(100));
+        Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(100));
         ASSERT_TRUE(lock) << lock.error().message;
         EXPECT_TRUE(lock->held());
         EXPECT_EQ(lock->path(), t.path(".small-cache/lock"));
@@ -107,10 +107,10 @@ TEST(WorkspaceLock, AcquireCreatesTheLockFileAndRecordsThePid) {
 
 TEST(WorkspaceLock, SecondAcquireInTheSameProcessIsBusy) {
     TempWorkspace t;
-    Result<WorkspaceLock> first = WorkspaceLock::acquire(t.ws(), milliseconds(0));
+    Result<WorkspaceLock> first = WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(0));
     ASSERT_TRUE(first);
     const auto start = Clock::now();
-    Result<WorkspaceLock> second = WorkspaceLock::acquire(t.ws(), milliseconds(60));
+    Result<WorkspaceLock> second = WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(60));
     ASSERT_FALSE(second);
     EXPECT_GE(elapsed_ms(start), 60);
     EXPECT_EQ(second.error().kind, Error::Kind::Busy);  // exit code 3 in the CLI (D4)
@@ -118,21 +118,21 @@ TEST(WorkspaceLock, SecondAcquireInTheSameProcessIsBusy) {
         << second.error().message;
     first->release();
     EXPECT_FALSE(first->held());
-    EXPECT_TRUE(WorkspaceLock::acquire(t.ws(), milliseconds(0)));
+    EXPECT_TRUE(WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(0)));
 }
 
 TEST(WorkspaceLock, MoveTransfersOwnership) {
     TempWorkspace t;
-    Result<WorkspaceLock> acquired = WorkspaceLock::acquire(t.ws(), milliseconds(0));
+    Result<WorkspaceLock> acquired = WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(0));
     ASSERT_TRUE(acquired);
     WorkspaceLock moved = std::move(acquired).value();
     EXPECT_TRUE(moved.held());
-    EXPECT_FALSE(WorkspaceLock::acquire(t.ws(), milliseconds(0)));
+    EXPECT_FALSE(WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(0)));
     {
         WorkspaceLock last = std::move(moved);
         EXPECT_FALSE(moved.held());  // NOLINT(bugprone-use-after-move): moved-from state is specified
     }
-    EXPECT_TRUE(WorkspaceLock::acquire(t.ws(), milliseconds(0)));
+    EXPECT_TRUE(WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(0)));
 }
 
 TEST(WorkspaceLock, OtherProcessTimesOutNamingTheHolder) {
@@ -141,7 +141,7 @@ TEST(WorkspaceLock, OtherProcessTimesOutNamingTheHolder) {
     ASSERT_TRUE(holder.ready);
 
     const auto start = Clock::now();
-    Result<WorkspaceLock> attempt = WorkspaceLock::acquire(t.ws(), milliseconds(150));
+    Result<WorkspaceLock> attempt = WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(150));
     const long waited = elapsed_ms(start);
     ASSERT_FALSE(attempt);
     EXPECT_TRUE(starts_with(attempt.error().message, "workspace is locked by pid " + std::to_string(holder.pid) + " "))
@@ -153,7 +153,7 @@ TEST(WorkspaceLock, OtherProcessTimesOutNamingTheHolder) {
     ::close(holder.release_fd);
     EXPECT_EQ(wait_for(holder.pid), 0);
     const auto again = Clock::now();
-    EXPECT_TRUE(WorkspaceLock::acquire(t.ws(), std::chrono::seconds(5)));
+    EXPECT_TRUE(WorkspaceLock::acquire(real_fs, t.ws(), std::chrono::seconds(5)));
     EXPECT_LT(elapsed_ms(again), 1000);
 }
 
@@ -166,7 +166,7 @@ TEST(WorkspaceLock, WaiterGetsTheLockWhenTheHolderReleases) {
         ::close(holder.release_fd);
     });
     const auto start = Clock::now();
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(t.ws(), std::chrono::seconds(10));
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, t.ws(), std::chrono::seconds(10));
     releaser.join();
     ASSERT_TRUE(lock) << lock.error().message;
     EXPECT_GE(elapsed_ms(start), 90);
@@ -183,7 +183,7 @@ TEST(WorkspaceLock, HolderExitingWithoutReleaseLeavesNoStaleLock) {
     // The dead holder's pid is still in the file; the kernel knows better.
     EXPECT_EQ(parse_lock_holder_pid(read_text(t.path(".small-cache/lock"))), holder.pid);
     const auto start = Clock::now();
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(t.ws(), std::chrono::seconds(5));
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, t.ws(), std::chrono::seconds(5));
     ASSERT_TRUE(lock) << lock.error().message;
     EXPECT_LT(elapsed_ms(start), 1000);
 }
@@ -192,12 +192,12 @@ TEST(WorkspaceLock, KilledHolderLeavesNoStaleLock) {
     TempWorkspace t;
     const Holder holder = start_holder(t.ws(), HolderEnd::WaitForKill);
     ASSERT_TRUE(holder.ready);
-    ASSERT_FALSE(WorkspaceLock::acquire(t.ws(), milliseconds(0)));
+    ASSERT_FALSE(WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(0)));
     ::kill(holder.pid, SIGKILL);
     EXPECT_EQ(wait_for(holder.pid), 128 + SIGKILL);
     ::close(holder.release_fd);
     const auto start = Clock::now();
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(t.ws(), std::chrono::seconds(5));
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, t.ws(), std::chrono::seconds(5));
     ASSERT_TRUE(lock) << lock.error().message;
     EXPECT_LT(elapsed_ms(start), 1000);
 }
@@ -207,7 +207,7 @@ TEST(WorkspaceLock, SerialisesReadModifyWriteAcrossProcesses) {
     constexpr int kIterations = 50;
     TempWorkspace t;
     const std::string counter = t.path(".small/counter");
-    ASSERT_TRUE(write_file_atomic(t.ws(), counter, "0"));
+    ASSERT_TRUE(write_file_atomic(real_fs, t.ws(), counter, "0"));
 
     std::vector<pid_t> children;
     for (int p = 0; p < kProcesses; ++p) {
@@ -215,10 +215,10 @@ TEST(WorkspaceLock, SerialisesReadModifyWriteAcrossProcesses) {
         ASSERT_GE(pid, 0);
         if (pid == 0) {
             for (int i = 0; i < kIterations; ++i) {
-                Result<WorkspaceLock> lock = WorkspaceLock::acquire(t.ws(), std::chrono::seconds(30));
+                Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, t.ws(), std::chrono::seconds(30));
                 if (!lock) ::_exit(2);
                 const int value = std::stoi(read_text(counter));
-                if (!write_file_atomic(t.ws(), counter, std::to_string(value + 1))) ::_exit(3);
+                if (!write_file_atomic(real_fs, t.ws(), counter, std::to_string(value + 1))) ::_exit(3);
             }
             ::_exit(0);
         }
@@ -235,7 +235,7 @@ TEST(WorkspaceLock, RefusesASymlinkedLockFile) {
     std::ofstream(outside) << "keep\n";
     fs::create_directory(t.path(".small-cache"));
     ASSERT_EQ(::symlink(outside.c_str(), t.path(".small-cache/lock").c_str()), 0);
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(t.ws(), milliseconds(0));
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, t.ws(), milliseconds(0));
     ASSERT_FALSE(lock);
     EXPECT_NE(lock.error().message.find("symbolic link"), std::string::npos) << lock.error().message;
     EXPECT_EQ(read_text(outside), "keep\n");

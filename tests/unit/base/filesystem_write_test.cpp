@@ -1,0 +1,235 @@
+// The write half of the door, one contract for both FileSystems: every test
+// runs against the real disk (in a temporary folder) and the in-memory fake,
+// so a unit test that writes through the fake learns what the disk would do.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+
+#include "../fixtures.hpp"
+#include "small/base/filesystem.hpp"
+
+namespace small {
+namespace {
+
+using testing::TempDir;
+
+// One FileSystem under test and a root folder in it.
+class Disk {
+public:
+    virtual ~Disk() = default;
+    virtual const FileSystem& fs() const = 0;
+    virtual std::string root() const = 0;
+    // What a user (not small) puts there.
+    virtual void make_link(const std::string& path) = 0;
+    virtual void make_read_only(const std::string& path) = 0;
+    std::string at(const std::string& rel) const { return root() + "/" + rel; }
+    FileWrite write(const std::string& rel, bool make_parents = false) const {
+        return FileWrite{.root = root(), .path = at(rel), .staging_dir = at("tmp"), .make_parents = make_parents};
+    }
+};
+
+class RealDisk final : public Disk {
+public:
+    const FileSystem& fs() const override { return fs_; }
+    std::string root() const override { return dir_.root(); }
+    void make_link(const std::string& path) override { ASSERT_EQ(::symlink("/nowhere", path.c_str()), 0); }
+    void make_read_only(const std::string& path) override { ASSERT_EQ(::chmod(path.c_str(), 0444), 0); }
+
+private:
+    RealFileSystem fs_;
+    TempDir dir_;
+};
+
+class FakeDisk final : public Disk {
+public:
+    FakeDisk() { fs_.add_directory("/root"); }
+    const FileSystem& fs() const override { return fs_; }
+    std::string root() const override { return "/root"; }
+    void make_link(const std::string& path) override { fs_.add_symlink(path); }
+    void make_read_only(const std::string& path) override { fs_.set_read_only(path); }
+
+private:
+    MemoryFileSystem fs_;
+};
+
+class FileSystemWrite : public ::testing::TestWithParam<bool> {
+protected:
+    FileSystemWrite() {
+        if (GetParam()) disk_ = std::make_unique<RealDisk>();
+        else disk_ = std::make_unique<FakeDisk>();
+    }
+    Disk& disk() { return *disk_; }
+    const FileSystem& fs() { return disk_->fs(); }
+    std::string text(const std::string& rel) {
+        Result<std::string> r = fs().read_file(disk().at(rel));
+        return r ? *r : "<" + r.error().message + ">";
+    }
+    // Running as root, read-only files are writable on the real disk.
+    bool root_on_real_disk() { return GetParam() && ::geteuid() == 0; }
+
+private:
+    std::unique_ptr<Disk> disk_;
+};
+
+TEST_P(FileSystemWrite, ReplaceCreatesAndOverwrites) {
+    ASSERT_TRUE(fs().replace_file(disk().write("a.txt"), "one\n"));
+    EXPECT_EQ(text("a.txt"), "one\n");
+    const std::optional<std::string> first = fs().version_stamp(disk().at("a.txt"));
+    ASSERT_TRUE(fs().replace_file(disk().write("a.txt"), "two\n"));
+    EXPECT_EQ(text("a.txt"), "two\n");
+    ASSERT_TRUE(first.has_value());
+    EXPECT_NE(fs().version_stamp(disk().at("a.txt")), first) << "a write gives a new version";
+}
+
+TEST_P(FileSystemWrite, AStagedWriteIsInvisibleUntilPublished) {
+    ASSERT_TRUE(fs().replace_file(disk().write("a.txt"), "old\n"));
+    {
+        Result<std::unique_ptr<StagedWrite>> staged = fs().stage_file(disk().write("a.txt"), "new\n");
+        ASSERT_TRUE(staged) << staged.error().describe();
+        EXPECT_EQ(text("a.txt"), "old\n");
+        ASSERT_TRUE((*staged)->publish());
+        EXPECT_FALSE((*staged)->publish()) << "published once";
+    }
+    EXPECT_EQ(text("a.txt"), "new\n");
+    { ASSERT_TRUE(fs().stage_file(disk().write("a.txt"), "dropped\n")); }
+    EXPECT_EQ(text("a.txt"), "new\n") << "an unpublished stage changes nothing";
+    Result<std::vector<DirEntry>> staging = fs().list_directory(disk().at("tmp"));
+    EXPECT_TRUE(!staging || staging->empty()) << "and leaves nothing behind";
+}
+
+TEST_P(FileSystemWrite, MissingFoldersAreMadeOnlyWhenAsked) {
+    const Status refused = fs().replace_file(disk().write("d/e/a.txt"), "x");
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().kind, Error::Kind::System);
+    EXPECT_FALSE(fs().file_exists(disk().at("d/e/a.txt")));
+    ASSERT_TRUE(fs().replace_file(disk().write("d/e/a.txt", true), "x"));
+    EXPECT_EQ(text("d/e/a.txt"), "x");
+    ASSERT_TRUE(fs().make_directories(disk().root(), disk().at("f/g")));
+    EXPECT_TRUE(fs().directory_exists(disk().at("f/g")));
+}
+
+TEST_P(FileSystemWrite, NoLinkBelowTheRootIsFollowed) {
+    disk().make_link(disk().at("link"));
+    for (const Status& s : {fs().replace_file(disk().write("link"), "x"),
+                            fs().replace_file(disk().write("link/a.txt", true), "x"),
+                            fs().make_directories(disk().root(), disk().at("link/sub")),
+                            fs().remove_file(disk().root(), disk().at("link")),
+                            fs().check_replaceable(disk().root(), disk().at("link"))}) {
+        ASSERT_FALSE(s);
+        EXPECT_EQ(s.error().kind, Error::Kind::Invalid) << s.error().message;
+        EXPECT_NE(s.error().message.find("symbolic link"), std::string::npos) << s.error().message;
+    }
+    EXPECT_TRUE(fs().is_symlink(disk().at("link"))) << "the link is left as it was";
+}
+
+TEST_P(FileSystemWrite, AReadOnlyFileIsNeverReplaced) {
+    if (root_on_real_disk()) GTEST_SKIP() << "root may write any file";
+    ASSERT_TRUE(fs().replace_file(disk().write("ro.txt"), "keep\n"));
+    disk().make_read_only(disk().at("ro.txt"));
+    const Status s = fs().replace_file(disk().write("ro.txt"), "lost\n");
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().kind, Error::Kind::System);
+    EXPECT_NE(s.error().message.find("read-only"), std::string::npos) << s.error().message;
+    EXPECT_EQ(text("ro.txt"), "keep\n");
+    EXPECT_FALSE(fs().check_replaceable(disk().root(), disk().at("ro.txt")));
+}
+
+TEST_P(FileSystemWrite, AppendChecksTheExpectedSize) {
+    ASSERT_TRUE(fs().replace_file(disk().write("log"), "a\n"));
+    ASSERT_TRUE(fs().append_file(disk().at("log"), "b\n", 2));
+    const Status stale = fs().append_file(disk().at("log"), "c\n", 2);
+    ASSERT_FALSE(stale);
+    EXPECT_EQ(stale.error().kind, Error::Kind::Invalid);
+    EXPECT_NE(stale.error().message.find("changed since it was read"), std::string::npos);
+    EXPECT_EQ(text("log"), "a\nb\n");
+    EXPECT_FALSE(fs().append_file(disk().at("absent"), "x", 0)) << "an append never creates";
+    ASSERT_TRUE(fs().truncate_file(disk().at("log"), 2));
+    EXPECT_EQ(text("log"), "a\n");
+}
+
+TEST_P(FileSystemWrite, IdentityOutlivesAppendsNotReplaces) {
+    ASSERT_TRUE(fs().replace_file(disk().write("log"), "a\n"));
+    const std::optional<FileInfo> before = fs().stat(disk().at("log"));
+    ASSERT_TRUE(before);
+    ASSERT_TRUE(fs().append_file(disk().at("log"), "b\n", 2));
+    const std::optional<FileInfo> appended = fs().stat(disk().at("log"));
+    ASSERT_TRUE(appended);
+    EXPECT_EQ(appended->identity, before->identity);
+    EXPECT_EQ(appended->size, 4u);
+    ASSERT_TRUE(fs().replace_file(disk().write("log"), "c\nd\n"));
+    const std::optional<FileInfo> replaced = fs().stat(disk().at("log"));
+    ASSERT_TRUE(replaced);
+    EXPECT_FALSE(replaced->identity == before->identity);
+    Result<bool> stale = fs().truncate_file(disk().at("log"), 2, before->identity);
+    ASSERT_TRUE(stale);
+    EXPECT_FALSE(*stale) << "another file now: nothing is cut";
+    EXPECT_EQ(text("log"), "c\nd\n");
+    Result<bool> cut = fs().truncate_file(disk().at("log"), 2, replaced->identity);
+    ASSERT_TRUE(cut);
+    EXPECT_TRUE(*cut);
+    EXPECT_EQ(text("log"), "c\n");
+}
+
+TEST_P(FileSystemWrite, RemovalsAreQuietAboutWhatIsGone) {
+    ASSERT_TRUE(fs().replace_file(disk().write("d/a.txt", true), "x"));
+    EXPECT_TRUE(fs().remove_empty_directory(disk().root(), disk().at("d")));
+    EXPECT_TRUE(fs().directory_exists(disk().at("d"))) << "a folder that holds something stays";
+    ASSERT_TRUE(fs().remove_file(disk().root(), disk().at("d/a.txt")));
+    EXPECT_FALSE(fs().file_exists(disk().at("d/a.txt")));
+    EXPECT_TRUE(fs().remove_file(disk().root(), disk().at("d/a.txt"))) << "removing what is gone";
+    EXPECT_TRUE(fs().remove_file(disk().root(), disk().at("nowhere/a.txt")));
+    ASSERT_TRUE(fs().remove_empty_directory(disk().root(), disk().at("d")));
+    EXPECT_FALSE(fs().directory_exists(disk().at("d")));
+}
+
+TEST_P(FileSystemWrite, RenameNeverReplaces) {
+    ASSERT_TRUE(fs().replace_file(disk().write("a"), "a"));
+    ASSERT_TRUE(fs().replace_file(disk().write("b"), "b"));
+    const Status clash = fs().rename_no_replace(disk().at("a"), disk().at("b"));
+    ASSERT_FALSE(clash);
+    EXPECT_EQ(text("b"), "b");
+    ASSERT_TRUE(fs().rename_no_replace(disk().at("a"), disk().at("c")));
+    EXPECT_EQ(text("c"), "a");
+    EXPECT_FALSE(fs().file_exists(disk().at("a")));
+    ASSERT_TRUE(fs().replace_file(disk().write("d/x", true), "x"));
+    ASSERT_TRUE(fs().rename_no_replace(disk().at("d"), disk().at("e"))) << "a folder moves whole";
+    EXPECT_EQ(text("e/x"), "x");
+}
+
+TEST_P(FileSystemWrite, OneLockHolderAtATime) {
+    const std::string lock = disk().at("lock");
+    Result<LockAttempt> first = fs().try_lock_file(lock, "pid: 1\n");
+    ASSERT_TRUE(first) << first.error().describe();
+    ASSERT_TRUE(first->lock);
+    Result<LockAttempt> second = fs().try_lock_file(lock, "pid: 2\n");
+    ASSERT_TRUE(second);
+    EXPECT_FALSE(second->lock);
+    EXPECT_EQ(second->holder_record, "pid: 1\n") << "the loser learns who holds it";
+    first->lock.reset();
+    Result<LockAttempt> third = fs().try_lock_file(lock, "pid: 3\n");
+    ASSERT_TRUE(third);
+    EXPECT_TRUE(third->lock) << "released with its holder";
+}
+
+INSTANTIATE_TEST_SUITE_P(BothDisks, FileSystemWrite, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "Real" : "Memory"; });
+
+TEST(FileSystemWrite, AFileSystemThatCannotWriteSaysSo) {
+    struct ReadOnlyFake final : FileSystem {
+        Result<std::string> read_file(const std::string& p) const override { return Error::system("no " + p); }
+        bool file_exists(const std::string&) const override { return false; }
+        bool directory_exists(const std::string&) const override { return false; }
+        Result<std::vector<DirEntry>> list_directory(const std::string&) const override {
+            return std::vector<DirEntry>{};
+        }
+    } fs;
+    const Status s = fs.replace_file(FileWrite{.root = "/r", .path = "/r/a", .staging_dir = "/r/t"}, "x");
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().kind, Error::Kind::Internal);
+}
+
+}  // namespace
+}  // namespace small
