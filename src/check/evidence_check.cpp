@@ -11,6 +11,7 @@
 #include "small/model/workspace.hpp"
 #include "small/base/git_repo.hpp"
 #include "small/model/run_start.hpp"
+#include "small/model/task_status.hpp"
 
 namespace small {
 
@@ -81,7 +82,9 @@ Result<std::set<std::string>> completed_tasks(const FileSystem& fs, const Worksp
     const NodeRef tasks = plan->root().find("tasks");
     for (std::size_t i = 0; i < tasks.size(); ++i) {
         const NodeRef t = tasks.item(i);
-        if (trim(t.find("status").as_string()) == "completed") out.insert(std::string(trim(t.find("id").as_string())));
+        if (parse_task_status(trim(t.find("status").as_string())) == TaskStatus::Completed) {
+            out.insert(std::string(trim(t.find("id").as_string())));
+        }
     }
     return out;
 }
@@ -92,7 +95,9 @@ Status check_stale(Context& c, NodeRef entries, const std::set<std::string>& com
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const NodeRef e = entries.item(i);
         const std::string task(trim(e.find("task_id").as_string()));
-        if (completed.count(task) && trim(e.find("status").as_string()) == "completed") newest[task] = e;
+        if (completed.count(task) && parse_task_status(trim(e.find("status").as_string())) == TaskStatus::Completed) {
+            newest[task] = e;
+        }
     }
     const std::string start_text = format_timestamp_utc9(start);
     for (const auto& [task, e] : newest) {

@@ -161,23 +161,22 @@ NodeRef task_dependencies(NodeRef task) {
 }
 
 // A task's status as every rule reads it: trimmed, lower-cased, blank is pending.
-std::string read_status(NodeRef task) {
+WrittenStatus read_status(NodeRef task) {
     const NodeRef status = task.find("status");
-    const std::string s = status.is_string() ? lower_ascii(trim(status.as_string())) : std::string();
-    return s.empty() ? "pending" : s;
+    return normal_task_status(status.is_string() ? status.as_string() : std::string_view());
 }
 
 // D18: a completed task whose dependencies are not all completed. A warning:
 // the reference accepts it, and verdicts stay the reference's.
 void check_completed_dependencies(NodeRef tasks, const std::vector<std::vector<std::size_t>>& edges, Reporter& r) {
     for (std::size_t i = 0; i < tasks.size(); ++i) {
-        if (read_status(tasks.item(i)) != "completed") continue;
+        if (!read_status(tasks.item(i)).is(TaskStatus::Completed)) continue;
         std::string unmet;
         for (const std::size_t d : edges[i]) {
-            const std::string status = read_status(tasks.item(d));
-            if (status == "completed") continue;
+            const WrittenStatus status = read_status(tasks.item(d));
+            if (status.is(TaskStatus::Completed)) continue;
             unmet += (unmet.empty() ? "" : ", ") + excerpt(trim(tasks.item(d).find("id").as_string())) + " (" +
-                     excerpt(status) + ")";
+                     excerpt(status.word()) + ")";
         }
         if (unmet.empty()) continue;
         const NodeRef task = tasks.item(i);
@@ -256,7 +255,7 @@ void check_plan_dependencies(NodeRef tasks, Reporter& r) {
 void check_task_status(NodeRef task, const std::string& at, Reporter& r) {
     const NodeRef status = task.find("status");
     if (is_blank(status)) return;  // missing or blank reads as pending
-    const std::vector<std::string> statuses(std::begin(kPlanStatuses), std::end(kPlanStatuses));
+    const std::vector<std::string> statuses = status_names(kTaskStatuses);
     const std::string read = status.is_string() ? lower_ascii(trim(status.as_string())) : std::string();
     if (std::find(statuses.begin(), statuses.end(), read) != statuses.end()) return;
     const std::vector<std::string> near = closest_matches(read, statuses, 1);

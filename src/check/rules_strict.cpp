@@ -9,6 +9,7 @@
 #include "rules_internal.hpp"
 
 #include "small/model/resume_point.hpp"
+#include "small/model/task_status.hpp"
 #include "small/check/links.hpp"
 #include "small/check/orphan_progress.hpp"
 #include "small/check/secrets.hpp"
@@ -159,9 +160,9 @@ void check_s1(NodeRef plan, const Artifact& progress, const VerifiedPrefix* befo
     std::vector<std::string> offenders;
     for (std::size_t i = 0; i < tasks.size(); ++i) {
         const NodeRef task = tasks.item(i);
-        const std::string status = lower(trim(task.find("status").as_string()));
+        const std::optional<TaskStatus> status = parse_task_status(lower(trim(task.find("status").as_string())));
         const std::string_view id = trim(task.find("id").as_string());
-        if ((status != "completed" && status != "blocked") || id.empty()) continue;
+        if ((status != TaskStatus::Completed && status != TaskStatus::Blocked) || id.empty()) continue;
         const auto it = evidence_by_task.find(id);
         const std::optional<bool> verified = verified_evidence(before, id);
         if ((it != evidence_by_task.end() && it->second) || verified.value_or(false)) continue;

@@ -65,7 +65,7 @@ void render_run(const Output& out, const ApplyResult& r) {
         out.info(std::string(checkpoint ? "Recorded checkpoint " : "Recorded ") + e["task_id"].get<std::string>() +
                  " -> " + e["status"].get<std::string>() + " at " + e["timestamp"].get<std::string>());
     }
-    if (r.checkpointed) out.info("Plan: " + r.task + " is now " + r.status);
+    if (r.checkpointed) out.info("Plan: " + r.task + " is now " + std::string(status_name(r.status.value())));
     if (r.log) out.info("Command log: " + r.log->command_ref + " (output: " + r.log->output_ref + ")");
     if (r.handoff) {
         out.info("");

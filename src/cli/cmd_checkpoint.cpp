@@ -11,12 +11,17 @@ namespace small::cli {
 
 namespace {
 
-using CheckpointFlags = RequestFlags<CheckpointRequest>;
+struct CheckpointFlags : RequestFlags<CheckpointRequest> {
+    std::string status;  // --status as given
+};
 
 int run_checkpoint(Context& ctx, CheckpointFlags& f) {
     const Output out(ctx.globals, "checkpoint");
     const Result<WorkspacePaths> ws = aimed_workspace(ctx, f.where, f.req);
     if (!ws) return report_error(out, ws.error());
+    const Result<TaskStatus> parsed = parse_checkpoint_status(f.req.task, f.status);
+    if (!parsed) return report_error(out, parsed.error());
+    f.req.status = *parsed;
     Result<CheckpointResult> r = checkpoint_command(ctx.fs, *ws, f.req);
     if (!r) return report_error(out, r.error());
 
@@ -41,8 +46,8 @@ void register_checkpoint(CLI::App& app, Context& ctx) {
         "Set a plan task's status AND record the progress entry, as one atomic change");
     CheckpointRequest& r = f->req;
     complete_as(cmd->add_option("--task", r.task, "Plan task id"), ValueKind::TaskId)->required();
-    complete_as(cmd->add_option("--status", r.status, "completed, blocked, cancelled or in_progress"),
-                kCheckpointStatuses)
+    complete_as(cmd->add_option("--status", f->status, "completed, blocked, cancelled or in_progress"),
+                status_names(kCheckpointStatuses))
         ->required();
     cmd->add_option("--evidence", r.evidence,
                     "What shows it (default: \"" + std::string(kDefaultCheckpointEvidence) + "\")");

@@ -34,7 +34,7 @@ int show_plan(const Output& out, const PlanView& v) {
     std::size_t width = 4;
     for (const TaskSummary& t : v.tasks) width = std::max(width, t.id.size() + 2);
     for (const TaskSummary& t : v.tasks) {
-        out.info(padded(t.id, width) + padded(t.status, 13) + t.title +
+        out.info(padded(t.id, width) + padded(t.status.word(), 13) + t.title +
                  (t.depends_on.empty() ? "" : "  (depends on " + joined(t.depends_on) + ")"));
     }
     out.info(v.next_task ? "Next task: " + *v.next_task : std::string("Next task: none runnable"));
@@ -61,9 +61,11 @@ int show_task(const Output& out, const TaskDetail& d) {
         return kExitOk;
     }
     out.info(d.summary.id + ": " + d.summary.title);
-    out.info("status: " + d.summary.status);
+    out.info("status: " + d.summary.status.word());
     std::vector<std::string> deps;
-    for (const TaskDependency& dep : d.dependencies) deps.push_back(dep.id + " (" + (dep.status.empty() ? "not in the plan" : dep.status) + ")");
+    for (const TaskDependency& dep : d.dependencies) {
+        deps.push_back(dep.id + " (" + (dep.status.empty() ? "not in the plan" : dep.status.word()) + ")");
+    }
     if (!deps.empty()) out.info("depends on: " + joined(deps));
     if (!d.dependents.empty()) out.info("needed by: " + joined(d.dependents));
     out.info(d.entries.entries.empty() ? std::string("no progress entries in the current run")

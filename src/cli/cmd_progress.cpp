@@ -32,9 +32,11 @@ int run_add(Context& ctx, const AddFlags& f) {
     if (!target) return report_error(out, target.error());
     const WorkspacePaths& ws = target->ws;
 
+    const Result<TaskStatus> status = parse_progress_status(f.task, f.status);
+    if (!status) return report_error(out, status.error());
     ProgressAddRequest req;
     req.task = f.task;
-    req.status = f.status;
+    req.status = *status;
     req.evidence = f.evidence;
     req.verification = f.verification;
     req.command = f.command;
@@ -113,7 +115,7 @@ void register_progress(CLI::App& app, Context& ctx) {
                 ValueKind::TaskId)
         ->required();
     complete_as(a->add_option("--status", add->status, "pending, in_progress, completed, blocked or cancelled"),
-                kProgressStatuses)
+                status_names(kTaskStatuses))
         ->required();
     a->add_option("--evidence", add->evidence,
                   "What shows the step happened (default when no evidence field is given: \"" +

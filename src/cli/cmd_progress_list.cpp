@@ -48,7 +48,7 @@ void register_progress_list(CLI::App* group, Context& ctx) {
     CLI::App* cmd = group->add_subcommand(
         "list", "List progress entries, newest first (reads only the end of the log)");
     complete_as(cmd->add_option("--task", f->task, "Only entries of this task id"), ValueKind::TaskId);
-    complete_as(cmd->add_option("--status", f->status, "Only entries with this status"), kProgressStatuses);
+    complete_as(cmd->add_option("--status", f->status, "Only entries with this status"), status_names(kTaskStatuses));
     cmd->add_option("--since", f->since, "Only entries at or after this time (RFC 3339, e.g. 2026-01-31T00:00:00Z)");
     cmd->add_option("--limit", f->limit, "At most N entries (0 = all; default 20)");
     add_dir_option(cmd, f->dir);

@@ -1,5 +1,6 @@
 // `small status`: where the run stands (read-only; the progress log is read
 // only at its end, so the cost is flat in its size).
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -50,11 +51,12 @@ std::string item_line(const ProgressItem& item) {
 
 void print_plan(const Output& out, const PlanSummary& plan) {
     out.info("Plan: " + std::to_string(plan.total_tasks) + " tasks");
-    for (const char* known : {"pending", "in_progress", "blocked", "completed"}) {
-        out.info(std::string("  ") + known + ": " + std::to_string(plan.tasks_by_status.at(known)));
+    const std::vector<std::string> counted = status_names(kCountedStatuses);
+    for (const std::string& status : counted) {
+        out.info("  " + status + ": " + std::to_string(plan.tasks_by_status.at(status)));
     }
     for (const auto& [status, count] : plan.tasks_by_status) {  // statuses beyond the four (sorted)
-        if (status != "pending" && status != "in_progress" && status != "blocked" && status != "completed") {
+        if (std::find(counted.begin(), counted.end(), status) == counted.end()) {
             out.info("  " + status + ": " + std::to_string(count));
         }
     }

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "cli.hpp"
-#include "small/model/plan_model.hpp"
+#include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
 #include "small/ops/inspect/plan_show.hpp"
 
@@ -32,7 +32,7 @@ ValueCompletion values_of(const CLI::Option& o) {
     if (const auto it = registry().find(&o); it != registry().end()) return it->second;
     const std::string name = o.get_lnames().empty() ? o.get_name() : o.get_lnames().front();
     if (name == "task") return {ValueKind::TaskId, {}};
-    if (name == "status") return {ValueKind::Words, {std::begin(kPlanStatuses), std::end(kPlanStatuses)}};
+    if (name == "status") return {ValueKind::Words, status_names(kTaskStatuses)};
     if (name == "workspace")
         return {ValueKind::Words, {std::begin(kWorkspaceScopeNames), std::end(kWorkspaceScopeNames)}};
     if (name == "dir" || name == "out" || name == "store" || name == "spec-dir") return {ValueKind::Directory, {}};
@@ -164,7 +164,7 @@ private:
         const WorkspacePaths ws = locate_workspace(ctx_.fs, w.dir, current_directory());
         Result<PlanView> plan = plan_show_command(ctx_.fs, ws);
         if (!plan) return;
-        for (const TaskSummary& t : plan->tasks) add(prefix, t.id, t.title + " (" + t.status + ")", current);
+        for (const TaskSummary& t : plan->tasks) add(prefix, t.id, t.title + " (" + t.status.word() + ")", current);
     }
 
     // help's topic: the sub-commands under the words given so far.

@@ -16,6 +16,7 @@
 #include "small/doc/yaml.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/layout.hpp"
+#include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
 #include "small/domain/progress_query.hpp"
 
@@ -639,12 +640,13 @@ Result<MergeOutcome> merge_progress_texts(std::string_view ancestor, std::string
 
 namespace {
 
+// A status conflict keeps the status further along; -1 for any other value.
 int status_rank(const YamlValue& v) {
-    if (!v.is_string()) return -1;
-    static const std::map<std::string, int, std::less<>> ranks = {
-        {"pending", 0}, {"in_progress", 1}, {"blocked", 2}, {"cancelled", 3}, {"completed", 4}};
-    const auto it = ranks.find(v.get<std::string>());
-    return it == ranks.end() ? -1 : it->second;
+    constexpr TaskStatus kRanked[] = {TaskStatus::Pending, TaskStatus::InProgress, TaskStatus::Blocked,
+                                      TaskStatus::Cancelled, TaskStatus::Completed};
+    const std::optional<TaskStatus> status = v.is_string() ? parse_task_status(v.get<std::string>()) : std::nullopt;
+    if (!status) return -1;
+    return static_cast<int>(std::find(std::begin(kRanked), std::end(kRanked), *status) - std::begin(kRanked));
 }
 
 // One member present or absent on each side.

@@ -84,16 +84,16 @@ std::string_view unquoted(std::string_view scalar) {
     return scalar;
 }
 
-void set_status(PlanIndex& index, std::string_view id, std::string_view status) {
+void set_status(PlanIndex& index, std::string_view id, TaskStatus status) {
     for (PlanTaskInfo& t : index.tasks) {
-        if (t.id == id) t.status = std::string(status);
+        if (t.id == id) t.status = status;
     }
 }
 
 // The edit from the caches alone; nullopt when one is missing or stale, or
 // the bytes at the cached span do not hold the cached status.
 std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
-                                          std::string_view status) {
+                                          TaskStatus status) {
     const std::string path = ws.artifact_path(ArtifactType::Plan);
     const std::optional<std::string> stamp = fs.version_stamp(path);
     if (!stamp) return std::nullopt;
@@ -112,7 +112,7 @@ std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspaceP
     }
     PlanStatusEdit edit;
     edit.previous_status = task->status;
-    const std::string value = yaml_quoted(status);
+    const std::string value = yaml_quoted(status_name(status));
     edit.text = std::move(*text);
     edit.text.replace(at->offset, at->length, value);
     edit.spans = shifted(std::move(*spans), *at, value.size());
@@ -123,7 +123,7 @@ std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspaceP
 }
 
 Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
-                                  std::string_view status) {
+                                  TaskStatus status) {
     const std::optional<std::string> stamp = fs.version_stamp(ws.artifact_path(ArtifactType::Plan));
     Result<Document> plan = load_valid_plan_document(fs, ws);
     if (!plan) return plan.error();
@@ -135,7 +135,7 @@ Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws
     edit.text = plan_text_with_status(*plan, node, status);
     Spans spans = spans_of(*plan);
     if (const SourceRange* at = span_of(spans, id)) {
-        const std::string value = yaml_quoted(status);
+        const std::string value = yaml_quoted(status_name(status));
         if (edit.text.size() == plan->source().size() - at->length + value.size()) {
             edit.spans = shifted(std::move(spans), *at, value.size());
         }
@@ -149,11 +149,10 @@ Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws
 // unless exactly one line has that id. Fields are escaped (no raw space or
 // newline inside one), so a line's id is the text between its first and
 // second space: found by searching, not by splitting every line.
-std::optional<std::string> outline_with_status(const std::string& body, const std::string& id,
-                                               std::string_view status) {
+std::optional<std::string> outline_with_status(const std::string& body, const std::string& id, TaskStatus status) {
     std::string escaped_id, escaped_status;
     append_cache_field(escaped_id, id);
-    append_cache_field(escaped_status, status);
+    append_cache_field(escaped_status, status_name(status));
     const std::string needle = " " + escaped_id;
     std::optional<std::size_t> line_start;
     for (std::size_t at = body.find(needle); at != std::string::npos; at = body.find(needle, at + 1)) {
@@ -175,13 +174,13 @@ std::optional<std::string> outline_with_status(const std::string& body, const st
 }  // namespace
 
 Result<PlanStatusEdit> plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
-                                        std::string_view status) {
+                                        TaskStatus status) {
     if (std::optional<PlanStatusEdit> cached = from_caches(fs, ws, id, status)) return std::move(*cached);
     return from_parse(fs, ws, id, status);
 }
 
 void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, const PlanStatusEdit& edit,
-                               const std::string& id, std::string_view status) {
+                               const std::string& id, TaskStatus status) {
     std::vector<StampedCacheBody> more;
     if (!edit.spans.empty()) more.push_back({kPlanSpansName, encode_spans(edit.spans)});
     if (!edit.old_stamp.empty()) {

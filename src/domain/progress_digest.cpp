@@ -8,6 +8,7 @@
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/doc/yaml.hpp"
+#include "small/model/task_status.hpp"
 #include "small/domain/progress_query.hpp"
 
 namespace small {
@@ -28,7 +29,7 @@ public:
     explicit Collector(ProgressDigest& d) : d_(d) {}
     void add(const Fields& f) {
         ++d_.entries;
-        if (f.status && *f.status == "completed" && f.task_id && !f.task_id->empty() &&
+        if (f.status && parse_task_status(*f.status) == TaskStatus::Completed && f.task_id && !f.task_id->empty() &&
             d_.completed_tasks.find(*f.task_id) == d_.completed_tasks.end()) {
             d_.completed_tasks.insert(*f.task_id);
         }

@@ -14,6 +14,13 @@
 
 namespace small {
 
+Result<TaskStatus> parse_status_flag(std::string_view task, std::string_view status, const StatusFlagRule& rule) {
+    if (trim(task).empty()) return Error::usage(std::string(rule.blank_task));
+    const std::optional<TaskStatus> parsed = parse_task_status(lower_ascii(trim(status)));
+    if (parsed && std::find(rule.allowed.begin(), rule.allowed.end(), *parsed) != rule.allowed.end()) return *parsed;
+    return Error::usage("invalid status \"" + std::string(status) + "\" (must be " + std::string(rule.must_be) + ")");
+}
+
 Result<EntryTime> parse_entry_time(const std::optional<std::string>& at, const std::optional<std::string>& after) {
     if (at && after) return Error::usage("only one of --at or --after may be set");
     EntryTime t;
@@ -41,11 +48,11 @@ Instant probe_instant(const EntryTime& time) {
     return time.at ? *time.at : time.after ? plus_one_ns(*time.after) : current_instant();
 }
 
-YamlValue build_progress_entry(const std::string& task, const std::string& status, const EntryFields& fields,
+YamlValue build_progress_entry(const std::string& task, const WrittenStatus& status, const EntryFields& fields,
                                std::string_view default_evidence, const std::string& run_id) {
     YamlValue entry = YamlValue::object();
     entry["task_id"] = task;
-    entry["status"] = status;
+    entry["status"] = status.word();
     const auto given = [](const std::optional<std::string>& v) { return v && !trim(*v).empty(); };
     const bool has_evidence = given(fields.evidence) || given(fields.verification) || given(fields.command) ||
                               given(fields.test) || given(fields.link) || given(fields.commit);
@@ -123,7 +130,7 @@ std::vector<std::pair<std::string, std::string>> unmet_in_outline(const std::vec
     for (const std::string& dep : it->depends_on) {
         const auto d = find(dep);
         if (d == plan.end()) unmet.emplace_back(dep, "not in the plan");
-        else if (d->status != "completed") unmet.emplace_back(dep, d->status);
+        else if (!d->status.is(TaskStatus::Completed)) unmet.emplace_back(dep, d->status.word());
     }
     return unmet;
 }
@@ -138,9 +145,10 @@ std::string with_statuses(const std::vector<std::pair<std::string, std::string>>
 }  // namespace
 
 Result<DependencyGate> gate_on_dependencies(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
-                                           const std::string& status, bool force) {
+                                            TaskStatus status, bool force) {
     DependencyGate gate;
-    if (task.rfind("meta/", 0) == 0 || (status != "completed" && status != "in_progress")) return gate;
+    const bool gated = status == TaskStatus::Completed || status == TaskStatus::InProgress;
+    if (task.rfind("meta/", 0) == 0 || !gated) return gate;
     Result<std::optional<std::vector<PlanTaskOutline>>> plan = load_plan_outline_near(fs, ws, task);
     if (!plan) return plan.error();
     if (!*plan) return gate;
@@ -148,7 +156,7 @@ Result<DependencyGate> gate_on_dependencies(const FileSystem& fs, const Workspac
     if (unmet.empty()) return gate;
     for (const auto& d : unmet) gate.unmet.push_back(d.first);
     const std::string deps = with_statuses(unmet);
-    if (status == "in_progress") {
+    if (status == TaskStatus::InProgress) {
         gate.warning = task + " started before its dependencies are completed: " + deps + "; completing " + task +
                        " is refused until they are (or with --force)";
         return gate;

@@ -10,6 +10,7 @@
 #include "small/doc/yaml.hpp"
 #include "small/doc/yaml_edit.hpp"
 #include "small/model/replay_id.hpp"
+#include "small/model/task_status.hpp"
 #include "small/domain/progress_entry.hpp"
 
 namespace small {
@@ -173,15 +174,11 @@ bool is_task_number(const std::string& id) {
     return true;
 }
 
-bool is_progress_status(std::string_view s) {
-    return std::find(std::begin(kProgressStatuses), std::end(kProgressStatuses), s) != std::end(kProgressStatuses);
-}
-
 YamlValue superseding_entry(const OrphanEntry& orphan, const OrphanRewrite& rw, const std::string& run_id) {
     YamlValue e = YamlValue::object();
     e["task_id"] = rw.new_task_id;
     const std::string status(trim(orphan.entry.find("status").as_string()));
-    if (is_progress_status(status)) e["status"] = status;
+    if (parse_task_status(status)) e["status"] = status;
     e["evidence"] = supersede_evidence(orphan);
     e["notes"] = "supersedes progress entry " + std::to_string(rw.index) + " (task_id " + quoted_excerpt(rw.task_id) +
                  ", " + rw.category + "): not a task of plan.small.yml; that entry is kept unchanged";
@@ -198,7 +195,7 @@ YamlValue reconcile_entry(const OrphanFixPlan& plan, const std::string& run_id) 
     }
     YamlValue e = YamlValue::object();
     e["task_id"] = "meta/reconcile-plan";
-    e["status"] = "completed";
+    e["status"] = status_name(TaskStatus::Completed);
     e["evidence"] = "Superseded orphan progress entries for replayId scope " +
                     (plan.scope.empty() ? std::string("unknown") : plan.scope) + " (operational=" +
                     std::to_string(operational) + " historical=" + std::to_string(historical) +

@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
 
 #include "small/base/text.hpp"
 #include "small/check/schema.hpp"
 #include "small/check/verdict.hpp"
+#include "small/model/task_status.hpp"
 #include "small/ops/session/checkpoint.hpp"
 #include "small/ops/session/handoff.hpp"
 #include "small/ops/session/init.hpp"
@@ -40,10 +40,8 @@ constexpr std::size_t kMaxToolText = 64 * 1024;
 constexpr std::size_t kMaxWriteText = 200;
 
 json str(const char* description) { return {{"type", "string"}, {"description", description}}; }
-json str_enum(const char* description, std::initializer_list<const char*> values) {
-    json e = json::array();
-    for (const char* v : values) e.push_back(v);
-    return {{"type", "string"}, {"description", description}, {"enum", e}};
+json str_enum(const char* description, const std::vector<std::string>& values) {
+    return {{"type", "string"}, {"description", description}, {"enum", values}};
 }
 json integer(const char* description, long long minimum) {
     return {{"type", "integer"}, {"description", description}, {"minimum", minimum}};
@@ -75,6 +73,10 @@ json strings(const char* description) {
     return {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", description}};
 }
 
+// The plan tool's statuses, in the order its schema has always listed them.
+constexpr TaskStatus kPlanToolStatuses[] = {TaskStatus::Pending, TaskStatus::InProgress, TaskStatus::Blocked,
+                                            TaskStatus::Completed, TaskStatus::Cancelled};
+
 // The plan tool: one edit (add, or task with status/title/depends_on), a
 // list of tasks merged by id (`small plan --from`), or both, as one change.
 json plan_schema() {
@@ -82,8 +84,7 @@ json plan_schema() {
     tasks["items"] = {{"type", "object"}};
     json plan = object({{"add", str("Title of a new task")},
                         {"task", str("Task to change")},
-                        {"status", str_enum("New status of task",
-                                            {"pending", "in_progress", "blocked", "completed", "cancelled"})},
+                        {"status", str_enum("New status of task", status_names(kPlanToolStatuses))},
                         {"title", str("New title of task")},
                         {"depends_on", str("Task ids it depends on, comma-separated")},
                         {"tasks", std::move(tasks)},
@@ -105,13 +106,10 @@ json build_entries() {
                      "merge a list of tasks.",
              std::move(plan)),
         tool("progress_add", "Append an entry to the progress log.",
-             object(entry_properties("Task id (or meta/...)",
-                                     str_enum("Entry status",
-                                              {"pending", "in_progress", "completed", "blocked", "cancelled"})),
+             object(entry_properties("Task id (or meta/...)", str_enum("Entry status", status_names(kTaskStatuses))),
                     {"task", "status"})),
         tool("checkpoint", "Set a task's status and log its entry, atomically.",
-             object(entry_properties("Task id",
-                                     str_enum("New status", {"completed", "blocked", "cancelled", "in_progress"})),
+             object(entry_properties("Task id", str_enum("New status", status_names(kCheckpointStatuses))),
                     {"task", "status"})),
         tool("handoff", "Write the handoff, the resume point.",
              object({{"summary", str("Summary (default: computed)")}})),
@@ -255,11 +253,9 @@ ToolResult plan_tool(const json& args, const ToolContext& ctx) {
     if (const auto add = opt(args, "add")) req.add.push_back(*add);
     const std::string task = small::mcp::req(args, "task");
     if (const auto status = opt(args, "status")) {
-        const std::map<std::string, std::vector<std::string> PlanRequest::*> fields = {
-            {"pending", &PlanRequest::pending},     {"in_progress", &PlanRequest::in_progress},
-            {"blocked", &PlanRequest::blocked},     {"completed", &PlanRequest::done},
-            {"cancelled", &PlanRequest::cancel}};
-        (req.*fields.at(*status)).push_back(task);
+        for (const PlanStatusFlag& f : kPlanStatusFlags) {
+            if (status_name(f.status) == *status) (req.*f.ids).push_back(task);
+        }
     }
     if (const auto title = opt(args, "title")) req.retitle.emplace_back(task, *title);
     if (const auto dep = opt(args, "depends_on")) req.depends.push_back(task + ":" + *dep);
@@ -276,11 +272,15 @@ ToolResult plan_tool(const json& args, const ToolContext& ctx) {
     return written("plan", plan_json(*r, ctx.ws), plan_line(*r));
 }
 
+// The request of an entry tool, its status parsed as the command's flag is.
 template <typename Request>
-Request entry_request(const json& args, const ToolContext& ctx) {
+Result<Request> entry_request(const json& args, const ToolContext& ctx,
+                              Result<TaskStatus> (*parse_status)(std::string_view, std::string_view)) {
     Request req;
     req.task = small::mcp::req(args, "task");
-    req.status = small::mcp::req(args, "status");
+    Result<TaskStatus> status = parse_status(req.task, small::mcp::req(args, "status"));
+    if (!status) return status.error();
+    req.status = *status;
     req.evidence = opt(args, "evidence");
     req.verification = opt(args, "verification");
     req.command = opt(args, "command");
@@ -294,7 +294,9 @@ Request entry_request(const json& args, const ToolContext& ctx) {
 }
 
 ToolResult progress_add_tool(const json& args, const ToolContext& ctx) {
-    Result<ProgressAddResult> r = progress_add_command(ctx.fs, ctx.ws, entry_request<ProgressAddRequest>(args, ctx));
+    Result<ProgressAddRequest> req = entry_request<ProgressAddRequest>(args, ctx, parse_progress_status);
+    if (!req) return failure("progress add", req.error());
+    Result<ProgressAddResult> r = progress_add_command(ctx.fs, ctx.ws, *req);
     if (!r) return failure("progress add", r.error());
     const std::string line = "progress added: " + r->entry["task_id"].get<std::string>() + " " +
                              r->entry["status"].get<std::string>() + " " + r->timestamp;
@@ -302,7 +304,9 @@ ToolResult progress_add_tool(const json& args, const ToolContext& ctx) {
 }
 
 ToolResult checkpoint_tool(const json& args, const ToolContext& ctx) {
-    Result<CheckpointResult> r = checkpoint_command(ctx.fs, ctx.ws, entry_request<CheckpointRequest>(args, ctx));
+    Result<CheckpointRequest> req = entry_request<CheckpointRequest>(args, ctx, parse_checkpoint_status);
+    if (!req) return failure("checkpoint", req.error());
+    Result<CheckpointResult> r = checkpoint_command(ctx.fs, ctx.ws, *req);
     if (!r) return failure("checkpoint", r.error());
     json body = checkpoint_json(*r, ctx.ws);
     const std::string line = body["checkpoint"];  // "checkpoint: task-1 -> completed at ..."

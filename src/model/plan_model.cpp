@@ -22,8 +22,6 @@ std::string task_id(const YamlValue& task) {
     return task["id"].get<std::string>();
 }
 
-bool is_done(std::string_view status) { return status == "completed" || status == "cancelled"; }
-
 }  // namespace
 
 std::optional<std::size_t> find_task(const YamlValue& plan, std::string_view id) {
@@ -47,14 +45,14 @@ std::string next_task_id(const YamlValue& plan) {
     return "task-" + std::to_string(max + 1);
 }
 
-std::string task_status(const YamlValue& task) {
-    if (!task.is_object() || !task.contains("status") || !task["status"].is_string()) return "pending";
+WrittenStatus task_status(const YamlValue& task) {
+    if (!task.is_object() || !task.contains("status") || !task["status"].is_string()) return TaskStatus::Pending;
     return normal_task_status(task["status"].get<std::string>());
 }
 
-std::string normal_task_status(std::string_view raw) {
+WrittenStatus normal_task_status(std::string_view raw) {
     std::string s = lower_ascii(trim(raw));
-    return s.empty() ? "pending" : s;
+    return s.empty() ? WrittenStatus(TaskStatus::Pending) : WrittenStatus(std::move(s));
 }
 
 std::vector<std::string> task_dependencies(const YamlValue& task) {
@@ -76,7 +74,7 @@ std::vector<std::string> unmet_dependencies(const YamlValue& plan, std::string_v
     std::vector<std::string> unmet;
     for (const std::string& dep : task_dependencies(tasks_of(plan)[*at])) {
         const std::optional<std::size_t> d = find_task(plan, dep);
-        if (!d || task_status(tasks_of(plan)[*d]) != "completed") unmet.push_back(dep);
+        if (!d || !task_status(tasks_of(plan)[*d]).is(TaskStatus::Completed)) unmet.push_back(dep);
     }
     return unmet;
 }
@@ -86,7 +84,7 @@ bool is_bookkeeping_entry(std::string_view task_id, std::string_view evidence, s
     return evidence.find(" via small plan") != std::string_view::npos || notes.substr(0, 11) == "small plan ";
 }
 
-void set_task_status(YamlValue& task, std::string_view status) { task["status"] = std::string(status); }
+void set_task_status(YamlValue& task, TaskStatus status) { task["status"] = std::string(status_name(status)); }
 
 std::optional<std::vector<std::string>> find_dependency_cycle(const YamlValue& plan) {
     const YamlValue& tasks = tasks_of(plan);
@@ -191,16 +189,16 @@ Status remove_dependency(YamlValue& plan, std::string_view task, std::string_vie
 std::optional<std::string> next_runnable_task(const YamlValue& plan) {
     const YamlValue& tasks = tasks_of(plan);
     for (const YamlValue& t : tasks) {
-        if (task_status(t) == "in_progress") return task_id(t);
+        if (task_status(t).is(TaskStatus::InProgress)) return task_id(t);
     }
-    std::map<std::string, std::string> status;
+    std::map<std::string, WrittenStatus> status;
     for (const YamlValue& t : tasks) status.emplace(task_id(t), task_status(t));
     for (const YamlValue& t : tasks) {
-        if (task_status(t) != "pending") continue;
+        if (!task_status(t).is(TaskStatus::Pending)) continue;
         const std::vector<std::string> deps = task_dependencies(t);
         const bool ready = std::all_of(deps.begin(), deps.end(), [&](const std::string& d) {
             const auto it = status.find(d);
-            return it != status.end() && it->second == "completed";
+            return it != status.end() && it->second.is(TaskStatus::Completed);
         });
         if (ready) return task_id(t);
     }
@@ -209,7 +207,7 @@ std::optional<std::string> next_runnable_task(const YamlValue& plan) {
 
 std::optional<std::string> first_blocked_task(const YamlValue& plan) {
     for (const YamlValue& t : tasks_of(plan)) {
-        if (task_status(t) == "blocked") return task_id(t);
+        if (task_status(t).is(TaskStatus::Blocked)) return task_id(t);
     }
     return std::nullopt;
 }
@@ -229,12 +227,12 @@ NodeRef find_task_node(const Document& plan, std::string_view id) {
     return NodeRef();
 }
 
-std::string plan_text_with_status(const Document& plan, NodeRef task, std::string_view status) {
+std::string plan_text_with_status(const Document& plan, NodeRef task, TaskStatus status) {
     const NodeRef current = task.find("status");
     if (current.is_string() && !plan.source().empty()) {
         if (const auto at = ScalarLocator(plan.source()).find(current.mark(), current.as_string())) {
             std::string text = plan.source();
-            text.replace(at->offset, at->length, yaml_quoted(status));
+            text.replace(at->offset, at->length, yaml_quoted(status_name(status)));
             return text;
         }
     }

@@ -11,7 +11,7 @@ namespace small {
 namespace {
 
 // The rules of plan_model.hpp (task_status, task_dependencies), on a node.
-std::string status_of(NodeRef task) { return normal_task_status(task.find("status").as_string()); }
+WrittenStatus status_of(NodeRef task) { return normal_task_status(task.find("status").as_string()); }
 
 std::vector<std::string> dependencies_of(NodeRef task) {
     std::vector<std::string> out;
@@ -41,22 +41,22 @@ std::vector<PlanTaskOutline> outline_plan(NodeRef plan) {
 
 PlanSummary summarize_plan(const std::vector<PlanTaskOutline>& tasks, std::size_t actionable_limit) {
     PlanSummary s;
-    for (const char* known : {"pending", "in_progress", "blocked", "completed"}) s.tasks_by_status[known] = 0;
-    std::map<std::string_view, std::string_view> status_by_id;
-    for (const PlanTaskOutline& t : tasks) status_by_id.emplace(t.id, t.status);
+    for (const TaskStatus counted : kCountedStatuses) s.tasks_by_status[std::string(status_name(counted))] = 0;
+    std::map<std::string_view, bool> completed_by_id;
+    for (const PlanTaskOutline& t : tasks) completed_by_id.emplace(t.id, t.status.is(TaskStatus::Completed));
     std::string first_in_progress, first_blocked, first_pending, first_actionable;
     bool all_done = !tasks.empty();
     for (const PlanTaskOutline& t : tasks) {
         ++s.total_tasks;
-        ++s.tasks_by_status[t.status];
-        all_done = all_done && (t.status == "completed" || t.status == "cancelled");
-        if (t.status == "in_progress" && first_in_progress.empty()) first_in_progress = t.id;
-        if (t.status == "blocked" && first_blocked.empty()) first_blocked = t.id;
-        if (t.status != "pending") continue;
+        ++s.tasks_by_status[t.status.word()];
+        all_done = all_done && is_done(t.status);
+        if (t.status.is(TaskStatus::InProgress) && first_in_progress.empty()) first_in_progress = t.id;
+        if (t.status.is(TaskStatus::Blocked) && first_blocked.empty()) first_blocked = t.id;
+        if (!t.status.is(TaskStatus::Pending)) continue;
         if (first_pending.empty()) first_pending = t.id;
         const bool ready = std::all_of(t.depends_on.begin(), t.depends_on.end(), [&](const std::string& d) {
-            const auto it = status_by_id.find(d);
-            return it != status_by_id.end() && it->second == "completed";
+            const auto it = completed_by_id.find(d);
+            return it != completed_by_id.end() && it->second;
         });
         if (!ready || t.id.empty()) continue;
         if (first_actionable.empty()) first_actionable = t.id;
@@ -70,6 +70,11 @@ PlanSummary summarize_plan(const std::vector<PlanTaskOutline>& tasks, std::size_
     }
     s.all_done = all_done;
     return s;
+}
+
+std::size_t PlanSummary::count(TaskStatus status) const {
+    const auto it = tasks_by_status.find(std::string(status_name(status)));
+    return it == tasks_by_status.end() ? 0 : it->second;
 }
 
 PlanSummary summarize_plan(NodeRef plan, std::size_t actionable_limit) {

@@ -12,8 +12,6 @@ namespace small {
 
 namespace {
 
-bool settled(const std::string& status) { return status == "completed" || status == "cancelled"; }
-
 // The plan indexed by id, so that a plan of 10,000 tasks costs one pass, not
 // one scan per lookup; and whether this checkout's own work is known
 // (store/local_work: some task has `here`).
@@ -47,7 +45,7 @@ std::vector<std::string> unmet(const Outline& plan, const PlanTaskOutline& t) {
     std::vector<std::string> out;
     for (const std::string& d : t.depends_on) {
         const PlanTaskOutline* dep = find(plan, d);
-        if (!dep || dep->status != "completed") out.push_back(d);
+        if (!dep || !dep->status.is(TaskStatus::Completed)) out.push_back(d);
     }
     return out;
 }
@@ -70,7 +68,7 @@ bool started_elsewhere(const Outline& plan, const WorkFacts& facts, const std::s
 
 bool ready(const Outline& plan, std::string_view id) {
     const PlanTaskOutline* t = find(plan, id);
-    return t && !settled(t->status) && unmet(plan, *t).empty();
+    return t && !is_done(t->status) && unmet(plan, *t).empty();
 }
 
 constexpr const char* kElsewhere = "In progress in another checkout: ";
@@ -81,9 +79,9 @@ std::string titled(const PlanTaskOutline& t) { return t.title.empty() ? t.id : t
 std::string dependency_text(const Outline& plan, const WorkFacts& facts, const std::string& id) {
     const PlanTaskOutline* t = find(plan, id);
     if (!t) return id + " (not in the plan)";
-    std::string out = id + " (" + t->status;
+    std::string out = id + " (" + t->status.word();
     const TaskWork* w = work_of(facts, id);
-    if (t->status == "blocked" && w && !w->blocked_reason.empty()) out += ": " + w->blocked_reason;
+    if (t->status.is(TaskStatus::Blocked) && w && !w->blocked_reason.empty()) out += ": " + w->blocked_reason;
     return out + ")";
 }
 
@@ -96,7 +94,7 @@ std::string waits_text(const Outline& plan, const WorkFacts& facts, const std::v
 std::vector<StartedTask> started_tasks(const Outline& plan, const WorkFacts& facts) {
     std::vector<StartedTask> out;
     for (const PlanTaskOutline& t : plan) {
-        if (t.id.empty() || settled(t.status) || t.status == "blocked" || !has_work(facts, t.id)) continue;
+        if (t.id.empty() || is_settled(t.status) || !has_work(facts, t.id)) continue;
         out.push_back({t.id, t.title, t.status, work_of(facts, t.id)->last_status, unmet(plan, t),
                        started_elsewhere(plan, facts, t.id)});
     }
@@ -113,7 +111,7 @@ std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const
         const PlanTaskOutline* best = nullptr;
         std::size_t best_seq = 0;
         for (const PlanTaskOutline& t : plan) {
-            if (t.id.empty() || t.status == "blocked" || !ready(plan, t.id) || !eligible(t)) continue;
+            if (t.id.empty() || t.status.is(TaskStatus::Blocked) || !ready(plan, t.id) || !eligible(t)) continue;
             const TaskWork* w = work_of(facts, t.id);
             const std::size_t seq = w && !w->last_status.empty() ? w->last_seq : 0;
             if (!best || seq > best_seq) best = &t, best_seq = seq;
@@ -122,12 +120,12 @@ std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const
     };
     const PlanTaskOutline* active = newest([&](const PlanTaskOutline& t) {
         const TaskWork* w = work_of(facts, t.id);
-        return mine(t) && (t.status == "in_progress" || (w && w->last_status == "in_progress"));
+        return mine(t) && (t.status.is(TaskStatus::InProgress) || (w && w->last_status.is(TaskStatus::InProgress)));
     });
     if (!active) active = newest([&](const PlanTaskOutline& t) { return mine(t) && has_work(facts, t.id); });
     if (active) return std::make_pair(active->id, true);
     for (const PlanTaskOutline& t : plan) {
-        if (t.status == "pending" && !t.id.empty() && mine(t) && ready(plan, t.id)) {
+        if (t.status.is(TaskStatus::Pending) && !t.id.empty() && mine(t) && ready(plan, t.id)) {
             return std::make_pair(t.id, false);
         }
     }
@@ -137,8 +135,8 @@ std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const
     return std::nullopt;
 }
 
-NextAction checkpoint(const std::string& id, const char* status, const char* evidence = nullptr) {
-    NextAction a{"checkpoint", {{"task", id}, {"status", status}}, ""};
+NextAction checkpoint(const std::string& id, TaskStatus status, const char* evidence = nullptr) {
+    NextAction a{"checkpoint", {{"task", id}, {"status", std::string(status_name(status))}}, ""};
     if (evidence) a.args.push_back({"evidence", evidence, true});
     return a;
 }
@@ -149,7 +147,7 @@ void explain_stuck(const Outline& plan, const WorkFacts& facts, ResumePoint& r) 
     r.kind = ResumeKind::Stuck;
     r.summary = "Run stuck: no task can start; every open task waits on a dependency that cannot complete.";
     for (const PlanTaskOutline& t : plan) {
-        if (settled(t.status) || t.id.empty()) continue;
+        if (is_done(t.status) || t.id.empty()) continue;
         const std::vector<std::string> waits = unmet(plan, t);
         if (waits.empty()) continue;
         r.steps.push_back("Re-plan " + titled(t) + ": it waits on " + waits_text(plan, facts, waits));
@@ -161,7 +159,7 @@ void explain_stuck(const Outline& plan, const WorkFacts& facts, ResumePoint& r) 
 
 void add_blocked_steps(const Outline& plan, const WorkFacts& facts, ResumePoint& r) {
     for (const PlanTaskOutline& t : plan) {
-        if (t.status != "blocked" || t.id.empty() || t.id == r.current) continue;
+        if (!t.status.is(TaskStatus::Blocked) || t.id.empty() || t.id == r.current) continue;
         const TaskWork* w = work_of(facts, t.id);
         const std::vector<std::string> waits = unmet(plan, t);
         std::string step = "Unblock " + titled(t) + " — blocked: " +
@@ -179,7 +177,7 @@ void add_also_ready_step(const Outline& plan, const WorkFacts& facts, ResumePoin
     std::string named;
     std::size_t count = 0;
     for (const PlanTaskOutline& t : plan) {
-        if (t.id.empty() || t.id == r.current || t.status == "blocked" || has_work(facts, t.id) ||
+        if (t.id.empty() || t.id == r.current || t.status.is(TaskStatus::Blocked) || has_work(facts, t.id) ||
             !ready(plan, t.id)) {
             continue;
         }
@@ -195,7 +193,8 @@ void add_also_ready_step(const Outline& plan, const WorkFacts& facts, ResumePoin
 std::vector<PlanTaskOutline> effective(std::vector<PlanTaskOutline> plan, const WorkFacts& facts) {
     for (PlanTaskOutline& t : plan) {
         const TaskWork* w = work_of(facts, t.id);
-        if (w && w->last_status == "blocked" && (t.status == "pending" || t.status == "in_progress")) t.status = "blocked";
+        const bool open = t.status.is(TaskStatus::Pending) || t.status.is(TaskStatus::InProgress);
+        if (w && w->last_status.is(TaskStatus::Blocked) && open) t.status = TaskStatus::Blocked;
     }
     return plan;
 }
@@ -210,7 +209,7 @@ void put_first(std::vector<std::string>& steps, const std::string& prefix) {
 std::vector<BlockedTask> blocked_tasks(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts) {
     std::vector<BlockedTask> out;
     for (const PlanTaskOutline& t : effective(plan, facts)) {
-        if (t.status != "blocked" || t.id.empty()) continue;
+        if (!t.status.is(TaskStatus::Blocked) || t.id.empty()) continue;
         const TaskWork* w = work_of(facts, t.id);
         out.push_back({t.id, t.title, w ? w->blocked_reason : std::string()});
     }
@@ -222,8 +221,8 @@ bool is_ready(const std::vector<PlanTaskOutline>& plan, std::string_view id) {
 }
 
 std::string describe_started(const StartedTask& t) {
-    return t.id + (t.title.empty() ? "" : ": " + t.title) + " (plan: " + t.plan_status +
-           ", last recorded: " + t.last_status + ")";
+    return t.id + (t.title.empty() ? "" : ": " + t.title) + " (plan: " + t.plan_status.word() +
+           ", last recorded: " + t.last_status.word() + ")";
 }
 
 ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const WorkFacts& facts) {
@@ -241,7 +240,7 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
         r.action = {"plan", {{"add", "<first task>", true}}, ""};
         return r;
     }
-    if (std::all_of(plan.begin(), plan.end(), [](const PlanTaskOutline& t) { return settled(t.status); })) {
+    if (std::all_of(plan.begin(), plan.end(), [](const PlanTaskOutline& t) { return is_done(t.status); })) {
         r.kind = ResumeKind::Complete;
         r.summary = "Run complete. All plan tasks completed.";
         r.action.note = "nothing: the run is complete (new work: small plan --add \"<title>\"; a new run: small start)";
@@ -266,21 +265,22 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
         r.summary = "Run in progress. Next task: " + r.current +
                     (taken_over ? " (started in another checkout; nothing else is ready)." : ".");
         // Taking over another checkout's task starts it here; it is not done by us yet.
-        r.action = r.current_started && !taken_over ? checkpoint(r.current, "completed", "<what proves it is done>")
-                                                    : checkpoint(r.current, "in_progress");
+        r.action = r.current_started && !taken_over
+                       ? checkpoint(r.current, TaskStatus::Completed, "<what proves it is done>")
+                       : checkpoint(r.current, TaskStatus::InProgress);
         add_also_ready_step(plan, facts, r);
         add_blocked_steps(plan, facts, r);
         return r;
     }
     for (const PlanTaskOutline& t : plan) {
-        if (t.status != "blocked" || t.id.empty() || !unmet(plan, t).empty()) continue;
+        if (!t.status.is(TaskStatus::Blocked) || t.id.empty() || !unmet(plan, t).empty()) continue;
         r.kind = ResumeKind::Unblock;
         r.current = t.id;
         const TaskWork* w = work_of(facts, t.id);
         const std::string reason = w && !w->blocked_reason.empty() ? w->blocked_reason : "no reason recorded";
         r.steps.insert(r.steps.begin(), "Unblock " + titled(t) + " — blocked: " + reason);
         r.summary = "Run blocked on " + t.id + ": " + reason;
-        r.action = checkpoint(t.id, "in_progress", "<what unblocked it>");
+        r.action = checkpoint(t.id, TaskStatus::InProgress, "<what unblocked it>");
         add_blocked_steps(plan, facts, r);
         return r;
     }
@@ -317,11 +317,11 @@ void add_entry_facts(LogFacts& f, const EntryText& e, std::size_t seq, const std
     if (id.empty() || is_bookkeeping_entry(id, evidence, notes)) return;
     ++f.work_entries;
     if (std::string ts(trim(e.timestamp)); !ts.empty()) f.newest_work = std::move(ts);
-    const std::string status = lower_ascii(trim(e.status));
+    WrittenStatus status(lower_ascii(trim(e.status)));
     TaskWork& w = f.tasks[id];
-    if (status == "blocked") w.blocked_reason = one_line(evidence.empty() ? notes : evidence, 200);
+    if (status.is(TaskStatus::Blocked)) w.blocked_reason = one_line(evidence.empty() ? notes : evidence, 200);
     if (!run_id.empty() && lower_ascii(trim(e.replay_id)) != run_id) return;
-    w.last_status = status;
+    w.last_status = std::move(status);
     w.last_seq = seq;
 }
 
@@ -351,7 +351,7 @@ LogFacts log_facts(NodeRef progress_root, const std::string& run_id) {
 std::string plan_outline_digest(const std::vector<PlanTaskOutline>& plan) {
     std::string text;
     for (const PlanTaskOutline& t : plan) {
-        text += t.id + '\x1f' + t.status + '\x1f' + t.title;
+        text += t.id + '\x1f' + t.status.word() + '\x1f' + t.title;
         for (const std::string& d : t.depends_on) text += '\x1f' + d;
         text += '\x1e';
     }

@@ -21,7 +21,7 @@ nlohmann::json log_json(const ApplyResult& r) {
 nlohmann::json run_json(const ApplyResult& r) {
     if (!r.process) return nullptr;
     const ProcessResult& p = *r.process;
-    return {{"status", r.status},
+    return {{"status", status_name(r.status.value())},
             {"exit_code", p.exit_code},
             {"signal", p.term_signal ? nlohmann::json(signal_name(*p.term_signal)) : nlohmann::json(nullptr)},
             {"timed_out", p.timed_out},

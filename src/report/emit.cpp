@@ -80,7 +80,7 @@ nlohmann::json task_json(const nlohmann::json& task, const std::vector<std::stri
             {"title", member("title", "")},
             {"steps", member("steps", nlohmann::json::array())},
             {"acceptance", member("acceptance", nlohmann::json::array())},
-            {"status", member("status", "pending")},
+            {"status", member("status", status_name(TaskStatus::Pending))},
             {"depends_on", deps}};
 }
 

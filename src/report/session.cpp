@@ -16,7 +16,7 @@ nlohmann::json sorted_list(const std::vector<YamlValue>& values) {
 }
 
 nlohmann::json summary_json(const TaskSummary& t) {
-    return {{"id", t.id}, {"title", t.title}, {"status", t.status}, {"depends_on", t.depends_on}};
+    return {{"id", t.id}, {"title", t.title}, {"status", t.status.word()}, {"depends_on", t.depends_on}};
 }
 
 }  // namespace
@@ -59,7 +59,7 @@ nlohmann::json progress_add_json(const ProgressAddResult& r, const WorkspacePath
     return {{"workspace", ws.root},
             {"entry", sorted_json(r.entry)},  // keys sorted, as the reference prints them
             {"task_exists_in_plan", r.task_exists_in_plan},
-            {"plan_status", r.meta_task ? nlohmann::json() : nlohmann::json(r.plan_status)},
+            {"plan_status", r.meta_task ? nlohmann::json() : nlohmann::json(r.plan_status.word())},
             {"warnings", r.warnings}};
 }
 
@@ -80,7 +80,7 @@ nlohmann::json checkpoint_json(const CheckpointResult& r, const WorkspacePaths& 
             {"validated", true},
             {"workspace", ws.root},
             {"plan_status", status},
-            {"previous_status", r.previous_status},
+            {"previous_status", r.previous_status.word()},
             {"checkpoint", "checkpoint: " + task + " -> " + status + " at " + r.timestamp},
             {"checkpoint_at", r.timestamp},
             {"replay_id", r.replay_id},
@@ -98,8 +98,8 @@ std::string unsettled_warning(const std::vector<UnsettledTask>& unsettled) {
 nlohmann::json handoff_json(const HandoffResult& r, const WorkspacePaths& ws) {
     nlohmann::json unsettled = nlohmann::json::array();
     for (const UnsettledTask& t : r.unsettled) {
-        unsettled.push_back({{"id", t.id}, {"title", t.title}, {"plan_status", t.plan_status},
-                             {"last_status", t.last_status}});
+        unsettled.push_back({{"id", t.id}, {"title", t.title}, {"plan_status", t.plan_status.word()},
+                             {"last_status", t.last_status.word()}});
     }
     const std::string warning = unsettled_warning(r.unsettled);
     return {{"workspace", ws.root},
@@ -130,9 +130,9 @@ nlohmann::json plan_view_json(const PlanView& v) {
 
 nlohmann::json task_detail_json(const TaskDetail& d) {
     nlohmann::json deps = nlohmann::json::array();
-    for (const TaskDependency& dep : d.dependencies) deps.push_back({{"id", dep.id}, {"status", dep.status}});
+    for (const TaskDependency& dep : d.dependencies) deps.push_back({{"id", dep.id}, {"status", dep.status.word()}});
     nlohmann::json task = sorted_json(d.task);
-    task["status"] = d.summary.status;
+    task["status"] = d.summary.status.word();
     return {{"tasks", nlohmann::json::array({task})},
             {"dependencies", deps},
             {"dependents", d.dependents},

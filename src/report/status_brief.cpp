@@ -59,7 +59,7 @@ std::vector<Section> sections_of(const ResumeBrief& b) {
         out.push_back({"run", run, {}});
         std::string current = "Current: none";
         if (b.current) {
-            current = "Current: " + task_text(*b.current) + " [" + b.current->status + "]";
+            current = "Current: " + task_text(*b.current) + " [" + b.current->status.word() + "]";
             if (!b.current->note.empty()) current += " — " + b.current->note;
         }
         out.push_back({"current", current, {}});
@@ -160,7 +160,7 @@ nlohmann::json brief_json(const ResumeBrief& b, const FittedBrief& fit, std::siz
         return it == fit.items.end() ? std::size_t{0} : it->second.first;
     };
     const auto task = [](const BriefTask& t) {
-        json j{{"id", line(t.id)}, {"title", line(t.title)}, {"status", line(t.status)}};
+        json j{{"id", line(t.id)}, {"title", line(t.title)}, {"status", line(t.status.word())}};
         if (!t.note.empty()) j["note"] = line(t.note);
         return j;
     };

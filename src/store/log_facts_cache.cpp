@@ -28,7 +28,7 @@ std::string encode_header(const std::string& run_id, const LogFacts& f) {
 }
 
 void encode_task(std::string& out, const std::string& id, const TaskWork& w) {
-    for (const std::string* field : {&id, &w.last_status}) {
+    for (const std::string* field : {&id, &w.last_status.word()}) {
         append_cache_field(out, *field);
         out += ' ';
     }
@@ -66,7 +66,7 @@ bool decode_header(std::span<const std::string_view> fields, std::string& run_id
 bool is_task_line(std::span<const std::string_view> fields) { return fields.size() == 4 && is_count(fields[2]); }
 
 TaskWork task_of(std::span<const std::string_view> fields) {
-    return {cache_field_text(fields[1]), count_of(fields[2]), cache_field_text(fields[3])};
+    return {WrittenStatus(cache_field_text(fields[1])), count_of(fields[2]), cache_field_text(fields[3])};
 }
 
 // The facts and the run id they were computed for.

@@ -79,7 +79,7 @@ bool well_escaped(std::string_view field) {
 std::string encode_index(const PlanIndex& index) {
     std::string out;
     for (const PlanTaskInfo& t : index.tasks) {
-        append_escaped(out, t.status);
+        append_escaped(out, t.status.word());
         out += ' ';
         append_escaped(out, t.id);
         out += '\n';
@@ -127,7 +127,7 @@ std::optional<PlanIndex> decode_index(std::string_view body) {
     index.plan_exists = true;
     const bool ok = for_each_line_fields(body, [&](std::vector<std::string>& f) {
         if (f.size() != 2) return false;
-        index.tasks.push_back({std::move(f[1]), std::move(f[0])});
+        index.tasks.push_back({std::move(f[1]), WrittenStatus(std::move(f[0]))});
         return true;
     });
     return ok ? std::optional(std::move(index)) : std::nullopt;
@@ -137,7 +137,7 @@ std::optional<PlanIndex> decode_index(std::string_view body) {
 std::string encode_outline(const std::vector<PlanTaskOutline>& tasks) {
     std::string out;
     for (const PlanTaskOutline& t : tasks) {
-        append_escaped(out, t.status);
+        append_escaped(out, t.status.word());
         out += ' ';
         append_escaped(out, t.id);
         out += ' ';
@@ -155,7 +155,7 @@ std::optional<std::vector<PlanTaskOutline>> decode_outline(std::string_view body
     std::vector<PlanTaskOutline> tasks;
     const bool ok = for_each_line_fields(body, [&](std::vector<std::string>& f) {
         if (f.size() < 3 || f[0].empty()) return false;
-        tasks.push_back({std::move(f[1]), std::move(f[0]), {f.begin() + 3, f.end()}, std::move(f[2])});
+        tasks.push_back({std::move(f[1]), WrittenStatus(std::move(f[0])), {f.begin() + 3, f.end()}, std::move(f[2])});
         return true;
     });
     return ok ? std::optional(std::move(tasks)) : std::nullopt;

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <thread>
 
+#include "small/base/path.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/local_work.hpp"
 #include "small/model/replay_id.hpp"
@@ -217,14 +218,13 @@ Status publish_files(const FileSystem& fs, const std::vector<ChangeJournalFile>&
     return ok_status();
 }
 
-std::string parent_of(const std::string& path) { return path.substr(0, path.find_last_of('/')); }
 
 // Paths and parents of a move: inside the workspace's `.small*` folders, no
 // symbolic link on the way (ensure_directory walks and checks; the parents
 // of an existing `from` exist, so nothing is created for it).
 Status check_move_parents(const FileSystem& fs, const WorkspacePaths& ws, const PathMove& m) {
-    if (Status s = ensure_directory(fs, ws, parent_of(m.from)); !s) return s;
-    return m.to.empty() ? ok_status() : ensure_directory(fs, ws, parent_of(m.to));
+    if (Status s = ensure_directory(fs, ws, parent_path(m.from)); !s) return s;
+    return m.to.empty() ? ok_status() : ensure_directory(fs, ws, parent_path(m.to));
 }
 
 // One step of PathMove (see the header); repeating a finished step is a no-op.

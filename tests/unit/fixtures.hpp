@@ -222,7 +222,7 @@ inline PlanRequest plan_req() {
     return r;
 }
 
-inline CheckpointRequest checkpoint_req(const std::string& task, const std::string& status) {
+inline CheckpointRequest checkpoint_req(const std::string& task, TaskStatus status) {
     CheckpointRequest r;
     r.task = task;
     r.status = status;

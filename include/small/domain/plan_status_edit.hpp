@@ -19,6 +19,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/doc/yaml_writer.hpp"
+#include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/plan_cache.hpp"
 
@@ -27,7 +28,7 @@ namespace small {
 struct PlanStatusEdit {
     std::string text;             // the plan text with the new status
     PlanIndex index;              // the plan's tasks, the edited one with its new status
-    std::string previous_status;  // the task's status before (trimmed, lower-cased; blank is "pending")
+    WrittenStatus previous_status;  // the task's status before (trimmed, lower-cased; blank is pending)
     std::string old_stamp;        // the plan file's version stamp the edit was made from ("" unknown)
     std::vector<std::pair<std::string, SourceRange>> spans;  // status values in `text`; empty: unknown
 };
@@ -37,11 +38,11 @@ struct PlanStatusEdit {
 // parsed plan. Errors: those of load_valid_plan_document; a task the plan
 // does not have (unknown_task_error).
 Result<PlanStatusEdit> plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, const std::string& id,
-                                        std::string_view status);
+                                        TaskStatus status);
 
 // After the edit is written (under the lock): the plan caches describe the
 // file as it now is. Best effort.
 void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, const PlanStatusEdit& edit,
-                               const std::string& id, std::string_view status);
+                               const std::string& id, TaskStatus status);
 
 }  // namespace small

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,13 +14,20 @@
 #include "small/base/timestamp.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/layout.hpp"
+#include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
 
 namespace small {
 
-// The five progress statuses, in the order messages list them.
-inline constexpr std::string_view kProgressStatuses[] = {"pending", "in_progress", "completed", "blocked",
-                                                         "cancelled"};
+// The --task and --status flags of a command that records a task's status
+// (progress add, checkpoint), checked in the order it reports them: a blank
+// task, then a status (trimmed, case-insensitive) that is not `allowed`.
+struct StatusFlagRule {
+    std::span<const TaskStatus> allowed;
+    std::string_view blank_task;  // the Usage message for a blank --task
+    std::string_view must_be;     // the allowed words as "invalid status" names them
+};
+Result<TaskStatus> parse_status_flag(std::string_view task, std::string_view status, const StatusFlagRule& rule);
 
 // --at / --after, parsed (both given, or a bad value: Usage errors).
 struct EntryTime {
@@ -42,8 +50,10 @@ struct EntryFields {
 
 // task_id, status, the given fields that are not blank (in schema order;
 // `default_evidence` when no evidence field is given, so D9 holds) and
-// replayId when `run_id` is not empty.
-YamlValue build_progress_entry(const std::string& task, const std::string& status, const EntryFields& fields,
+// replayId when `run_id` is not empty. A plan edit records the task's
+// status as the plan has it, which may be a word of its own (the entry
+// check then refuses it): hence a written status, not only the five.
+YamlValue build_progress_entry(const std::string& task, const WrittenStatus& status, const EntryFields& fields,
                                std::string_view default_evidence, const std::string& run_id);
 
 // A new entry (without timestamp) checked alone, as a one-entry log stamped
@@ -65,7 +75,7 @@ struct DependencyGate {
 // `forced_note` is set). Starting one sets `warning`. Other statuses and
 // meta/ ids pass untouched. Reads the plan's outline (cached by its stamp).
 Result<DependencyGate> gate_on_dependencies(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
-                                           const std::string& status, bool force);
+                                            TaskStatus status, bool force);
 
 // `notes` with the gate's forced note in front ("forced: …; <notes>").
 std::optional<std::string> notes_with_forced(const std::optional<std::string>& notes, const DependencyGate& gate);

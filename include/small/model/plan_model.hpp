@@ -11,11 +11,9 @@
 #include "small/base/result.hpp"
 #include "small/doc/document.hpp"
 #include "small/doc/yaml_writer.hpp"
+#include "small/model/task_status.hpp"
 
 namespace small {
-
-// The five plan statuses (D6), in the order messages list them.
-inline constexpr std::string_view kPlanStatuses[] = {"pending", "in_progress", "completed", "blocked", "cancelled"};
 
 // The task keys the protocol and this tool read (others are kept, unread).
 inline constexpr std::string_view kTaskKeys[] = {"id",     "title",      "steps",       "acceptance",
@@ -28,10 +26,10 @@ std::optional<std::size_t> find_task(const YamlValue& plan, std::string_view id)
 // (0 when none); other ids are ignored and gaps are not reused.
 std::string next_task_id(const YamlValue& plan);
 
-// A task's status, trimmed and lower-cased; blank or missing means "pending".
-std::string task_status(const YamlValue& task);
+// A task's status, trimmed and lower-cased; blank or missing means pending.
+WrittenStatus task_status(const YamlValue& task);
 // The same rule on a status scalar's text.
-std::string normal_task_status(std::string_view raw);
+WrittenStatus normal_task_status(std::string_view raw);
 
 // Ids the task depends on: `depends_on` (D6), then `dependencies` (read as
 // an alias), duplicates dropped, in order.
@@ -48,7 +46,7 @@ std::vector<std::string> unmet_dependencies(const YamlValue& plan, std::string_v
 bool is_bookkeeping_entry(std::string_view task_id, std::string_view evidence, std::string_view notes);
 
 // Sets `status`, keeping the key's position when it exists.
-void set_task_status(YamlValue& task, std::string_view status);
+void set_task_status(YamlValue& task, TaskStatus status);
 
 // The task whose id is `id` in a parsed plan (a null ref when none).
 NodeRef find_task_node(const Document& plan, std::string_view id);
@@ -57,7 +55,7 @@ NodeRef find_task_node(const Document& plan, std::string_view id);
 // --auto-checkpoint). Replaces just the status scalar's bytes when it can be
 // located (comments and formatting kept, no re-emit); otherwise re-emits
 // the whole plan from its value.
-std::string plan_text_with_status(const Document& plan, NodeRef task, std::string_view status);
+std::string plan_text_with_status(const Document& plan, NodeRef task, TaskStatus status);
 
 // Adds `dep` to the dependencies of task `task_id` (into `depends_on`, or
 // into `dependencies` when only that key exists). Errors, in this order:

@@ -9,16 +9,21 @@
 #include <vector>
 
 #include "small/doc/document.hpp"
+#include "small/model/task_status.hpp"
 
 namespace small {
 
 // What `next_task` says when every task is done.
 inline constexpr std::string_view kRunCompleteText = "No active task (run complete)";
 
+// The statuses tasks_by_status always counts, in the order `status` prints them.
+inline constexpr TaskStatus kCountedStatuses[] = {TaskStatus::Pending, TaskStatus::InProgress, TaskStatus::Blocked,
+                                                  TaskStatus::Completed};
+
 struct PlanSummary {
     std::size_t total_tasks = 0;
-    // pending, in_progress, blocked and completed always present; any other
-    // status (cancelled, or a hand-written one) gets its own key.
+    // kCountedStatuses always present; any other status (cancelled, or a
+    // hand-written one) gets its own key, its word.
     std::map<std::string, std::size_t> tasks_by_status;
     // Pending tasks, in plan order, whose dependencies (depends_on or
     // dependencies, D6) all exist and are completed; at most `limit`.
@@ -27,13 +32,15 @@ struct PlanSummary {
     // else first pending; "" when none.
     std::string first_incomplete;
     bool all_done = false;  // tasks exist and every one is completed or cancelled
+
+    std::size_t count(TaskStatus status) const;  // 0 when no task has it
 };
 
 // What the summary needs of one task; every task of the plan has one, in
 // plan order (a task without a string id has an empty id).
 struct PlanTaskOutline {
     std::string id;
-    std::string status;                   // trimmed, lower-cased; blank is "pending"
+    WrittenStatus status;                 // trimmed, lower-cased; blank is pending
     std::vector<std::string> depends_on;  // depends_on then dependencies (D6), no repeats
     std::string title;                    // "" when absent or not a string
     bool operator==(const PlanTaskOutline&) const = default;

@@ -34,6 +34,7 @@
 #include "small/doc/document.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/plan_summary.hpp"
+#include "small/model/task_status.hpp"
 
 namespace small {
 
@@ -58,7 +59,7 @@ std::string cli_line(const NextAction& a);
 
 // What the progress log says about one task.
 struct TaskWork {
-    std::string last_status;     // newest work entry of the current run ("" = not started by an entry)
+    WrittenStatus last_status;   // newest work entry of the current run (empty: not started by an entry)
     std::size_t last_seq = 0;    // that entry's position in the log (larger = newer)
     std::string blocked_reason;  // evidence (else notes) of the newest entry that set it blocked, any run
     bool here = false;           // this checkout wrote work for it (store/local_work); not from the log
@@ -75,7 +76,8 @@ enum class ResumeKind {
 
 // A started (work entries, not settled) task, as the handoff lists it (D13).
 struct StartedTask {
-    std::string id, title, plan_status, last_status;
+    std::string id, title;
+    WrittenStatus plan_status, last_status;
     std::vector<std::string> waits_on;  // unmet dependencies (empty: ready)
     bool elsewhere = false;             // only other checkouts' entries started it (TaskWork::here)
 };

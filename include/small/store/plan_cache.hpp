@@ -21,6 +21,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/model/plan_summary.hpp"
+#include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
 #include "small/doc/yaml_writer.hpp"
 
@@ -28,7 +29,7 @@ namespace small {
 
 struct PlanTaskInfo {
     std::string id;
-    std::string status;  // trimmed, lower-cased; blank is "pending"
+    WrittenStatus status;  // trimmed, lower-cased; blank is pending
 };
 
 struct PlanIndex {

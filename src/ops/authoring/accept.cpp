@@ -5,6 +5,7 @@
 
 #include "small/base/path.hpp"
 #include "small/base/timestamp.hpp"
+#include "small/model/task_status.hpp"
 #include "small/domain/progress_entry.hpp"
 #include "small/store/progress_log.hpp"
 #include "small/store/workspace_change.hpp"
@@ -50,7 +51,7 @@ YamlValue accept_entry(DraftKind kind, const std::string& run_id) {
     const std::string name(draft_kind_name(kind));
     YamlValue entry = YamlValue::object();
     entry["task_id"] = "meta/accept-" + name;
-    entry["status"] = "completed";
+    entry["status"] = status_name(TaskStatus::Completed);
     entry["evidence"] = "Accepted draft " + name + " from " + draft_relative_path(kind);
     entry["notes"] = "small accept " + name;
     if (!run_id.empty()) entry["replayId"] = run_id;

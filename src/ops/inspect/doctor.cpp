@@ -284,8 +284,8 @@ private:
     void run_state() {
         const PlanSummary plan = summarize_plan(set_.root(ArtifactType::Plan), 0);
         if (plan.total_tasks == 0) return;
-        const auto count = [&plan](const char* s) { return plan.tasks_by_status.at(s); };
-        const std::size_t in_progress = count("in_progress"), pending = count("pending"), blocked = count("blocked");
+        const std::size_t in_progress = plan.count(TaskStatus::InProgress), pending = plan.count(TaskStatus::Pending),
+                          blocked = plan.count(TaskStatus::Blocked);
         DoctorStatus status = DoctorStatus::Ok;
         std::string suggestion;
         if (in_progress > 1) {
@@ -307,9 +307,9 @@ private:
         }
         add("Run State",
             status,
-            "Tasks: " + std::to_string(plan.total_tasks) + " total, " + std::to_string(count("completed")) +
-                " completed, " + std::to_string(in_progress) + " in_progress, " + std::to_string(pending) +
-                " pending, " + std::to_string(blocked) + " blocked",
+            "Tasks: " + std::to_string(plan.total_tasks) + " total, " +
+                std::to_string(plan.count(TaskStatus::Completed)) + " completed, " + std::to_string(in_progress) +
+                " in_progress, " + std::to_string(pending) + " pending, " + std::to_string(blocked) + " blocked",
             suggestion);
     }
 

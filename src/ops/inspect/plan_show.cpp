@@ -69,7 +69,7 @@ Result<TaskDetail> plan_show_task_command(const FileSystem& fs, const WorkspaceP
     d.summary = summary_of(d.task);
     for (const std::string& dep : d.summary.depends_on) {
         const std::optional<std::size_t> dep_at = find_task(*plan, dep);
-        d.dependencies.push_back({dep, dep_at ? task_status((*plan)["tasks"][*dep_at]) : std::string()});
+        d.dependencies.push_back({dep, dep_at ? task_status((*plan)["tasks"][*dep_at]) : WrittenStatus()});
     }
     for (const YamlValue& t : tasks_of(*plan)) {
         const TaskSummary s = summary_of(t);

@@ -36,7 +36,7 @@ void read_plan(const ResumeState& state, ResumeBrief& b) {
     const std::vector<PlanTaskOutline>& plan = state.plan;
     const PlanSummary summary = summarize_plan(plan, 0);
     b.total_tasks = summary.total_tasks;
-    b.completed_tasks = summary.tasks_by_status.at("completed");
+    b.completed_tasks = summary.count(TaskStatus::Completed);
     const auto find = [&](const std::string& id) {
         return std::find_if(plan.begin(), plan.end(), [&](const PlanTaskOutline& t) { return t.id == id; });
     };

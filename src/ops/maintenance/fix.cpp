@@ -4,6 +4,7 @@
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/doc/yaml_edit.hpp"
+#include "small/model/task_status.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/backup.hpp"
 #include "small/domain/progress_entry.hpp"
@@ -37,7 +38,7 @@ YamlValue layout_entry(const LayoutPlan& plan, const std::string& run_id) {
     if (!plan.deduped.empty()) notes += (notes.empty() ? "" : ", ") + std::string("deduped=") + std::to_string(plan.deduped.size());
     YamlValue e = YamlValue::object();
     e["task_id"] = "meta/reconcile-runtime-layout";
-    e["status"] = "completed";
+    e["status"] = status_name(TaskStatus::Completed);
     e["evidence"] = "Migrated legacy runtime layout to canonical stores (" + std::to_string(plan.migrations.size()) +
                     " migration(s), " + std::to_string(plan.deduped.size()) + " deduped file(s))";
     if (!notes.empty()) e["notes"] = notes;

@@ -257,7 +257,7 @@ Result<RunCheckoutResult> run_checkout_command(const FileSystem& fs, const Works
                    (out.previous_replay_id.empty() || out.previous_replay_id == out.replay_id
                         ? std::string()
                         : "; previous run " + out.previous_replay_id);
-    change.entries.push_back(build_progress_entry("meta/checkout", "completed", fields, "", out.replay_id));
+    change.entries.push_back(build_progress_entry("meta/checkout", TaskStatus::Completed, fields, "", out.replay_id));
     Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
     if (!committed) return committed.error();
     out.entry = committed->appended.front().entry;

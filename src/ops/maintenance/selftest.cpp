@@ -1,6 +1,7 @@
 #include "small/ops/maintenance/selftest.hpp"
 
 #include "small/model/layout.hpp"
+#include "small/model/task_status.hpp"
 #include "small/store/scratch_dir.hpp"
 
 namespace small {
@@ -30,11 +31,11 @@ std::vector<SelftestStep> selftest_steps(const std::string& dir, WorkspaceScope 
         {"init", {"init", "--dir", dir, "--intent", "SMALL selftest workspace"}},
         {"plan --add", {"plan", "--dir", dir, "--add", "Selftest task"}},
         {"progress add",
-         {"progress", "add", "--dir", dir, "--task", task, "--status", "in_progress", "--evidence",
-          "selftest: started " + task}},
+         {"progress", "add", "--dir", dir, "--task", task, "--status", std::string(status_name(TaskStatus::InProgress)),
+          "--evidence", "selftest: started " + task}},
         {"checkpoint",
-         {"checkpoint", "--dir", dir, "--task", task, "--status", "completed", "--evidence",
-          "selftest: finished " + task}},
+         {"checkpoint", "--dir", dir, "--task", task, "--status", std::string(status_name(TaskStatus::Completed)),
+          "--evidence", "selftest: finished " + task}},
         {"plan show", {"plan", "show", "--dir", dir}},
         {"progress list", {"progress", "list", "--dir", dir}},
         {"handoff", {"handoff", "--dir", dir, "--summary", "Selftest handoff"}},

@@ -111,7 +111,8 @@ std::optional<std::string> output_tail(const HeadTailCapture& c, bool& cut) {
 
 // What the entries say about a finished run.
 struct Outcome {
-    std::string status, evidence, notes, exit_evidence;
+    TaskStatus status = TaskStatus::Blocked;
+    std::string evidence, notes, exit_evidence;
     std::string withheld_evidence;  // --auto-progress without the output
 };
 
@@ -128,7 +129,7 @@ std::string how_it_ended(const ProcessResult& p, const ApplyRequest& req) {
 Outcome describe(const ProcessResult& p, const ApplyRequest& req, std::vector<std::string>& warnings) {
     Outcome o;
     const int code = p.exit_code;
-    o.status = code == 0 ? "completed" : "blocked";
+    o.status = code == 0 ? TaskStatus::Completed : TaskStatus::Blocked;
     const std::string end = how_it_ended(p, req);
     if (code == 0) {
         o.evidence = "Command completed successfully";
@@ -157,8 +158,8 @@ Outcome describe(const ProcessResult& p, const ApplyRequest& req, std::vector<st
     return o;
 }
 
-YamlValue make_entry(const std::string& task, const std::string& status, const std::string& evidence,
-                     const std::string& notes, const std::string& run_id, const std::optional<CommandLog>& log) {
+YamlValue make_entry(const std::string& task, TaskStatus status, const std::string& evidence, const std::string& notes,
+                     const std::string& run_id, const std::optional<CommandLog>& log) {
     EntryFields f;
     f.evidence = evidence;
     if (!notes.empty()) f.notes = notes;
@@ -212,7 +213,7 @@ Result<Prepared> prepare(const FileSystem& fs, const WorkspacePaths& ws, const M
     }
     Prepared p;
     if (!dry && !task.empty()) {
-        Result<DependencyGate> gate = gate_on_dependencies(fs, ws, task, "completed", req.force);
+        Result<DependencyGate> gate = gate_on_dependencies(fs, ws, task, TaskStatus::Completed, req.force);
         if (!gate) {
             Error e = gate.error();
             e.message += " (apply records the task completed when the command succeeds, so nothing was run)";
@@ -239,7 +240,7 @@ Result<Prepared> prepare(const FileSystem& fs, const WorkspacePaths& ws, const M
     probe.command_ref = std::string(kCommandLogsDirName) + "/" + std::string(64, '0') + "/commands/x.txt";
     const auto check = [&](const Prepared& q) {
         const std::optional<CommandLog> log = has_cmd ? entry_log(probe, q) : std::nullopt;
-        const std::string status = dry ? "pending" : "completed";
+        const TaskStatus status = dry ? TaskStatus::Pending : TaskStatus::Completed;
         const std::string notes = dry ? dry_run_notes(req.cmd, q) : "apply: exit code 0";
         return validate_now(make_entry(q.rec.task, status, "Command completed", notes, q.run_id, log), ws);
     };
@@ -299,7 +300,7 @@ Result<ApplyResult> dry_run(const FileSystem& fs, const WorkspacePaths& ws, cons
     }
     if (p->withhold_command) result.warnings.push_back(kWithheldCommand);
     Result<std::vector<YamlValue>> written =
-        append_entries(fs, ws, {make_entry(p->rec.task, "pending", "Dry-run: no command executed",
+        append_entries(fs, ws, {make_entry(p->rec.task, TaskStatus::Pending, "Dry-run: no command executed",
                                        dry_run_notes(req.cmd, *p), p->run_id, entry_log(result.log, *p))},
                        result.warnings);
     if (!written) return written.error();
@@ -314,7 +315,7 @@ Result<std::string> record_run(const FileSystem& fs, const WorkspacePaths& ws, c
                                const ApplyRequest& req, const Prepared& p, const Outcome& o, ApplyResult& result) {
     WorkspaceChange change;
     std::string run_id = session.run_replay_id;
-    const std::string forced = o.status == "completed" ? p.forced_note : std::string();
+    const std::string forced = o.status == TaskStatus::Completed ? p.forced_note : std::string();
     const std::string notes = forced.empty() ? o.notes : forced + "; " + o.notes;
     YamlValue checkpoint_entry;
     PlanIndex index;
@@ -438,7 +439,7 @@ Result<ApplyResult> apply_command(const FileSystem& fs, const WorkspacePaths& ws
         if (prepared.rec.start) {
             Result<std::vector<YamlValue>> written =
                 append_entries(fs, ws,
-                               {make_entry(prepared.rec.task, "in_progress", "Apply started",
+                               {make_entry(prepared.rec.task, TaskStatus::InProgress, "Apply started",
                                            "apply: execution started", prepared.run_id, entry_log(result.log, prepared))},
                                result.warnings, result.log ? result.log->at : *at);
             if (!written) return written.error();

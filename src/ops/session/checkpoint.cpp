@@ -1,8 +1,6 @@
 // `small checkpoint` (see the header).
 #include "small/ops/session/checkpoint.hpp"
 
-#include <algorithm>
-
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/model/plan_model.hpp"
@@ -14,16 +12,23 @@
 
 namespace small {
 
+namespace {
+
+constexpr StatusFlagRule kCheckpointFlags{kCheckpointStatuses, "--task must not be blank",
+                                          "completed, blocked, cancelled or in_progress"};
+
+}  // namespace
+
+Result<TaskStatus> parse_checkpoint_status(std::string_view task, std::string_view text) {
+    return parse_status_flag(task, text, kCheckpointFlags);
+}
+
 Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const WorkspacePaths& ws,
                                             const CheckpointRequest& req) {
+    // The flags as the edge checks them: a caller may pass a status checkpoint does not set.
+    if (Result<TaskStatus> s = parse_checkpoint_status(req.task, status_name(req.status)); !s) return s.error();
     const std::string task(trim(req.task));
-    if (task.empty()) return Error::usage("--task must not be blank");
-    const std::string status = lower_ascii(trim(req.status));
-    if (std::find(std::begin(kCheckpointStatuses), std::end(kCheckpointStatuses), status) ==
-        std::end(kCheckpointStatuses)) {
-        return Error::usage("invalid status \"" + req.status +
-                            "\" (must be completed, blocked, cancelled or in_progress)");
-    }
+    const TaskStatus status = req.status;
     Result<EntryTime> when = parse_entry_time(req.at, req.after);
     if (!when) return when.error();
 
@@ -66,7 +71,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
         result.warnings.push_back(ws.artifact_display(ArtifactType::Plan) +
                                   " changed while this command ran (a hand edit?), so its status edit was not "
                                   "applied; the progress entry was recorded. Set the status again: small checkpoint "
-                                  "--task " + task + " --status " + status);
+                                  "--task " + task + " --status " + std::string(status_name(status)));
     }
 
     result.entry = std::move(committed->appended.front().entry);

@@ -6,6 +6,7 @@
 #include "small/store/atomic_file.hpp"
 #include "small/store/progress_log.hpp"
 #include "small/model/replay_id.hpp"
+#include "small/model/task_status.hpp"
 #include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
@@ -223,7 +224,7 @@ Result<InitTemplates> render_templates(const FileSystem& fs, const WorkspacePath
 YamlValue init_entry(const InitResult& result) {
     YamlValue entry = YamlValue::object();
     entry["task_id"] = "meta/init";
-    entry["status"] = "completed";
+    entry["status"] = status_name(TaskStatus::Completed);
     entry["evidence"] = std::string(kInitEvidence);
     entry["command"] = "small init";
     // No path: the log travels with the repository (clones, worktrees, other machines).

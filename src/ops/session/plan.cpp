@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <map>
-#include <tuple>
 
 #include "small/store/plan_cache.hpp"
 #include "small/model/plan_model.hpp"
@@ -20,7 +19,7 @@ namespace small {
 namespace {
 
 // Without replayId: the run is pinned once the new plan is known.
-YamlValue plan_entry(const std::string& task, const std::string& status, const std::string& evidence,
+YamlValue plan_entry(const std::string& task, const WrittenStatus& status, const std::string& evidence,
                      const std::string& notes) {
     EntryFields fields;
     fields.evidence = evidence;
@@ -118,9 +117,9 @@ Status add_task(PlanEdits& e, const std::string& raw_title) {
     YamlValue task = YamlValue::object();
     task["id"] = id;
     task["title"] = title;
-    task["status"] = "pending";
+    set_task_status(task, TaskStatus::Pending);
     append_task(e, std::move(task));
-    record(e, plan_entry(id, "pending", "Added task " + id + " via small plan --add", title),
+    record(e, plan_entry(id, TaskStatus::Pending, "Added task " + id + " via small plan --add", title),
            "Added task " + id + ": " + title);
     return ok_status();
 }
@@ -168,16 +167,17 @@ Status append_items(PlanEdits& e, const std::vector<std::string>& raws, const ch
     return ok_status();
 }
 
-Status set_status(PlanEdits& e, const std::string& raw_id, const char* status, const char* flag,
+Status set_status(PlanEdits& e, const std::string& raw_id, TaskStatus status, const char* flag,
                   const WorkspacePaths& ws) {
     const std::string id(trim(raw_id));
     if (Status s = require_task(e, id, ws); !s) return s;
     set_task_status(task_at(e, id), status);
     e.status_set.push_back(id);
+    const std::string name(status_name(status));
     record(e,
-           plan_entry(id, status, "Updated task " + id + " to " + status + " via small plan " + flag,
+           plan_entry(id, status, "Updated task " + id + " to " + name + " via small plan " + flag,
                       std::string("small plan ") + flag),
-           "Marked task " + id + " as " + status);
+           "Marked task " + id + " as " + name);
     return ok_status();
 }
 
@@ -259,7 +259,7 @@ Result<YamlValue> field_value(const PlanInput& input, std::size_t i, std::string
         if (text.empty()) return input_error(input, v, item_path(i, key) + " must be a non-empty string");
         if (key != "status") return YamlValue(text);
         const std::string status = lower_ascii(text);
-        if (std::find(std::begin(kPlanStatuses), std::end(kPlanStatuses), status) == std::end(kPlanStatuses)) {
+        if (!parse_task_status(status)) {
             return input_error(input, v,
                                item_path(i, key) + " \"" + text +
                                    "\" is not a plan status: write pending, in_progress, completed, blocked or cancelled");
@@ -334,7 +334,7 @@ Result<YamlValue> new_task(const FromList& list, std::size_t i, const std::strin
     }
     YamlValue task = YamlValue::object();
     task["id"] = id;
-    task["status"] = "pending";
+    set_task_status(task, TaskStatus::Pending);
     for (std::size_t k = 0; k < item.size(); ++k) {
         const std::string key(item.key(k));
         if (key == "id") continue;
@@ -372,7 +372,7 @@ std::vector<std::string> update_task(YamlValue& task, const FromList& list, std:
 
 void merge_item(PlanEdits& e, const FromList& list, std::size_t i, YamlValue added) {
     const std::string id = added["id"].get<std::string>();
-    const std::string status = task_status(added);
+    const WrittenStatus status = task_status(added);
     const std::string title = added["title"].get<std::string>();
     if (list.items.item(i).find("status").valid()) e.status_set.push_back(id);
     append_task(e, std::move(added));
@@ -457,15 +457,15 @@ Status check_dependencies_met(PlanEdits& e, bool force) {
         checked.push_back(id);
         const std::vector<std::string> unmet = unmet_dependencies(e.plan, id);
         if (unmet.empty()) continue;
-        const std::string status = task_status(task_at(e, id));
-        if (status == "in_progress") {
+        const WrittenStatus status = task_status(task_at(e, id));
+        if (status.is(TaskStatus::InProgress)) {
             e.warnings.push_back("task " + id + " is in_progress but its dependencies " + joined(unmet) +
                                  " are not completed (D18); finish them first");
-        } else if (status == "completed" && force) {
+        } else if (status.is(TaskStatus::Completed) && force) {
             forced[id] = unmet;
             e.warnings.push_back("task " + id + " completed with dependencies " + joined(unmet) +
                                  " not completed (--force; the entry records it)");
-        } else if (status == "completed") {
+        } else if (status.is(TaskStatus::Completed)) {
             refused.push_back("task " + id + " (unmet: " + joined(unmet) + ")");
         }
     }
@@ -478,7 +478,7 @@ Status check_dependencies_met(PlanEdits& e, bool force) {
     }
     for (YamlValue& entry : e.entries) {
         const auto it = forced.find(entry["task_id"].get<std::string>());
-        if (it == forced.end() || entry["status"] != "completed") continue;
+        if (it == forced.end() || entry["status"] != status_name(TaskStatus::Completed)) continue;
         const std::string notes = entry.contains("notes") ? entry["notes"].get<std::string>() : "";
         entry["notes"] = notes + (notes.empty() ? "" : "; ") + "forced: dependencies " + joined(it->second) +
                          " not completed";
@@ -544,7 +544,8 @@ Status remove_task(PlanEdits& e, const std::string& raw_id, const FileSystem& fs
     }
     e.plan["tasks"] = std::move(kept);
     // D8: the task is gone, so the entry that records it uses a meta/ id.
-    record(e, plan_entry("meta/plan-remove", "completed", "Removed task " + id + " via small plan --remove", id),
+    record(e,
+           plan_entry("meta/plan-remove", TaskStatus::Completed, "Removed task " + id + " via small plan --remove", id),
            "Removed task " + id);
     return ok_status();
 }
@@ -566,14 +567,8 @@ Status apply_plan_flags(PlanEdits& e, const PlanRequest& req, const FileSystem& 
     if (Status s = append_items(e, req.acceptance, "acceptance", "--acceptance", "acceptance criterion", ws); !s) {
         return s;
     }
-    const std::tuple<const std::vector<std::string>*, const char*, const char*> flags[] = {
-        {&req.done, "completed", "--done"},
-        {&req.pending, "pending", "--pending"},
-        {&req.blocked, "blocked", "--blocked"},
-        {&req.in_progress, "in_progress", "--in-progress"},
-        {&req.cancel, "cancelled", "--cancel"}};
-    for (const auto& [ids, status, flag] : flags) {
-        for (const std::string& id : *ids) {
+    for (const auto& [ids, status, flag] : kPlanStatusFlags) {
+        for (const std::string& id : req.*ids) {
             if (Status s = set_status(e, id, status, flag, ws); !s) return s;
         }
     }
@@ -627,8 +622,8 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     edits.before = plan_index_of(edits.plan);
 
     if (req.reset) {
-        edits.entries.push_back(plan_entry("meta/plan-reset", "completed", "Reset plan.small.yml to the template",
-                                           "small plan --reset"));
+        edits.entries.push_back(plan_entry("meta/plan-reset", TaskStatus::Completed,
+                                           "Reset plan.small.yml to the template", "small plan --reset"));
         edits.messages.push_back("Plan reset to template");
     } else if (Status s = apply_plan_flags(edits, req, fs, ws, session->run_replay_id); !s) {
         return s.error();

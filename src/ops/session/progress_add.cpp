@@ -1,7 +1,6 @@
 // `small progress add` (see the header).
 #include "small/ops/session/progress_add.hpp"
 
-#include <algorithm>
 #include <cctype>
 
 #include "small/store/atomic_file.hpp"
@@ -17,16 +16,11 @@ namespace small {
 
 namespace {
 
-
-bool is_progress_status(std::string_view s) {
-    return std::find(std::begin(kProgressStatuses), std::end(kProgressStatuses), s) != std::end(kProgressStatuses);
-}
-
 // D14: a task the plan names (meta/ ids are bookkeeping and always allowed).
 // Reads the stamped task index, not the plan, so an append stays O(1).
 // Fills the result's plan fields and the "plan still says" warning.
-Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
-                  const std::string& status, ProgressAddResult& result) {
+Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
+                  ProgressAddResult& result) {
     if (result.meta_task) return ok_status();
     Result<PlanIndex> index = load_plan_index(fs, ws);
     if (!index) {
@@ -39,26 +33,28 @@ Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::str
     if (!t) return unknown_task_error(*index, task, ws);
     result.task_exists_in_plan = true;
     result.plan_status = t->status;
-    const bool settles = status == "completed" || status == "blocked" || status == "cancelled";
-    if (settles && t->status != status) {
-        result.warnings.push_back("the plan still says task " + task + " is " + t->status +
-                                  "; `small checkpoint --task " + task + " --status " + status +
+    if (is_settled(status) && !t->status.is(status)) {
+        result.warnings.push_back("the plan still says task " + task + " is " + t->status.word() +
+                                  "; `small checkpoint --task " + task + " --status " +
+                                  std::string(status_name(status)) +
                                   "` records the entry and sets the plan status together");
     }
     return ok_status();
 }
 
+constexpr StatusFlagRule kProgressAddFlags{kTaskStatuses, "task_id is required (--task must not be blank)",
+                                           "pending, in_progress, completed, blocked, or cancelled"};
+
 }  // namespace
+
+Result<TaskStatus> parse_progress_status(std::string_view task, std::string_view text) {
+    return parse_status_flag(task, text, kProgressAddFlags);
+}
 
 Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const WorkspacePaths& ws, const ProgressAddRequest& req) {
     // 1. Flag values (usage errors, nothing touched).
+    if (Result<TaskStatus> s = parse_progress_status(req.task, status_name(req.status)); !s) return s.error();
     const std::string task(trim(req.task));
-    if (task.empty()) return Error::usage("task_id is required (--task must not be blank)");
-    const std::string status = lower_ascii(trim(req.status));
-    if (!is_progress_status(status)) {
-        return Error::usage("invalid status \"" + req.status +
-                            "\" (must be pending, in_progress, completed, blocked, or cancelled)");
-    }
     Result<EntryTime> when = parse_entry_time(req.at, req.after);
     if (!when) return when.error();
 
@@ -71,17 +67,17 @@ Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const Works
     ProgressAddResult result;
     result.meta_task = task.rfind("meta/", 0) == 0;
     EntryFields fields{req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes};
-    YamlValue entry = build_progress_entry(task, status, fields, kDefaultProgressEvidence, session->run_replay_id);
+    YamlValue entry = build_progress_entry(task, req.status, fields, kDefaultProgressEvidence, session->run_replay_id);
     const std::string probe_stamp = format_timestamp_utc9(probe_instant(*when));
     if (Status v = validate_progress_entry(entry, probe_stamp, ws); !v) return v.error();
-    if (Status s = check_task(fs, ws, task, status, result); !s) return s.error();
+    if (Status s = check_task(fs, ws, task, req.status, result); !s) return s.error();
     Result<DependencyGate> gate =
-        result.task_exists_in_plan ? gate_on_dependencies(fs, ws, task, status, req.force) : DependencyGate{};
+        result.task_exists_in_plan ? gate_on_dependencies(fs, ws, task, req.status, req.force) : DependencyGate{};
     if (!gate) return gate.error();
     if (!gate->warning.empty()) result.warnings.push_back(gate->warning);
     if (!gate->forced_note.empty()) {
         fields.notes = notes_with_forced(req.notes, *gate);
-        entry = build_progress_entry(task, status, fields, kDefaultProgressEvidence, session->run_replay_id);
+        entry = build_progress_entry(task, req.status, fields, kDefaultProgressEvidence, session->run_replay_id);
         if (Status v = validate_progress_entry(entry, probe_stamp, ws); !v) return v.error();
     }
 

@@ -56,7 +56,7 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     fields.evidence = "Reset plan and handoff for a new run (intent and constraints kept)";
     fields.notes = "small reset";
     WorkspaceChange change;
-    change.entries.push_back(build_progress_entry("meta/reset", "completed", fields, "", result.replay_id));
+    change.entries.push_back(build_progress_entry("meta/reset", TaskStatus::Completed, fields, "", result.replay_id));
     change.files.push_back({ws.artifact_path(ArtifactType::Plan), plan_text});
     result.reset_files.push_back(artifact_file_name(ArtifactType::Plan));
     result.reset_files.push_back(artifact_file_name(ArtifactType::Handoff));

@@ -102,7 +102,8 @@ Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws
         EntryFields fields;
         fields.evidence = "Generated the run replay id during small start";
         fields.notes = "small start self-heal";
-        change.entries.push_back(build_progress_entry("meta/replayid-self-heal", "completed", fields, "", in.replay_id));
+        change.entries.push_back(
+            build_progress_entry("meta/replayid-self-heal", TaskStatus::Completed, fields, "", in.replay_id));
     }
     std::string workspace_text = pinned_workspace_text(*session, in.replay_id);
     if (!had_metadata && workspace_text.empty()) {

@@ -75,7 +75,7 @@ private:
     WorkspacePaths ws_;
 };
 
-CheckpointRequest checkpoint(const std::string& task, const std::string& status, bool force = false) {
+CheckpointRequest checkpoint(const std::string& task, TaskStatus status, bool force = false) {
     CheckpointRequest r;
     r.task = task;
     r.status = status;
@@ -84,7 +84,7 @@ CheckpointRequest checkpoint(const std::string& task, const std::string& status,
     return r;
 }
 
-ProgressAddRequest progress(const std::string& task, const std::string& status, bool force = false) {
+ProgressAddRequest progress(const std::string& task, TaskStatus status, bool force = false) {
     ProgressAddRequest r;
     r.task = task;
     r.status = status;
@@ -98,7 +98,7 @@ ProgressAddRequest progress(const std::string& task, const std::string& status, 
 TEST(DependencyGate, CheckpointCompletingBeforeDependenciesIsInvalidAndWritesNothing) {
     GateWorkspace w;
     const auto before = w.snapshot();
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint("task-4", "completed"));
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint("task-4", TaskStatus::Completed));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(r.error().message, std::string("its dependencies ") + kUnmet + " are not completed"))
@@ -111,7 +111,7 @@ TEST(DependencyGate, CheckpointCompletingBeforeDependenciesIsInvalidAndWritesNot
 
 TEST(DependencyGate, ForceRecordsTheUnmetDependenciesInTheNotes) {
     GateWorkspace w;
-    CheckpointRequest req = checkpoint("task-4", "completed", true);
+    CheckpointRequest req = checkpoint("task-4", TaskStatus::Completed, true);
     req.notes = "demo";
     Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -121,7 +121,7 @@ TEST(DependencyGate, ForceRecordsTheUnmetDependenciesInTheNotes) {
 
 TEST(DependencyGate, StartingBeforeDependenciesWarnsAndWrites) {
     GateWorkspace w;
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint("task-4", "in_progress"));
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint("task-4", TaskStatus::InProgress));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(r->warnings.size(), 1u);
     EXPECT_EQ(r->warnings[0], std::string("task-4 started before its dependencies are completed: ") + kUnmet +
@@ -131,19 +131,19 @@ TEST(DependencyGate, StartingBeforeDependenciesWarnsAndWrites) {
 
 TEST(DependencyGate, OtherStatusesAndReadyTasksPass) {
     GateWorkspace w;
-    for (const char* status : {"blocked", "cancelled"}) {
+    for (const TaskStatus status : {TaskStatus::Blocked, TaskStatus::Cancelled}) {
         Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint("task-4", status));
-        ASSERT_TRUE(r.ok()) << status << ": " << r.error().describe();
-        EXPECT_TRUE(r->warnings.empty()) << status;
+        ASSERT_TRUE(r.ok()) << status_name(status) << ": " << r.error().describe();
+        EXPECT_TRUE(r->warnings.empty()) << status_name(status);
     }
-    Result<CheckpointResult> ready = checkpoint_command(real_fs, w.ws(), checkpoint("task-3", "completed"));
+    Result<CheckpointResult> ready = checkpoint_command(real_fs, w.ws(), checkpoint("task-3", TaskStatus::Completed));
     ASSERT_TRUE(ready.ok()) << ready.error().describe();
     EXPECT_FALSE(ready->entry.contains("notes"));
 }
 
 TEST(DependencyGate, ForceWithoutUnmetDependenciesAddsNoNote) {
     GateWorkspace w;
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint("task-3", "completed", true));
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint("task-3", TaskStatus::Completed, true));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_FALSE(r->entry.contains("notes"));
 }
@@ -151,27 +151,30 @@ TEST(DependencyGate, ForceWithoutUnmetDependenciesAddsNoNote) {
 TEST(DependencyGate, ProgressAddIsGatedLikeCheckpoint) {
     GateWorkspace w;
     const auto before = w.snapshot();
-    Result<ProgressAddResult> refused = progress_add_command(real_fs, w.ws(), progress("task-4", "completed"));
+    Result<ProgressAddResult> refused =
+        progress_add_command(real_fs, w.ws(), progress("task-4", TaskStatus::Completed));
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(refused.error().message, kUnmet)) << refused.error().message;
     EXPECT_EQ(w.snapshot(), before);
 
-    Result<ProgressAddResult> started = progress_add_command(real_fs, w.ws(), progress("task-4", "in_progress"));
+    Result<ProgressAddResult> started =
+        progress_add_command(real_fs, w.ws(), progress("task-4", TaskStatus::InProgress));
     ASSERT_TRUE(started.ok()) << started.error().describe();
     ASSERT_EQ(started->warnings.size(), 1u);
     EXPECT_TRUE(contains(started->warnings[0], "task-4 started before its dependencies")) << started->warnings[0];
 
-    Result<ProgressAddResult> forced = progress_add_command(real_fs, w.ws(), progress("task-4", "completed", true));
+    Result<ProgressAddResult> forced =
+        progress_add_command(real_fs, w.ws(), progress("task-4", TaskStatus::Completed, true));
     ASSERT_TRUE(forced.ok()) << forced.error().describe();
     EXPECT_EQ(forced->entry["notes"].get<std::string>(), std::string("forced: dependencies ") + kUnmet + " not completed");
 }
 
 TEST(DependencyGate, MetaTasksAreNotGated) {
     GateWorkspace w;
-    Result<ProgressAddResult> r = progress_add_command(real_fs, w.ws(), progress("meta/review", "completed"));
+    Result<ProgressAddResult> r = progress_add_command(real_fs, w.ws(), progress("meta/review", TaskStatus::Completed));
     ASSERT_TRUE(r.ok()) << r.error().describe();
-    Result<DependencyGate> gate = gate_on_dependencies(real_fs, w.ws(), "meta/x", "completed", false);
+    Result<DependencyGate> gate = gate_on_dependencies(real_fs, w.ws(), "meta/x", TaskStatus::Completed, false);
     ASSERT_TRUE(gate.ok());
     EXPECT_TRUE(gate->unmet.empty());
 }
@@ -181,7 +184,7 @@ TEST(DependencyGate, AnUnknownDependencyIsUnmet) {
     std::string plan = kPlan;
     plan.replace(plan.find("[\"task-3\"]"), 10, "[\"task-9\"]");
     std::ofstream(w.ws().path_of("plan.small.yml"), std::ios::binary | std::ios::trunc) << plan;
-    Result<DependencyGate> gate = gate_on_dependencies(real_fs, w.ws(), "task-4", "completed", true);
+    Result<DependencyGate> gate = gate_on_dependencies(real_fs, w.ws(), "task-4", TaskStatus::Completed, true);
     ASSERT_TRUE(gate.ok()) << gate.error().describe();
     EXPECT_EQ(gate->unmet, (std::vector<std::string>{"task-2", "task-9"}));
     EXPECT_TRUE(contains(gate->forced_note, "task-9 (not in the plan)")) << gate->forced_note;
@@ -217,7 +220,7 @@ TEST(HonestTime, AnAppendAfterAFutureEntryNamesItAndGoesThrough) {
                  "    evidence: \"hand-written\"\n");
     const std::string log = read_text(w.ws().path_of("progress.small.yml"));
     const unsigned line = line_of(log, "2099-06-01");
-    Result<ProgressAddResult> r = progress_add_command(real_fs, w.ws(), progress("task-3", "in_progress"));
+    Result<ProgressAddResult> r = progress_add_command(real_fs, w.ws(), progress("task-3", TaskStatus::InProgress));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->timestamp, "2099-06-01T10:20:00.000000001Z");
     ASSERT_EQ(r->warnings.size(), 1u);
@@ -229,14 +232,14 @@ TEST(HonestTime, AnAppendAfterAFutureEntryNamesItAndGoesThrough) {
 
 TEST(HonestTime, AnAppendAfterPresentEntriesHasNoWarning) {
     GateWorkspace w;
-    Result<ProgressAddResult> r = progress_add_command(real_fs, w.ws(), progress("task-3", "in_progress"));
+    Result<ProgressAddResult> r = progress_add_command(real_fs, w.ws(), progress("task-3", TaskStatus::InProgress));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
 }
 
 TEST(HonestTime, AnExplicitFutureAtIsNotAForcedStamp) {
     GateWorkspace w;
-    ProgressAddRequest req = progress("task-3", "in_progress");
+    ProgressAddRequest req = progress("task-3", TaskStatus::InProgress);
     req.at = "2099-01-01T00:00:00.5Z";
     Result<ProgressAddResult> r = progress_add_command(real_fs, w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();

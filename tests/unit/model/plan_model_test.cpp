@@ -105,23 +105,29 @@ TEST(PlanModelFindTask, FirstOfDuplicateIdsWins) {
 // ------------------------------------------------------------ task_status
 
 TEST(PlanModelTaskStatus, TrimmedAndLowerCased) {
-    EXPECT_EQ(task_status(task("t", " In_Progress ")), "in_progress");
-    EXPECT_EQ(task_status(task("t", "COMPLETED")), "completed");
-    EXPECT_EQ(task_status(task("t", "\tBlocked\n")), "blocked");
-    EXPECT_EQ(task_status(task("t", "cancelled")), "cancelled");
+    EXPECT_EQ(task_status(task("t", " In_Progress ")).word(), "in_progress");
+    EXPECT_EQ(task_status(task("t", "COMPLETED")).word(), "completed");
+    EXPECT_EQ(task_status(task("t", "\tBlocked\n")).word(), "blocked");
+    EXPECT_EQ(task_status(task("t", "cancelled")).word(), "cancelled");
+}
+
+TEST(PlanModelTaskStatus, AWordOfItsOwnIsKept) {
+    const WrittenStatus review = task_status(task("t", " Review "));
+    EXPECT_EQ(review.word(), "review");
+    EXPECT_EQ(review.known(), std::nullopt);
 }
 
 TEST(PlanModelTaskStatus, BlankMissingOrNonStringMeansPending) {
-    EXPECT_EQ(task_status(task("t")), "pending");
-    EXPECT_EQ(task_status(task("t", "")), "pending");
-    EXPECT_EQ(task_status(task("t", "   ")), "pending");
+    EXPECT_EQ(task_status(task("t")).word(), "pending");
+    EXPECT_EQ(task_status(task("t", "")).word(), "pending");
+    EXPECT_EQ(task_status(task("t", "   ")).word(), "pending");
     YamlValue numeric = task("t");
     numeric["status"] = 3;
-    EXPECT_EQ(task_status(numeric), "pending");
+    EXPECT_EQ(task_status(numeric).word(), "pending");
     YamlValue null_status = task("t");
     null_status["status"] = nullptr;
-    EXPECT_EQ(task_status(null_status), "pending");
-    EXPECT_EQ(task_status(YamlValue("not a task")), "pending");
+    EXPECT_EQ(task_status(null_status).word(), "pending");
+    EXPECT_EQ(task_status(YamlValue("not a task")).word(), "pending");
 }
 
 TEST(PlanModelSetTaskStatus, KeepsTheKeyPositionOrAppendsIt) {
@@ -129,14 +135,14 @@ TEST(PlanModelSetTaskStatus, KeepsTheKeyPositionOrAppendsIt) {
     t["id"] = "task-1";
     t["status"] = "pending";
     t["title"] = "x";
-    set_task_status(t, "completed");
+    set_task_status(t, TaskStatus::Completed);
     EXPECT_EQ(keys_of(t), (Ids{"id", "status", "title"}));
     EXPECT_EQ(t["status"], "completed");
 
     YamlValue u = task("task-2");
-    set_task_status(u, "blocked");
+    set_task_status(u, TaskStatus::Blocked);
     EXPECT_EQ(keys_of(u), (Ids{"id", "title", "status"}));
-    EXPECT_EQ(task_status(u), "blocked");
+    EXPECT_EQ(task_status(u).word(), "blocked");
 }
 
 // ------------------------------------------------------------ task_dependencies

@@ -21,11 +21,11 @@ using Ids = std::vector<std::string>;
 using Outline = std::vector<PlanTaskOutline>;
 
 PlanTaskOutline task(const std::string& id, const std::string& status, const Ids& deps = {}) {
-    return {id, status, deps, "Title " + id};
+    return {id, WrittenStatus(status), deps, "Title " + id};
 }
 
 TaskWork work(const std::string& status, std::size_t seq, const std::string& reason = "") {
-    return {status, seq, reason};
+    return {WrittenStatus(status), seq, reason};
 }
 
 const PlanTaskOutline* find(const Outline& plan, const std::string& id) {
@@ -132,13 +132,13 @@ TEST(ResumePoint, ATaskOnlyAnotherCheckoutStartedIsNeverPreferred) {
     facts["task-3"] = work("completed", 6);
     facts["task-3"].here = true;
     Outline done = plan;
-    done[2].status = "completed";
+    done[2].status = TaskStatus::Completed;
     r = resume_point(done, facts);
     EXPECT_EQ(r.current, "task-4");
     EXPECT_FALSE(r.current_started);
 
     // Nothing else ready: theirs becomes current, to take over (start it here).
-    done[3].status = "cancelled";
+    done[3].status = TaskStatus::Cancelled;
     r = resume_point(done, facts);
     EXPECT_EQ(r.current, "task-2");
     EXPECT_EQ(arg_of(r.action, "status"), "in_progress");
@@ -215,9 +215,9 @@ TEST(LogFacts, PlanEditLinesAreNotWorkAndBlockersKeepTheirReasonAcrossRuns) {
     EXPECT_EQ(f.newest_work, "2026-01-01T00:00:03Z");
     EXPECT_EQ(f.tasks.count("t2"), 0u);  // the plan --add line is bookkeeping
     ASSERT_EQ(f.tasks.count("t1"), 1u);
-    EXPECT_EQ(f.tasks.at("t1").last_status, "");  // another run's work does not start it here
+    EXPECT_EQ(f.tasks.at("t1").last_status.word(), "");  // another run's work does not start it here
     EXPECT_EQ(f.tasks.at("t1").blocked_reason, "need a decision");
-    EXPECT_EQ(f.tasks.at("t3").last_status, "in_progress");
+    EXPECT_EQ(f.tasks.at("t3").last_status.word(), "in_progress");
     EXPECT_EQ(f.tasks.at("t3").last_seq, 3u);
 }
 
@@ -258,7 +258,7 @@ TEST(HandoffSource, ThePlanDigestFollowsWhatTheResumeDependsOn) {
     const Outline a = {task("a", "pending"), task("b", "pending", {"a"})};
     Outline b = a;
     EXPECT_EQ(plan_outline_digest(a), plan_outline_digest(b));
-    b[1].status = "completed";
+    b[1].status = TaskStatus::Completed;
     EXPECT_NE(plan_outline_digest(a), plan_outline_digest(b));
     b = a;
     b[1].depends_on.clear();
@@ -384,9 +384,9 @@ void follow(Scenario& s, const NextAction& a, std::size_t& seq) {
     ASSERT_EQ(a.tool, "checkpoint") << cli_line(a);
     const std::string id = task_of(a), status = arg_of(a, "status");
     for (PlanTaskOutline& t : s.plan) {
-        if (t.id == id) t.status = status;
+        if (t.id == id) t.status = WrittenStatus(status);
     }
-    s.facts[id].last_status = status;
+    s.facts[id].last_status = WrittenStatus(status);
     s.facts[id].last_seq = ++seq;
     s.facts[id].here = true;
 }
@@ -442,9 +442,9 @@ TEST(ResumePointProperty, AStartedTaskIsResumedOnlyWhenReadyAndBlockersShowTheir
         };
         if (!r.current.empty() && elsewhere(r.current)) {
             for (const PlanTaskOutline& t : s.plan) {
-                if (t.status == "blocked" || !is_ready(s.plan, t.id)) continue;
+                if (t.status.is(TaskStatus::Blocked) || !is_ready(s.plan, t.id)) continue;
                 const auto w = s.facts.find(t.id);
-                const bool blocked_by_work = w != s.facts.end() && w->second.last_status == "blocked";
+                const bool blocked_by_work = w != s.facts.end() && w->second.last_status.is(TaskStatus::Blocked);
                 ASSERT_TRUE(elsewhere(t.id) || blocked_by_work) << "round " << round << ": " << t.id << " was ready";
             }
         }

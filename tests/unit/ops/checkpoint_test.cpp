@@ -34,9 +34,11 @@ using namespace small::testing;
 
 TEST(Checkpoint, SetsTheStatusAndAppendsOneEntryInOneChange) {
     InitWorkspace w;
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", " Completed "));
+    const Result<TaskStatus> status = parse_checkpoint_status("task-1", " Completed ");  // trimmed, case-insensitive
+    ASSERT_TRUE(status.ok());
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", *status));
     ASSERT_TRUE(r.ok()) << r.error().describe();
-    EXPECT_EQ(r->previous_status, "pending");
+    EXPECT_EQ(r->previous_status.word(), "pending");
     EXPECT_EQ(r->replay_id, w.run_id());
     EXPECT_FALSE(r->pinned_run);
     EXPECT_EQ(r->entry.begin().key(), "timestamp");
@@ -46,7 +48,7 @@ TEST(Checkpoint, SetsTheStatusAndAppendsOneEntryInOneChange) {
     EXPECT_EQ(r->entry["evidence"], "unit tests pass");
     EXPECT_EQ(r->entry["replayId"], w.run_id());
 
-    EXPECT_EQ(task_status(plan_of(w)["tasks"][0]), "completed");
+    EXPECT_EQ(task_status(plan_of(w)["tasks"][0]).word(), "completed");
     const YamlValue entries = log_entries(w);
     ASSERT_EQ(entries.size(), 2u);
     EXPECT_EQ(entries[1], r->entry);
@@ -62,9 +64,9 @@ TEST(Checkpoint, ReplacesAnExistingStatusInPlaceKeepingComments) {
                              "  - id: \"task-1\"\n    title: \"Initial task\"  # keep me\n    status: pending\n"
                              "  - id: task-2\n    title: Second\n    status: 'pending'   # and me\n";
     write_text(w.file("plan.small.yml"), plan);
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", "completed"));
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", TaskStatus::Completed));
     ASSERT_TRUE(r.ok()) << r.error().describe();
-    EXPECT_EQ(r->previous_status, "pending");
+    EXPECT_EQ(r->previous_status.word(), "pending");
     std::string expected = plan;
     expected.replace(expected.find("'pending'"), 9, "\"completed\"");
     EXPECT_EQ(w.plan_bytes(), expected);
@@ -73,40 +75,50 @@ TEST(Checkpoint, ReplacesAnExistingStatusInPlaceKeepingComments) {
 
 TEST(Checkpoint, BlockedWithoutEvidenceGetsTheDefaultEvidence) {
     InitWorkspace w;
-    CheckpointRequest req = checkpoint_req("task-1", "blocked");
+    CheckpointRequest req = checkpoint_req("task-1", TaskStatus::Blocked);
     req.evidence.reset();
     Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->entry["evidence"], std::string(kDefaultCheckpointEvidence));
-    EXPECT_EQ(task_status(plan_of(w)["tasks"][0]), "blocked");
+    EXPECT_EQ(task_status(plan_of(w)["tasks"][0]).word(), "blocked");
 }
 
 TEST(Checkpoint, CancelledAndInProgressSetThePlanToo) {
     for (const char* status : {"cancelled", "in_progress", " Cancelled "}) {
         InitWorkspace w;
-        Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", status));
+        const Result<TaskStatus> parsed = parse_checkpoint_status("task-1", status);
+        ASSERT_TRUE(parsed.ok()) << status;
+        Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", *parsed));
         ASSERT_TRUE(r.ok()) << status << ": " << r.error().describe();
         const std::string want = lower_ascii(trim(status));
         EXPECT_EQ(r->entry["status"], want);
-        EXPECT_EQ(task_status(plan_of(w)["tasks"][0]), want);
+        EXPECT_EQ(task_status(plan_of(w)["tasks"][0]).word(), want);
     }
 }
 
 TEST(Checkpoint, StatusOutsideTheCheckpointStatusesIsUsage) {
-    InitWorkspace w;
-    const auto before = snapshot(w);
     for (const char* status : {"pending", "done", "canceled", ""}) {
-        Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", status));
+        const Result<TaskStatus> r = parse_checkpoint_status("task-1", status);
         ASSERT_FALSE(r.ok()) << status;
         EXPECT_EQ(r.error().kind, Error::Kind::Usage) << status;
+        EXPECT_EQ(r.error().message, "invalid status \"" + std::string(status) +
+                                         "\" (must be completed, blocked, cancelled or in_progress)");
     }
+    const Result<TaskStatus> blank_task = parse_checkpoint_status(" ", "done");  // the task is checked first
+    ASSERT_FALSE(blank_task.ok());
+    EXPECT_EQ(blank_task.error().message, "--task must not be blank");
+    InitWorkspace w;
+    const auto before = snapshot(w);
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", TaskStatus::Pending));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, Error::Kind::Usage);
     EXPECT_EQ(snapshot(w), before);
 }
 
 TEST(Checkpoint, UnknownTaskIsInvalidAndChangesNothing) {
     InitWorkspace w;
     const auto before = snapshot(w);
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-7", "completed"));
+    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-7", TaskStatus::Completed));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_EQ(snapshot(w), before);
@@ -116,7 +128,7 @@ TEST(Checkpoint, AtBeforeTheLastEntryIsInvalidAndFilesAreUnchanged) {
     InitWorkspace w;
     const std::string plan_before = w.plan_bytes();
     const std::string log_before = w.log_bytes();
-    CheckpointRequest req = checkpoint_req("task-1", "completed");
+    CheckpointRequest req = checkpoint_req("task-1", TaskStatus::Completed);
     req.at = "2001-01-01T00:00:00.000000001Z";
     Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), req);
     ASSERT_FALSE(r.ok());
@@ -129,7 +141,7 @@ TEST(Checkpoint, AtBeforeTheLastEntryIsInvalidAndFilesAreUnchanged) {
 
 TEST(Checkpoint, AtAfterTheLastEntryIsUsedExactly) {
     InitWorkspace w;
-    CheckpointRequest req = checkpoint_req("task-1", "completed");
+    CheckpointRequest req = checkpoint_req("task-1", TaskStatus::Completed);
     req.at = "2099-01-01T00:00:00.5Z";
     Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -152,7 +164,7 @@ Document parsed_plan(const InitWorkspace& w) {
 }
 
 // What the parse-based edit writes for the plan as it now is.
-std::string parsed_edit(const InitWorkspace& w, const std::string& id, const std::string& status) {
+std::string parsed_edit(const InitWorkspace& w, const std::string& id, TaskStatus status) {
     const Document doc = parsed_plan(w);
     return plan_text_with_status(doc, find_task_node(doc, id), status);
 }
@@ -171,7 +183,7 @@ void expect_outline_follows(const InitWorkspace& w) {
     ASSERT_EQ((*cached)->size(), parsed.size());
     for (std::size_t i = 0; i < parsed.size(); ++i) {
         EXPECT_EQ((**cached)[i].id, parsed[i].id);
-        EXPECT_EQ((**cached)[i].status, parsed[i].status) << parsed[i].id;
+        EXPECT_EQ((**cached)[i].status.word(), parsed[i].status.word()) << parsed[i].id;
         EXPECT_EQ((**cached)[i].depends_on, parsed[i].depends_on);
         EXPECT_EQ((**cached)[i].title, parsed[i].title);
     }
@@ -197,11 +209,11 @@ TEST(CheckpointEdit, EditsFromTheCachesWriteWhatAParseWrites) {
     }
     write_text(w.file("plan.small.yml"), plan);
     ASSERT_TRUE(load_plan_outline(real_fs, w.ws()).ok());
-    const std::vector<std::pair<std::string, std::string>> steps = {
-        {"task-3", "blocked"}, {"task-2", "in_progress"}, {"task-3", "cancelled"},
-        {"task-1", "completed"}, {"task-2", "blocked"}, {"task-3", "in_progress"}};
+    const std::vector<std::pair<std::string, TaskStatus>> steps = {
+        {"task-3", TaskStatus::Blocked},   {"task-2", TaskStatus::InProgress}, {"task-3", TaskStatus::Cancelled},
+        {"task-1", TaskStatus::Completed}, {"task-2", TaskStatus::Blocked},    {"task-3", TaskStatus::InProgress}};
     for (const auto& [id, status] : steps) {
-        SCOPED_TRACE(id + " " + status);
+        SCOPED_TRACE(id + " " + std::string(status_name(status)));
         const std::string expected = parsed_edit(w, id, status);
         Result<PlanStatusEdit> edit = plan_status_edit(real_fs, w.ws(), id, status);
         ASSERT_TRUE(edit.ok()) << edit.error().describe();
@@ -223,22 +235,22 @@ TEST(CheckpointEdit, ASpansCacheThatDoesNotFitIsIgnored) {
     PlanRequest setup = plan_req();
     setup.add = {"Second"};
     ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
-    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", "blocked")).ok());
+    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", TaskStatus::Blocked)).ok());
     const std::string stamp = *real_fs.version_stamp(w.file("plan.small.yml"));
     const std::string good = *plan_cache_body(w, kPlanSpansName);
-    const std::string expected = parsed_edit(w, "task-2", "in_progress");
+    const std::string expected = parsed_edit(w, "task-2", TaskStatus::InProgress);
     const std::size_t size = w.plan_bytes().size();
     for (const std::string& bad : {std::string("task-2 12\n"), std::string("task-2 x 9\n"),
                                    "task-2 " + std::to_string(size) + " 9\n", std::string("task-2 0 5\n"),
                                    good + "unterminated"}) {
         SCOPED_TRACE(bad);
         write_stamped_cache(real_fs, w.ws(), kPlanSpansName, stamp, bad);
-        Result<PlanStatusEdit> edit = plan_status_edit(real_fs, w.ws(), "task-2", "in_progress");
+        Result<PlanStatusEdit> edit = plan_status_edit(real_fs, w.ws(), "task-2", TaskStatus::InProgress);
         ASSERT_TRUE(edit.ok()) << edit.error().describe();
         EXPECT_EQ(edit->text, expected);
-        EXPECT_EQ(edit->previous_status, "blocked");
+        EXPECT_EQ(edit->previous_status.word(), "blocked");
     }
-    Result<PlanStatusEdit> unknown = plan_status_edit(real_fs, w.ws(), "task-9", "blocked");
+    Result<PlanStatusEdit> unknown = plan_status_edit(real_fs, w.ws(), "task-9", TaskStatus::Blocked);
     ASSERT_FALSE(unknown.ok());
     EXPECT_NE(unknown.error().message.find("task task-9 is not in"), std::string::npos) << unknown.error().message;
 }
@@ -259,7 +271,7 @@ TEST(PlanOutline, TheOutlineNearATaskIsItsLineAndItsDependencies) {
     ASSERT_TRUE(plan_cache_body(w, kPlanOutlineName));
     const auto ids = [](const std::vector<PlanTaskOutline>& tasks) {
         std::vector<std::string> out;
-        for (const PlanTaskOutline& t : tasks) out.push_back(t.id + "=" + t.status);
+        for (const PlanTaskOutline& t : tasks) out.push_back(t.id + "=" + t.status.word());
         return out;
     };
     for (int pass = 0; pass < 2; ++pass) {

@@ -53,7 +53,7 @@ TEST(Handoff, UnsettledTasksAreNamedNotRefused) {
 
     ProgressAddRequest add;
     add.task = "task-1";
-    add.status = "in_progress";
+    add.status = TaskStatus::InProgress;
     add.evidence = "started";
     add.lock_wait = milliseconds(2000);
     Result<ProgressAddResult> added = progress_add_command(real_fs, w.ws(), add);
@@ -65,8 +65,8 @@ TEST(Handoff, UnsettledTasksAreNamedNotRefused) {
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(r->unsettled.size(), 1u);
     EXPECT_EQ(r->unsettled[0].id, "task-1");
-    EXPECT_EQ(r->unsettled[0].plan_status, "pending");
-    EXPECT_EQ(r->unsettled[0].last_status, "in_progress");
+    EXPECT_EQ(r->unsettled[0].plan_status.word(), "pending");
+    EXPECT_EQ(r->unsettled[0].last_status.word(), "in_progress");
     const YamlValue written = load_value(w.file("handoff.small.yml"));
     EXPECT_EQ(written["resume"]["current_task_id"], "task-1");
     EXPECT_EQ(written["resume"]["next_steps"][0],
@@ -84,7 +84,7 @@ TEST(Handoff, UnsettledTasksAreNamedNotRefused) {
         << refused.error().message;
     EXPECT_EQ(w.read("handoff.small.yml"), handoff_before);
 
-    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", "completed")).ok());
+    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", TaskStatus::Completed)).ok());
     Result<HandoffResult> settled = handoff_command(real_fs, w.ws(), strict);
     ASSERT_TRUE(settled.ok()) << settled.error().describe();
     EXPECT_TRUE(settled->unsettled.empty());
@@ -174,7 +174,7 @@ TEST(Reset, StartsANewRunAndSnapshotsTheOldOne) {
     PlanRequest add = plan_req();
     add.add = {"Work of the first run"};
     ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
-    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", "completed")).ok());
+    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", TaskStatus::Completed)).ok());
     const std::string old_plan = w.plan_bytes();
     const std::string old_handoff = w.read("handoff.small.yml");
     const std::string old_intent = w.read("intent.small.yml");

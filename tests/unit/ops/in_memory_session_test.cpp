@@ -62,7 +62,7 @@ TEST_F(InMemorySession, InitPlanCheckpointHandoffNeedNoFolder) {
 
     CheckpointRequest done;
     done.task = task;
-    done.status = "completed";
+    done.status = TaskStatus::Completed;
     done.evidence = "parser tests pass";
     Result<CheckpointResult> checked = checkpoint_command(fs_, ws_, done);
     ASSERT_TRUE(checked) << checked.error().describe();
@@ -89,7 +89,7 @@ TEST_F(InMemorySession, AppendsStayAppendsInTheFake) {
     const std::string bytes_before = text("progress.small.yml");
     CheckpointRequest step;
     step.task = "task-2";
-    step.status = "in_progress";
+    step.status = TaskStatus::InProgress;
     ASSERT_TRUE(checkpoint_command(fs_, ws_, step));
     const std::optional<FileInfo> after = fs_.stat(log);
     ASSERT_TRUE(before && after);

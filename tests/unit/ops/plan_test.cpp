@@ -159,7 +159,7 @@ TEST(PlanCommand, CancelSettlesATaskAndLogsIt) {
     req.cancel = {"task-1"};
     Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
-    EXPECT_EQ(task_status(plan_of(w)["tasks"][0]), "cancelled");
+    EXPECT_EQ(task_status(plan_of(w)["tasks"][0]).word(), "cancelled");
     ASSERT_EQ(r->entries.size(), 1u);
     EXPECT_EQ(r->entries[0]["status"], "cancelled");
     EXPECT_EQ(r->entries[0]["task_id"], "task-1");
@@ -174,7 +174,7 @@ TEST(PlanCommand, TitleRenamesTheTemplateTaskAndKeepsItsStatus) {
     ASSERT_TRUE(r.ok()) << r.error().describe();
     const YamlValue task = plan_of(w)["tasks"][0];
     EXPECT_EQ(task["title"], "Review the layout");
-    EXPECT_EQ(task_status(task), "pending");
+    EXPECT_EQ(task_status(task).word(), "pending");
     ASSERT_EQ(r->entries.size(), 1u);
     EXPECT_EQ(r->entries[0]["notes"], "Review the layout");
     EXPECT_EQ(r->messages, (std::vector<std::string>{"Retitled task task-1: Review the layout"}));
@@ -236,7 +236,7 @@ TEST(PlanCommand, RemoveIsRefusedWhileTheRunsEntriesOrOtherTasksNameIt) {
 
     // Entries of another run do not count: task-1 is named by this run's
     // checkpoint, and after a reset (template plan, new run) it can go.
-    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", "completed")).ok());
+    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", TaskStatus::Completed)).ok());
     ASSERT_TRUE(reset_command(real_fs, w.ws(), reset_req()).ok());
     req.remove = {"task-1"};
     req.add = {"The new run's task"};  // the plan keeps one task
@@ -364,7 +364,7 @@ TEST(PlanCommand, SeveralFlagsAreOneChangeWithOneEntryEach) {
     EXPECT_EQ(r->entries[2]["task_id"], "task-2");
     for (const YamlValue& e : r->entries) EXPECT_EQ(e["replayId"], w.run_id());
     const YamlValue plan = plan_of(w);
-    EXPECT_EQ(task_status(plan["tasks"][0]), "in_progress");
+    EXPECT_EQ(task_status(plan["tasks"][0]).word(), "in_progress");
     EXPECT_EQ(task_dependencies(plan["tasks"][1]), std::vector<std::string>{"task-1"});
     EXPECT_EQ(log_entries(w).size(), 4u);
     EXPECT_FALSE(fs::exists(w.root_path(kChangeJournalName)));
@@ -399,10 +399,10 @@ TEST(PlanCommand, RepeatedFlagsWriteAWholePlanInOneChange) {
     const YamlValue& t2 = plan["tasks"][*find_task(plan, "task-2")];
     EXPECT_EQ(strings_of(t2["steps"]), (std::vector<std::string>{"Write the lexer", "Write the parser"}));
     EXPECT_EQ(strings_of(t2["acceptance"]), std::vector<std::string>{"Parses every example"});
-    EXPECT_EQ(task_status(t2), "in_progress");
+    EXPECT_EQ(task_status(t2).word(), "in_progress");
     EXPECT_EQ(task_dependencies(plan["tasks"][*find_task(plan, "task-4")]),
               (std::vector<std::string>{"task-2", "task-3"}));
-    EXPECT_EQ(task_status(plan["tasks"][0]), "completed");
+    EXPECT_EQ(task_status(plan["tasks"][0]).word(), "completed");
     // 3 adds, 2 step entries (one per task), 1 acceptance, done, in-progress, 2 depends.
     ASSERT_EQ(r->entries.size(), 10u);
     EXPECT_EQ(log_entries(w).size(), 11u);
@@ -538,7 +538,7 @@ TEST(PlanCommand, ForceCompletesAndTheEntryRecordsTheUnmetDependencies) {
     ASSERT_EQ(r->warnings.size(), 1u);
     EXPECT_TRUE(contains(r->warnings[0], "task-1")) << r->warnings[0];
     EXPECT_TRUE(is_bookkeeping_entry("task-2", r->entries[0]["evidence"].get<std::string>(), notes));
-    EXPECT_EQ(task_status(plan_of(w)["tasks"][1]), "completed");
+    EXPECT_EQ(task_status(plan_of(w)["tasks"][1]).word(), "completed");
 }
 
 TEST(PlanCommand, StartingATaskWithUnmetDependenciesWritesAndWarns) {
@@ -553,7 +553,7 @@ TEST(PlanCommand, StartingATaskWithUnmetDependenciesWritesAndWarns) {
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(r->warnings.size(), 1u);
     EXPECT_TRUE(contains(r->warnings[0], "task-2 is in_progress but its dependencies task-1")) << r->warnings[0];
-    EXPECT_EQ(task_status(plan_of(w)["tasks"][1]), "in_progress");
+    EXPECT_EQ(task_status(plan_of(w)["tasks"][1]).word(), "in_progress");
 }
 
 TEST(PlanFrom, YamlListAppendsNewTasksAndUpdatesExistingOnesFieldByField) {
@@ -619,7 +619,7 @@ TEST(PlanFrom, JsonListAndAWholePlanMappingAreAccepted) {
     req.from = input(R"([{"title": "Parse"}, {"id": "task-1", "status": "completed"}])", "tasks.json");
     Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
-    EXPECT_EQ(task_status(plan_of(w)["tasks"][0]), "completed");
+    EXPECT_EQ(task_status(plan_of(w)["tasks"][0]).word(), "completed");
     EXPECT_EQ(plan_of(w)["tasks"][1]["title"], "Parse");
 
     req.from = input("small_version: \"1.0.0\"\nowner: agent\ntasks:\n  - title: Third\n");

@@ -35,7 +35,7 @@ using namespace small::testing;
 
 namespace resume_facts {
 
-Result<ProgressAddResult> add_entry(const InitWorkspace& w, const std::string& task, const std::string& status,
+Result<ProgressAddResult> add_entry(const InitWorkspace& w, const std::string& task, TaskStatus status,
                                     const std::string& evidence) {
     ProgressAddRequest add;
     add.task = task;
@@ -60,7 +60,7 @@ void expect_facts_match_the_log(const InitWorkspace& w) {
     ASSERT_EQ(cached->tasks.size(), full.tasks.size());
     for (const auto& [id, f] : full.tasks) {
         const TaskWork& c = cached->tasks.at(id);
-        EXPECT_EQ(c.last_status, f.last_status) << id;
+        EXPECT_EQ(c.last_status.word(), f.last_status.word()) << id;
         EXPECT_EQ(c.last_seq, f.last_seq) << id;
         EXPECT_EQ(c.blocked_reason, f.blocked_reason) << id;
     }
@@ -72,9 +72,9 @@ TEST(ResumeFacts, AnAppendAdvancesTheCachedFactsToWhatAFullReadGives) {
     setup.add = {"Second", "Third"};
     ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
     ASSERT_TRUE(cached_log_facts(real_fs, w.ws(), w.run_id()).ok());  // the cache exists from here on
-    ASSERT_TRUE(add_entry(w, "task-2", "in_progress", "begun").ok());
-    ASSERT_TRUE(add_entry(w, "task-1", "blocked", "need a decision").ok());
-    ASSERT_TRUE(add_entry(w, "meta/note", "completed", "bookkeeping").ok());
+    ASSERT_TRUE(add_entry(w, "task-2", TaskStatus::InProgress, "begun").ok());
+    ASSERT_TRUE(add_entry(w, "task-1", TaskStatus::Blocked, "need a decision").ok());
+    ASSERT_TRUE(add_entry(w, "meta/note", TaskStatus::Completed, "bookkeeping").ok());
 
     const std::optional<std::string> stamp = real_fs.version_stamp(w.file("progress.small.yml"));
     ASSERT_TRUE(stamp);
@@ -104,7 +104,7 @@ TEST(ResumeFacts, AppendsAddTaskLinesAndACompactionKeepsTheCacheSmall) {
     ASSERT_TRUE(cached_log_facts(real_fs, w.ws(), w.run_id()).ok());
     const std::string first = facts_cache(w);
     const std::size_t full_lines = std::count(first.begin(), first.end(), '\n');
-    ASSERT_TRUE(add_entry(w, "task-1", "blocked", "needs a\\decision\nfrom ops").ok());
+    ASSERT_TRUE(add_entry(w, "task-1", TaskStatus::Blocked, "needs a\\decision\nfrom ops").ok());
     std::string body = facts_cache(w);
     EXPECT_NE(body.find("\n+\n"), std::string::npos) << body;
     EXPECT_EQ(static_cast<std::size_t>(std::count(body.begin(), body.end(), '\n')), full_lines + 2) << body;
@@ -113,7 +113,8 @@ TEST(ResumeFacts, AppendsAddTaskLinesAndACompactionKeepsTheCacheSmall) {
     bool compacted = false;
     for (int i = 0; i < 80; ++i) {
         const std::string task = "task-" + std::to_string(1 + i % 3);
-        ASSERT_TRUE(add_entry(w, task, i % 4 == 0 ? "blocked" : "in_progress", "step " + std::to_string(i)).ok());
+        const TaskStatus status = i % 4 == 0 ? TaskStatus::Blocked : TaskStatus::InProgress;
+        ASSERT_TRUE(add_entry(w, task, status, "step " + std::to_string(i)).ok());
         body = facts_cache(w);
         ASSERT_FALSE(body.empty()) << "advanced, not dropped, at " << i;
         most_lines = std::max<std::size_t>(most_lines, std::count(body.begin(), body.end(), '\n'));
@@ -132,9 +133,9 @@ TEST(ResumeFacts, ACorruptOrStaleCacheIsIgnored) {
     PlanRequest setup = plan_req();
     setup.add = {"Second"};
     ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
-    ASSERT_TRUE(add_entry(w, "task-1", "in_progress", "begun").ok());
+    ASSERT_TRUE(add_entry(w, "task-1", TaskStatus::InProgress, "begun").ok());
     ASSERT_TRUE(cached_log_facts(real_fs, w.ws(), w.run_id()).ok());
-    ASSERT_TRUE(add_entry(w, "task-2", "in_progress", "begun").ok());
+    ASSERT_TRUE(add_entry(w, "task-2", TaskStatus::InProgress, "begun").ok());
     const std::string good = facts_cache(w);
     ASSERT_NE(good.find("\n+\n"), std::string::npos);
     const std::string stamp = *real_fs.version_stamp(w.file("progress.small.yml"));
@@ -148,7 +149,7 @@ TEST(ResumeFacts, ACorruptOrStaleCacheIsIgnored) {
         EXPECT_EQ(again.find("\n+\n"), std::string::npos) << "cached whole";
     }
     write_stamped_cache(real_fs, w.ws(), kProgressFactsName, stamp, good + "task-2 blocked nine x\n");
-    ASSERT_TRUE(add_entry(w, "task-1", "completed", "done").ok());
+    ASSERT_TRUE(add_entry(w, "task-1", TaskStatus::Completed, "done").ok());
     EXPECT_EQ(facts_cache(w), "") << "a corrupt cache is not advanced";  // readers then parse the log
     expect_facts_match_the_log(w);
     // Stale: the log changed by hand (no append went through the tool).
@@ -166,19 +167,19 @@ TEST(LocalWork, OnlyANewPairRewritesTheRecordAndATornOneIsReplaced) {
     PlanRequest setup = plan_req();
     setup.add = {"Second"};
     ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
-    ASSERT_TRUE(add_entry(w, "task-1", "in_progress", "begun").ok());
+    ASSERT_TRUE(add_entry(w, "task-1", TaskStatus::InProgress, "begun").ok());
     const std::string path = w.root_path(".small-cache/local.work");
     struct stat before {};
     ASSERT_EQ(::stat(path.c_str(), &before), 0);
-    ASSERT_TRUE(add_entry(w, "task-1", "completed", "done").ok());
+    ASSERT_TRUE(add_entry(w, "task-1", TaskStatus::Completed, "done").ok());
     struct stat after {};
     ASSERT_EQ(::stat(path.c_str(), &after), 0);
     EXPECT_EQ(before.st_ino, after.st_ino) << "nothing new: not rewritten";
-    ASSERT_TRUE(add_entry(w, "task-2", "in_progress", "begun").ok());
+    ASSERT_TRUE(add_entry(w, "task-2", TaskStatus::InProgress, "begun").ok());
     EXPECT_EQ(local_work(real_fs, w.ws(), w.run_id()), (std::set<std::string, std::less<>>{"task-1", "task-2"}));
     std::ofstream(path, std::ios::trunc) << w.run_id() << " task-1\n" << w.run_id() << " torn";
     EXPECT_TRUE(local_work(real_fs, w.ws(), w.run_id()).empty()) << "torn: nothing recorded";
-    ASSERT_TRUE(add_entry(w, "task-1", "completed", "again").ok());
+    ASSERT_TRUE(add_entry(w, "task-1", TaskStatus::Completed, "again").ok());
     EXPECT_EQ(local_work(real_fs, w.ws(), w.run_id()), (std::set<std::string, std::less<>>{"task-1", "task-2"}))
         << "rebuilt from the run's log";
 }
@@ -191,11 +192,11 @@ TEST(LocalWork, TheFirstRecordOfARunCountsTheRunsEarlierWork) {
     PlanRequest setup = plan_req();
     setup.add = {"Second", "Third"};
     ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
-    ASSERT_TRUE(add_entry(w, "task-1", "in_progress", "begun").ok());
+    ASSERT_TRUE(add_entry(w, "task-1", TaskStatus::InProgress, "begun").ok());
     EXPECT_EQ(local_work(real_fs, w.ws(), w.run_id()), (std::set<std::string, std::less<>>{"task-1"}));
     fs::remove(w.root_path(".small-cache/local.work"));
-    ASSERT_TRUE(add_entry(w, "task-2", "in_progress", "begun").ok());
-    ASSERT_TRUE(add_entry(w, "meta/note", "completed", "not work").ok());
+    ASSERT_TRUE(add_entry(w, "task-2", TaskStatus::InProgress, "begun").ok());
+    ASSERT_TRUE(add_entry(w, "meta/note", TaskStatus::Completed, "not work").ok());
     EXPECT_EQ(local_work(real_fs, w.ws(), w.run_id()), (std::set<std::string, std::less<>>{"task-1", "task-2"}));
     EXPECT_TRUE(local_work(real_fs, w.ws(), std::string(64, 'a')).empty()) << "another run";
 }

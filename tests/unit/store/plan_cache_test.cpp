@@ -50,11 +50,11 @@ TEST(PlanOutline, ReadsEveryTaskInPlanOrder) {
     TempWorkspace t;
     write_text(t.path(".small/plan.small.yml"), kAwkwardPlan);
     const std::vector<PlanTaskOutline> want = {
-        {"a b", "completed", {}, "A"},
-        {"back\\slash", "pending", {"a b", "new\nline"}, "B"},
-        {"", "pending", {}, "no id"},
-        {"", "blocked", {}, "number"},
-        {"", "pending", {""}, "empty"},
+        {"a b", TaskStatus::Completed, {}, "A"},
+        {"back\\slash", TaskStatus::Pending, {"a b", "new\nline"}, "B"},
+        {"", TaskStatus::Pending, {}, "no id"},
+        {"", TaskStatus::Blocked, {}, "number"},
+        {"", TaskStatus::Pending, {""}, "empty"},
     };
     EXPECT_EQ(outline_of(t), want);
 }
@@ -68,7 +68,7 @@ TEST(PlanOutline, SecondReadComesFromTheCacheAndEqualsTheParse) {
 
     // Proof that the cache is what is read: a planted body with the same stamp wins.
     plant_outline(t, "in_progress planted Planted\\stitle\n");
-    EXPECT_EQ(outline_of(t), (std::vector<PlanTaskOutline>{{"planted", "in_progress", {}, "Planted title"}}));
+    EXPECT_EQ(outline_of(t), (std::vector<PlanTaskOutline>{{"planted", TaskStatus::InProgress, {}, "Planted title"}}));
 }
 
 TEST(PlanOutline, AnEditedPlanIsParsedAgain) {
@@ -123,7 +123,7 @@ TEST(PlanOutline, AFilesystemWithoutStampsWritesNoCache) {
     mem.add_file("/nowhere-on-disk/.small/plan.small.yml", "tasks:\n  - {id: x, title: X, status: blocked}\n");
     auto r = load_plan_outline(mem, ws);
     ASSERT_TRUE(r && *r);
-    EXPECT_EQ(**r, (std::vector<PlanTaskOutline>{{"x", "blocked", {}, "X"}}));
+    EXPECT_EQ(**r, (std::vector<PlanTaskOutline>{{"x", TaskStatus::Blocked, {}, "X"}}));
     EXPECT_FALSE(std::filesystem::exists("/nowhere-on-disk"));
 }
 

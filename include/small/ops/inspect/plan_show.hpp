@@ -8,6 +8,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/domain/progress_query.hpp"
 #include "small/base/result.hpp"
+#include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
 #include "small/doc/yaml_writer.hpp"
 
@@ -16,7 +17,7 @@ namespace small {
 struct TaskSummary {
     std::string id;
     std::string title;
-    std::string status;                   // trimmed, lower-cased; blank is pending
+    WrittenStatus status;                 // trimmed, lower-cased; blank is pending
     std::vector<std::string> depends_on;  // depends_on, then dependencies (D6)
 };
 
@@ -27,7 +28,7 @@ struct PlanView {
 
 struct TaskDependency {
     std::string id;
-    std::string status;  // "" when the plan has no such task
+    WrittenStatus status;  // empty when the plan has no such task
 };
 
 struct TaskDetail {

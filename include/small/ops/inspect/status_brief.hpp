@@ -13,12 +13,14 @@
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/model/resume_point.hpp"
+#include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
 
 namespace small {
 
 struct BriefTask {
-    std::string id, title, status;
+    std::string id, title;
+    WrittenStatus status;
     std::string note;  // a blocked task's reason; what a waiting task waits on
 };
 

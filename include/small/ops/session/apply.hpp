@@ -28,6 +28,7 @@
 #include "small/base/process.hpp"
 #include "small/base/result.hpp"
 #include "small/doc/yaml_writer.hpp"
+#include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/command_log.hpp"
 #include "small/domain/handoff_file.hpp"
@@ -74,7 +75,7 @@ struct ApplyResult {
     ProgressMode mode = ProgressMode::Signal;
     std::optional<CommandLog> log;  // absent when there is no run id to file it under
     std::optional<ProcessResult> process;
-    std::string status;  // completed or blocked (executed runs)
+    std::optional<TaskStatus> status;  // completed or blocked, once the command ran (with `process`)
     int exit_code = 0;   // the command's (128 + signal when killed); see apply_exit_code
     std::vector<YamlValue> entries;  // written, timestamps first, in order
     bool checkpointed = false;

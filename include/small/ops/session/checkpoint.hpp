@@ -11,16 +11,23 @@
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/doc/yaml_writer.hpp"
+#include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
 
 namespace small {
 
 // The statuses checkpoint sets (in the plan and in the entry).
-inline constexpr std::string_view kCheckpointStatuses[] = {"completed", "blocked", "cancelled", "in_progress"};
+inline constexpr TaskStatus kCheckpointStatuses[] = {TaskStatus::Completed, TaskStatus::Blocked, TaskStatus::Cancelled,
+                                                     TaskStatus::InProgress};
+
+// The --status value, trimmed and case-insensitive; a Usage error names
+// kCheckpointStatuses. A blank --task is refused first, as
+// checkpoint_command refuses it: the flags are checked in one order.
+Result<TaskStatus> parse_checkpoint_status(std::string_view task, std::string_view text);
 
 struct CheckpointRequest {
     std::string task;
-    std::string status;  // one of kCheckpointStatuses
+    TaskStatus status = TaskStatus::Completed;  // one of kCheckpointStatuses
     std::optional<std::string> evidence, verification, command, test, link, commit, notes;
     std::optional<std::string> at, after;
     bool force = false;  // complete the task although its dependencies are not (D18); the entry's notes say so
@@ -33,7 +40,7 @@ inline constexpr std::string_view kDefaultCheckpointEvidence = "Recorded checkpo
 struct CheckpointResult {
     YamlValue entry;         // as written, `timestamp` first
     std::string timestamp;
-    std::string previous_status;
+    WrittenStatus previous_status;  // as the plan had it
     std::string replay_id;
     bool pinned_run = false;
     // Started before its dependencies (D18); the entry follows a future-dated one (D8).

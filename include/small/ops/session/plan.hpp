@@ -17,6 +17,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/store/plan_cache.hpp"
 #include "small/base/result.hpp"
+#include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
 #include "small/doc/yaml_writer.hpp"
 
@@ -52,6 +53,19 @@ struct PlanRequest {
     WorkspaceScope scope = WorkspaceScope::Root;
     std::chrono::milliseconds lock_wait{10'000};
 };
+
+// The status flags: the ids each names and the status it sets, in the order they apply.
+struct PlanStatusFlag {
+    std::vector<std::string> PlanRequest::*ids;
+    TaskStatus status;
+    const char* flag;
+};
+inline constexpr PlanStatusFlag kPlanStatusFlags[] = {
+    {&PlanRequest::done, TaskStatus::Completed, "--done"},
+    {&PlanRequest::pending, TaskStatus::Pending, "--pending"},
+    {&PlanRequest::blocked, TaskStatus::Blocked, "--blocked"},
+    {&PlanRequest::in_progress, TaskStatus::InProgress, "--in-progress"},
+    {&PlanRequest::cancel, TaskStatus::Cancelled, "--cancel"}};
 
 struct PlanResult {
     std::vector<std::string> messages;  // "Added task task-2: Design widget", ...

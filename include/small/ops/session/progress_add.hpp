@@ -18,6 +18,7 @@
 #include "small/model/workspace.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/domain/progress_entry.hpp"
+#include "small/model/task_status.hpp"
 
 namespace small {
 
@@ -25,9 +26,14 @@ namespace small {
 // every entry `small` writes satisfies D9's evidence rule.
 inline constexpr std::string_view kDefaultProgressEvidence = "Recorded progress via small progress add";
 
+// The --status value (any of the five), trimmed and case-insensitive; a
+// Usage error names the five. A blank --task is refused first, as
+// progress_add_command refuses it: the flags are checked in one order.
+Result<TaskStatus> parse_progress_status(std::string_view task, std::string_view text);
+
 struct ProgressAddRequest {
-    std::string task;    // trimmed when stored; blank is a usage error
-    std::string status;  // trimmed and lower-cased; must be a progress status
+    std::string task;  // trimmed when stored; blank is a usage error
+    TaskStatus status = TaskStatus::Pending;
     // Evidence fields (D9) and notes, stored verbatim when not blank.
     std::optional<std::string> evidence, verification, command, test, link, commit, notes;
     std::optional<std::string> at;     // exact instant (strictly after the last entry)
@@ -41,7 +47,7 @@ struct ProgressAddResult {
     YamlValue entry;             // as written, `timestamp` first
     std::string timestamp;       // 9-digit UTC
     bool task_exists_in_plan = false;
-    std::string plan_status;     // the task's status in the plan ("" for meta/ ids)
+    WrittenStatus plan_status;   // the task's status in the plan (empty for meta/ ids)
     bool meta_task = false;      // task id starts with "meta/"
     bool created_log = false;    // progress.small.yml did not exist and was created
     // e.g. "the plan still says task X is pending; ...", a task started before
@@ -49,8 +55,8 @@ struct ProgressAddResult {
     std::vector<std::string> warnings;
 };
 
-// Error kinds: Usage (bad flag value: status, --at/--after, both given,
-// blank task, a field the schema rejects), System (no .small/, I/O),
+// Error kinds: Usage (bad flag value: --at/--after, both given, blank
+// task, a field the schema rejects), System (no .small/, I/O),
 // Busy (lock held), Invalid (a non-meta/ task the plan does not have, D14,
 // with the closest ids; a plan that does not parse; `completed` for a task
 // whose dependencies are not, without force (D18); --at not after the last
