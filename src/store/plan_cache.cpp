@@ -16,10 +16,8 @@ namespace small {
 
 namespace {
 
-std::optional<std::string> plan_stamp(const WorkspacePaths& ws) {
-    Result<std::string> v = file_version(ws.artifact_path(ArtifactType::Plan));
-    if (!v || *v == "absent") return std::nullopt;
-    return *v;
+std::optional<std::string> plan_stamp(const FileSystem& fs, const WorkspacePaths& ws) {
+    return fs.version_stamp(ws.artifact_path(ArtifactType::Plan));
 }
 
 }  // namespace
@@ -329,7 +327,7 @@ void write_stamped_cache(const FileSystem& fs, const WorkspacePaths& ws, const c
 }
 
 Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws) {
-    const std::optional<std::string> before = plan_stamp(ws);
+    const std::optional<std::string> before = plan_stamp(fs, ws);
     if (!before) return PlanIndex{};
     if (std::optional<std::string> body = read_stamped_cache(fs, ws, kPlanTasksName, *before)) {
         if (std::optional<PlanIndex> index = decode_index(*body)) return *index;
@@ -339,7 +337,7 @@ Result<PlanIndex> load_plan_index(const FileSystem& fs, const WorkspacePaths& ws
     if (!doc) return doc.error();
     PlanIndex index = plan_index_of(*doc);
     // Cache only what was read from one version of the file (a hand edit takes no lock).
-    if (plan_stamp(ws) == before) write_stamped_cache(fs, ws, kPlanTasksName, *before, encode_index(index));
+    if (plan_stamp(fs, ws) == before) write_stamped_cache(fs, ws, kPlanTasksName, *before, encode_index(index));
     return index;
 }
 
@@ -385,7 +383,7 @@ PlanIndex plan_index_of(const YamlValue& plan) {
 }
 
 void remember_plan_index(const FileSystem& fs, const WorkspacePaths& ws, const PlanIndex& index) {
-    if (const std::optional<std::string> stamp = plan_stamp(ws)) {
+    if (const std::optional<std::string> stamp = plan_stamp(fs, ws)) {
         write_stamped_cache(fs, ws, kPlanTasksName, *stamp, encode_index(index));
     }
 }
@@ -421,7 +419,7 @@ Status require_plan_task(const PlanIndex& index, const std::string& id, const Wo
 namespace {
 
 bool plan_known_valid(const FileSystem& fs, const WorkspacePaths& ws) {
-    const std::optional<std::string> stamp = plan_stamp(ws);
+    const std::optional<std::string> stamp = plan_stamp(fs, ws);
     return stamp && read_stamped_cache(fs, ws, kPlanValidName, *stamp).has_value();
 }
 
@@ -454,12 +452,12 @@ Result<Document> validate_plan_document(Document doc, const WorkspacePaths& ws) 
 }
 
 Result<Document> load_valid_plan_document(const FileSystem& fs, const WorkspacePaths& ws) {
-    const std::optional<std::string> before = plan_stamp(ws);
+    const std::optional<std::string> before = plan_stamp(fs, ws);
     Result<Document> doc = load_yaml_file(fs, ws.artifact_path(ArtifactType::Plan), ws.artifact_display(ArtifactType::Plan));
     if (!doc) return doc.error();
     // Trust the stamp only if the file did not change while it was read (a
     // hand edit takes no lock).
-    const bool known_valid = before && plan_stamp(ws) == before && plan_known_valid(fs, ws);
+    const bool known_valid = before && plan_stamp(fs, ws) == before && plan_known_valid(fs, ws);
     if (known_valid) return doc;
     return validate_plan_document(std::move(*doc), ws);
 }
@@ -472,7 +470,7 @@ Result<YamlValue> load_valid_plan(const FileSystem& fs, const WorkspacePaths& ws
 
 void remember_valid_plan(const FileSystem& fs, const WorkspacePaths& ws, const PlanIndex& index, std::vector<StampedCacheBody> more) {
     // A shortcut only: a lost or stale stamp just means the plan is validated again.
-    const std::optional<std::string> stamp = plan_stamp(ws);
+    const std::optional<std::string> stamp = plan_stamp(fs, ws);
     if (!stamp) return;
     more.push_back({kPlanValidName, ""});
     more.push_back({kPlanTasksName, encode_index(index)});

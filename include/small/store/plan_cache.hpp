@@ -2,7 +2,7 @@
 // existing task (D14) without parsing the whole plan each time.
 //
 // The `plan.tasks` section of `.small-cache/plan.cache` keeps them under the
-// plan file's version stamp (size, mtime, ctime, inode: file_version()); a
+// plan file's version stamp (FileSystem::version_stamp: size, mtime, ctime, inode); a
 // hand edit changes the stamp and the plan is parsed again. The plan's four
 // caches (plan.tasks, plan.valid, plan.outline, plan.spans) are sections of
 // that one file, all under one stamp. The cache is a shortcut only: it is
