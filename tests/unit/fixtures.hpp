@@ -22,6 +22,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -160,15 +161,24 @@ inline void write_minimal_workspace(const WorkspacePaths& ws, bool with_run = tr
 inline constexpr const char* kOtherRun = "abcdefabcdefabcdefabcdefabcdefabcdefabcdefabcdefabcdefabcdefabcd";
 
 // A workspace made by `small init --no-agents` in a fresh temporary directory.
+// Where a fixture's workspace lives: a temporary folder, or a MemoryFileSystem
+// (for tests of what commands write, which need no folder).
+enum class Disk { Real, Memory };
+
 class InitWorkspace {
 public:
-    explicit InitWorkspace(std::optional<std::string> intent = std::nullopt) {
+    explicit InitWorkspace(std::optional<std::string> intent = std::nullopt, Disk disk = Disk::Real) {
+        const std::string root = disk == Disk::Real ? dir_.root() : "/memory/ws";
+        if (disk == Disk::Memory) {
+            memory_ = std::make_unique<MemoryFileSystem>();
+            memory_->add_directory(root);
+        }
         InitRequest req;
-        req.dir = dir_.root();
-        req.cwd = dir_.root();
+        req.dir = root;
+        req.cwd = root;
         req.no_agents = true;
         req.intent = std::move(intent);
-        Result<InitResult> r = init_command(real_fs, req);
+        Result<InitResult> r = init_command(fs(), req);
         if (!r) throw std::runtime_error("init failed: " + r.error().describe());
         init_ = std::move(*r);
         ws_.root = init_.root;
@@ -177,19 +187,40 @@ public:
         ws_.from_dir_flag = true;
     }
 
+    const FileSystem& fs() const { return memory_ ? static_cast<const FileSystem&>(*memory_) : real_fs; }
     const WorkspacePaths& ws() const { return ws_; }
     const std::string& run_id() const { return init_.replay_id; }
     std::string file(const std::string& name) const { return ws_.path_of(name); }
-    std::string read(const std::string& name) const { return read_text(file(name)); }
+    std::string read(const std::string& name) const {
+        Result<std::string> r = fs().read_file(file(name));
+        if (!r) throw std::runtime_error(r.error().describe());
+        return *r;
+    }
+    // A hand edit of an artifact (a whole-file replace, as an editor saves).
+    void write(const std::string& name, const std::string& text) const {
+        if (memory_) memory_->add_file(file(name), text);
+        else write_text(file(name), text);
+    }
+    YamlValue value(const std::string& name) const {
+        Result<Document> doc = load_yaml_file(fs(), file(name), name);
+        if (!doc) throw std::runtime_error(doc.error().describe());
+        return to_yaml_value(doc->root());
+    }
     std::string plan_bytes() const { return read("plan.small.yml"); }
     std::string log_bytes() const { return read("progress.small.yml"); }
     std::string root_path(const std::string& rel) const { return ws_.root + "/" + rel; }
 
 private:
-    TempDir dir_;
+    TempDir dir_;  // unused by Disk::Memory (an empty folder)
+    std::unique_ptr<MemoryFileSystem> memory_;
     InitResult init_;
     WorkspacePaths ws_;
 };
+
+// The same workspace, in memory.
+inline std::unique_ptr<InitWorkspace> memory_workspace(std::optional<std::string> intent = std::nullopt) {
+    return std::make_unique<InitWorkspace>(std::move(intent), Disk::Memory);
+}
 
 inline YamlValue load_value(const std::string& path) {
     Result<Document> doc = load_yaml_file(real_fs, path, path);
@@ -197,10 +228,10 @@ inline YamlValue load_value(const std::string& path) {
     return to_yaml_value(doc->root());
 }
 
-inline YamlValue plan_of(const InitWorkspace& w) { return load_value(w.file("plan.small.yml")); }
-inline YamlValue log_entries(const InitWorkspace& w) { return load_value(w.file("progress.small.yml"))["entries"]; }
+inline YamlValue plan_of(const InitWorkspace& w) { return w.value("plan.small.yml"); }
+inline YamlValue log_entries(const InitWorkspace& w) { return w.value("progress.small.yml")["entries"]; }
 inline std::string pinned_run(const InitWorkspace& w) {
-    return load_value(w.file("workspace.small.yml"))["run"]["replay_id"].get<std::string>();
+    return w.value("workspace.small.yml")["run"]["replay_id"].get<std::string>();
 }
 
 // `small check --strict` passes.
@@ -209,7 +240,7 @@ inline void expect_strict_ok(const InitWorkspace& w) {
     ASSERT_TRUE(schemas.ok());
     VerdictOptions options;
     options.strict = true;
-    const Verdict v = run_check(VerdictInput{real_fs, w.ws(), *schemas}, options);
+    const Verdict v = run_check(VerdictInput{w.fs(), w.ws(), *schemas}, options);
     std::string why;
     for (const Finding& f : v.blocking) why += f.location_text() + " [" + f.rule + "]\n";
     for (const Finding& f : v.all_findings()) why += f.location_text() + " [" + f.rule + "]\n";
@@ -244,7 +275,16 @@ inline ResetRequest reset_req() {
 }
 
 // Every file of .small/ as bytes.
-inline std::map<std::string, std::string> snapshot(const InitWorkspace& w) { return snapshot(w.ws().small_dir); }
+// The files of .small/, read through the workspace's own FileSystem.
+inline std::map<std::string, std::string> snapshot(const InitWorkspace& w) {
+    std::map<std::string, std::string> out;
+    Result<std::vector<DirEntry>> entries = w.fs().list_directory(w.ws().small_dir);
+    if (!entries) throw std::runtime_error(entries.error().describe());
+    for (const DirEntry& e : *entries) {
+        if (!e.is_directory) out[e.name] = w.read(e.name);
+    }
+    return out;
+}
 
 // ------------------------------------------------------------------ TestWorkspace
 

@@ -33,10 +33,10 @@ using std::chrono::milliseconds;
 using namespace small::testing;
 
 TEST(Checkpoint, SetsTheStatusAndAppendsOneEntryInOneChange) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const Result<TaskStatus> status = parse_checkpoint_status("task-1", " Completed ");  // trimmed, case-insensitive
     ASSERT_TRUE(status.ok());
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", *status));
+    Result<CheckpointResult> r = checkpoint_command(w.fs(), w.ws(), checkpoint_req("task-1", *status));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->previous_status.word(), "pending");
     EXPECT_EQ(r->replay_id, w.run_id());
@@ -59,12 +59,12 @@ TEST(Checkpoint, SetsTheStatusAndAppendsOneEntryInOneChange) {
 // An existing status scalar is replaced in place: the rest of the plan,
 // comments included, keeps its bytes.
 TEST(Checkpoint, ReplacesAnExistingStatusInPlaceKeepingComments) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const std::string plan = "small_version: \"1.0.0\"\nowner: \"agent\"\n# why this plan\ntasks:\n"
                              "  - id: \"task-1\"\n    title: \"Initial task\"  # keep me\n    status: pending\n"
                              "  - id: task-2\n    title: Second\n    status: 'pending'   # and me\n";
-    write_text(w.file("plan.small.yml"), plan);
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", TaskStatus::Completed));
+    w.write("plan.small.yml", plan);
+    Result<CheckpointResult> r = checkpoint_command(w.fs(), w.ws(), checkpoint_req("task-2", TaskStatus::Completed));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->previous_status.word(), "pending");
     std::string expected = plan;
@@ -74,10 +74,10 @@ TEST(Checkpoint, ReplacesAnExistingStatusInPlaceKeepingComments) {
 }
 
 TEST(Checkpoint, BlockedWithoutEvidenceGetsTheDefaultEvidence) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     CheckpointRequest req = checkpoint_req("task-1", TaskStatus::Blocked);
     req.evidence.reset();
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), req);
+    Result<CheckpointResult> r = checkpoint_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->entry["evidence"], std::string(kDefaultCheckpointEvidence));
     EXPECT_EQ(task_status(plan_of(w)["tasks"][0]).word(), "blocked");
@@ -85,10 +85,10 @@ TEST(Checkpoint, BlockedWithoutEvidenceGetsTheDefaultEvidence) {
 
 TEST(Checkpoint, CancelledAndInProgressSetThePlanToo) {
     for (const char* status : {"cancelled", "in_progress", " Cancelled "}) {
-        InitWorkspace w;
+        InitWorkspace w(std::nullopt, Disk::Memory);
         const Result<TaskStatus> parsed = parse_checkpoint_status("task-1", status);
         ASSERT_TRUE(parsed.ok()) << status;
-        Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", *parsed));
+        Result<CheckpointResult> r = checkpoint_command(w.fs(), w.ws(), checkpoint_req("task-1", *parsed));
         ASSERT_TRUE(r.ok()) << status << ": " << r.error().describe();
         const std::string want = lower_ascii(trim(status));
         EXPECT_EQ(r->entry["status"], want);
@@ -107,30 +107,30 @@ TEST(Checkpoint, StatusOutsideTheCheckpointStatusesIsUsage) {
     const Result<TaskStatus> blank_task = parse_checkpoint_status(" ", "done");  // the task is checked first
     ASSERT_FALSE(blank_task.ok());
     EXPECT_EQ(blank_task.error().message, "--task must not be blank");
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const auto before = snapshot(w);
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", TaskStatus::Pending));
+    Result<CheckpointResult> r = checkpoint_command(w.fs(), w.ws(), checkpoint_req("task-1", TaskStatus::Pending));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Usage);
     EXPECT_EQ(snapshot(w), before);
 }
 
 TEST(Checkpoint, UnknownTaskIsInvalidAndChangesNothing) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const auto before = snapshot(w);
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req("task-7", TaskStatus::Completed));
+    Result<CheckpointResult> r = checkpoint_command(w.fs(), w.ws(), checkpoint_req("task-7", TaskStatus::Completed));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_EQ(snapshot(w), before);
 }
 
 TEST(Checkpoint, AtBeforeTheLastEntryIsInvalidAndFilesAreUnchanged) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const std::string plan_before = w.plan_bytes();
     const std::string log_before = w.log_bytes();
     CheckpointRequest req = checkpoint_req("task-1", TaskStatus::Completed);
     req.at = "2001-01-01T00:00:00.000000001Z";
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), req);
+    Result<CheckpointResult> r = checkpoint_command(w.fs(), w.ws(), req);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid) << r.error().message;
     EXPECT_TRUE(contains(r.error().message, "after")) << r.error().message;
@@ -140,10 +140,10 @@ TEST(Checkpoint, AtBeforeTheLastEntryIsInvalidAndFilesAreUnchanged) {
 }
 
 TEST(Checkpoint, AtAfterTheLastEntryIsUsedExactly) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     CheckpointRequest req = checkpoint_req("task-1", TaskStatus::Completed);
     req.at = "2099-01-01T00:00:00.5Z";
-    Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), req);
+    Result<CheckpointResult> r = checkpoint_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->timestamp, "2099-01-01T00:00:00.500000000Z");
 }
@@ -158,7 +158,7 @@ TEST(Checkpoint, AtAfterTheLastEntryIsUsedExactly) {
 namespace status_edit {
 
 Document parsed_plan(const InitWorkspace& w) {
-    Result<Document> doc = load_yaml_file(real_fs, w.file("plan.small.yml"), "plan.small.yml");
+    Result<Document> doc = load_yaml_file(w.fs(), w.file("plan.small.yml"), "plan.small.yml");
     EXPECT_TRUE(doc.ok());
     return std::move(doc).value();
 }
@@ -170,14 +170,14 @@ std::string parsed_edit(const InitWorkspace& w, const std::string& id, TaskStatu
 }
 
 std::optional<std::string> plan_cache_body(const InitWorkspace& w, const char* name) {
-    const std::optional<std::string> stamp = real_fs.version_stamp(w.file("plan.small.yml"));
-    return stamp ? read_stamped_cache(real_fs, w.ws(), name, *stamp) : std::nullopt;
+    const std::optional<std::string> stamp = w.fs().version_stamp(w.file("plan.small.yml"));
+    return stamp ? read_stamped_cache(w.fs(), w.ws(), name, *stamp) : std::nullopt;
 }
 
 // The outline the cache gives is the one a parse gives.
 void expect_outline_follows(const InitWorkspace& w) {
     ASSERT_TRUE(plan_cache_body(w, kPlanOutlineName)) << "moved on with the edit";
-    Result<std::optional<std::vector<PlanTaskOutline>>> cached = load_plan_outline(real_fs, w.ws());
+    Result<std::optional<std::vector<PlanTaskOutline>>> cached = load_plan_outline(w.fs(), w.ws());
     ASSERT_TRUE(cached.ok() && *cached);
     const std::vector<PlanTaskOutline> parsed = outline_plan(parsed_plan(w).root());
     ASSERT_EQ((*cached)->size(), parsed.size());
@@ -194,10 +194,10 @@ void expect_outline_follows(const InitWorkspace& w) {
 // single-quoted and commented statuses kept in their place), and the
 // outline and spans caches follow each one.
 TEST(CheckpointEdit, EditsFromTheCachesWriteWhatAParseWrites) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest setup = plan_req();
     setup.add = {"Second", "Third"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), setup).ok());
     std::string plan = w.plan_bytes();
     const std::string title = "title: \"Initial task\"\n";
     ASSERT_NE(plan.find(title), std::string::npos) << plan;
@@ -207,18 +207,18 @@ TEST(CheckpointEdit, EditsFromTheCachesWriteWhatAParseWrites) {
         ASSERT_NE(at, std::string::npos) << plan;
         plan.replace(at, std::string("status: \"pending\"").size(), form);
     }
-    write_text(w.file("plan.small.yml"), plan);
-    ASSERT_TRUE(load_plan_outline(real_fs, w.ws()).ok());
+    w.write("plan.small.yml", plan);
+    ASSERT_TRUE(load_plan_outline(w.fs(), w.ws()).ok());
     const std::vector<std::pair<std::string, TaskStatus>> steps = {
         {"task-3", TaskStatus::Blocked},   {"task-2", TaskStatus::InProgress}, {"task-3", TaskStatus::Cancelled},
         {"task-1", TaskStatus::Completed}, {"task-2", TaskStatus::Blocked},    {"task-3", TaskStatus::InProgress}};
     for (const auto& [id, status] : steps) {
         SCOPED_TRACE(id + " " + std::string(status_name(status)));
         const std::string expected = parsed_edit(w, id, status);
-        Result<PlanStatusEdit> edit = plan_status_edit(real_fs, w.ws(), id, status);
+        Result<PlanStatusEdit> edit = plan_status_edit(w.fs(), w.ws(), id, status);
         ASSERT_TRUE(edit.ok()) << edit.error().describe();
         EXPECT_EQ(edit->text, expected);
-        Result<CheckpointResult> r = checkpoint_command(real_fs, w.ws(), checkpoint_req(id, status));
+        Result<CheckpointResult> r = checkpoint_command(w.fs(), w.ws(), checkpoint_req(id, status));
         ASSERT_TRUE(r.ok()) << r.error().describe();
         EXPECT_EQ(w.plan_bytes(), expected);
         EXPECT_TRUE(plan_cache_body(w, kPlanSpansName)) << "the spans follow the edit";
@@ -231,12 +231,12 @@ TEST(CheckpointEdit, EditsFromTheCachesWriteWhatAParseWrites) {
 // pointing at bytes that are not the task's status) is ignored: the edit
 // is the parse-based one.
 TEST(CheckpointEdit, ASpansCacheThatDoesNotFitIsIgnored) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest setup = plan_req();
     setup.add = {"Second"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
-    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", TaskStatus::Blocked)).ok());
-    const std::string stamp = *real_fs.version_stamp(w.file("plan.small.yml"));
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), setup).ok());
+    ASSERT_TRUE(checkpoint_command(w.fs(), w.ws(), checkpoint_req("task-2", TaskStatus::Blocked)).ok());
+    const std::string stamp = *w.fs().version_stamp(w.file("plan.small.yml"));
     const std::string good = *plan_cache_body(w, kPlanSpansName);
     const std::string expected = parsed_edit(w, "task-2", TaskStatus::InProgress);
     const std::size_t size = w.plan_bytes().size();
@@ -244,13 +244,13 @@ TEST(CheckpointEdit, ASpansCacheThatDoesNotFitIsIgnored) {
                                    "task-2 " + std::to_string(size) + " 9\n", std::string("task-2 0 5\n"),
                                    good + "unterminated"}) {
         SCOPED_TRACE(bad);
-        write_stamped_cache(real_fs, w.ws(), kPlanSpansName, stamp, bad);
-        Result<PlanStatusEdit> edit = plan_status_edit(real_fs, w.ws(), "task-2", TaskStatus::InProgress);
+        write_stamped_cache(w.fs(), w.ws(), kPlanSpansName, stamp, bad);
+        Result<PlanStatusEdit> edit = plan_status_edit(w.fs(), w.ws(), "task-2", TaskStatus::InProgress);
         ASSERT_TRUE(edit.ok()) << edit.error().describe();
         EXPECT_EQ(edit->text, expected);
         EXPECT_EQ(edit->previous_status.word(), "blocked");
     }
-    Result<PlanStatusEdit> unknown = plan_status_edit(real_fs, w.ws(), "task-9", TaskStatus::Blocked);
+    Result<PlanStatusEdit> unknown = plan_status_edit(w.fs(), w.ws(), "task-9", TaskStatus::Blocked);
     ASSERT_FALSE(unknown.ok());
     EXPECT_NE(unknown.error().message.find("task task-9 is not in"), std::string::npos) << unknown.error().message;
 }
@@ -259,14 +259,14 @@ TEST(CheckpointEdit, ASpansCacheThatDoesNotFitIsIgnored) {
 // dependencies' lines, in plan order, as the whole outline has them; a
 // malformed cache is ignored.
 TEST(PlanOutline, TheOutlineNearATaskIsItsLineAndItsDependencies) {
-    InitWorkspace w;
-    write_text(w.file("plan.small.yml"),
+    InitWorkspace w(std::nullopt, Disk::Memory);
+    w.write("plan.small.yml",
                "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks:\n"
                "  - id: \"task-1\"\n    title: \"One\"\n    status: \"completed\"\n"
                "  - id: \"task 2\"\n    title: \"Two words\"\n    status: \"blocked\"\n"
                "  - id: \"task-3\"\n    title: \"Three\"\n"
                "  - id: \"task-4\"\n    title: \"Four\"\n    depends_on: [\"task-1\", \"task 2\", \"task-9\"]\n");
-    Result<std::optional<std::vector<PlanTaskOutline>>> all = load_plan_outline(real_fs, w.ws());
+    Result<std::optional<std::vector<PlanTaskOutline>>> all = load_plan_outline(w.fs(), w.ws());
     ASSERT_TRUE(all.ok() && *all);
     ASSERT_TRUE(plan_cache_body(w, kPlanOutlineName));
     const auto ids = [](const std::vector<PlanTaskOutline>& tasks) {
@@ -276,16 +276,16 @@ TEST(PlanOutline, TheOutlineNearATaskIsItsLineAndItsDependencies) {
     };
     for (int pass = 0; pass < 2; ++pass) {
         SCOPED_TRACE(pass);
-        Result<std::optional<std::vector<PlanTaskOutline>>> near = load_plan_outline_near(real_fs, w.ws(), "task-4");
+        Result<std::optional<std::vector<PlanTaskOutline>>> near = load_plan_outline_near(w.fs(), w.ws(), "task-4");
         ASSERT_TRUE(near.ok() && *near);
         if (pass == 0) {
             EXPECT_EQ(ids(**near), (std::vector<std::string>{"task-1=completed", "task 2=blocked", "task-4=pending"}));
             EXPECT_EQ((**near)[2].depends_on, (std::vector<std::string>{"task-1", "task 2", "task-9"}));
-            Result<std::optional<std::vector<PlanTaskOutline>>> alone = load_plan_outline_near(real_fs, w.ws(), "task-3");
+            Result<std::optional<std::vector<PlanTaskOutline>>> alone = load_plan_outline_near(w.fs(), w.ws(), "task-3");
             ASSERT_TRUE(alone.ok() && *alone);
             EXPECT_EQ(ids(**alone), (std::vector<std::string>{"task-3=pending"}));
-            const std::string stamp = *real_fs.version_stamp(w.file("plan.small.yml"));
-            write_stamped_cache(real_fs, w.ws(), kPlanOutlineName, stamp, *plan_cache_body(w, kPlanOutlineName) + "torn");
+            const std::string stamp = *w.fs().version_stamp(w.file("plan.small.yml"));
+            write_stamped_cache(w.fs(), w.ws(), kPlanOutlineName, stamp, *plan_cache_body(w, kPlanOutlineName) + "torn");
         } else {
             EXPECT_EQ(ids(**near), ids(**all)) << "a torn cache: the plan is parsed, the whole outline returned";
         }

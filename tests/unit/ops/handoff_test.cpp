@@ -33,21 +33,21 @@ using namespace small::testing;
 
 void append_entry(const InitWorkspace& w, const std::string& task, const std::string& status,
                   const std::string& run_id) {
-    Result<WorkspaceLock> lock = WorkspaceLock::acquire(real_fs, w.ws(), milliseconds(2000));
+    Result<WorkspaceLock> lock = WorkspaceLock::acquire(w.fs(), w.ws(), milliseconds(2000));
     ASSERT_TRUE(lock.ok());
     YamlValue e = YamlValue::object();
     e["task_id"] = task;
     e["status"] = status;
     e["evidence"] = "worked on it";
     if (!run_id.empty()) e["replayId"] = run_id;
-    ASSERT_TRUE(append_progress_entry(real_fs, w.ws(), e, std::nullopt).ok());
+    ASSERT_TRUE(append_progress_entry(w.fs(), w.ws(), e, std::nullopt).ok());
 }
 
 TEST(Handoff, UnsettledTasksAreNamedNotRefused) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     append_entry(w, "task-1", "in_progress", kOtherRun);  // another run touched task-1
     append_entry(w, "task-1", "in_progress", "");          // and an entry without a run id
-    Result<HandoffResult> quiet = handoff_command(real_fs, w.ws(), handoff_req());
+    Result<HandoffResult> quiet = handoff_command(w.fs(), w.ws(), handoff_req());
     ASSERT_TRUE(quiet.ok()) << quiet.error().describe();
     EXPECT_TRUE(quiet->unsettled.empty());  // entries of other runs do not count
 
@@ -56,18 +56,18 @@ TEST(Handoff, UnsettledTasksAreNamedNotRefused) {
     add.status = TaskStatus::InProgress;
     add.evidence = "started";
     add.lock_wait = milliseconds(2000);
-    Result<ProgressAddResult> added = progress_add_command(real_fs, w.ws(), add);
+    Result<ProgressAddResult> added = progress_add_command(w.fs(), w.ws(), add);
     ASSERT_TRUE(added.ok()) << added.error().describe();
     ASSERT_EQ(added->entry["replayId"], w.run_id());
 
     // D13: written anyway, naming the task (current task, first next step).
-    Result<HandoffResult> r = handoff_command(real_fs, w.ws(), handoff_req());
+    Result<HandoffResult> r = handoff_command(w.fs(), w.ws(), handoff_req());
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(r->unsettled.size(), 1u);
     EXPECT_EQ(r->unsettled[0].id, "task-1");
     EXPECT_EQ(r->unsettled[0].plan_status.word(), "pending");
     EXPECT_EQ(r->unsettled[0].last_status.word(), "in_progress");
-    const YamlValue written = load_value(w.file("handoff.small.yml"));
+    const YamlValue written = w.value("handoff.small.yml");
     EXPECT_EQ(written["resume"]["current_task_id"], "task-1");
     EXPECT_EQ(written["resume"]["next_steps"][0],
               "Resume task-1: Initial task (plan: pending, last recorded: in_progress)");
@@ -76,7 +76,7 @@ TEST(Handoff, UnsettledTasksAreNamedNotRefused) {
     const std::string handoff_before = w.read("handoff.small.yml");
     HandoffRequest strict = handoff_req();
     strict.require_settled = true;
-    Result<HandoffResult> refused = handoff_command(real_fs, w.ws(), strict);
+    Result<HandoffResult> refused = handoff_command(w.fs(), w.ws(), strict);
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(refused.error().message, "--require-settled")) << refused.error().message;
@@ -84,30 +84,30 @@ TEST(Handoff, UnsettledTasksAreNamedNotRefused) {
         << refused.error().message;
     EXPECT_EQ(w.read("handoff.small.yml"), handoff_before);
 
-    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", TaskStatus::Completed)).ok());
-    Result<HandoffResult> settled = handoff_command(real_fs, w.ws(), strict);
+    ASSERT_TRUE(checkpoint_command(w.fs(), w.ws(), checkpoint_req("task-1", TaskStatus::Completed)).ok());
+    Result<HandoffResult> settled = handoff_command(w.fs(), w.ws(), strict);
     ASSERT_TRUE(settled.ok()) << settled.error().describe();
     EXPECT_TRUE(settled->unsettled.empty());
 }
 
 TEST(Handoff, ManualReplayIdIsLowerCasedAndPinned) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     HandoffRequest req = handoff_req();
     req.replay_id = " " + upper(kOtherRun) + " ";
-    Result<HandoffResult> r = handoff_command(real_fs, w.ws(), req);
+    Result<HandoffResult> r = handoff_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->replay_id, kOtherRun);
     EXPECT_EQ(r->source, "manual");
     EXPECT_TRUE(r->pinned_run);
     EXPECT_EQ(pinned_run(w), kOtherRun);
-    const YamlValue written = load_value(w.file("handoff.small.yml"));
+    const YamlValue written = w.value("handoff.small.yml");
     EXPECT_EQ(written["replayId"]["value"], kOtherRun);
     EXPECT_EQ(written["replayId"]["source"], "manual");
     EXPECT_EQ(written, r->handoff);
     EXPECT_EQ(w.read("handoff.small.yml"), r->text);
 
     // The next automatic handoff keeps the manual id and its source.
-    Result<HandoffResult> again = handoff_command(real_fs, w.ws(), handoff_req());
+    Result<HandoffResult> again = handoff_command(w.fs(), w.ws(), handoff_req());
     ASSERT_TRUE(again.ok()) << again.error().describe();
     EXPECT_EQ(again->replay_id, kOtherRun);
     EXPECT_EQ(again->source, "manual");
@@ -115,12 +115,12 @@ TEST(Handoff, ManualReplayIdIsLowerCasedAndPinned) {
 }
 
 TEST(Handoff, MalformedManualReplayIdIsUsageAndWritesNothing) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const auto before = snapshot(w);
     for (const std::string& bad : {std::string("abc"), std::string(63, 'a'), std::string(64, 'z'), std::string()}) {
         HandoffRequest req = handoff_req();
         req.replay_id = bad;
-        Result<HandoffResult> r = handoff_command(real_fs, w.ws(), req);
+        Result<HandoffResult> r = handoff_command(w.fs(), w.ws(), req);
         ASSERT_FALSE(r.ok()) << bad;
         EXPECT_EQ(r.error().kind, Error::Kind::Usage) << bad;
     }
@@ -128,18 +128,18 @@ TEST(Handoff, MalformedManualReplayIdIsUsageAndWritesNothing) {
 }
 
 TEST(Handoff, SummaryIsHonouredAndBlankMeansComputed) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     HandoffRequest req = handoff_req();
     req.summary = "Custom summary for the next agent.";
-    Result<HandoffResult> r = handoff_command(real_fs, w.ws(), req);
+    Result<HandoffResult> r = handoff_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
-    EXPECT_EQ(load_value(w.file("handoff.small.yml"))["summary"], "Custom summary for the next agent.");
+    EXPECT_EQ(w.value("handoff.small.yml")["summary"], "Custom summary for the next agent.");
     EXPECT_EQ(r->replay_id, w.run_id());
     EXPECT_EQ(r->source, "auto");
     EXPECT_FALSE(r->pinned_run);
 
     req.summary = "   ";
-    Result<HandoffResult> computed = handoff_command(real_fs, w.ws(), req);
+    Result<HandoffResult> computed = handoff_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(computed.ok()) << computed.error().describe();
     EXPECT_EQ(computed->handoff["summary"], "Run in progress. Next task: task-1.");
     EXPECT_EQ(computed->handoff["resume"]["current_task_id"], "task-1");
@@ -147,8 +147,8 @@ TEST(Handoff, SummaryIsHonouredAndBlankMeansComputed) {
 }
 
 TEST(Handoff, LinksAndRunBlockOfTheOldHandoffAreKept) {
-    InitWorkspace w;
-    YamlValue old = load_value(w.file("handoff.small.yml"));
+    InitWorkspace w(std::nullopt, Disk::Memory);
+    YamlValue old = w.value("handoff.small.yml");
     YamlValue link = YamlValue::object();
     link["url"] = "https://example.com/pull/1";
     link["description"] = "the pull request";
@@ -158,11 +158,11 @@ TEST(Handoff, LinksAndRunBlockOfTheOldHandoffAreKept) {
     run["transition_reason"] = "archive";
     run["previous_run_ref"] = "runs/1";
     old["run"] = run;
-    write_text(w.file("handoff.small.yml"), emit_document(old));
+    w.write("handoff.small.yml", emit_document(old));
 
-    Result<HandoffResult> r = handoff_command(real_fs, w.ws(), handoff_req());
+    Result<HandoffResult> r = handoff_command(w.fs(), w.ws(), handoff_req());
     ASSERT_TRUE(r.ok()) << r.error().describe();
-    const YamlValue written = load_value(w.file("handoff.small.yml"));
+    const YamlValue written = w.value("handoff.small.yml");
     EXPECT_EQ(written["links"], YamlValue::array({link}));
     EXPECT_EQ(written["run"], run);
 }
@@ -170,17 +170,17 @@ TEST(Handoff, LinksAndRunBlockOfTheOldHandoffAreKept) {
 // ============================================================ reset / start
 
 TEST(Reset, StartsANewRunAndSnapshotsTheOldOne) {
-    InitWorkspace w;
+    InitWorkspace w;  // reset keeps the old run in .small-runs/, a folder published on disk
     PlanRequest add = plan_req();
     add.add = {"Work of the first run"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
-    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-2", TaskStatus::Completed)).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), add).ok());
+    ASSERT_TRUE(checkpoint_command(w.fs(), w.ws(), checkpoint_req("task-2", TaskStatus::Completed)).ok());
     const std::string old_plan = w.plan_bytes();
     const std::string old_handoff = w.read("handoff.small.yml");
     const std::string old_intent = w.read("intent.small.yml");
     const std::string log_before = w.log_bytes();
 
-    Result<ResetResult> r = reset_command(real_fs, w.ws(), reset_req());
+    Result<ResetResult> r = reset_command(w.fs(), w.ws(), reset_req());
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->previous_replay_id, w.run_id());
     EXPECT_TRUE(is_valid_replay_id(r->replay_id));
@@ -193,7 +193,7 @@ TEST(Reset, StartsANewRunAndSnapshotsTheOldOne) {
     EXPECT_EQ(log_after.compare(0, log_before.size(), log_before), 0) << "progress history was rewritten";
     EXPECT_EQ(log_entries(w).back(), r->entry);
 
-    const YamlValue handoff = load_value(w.file("handoff.small.yml"));
+    const YamlValue handoff = w.value("handoff.small.yml");
     EXPECT_EQ(handoff["replayId"]["value"], r->replay_id);
     EXPECT_EQ(handoff["run"]["transition_reason"], "reset");
     EXPECT_EQ(handoff["run"]["previous_replay_id"], w.run_id());
@@ -208,10 +208,10 @@ TEST(Reset, StartsANewRunAndSnapshotsTheOldOne) {
 }
 
 TEST(Reset, ResettingTwiceGivesThreeDistinctRunIds) {
-    InitWorkspace w;
-    Result<ResetResult> first = reset_command(real_fs, w.ws(), reset_req());
+    InitWorkspace w;  // reset keeps the old run in .small-runs/, a folder published on disk
+    Result<ResetResult> first = reset_command(w.fs(), w.ws(), reset_req());
     ASSERT_TRUE(first.ok()) << first.error().describe();
-    Result<ResetResult> second = reset_command(real_fs, w.ws(), reset_req());
+    Result<ResetResult> second = reset_command(w.fs(), w.ws(), reset_req());
     ASSERT_TRUE(second.ok()) << second.error().describe();
     const std::set<std::string> ids = {w.run_id(), first->replay_id, second->replay_id};
     EXPECT_EQ(ids.size(), 3u);
@@ -229,10 +229,10 @@ TEST(Reset, ResettingTwiceGivesThreeDistinctRunIds) {
 }
 
 TEST(Reset, NeverWritesTheHumanOwnedIntent) {
-    InitWorkspace w(std::string("Build a widget factory"));
+    InitWorkspace w(std::string("Build a widget factory"));  // reset keeps the old run in .small-runs/, published on disk
     const std::string intent = w.read("intent.small.yml");
     ASSERT_TRUE(contains(intent, "Build a widget factory"));
-    Result<ResetResult> r = reset_command(real_fs, w.ws(), reset_req());
+    Result<ResetResult> r = reset_command(w.fs(), w.ws(), reset_req());
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(w.read("intent.small.yml"), intent);
     EXPECT_EQ(std::count(r->reset_files.begin(), r->reset_files.end(), "intent.small.yml"), 0);
@@ -243,9 +243,9 @@ TEST(Reset, NeverWritesTheHumanOwnedIntent) {
 
 // workspace.small.yml without its run block (a workspace from before D3).
 void unpin_run(const InitWorkspace& w) {
-    YamlValue meta = load_value(w.file("workspace.small.yml"));
+    YamlValue meta = w.value("workspace.small.yml");
     meta.erase("run");
-    write_text(w.file("workspace.small.yml"), emit_document(meta));
+    w.write("workspace.small.yml", emit_document(meta));
 }
 
 StartRequest start_req() {
@@ -255,25 +255,25 @@ StartRequest start_req() {
 }
 
 TEST(Handoff, WithoutAPinnedRunPinsTheManifestId) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     unpin_run(w);
-    Result<HandoffResult> r = handoff_command(real_fs, w.ws(), handoff_req());
+    Result<HandoffResult> r = handoff_command(w.fs(), w.ws(), handoff_req());
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->pinned_run);
     EXPECT_EQ(r->replay_id, w.run_id()) << "the manifest is unchanged since init";
     EXPECT_EQ(r->source, "auto");
     EXPECT_EQ(pinned_run(w), w.run_id());
-    EXPECT_EQ(load_value(w.file("workspace.small.yml"))["kind"], "repo-root");
+    EXPECT_EQ(w.value("workspace.small.yml")["kind"], "repo-root");
 }
 
 TEST(Start, WithoutAPinnedRunTakesTheOldHandoffsId) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     unpin_run(w);
-    YamlValue handoff = load_value(w.file("handoff.small.yml"));
+    YamlValue handoff = w.value("handoff.small.yml");
     handoff["replayId"]["value"] = upper(kOtherRun);
     handoff["replayId"]["source"] = "manual";
-    write_text(w.file("handoff.small.yml"), emit_document(handoff));
-    Result<StartResult> r = start_command(real_fs, w.ws(), start_req());
+    w.write("handoff.small.yml", emit_document(handoff));
+    Result<StartResult> r = start_command(w.fs(), w.ws(), start_req());
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_FALSE(r->self_heal);
     EXPECT_EQ(r->handoff.replay_id, kOtherRun);
@@ -284,10 +284,10 @@ TEST(Start, WithoutAPinnedRunTakesTheOldHandoffsId) {
 }
 
 TEST(Start, WithNoRunIdAnywhereSelfHealsAndRecordsIt) {
-    InitWorkspace w;
+    InitWorkspace w;  // removes files by hand on disk
     unpin_run(w);
     fs::remove(w.file("handoff.small.yml"));
-    Result<StartResult> r = start_command(real_fs, w.ws(), start_req());
+    Result<StartResult> r = start_command(w.fs(), w.ws(), start_req());
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->self_heal);
     EXPECT_EQ(r->handoff.replay_id, w.run_id()) << "the manifest is unchanged since init";
@@ -300,9 +300,9 @@ TEST(Start, WithNoRunIdAnywhereSelfHealsAndRecordsIt) {
 }
 
 TEST(Start, RecreatesMissingArtifactsFromTemplates) {
-    InitWorkspace w;
+    InitWorkspace w;  // removes files by hand on disk
     fs::remove(w.file("constraints.small.yml"));
-    Result<StartResult> r = start_command(real_fs, w.ws(), start_req());
+    Result<StartResult> r = start_command(w.fs(), w.ws(), start_req());
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->created, std::vector<std::string>{"constraints.small.yml"});
     EXPECT_EQ(w.read("constraints.small.yml"), emit_document(constraints_template()));
@@ -310,9 +310,9 @@ TEST(Start, RecreatesMissingArtifactsFromTemplates) {
 }
 
 TEST(Start, FreshInitKeepsThePinnedRunWithReasonManual) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const std::string metadata_before = w.read("workspace.small.yml");
-    Result<StartResult> r = start_command(real_fs, w.ws(), start_req());
+    Result<StartResult> r = start_command(w.fs(), w.ws(), start_req());
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_FALSE(r->self_heal);
     EXPECT_FALSE(r->entry);
@@ -322,7 +322,7 @@ TEST(Start, FreshInitKeepsThePinnedRunWithReasonManual) {
     EXPECT_EQ(r->handoff.handoff["run"]["transition_reason"], "manual");
     EXPECT_FALSE(r->handoff.handoff["run"].contains("previous_replay_id"));
     EXPECT_EQ(w.read("workspace.small.yml"), metadata_before);
-    EXPECT_EQ(load_value(w.file("handoff.small.yml"))["replayId"]["value"], w.run_id());
+    EXPECT_EQ(w.value("handoff.small.yml")["replayId"]["value"], w.run_id());
     EXPECT_EQ(log_entries(w).size(), 1u);
     expect_strict_ok(w);
 }

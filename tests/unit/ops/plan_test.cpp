@@ -32,11 +32,11 @@ using std::chrono::milliseconds;
 using namespace small::testing;
 
 TEST(PlanCommand, AddAfterInitReusesThePinnedRunAndStampsTheEntry) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const std::string metadata_before = w.read("workspace.small.yml");
     PlanRequest req = plan_req();
     req.add = {"  Design widget  "};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_FALSE(r->pinned_run);
     EXPECT_EQ(r->replay_id, w.run_id());
@@ -66,17 +66,17 @@ TEST(PlanCommand, AddAfterInitReusesThePinnedRunAndStampsTheEntry) {
 // The plan written by small is not validated again (.small-cache/plan.valid),
 // but a hand edit afterwards changes the file's stamp and is validated.
 TEST(PlanCommand, AHandEditedInvalidPlanIsRefusedEvenAfterAValidWrite) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest add = plan_req();
     add.add = {"First"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
-    ASSERT_TRUE(fs::exists(w.root_path(".small-cache/plan.cache")));
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), add).ok());
+    ASSERT_TRUE(w.fs().file_exists(w.root_path(".small-cache/plan.cache")));
     YamlValue plan = plan_of(w);
     plan["tasks"][0].erase("title");  // schema: every task needs a title
-    write_text(w.file("plan.small.yml"), emit_document(plan));
+    w.write("plan.small.yml", emit_document(plan));
     const auto before = snapshot(w);
     add.add = {"Second"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), add);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), add);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_NE(r.error().describe().find("plan.small.yml"), std::string::npos) << r.error().describe();
@@ -84,23 +84,23 @@ TEST(PlanCommand, AHandEditedInvalidPlanIsRefusedEvenAfterAValidWrite) {
 }
 
 TEST(PlanCommand, BlankAddIsUsageAndWritesNothing) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const auto before = snapshot(w);
     PlanRequest req = plan_req();
     req.add = {"   \t "};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Usage);
     EXPECT_EQ(snapshot(w), before);
 }
 
 TEST(PlanCommand, DependsWithoutColonOrWithABlankSideIsUsage) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const auto before = snapshot(w);
     for (const char* bad : {"task-1", "task-1 task-2", ":task-1", "task-1:", " : "}) {
         PlanRequest req = plan_req();
         req.depends = {bad};
-        Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+        Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
         ASSERT_FALSE(r.ok()) << bad;
         EXPECT_EQ(r.error().kind, Error::Kind::Usage) << bad << ": " << r.error().message;
     }
@@ -108,7 +108,7 @@ TEST(PlanCommand, DependsWithoutColonOrWithABlankSideIsUsage) {
 }
 
 TEST(PlanCommand, UnknownTaskIsInvalidAndPlanAndProgressAreUnchanged) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const std::string plan_before = w.plan_bytes();
     const std::string log_before = w.log_bytes();
     std::vector<PlanRequest> requests;
@@ -120,7 +120,7 @@ TEST(PlanCommand, UnknownTaskIsInvalidAndPlanAndProgressAreUnchanged) {
     requests[4].add = {"A task that must not be added"};  // applied in memory first...
     requests[4].in_progress = {"task-99"};                 // ...then this fails: nothing is written
     for (const PlanRequest& req : requests) {
-        Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+        Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
         ASSERT_FALSE(r.ok());
         EXPECT_EQ(r.error().kind, Error::Kind::Invalid) << r.error().message;
         EXPECT_TRUE(contains(r.error().message, "task-99")) << r.error().message;
@@ -130,10 +130,10 @@ TEST(PlanCommand, UnknownTaskIsInvalidAndPlanAndProgressAreUnchanged) {
 }
 
 TEST(PlanCommand, EveryFlagThatNamesATaskSuggestsTheClosestIds) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest add = plan_req();
     add.add = {"Second"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), add).ok());
     const std::string plan_before = w.plan_bytes();
     const std::string log_before = w.log_bytes();
     std::vector<PlanRequest> requests(6, plan_req());
@@ -144,7 +144,7 @@ TEST(PlanCommand, EveryFlagThatNamesATaskSuggestsTheClosestIds) {
     requests[4].depends = {"task-22:task-1"};
     requests[5].in_progress = {"tsak-2"};
     for (const PlanRequest& req : requests) {
-        Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+        Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
         ASSERT_FALSE(r.ok());
         EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
         EXPECT_TRUE(contains(r.error().message, "Did you mean task-2?")) << r.error().message;
@@ -154,10 +154,10 @@ TEST(PlanCommand, EveryFlagThatNamesATaskSuggestsTheClosestIds) {
 }
 
 TEST(PlanCommand, CancelSettlesATaskAndLogsIt) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest req = plan_req();
     req.cancel = {"task-1"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(task_status(plan_of(w)["tasks"][0]).word(), "cancelled");
     ASSERT_EQ(r->entries.size(), 1u);
@@ -167,10 +167,10 @@ TEST(PlanCommand, CancelSettlesATaskAndLogsIt) {
 }
 
 TEST(PlanCommand, TitleRenamesTheTemplateTaskAndKeepsItsStatus) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest req = plan_req();
     req.retitle = {std::make_pair(std::string(" task-1 "), std::string("  Review the layout "))};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     const YamlValue task = plan_of(w)["tasks"][0];
     EXPECT_EQ(task["title"], "Review the layout");
@@ -181,24 +181,24 @@ TEST(PlanCommand, TitleRenamesTheTemplateTaskAndKeepsItsStatus) {
 
     req.retitle = {std::make_pair(std::string("task-1"), std::string("   "))};
     const std::string before = w.plan_bytes();
-    Result<PlanResult> blank = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> blank = plan_command(w.fs(), w.ws(), req);
     ASSERT_FALSE(blank.ok());
     EXPECT_EQ(blank.error().kind, Error::Kind::Usage);
     EXPECT_EQ(w.plan_bytes(), before);
 }
 
 TEST(PlanCommand, RemoveDeletesATaskNoEntryOfTheRunNames) {
-    InitWorkspace w;  // init's entry is meta/init: nothing names task-1
+    InitWorkspace w(std::nullopt, Disk::Memory);  // init's entry is meta/init: nothing names task-1
     PlanRequest req = plan_req();
     req.remove = {"task-1"};
     const auto before = snapshot(w);
-    Result<PlanResult> only = plan_command(real_fs, w.ws(), req);  // a plan keeps one task (schema)
+    Result<PlanResult> only = plan_command(w.fs(), w.ws(), req);  // a plan keeps one task (schema)
     ASSERT_FALSE(only.ok());
     EXPECT_TRUE(contains(only.error().message, "only task")) << only.error().message;
     EXPECT_EQ(snapshot(w), before);
 
     req.add = {"The real first task"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(plan_of(w)["tasks"].size(), 1u);
     EXPECT_EQ(plan_of(w)["tasks"][0]["id"], "task-2");
@@ -210,52 +210,52 @@ TEST(PlanCommand, RemoveDeletesATaskNoEntryOfTheRunNames) {
 }
 
 TEST(PlanCommand, RemoveIsRefusedWhileTheRunsEntriesOrOtherTasksNameIt) {
-    InitWorkspace w;
+    InitWorkspace w;  // reset keeps the old run in .small-runs/, a folder published on disk
     PlanRequest add = plan_req();
     add.add = {"Logged by plan --add"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());  // an entry of this run names task-2
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), add).ok());  // an entry of this run names task-2
     add.add = {"Depends on task-1"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), add).ok());
     PlanRequest dep = plan_req();
     dep.depends = {"task-3:task-1"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), dep).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), dep).ok());
     const auto before = snapshot(w);
 
     PlanRequest req = plan_req();
     req.remove = {"task-2"};
-    Result<PlanResult> logged = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> logged = plan_command(w.fs(), w.ws(), req);
     ASSERT_FALSE(logged.ok());
     EXPECT_EQ(logged.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(logged.error().message, "1 progress entry of the current run")) << logged.error().message;
     EXPECT_TRUE(contains(logged.error().message, "small plan --cancel task-2")) << logged.error().message;
     req.remove = {"task-1"};
-    Result<PlanResult> depended = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> depended = plan_command(w.fs(), w.ws(), req);
     ASSERT_FALSE(depended.ok());
     EXPECT_TRUE(contains(depended.error().message, "task task-3 depends on it")) << depended.error().message;
     EXPECT_EQ(snapshot(w), before);
 
     // Entries of another run do not count: task-1 is named by this run's
     // checkpoint, and after a reset (template plan, new run) it can go.
-    ASSERT_TRUE(checkpoint_command(real_fs, w.ws(), checkpoint_req("task-1", TaskStatus::Completed)).ok());
-    ASSERT_TRUE(reset_command(real_fs, w.ws(), reset_req()).ok());
+    ASSERT_TRUE(checkpoint_command(w.fs(), w.ws(), checkpoint_req("task-1", TaskStatus::Completed)).ok());
+    ASSERT_TRUE(reset_command(w.fs(), w.ws(), reset_req()).ok());
     req.remove = {"task-1"};
     req.add = {"The new run's task"};  // the plan keeps one task
-    Result<PlanResult> later = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> later = plan_command(w.fs(), w.ws(), req);
     EXPECT_TRUE(later.ok()) << later.error().describe();
 }
 
 TEST(PlanCommand, DependencyCycleIsInvalidAndNothingIsWritten) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest add = plan_req();
     add.add = {"Second"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), add).ok());
     PlanRequest dep = plan_req();
     dep.depends = {"task-2:task-1"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), dep).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), dep).ok());
     const auto before = snapshot(w);
     PlanRequest cycle = plan_req();
     cycle.depends = {"task-1:task-2"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), cycle);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), cycle);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(r.error().message, "task-1 -> task-2 -> task-1")) << r.error().message;
@@ -263,31 +263,31 @@ TEST(PlanCommand, DependencyCycleIsInvalidAndNothingIsWritten) {
 }
 
 TEST(PlanCommand, ResetWithoutYesIsUsage) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest add = plan_req();
     add.add = {"Second"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), add).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), add).ok());
     const auto before = snapshot(w);
     PlanRequest req = plan_req();
     req.reset = true;
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Usage);
     EXPECT_EQ(snapshot(w), before);
 }
 
 TEST(PlanCommand, ResetWritesTheTemplateAndAMetaPlanResetEntry) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     // A plan edited by hand (a `plan --add` would leave entries of this run
     // for a task the reset removes: strict S2 would then fail by design).
-    write_text(w.file("plan.small.yml"), "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks:\n"
+    w.write("plan.small.yml", "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks:\n"
                                          "  - id: \"task-1\"\n    title: \"Edited by hand\"\n    extra: 1\n");
     ASSERT_NE(w.plan_bytes(), emit_document(plan_template()));
 
     PlanRequest req = plan_req();
     req.reset = true;
     req.yes = true;
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->changed);
     EXPECT_EQ(w.plan_bytes(), emit_document(plan_template()));
@@ -302,8 +302,8 @@ TEST(PlanCommand, ResetWritesTheTemplateAndAMetaPlanResetEntry) {
 }
 
 TEST(PlanCommand, RewriteKeepsUnknownTaskFieldsAndDependencies) {
-    InitWorkspace w;
-    write_text(w.file("plan.small.yml"),
+    InitWorkspace w(std::nullopt, Disk::Memory);
+    w.write("plan.small.yml",
                "small_version: \"1.0.0\"\n"
                "owner: \"agent\"\n"
                "tasks:\n"
@@ -319,7 +319,7 @@ TEST(PlanCommand, RewriteKeepsUnknownTaskFieldsAndDependencies) {
                "    dependencies: []\n");
     PlanRequest req = plan_req();
     req.in_progress = {"task-2"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     const YamlValue plan = plan_of(w);
     const YamlValue& t1 = plan["tasks"][0];
@@ -335,10 +335,10 @@ TEST(PlanCommand, RewriteKeepsUnknownTaskFieldsAndDependencies) {
 }
 
 TEST(PlanCommand, NoFlagsMeansNoChangesAndNoWrite) {
-    InitWorkspace w;
+    InitWorkspace w;  // compares mtimes on disk
     const auto before = snapshot(w);
     const auto mtime = fs::last_write_time(w.file("plan.small.yml"));
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), plan_req());
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), plan_req());
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_FALSE(r->changed);
     EXPECT_TRUE(r->entries.empty());
@@ -350,12 +350,12 @@ TEST(PlanCommand, NoFlagsMeansNoChangesAndNoWrite) {
 }
 
 TEST(PlanCommand, SeveralFlagsAreOneChangeWithOneEntryEach) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest req = plan_req();
     req.add = {"Second"};
     req.in_progress = {"task-1"};
     req.depends = {"task-2:task-1"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(r->entries.size(), 3u);
     EXPECT_EQ(r->entries[0]["task_id"], "task-2");
@@ -382,7 +382,7 @@ std::vector<std::string> strings_of(const YamlValue& list) {
 PlanInput input(const std::string& text, const std::string& name = "tasks.yml") { return PlanInput{text, name}; }
 
 TEST(PlanCommand, RepeatedFlagsWriteAWholePlanInOneChange) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest req = plan_req();
     req.add = {"Parse", "Evaluate", "Report"};  // task-2, task-3, task-4
     req.depends = {"task-4:task-2,task-3", "task-3:task-2"};
@@ -390,7 +390,7 @@ TEST(PlanCommand, RepeatedFlagsWriteAWholePlanInOneChange) {
     req.acceptance = {"task-2:Parses every example"};
     req.done = {"task-1"};
     req.in_progress = {"task-2"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->added_task_ids, (std::vector<std::string>{"task-2", "task-3", "task-4"}));
     EXPECT_EQ(r->added_task_id, "task-4");
@@ -411,7 +411,7 @@ TEST(PlanCommand, RepeatedFlagsWriteAWholePlanInOneChange) {
 }
 
 TEST(PlanCommand, StepAndAcceptanceWithoutIdOrTextAreUsage) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const auto before = snapshot(w);
     for (const char* bad : {"task-1", "task-1:", ":text", "  :  "}) {
         PlanRequest steps = plan_req();
@@ -419,14 +419,14 @@ TEST(PlanCommand, StepAndAcceptanceWithoutIdOrTextAreUsage) {
         PlanRequest acceptance = plan_req();
         acceptance.acceptance = {bad};
         for (const PlanRequest& req : {steps, acceptance}) {
-            Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+            Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
             ASSERT_FALSE(r.ok()) << bad;
             EXPECT_EQ(r.error().kind, Error::Kind::Usage) << bad;
         }
     }
     PlanRequest blank_dep = plan_req();
     blank_dep.depends = {"task-1:task-2,,task-3"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), blank_dep);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), blank_dep);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Usage) << r.error().message;
     EXPECT_EQ(snapshot(w), before);
@@ -435,16 +435,16 @@ TEST(PlanCommand, StepAndAcceptanceWithoutIdOrTextAreUsage) {
 // Issue 18: `--add X --depends task-4:...` that fails named the rolled-back
 // task-4 in "did you mean".
 TEST(PlanCommand, ErrorsNeverNameATaskTheFailedCallWouldHaveAdded) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest setup = plan_req();
     setup.add = {"Second", "Third"};  // task-2, task-3
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), setup).ok());
     const auto before = snapshot(w);
 
     PlanRequest req = plan_req();
     req.add = {"Fourth"};  // task-4, rolled back
     req.depends = {"task-4:task-2,task-5"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.error().message, "task-5")) << r.error().message;
     EXPECT_FALSE(contains(r.error().message, "task-4")) << r.error().message;
@@ -453,27 +453,27 @@ TEST(PlanCommand, ErrorsNeverNameATaskTheFailedCallWouldHaveAdded) {
     PlanRequest typo = plan_req();
     typo.add = {"Fourth"};
     typo.done = {"tsak-4"};
-    r = plan_command(real_fs, w.ws(), typo);
+    r = plan_command(w.fs(), w.ws(), typo);
     ASSERT_FALSE(r.ok());
     EXPECT_FALSE(contains(r.error().message, "task-4")) << r.error().message;
     EXPECT_EQ(snapshot(w), before);
 
     // With the ids right, the same call succeeds.
     req.depends = {"task-4:task-2,task-3"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), req).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), req).ok());
     EXPECT_EQ(task_dependencies(plan_of(w)["tasks"][3]), (std::vector<std::string>{"task-2", "task-3"}));
 }
 
 TEST(PlanCommand, UndependRemovesDependenciesAndDropsAnEmptyList) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest setup = plan_req();
     setup.add = {"Second", "Third"};
     setup.depends = {"task-3:task-1,task-2"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), setup).ok());
 
     PlanRequest one = plan_req();
     one.undepend = {"task-3:task-1"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), one);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), one);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(task_dependencies(plan_of(w)["tasks"][2]), std::vector<std::string>{"task-2"});
     ASSERT_EQ(r->entries.size(), 1u);
@@ -482,7 +482,7 @@ TEST(PlanCommand, UndependRemovesDependenciesAndDropsAnEmptyList) {
     const auto before = snapshot(w);
     PlanRequest absent = plan_req();
     absent.undepend = {"task-3:task-1"};
-    r = plan_command(real_fs, w.ws(), absent);
+    r = plan_command(w.fs(), w.ws(), absent);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(r.error().message, "does not depend on task-1")) << r.error().message;
@@ -491,7 +491,7 @@ TEST(PlanCommand, UndependRemovesDependenciesAndDropsAnEmptyList) {
 
     PlanRequest last = plan_req();
     last.undepend = {"task-3:task-2"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), last).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), last).ok());
     EXPECT_FALSE(plan_of(w)["tasks"][2].contains("depends_on"));
     expect_strict_ok(w);
 }
@@ -499,15 +499,15 @@ TEST(PlanCommand, UndependRemovesDependenciesAndDropsAnEmptyList) {
 // D18: a task is completed only after its dependencies, judged on the plan as
 // the whole call leaves it.
 TEST(PlanCommand, DoneWithUnmetDependenciesIsRefusedNamingThemAndWritesNothing) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest setup = plan_req();
     setup.add = {"Second", "Third"};
     setup.depends = {"task-3:task-1,task-2"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), setup).ok());
     const auto before = snapshot(w);
     PlanRequest req = plan_req();
     req.done = {"task-3", "task-1"};  // task-2 stays pending
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(r.error().message, "task-3 (unmet: task-2)")) << r.error().message;
@@ -515,22 +515,22 @@ TEST(PlanCommand, DoneWithUnmetDependenciesIsRefusedNamingThemAndWritesNothing) 
     EXPECT_EQ(snapshot(w), before);
 
     req.done = {"task-3", "task-2", "task-1"};  // the order of the flags does not matter
-    r = plan_command(real_fs, w.ws(), req);
+    r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->warnings.empty());
     expect_strict_ok(w);
 }
 
 TEST(PlanCommand, ForceCompletesAndTheEntryRecordsTheUnmetDependencies) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest setup = plan_req();
     setup.add = {"Second"};
     setup.depends = {"task-2:task-1"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), setup).ok());
     PlanRequest req = plan_req();
     req.done = {"task-2"};
     req.force = true;
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(r->entries.size(), 1u);
     const std::string notes = r->entries[0]["notes"].get<std::string>();
@@ -542,14 +542,14 @@ TEST(PlanCommand, ForceCompletesAndTheEntryRecordsTheUnmetDependencies) {
 }
 
 TEST(PlanCommand, StartingATaskWithUnmetDependenciesWritesAndWarns) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest setup = plan_req();
     setup.add = {"Second"};
     setup.depends = {"task-2:task-1"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), setup).ok());
     PlanRequest req = plan_req();
     req.in_progress = {"task-2"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(r->warnings.size(), 1u);
     EXPECT_TRUE(contains(r->warnings[0], "task-2 is in_progress but its dependencies task-1")) << r->warnings[0];
@@ -557,11 +557,11 @@ TEST(PlanCommand, StartingATaskWithUnmetDependenciesWritesAndWarns) {
 }
 
 TEST(PlanFrom, YamlListAppendsNewTasksAndUpdatesExistingOnesFieldByField) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     YamlValue plan = plan_of(w);
     plan["tasks"][0]["estimate"] = "2h";  // an unknown field the merge keeps
     plan["tasks"][0]["notes_for_me"] = "drop this";
-    write_text(w.file("plan.small.yml"), emit_document(plan));
+    w.write("plan.small.yml", emit_document(plan));
     PlanRequest req = plan_req();
     req.from = input(
         "- id: task-1\n"
@@ -576,7 +576,7 @@ TEST(PlanFrom, YamlListAppendsNewTasksAndUpdatesExistingOnesFieldByField) {
         "  status: Pending\n"
         "  depends_on: [task-2]\n"
         "  acceptance: [Prints the value]\n");
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->added_task_ids, (std::vector<std::string>{"task-2", "report"}));
     plan = plan_of(w);
@@ -607,23 +607,23 @@ TEST(PlanFrom, YamlListAppendsNewTasksAndUpdatesExistingOnesFieldByField) {
         "  depends_on: [task-1]\n"
         "- id: report\n"
         "  status: pending\n");
-    r = plan_command(real_fs, w.ws(), req);
+    r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_FALSE(r->changed);
     EXPECT_EQ(snapshot(w), before);
 }
 
 TEST(PlanFrom, JsonListAndAWholePlanMappingAreAccepted) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest req = plan_req();
     req.from = input(R"([{"title": "Parse"}, {"id": "task-1", "status": "completed"}])", "tasks.json");
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(task_status(plan_of(w)["tasks"][0]).word(), "completed");
     EXPECT_EQ(plan_of(w)["tasks"][1]["title"], "Parse");
 
     req.from = input("small_version: \"1.0.0\"\nowner: agent\ntasks:\n  - title: Third\n");
-    r = plan_command(real_fs, w.ws(), req);
+    r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->added_task_id, "task-3");
     expect_strict_ok(w);
@@ -631,7 +631,7 @@ TEST(PlanFrom, JsonListAndAWholePlanMappingAreAccepted) {
 
 // Every mistake is found before anything is written, at its line and column.
 TEST(PlanFrom, ErrorsNameTheInputsLineAndColumnAndWriteNothing) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const auto before = snapshot(w);
     struct Case {
         std::string text;
@@ -656,7 +656,7 @@ TEST(PlanFrom, ErrorsNameTheInputsLineAndColumnAndWriteNothing) {
     for (const Case& c : cases) {
         PlanRequest req = plan_req();
         req.from = input(c.text);
-        Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+        Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
         ASSERT_FALSE(r.ok()) << c.text;
         EXPECT_EQ(r.error().kind, Error::Kind::Invalid) << c.text;
         EXPECT_EQ(r.error().file, "tasks.yml") << c.text;
@@ -670,29 +670,29 @@ TEST(PlanFrom, ErrorsNameTheInputsLineAndColumnAndWriteNothing) {
 }
 
 TEST(PlanFrom, CompletedWithUnmetDependenciesIsRefusedUnlessForced) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     const auto before = snapshot(w);
     PlanRequest req = plan_req();
     req.from = input("- title: Second\n  status: completed\n  depends_on: [task-1]\n");
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.error().message, "task-2 (unmet: task-1)")) << r.error().message;
     EXPECT_EQ(snapshot(w), before);
 
     req.done = {"task-1"};  // flags apply after the list: the result is what is judged
-    r = plan_command(real_fs, w.ws(), req);
+    r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_TRUE(r->warnings.empty());
     expect_strict_ok(w);
 }
 
 TEST(PlanFrom, FlagsApplyAfterTheListAndSeeItsTasks) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest req = plan_req();
     req.from = input("- id: parse\n  title: Parse\n");
     req.steps = {"parse:Tokenise"};
     req.depends = {"parse:task-1"};
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     const YamlValue plan = plan_of(w);
     EXPECT_EQ(strings_of(plan["tasks"][1]["steps"]), std::vector<std::string>{"Tokenise"});
@@ -701,17 +701,17 @@ TEST(PlanFrom, FlagsApplyAfterTheListAndSeeItsTasks) {
 
 // Plan edits are bookkeeping: they never make a task "started" (D18).
 TEST(PlanCommand, EveryKindOfPlanEditEntryIsBookkeeping) {
-    InitWorkspace w;
+    InitWorkspace w(std::nullopt, Disk::Memory);
     // A task written by hand (no entry names it), so --remove may take it.
     YamlValue by_hand = plan_of(w);
     YamlValue doomed = YamlValue::object();
     doomed["id"] = "doomed";
     doomed["title"] = "Doomed";
     by_hand["tasks"].push_back(doomed);
-    write_text(w.file("plan.small.yml"), emit_document(by_hand));
+    w.write("plan.small.yml", emit_document(by_hand));
     PlanRequest setup = plan_req();
     setup.add = {"Second", "Third"};
-    ASSERT_TRUE(plan_command(real_fs, w.ws(), setup).ok());
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), setup).ok());
     PlanRequest req = plan_req();
     req.from = input("- title: From the list\n  status: in_progress\n- id: task-3\n  title: Third, renamed\n");
     req.add = {"Added"};
@@ -727,7 +727,7 @@ TEST(PlanCommand, EveryKindOfPlanEditEntryIsBookkeeping) {
     req.undepend = {"task-3:task-4"};
     req.remove = {"doomed"};
     req.force = true;
-    Result<PlanResult> r = plan_command(real_fs, w.ws(), req);
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_GE(r->entries.size(), 14u);
     for (const YamlValue& e : r->entries) {
@@ -737,7 +737,7 @@ TEST(PlanCommand, EveryKindOfPlanEditEntryIsBookkeeping) {
     }
     PlanRequest reset = plan_req();
     reset.reset = reset.yes = true;
-    r = plan_command(real_fs, w.ws(), reset);
+    r = plan_command(w.fs(), w.ws(), reset);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     for (const YamlValue& e : r->entries) EXPECT_TRUE(is_bookkeeping_entry(e["task_id"].get<std::string>(), "", ""));
 }
