@@ -178,8 +178,9 @@ Error read_only(const std::string& path, const struct stat& st) {
 }
 
 // Nothing when the target does not exist yet; refuses links, non-files and
-// read-only files.
-Result<std::optional<ExistingTarget>> inspect_target(int parent, const std::string& name, const std::string& path) {
+// (when it is to be written, not removed) read-only files.
+Result<std::optional<ExistingTarget>> inspect_target(int parent, const std::string& name, const std::string& path,
+                                                     bool to_write = true) {
     struct stat st {};
     if (::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT) return std::optional<ExistingTarget>();
@@ -189,7 +190,7 @@ Result<std::optional<ExistingTarget>> inspect_target(int parent, const std::stri
         return refused("write", path, "it is a symbolic link (symbolic links in the workspace are not followed for writes)");
     }
     if (!S_ISREG(st.st_mode)) return refused("write", path, "it is not a regular file");
-    if (!writable_for_us(parent, name)) return read_only(path, st);
+    if (to_write && !writable_for_us(parent, name)) return read_only(path, st);
     return std::optional<ExistingTarget>(ExistingTarget{static_cast<mode_t>(st.st_mode & 07777), st.st_uid, st.st_gid});
 }
 
@@ -440,7 +441,8 @@ Status RealFileSystem::remove_file(const std::string& root, const std::string& p
     Result<Fd> dir = open_parent_if_exists(*at);
     if (!dir) return dir.error();
     if (!dir->valid()) return ok_status();  // nothing to remove
-    Result<std::optional<ExistingTarget>> existing = inspect_target(dir->get(), at->parts.back(), path);
+    // A removal needs only the folder to be writable, as unlink(2) says.
+    Result<std::optional<ExistingTarget>> existing = inspect_target(dir->get(), at->parts.back(), path, false);
     if (!existing) return existing.error();
     if (!*existing) return ok_status();
     if (::unlinkat(dir->get(), at->parts.back().c_str(), 0) != 0) return Error::from_errno("cannot remove", path, errno);

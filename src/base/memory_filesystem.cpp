@@ -200,7 +200,7 @@ Result<std::unique_ptr<StagedWrite>> MemoryFileSystem::stage_file(const FileWrit
     const std::string parent = parent_of_path(write.path);
     if (write.make_parents) {
         if (Status s = make_directories(write.root, parent); !s) return s.error();
-    } else if (parent != write.root && !directory_exists(parent)) {
+    } else if (!directory_exists(parent)) {
         return memory_errno("cannot open directory", parent, ENOENT);
     }
     return std::unique_ptr<StagedWrite>(std::make_unique<MemoryStagedWrite>(*this, write.path, std::string(bytes)));
@@ -238,6 +238,8 @@ Status MemoryFileSystem::remove_file(const std::string& root, const std::string&
     const std::lock_guard<std::mutex> hold(mutex_);
     tree_.files.erase(path);
     tree_.generations.erase(path);
+    tree_.inodes.erase(path);
+    tree_.read_only.erase(path);
     return ok_status();
 }
 
@@ -273,6 +275,7 @@ Result<bool> MemoryFileSystem::truncate_file(const std::string& path, std::uint6
                                              const std::optional<FileIdentity>& only_if) const {
     if (is_symlink(path)) return refused_memory("truncate", path, "it is a symbolic link");
     if (!file_exists(path)) return Error::from_errno("cannot truncate", path, ENOENT);
+    if (write_access_errno(path) != 0) return Error::from_errno("cannot truncate", path, EACCES);
     const std::lock_guard<std::mutex> hold(mutex_);
     if (only_if && !(*only_if == FileIdentity{1, tree_.inodes[path]})) return false;
     tree_.files[path].resize(static_cast<std::size_t>(size), '\0');

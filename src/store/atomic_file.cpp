@@ -114,13 +114,26 @@ FileWrite write_of(const WorkspacePaths& ws, const std::string& target, unsigned
                      .make_parents = make_parents};
 }
 
+// Whether the deepest existing folder above `at` is in fact a file (a
+// lookup of `at` then fails with ENOTDIR: nothing can be there yet).
+bool blocked_by_a_file(const FileSystem& fs, const std::string& at) {
+    for (std::string up = parent_path(at); !up.empty() && up != "/"; up = parent_path(up)) {
+        if (const std::optional<FileInfo> info = fs.stat(up)) return info->kind == FileKind::Regular;
+    }
+    return false;
+}
+
 }  // namespace
 
 Result<std::string> resolve_write_target(const FileSystem& fs, const std::string& path) {
     std::string at = normal_dir_path(path);
     std::vector<std::string> missing;  // innermost first
     for (;;) {
-        const std::optional<FileInfo> info = fs.stat(at);
+        Result<std::optional<FileInfo>> looked = fs.inspect(at);
+        // Nothing there (or a file in the way: ENOTDIR) sends the walk up; any
+        // other failure is the user's to see.
+        if (!looked && !blocked_by_a_file(fs, at)) return looked.error();
+        const std::optional<FileInfo> info = looked ? *looked : std::nullopt;
         if (info) {
             std::optional<std::string> real = fs.real_path(at);
             // A link that leads somewhere resolves to what is there; one that
@@ -195,6 +208,9 @@ Status remove_file(const FileSystem& fs, const WorkspacePaths& ws, const std::st
     Result<std::vector<std::string>> parts = workspace_components(ws, target, "remove", scope);
     if (!parts) return parts.error();
     const std::string root = strip_trailing_slashes(ws.root);
+    // A file a command removes on the user's behalf obeys "read-only means
+    // do not change this", as a write does; the door itself unlinks.
+    if (Status writable = check_writable_file(fs, target); !writable) return writable;
     if (Status removed = fs.remove_file(root, target); !removed) return removed;
     // An agent settings file's folder (.claude/, .codex/) goes too when nothing
     // else is in it; the workspace's own folders stay. Best effort.

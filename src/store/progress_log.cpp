@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "small/base/path.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/local_work.hpp"
 #include "small/store/log_facts_cache.hpp"
@@ -59,9 +60,10 @@ Result<FileStamp> stamp_of(const FileSystem& fs, const std::string& path) {
                      ns_of(st.ctime_sec, st.ctime_nsec)};
 }
 
-// `n` bytes at `offset` (fewer only at end of file).
+// `n` bytes at `offset` (fewer only at end of file); a link swapped in
+// after the stamp was taken is refused, never read through.
 Result<std::string> read_at(const FileSystem& fs, const std::string& path, std::uint64_t offset, std::size_t n) {
-    Result<FileRange> range = fs.read_range(path, offset, n);
+    Result<FileRange> range = fs.read_range_no_follow(parent_path(path), file_name(path), offset, n);
     if (!range) return range.error();
     return std::move(range->bytes);
 }
@@ -79,7 +81,7 @@ Result<std::optional<std::string>> read_small_file(const FileSystem& fs, const s
     if (!info) return info.error();
     if (!*info) return std::optional<std::string>();
     if ((*info)->kind != FileKind::Regular) return Error::invalid("refusing to read " + path + ": it is not a regular file");
-    Result<std::string> bytes = fs.read_file(path);
+    Result<std::string> bytes = fs.read_file_no_follow(parent_path(path), file_name(path));
     if (!bytes) return bytes.error();
     return std::optional<std::string>(std::move(*bytes));
 }

@@ -36,7 +36,7 @@ Result<std::optional<std::string>> read_if_exists(const FileSystem& fs, const st
     if ((*info)->kind != FileKind::Regular) {
         return Error::invalid("refusing to read " + path + ": it is not a regular file");
     }
-    Result<std::string> bytes = fs.read_file(path);
+    Result<std::string> bytes = fs.read_file_no_follow(parent_path(path), file_name(path));
     if (!bytes) return bytes.error();
     return std::optional<std::string>(std::move(*bytes));
 }

@@ -203,8 +203,9 @@ public:
     // links on the way are followed, as the shell's `mkdir -p` follows them.
     virtual Status create_directories(const std::string& dir) const;
     // Removes the regular file `path` (its folder synced as `durability`
-    // says); nothing when it or its folder is missing. A link, a folder or a
-    // read-only file there is refused.
+    // says); nothing when it or its folder is missing. A link or a folder
+    // there is refused; a read-only file is removed, as unlink(2) removes it
+    // (the folder's permission decides).
     virtual Status remove_file(const std::string& root, const std::string& path,
                                Durability durability = Durability::Full) const;
     // Removes the folder `dir` when it is empty (durably); nothing when it is

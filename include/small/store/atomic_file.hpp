@@ -119,8 +119,8 @@ inline constexpr std::string_view kAgentSettingsFiles[] = {".claude/settings.jso
 Status remove_file(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target, WriteScope scope);
 
 // Replaces `dir`/`name` outside any workspace (the git hooks folder that
-// `small hooks install git` names): staged in `dir` itself under a hidden
-// temporary name, so the rename stays on one filesystem; the result gets
+// `small hooks install git` names): staged in `dir` itself under a pid-stamped
+// temporary name (no hook git would run), so the rename stays on one filesystem; the result gets
 // exactly `mode` (not the umask's version: a hook must be executable).
 // `dir` must exist; a target that is a symbolic link, not a regular file or
 // read-only is refused.

@@ -137,6 +137,24 @@ TEST_P(FileSystemWrite, AReadOnlyFileIsNeverReplaced) {
     EXPECT_FALSE(fs().check_replaceable(disk().root(), disk().at("ro.txt")));
 }
 
+TEST_P(FileSystemWrite, ARemovalNeedsOnlyTheFolder) {
+    // unlink(2): a read-only file in a writable folder is removed (journals
+    // and leftovers of another user's crashed command must not block recovery).
+    ASSERT_TRUE(fs().replace_file(disk().write("ro.txt"), "x"));
+    disk().make_read_only(disk().at("ro.txt"));
+    ASSERT_TRUE(fs().remove_file(disk().root(), disk().at("ro.txt")));
+    EXPECT_FALSE(fs().file_exists(disk().at("ro.txt")));
+}
+
+TEST_P(FileSystemWrite, AReadOnlyFileIsNotCut) {
+    if (root_on_real_disk()) GTEST_SKIP() << "root may write any file";
+    ASSERT_TRUE(fs().replace_file(disk().write("ro.txt"), "keep\n"));
+    disk().make_read_only(disk().at("ro.txt"));
+    EXPECT_FALSE(fs().truncate_file(disk().at("ro.txt"), 0));
+    EXPECT_FALSE(fs().append_file(disk().at("ro.txt"), "more", 5));
+    EXPECT_EQ(text("ro.txt"), "keep\n");
+}
+
 TEST_P(FileSystemWrite, AppendChecksTheExpectedSize) {
     ASSERT_TRUE(fs().replace_file(disk().write("log"), "a\n"));
     ASSERT_TRUE(fs().append_file(disk().at("log"), "b\n", 2));
