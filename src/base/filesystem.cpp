@@ -308,6 +308,16 @@ std::optional<FileInfo> FileSystem::stat(const std::string& path) const {
     return info;
 }
 
+Result<std::optional<std::string>> FileSystem::read_file_if_present(const std::string& path) const {
+    Result<std::optional<FileInfo>> info = inspect(path);
+    if (!info) return info.error();
+    if (!*info) return std::optional<std::string>();
+    if ((*info)->kind != FileKind::Regular) return Error::invalid("refusing to read " + path + ": it is not a regular file");
+    Result<std::string> bytes = read_file_no_follow(parent_path(path), file_name(path));
+    if (!bytes) return bytes.error();
+    return std::optional<std::string>(std::move(*bytes));
+}
+
 Status FileSystem::replace_file(const FileWrite& write, std::string_view bytes) const {
     Result<std::unique_ptr<StagedWrite>> staged = stage_file(write, bytes);
     if (!staged) return staged.error();

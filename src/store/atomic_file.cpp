@@ -266,7 +266,8 @@ Result<std::size_t> remove_stale_temp_files(const FileSystem& fs, const Workspac
     for (const DirEntry& entry : *entries) {
         const std::optional<pid_t> pid = writer_pid(entry.name);
         if (!pid || !process_is_gone(*pid)) continue;
-        if (fs.remove_file(strip_trailing_slashes(ws.root), join_path(tmp, entry.name))) ++removed;
+        // Not synced: a leftover that comes back after a power cut is swept again.
+        if (fs.remove_file(strip_trailing_slashes(ws.root), join_path(tmp, entry.name), Durability::None)) ++removed;
     }
     return removed;
 }

@@ -75,16 +75,6 @@ Result<std::string> tail_digest(const FileSystem& fs, const std::string& path, s
     return sha256_hex(*bytes);
 }
 
-// Small files of the cache folder: whole contents, nothing when absent.
-Result<std::optional<std::string>> read_small_file(const FileSystem& fs, const std::string& path) {
-    Result<std::optional<FileInfo>> info = fs.inspect(path);
-    if (!info) return info.error();
-    if (!*info) return std::optional<std::string>();
-    if ((*info)->kind != FileKind::Regular) return Error::invalid("refusing to read " + path + ": it is not a regular file");
-    Result<std::string> bytes = fs.read_file_no_follow(parent_path(path), file_name(path));
-    if (!bytes) return bytes.error();
-    return std::optional<std::string>(std::move(*bytes));
-}
 
 // ---- "key value" records (tail cache, journal header) ----
 
@@ -245,7 +235,7 @@ void store_cache(const FileSystem& fs, const WorkspacePaths& ws, const std::stri
 // The cached tail if it describes exactly this file as it is now.
 std::optional<ProgressTail> cached_tail(const FileSystem& fs, const WorkspacePaths& ws, const std::string& file,
                                         const FileStamp& now) {
-    Result<std::optional<std::string>> text = read_small_file(fs, cache_path(ws, kProgressTailName));
+    Result<std::optional<std::string>> text = fs.read_file_if_present(cache_path(ws, kProgressTailName));
     if (!text || !*text) return std::nullopt;
     const std::optional<CachedTail> c = parse_cache(**text);
     if (!c || c->file != file || !(c->stamp == now)) return std::nullopt;
@@ -424,7 +414,7 @@ std::optional<bool> append_landed(const FileSystem& fs, const AppendRecord& reco
 
 Status recover_progress(const FileSystem& fs, const WorkspacePaths& ws) {
     [[maybe_unused]] Result<std::size_t> swept = remove_stale_temp_files(fs, ws);
-    Result<std::optional<std::string>> text = read_small_file(fs, cache_path(ws, kProgressJournalName));
+    Result<std::optional<std::string>> text = fs.read_file_if_present(cache_path(ws, kProgressJournalName));
     if (!text) return text.error();
     if (!*text) return ok_status();
     if (const std::optional<AppendRecord> j = parse_journal(**text)) {
@@ -514,7 +504,7 @@ ProgressTail tail_after(const ProgressTail& before, Instant ts, std::uint64_t ne
 // <span> ahead of the clock". Parses the whole log: only called on that rare path.
 std::string first_future_entry(const FileSystem& fs, const WorkspacePaths& ws, Instant now) {
     const std::string display = ws.display_of(kProgressFile);
-    Result<std::optional<std::string>> bytes = read_small_file(fs, progress_path(ws));
+    Result<std::optional<std::string>> bytes = fs.read_file_if_present(progress_path(ws));
     if (!bytes || !*bytes) return "";
     Result<Document> doc = parse_yaml(std::move(**bytes), display);
     if (!doc) return "";

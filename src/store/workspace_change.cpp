@@ -26,20 +26,6 @@ constexpr std::string_view kAbsent = "absent";
 
 std::string journal_path(const WorkspacePaths& ws) { return ws.root + "/" + kChangeJournalName; }
 
-// Contents of a regular file, or nullopt when it does not exist. Never
-// follows a symlink, never blocks on a FIFO (the FileSystem reads regular
-// files only).
-Result<std::optional<std::string>> read_if_exists(const FileSystem& fs, const std::string& path) {
-    Result<std::optional<FileInfo>> info = fs.inspect(path);
-    if (!info) return info.error();
-    if (!*info) return std::optional<std::string>();
-    if ((*info)->kind != FileKind::Regular) {
-        return Error::invalid("refusing to read " + path + ": it is not a regular file");
-    }
-    Result<std::string> bytes = fs.read_file_no_follow(parent_path(path), file_name(path));
-    if (!bytes) return bytes.error();
-    return std::optional<std::string>(std::move(*bytes));
-}
 
 Result<std::uint64_t> file_size(const FileSystem& fs, const std::string& path) {
     Result<std::optional<FileInfo>> info = fs.inspect(path);
@@ -237,9 +223,9 @@ Status apply_move(const FileSystem& fs, const WorkspacePaths& ws, const PathMove
         case PathMove::Kind::Rename:
             return fs.rename_no_replace(m.from, m.to);
         case PathMove::Kind::RemoveDuplicate: {
-            Result<std::optional<std::string>> a = read_if_exists(fs, m.from);
+            Result<std::optional<std::string>> a = fs.read_file_if_present(m.from);
             if (!a) return a.error();
-            Result<std::optional<std::string>> b = read_if_exists(fs, m.to);
+            Result<std::optional<std::string>> b = fs.read_file_if_present(m.to);
             if (!b) return b.error();
             if (!*a || !*b || **a != **b) {
                 return Error::invalid("refusing to remove " + m.from + ": its bytes differ from " + m.to);
@@ -266,7 +252,7 @@ std::string progress_file(const WorkspacePaths& ws) { return ws.artifact_path(Ar
 bool log_as_before(const FileSystem& fs, const WorkspacePaths& ws, const ChangeJournal& j) {
     if (j.entries == 0) return true;
     if (j.whole_log) {
-        Result<std::optional<std::string>> now = read_if_exists(fs, progress_file(ws));
+        Result<std::optional<std::string>> now = fs.read_file_if_present(progress_file(ws));
         return now && *now && **now == *j.whole_log;
     }
     Result<std::uint64_t> size = file_size(fs, progress_file(ws));
@@ -302,7 +288,7 @@ bool CommittedChange::was_skipped(const std::string& path) const {
 
 Status recover_workspace(const FileSystem& fs, const WorkspacePaths& ws) {
     if (Status s = recover_progress(fs, ws); !s) return s;
-    Result<std::optional<std::string>> text = read_if_exists(fs, journal_path(ws));
+    Result<std::optional<std::string>> text = fs.read_file_if_present(journal_path(ws));
     if (!text) return text.error();
     if (!*text) return ok_status();
     if (const std::optional<ChangeJournal> j = decode(**text)) {
@@ -363,7 +349,7 @@ Result<CommittedChange> commit_workspace_change(const FileSystem& fs, const Work
         j.progress_size = pending->tail.size;
         j.append = pending->in_place;
         if (!pending->in_place) {
-            Result<std::optional<std::string>> log = read_if_exists(fs, progress_file(ws));
+            Result<std::optional<std::string>> log = fs.read_file_if_present(progress_file(ws));
             if (!log) return log.error();
             j.whole_log = *log;
         }

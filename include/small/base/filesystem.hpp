@@ -174,6 +174,10 @@ public:
     virtual Result<std::string> read_file_no_follow(const std::string& dir, const std::string& name) const;
     virtual Result<FileRange> read_range_no_follow(const std::string& dir, const std::string& name,
                                                    std::uint64_t offset, std::size_t length) const;
+    // The whole regular file `path`, or nullopt when nothing is there; a
+    // link (at `path` or its folder) or a non-file is refused (Kind::Invalid).
+    // For small files of the store (journals, caches).
+    Result<std::optional<std::string>> read_file_if_present(const std::string& path) const;
     // A text that changes whenever the file is edited or replaced (for
     // caches keyed by a file's version); nullopt when the file is absent or
     // the filesystem cannot tell (the fakes), and the caller then skips its cache.
