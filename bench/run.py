@@ -87,6 +87,8 @@ COMMANDS = [
     # Where the run stands: plan, handoff, workspace and the log's tail only (flat in the log).
     {"name": "status", "argv": ["status", "--json"], "mutates": False, "expect_exit": 0},
     {"name": "emit", "argv": ["emit"], "mutates": False, "expect_exit": 0},
+    # The tasks an agent may take now (D19): plan outline, log facts and claims, all cached.
+    {"name": "ready", "argv": ["ready"], "mutates": False, "expect_exit": 0},
     # The resume primer an agent's session hook prints: bounded, flat in the log.
     {"name": "status --brief", "argv": ["status", "--brief"], "mutates": False, "expect_exit": 0},
     # Every entry of the log as JSON: linear in the log by nature.

@@ -7,7 +7,7 @@ The library reaches the disk only through its door: base/ (the FileSystem interf
 real implementation with the write half: atomic replace, appends, truncation, renames,
 the lock; path arithmetic; git's own files) and the few files of store/ that still make
 their own system calls, named in DOOR_FILES below (folders published by one rename, the
-git hooks folder, selftest's scratch folder). Everywhere else under include/small/ and src/ (the CLI included), code
+git hooks folder, selftest's scratch folder, both in folder_publish). Everywhere else under include/small/ and src/ (the CLI included), code
 may not
   * name std::filesystem (or any filesystem:: namespace), <filesystem> or <fstream>, the
     file streams (ifstream / ofstream / fstream, their basic_ forms, filebuf), fopen,
@@ -36,7 +36,7 @@ import sys
 from tree_checks import report
 
 # The store's durability files: they implement the writes behind the door.
-DOOR_FILES = {"folder_publish", "hook_files", "scratch_dir"}
+DOOR_FILES = {"folder_publish", "hook_files"}
 LAYOUT_FILES = {"include/small/model/layout.hpp", "src/model/layout.cpp"}
 
 NAMES = [r"\bstd::(?:experimental::)?filesystem\b|\bfilesystem::", r"#\s*include\s*<(?:filesystem|fstream)>",

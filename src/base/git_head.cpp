@@ -29,38 +29,44 @@ std::string ref_sha(const FileSystem& fs, const std::string& git_dir, const std:
 
 }  // namespace
 
-GitFacts read_git_facts(const FileSystem& fs, const std::string& root) {
-    GitFacts g;
+std::optional<GitDirs> find_git_dirs(const FileSystem& fs, const std::string& root) {
     for (std::string dir = root;; dir = parent_path(dir)) {
         std::string git = join_path(dir, ".git");
         if (fs.file_exists(git)) {  // a worktree or submodule: "gitdir: <path>"
             Result<std::string> link = fs.read_file(git);
-            if (!link || link->rfind("gitdir:", 0) != 0) return g;
+            if (!link || link->rfind("gitdir:", 0) != 0) return std::nullopt;
             const std::string target(trim(std::string_view(*link).substr(7)));
             git = is_absolute_path(target) ? target : join_path(dir, target);
         } else if (!fs.directory_exists(git)) {
-            if (dir == parent_path(dir) || dir.empty()) return g;
+            if (dir == parent_path(dir) || dir.empty()) return std::nullopt;
             continue;
         }
-        Result<std::string> head = fs.read_file(git + "/HEAD");
-        if (!head) return g;
-        const std::string_view h = trim(*head);
-        if (h.rfind("ref: ", 0) == 0) {
-            const std::string ref(trim(h.substr(5)));
-            if (ref.rfind("refs/heads/", 0) == 0) g.branch = ref.substr(11);
-            std::string common = git;  // linked worktrees keep refs in the common dir
-            if (Result<std::string> c = fs.read_file(git + "/commondir")) {
-                const std::string cd(trim(*c));
-                common = cd[0] == '/' ? cd : git + "/" + cd;
-            }
-            g.sha = ref_sha(fs, git, ref);
-            if (g.sha.empty()) g.sha = ref_sha(fs, common, ref);
-        } else {
-            g.sha = std::string(h);
+        GitDirs d{git, git, dir};
+        if (Result<std::string> c = fs.read_file(git + "/commondir")) {  // linked worktrees share it
+            const std::string cd(trim(*c));
+            if (!cd.empty()) d.common_dir = normal_dir_path(cd[0] == '/' ? cd : git + "/" + cd);
         }
-        if (!(g.sha.size() == 40 && is_lower_hex(g.sha))) g.sha.clear();
-        return g;
+        return d;
     }
+}
+
+GitFacts read_git_facts(const FileSystem& fs, const std::string& root) {
+    GitFacts g;
+    const std::optional<GitDirs> dirs = find_git_dirs(fs, root);
+    if (!dirs) return g;
+    Result<std::string> head = fs.read_file(dirs->git_dir + "/HEAD");
+    if (!head) return g;
+    const std::string_view h = trim(*head);
+    if (h.rfind("ref: ", 0) == 0) {
+        const std::string ref(trim(h.substr(5)));
+        if (ref.rfind("refs/heads/", 0) == 0) g.branch = ref.substr(11);
+        g.sha = ref_sha(fs, dirs->git_dir, ref);
+        if (g.sha.empty()) g.sha = ref_sha(fs, dirs->common_dir, ref);
+    } else {
+        g.sha = std::string(h);
+    }
+    if (!(g.sha.size() == 40 && is_lower_hex(g.sha))) g.sha.clear();
+    return g;
 }
 
 }  // namespace small

@@ -4,15 +4,18 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "small/base/fd.hpp"
+#include "small/base/filesystem.hpp"
 
 namespace small {
 
@@ -355,6 +358,24 @@ Result<ProcessResult> run_process(const ProcessOptions& o) {
     Supervisor s(o, pid, std::move(out->read), std::move(err->read),
                  o.forward_signals ? signals->read.get() : -1);
     return s.run();
+}
+
+std::optional<std::string> find_executable(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    const std::string_view dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+    for (std::size_t from = 0; from <= dirs.size();) {
+        const std::size_t colon = std::min(dirs.find(':', from), dirs.size());
+        std::string dir(dirs.substr(from, colon - from));
+        if (dir.empty()) dir = ".";
+        std::string candidate = dir + "/" + name;
+        struct stat st {};
+        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
+            if (candidate[0] != '/') candidate = process_directory() + "/" + candidate;
+            return candidate;
+        }
+        from = colon + 1;
+    }
+    return std::nullopt;
 }
 
 }  // namespace small

@@ -233,6 +233,10 @@ void register_init(CLI::App& app, Context& ctx);
 void register_help(CLI::App& app, Context& ctx);
 void register_plan(CLI::App& app, Context& ctx);
 void register_checkpoint(CLI::App& app, Context& ctx);
+void register_ready(CLI::App& app, Context& ctx);    // D19: ready, claim, release, claims
+void register_claim(CLI::App& app, Context& ctx);
+void register_release(CLI::App& app, Context& ctx);
+void register_claims(CLI::App& app, Context& ctx);
 void register_handoff(CLI::App& app, Context& ctx);
 void register_start(CLI::App& app, Context& ctx);
 void register_status(CLI::App& app, Context& ctx);

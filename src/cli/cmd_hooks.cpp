@@ -16,6 +16,7 @@ struct HooksFlags {
     std::string target;
     std::optional<std::string> dir;
     bool dry_run = false;
+    bool claim = false;
 };
 
 std::string change_line(const HookFileChange& f, bool dry_run) {
@@ -53,6 +54,7 @@ int run(Context& ctx, HooksAction action, const HooksFlags& f) {
     req.target = *target;
     req.action = action;
     req.dry_run = f.dry_run;
+    req.claim = f.claim;
     req.dir = f.dir;
     req.cwd = current_directory();
     req.lock_wait = default_lock_wait();
@@ -85,6 +87,10 @@ void register_action(CLI::App* group, Context& ctx, HooksAction action, const st
     cmd->add_flag("--dry-run", flags->dry_run,
                   action == HooksAction::Print ? "Accepted for symmetry: print never writes"
                                                : "Show the change as a diff; write nothing");
+    if (action != HooksAction::Uninstall) {
+        cmd->add_flag("--claim", flags->claim,
+                      "claude, codex: the session start also claims the next ready task (`small claim --next`, D19)");
+    }
     cmd->footer(kFooter);
     cmd->callback([&ctx, flags, action] { ctx.exit_code = run(ctx, action, *flags); });
 }

@@ -16,7 +16,7 @@ namespace {
 struct AddFlags {
     WorkspaceFlags where;
     std::string task, status;
-    std::optional<std::string> evidence, verification, command, test, link, commit, notes, at, after;
+    std::optional<std::string> evidence, verification, command, test, link, commit, notes, at, after, agent;
     bool force = false;
 };
 
@@ -47,6 +47,7 @@ int run_add(Context& ctx, const AddFlags& f) {
     req.at = f.at;
     req.after = f.after;
     req.force = f.force;
+    req.agent = f.agent;
     aim_at(*target, req);
     Result<ProgressAddResult> r = progress_add_command(ctx.fs, ws, req);
     if (!r) return report_error(out, r.error());
@@ -129,7 +130,9 @@ void register_progress(CLI::App& app, Context& ctx) {
     a->add_option("--at", add->at, "Exact timestamp (RFC 3339 with fractional seconds), after the last entry");
     a->add_option("--after", add->after, "Use max(TS, last entry) + 1 ns");
     a->add_flag("--force", add->force,
-                "Record completed although the task's dependencies are not all completed (the entry's notes say so)");
+                "Record completed although the task's dependencies are not all completed, or start or complete a task "
+                "another agent claims (the entry's notes say so)");
+    a->add_option("--agent", add->agent, "Who writes, for claims (default: $SMALL_AGENT, else user@host)");
     add_workspace_flags(a, add->where, "Workspace scope: root (default), examples or any");
     a->callback([&ctx, add] { ctx.exit_code = run_add(ctx, *add); });
 

@@ -1,6 +1,7 @@
 // The resume point as it is now (see the header).
 #include "small/domain/resume_state.hpp"
 
+#include "small/domain/claim_gate.hpp"
 #include "small/store/local_work.hpp"
 #include "small/store/log_facts_cache.hpp"
 #include "small/store/plan_cache.hpp"
@@ -16,7 +17,12 @@ Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths
     if (!facts) return facts.error();
     s.facts = std::move(*facts);
     const WorkFacts mine = with_local_work(fs, ws, run_id, s.facts.tasks);
-    s.point = resume_point(s.plan, mine);
+    WorkFacts claimed = mine;  // the resume point names what this agent holds or may take (D19)
+    s.claims = mark_claims(fs, ws, claim_context(std::nullopt), claimed);
+    for (const auto& [id, work] : claimed) {
+        if (!work.claimed_by.empty()) s.taken.insert(id);
+    }
+    s.point = resume_point(s.plan, claimed);
     s.now = handoff_source(s.plan, s.facts, mine);
     const std::string handoff = ws.artifact_path(ArtifactType::Handoff);
     s.handoff_exists = fs.file_exists(handoff);

@@ -11,12 +11,14 @@
 #include "small/check/verdict.hpp"
 #include "small/model/task_status.hpp"
 #include "small/ops/session/checkpoint.hpp"
+#include "small/ops/session/claim.hpp"
 #include "small/ops/session/handoff.hpp"
 #include "small/ops/session/init.hpp"
 #include "small/ops/session/plan.hpp"
 #include "small/ops/session/progress_add.hpp"
 #include "small/ops/inspect/status.hpp"
 #include "small/ops/inspect/status_brief.hpp"
+#include "small/report/claims.hpp"
 #include "small/report/envelope.hpp"
 #include "small/report/findings.hpp"
 #include "small/report/session.hpp"
@@ -60,13 +62,13 @@ json tool(const char* name, const char* description, json schema) {
 json entry_properties(const char* task, json status) {
     return {{"task", str(task)},
             {"status", std::move(status)},
-            {"evidence", str("What shows it is done")},
-            {"verification", str("How it was verified")},
+            {"evidence", str("What shows it")},
+            {"verification", str("How verified")},
             {"command", str("Command run")},
             {"test", str("Test run")},
             {"link", str("Evidence URI")},
             {"commit", str("Commit hash")},
-            {"notes", str("Notes, not evidence")}};
+            {"notes", str("Notes")}};
 }
 
 json strings(const char* description) {
@@ -80,15 +82,15 @@ constexpr TaskStatus kPlanToolStatuses[] = {TaskStatus::Pending, TaskStatus::InP
 // The plan tool: one edit (add, or task with status/title/depends_on), a
 // list of tasks merged by id (`small plan --from`), or both, as one change.
 json plan_schema() {
-    json tasks = strings("Tasks merged by id, as small plan --from (new ids appended)");
+    json tasks = strings("Tasks merged by id");
     tasks["items"] = {{"type", "object"}};
-    json plan = object({{"add", str("Title of a new task")},
+    json plan = object({{"add", str("New task's title")},
                         {"task", str("Task to change")},
                         {"status", str_enum("New status of task", status_names(kPlanToolStatuses))},
-                        {"title", str("New title of task")},
-                        {"depends_on", str("Task ids it depends on, comma-separated")},
+                        {"title", str("Its new title")},
+                        {"depends_on", str("Ids, comma-separated")},
                         {"tasks", std::move(tasks)},
-                        {"force", {{"type", "boolean"}, {"description", "Complete despite open dependencies"}}}});
+                        {"force", {{"type", "boolean"}, {"description", "Complete despite open deps"}}}});
     plan["dependentRequired"] = {{"status", {"task"}}, {"title", {"task"}}, {"depends_on", {"task"}}};
     return plan;
 }
@@ -99,22 +101,26 @@ json build_entries() {
     json status = object({{"recent", integer("Entries to list", 1)}});
     status["properties"]["recent"]["maximum"] = kMaxStatusRecent;
     return json::array({
-        tool("resume", "Start here: the run's primer, ending with the next tool call.",
+        tool("resume", "Start here: the primer and the next tool call.",
              std::move(resume)),
-        tool("status", "Plan counts, next tasks, run id, recent progress.", std::move(status)),
-        tool("plan", "Edit the plan in one logged change: add a task, set a task's status, title or dependencies, "
-                     "merge a list of tasks.",
+        tool("status", "Counts, next tasks, run id, recent entries.", std::move(status)),
+        tool("plan", "One logged plan change: add a task, set a task's status, title or dependencies, or "
+                     "merge tasks.",
              std::move(plan)),
-        tool("progress_add", "Append an entry to the progress log.",
+        tool("progress_add", "Log a progress entry.",
              object(entry_properties("Task id (or meta/...)", str_enum("Entry status", status_names(kTaskStatuses))),
                     {"task", "status"})),
-        tool("checkpoint", "Set a task's status and log its entry, atomically.",
+        tool("checkpoint", "Set a task's status and log it, atomically.",
              object(entry_properties("Task id", str_enum("New status", status_names(kCheckpointStatuses))),
                     {"task", "status"})),
-        tool("handoff", "Write the handoff, the resume point.",
+        tool("ready", "Tasks you may take.", object(json::object())),
+        tool("claim", "Claim a task as a lease.",
+             object({{"task", str("Task id, else next ready")}, {"ttl", str("Lease, e.g. 45m")}})),
+        tool("release", "Release a claim.", object({{"task", str("Task id")}}, {"task"})),
+        tool("handoff", "Write the handoff.",
              object({{"summary", str("Summary (default: computed)")}})),
         tool("check", "Strict check: validate, lint, verify.", object(json::object())),
-        tool("init", "Create .small/ here, as small init does.",
+        tool("init", "Create .small/ here.",
              object({{"intent", str("What the run is for")},
                      {"agents_mode", str_enum("Into an existing AGENTS.md", {"append", "prepend"})},
                      {"no_agents", {{"type", "boolean"}, {"description", "Leave AGENTS.md alone"}}}})),
@@ -313,6 +319,39 @@ ToolResult checkpoint_tool(const json& args, const ToolContext& ctx) {
     return written("checkpoint", std::move(body), line);
 }
 
+// The server acts for one agent: $SMALL_AGENT (else user@host), as the CLI.
+ClaimOptions claim_options(const ToolContext& ctx) {
+    ClaimOptions o;
+    o.scope = ctx.scope;
+    o.lock_wait = default_lock_wait();
+    return o;
+}
+
+ToolResult ready_tool(const ToolContext& ctx) {
+    Result<ReadyResult> r = ready_command(ctx.fs, ctx.ws, claim_options(ctx));
+    if (!r) return failure("ready", r.error());
+    return success("ready", ready_json(*r, current_instant()));
+}
+
+ToolResult claim_tool(const json& args, const ToolContext& ctx) {
+    std::int64_t ttl = kDefaultLeaseSeconds;
+    if (const auto text = opt(args, "ttl")) {
+        Result<std::int64_t> parsed = parse_lease_duration(*text);
+        if (!parsed) return failure("claim", parsed.error());
+        ttl = *parsed;
+    }
+    Result<ClaimResult> r = claim_command(ctx.fs, ctx.ws, small::mcp::req(args, "task"), ttl, claim_options(ctx));
+    if (!r) return failure("claim", r.error());
+    const Instant now = current_instant();
+    return written("claim", claim_json(*r, now), claim_line(*r, now));
+}
+
+ToolResult release_tool(const json& args, const ToolContext& ctx) {
+    Result<ReleaseResult> r = release_command(ctx.fs, ctx.ws, small::mcp::req(args, "task"), claim_options(ctx));
+    if (!r) return failure("release", r.error());
+    return written("release", release_json(*r), "Released " + r->released.task + " (was held by " + r->released.agent + ")");
+}
+
 ToolResult handoff_tool(const json& args, const ToolContext& ctx) {
     HandoffRequest req;
     req.summary = opt(args, "summary");
@@ -453,6 +492,9 @@ ToolResult run_tool(const std::string& name, const json& arguments, const ToolCo
     if (name == "progress_add") return progress_add_tool(arguments, ctx);
     if (name == "checkpoint") return checkpoint_tool(arguments, ctx);
     if (name == "handoff") return handoff_tool(arguments, ctx);
+    if (name == "ready") return ready_tool(ctx);
+    if (name == "claim") return claim_tool(arguments, ctx);
+    if (name == "release") return release_tool(arguments, ctx);
     if (name == "init") return init_tool(arguments, ctx);
     return check_tool(ctx);
 }

@@ -149,16 +149,24 @@ bool is_small_pre_commit_hook(std::string_view text) {
     return text.find(line) != std::string_view::npos;
 }
 
-std::vector<AgentHookEvent> claude_hook_events() {
-    return {{"SessionStart", "startup|resume|clear|compact"}, {"PreCompact", ""}};
+namespace {
+
+AgentHookEvent session_start(bool claim) {
+    return {"SessionStart", "startup|resume|clear|compact",
+            std::string(claim ? kAgentClaimHookCommand : kAgentHookCommand)};
 }
 
-std::vector<AgentHookEvent> codex_hook_events() { return {{"SessionStart", "startup|resume|clear|compact"}}; }
+}  // namespace
+
+std::vector<AgentHookEvent> claude_hook_events(bool claim) { return {session_start(claim), {"PreCompact", ""}}; }
+
+std::vector<AgentHookEvent> codex_hook_events(bool claim) { return {session_start(claim)}; }
 
 namespace {
 
 bool is_our_hook(const Json& hook) {
-    return hook.is_object() && hook.contains("command") && hook["command"] == std::string(kAgentHookCommand);
+    return hook.is_object() && hook.contains("command") &&
+           (hook["command"] == std::string(kAgentHookCommand) || hook["command"] == std::string(kAgentClaimHookCommand));
 }
 
 bool group_runs_ours(const Json& group) {
@@ -171,7 +179,7 @@ Json our_group(const AgentHookEvent& event) {
     if (!event.matcher.empty()) group["matcher"] = event.matcher;
     Json hook = Json::object();
     hook["type"] = "command";
-    hook["command"] = std::string(kAgentHookCommand);
+    hook["command"] = event.command;
     group["hooks"] = Json::array({hook});
     return group;
 }

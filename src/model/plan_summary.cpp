@@ -33,8 +33,10 @@ std::vector<PlanTaskOutline> outline_plan(NodeRef plan) {
     const NodeRef tasks = plan.find("tasks");
     for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
         const NodeRef t = tasks.item(i);
+        const NodeRef priority = t.find("priority");
         out.push_back({std::string(t.find("id").as_string()), status_of(t), dependencies_of(t),
-                       std::string(t.find("title").as_string())});
+                       std::string(t.find("title").as_string()),
+                       std::string(priority.scalar_text())});
     }
     return out;
 }

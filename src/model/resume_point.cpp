@@ -106,7 +106,11 @@ std::vector<StartedTask> started_tasks(const Outline& plan, const WorkFacts& fac
 // newest work first; else a ready task with other work; else the first
 // ready pending task; tasks started only in other checkouts last.
 std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const WorkFacts& facts) {
-    const auto mine = [&](const PlanTaskOutline& t) { return !started_elsewhere(plan, facts, t.id); };
+    const auto free = [&](const PlanTaskOutline& t) {
+        const TaskWork* w = work_of(facts, t.id);
+        return !w || w->claimed_by.empty();
+    };
+    const auto mine = [&](const PlanTaskOutline& t) { return free(t) && !started_elsewhere(plan, facts, t.id); };
     const auto newest = [&](auto&& eligible) -> const PlanTaskOutline* {
         const PlanTaskOutline* best = nullptr;
         std::size_t best_seq = 0;
@@ -118,6 +122,16 @@ std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const
         }
         return best;
     };
+    const auto held = [&](const PlanTaskOutline& t) {
+        const TaskWork* w = work_of(facts, t.id);
+        return w && !w->held_until.empty();
+    };
+    for (const PlanTaskOutline& t : plan) {  // a claim says what this agent works on
+        if (!t.id.empty() && held(t) && !t.status.is(TaskStatus::Blocked) && ready(plan, t.id)) {
+            const TaskWork* w = work_of(facts, t.id);
+            return std::make_pair(t.id, t.status.is(TaskStatus::InProgress) || !w->last_status.empty());
+        }
+    }
     const PlanTaskOutline* active = newest([&](const PlanTaskOutline& t) {
         const TaskWork* w = work_of(facts, t.id);
         return mine(t) && (t.status.is(TaskStatus::InProgress) || (w && w->last_status.is(TaskStatus::InProgress)));
@@ -129,7 +143,7 @@ std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const
             return std::make_pair(t.id, false);
         }
     }
-    if (const PlanTaskOutline* other = newest([&](const PlanTaskOutline& t) { return !mine(t); })) {
+    if (const PlanTaskOutline* other = newest([&](const PlanTaskOutline& t) { return free(t) && !mine(t); })) {
         return std::make_pair(other->id, true);
     }
     return std::nullopt;
@@ -157,6 +171,23 @@ void explain_stuck(const Outline& plan, const WorkFacts& facts, ResumePoint& r) 
     }
 }
 
+// Every ready task is held by another agent (D19): nothing to take now,
+// and no step that would be refused. Names the leases to wait for.
+bool explain_all_claimed(const Outline& plan, const WorkFacts& facts, ResumePoint& r) {
+    std::string held;
+    for (const PlanTaskOutline& t : plan) {
+        const TaskWork* w = work_of(facts, t.id);
+        if (t.id.empty() || !w || w->claimed_by.empty() || is_settled(t.status) || !ready(plan, t.id)) continue;
+        held += (held.empty() ? "" : "; ") + t.id + " (" + w->claimed_by + ")";
+    }
+    if (held.empty()) return false;
+    r.kind = ResumeKind::Stuck;
+    r.summary = "Every ready task is claimed by another agent.";
+    r.steps.insert(r.steps.begin(), "Wait for a lease to end, or take a task another agent releases: " + held);
+    r.action.note = "nothing to take now: every ready task is claimed by another agent (small claims; small ready)";
+    return true;
+}
+
 void add_blocked_steps(const Outline& plan, const WorkFacts& facts, ResumePoint& r) {
     for (const PlanTaskOutline& t : plan) {
         if (!t.status.is(TaskStatus::Blocked) || t.id.empty() || t.id == r.current) continue;
@@ -177,8 +208,9 @@ void add_also_ready_step(const Outline& plan, const WorkFacts& facts, ResumePoin
     std::string named;
     std::size_t count = 0;
     for (const PlanTaskOutline& t : plan) {
+        const TaskWork* w = work_of(facts, t.id);
         if (t.id.empty() || t.id == r.current || t.status.is(TaskStatus::Blocked) || has_work(facts, t.id) ||
-            !ready(plan, t.id)) {
+            !ready(plan, t.id) || (w && !w->claimed_by.empty())) {
             continue;
         }
         if (count++ < kNamed) named += (named.empty() ? "" : "; ") + titled(t);
@@ -220,6 +252,16 @@ bool is_ready(const std::vector<PlanTaskOutline>& plan, std::string_view id) {
     return ready(Outline(plan, {}), id);
 }
 
+std::vector<std::string> ready_task_ids(const std::vector<PlanTaskOutline>& raw_plan, const WorkFacts& facts) {
+    const Outline plan(effective(raw_plan, facts), facts);
+    std::vector<std::string> out;
+    for (const PlanTaskOutline& t : plan) {
+        if (t.id.empty() || find(plan, t.id) != &t || is_settled(t.status) || !ready(plan, t.id)) continue;
+        out.push_back(t.id);
+    }
+    return out;
+}
+
 std::string describe_started(const StartedTask& t) {
     return t.id + (t.title.empty() ? "" : ": " + t.title) + " (plan: " + t.plan_status.word() +
            ", last recorded: " + t.last_status.word() + ")";
@@ -248,10 +290,13 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
     }
     // Started tasks first (D13): ready ones to resume, the others waiting.
     for (const StartedTask& t : r.started) {
+        const TaskWork* w = work_of(facts, t.id);
+        const std::string claim = w ? w->claimed_by : std::string();
         r.steps.push_back(!t.waits_on.empty() ? "Wait: " + describe_started(t) + " waits on " +
                                                     waits_text(plan, facts, t.waits_on)
-                          : t.elsewhere ? kElsewhere + describe_started(t)
-                                        : "Resume " + describe_started(t));
+                          : !claim.empty() ? "Claimed by " + claim + ": " + describe_started(t)
+                          : t.elsewhere    ? kElsewhere + describe_started(t)
+                                           : "Resume " + describe_started(t));
     }
     if (const auto work = pick_work(plan, facts)) {
         r.kind = ResumeKind::Work;
@@ -262,6 +307,9 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
                                  (t.title.empty() ? " " : ":");
         if (has_work(facts, r.current)) put_first(r.steps, lead);
         else r.steps.insert(r.steps.begin(), (r.current_started ? "Continue with " : "Start ") + titled(t));
+        if (const TaskWork* w = work_of(facts, r.current); w && !w->held_until.empty()) {
+            r.steps.front() += " (you hold it " + w->held_until + ")";
+        }
         r.summary = "Run in progress. Next task: " + r.current +
                     (taken_over ? " (started in another checkout; nothing else is ready)." : ".");
         // Taking over another checkout's task starts it here; it is not done by us yet.
@@ -284,6 +332,7 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
         add_blocked_steps(plan, facts, r);
         return r;
     }
+    if (explain_all_claimed(plan, facts, r)) return r;
     explain_stuck(plan, facts, r);
     return r;
 }

@@ -69,6 +69,7 @@ std::vector<Section> sections_of(const ResumeBrief& b) {
         for (const auto& item : items) s.items.push_back("  - " + one_line(text_of(item), kBriefLineBytes - 4));
         if (!s.items.empty() || name == std::string("handoff")) out.push_back(std::move(s));
     };
+    list("claims", "Claims:", b.claims, [](const std::string& s) { return s; });
     list("next", "Next:", b.next, task_text);
     list("blocked", "Blocked:", b.blocked, blocked_text);
     if (!b.handoff_summary.empty() || !b.handoff_next_steps.empty()) {
@@ -184,6 +185,7 @@ nlohmann::json brief_json(const ResumeBrief& b, const FittedBrief& fit, std::siz
     const auto put = [&](const char* key, const char* name, const auto& list, auto to_json) {
         if (!omitted(name) && fit.items.count(name)) out[key] = items(name, list, to_json);
     };
+    put("claims", "claims", b.claims, text);
     put("next_tasks", "next", b.next, task);
     put("blocked", "blocked", b.blocked, task);
     if (!omitted("handoff") && fit.items.count("handoff")) {

@@ -131,7 +131,7 @@ std::optional<PlanIndex> decode_index(std::string_view body) {
     return ok ? std::optional(std::move(index)) : std::nullopt;
 }
 
-// One task a line: "<status> <id> <title> <dependency>...", escaped as above.
+// One task a line: "<status> <id> <title> <priority> <dependency>...", escaped as above.
 std::string encode_outline(const std::vector<PlanTaskOutline>& tasks) {
     std::string out;
     for (const PlanTaskOutline& t : tasks) {
@@ -140,6 +140,8 @@ std::string encode_outline(const std::vector<PlanTaskOutline>& tasks) {
         append_escaped(out, t.id);
         out += ' ';
         append_escaped(out, t.title);
+        out += ' ';
+        append_escaped(out, t.priority);
         for (const std::string& d : t.depends_on) {
             out += ' ';
             append_escaped(out, d);
@@ -152,8 +154,9 @@ std::string encode_outline(const std::vector<PlanTaskOutline>& tasks) {
 std::optional<std::vector<PlanTaskOutline>> decode_outline(std::string_view body) {
     std::vector<PlanTaskOutline> tasks;
     const bool ok = for_each_line_fields(body, [&](std::vector<std::string>& f) {
-        if (f.size() < 3 || f[0].empty()) return false;
-        tasks.push_back({std::move(f[1]), WrittenStatus(std::move(f[0])), {f.begin() + 3, f.end()}, std::move(f[2])});
+        if (f.size() < 4 || f[0].empty()) return false;
+        tasks.push_back({std::move(f[1]), WrittenStatus(std::move(f[0])), {f.begin() + 4, f.end()}, std::move(f[2]),
+                         std::move(f[3])});
         return true;
     });
     return ok ? std::optional(std::move(tasks)) : std::nullopt;
@@ -164,7 +167,7 @@ std::optional<std::vector<PlanTaskOutline>> decode_outline(std::string_view body
 std::optional<std::vector<PlanTaskOutline>> decode_outline_near(std::string_view body, std::string_view id) {
     std::vector<std::pair<std::string_view, std::string_view>> lines;  // id as written, whole line
     const bool ok = for_each_line_raw(body, [&](std::span<const std::string_view> f) {
-        if (f.size() < 3 || f[0].empty()) return false;
+        if (f.size() < 4 || f[0].empty()) return false;
         lines.emplace_back(f[1], std::string_view(f[0].data(), f.back().data() + f.back().size() - f[0].data() + 1));
         return true;
     });
@@ -175,7 +178,7 @@ std::optional<std::vector<PlanTaskOutline>> decode_outline_near(std::string_view
     for (const auto& [line_id, line] : lines) {
         if (line_id != escaped) continue;
         for_each_line_raw(line, [&](std::span<const std::string_view> f) {
-            wanted.insert(wanted.end(), f.begin() + 3, f.end());
+            wanted.insert(wanted.end(), f.begin() + 4, f.end());
             return true;
         });
         break;

@@ -41,13 +41,12 @@ std::string now_utc() {
 // Informational only (the kernel knows who holds the lock).
 std::string holder_record() { return "pid: " + std::to_string(::getpid()) + "\nacquired_at: " + now_utc() + "\n"; }
 
-Error busy_error(const std::string& record, const std::string& path, milliseconds waited) {
+Error busy_error(const std::string& record, const std::string& path, milliseconds waited, std::string_view what) {
     const pid_t pid = parse_lock_holder_pid(record);
     const std::string who = pid > 0 ? std::to_string(pid) : std::string("unknown");
-    return Error::busy("workspace is locked by pid " + who + " (" + path + "); gave up after " +
-                         std::to_string(waited.count()) +
-                         " ms. Another small command is changing this workspace; retry when it has finished "
-                         "(SMALL_LOCK_TIMEOUT_MS sets the wait)");
+    return Error::busy(std::string(what) + " is locked by pid " + who + " (" + path + "); gave up after " +
+                         std::to_string(waited.count()) + " ms. Another small command is changing this " +
+                         std::string(what) + "; retry when it has finished (SMALL_LOCK_TIMEOUT_MS sets the wait)");
 }
 
 milliseconds next_poll(milliseconds poll) { return std::min(kLongestPoll, poll * 3 / 2 + milliseconds(1)); }
@@ -79,23 +78,30 @@ pid_t parse_lock_holder_pid(const std::string& contents) {
     return pid;
 }
 
+Result<std::unique_ptr<HeldLock>> acquire_lock_file(const FileSystem& fs, const std::string& path,
+                                                    std::chrono::milliseconds wait, std::string_view what) {
+    const Clock::time_point start = Clock::now();
+    milliseconds poll = kFirstPoll;
+    while (true) {
+        Result<LockAttempt> attempt = fs.try_lock_file(path, holder_record());
+        if (!attempt) return attempt.error();
+        if (attempt->lock) return std::move(attempt->lock);
+        const auto waited = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
+        if (waited >= wait) return busy_error(attempt->holder_record, path, waited, what);
+        std::this_thread::sleep_for(std::min(poll, wait - waited));
+        poll = next_poll(poll);
+    }
+}
+
 Result<WorkspaceLock> WorkspaceLock::acquire(const FileSystem& fs, const WorkspacePaths& ws,
                                              std::chrono::milliseconds wait) {
     std::string root = ws.root;
     while (root.size() > 1 && root.back() == '/') root.pop_back();
     if (Status dir = ensure_directory(fs, ws, runtime_path(root, kCacheDirName)); !dir) return dir.error();
     const std::string path = lock_path_of(ws);
-    const Clock::time_point start = Clock::now();
-    milliseconds poll = kFirstPoll;
-    while (true) {
-        Result<LockAttempt> attempt = fs.try_lock_file(path, holder_record());
-        if (!attempt) return attempt.error();
-        if (attempt->lock) return WorkspaceLock(std::move(attempt->lock), path);
-        const auto waited = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
-        if (waited >= wait) return busy_error(attempt->holder_record, path, waited);
-        std::this_thread::sleep_for(std::min(poll, wait - waited));
-        poll = next_poll(poll);
-    }
+    Result<std::unique_ptr<HeldLock>> held = acquire_lock_file(fs, path, wait, "workspace");
+    if (!held) return held.error();
+    return WorkspaceLock(std::move(*held), path);
 }
 
 }  // namespace small

@@ -53,7 +53,7 @@ TEST(Mcp, SessionOverPipesWritesTheWorkspace) {
     const std::vector<json> out = replies(r);
     ASSERT_EQ(out.size(), 6u) << r;
     EXPECT_EQ(out[0]["result"]["protocolVersion"], "2025-06-18");
-    EXPECT_EQ(out[1]["result"]["tools"].size(), 8u);
+    EXPECT_EQ(out[1]["result"]["tools"].size(), 11u);
     EXPECT_EQ(out[2]["result"]["structuredContent"]["added_task_id"], "task-2") << out[2];
     EXPECT_EQ(out[3]["error"]["code"], -32700);
     EXPECT_EQ(out[4]["result"]["isError"], false) << out[4];

@@ -17,13 +17,14 @@ import { join, resolve } from "node:path";
 
 const small = resolve(process.argv[2] ?? "small");
 const dir = mkdtempSync(join(tmpdir(), "small-mcp-client-"));
-const env = { ...process.env, NO_COLOR: "1" };
+// The server acts for this agent (D19 claims); no remote: claims stay on this machine.
+const env = { ...process.env, NO_COLOR: "1", SMALL_AGENT: "sdk-agent" };
 
 function log(line) {
   process.stdout.write(`[mcp-client] ${line}\n`);
 }
 
-const WRITE_TOOLS = new Set(["init", "plan", "progress_add", "checkpoint", "handoff", "check"]);
+const WRITE_TOOLS = new Set(["init", "plan", "progress_add", "checkpoint", "handoff", "check", "claim", "release"]);
 
 // A tool call that must succeed; returns its structured content. A write
 // answers one line of at most 200 bytes, the document being structured.
@@ -51,7 +52,8 @@ async function main() {
 
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
-  assert.deepEqual(names, ["resume", "status", "plan", "progress_add", "checkpoint", "handoff", "check", "init"]);
+  assert.deepEqual(names, ["resume", "status", "plan", "progress_add", "checkpoint", "ready", "claim", "release",
+    "handoff", "check", "init"]);
   for (const t of tools) {
     for (const [key, property] of Object.entries(t.inputSchema.properties ?? {})) {
       assert.ok(property.description, `${t.name}.${key} has a description`);
@@ -94,6 +96,22 @@ async function main() {
   const plan = await call(client, "plan", { add: "Write the widget" });
   const task = plan.added_task_id;
   assert.match(task, /^task-\d+$/);
+  // Claims (D19): the agent claims the task; another agent neither sees it
+  // ready nor can claim it; resume shows the lease; a release frees it.
+  const claimed = await call(client, "claim", { task, ttl: "30m" });
+  assert.equal(claimed.claim.agent, "sdk-agent");
+  // Another agent, through the CLI, sharing the table.
+  const otherAgent = (...args) => JSON.parse(execFileSync(small, [...args, "--json"],
+    { cwd: dir, env: { ...env, SMALL_AGENT: "other-agent" }, stdio: ["ignore", "pipe", "ignore"] }).toString());
+  assert.ok(!otherAgent("ready").ready.some((t) => t.id === task));
+  assert.throws(() => otherAgent("claim", task), /Command failed/);
+  assert.ok((await call(client, "ready")).ready.some((t) => t.id === task && t.held_by_you));
+  const held = await client.callTool({ name: "resume", arguments: {} });
+  assert.match(held.content[0].text, new RegExp(`You \\(sdk-agent\\) hold ${task} until`), held.content[0].text);
+  await call(client, "release", { task });
+  assert.ok(otherAgent("ready").ready.some((t) => t.id === task));
+  await call(client, "claim", {});  // the next ready task, held until it is completed below
+  log("claim, ready, release ok");
   const added = await call(client, "progress_add", {
     task, status: "in_progress", evidence: "started on the widget",
     link: "https://example.com/widget/1", verification: "compiled",

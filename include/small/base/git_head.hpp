@@ -4,6 +4,7 @@
 // base/git_repo, the library's only way to git.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "small/base/filesystem.hpp"
@@ -18,5 +19,13 @@ struct GitFacts {
     std::string sha, branch;
 };
 GitFacts read_git_facts(const FileSystem& fs, const std::string& root);
+
+// Where git keeps the repository holding `root`: its git folder (a linked
+// worktree's own), the folder all worktrees share (refs, config, hooks) and
+// the work tree's top. nullopt outside a repository.
+struct GitDirs {
+    std::string git_dir, common_dir, work_tree;
+};
+std::optional<GitDirs> find_git_dirs(const FileSystem& fs, const std::string& root);
 
 }  // namespace small

@@ -82,6 +82,10 @@ struct ProcessResult {
 // and the reason; no process ran).
 Result<ProcessResult> run_process(const ProcessOptions& options);
 
+// The program `name` as the shell finds it: the first executable file of
+// that name in $PATH's folders (absolute); nullopt when there is none.
+std::optional<std::string> find_executable(const std::string& name);
+
 // "SIGINT", "SIGKILL", ... (or "signal N").
 std::string signal_name(int sig);
 

@@ -36,6 +36,7 @@ struct HooksRequest {
     HookTarget target = HookTarget::Git;
     HooksAction action = HooksAction::Install;
     bool dry_run = false;             // decide and show, write nothing (print implies it)
+    bool claim = false;               // claude, codex: the session start runs `small claim --next` too (D19)
     std::optional<std::string> dir;   // --dir: the workspace root (or its .small/)
     std::string cwd;                  // where the workspace search starts
     std::chrono::milliseconds lock_wait{10'000};

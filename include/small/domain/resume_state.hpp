@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct ResumeState {
     bool handoff_exists = false;
     std::optional<HandoffSource> recorded;  // what the handoff records (nullopt: nothing)
     std::string stale;                      // why it is stale; "" when fresh or unknown
+    std::vector<std::string> claims;        // D19: the live claims, this agent's first (domain/claim_gate mark_claims)
+    std::set<std::string, std::less<>> taken;  // tasks another agent holds a live claim on
 };
 
 // Errors: the plan or the log does not parse (Invalid, positioned), System.

@@ -13,6 +13,9 @@ namespace small {
 
 // The command every agent hook runs (the bounded resume primer).
 inline constexpr std::string_view kAgentHookCommand = "small status --brief";
+// With `hooks install claude|codex --claim`, the session start claims the
+// next ready task first (D19); its line and the primer go to the agent.
+inline constexpr std::string_view kAgentClaimHookCommand = "small claim --next 2>/dev/null; small status --brief";
 
 // ---------------------------------------------------------------- git
 
@@ -46,12 +49,14 @@ bool is_small_pre_commit_hook(std::string_view text);
 struct AgentHookEvent {
     std::string name;     // "SessionStart"
     std::string matcher;  // "" = every source
+    std::string command = std::string(kAgentHookCommand);
 };
 
 // Claude Code: SessionStart (every source, compaction included: its output
-// is added to the context) and PreCompact. Codex: SessionStart.
-std::vector<AgentHookEvent> claude_hook_events();
-std::vector<AgentHookEvent> codex_hook_events();
+// is added to the context) and PreCompact. Codex: SessionStart. `claim`:
+// SessionStart runs kAgentClaimHookCommand.
+std::vector<AgentHookEvent> claude_hook_events(bool claim = false);
+std::vector<AgentHookEvent> codex_hook_events(bool claim = false);
 
 // What adding or removing small's entries did to a settings text.
 struct AgentHooksEdit {

@@ -75,7 +75,7 @@ inline constexpr const char* kVerifiedPrefixName = "progress.verified";  // the 
 inline constexpr const char* kPlanCacheName = "plan.cache";
 inline constexpr const char* kPlanTasksName = "plan.tasks";  // the plan's task ids and statuses
 inline constexpr const char* kPlanValidName = "plan.valid";  // the plan passed schema + invariants
-inline constexpr const char* kPlanOutlineName = "plan.outline";  // ids, statuses, dependencies
+inline constexpr const char* kPlanOutlineName = "plan.outline2";  // ids, statuses, titles, priorities, dependencies
 inline constexpr const char* kPlanSpansName = "plan.spans";  // where each task's status sits (checkpoint)
 
 // ".small/<name>": a file of .small/ named from the workspace root.

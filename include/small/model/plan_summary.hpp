@@ -43,6 +43,7 @@ struct PlanTaskOutline {
     WrittenStatus status;                 // trimmed, lower-cased; blank is pending
     std::vector<std::string> depends_on;  // depends_on then dependencies (D6), no repeats
     std::string title;                    // "" when absent or not a string
+    std::string priority;                 // `priority` as written (scalar), "" when absent
     bool operator==(const PlanTaskOutline&) const = default;
 };
 

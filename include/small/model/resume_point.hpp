@@ -19,6 +19,10 @@
 //     that only other checkouts' entries started (merged in from another
 //     branch) is never preferred: it is named "In progress in another
 //     checkout", and becomes current only when no other task is ready.
+//   * A task another agent holds a live claim on (D19, TaskWork::claimed_by)
+//     is never current nor "also ready"; a ready task this agent holds is
+//     preferred. When every ready task is claimed by others, nothing can be
+//     taken now: the step says whose leases to wait for.
 //   * A run whose tasks are all completed or cancelled is complete: nothing
 //     to run but a fresh handoff; never a step that changes nothing.
 #pragma once
@@ -63,6 +67,9 @@ struct TaskWork {
     std::size_t last_seq = 0;    // that entry's position in the log (larger = newer)
     std::string blocked_reason;  // evidence (else notes) of the newest entry that set it blocked, any run
     bool here = false;           // this checkout wrote work for it (store/local_work); not from the log
+    // D19, from the claims table (not from the log): another agent's live
+    // claim ("alice until 14:05 UTC"), or this agent's ("until 14:05 UTC").
+    std::string claimed_by, held_until;
 };
 using WorkFacts = std::map<std::string, TaskWork, std::less<>>;
 
@@ -105,6 +112,9 @@ std::vector<BlockedTask> blocked_tasks(const std::vector<PlanTaskOutline>& plan,
 // Whether `id` may be suggested now: in the plan, not settled, every
 // dependency completed.
 bool is_ready(const std::vector<PlanTaskOutline>& plan, std::string_view id);
+// Every task is_ready names, the first of each id, in plan order, without
+// the tasks the log blocked: one pass, for the ready queue (model/claims).
+std::vector<std::string> ready_task_ids(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts);
 
 // "task-2: Print the version (plan: pending, last recorded: in_progress)".
 std::string describe_started(const StartedTask& t);

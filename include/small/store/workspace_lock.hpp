@@ -55,4 +55,9 @@ private:
 // contents are empty or partial (the holder may be writing them).
 pid_t parse_lock_holder_pid(const std::string& contents);
 
+// Takes the lock file `path` (its folder must exist), polling as
+// WorkspaceLock::acquire does; busy: "<what> is locked by pid <N> (path)…".
+Result<std::unique_ptr<HeldLock>> acquire_lock_file(const FileSystem& fs, const std::string& path,
+                                                    std::chrono::milliseconds wait, std::string_view what);
+
 }  // namespace small

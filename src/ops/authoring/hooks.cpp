@@ -118,10 +118,11 @@ struct SettingsFile {
     std::vector<AgentHookEvent> events;
 };
 
-SettingsFile settings_file(const WorkspacePaths& ws, HookTarget target) {
+SettingsFile settings_file(const WorkspacePaths& ws, HookTarget target, bool claim) {
     const bool claude = target == HookTarget::Claude;
     const std::string rel(claude ? kAgentSettingsFiles[0] : kAgentSettingsFiles[1]);
-    return {ws.root, rel, ws.root + "/" + rel, ws.display_prefix + rel, claude ? claude_hook_events() : codex_hook_events()};
+    return {ws.root, rel, ws.root + "/" + rel, ws.display_prefix + rel,
+            claude ? claude_hook_events(claim) : codex_hook_events(claim)};
 }
 
 // The file's text after uninstall (nullopt: it goes): what the record says
@@ -182,7 +183,7 @@ Result<HooksResult> print_settings(const SettingsFile& f, HooksResult result) {
 
 Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, HooksResult result) {
     const WorkspacePaths ws = locate_workspace(fs, req.dir, req.cwd);
-    const SettingsFile f = settings_file(ws, req.target);
+    const SettingsFile f = settings_file(ws, req.target, req.claim);
     if (req.action == HooksAction::Print) return print_settings(f, std::move(result));
     if (Status where = check_replaceable(fs, ws, f.path, WriteScope::AgentSettings); !where) return where.error();
     Result<std::optional<WorkspaceLock>> lock = lock_workspace_for_hooks(fs, ws, req);
@@ -224,6 +225,9 @@ Result<HooksResult> hooks_command(const FileSystem& fs, const HooksRequest& req)
     result.target = req.target;
     result.action = req.action;
     result.dry_run = req.dry_run || req.action == HooksAction::Print;
+    if (req.claim && req.target == HookTarget::Git) {
+        return Error::usage("--claim is for the agent hooks (claude, codex): their session start claims a task");
+    }
     if (req.target == HookTarget::Git) return run_git(fs, req, std::move(result));
     return run_settings(fs, req, std::move(result));
 }

@@ -53,8 +53,10 @@ void read_plan(const ResumeState& state, ResumeBrief& b) {
         if (const auto why = reason_of(point.current)) b.current->note = "blocked: " + *why;
     }
     for (const std::string& id : summary.next_actionable) {
-        if ((!b.current || b.current->id != id) && !reason_of(id)) b.next.push_back(task_of(*find(id)));
+        const bool taken = state.taken.count(id) > 0;
+        if ((!b.current || b.current->id != id) && !reason_of(id) && !taken) b.next.push_back(task_of(*find(id)));
     }
+    b.claims = state.claims;
     for (const BlockedTask& t : blocked) {
         if (b.current && b.current->id == t.id) continue;
         b.blocked.push_back({t.id, t.title, find(t.id)->status, *reason_of(t.id)});

@@ -2,7 +2,7 @@
 
 #include "small/model/layout.hpp"
 #include "small/model/task_status.hpp"
-#include "small/store/scratch_dir.hpp"
+#include "small/store/folder_publish.hpp"
 
 namespace small {
 

@@ -5,6 +5,7 @@
 #include "small/doc/yaml.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/store/plan_cache.hpp"
+#include "small/domain/claim_gate.hpp"
 #include "small/domain/plan_status_edit.hpp"
 #include "small/domain/progress_entry.hpp"
 #include "small/domain/run_state.hpp"
@@ -41,6 +42,9 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
 
     Result<DependencyGate> gate = gate_on_dependencies(fs, ws, task, status, req.force);
     if (!gate) return gate.error();
+    const ClaimContext claimer = claim_context(req.agent);
+    Result<ClaimGate> claim = gate_on_claim(fs, ws, task, status, claimer, req.force);
+    if (!claim) return claim.error();
 
     CheckpointResult result;
     if (!gate->warning.empty()) result.warnings.push_back(gate->warning);
@@ -50,7 +54,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     if (!pin) return pin.error();
 
     const EntryFields fields{req.evidence, req.verification, req.command, req.test,
-                             req.link,     req.commit,       notes_with_forced(req.notes, *gate)};
+                             req.link,     req.commit,       notes_with_claim(notes_with_forced(req.notes, *gate), *claim)};
     const YamlValue entry = build_progress_entry(task, status, fields, kDefaultCheckpointEvidence, pin->replay_id);
     if (Status v = validate_progress_entry(entry, format_timestamp_utc9(probe_instant(*when)), ws); !v) {
         return v.error();
@@ -81,6 +85,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     if (!committed->appended.front().clock_warning.empty()) {
         result.warnings.push_back(committed->appended.front().clock_warning);
     }
+    if (std::string w = settle_claim(fs, ws, *claim, claimer); !w.empty()) result.warnings.push_back(w);
     return result;
 }
 

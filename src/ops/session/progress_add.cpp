@@ -3,6 +3,7 @@
 
 #include <cctype>
 
+#include "small/domain/claim_gate.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/plan_cache.hpp"
 #include "small/store/progress_log.hpp"
@@ -75,8 +76,12 @@ Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const Works
         result.task_exists_in_plan ? gate_on_dependencies(fs, ws, task, req.status, req.force) : DependencyGate{};
     if (!gate) return gate.error();
     if (!gate->warning.empty()) result.warnings.push_back(gate->warning);
-    if (!gate->forced_note.empty()) {
-        fields.notes = notes_with_forced(req.notes, *gate);
+    const ClaimContext claimer = claim_context(req.agent);
+    Result<ClaimGate> claim = result.task_exists_in_plan ? gate_on_claim(fs, ws, task, req.status, claimer, req.force)
+                                                         : ClaimGate{};
+    if (!claim) return claim.error();
+    if (!gate->forced_note.empty() || !claim->note.empty()) {
+        fields.notes = notes_with_claim(notes_with_forced(req.notes, *gate), *claim);
         entry = build_progress_entry(task, req.status, fields, kDefaultProgressEvidence, session->run_replay_id);
         if (Status v = validate_progress_entry(entry, probe_stamp, ws); !v) return v.error();
     }
@@ -108,6 +113,7 @@ Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const Works
     result.entry = std::move(appended->entry);
     result.timestamp = appended->timestamp_text;
     if (!appended->clock_warning.empty()) result.warnings.push_back(appended->clock_warning);
+    if (std::string w = settle_claim(fs, ws, *claim, claimer); !w.empty()) result.warnings.push_back(w);
     return result;
 }
 

@@ -158,8 +158,8 @@ TEST_F(McpServerTest, ToolsListIsSmallAndTight) {
         EXPECT_EQ(t["inputSchema"]["additionalProperties"], false) << t["name"];
         EXPECT_LE(t["description"].get<std::string>().size(), 160u) << t["name"];
     }
-    EXPECT_EQ(names, (std::vector<std::string>{"resume", "status", "plan", "progress_add", "checkpoint", "handoff",
-                                               "check", "init"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"resume", "status", "plan", "progress_add", "checkpoint", "ready",
+                                               "claim", "release", "handoff", "check", "init"}));
     // The bytes an agent pays for: the whole response line, as sent.
     const std::size_t bytes = server_->handle(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})")->size();
     EXPECT_LT(bytes, 4096u) << "tools/list must stay under 4 KB";

@@ -19,7 +19,7 @@ using namespace small::testing;
 // Ids and dependencies with the characters the cache escapes, a task with no
 // id and one whose id is not a string.
 const char* kAwkwardPlan = R"(tasks:
-  - {id: "a b", title: A, status: " Completed "}
+  - {id: "a b", title: A, status: " Completed ", priority: "P 2"}
   - {id: "back\\slash", title: B, depends_on: ["a b"], dependencies: ["a b", "new\nline"]}
   - {title: no id}
   - {id: 7, title: number, status: blocked}
@@ -50,7 +50,7 @@ TEST(PlanOutline, ReadsEveryTaskInPlanOrder) {
     TempWorkspace t;
     write_text(t.path(".small/plan.small.yml"), kAwkwardPlan);
     const std::vector<PlanTaskOutline> want = {
-        {"a b", TaskStatus::Completed, {}, "A"},
+        {"a b", TaskStatus::Completed, {}, "A", "P 2"},
         {"back\\slash", TaskStatus::Pending, {"a b", "new\nline"}, "B"},
         {"", TaskStatus::Pending, {}, "no id"},
         {"", TaskStatus::Blocked, {}, "number"},
@@ -67,8 +67,10 @@ TEST(PlanOutline, SecondReadComesFromTheCacheAndEqualsTheParse) {
     EXPECT_EQ(outline_of(t), parsed);  // decoded from the cache: the escapes round-trip
 
     // Proof that the cache is what is read: a planted body with the same stamp wins.
-    plant_outline(t, "in_progress planted Planted\\stitle\n");
-    EXPECT_EQ(outline_of(t), (std::vector<PlanTaskOutline>{{"planted", TaskStatus::InProgress, {}, "Planted title"}}));
+    // Its fields: status, id, title, priority (as written), dependencies.
+    plant_outline(t, "in_progress planted Planted\\stitle P1 dep\n");
+    EXPECT_EQ(outline_of(t),
+              (std::vector<PlanTaskOutline>{{"planted", TaskStatus::InProgress, {"dep"}, "Planted title", "P1"}}));
 }
 
 TEST(PlanOutline, AnEditedPlanIsParsedAgain) {

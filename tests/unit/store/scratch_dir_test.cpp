@@ -1,4 +1,4 @@
-// store/scratch_dir: selftest's directory. Only what it made is removed; a
+// store/folder_publish (scratch folders): selftest's directory. Only what it made is removed; a
 // caller's directory is used only when new or empty, and never followed
 // through a symbolic link.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "small/ops/maintenance/selftest.hpp"
-#include "small/store/scratch_dir.hpp"
+#include "small/store/folder_publish.hpp"
 #include "fixtures.hpp"
 
 namespace small {

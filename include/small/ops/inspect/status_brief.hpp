@@ -33,7 +33,8 @@ struct ResumeBrief {
     std::string intent;                         // intent.small.yml intent ("" when none)
     std::string run_id;                         // pinned run.replay_id ("" when none)
     std::optional<BriefTask> current;           // the resume point's task (model/resume_point, D18)
-    std::vector<BriefTask> next;                // other ready pending tasks, plan order
+    std::vector<std::string> claims;            // D19: "You (alice) hold task-3 until 14:05 UTC", others' after
+    std::vector<BriefTask> next;                // other ready pending tasks nobody else claims, plan order
     std::vector<BriefTask> blocked;             // plan order, each with its reason
     std::string handoff_summary;
     std::vector<std::string> handoff_next_steps;  // the handoff's, or computed now when it is stale

@@ -30,7 +30,8 @@ struct CheckpointRequest {
     TaskStatus status = TaskStatus::Completed;  // one of kCheckpointStatuses
     std::optional<std::string> evidence, verification, command, test, link, commit, notes;
     std::optional<std::string> at, after;
-    bool force = false;  // complete the task although its dependencies are not (D18); the entry's notes say so
+    bool force = false;  // complete the task although its dependencies are not (D18), or another agent claims it (D19); the entry's notes say so
+    std::optional<std::string> agent;  // who writes (D19 claims); default_agent_name() when absent
     WorkspaceScope scope = WorkspaceScope::Root;
     std::chrono::milliseconds lock_wait{10'000};
 };

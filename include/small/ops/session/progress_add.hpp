@@ -38,7 +38,8 @@ struct ProgressAddRequest {
     std::optional<std::string> evidence, verification, command, test, link, commit, notes;
     std::optional<std::string> at;     // exact instant (strictly after the last entry)
     std::optional<std::string> after;  // max(after, last) + 1 ns
-    bool force = false;  // record `completed` although the task's dependencies are not (D18); notes say so
+    bool force = false;  // record `completed` although the task's dependencies are not (D18), or another agent claims it (D19); notes say so
+    std::optional<std::string> agent;  // who writes (D19 claims); default_agent_name() when absent
     WorkspaceScope scope = WorkspaceScope::Root;
     std::chrono::milliseconds lock_wait{10'000};
 };

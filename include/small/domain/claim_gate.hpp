@@ -1,0 +1,76 @@
+// D19 at write time: what another agent's claim means for an entry that
+// records a status for a task (progress add, checkpoint), and what the
+// entry does to the writer's own claim.
+//   * Starting (in_progress) or completing a task another agent holds a live
+//     claim on is refused, naming the holder and the expiry, unless forced.
+//   * The claimant's entry renews its lease; an entry that settles the task
+//     (completed, blocked, cancelled) releases the claim, whoever wrote it.
+//   * The entry's notes say so ("claim: …; <notes>"), so the log stays the
+//     audit trail.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "small/base/filesystem.hpp"
+#include "small/base/result.hpp"
+#include "small/model/claims.hpp"
+#include "small/model/layout.hpp"
+#include "small/model/task_status.hpp"
+
+namespace small {
+
+// One change of the claims table, made under its lock: to the remote's
+// table when a remote is configured (fetched, changed, pushed with
+// compare-and-swap, and done again when the push loses a race), else to
+// this machine's; the result is stored here. `change` returning an error
+// aborts (the table read is still stored here: it is the newest known).
+// Offline (or without a remote), changed claims are kept unpublished; the
+// next published change carries them, or reports the remote's conflicting
+// claim and drops ours (never merged silently).
+struct ClaimsUpdate {
+    std::string remote;  // "" when none was used
+    bool published = false;
+    std::vector<std::string> warnings;
+};
+using ClaimChange = std::function<Status(ClaimTable&)>;
+Result<ClaimsUpdate> update_claims(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx, bool offline,
+                                   const std::string& summary, const ClaimChange& change,
+                                   std::chrono::milliseconds lock_wait);
+
+// The agent a write acts for: `agent` when given (trimmed), else
+// default_agent_name(); this host and clock.
+ClaimContext claim_context(const std::optional<std::string>& agent);
+
+struct ClaimGate {
+    std::optional<Claim> renew;    // the writer's claim, renewed
+    std::optional<Claim> release;  // the claim the entry ends (task settled)
+    std::string note;              // what the entry's notes record; "" when no claim is involved
+};
+
+// Reads the claims table (no lock); Invalid when another live claim forbids
+// the write and `force` is false.
+Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
+                                const ClaimContext& ctx, bool force);
+
+// The live claims of the table, marked on the resume facts (D19):
+// TaskWork::claimed_by for another agent's, held_until for `ctx.agent`'s.
+// Returns the lines the primer shows ("you hold task-3 until 14:05 UTC",
+// "bob holds task-2 until 15:00 UTC"), the agent's own first. Nothing when
+// there is no table; an unreadable one is one line saying so.
+std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx,
+                                     WorkFacts& facts);
+
+// `notes` with the gate's note in front ("claim: …; <notes>").
+std::optional<std::string> notes_with_claim(const std::optional<std::string>& notes, const ClaimGate& gate);
+
+// After the entry is written: renews or releases in the table, under its
+// lock. Best effort for the remote (a renewal is published when less than
+// half of the published lease is left; a release is published): a failure
+// there is returned as a warning, never undoing the entry.
+std::string settle_claim(const FileSystem& fs, const WorkspacePaths& ws, const ClaimGate& gate, const ClaimContext& ctx);
+
+}  // namespace small

@@ -1,0 +1,136 @@
+// Claims as leases (D19): which agent works on which task until when, and
+// the decisions made on them — pure, clock and host passed in, so the rules
+// are tested without waiting. Where the table lives is store/claim_store;
+// who may write what is domain/claim_gate.
+//
+// Rules:
+//   * A claim is live from when it was made until `expires_at`; the lease is
+//     renewed by the claimant's work entries and ends when the task settles
+//     or the claimant releases it. Exactly one live claim per task.
+//   * Times are the claimer's wall clock. A claim stamped on another host is
+//     given kClaimSkewSeconds of grace before it counts as expired, and one
+//     stamped more than that ahead of this clock is "from the future": it is
+//     refused (never honoured, never overwritten silently: the command that
+//     meets it names it and the skew).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "small/base/result.hpp"
+#include "small/base/timestamp.hpp"
+#include "small/model/plan_summary.hpp"
+#include "small/model/resume_point.hpp"
+
+namespace small {
+
+// How long a lease lasts when --ttl is not given, and how much another
+// host's clock may differ from ours (the same tolerance as a future-dated
+// progress entry, D8).
+inline constexpr std::int64_t kDefaultLeaseSeconds = 60 * 60;
+inline constexpr std::int64_t kClaimSkewSeconds = kFutureToleranceSeconds;
+
+struct Claim {
+    std::string task, agent;
+    std::string host;  // the machine whose clock stamped the times
+    Instant claimed_at, renewed_at, expires_at;
+    std::int64_t ttl_seconds = kDefaultLeaseSeconds;
+    bool published = true;  // false: made offline, not yet accepted by the remote
+    bool operator==(const Claim&) const = default;
+};
+
+// Every claim, one per task, sorted by task id.
+struct ClaimTable {
+    std::vector<Claim> claims;
+    const Claim* find(std::string_view task) const;
+    void put(Claim claim);           // replaces the task's claim
+    bool erase(std::string_view task);
+    bool operator==(const ClaimTable&) const = default;
+};
+
+// Deterministic JSON ({"version":1,"claims":[...]}, sorted, one claim a
+// line); `with_local` adds the fields only this machine keeps (published).
+std::string claims_json(const ClaimTable& table, bool with_local);
+// `name` is how the source is named in errors ("refs/small/claims").
+Result<ClaimTable> parse_claims_json(std::string_view text, const std::string& name);
+
+enum class LeaseState { Live, Expired, FromFuture };
+LeaseState lease_state(const Claim& claim, Instant now, std::string_view this_host);
+// When the lease stops counting here: expires_at, plus the skew grace for
+// another host's claim.
+Instant lease_end(const Claim& claim, std::string_view this_host);
+
+// The clock and identity a decision is made with.
+struct ClaimContext {
+    std::string agent;
+    std::string host;
+    Instant now;
+};
+
+// "alice holds task-3 until 14:05:09Z (2026-11-27)"; "(expired)" after.
+std::string describe_claim(const Claim& claim);
+// "14:05" in UTC for the primer; the date too when it is not `now`'s day.
+std::string lease_until_text(const Claim& claim, Instant now);
+
+// The live claim on `task` held by another agent (nullptr when none).
+const Claim* held_by_other(const ClaimTable& table, std::string_view task, const ClaimContext& ctx);
+
+// What claiming `task` does.
+struct ClaimDecision {
+    enum class Kind {
+        Granted,   // nobody held it
+        Renewed,   // the agent held it already: the lease starts again
+        TakenOver, // the previous lease expired (or --force): `previous` is replaced
+        Refused,   // another agent's live claim, or a claim from the future
+    };
+    Kind kind = Kind::Granted;
+    Claim claim;                    // the new claim (Granted, Renewed, TakenOver)
+    std::optional<Claim> previous;  // what was there
+    std::string message;            // Refused: why, naming the holder and expiry
+};
+ClaimDecision decide_claim(const ClaimTable& table, std::string_view task, std::int64_t ttl_seconds,
+                           const ClaimContext& ctx, bool force);
+
+// A work entry by the claimant renews its lease (same ttl from now).
+// Returns the renewed claim, nullopt when `agent` holds no live claim on it.
+std::optional<Claim> renewed_claim(const ClaimTable& table, std::string_view task, const ClaimContext& ctx);
+
+// Drops the table's expired claims (never a claim from the future);
+// returns what was dropped.
+std::vector<Claim> drop_expired(ClaimTable& table, Instant now, std::string_view this_host);
+
+// --- The ready queue ---
+
+// A task an agent may take now (D18 readiness, D19 claims): not settled in
+// the plan nor by its newest work entry, every dependency completed, and no
+// live claim by another agent. Plan order, or by `priority` where tasks have
+// one (see task_priority).
+struct ReadyTask {
+    std::string id, title;
+    WrittenStatus status;
+    std::string priority;         // as written ("" none)
+    std::optional<Claim> mine;    // the asking agent's live claim on it
+};
+std::vector<ReadyTask> ready_queue(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts,
+                                   const ClaimTable& claims, const ClaimContext& ctx);
+
+// A `priority` value as a rank: an integer, or P<integer> (P0 first, as in
+// most trackers); nullopt for none or anything else (sorted after ranked tasks).
+std::optional<std::int64_t> task_priority(std::string_view written);
+
+// --- Names and durations ---
+
+// The agent name when --agent is not given: $SMALL_AGENT, else
+// user@host (user from $USER, else $LOGNAME, else "agent").
+std::string default_agent_name();
+// This machine's name (gethostname; "localhost" when it cannot be told).
+std::string this_host_name();
+
+// "90s", "45m", "2h", "1d", "1h30m", or plain seconds: Usage error otherwise
+// (also for zero or more than 30 days).
+Result<std::int64_t> parse_lease_duration(std::string_view text);
+
+}  // namespace small

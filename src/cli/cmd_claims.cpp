@@ -1,0 +1,60 @@
+// `small claims`: flags and rendering; the work is in small/ops/session/claim.hpp.
+#include <iostream>
+
+#include "cli.hpp"
+#include "small/ops/session/claim.hpp"
+#include "small/report/claims.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct ClaimsFlags {
+    WorkspaceFlags where;
+    ClaimOptions options;
+};
+
+const char* state_text(LeaseState s) {
+    switch (s) {
+        case LeaseState::Live: return "";
+        case LeaseState::Expired: return " [expired]";
+        case LeaseState::FromFuture: return " [from the future: refused; check the clocks]";
+    }
+    return "";
+}
+
+int run_claims(Context& ctx, ClaimsFlags& f) {
+    const Output out(ctx.globals, "claims");
+    const Result<Target> target = resolve_target(ctx, f.where);
+    if (!target) return report_error(out, target.error());
+    Result<ClaimsResult> r = claims_command(ctx.fs, target->ws, f.options);
+    if (!r) return report_error(out, r.error());
+    const Instant now = current_instant();
+    if (out.json()) {
+        out.json_document(claims_json(*r, now));
+        return kExitOk;
+    }
+    if (r->claims.empty()) {
+        out.info("No claims.");
+        return kExitOk;
+    }
+    for (const ClaimView& v : r->claims) {
+        const Claim& c = v.claim;
+        std::cout << c.task << "  " << c.agent << (v.mine ? " (you)" : "") << "  until " << lease_until_text(c, now)
+                  << (c.published ? "" : " [not published]") << state_text(v.state) << '\n';
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_claims(CLI::App& app, Context& ctx) {
+    const auto [cmd, f] = add_command<ClaimsFlags>(app, ctx, "claims", run_claims,
+        "List the claims on this repository's tasks: who holds what until when");
+    cmd->add_option("--agent", f->options.agent, "Whose claims are marked (you) (default: $SMALL_AGENT, else user@host)");
+    cmd->footer("Reads this machine's table, shared by all worktrees (as the last claim or release left it "
+                "with the remote).");
+    add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");
+}
+
+}  // namespace small::cli

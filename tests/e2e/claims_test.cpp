@@ -1,0 +1,176 @@
+// Claims across worktrees and machines (D19), with real git: all worktrees
+// of one repository share the claims at once (8 processes x 100 rounds of
+// `claim --next` over 4 worktrees: no task held twice, no claim lost), and
+// two clones of a bare remote race for the same task 100 times with exactly
+// one winner each time. Plus the command line: ready, claim, release,
+// claims, the refusal of another agent's task, --offline.
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "git_fixture.hpp"
+
+namespace small_e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string plan_with(int tasks) {
+    std::string plan = "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks:\n";
+    for (int i = 1; i <= tasks; ++i) {
+        plan += "  - id: task-" + std::to_string(i) + "\n    title: Task " + std::to_string(i) + "\n    status: pending\n";
+    }
+    return plan;
+}
+
+class ClaimsE2E : public GitRepoE2E {
+protected:
+    // A committed workspace whose plan has `tasks` pending tasks.
+    void workspace_with(int tasks, const fs::path& dir) {
+        ASSERT_EQ(small({"init", "--intent", "Claims", "--no-agents"}, dir).exit_code, 0);
+        write_file(dir / ".small/plan.small.yml", plan_with(tasks));
+        git_ok({"add", "-A"}, dir);
+        git_ok({"commit", "-qm", "plan"}, dir);
+    }
+    RunResult small_as(const std::string& agent, const std::vector<std::string>& args, const fs::path& cwd) {
+        RunOptions o;
+        o.cwd = cwd;
+        o.env = env_;
+        o.env.push_back({"SMALL_AGENT", agent});
+        o.timeout = std::chrono::milliseconds(120'000);
+        return run_small(args, o);
+    }
+    void SetUp() override {
+        GitRepoE2E::SetUp();
+        if (IsSkipped()) return;
+        git_ok({"init", "-q", "-b", "main"});
+    }
+};
+
+TEST_F(ClaimsE2E, ReadyClaimReleaseAndTheRefusalOfAnotherAgentsTask) {
+    workspace_with(2, repo());
+    RunResult r = small_as("alice", {"claim", "task-1", "--ttl", "30m"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Claimed task-1 for alice until")) << r;
+    EXPECT_TRUE(contains(r.out, "this machine only")) << "no remote: " << r;
+
+    r = small_as("bob", {"ready"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(r.out, "task-2: Task 2\n");
+    r = small_as("bob", {"claim", "task-1"}, repo());
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "claimed by alice until")) << r;
+    r = small_as("bob", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "x"}, repo());
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "claimed by alice")) << r;
+
+    const json claims = run_json(repo(), {"claims", "--json"}, 0);
+    ASSERT_EQ(claims["claims"].size(), 1u) << claims.dump();
+    EXPECT_EQ(claims["claims"][0]["agent"], "alice");
+    EXPECT_EQ(claims["claims"][0]["state"], "live");
+    EXPECT_FALSE(fs::exists(repo() / ".small/claims.json"));
+    EXPECT_TRUE(fs::exists(repo() / ".git/small/claims.json")) << "shared by every worktree";
+
+    r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(run_json(repo(), {"claims", "--json"}, 0)["claims"].size(), 0u) << "completing released it";
+    r = small({"check", "--strict"});
+    EXPECT_EQ(r.exit_code, 0) << "claims add nothing the schemas or S4 forbid: " << r;
+}
+
+TEST_F(ClaimsE2E, EightProcessesOverFourWorktreesNeverHoldATaskTwice) {
+    constexpr int kRounds = 100, kProcesses = 8, kWorktrees = 4;
+    workspace_with(kRounds * kProcesses, repo());
+    std::vector<fs::path> trees = {repo()};
+    for (int i = 1; i < kWorktrees; ++i) {
+        const fs::path wt = tmp_.path() / ("wt" + std::to_string(i));
+        git_ok({"worktree", "add", "-q", "-b", "b" + std::to_string(i), wt.string()});
+        trees.push_back(wt);
+    }
+    std::map<std::string, std::string> holder;  // task -> agent, from the commands' own output
+    for (int round = 0; round < kRounds; ++round) {
+        std::vector<RunResult> results(kProcesses);
+        std::vector<std::thread> threads;
+        for (int p = 0; p < kProcesses; ++p) {
+            threads.emplace_back([&, p] {
+                // A new agent each time: `--next` gives an agent the task it already holds.
+                const std::string agent = "agent-" + std::to_string(round) + "-" + std::to_string(p);
+                results[p] = small_as(agent, {"claim", "--next", "--json"}, trees[p % kWorktrees]);
+            });
+        }
+        for (std::thread& t : threads) t.join();
+        for (int p = 0; p < kProcesses; ++p) {
+            ASSERT_EQ(results[p].exit_code, 0) << "round " << round << ": " << results[p];
+            const json j = json::parse(results[p].out);
+            const std::string task = j["claim"]["task"];
+            ASSERT_EQ(holder.count(task), 0u) << "round " << round << ": " << task << " claimed twice";
+            holder[task] = j["claim"]["agent"];
+        }
+    }
+    const json table = run_json(repo(), {"claims", "--json"}, 0);
+    ASSERT_EQ(table["claims"].size(), holder.size()) << "no claim lost";
+    for (const json& c : table["claims"]) EXPECT_EQ(holder[c["task"]], c["agent"]) << c.dump();
+}
+
+class RemoteClaimsE2E : public ClaimsE2E {
+protected:
+    fs::path bare() const { return tmp_.path() / "remote.git"; }
+    fs::path clone(int i) const { return tmp_.path() / ("clone" + std::to_string(i)); }
+    void SetUp() override {
+        ClaimsE2E::SetUp();
+        if (IsSkipped()) return;
+        workspace_with(100, repo());
+        git_ok({"init", "-q", "--bare", bare().string()}, tmp_.path());
+        git_ok({"push", "-q", bare().string(), "main"});
+        for (int i = 1; i <= 2; ++i) git_ok({"clone", "-q", "-b", "main", bare().string(), clone(i).string()}, tmp_.path());
+    }
+};
+
+TEST_F(RemoteClaimsE2E, TwoClonesRaceForEachTaskAndExactlyOneWins) {
+    for (int round = 1; round <= 100; ++round) {
+        const std::string task = "task-" + std::to_string(round);
+        RunResult a, b;
+        std::thread ta([&] { a = small_as("alice", {"claim", task}, clone(1)); });
+        std::thread tb([&] { b = small_as("bob", {"claim", task}, clone(2)); });
+        ta.join();
+        tb.join();
+        ASSERT_EQ((a.exit_code == 0) + (b.exit_code == 0), 1) << "round " << round << "\n" << a << b;
+        const RunResult& loser = a.exit_code == 0 ? b : a;
+        const std::string winner = a.exit_code == 0 ? "alice" : "bob";
+        ASSERT_EQ(loser.exit_code, 1) << loser;
+        EXPECT_TRUE(contains(loser.err, "claimed by " + winner)) << loser;
+        EXPECT_TRUE(contains((a.exit_code == 0 ? a : b).out, "published to origin")) << a << b;
+    }
+    // The remote holds all hundred, each once.
+    const std::string table = git_out({"--git-dir", bare().string(), "log", "-1", "--format=%B", "refs/small/claims"});
+    for (int round = 1; round <= 100; ++round) {
+        EXPECT_TRUE(contains(table, "\"task\":\"task-" + std::to_string(round) + "\"")) << round;
+    }
+}
+
+TEST_F(RemoteClaimsE2E, AnOfflineClaimIsPublishedLaterOrReportedNeverMerged) {
+    RunResult r = small_as("alice", {"claim", "task-1", "--offline"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "offline: not published to origin")) << r;
+    r = small_as("bob", {"claim", "task-1"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << "the remote never heard of alice's claim: " << r;
+    r = small_as("alice", {"claim", "task-2"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.err, "offline claim of task-1 by alice was not published")) << r;
+    EXPECT_TRUE(contains(r.err, "bob holds task-1")) << r;
+    const json mine = run_json(clone(1), {"claims", "--json"}, 0);
+    ASSERT_EQ(mine["claims"].size(), 2u) << mine.dump();
+    EXPECT_EQ(mine["claims"][0]["agent"], "bob") << "the remote's claim replaced the offline one";
+
+    r = small_as("carol", {"claim", "task-3", "--offline"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("carol", {"release", "task-1", "--force"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const std::string table = git_out({"--git-dir", bare().string(), "log", "-1", "--format=%B", "refs/small/claims"});
+    EXPECT_TRUE(contains(table, "\"task\":\"task-3\"")) << "the offline claim travelled with the next change: " << table;
+    EXPECT_FALSE(contains(table, "\"task\":\"task-1\"")) << table;
+}
+
+}  // namespace
+}  // namespace small_e2e

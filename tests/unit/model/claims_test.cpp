@@ -1,0 +1,223 @@
+// model/claims: leases, clocks, the ready queue (D18, D19). Includes the
+// property test over random plans, claims and clocks: the ready queue is
+// exactly the open tasks whose dependencies are completed and that no other
+// agent holds a live claim on, and a claim is granted exactly when nobody
+// else holds a live one.
+#include "small/model/claims.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+namespace small {
+namespace {
+
+using Ids = std::vector<std::string>;
+
+const Instant kNoon{1'800'000'000, 0};
+
+Instant at(std::int64_t seconds_after_noon) { return {kNoon.seconds + seconds_after_noon, 0}; }
+
+PlanTaskOutline task(const std::string& id, const std::string& status, const Ids& deps = {}, const std::string& priority = "") {
+    return {id, WrittenStatus(status), deps, "Title " + id, priority};
+}
+
+Claim claim(const std::string& task, const std::string& agent, Instant when, std::int64_t ttl = 3600,
+            const std::string& host = "here") {
+    return {task, agent, host, when, when, {when.seconds + ttl, when.nanos}, ttl, true};
+}
+
+ClaimContext as(const std::string& agent, Instant now, const std::string& host = "here") { return {agent, host, now}; }
+
+Ids ids(const std::vector<ReadyTask>& tasks) {
+    Ids out;
+    for (const ReadyTask& t : tasks) out.push_back(t.id);
+    return out;
+}
+
+TEST(ClaimTable, KeepsOneClaimPerTaskSortedAndRoundTripsThroughJson) {
+    ClaimTable t;
+    t.put(claim("task-2", "bob", kNoon));
+    t.put(claim("task-1", "alice", kNoon));
+    t.put(claim("task-2", "carol", at(5)));
+    ASSERT_EQ(t.claims.size(), 2u);
+    EXPECT_EQ(t.claims[0].task, "task-1");
+    EXPECT_EQ(t.find("task-2")->agent, "carol");
+    t.claims[0].published = false;
+    Result<ClaimTable> back = parse_claims_json(claims_json(t, true), "table");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(*back, t);
+    Result<ClaimTable> shared = parse_claims_json(claims_json(t, false), "table");
+    ASSERT_TRUE(shared.ok());
+    EXPECT_TRUE(shared->claims[0].published) << "the remote's copy has no local flag";
+    EXPECT_TRUE(t.erase("task-1"));
+    EXPECT_FALSE(t.erase("task-1"));
+}
+
+TEST(ClaimTable, RefusesWhatIsNotATableNamingTheSource) {
+    for (const char* bad : {"", "[]", "{\"claims\": 3}", "{\"claims\": [{\"task\": \"t\"}]}",
+                            "{\"claims\": [{\"task\": \"t\", \"agent\": \"a\", \"claimed_at\": \"yesterday\"}]}"}) {
+        Result<ClaimTable> r = parse_claims_json(bad, "/x/claims.json");
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_NE(r.error().message.find("/x/claims.json"), std::string::npos) << r.error().message;
+    }
+}
+
+TEST(Lease, IsLiveUntilItExpiresAndGivesAnotherHostsClockTheSkewTolerance) {
+    const Claim mine = claim("t", "a", kNoon, 60);
+    EXPECT_EQ(lease_state(mine, at(59), "here"), LeaseState::Live);
+    EXPECT_EQ(lease_state(mine, at(60), "here"), LeaseState::Expired);
+    const Claim theirs = claim("t", "b", kNoon, 60, "there");
+    EXPECT_EQ(lease_state(theirs, at(60), "here"), LeaseState::Live) << "another clock may be behind ours";
+    EXPECT_EQ(lease_state(theirs, at(60 + kClaimSkewSeconds - 1), "here"), LeaseState::Live);
+    EXPECT_EQ(lease_state(theirs, at(60 + kClaimSkewSeconds), "here"), LeaseState::Expired);
+}
+
+TEST(Lease, AClaimFromTheFutureIsNeitherHonouredAsExpiredNorOverwritten) {
+    const Claim future = claim("t", "b", at(kClaimSkewSeconds + 10), 60, "there");
+    EXPECT_EQ(lease_state(future, kNoon, "here"), LeaseState::FromFuture);
+    ClaimTable t;
+    t.put(future);
+    const ClaimDecision d = decide_claim(t, "t", 600, as("a", kNoon), false);
+    EXPECT_EQ(d.kind, ClaimDecision::Kind::Refused);
+    EXPECT_NE(d.message.find("ahead of this clock"), std::string::npos) << d.message;
+    EXPECT_EQ(drop_expired(t, at(100000), "here").size(), 1u) << "once our clock passes it, it expires normally";
+    EXPECT_TRUE(t.claims.empty());
+    ClaimTable keep;
+    keep.put(future);
+    EXPECT_TRUE(drop_expired(keep, kNoon, "here").empty());
+    EXPECT_EQ(keep.claims.size(), 1u);
+}
+
+TEST(DecideClaim, GrantsRenewsRefusesAndTakesOverExpiredLeases) {
+    ClaimTable t;
+    ClaimDecision d = decide_claim(t, "task-1", 600, as("alice", kNoon), false);
+    EXPECT_EQ(d.kind, ClaimDecision::Kind::Granted);
+    EXPECT_EQ(d.claim.expires_at, at(600));
+    t.put(d.claim);
+
+    d = decide_claim(t, "task-1", 600, as("alice", at(100)), false);
+    EXPECT_EQ(d.kind, ClaimDecision::Kind::Renewed);
+    EXPECT_EQ(d.claim.claimed_at, kNoon);
+    EXPECT_EQ(d.claim.expires_at, at(700));
+
+    d = decide_claim(t, "task-1", 600, as("bob", at(100)), false);
+    EXPECT_EQ(d.kind, ClaimDecision::Kind::Refused);
+    EXPECT_NE(d.message.find("claimed by alice until"), std::string::npos) << d.message;
+    EXPECT_EQ(decide_claim(t, "task-1", 600, as("bob", at(100)), true).kind, ClaimDecision::Kind::TakenOver);
+
+    d = decide_claim(t, "task-1", 600, as("bob", at(601)), false);
+    EXPECT_EQ(d.kind, ClaimDecision::Kind::TakenOver);
+    ASSERT_TRUE(d.previous.has_value());
+    EXPECT_EQ(d.previous->agent, "alice");
+}
+
+TEST(Renewal, OnlyTheHoldersLiveClaimIsRenewedForItsOwnTtl) {
+    ClaimTable t;
+    t.put(claim("t", "alice", kNoon, 600));
+    std::optional<Claim> r = renewed_claim(t, "t", as("alice", at(300)));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->expires_at, at(900));
+    EXPECT_EQ(r->claimed_at, kNoon);
+    EXPECT_FALSE(renewed_claim(t, "t", as("bob", at(300))).has_value());
+    EXPECT_FALSE(renewed_claim(t, "t", as("alice", at(601))).has_value()) << "an expired lease is not revived";
+    EXPECT_FALSE(renewed_claim(t, "other", as("alice", at(300))).has_value());
+}
+
+TEST(Durations, AcceptUnitsAndSumsAndRefuseTheRest) {
+    EXPECT_EQ(*parse_lease_duration("90s"), 90);
+    EXPECT_EQ(*parse_lease_duration("45m"), 2700);
+    EXPECT_EQ(*parse_lease_duration("2h"), 7200);
+    EXPECT_EQ(*parse_lease_duration("1h30m"), 5400);
+    EXPECT_EQ(*parse_lease_duration("1d"), 86400);
+    EXPECT_EQ(*parse_lease_duration("600"), 600);
+    for (const char* bad : {"", "0", "0m", "-5m", "5x", "1h30", "h", "31d", "1.5h"}) {
+        Result<std::int64_t> r = parse_lease_duration(bad);
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_EQ(r.error().kind, Error::Kind::Usage);
+    }
+}
+
+TEST(ReadyQueue, ListsOpenTasksWithCompletedDependenciesNotClaimedByOthers) {
+    const std::vector<PlanTaskOutline> plan = {task("a", "completed"), task("b", "pending", {"a"}),
+                                               task("c", "pending", {"b"}), task("d", "in_progress"),
+                                               task("e", "blocked"), task("f", "pending"), task("g", "cancelled")};
+    ClaimTable claims;
+    claims.put(claim("f", "bob", kNoon));
+    claims.put(claim("d", "alice", kNoon));
+    std::vector<ReadyTask> r = ready_queue(plan, {}, claims, as("alice", at(10)));
+    EXPECT_EQ(ids(r), (Ids{"b", "d"}));
+    EXPECT_TRUE(r[1].mine.has_value());
+    EXPECT_EQ(ids(ready_queue(plan, {}, claims, as("bob", at(10)))), (Ids{"b", "f"}));
+    EXPECT_EQ(ids(ready_queue(plan, {}, claims, as("carol", at(4000)))), (Ids{"b", "d", "f"})) << "expired leases free their tasks";
+    WorkFacts facts;
+    facts["b"].last_status = WrittenStatus(TaskStatus::Completed);
+    facts["d"].last_status = WrittenStatus(TaskStatus::Blocked);
+    EXPECT_EQ(ids(ready_queue(plan, facts, {}, as("carol", kNoon))), (Ids{"f"})) << "the log settles tasks too";
+}
+
+TEST(ReadyQueue, SortsByPriorityWhereTasksHaveOneThenPlanOrder) {
+    const std::vector<PlanTaskOutline> plan = {task("a", "pending"), task("b", "pending", {}, "2"),
+                                               task("c", "pending", {}, "P0"), task("d", "pending", {}, "soon"),
+                                               task("e", "pending", {}, "2")};
+    EXPECT_EQ(ids(ready_queue(plan, {}, {}, as("x", kNoon))), (Ids{"c", "b", "e", "a", "d"}));
+    EXPECT_EQ(task_priority("p3"), 3);
+    EXPECT_EQ(task_priority(" 1 "), 1);
+    EXPECT_FALSE(task_priority("high").has_value());
+    EXPECT_FALSE(task_priority("").has_value());
+}
+
+// Random plans (a DAG: dependencies point back), random claims by random
+// agents at random times on random hosts, a random asking agent and clock.
+TEST(ClaimsProperty, ReadyQueueAndDecisionsAgreeWithTheRulesOnRandomPlansClaimsAndClocks) {
+    std::mt19937 rng(20261127);
+    const std::vector<std::string> statuses = {"pending", "pending", "in_progress", "completed", "blocked", "cancelled"};
+    const std::vector<std::string> agents = {"alice", "bob", "carol"};
+    const std::vector<std::string> hosts = {"here", "there"};
+    for (int round = 0; round < 400; ++round) {
+        const int n = 1 + static_cast<int>(rng() % 12);
+        std::vector<PlanTaskOutline> plan;
+        for (int i = 0; i < n; ++i) {
+            Ids deps;
+            for (int j = 0; j < i; ++j) {
+                if (rng() % 4 == 0) deps.push_back("t" + std::to_string(j));
+            }
+            if (rng() % 10 == 0) deps.push_back("missing");
+            plan.push_back(task("t" + std::to_string(i), statuses[rng() % statuses.size()], deps));
+        }
+        ClaimTable claims;
+        for (int i = 0; i < n; ++i) {
+            if (rng() % 2) continue;
+            const Instant when = at(static_cast<std::int64_t>(rng() % 4000) - 2000);
+            claims.put(claim("t" + std::to_string(i), agents[rng() % agents.size()], when, 60 + rng() % 1200,
+                             hosts[rng() % hosts.size()]));
+        }
+        const ClaimContext ctx = as(agents[rng() % agents.size()], at(static_cast<std::int64_t>(rng() % 2000)));
+        const std::vector<ReadyTask> ready = ready_queue(plan, {}, claims, ctx);
+        const Ids queued = ids(ready);
+        const std::set<std::string> in_queue(queued.begin(), queued.end());
+        for (const PlanTaskOutline& t : plan) {
+            bool deps_done = true;
+            for (const std::string& d : t.depends_on) {
+                const auto dep = std::find_if(plan.begin(), plan.end(), [&](const auto& p) { return p.id == d; });
+                deps_done = deps_done && dep != plan.end() && dep->status.is(TaskStatus::Completed);
+            }
+            const Claim* c = claims.find(t.id);
+            const bool other_live = c && c->agent != ctx.agent && lease_state(*c, ctx.now, ctx.host) != LeaseState::Expired;
+            const bool expected = !is_settled(t.status) && deps_done && !other_live;
+            EXPECT_EQ(in_queue.count(t.id) == 1, expected) << "round " << round << " task " << t.id;
+            // A claim is granted (or renewed, or taken over) exactly when no other live claim stands.
+            const ClaimDecision d = decide_claim(claims, t.id, 600, ctx, false);
+            EXPECT_EQ(d.kind == ClaimDecision::Kind::Refused, other_live || (c && lease_state(*c, ctx.now, ctx.host) == LeaseState::FromFuture))
+                << "round " << round << " task " << t.id;
+            if (d.kind != ClaimDecision::Kind::Refused) {
+                EXPECT_EQ(d.claim.agent, ctx.agent);
+                EXPECT_EQ(lease_state(d.claim, ctx.now, ctx.host), LeaseState::Live);
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace small
