@@ -45,12 +45,9 @@ bool in_merge_strategy() { return std::getenv("SMALL_MERGE_STRATEGY_FILE") != nu
 
 void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
     if (!r.clean()) return print_conflicts(out, r, f);
-    if (from_index(f)) {
-        const std::string path = shell_quote(r.pathname);
+    if (from_index(f) && r.index_advice) {
         std::cerr << "small merge: " << r.pathname << ": small's merge driver merges it cleanly (" << r.rule
-                  << " rule); git merged it without the driver, or the registered driver failed. Register it (small "
-                     "hooks install git), then: git checkout -m -- "
-                  << path << " && git add -- " << path << '\n';
+                  << " rule); " << r.index_advice->reason << ". Run: " << r.index_advice->fix << '\n';
     } else if (f.explain || !out.quiet()) {
         std::string line = "small merge: " + r.pathname + " merged cleanly (" + r.rule + " rule";
         if (r.rule == "progress") {

@@ -688,5 +688,37 @@ TEST_F(MergeE2E, ConflictsInAwkwardFoldersSuggestCommandsThatPaste) {
     for (const std::string& name : names) expect_verified(a / name);
 }
 
+// Issue 21, item 9: after a plain `git merge a b` (git's octopus, which never
+// runs merge drivers), doctor and --explain say to merge with `-s small`,
+// not that a driver is missing, and the markers get no YAML hint.
+TEST_F(MergeE2E, AfterAPlainOctopusDoctorSaysMergeWithSmallsStrategy) {
+    const fs::path a = worktree("agent/a");
+    const fs::path b = worktree("agent/b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 2);
+    const RunResult octopus = git({"merge", "--no-edit", "agent/a", "agent/b"});
+    ASSERT_EQ(octopus.exit_code, 1) << octopus;  // the last branch's conflict is left in the index
+    const std::string fix = "git merge --abort && git merge -s small agent/a agent/b";
+    const RunResult d = small({"doctor"});
+    EXPECT_EQ(d.exit_code, 1) << d;
+    EXPECT_TRUE(contains(d.err, "git merged 2 branches at once with its octopus strategy, which never runs merge "
+                                "drivers")) << d;
+    EXPECT_TRUE(contains(d.err, "-> " + fix + "\n")) << d;
+    EXPECT_FALSE(contains(d.out + d.err, "small hooks install git")) << d;  // the driver is registered
+    EXPECT_FALSE(contains(d.out + d.err, "indent")) << d;
+    EXPECT_TRUE(contains(d.err, "starts git's conflict markers")) << d;
+    EXPECT_TRUE(contains(d.err, "Finish the merge first (see Merge)")) << d;
+    const RunResult ex = small({"merge", "--explain", ".small/progress.small.yml"});
+    EXPECT_EQ(ex.exit_code, 0) << ex;
+    EXPECT_TRUE(contains(ex.err, "octopus strategy")) << ex;
+    EXPECT_TRUE(contains(ex.err, "Run: " + fix + "\n")) << ex;
+    const RunResult validate = small({"validate"});
+    EXPECT_FALSE(contains(validate.out + validate.err, "indent")) << validate;
+
+    const RunResult done = paste(fix, repo());
+    ASSERT_EQ(done.exit_code, 0) << done;
+    expect_each_once(read_file(progress(repo())), {"alpha", "beta"}, 2);
+    expect_verified(repo());
+}
+
 }  // namespace
 }  // namespace small_e2e

@@ -170,7 +170,16 @@ private:
         const std::string message = "Failed to load " + std::to_string(findings.size()) + " artifact(s)";
         add("Loading", DoctorStatus::Error, message, "Fix the YAML at the position shown, then run: small validate",
             std::move(findings));
+        const std::size_t loading_check = report_.checks.size() - 1;
         merge_markers();
+        // A file a merge left with git's conflict markers is not a YAML
+        // mistake: the Merge check says how to finish the merge.
+        const bool merge_left = std::any_of(report_.checks.begin(), report_.checks.end(), [](const DoctorCheck& c) {
+            return c.category == "Merge" && c.status == DoctorStatus::Error;
+        });
+        if (merge_left) {
+            report_.checks[loading_check].suggestion = "Finish the merge first (see Merge), then run: small validate";
+        }
         return false;
     }
 
@@ -185,11 +194,11 @@ private:
         for (const UnmergedFile& r : *files) {
             unmerged_.push_back(r.path.substr(r.path.rfind('/') + 1));
             if (r.outcome.conflicts.empty()) {
+                CleanMergeAdvice advice = clean_merge_advice(r);
                 add("Merge", DoctorStatus::Error,
-                    r.path + " is unmerged in git's index, but small's merge driver merges it cleanly (git merged "
-                                 "it without the driver, or the registered driver failed)",
-                    "small hooks install git, then: git checkout -m -- " + shell_quote(r.path) + " && git add -- " +
-                        shell_quote(r.path));
+                    r.path + " is unmerged in git's index, but small's merge driver merges it cleanly (" +
+                        advice.reason + ")",
+                    std::move(advice.fix));
                 continue;
             }
             std::string message = r.path + " is unmerged: " + std::to_string(r.outcome.conflicts.size()) +
