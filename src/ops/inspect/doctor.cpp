@@ -11,6 +11,7 @@
 #include "small/check/evidence_check.hpp"
 #include "small/base/git_repo.hpp"
 #include "small/store/local_work.hpp"
+#include "small/domain/merge_strategy.hpp"
 #include "small/domain/scope_drift.hpp"
 #include "small/domain/unmerged_files.hpp"
 
@@ -29,6 +30,7 @@ public:
         const bool files_ok = files();
         runtime_layout();
         index_conflicts();
+        merge_strategy();
         if (files_ok && loading()) {
             findings_check("Schema", check_schemas(schemas_, set_), "All artifacts pass schema validation",
                            "Fix the schema violation, then run: small validate");
@@ -213,6 +215,21 @@ private:
             for (const std::string& h : hints) suggestion += (suggestion.empty() ? "" : "; ") + h;
             add("Merge", DoctorStatus::Error, message, suggestion);
         }
+    }
+
+    // `git merge -s small` needs git-merge-small where git looks for it
+    // (D17). Checked where small's merge driver is registered, the sign that
+    // git merges this workspace's files; read-only, so the fix is a command.
+    void merge_strategy() {
+        Result<std::optional<GitRepo>> repo = GitRepo::discover(ws_.root);
+        if (!repo || !*repo) return;
+        Result<std::optional<std::string>> driver = (*repo)->effective_config("merge.small.driver");
+        if (!driver || !*driver || (*driver)->empty()) return;
+        const MergeStrategyReach reach = find_merge_strategy(fs_);
+        if (!reach.found.empty()) {
+            return add("Merge Strategy", DoctorStatus::Ok, "git merge -s small runs " + reach.found);
+        }
+        add("Merge Strategy", DoctorStatus::Warning, reach.problem, "Run: " + reach.fix);
     }
 
     // An artifact that does not load may hold git's conflict markers: a merge
