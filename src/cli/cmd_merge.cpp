@@ -119,7 +119,10 @@ void register_merge(CLI::App& app, Context& ctx) {
         "timestamp, moving a timestamp forward by 1 ns where needed); plan.small.yml merges by task id and field "
         "(status: completed > cancelled > blocked > in_progress > pending; new tasks by id); "
         "handoff.small.yml keeps CURRENT when both changed (run `small handoff` "
-        "after the merge); any other file merges only identical or one-sided changes. Exit codes: 0 merged (CURRENT "
+        "after the merge); any other file merges only identical or one-sided changes. Several branches at once: "
+        "`git merge -s small A B` (git's own octopus never runs merge drivers); git runs it as git-merge-small, "
+        "which is small under that name (a link beside it: `small hooks install git` says how when it is missing). "
+        "Exit codes: 0 merged (CURRENT "
         "holds the result), 1 conflict or a side that cannot be merged (CURRENT left exactly as it was), 2 usage or "
         "system error.");
 }
