@@ -35,7 +35,7 @@ foreach(command ${commands})
   run_small(${OUT_DIR}/man/small-${command}.1 __man ${command})
   list(APPEND pages ${OUT_DIR}/man/small-${command}.1)
 endforeach()
-# Pages written by hand (git-merge-small(1), for the strategy script).
+# Pages written by hand (git-merge-small(1), for small run as the merge strategy).
 foreach(page ${EXTRA_PAGES})
   get_filename_component(name ${page} NAME)
   file(COPY ${page} DESTINATION ${OUT_DIR}/man)

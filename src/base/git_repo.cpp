@@ -35,7 +35,7 @@ namespace {
     X(git_index_has_conflicts) X(git_index_free) X(git_object_id) X(git_object_lookup_prefix) \
     X(git_object_peel) X(git_object_free) X(git_reference_name_to_id) X(git_repository_commondir) \
     X(git_repository_config) X(git_repository_free) X(git_repository_head_detached) X(git_repository_head_unborn) X(git_repository_index) \
-    X(git_repository_is_shallow) X(git_repository_open_ext) X(git_repository_path) X(git_repository_workdir) X(git_revparse_single) \
+    X(git_repository_is_shallow) X(git_repository_mergehead_foreach) X(git_repository_message) X(git_repository_open_ext) X(git_repository_path) X(git_repository_workdir) X(git_revparse_single) \
     X(git_status_list_entrycount) X(git_status_list_new) X(git_status_list_free) X(git_tree_free)
 
 struct Git2 {
@@ -492,6 +492,44 @@ Result<std::vector<GitIndexConflict>> GitRepo::index_conflicts(const std::string
     }
     if (rc != GIT_ITEROVER) return libgit2_error("cannot read the git index's conflicts");
     return out;
+}
+
+Result<std::optional<std::string>> GitRepo::file_at(const std::string& commit, const std::string& path) const {
+    if (commit.empty()) return std::optional<std::string>();
+    git_object* raw = nullptr;
+    const std::string spec = commit + ":" + path;
+    const int rc = git2().git_revparse_single(&raw, repo_.get(), spec.c_str());
+    ObjectPtr obj(raw);
+    if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
+    if (rc != 0) return libgit2_error("cannot read " + path + " in commit " + commit);
+    git_object* peeled_raw = nullptr;
+    if (git2().git_object_peel(&peeled_raw, obj.get(), GIT_OBJECT_BLOB) != 0) return std::optional<std::string>();
+    ObjectPtr peeled(peeled_raw);
+    const auto* blob = reinterpret_cast<const git_blob*>(peeled.get());
+    const char* data = static_cast<const char*>(git2().git_blob_rawcontent(blob));
+    return std::optional<std::string>(std::string(data, static_cast<std::size_t>(git2().git_blob_rawsize(blob))));
+}
+
+Result<std::vector<std::string>> GitRepo::merge_heads() const {
+    std::vector<std::string> heads;
+    const auto collect = [](const git_oid* oid, void* payload) -> int {
+        static_cast<std::vector<std::string>*>(payload)->push_back(hex(*oid));
+        return 0;
+    };
+    const int rc = git2().git_repository_mergehead_foreach(repo_.get(), collect, &heads);
+    if (rc == GIT_ENOTFOUND) return std::vector<std::string>();
+    if (rc != 0) return libgit2_error("cannot read git's MERGE_HEAD");
+    return heads;
+}
+
+Result<std::optional<std::string>> GitRepo::prepared_message() const {
+    git_buf buf = GIT_BUF_INIT;
+    const int rc = git2().git_repository_message(&buf, repo_.get());
+    if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
+    if (rc < 0) return libgit2_error("cannot read git's MERGE_MSG");
+    std::string text(buf.ptr ? buf.ptr : "", buf.size);
+    git2().git_buf_dispose(&buf);
+    return std::optional<std::string>(std::move(text));
 }
 
 Result<std::optional<std::string>> GitRepo::local_config(const std::string& key) const {

@@ -142,6 +142,15 @@ inline constexpr std::string_view kGlobalFlagsFooter =
 // commands that have a page. The build writes the installed pages with it.
 int run_man_request(const CLI::App& app, const std::vector<std::string>& words);
 
+// small called as git-merge-small (merge_strategy.cpp): whether argv[0]'s
+// last component is that name, and the strategy run with git's arguments
+// (it replaces this process with /bin/sh; returns only when that fails).
+bool called_as_merge_strategy(const char* argv0);
+int run_merge_strategy(int argc, char** argv);
+// The strategy's text, src/git/git-merge-small, compiled in by CMake
+// (cmake/embed_text.cmake).
+const char* merge_strategy_script();
+
 // Adds --dir to `cmd`, storing into `dir`.
 void add_dir_option(CLI::App* cmd, std::optional<std::string>& dir);
 

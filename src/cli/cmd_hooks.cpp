@@ -43,6 +43,7 @@ void print_text(const Output& out, const HooksResult& r) {
         }
     }
     for (const std::string& note : r.notes) out.info("note: " + note);
+    for (const std::string& warning : r.warnings) out.problem("warning: " + warning);
     if (r.dry_run) out.info("Dry run: nothing was written");
 }
 
@@ -70,7 +71,8 @@ constexpr const char* kFooter =
     "hook is kept as pre-commit.small-chained and still runs first. git also registers small's merge driver: the "
     "line `.small/*.small.yml merge=small` in the workspace root's .gitattributes, and merge.small.name and "
     "merge.small.driver \"small merge -- %O %A %B %P\" in the repository's own git config; a merge.small.driver "
-    "already set, there or globally, is kept), claude (.claude/settings.json: SessionStart and PreCompact run "
+    "already set, there or globally, is kept; install also checks that git finds git-merge-small, the `git merge -s "
+    "small` strategy that is small under that name, and warns with the `ln -s` command that links it), claude (.claude/settings.json: SessionStart and PreCompact run "
     "`small status --brief`), codex (.codex/hooks.json: SessionStart runs `small status --brief`). Install records "
     "what it added in .small-cache/hooks/<target>.json; uninstall removes exactly that (an identical line, key or "
     "entry of your own stays). Everything is decided before the first write; a write that fails undoes the earlier "

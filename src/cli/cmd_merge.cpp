@@ -45,12 +45,9 @@ bool in_merge_strategy() { return std::getenv("SMALL_MERGE_STRATEGY_FILE") != nu
 
 void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
     if (!r.clean()) return print_conflicts(out, r, f);
-    if (from_index(f)) {
-        const std::string path = shell_quote(r.pathname);
+    if (from_index(f) && r.index_advice) {
         std::cerr << "small merge: " << r.pathname << ": small's merge driver merges it cleanly (" << r.rule
-                  << " rule); git merged it without the driver, or the registered driver failed. Register it (small "
-                     "hooks install git), then: git checkout -m -- "
-                  << path << " && git add -- " << path << '\n';
+                  << " rule); " << r.index_advice->reason << ". Run: " << r.index_advice->fix << '\n';
     } else if (f.explain || !out.quiet()) {
         std::string line = "small merge: " + r.pathname + " merged cleanly (" + r.rule + " rule";
         if (r.rule == "progress") {
@@ -122,7 +119,10 @@ void register_merge(CLI::App& app, Context& ctx) {
         "timestamp, moving a timestamp forward by 1 ns where needed); plan.small.yml merges by task id and field "
         "(status: completed > cancelled > blocked > in_progress > pending; new tasks by id); "
         "handoff.small.yml keeps CURRENT when both changed (run `small handoff` "
-        "after the merge); any other file merges only identical or one-sided changes. Exit codes: 0 merged (CURRENT "
+        "after the merge); any other file merges only identical or one-sided changes. Several branches at once: "
+        "`git merge -s small A B` (git's own octopus never runs merge drivers); git runs it as git-merge-small, "
+        "which is small under that name (a link beside it: `small hooks install git` says how when it is missing). "
+        "Exit codes: 0 merged (CURRENT "
         "holds the result), 1 conflict or a side that cannot be merged (CURRENT left exactly as it was), 2 usage or "
         "system error.");
 }

@@ -134,6 +134,8 @@ void configure(CLI::App& app, Context& ctx, std::string_view only) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // git runs `git merge -s small` as git-merge-small: a link to this binary (D17).
+    if (argc >= 1 && called_as_merge_strategy(argv[0])) return run_merge_strategy(argc, argv);
     // A file-size limit must surface as an EFBIG error (and a rollback), not kill us.
     std::signal(SIGXFSZ, SIG_IGN);
     Context ctx;

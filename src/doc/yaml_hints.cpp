@@ -142,12 +142,40 @@ std::string indentation_hint(const std::vector<std::string_view>& lines, std::si
            ", if it belongs with that";
 }
 
+// git's conflict markers, at a line start: "<<<<<<< " (or alone), the
+// diff3 base's "||||||| ", "=======" alone, ">>>>>>> ". A file that holds
+// them is a merge left unresolved, not a hand edit of YAML: the YAML hints
+// would only send the reader to indent a marker.
+bool is_conflict_marker(std::string_view line) {
+    for (const std::string_view start : {"<<<<<<<", "|||||||", ">>>>>>>"}) {
+        if (line.starts_with(start) && (line.size() == start.size() || line[start.size()] == ' ')) return true;
+    }
+    return line == "=======";
+}
+
+// The 1-based line of the first "<<<<<<<" marker when the text also holds
+// the ">>>>>>>" that closes a conflict, else 0.
+std::uint32_t conflict_marker_line(const std::vector<std::string_view>& lines) {
+    std::uint32_t opening = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (!is_conflict_marker(lines[i])) continue;
+        if (lines[i].starts_with('<') && opening == 0) opening = static_cast<std::uint32_t>(i + 1);
+        if (lines[i].starts_with('>') && opening != 0) return opening;
+    }
+    return 0;
+}
+
 }  // namespace
 
 std::string syntax_error_hint(std::string_view bytes, Mark at, std::string_view message) {
     const std::vector<std::string_view> lines = split_lines(bytes, /*strip_cr=*/true);
     if (at.line == 0 || at.line > lines.size()) return {};
     const std::size_t index = at.line - 1;
+    if (const std::uint32_t marker = conflict_marker_line(lines); marker != 0) {
+        return "line " + std::to_string(marker) +
+               " starts git's conflict markers (<<<<<<<, =======, >>>>>>>): a merge left this file unresolved; "
+               "resolve the conflict (keep what both sides added, then delete the marker lines) or restore one side";
+    }
     if (std::string hint = tab_hint(lines[index], at.line); !hint.empty()) return hint;
     if (std::string hint = colon_hint(lines[index]); !hint.empty()) return hint;
     if (about_indentation(message)) return indentation_hint(lines, index);

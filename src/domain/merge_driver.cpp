@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "small/base/path.hpp"
+#include "small/model/agent_hooks.hpp"
 #include "small/store/atomic_file.hpp"
 
 namespace small {
@@ -12,8 +13,8 @@ namespace small {
 namespace {
 
 // The .gitattributes line and the git config values install writes.
-constexpr std::string_view kAttributesLine = ".small/*.small.yml merge=small";
-constexpr std::string_view kAttributesRel = ".gitattributes";
+constexpr std::string_view kAttributesLine = kMergeAttributesLine;  // model/agent_hooks
+constexpr std::string_view kAttributesRel = kGitAttributesFile;
 constexpr std::string_view kDriverName = "small merge driver";
 // Every path after `--`: git's %P is the file's path in the repository,
 // which starts with '-' when a workspace folder's name does.

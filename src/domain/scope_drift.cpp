@@ -1,6 +1,8 @@
 #include "small/domain/scope_drift.hpp"
 
+#include "small/base/path.hpp"
 #include "small/base/text.hpp"
+#include "small/model/agent_hooks.hpp"
 #include "small/doc/document.hpp"
 #include "small/model/workspace.hpp"
 #include "small/base/git_repo.hpp"
@@ -65,6 +67,22 @@ Status find_base(const GitRepo& repo, const FileSystem& fs, const WorkspacePaths
     return ok_status();
 }
 
+// Whether the workspace root's .gitattributes differs from the base only by
+// the line `small hooks install git` adds (then it is small's change, not
+// drift).
+Result<bool> only_merge_attributes_changed(const FileSystem& fs, const GitRepo& repo, const std::string& base,
+                                           const std::string& repo_path, const std::string& path) {
+    Result<std::optional<std::string>> before = repo.file_at(base, repo_path);
+    if (!before) return before.error();
+    std::optional<std::string> after;
+    if (fs.file_exists(path)) {
+        Result<std::string> text = fs.read_file(path);
+        if (!text) return text.error();
+        after = std::move(*text);
+    }
+    return is_only_merge_attributes_change(*before, after);
+}
+
 }  // namespace
 
 Result<DriftReport> scope_drift(const FileSystem& fs, const WorkspacePaths& ws, const DriftOptions& options) {
@@ -84,6 +102,11 @@ Result<DriftReport> scope_drift(const FileSystem& fs, const WorkspacePaths& ws, 
         if (repo_path.compare(0, pre.size(), pre) != 0) continue;  // another project in the repository
         const std::string_view path = std::string_view(repo_path).substr(pre.size());
         if (is_small_own_file(path)) continue;
+        if (path == kGitAttributesFile) {
+            Result<bool> ours = only_merge_attributes_changed(fs, *repo, r.base, repo_path, join_path(ws.root, path));
+            if (!ours) return ours.error();
+            if (*ours) continue;
+        }
         ++r.changed;
         if (!r.has_scope) continue;
         DriftFile f{std::string(path), classify_path(*scope, path), ""};

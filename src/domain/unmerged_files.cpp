@@ -1,5 +1,6 @@
 #include "small/domain/unmerged_files.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "small/base/path.hpp"
@@ -42,6 +43,34 @@ UnmergedFile merge_stages(const GitIndexConflict& c) {
     return file;
 }
 
+// What git's merge state says about every unmerged file of `repo`: the
+// branches of an octopus git stopped in, whether small's driver is set.
+struct StoppedMergeState {
+    std::vector<std::string> octopus;
+    bool driver_registered = false;
+};
+
+Result<StoppedMergeState> read_stopped_merge_state(const GitRepo& repo) {
+    StoppedMergeState state;
+    Result<std::optional<std::string>> driver = repo.effective_config("merge.small.driver");
+    if (!driver) return driver.error();
+    state.driver_registered = driver->has_value() && !(*driver)->empty();
+    Result<std::vector<std::string>> heads = repo.merge_heads();
+    if (!heads) return heads.error();
+    if (heads->size() < 2) return state;
+    Result<std::optional<std::string>> message = repo.prepared_message();
+    if (!message) return message.error();
+    state.octopus = branches_in_merge_message(message->value_or(""));
+    if (state.octopus.size() != heads->size()) state.octopus = *heads;
+    return state;
+}
+
+UnmergedFile with_merge_state(UnmergedFile file, const StoppedMergeState& state) {
+    file.octopus = state.octopus;
+    file.driver_registered = state.driver_registered;
+    return file;
+}
+
 std::optional<UnmergedFile> find_unmerged(const GitRepo& repo, const std::string& rel, Status& error) {
     Result<std::vector<GitIndexConflict>> conflicts = repo.index_conflicts(rel);
     if (!conflicts) {
@@ -49,7 +78,13 @@ std::optional<UnmergedFile> find_unmerged(const GitRepo& repo, const std::string
         return std::nullopt;
     }
     for (const GitIndexConflict& c : *conflicts) {
-        if (c.path == rel) return merge_stages(c);
+        if (c.path != rel) continue;
+        Result<StoppedMergeState> state = read_stopped_merge_state(repo);
+        if (!state) {
+            error = state.error();
+            return std::nullopt;
+        }
+        return with_merge_state(merge_stages(c), *state);
     }
     return std::nullopt;
 }
@@ -66,11 +101,50 @@ Result<std::vector<UnmergedFile>> unmerged_workspace_files(const WorkspacePaths&
     const std::string prefix = dir->empty() ? "" : *dir + "/";
     Result<std::vector<GitIndexConflict>> conflicts = (*repo)->index_conflicts(prefix);
     if (!conflicts) return conflicts.error();
+    if (conflicts->empty()) return files;
+    Result<StoppedMergeState> state = read_stopped_merge_state(**repo);
+    if (!state) return state.error();
     for (const GitIndexConflict& c : *conflicts) {
         if (c.path.find('/', prefix.size()) != std::string::npos) continue;  // below .small/: not an artifact
-        files.push_back(merge_stages(c));
+        files.push_back(with_merge_state(merge_stages(c), *state));
     }
     return files;
+}
+
+CleanMergeAdvice clean_merge_advice(const UnmergedFile& file) {
+    const std::string path = shell_quote(file.path);
+    if (!file.octopus.empty()) {
+        std::string branches;
+        for (const std::string& b : file.octopus) branches += " " + shell_quote(b);
+        return {"git merged " + std::to_string(file.octopus.size()) +
+                    " branches at once with its octopus strategy, which never runs merge drivers; merge them with "
+                    "small's strategy instead",
+                std::string("git merge --abort && ") + (file.driver_registered ? "" : "small hooks install git && ") +
+                    "git merge -s small" + branches};
+    }
+    return {"git merged it without the driver, or the registered driver failed",
+            "small hooks install git, then: git checkout -m -- " + path + " && git add -- " + path};
+}
+
+std::vector<std::string> branches_in_merge_message(std::string_view message) {
+    std::string_view line = message.substr(0, message.find('\n'));
+    if (line.starts_with("Merge branches ")) line.remove_prefix(std::string_view("Merge branches ").size());
+    else if (line.starts_with("Merge branch ")) line.remove_prefix(std::string_view("Merge branch ").size());
+    else return {};
+    // A branch name holds no space (git check-ref-format): the words are
+    // 'a', (with a comma after all but the last two) "and", and " into X".
+    std::vector<std::string> out;
+    for (std::size_t at = 0; at < line.size();) {
+        const std::size_t end = std::min(line.find(' ', at), line.size());
+        std::string_view word = line.substr(at, end - at);
+        at = end + 1;
+        if (word == "and") continue;
+        if (word == "into") break;
+        if (word.ends_with(',')) word.remove_suffix(1);
+        if (word.size() < 3 || word.front() != '\'' || word.back() != '\'') return {};
+        out.emplace_back(word.substr(1, word.size() - 2));
+    }
+    return out;
 }
 
 Result<UnmergedFile> unmerged_file(const FileSystem& fs, const std::string& path, const std::string& cwd) {

@@ -2,6 +2,10 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
+
+#include "small/model/agent_hooks.hpp"
+
 namespace small {
 
 namespace {
@@ -75,8 +79,34 @@ DriftKind classify_path(const Scope& scope, std::string_view path) {
 
 bool is_small_own_file(std::string_view path) {
     if (path == "AGENTS.md" || path == ".gitignore") return true;
+    for (const std::string_view settings : kAgentSettingsFiles) {
+        if (path == settings) return true;
+    }
     const size_t slash = path.find('/');
     return slash != std::string_view::npos && path.substr(0, kSmallDirName.size()) == kSmallDirName;
+}
+
+namespace {
+
+// The lines of a .gitattributes text other than small's merge line, without
+// their line ends (a missing final line break, which install adds before
+// its line, is no difference).
+std::vector<std::string_view> lines_but_merge_line(std::string_view text) {
+    std::vector<std::string_view> out;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t nl = std::min(text.find('\n', at), text.size());
+        std::string_view line = text.substr(at, nl - at);
+        if (line.ends_with('\r')) line.remove_suffix(1);
+        if (line != kMergeAttributesLine) out.push_back(line);
+        at = nl + 1;
+    }
+    return out;
+}
+
+}  // namespace
+
+bool is_only_merge_attributes_change(const std::optional<std::string>& before, const std::optional<std::string>& after) {
+    return lines_but_merge_line(before.value_or("")) == lines_but_merge_line(after.value_or(""));
 }
 
 }  // namespace small

@@ -14,7 +14,8 @@ nlohmann::json hooks_json(const HooksResult& r) {
                           {"changed", r.changed()},
                           {"written", r.written},
                           {"files", std::move(files)},
-                          {"notes", r.notes}};
+                          {"notes", r.notes},
+                          {"warnings", r.warnings}};
     if (r.action == HooksAction::Print) doc["content"] = r.content;
     return doc;
 }

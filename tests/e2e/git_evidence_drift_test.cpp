@@ -130,6 +130,40 @@ TEST_F(GitEvidenceE2E, DriftReportsFilesOutsideTheScopeAndInsideExclusions) {
     EXPECT_NE(doctor.err.find("[WARN] Scope Drift: 2 changed file(s)"), std::string::npos) << doctor;
 }
 
+// Issue 21: the files `small hooks install` manages are small's, not the
+// run's: the agent settings, and .gitattributes while small's merge line is
+// all that changed in it.
+TEST_F(GitEvidenceE2E, DriftLeavesOutTheFilesHooksInstallManages) {
+    workspace("\"src/**\"", "");
+    write_file(repo() / ".gitattributes", "*.png binary\n");
+    git_out({"add", ".gitattributes"});
+    git_out({"commit", "-q", "-m", "attributes"});
+    for (const char* target : {"git", "claude", "codex"}) {
+        const RunResult r = small({"hooks", "install", target});
+        ASSERT_EQ(r.exit_code, 0) << r;
+    }
+    ASSERT_TRUE(fs::exists(repo() / ".claude" / "settings.json"));
+    ASSERT_TRUE(fs::exists(repo() / ".codex" / "hooks.json"));
+    ASSERT_EQ(read_file(repo() / ".gitattributes"), "*.png binary\n.small/*.small.yml merge=small\n");
+    const RunResult clean = small({"drift", "--json"});
+    EXPECT_EQ(clean.exit_code, 0) << clean;
+    EXPECT_NE(clean.out.find("\"changed\": 0"), std::string::npos) << clean;
+    git_out({"add", "-A"});
+    git_out({"commit", "-q", "-m", "hooks"});
+    EXPECT_EQ(small({"drift"}).exit_code, 0);
+    EXPECT_EQ(small({"drift", "--since", "HEAD~1"}).exit_code, 0);  // the commit before the hooks
+
+    // Another change to .gitattributes is the run's.
+    write_file(repo() / ".gitattributes", "*.png binary\n.small/*.small.yml merge=small\n*.jpg binary\n");
+    const RunResult drift = small({"drift"});
+    EXPECT_EQ(drift.exit_code, 1) << drift;
+    EXPECT_NE(drift.out.find(".gitattributes: outside the scope"), std::string::npos) << drift;
+    const RunResult doctor = small({"doctor"});
+    EXPECT_NE(doctor.err.find("[WARN] Scope Drift: 1 changed file(s) outside the intent's scope: .gitattributes"),
+              std::string::npos)
+        << doctor;
+}
+
 TEST_F(GitEvidenceE2E, AnIntentWithoutScopeHasNoDriftAndRunSnapshotsRecordDirtiness) {
     workspace("", "");
     write_file(repo() / "anything.txt", "x\n");

@@ -122,6 +122,12 @@ protected:
     void expect_nothing_ran(const std::vector<fs::path>& places) {
         for (const fs::path& p : places) EXPECT_FALSE(fs::exists(p / "pwned")) << p;
     }
+    // PATH for every later git and small: `folder` (holding small), then the system's.
+    void path_only(const fs::path& folder) {
+        for (auto& [name, value] : env_) {
+            if (name == "PATH") value = folder.string() + ":/usr/bin:/bin";
+        }
+    }
 
 };
 
@@ -686,6 +692,115 @@ TEST_F(MergeE2E, ConflictsInAwkwardFoldersSuggestCommandsThatPaste) {
     EXPECT_TRUE(git({"diff", "--name-only", "--diff-filter=U"}, a).out.empty());
     git_ok({"commit", "-q", "--no-edit"}, a);
     for (const std::string& name : names) expect_verified(a / name);
+}
+
+// Issue 21, item 9: as a new user installs it, only the small binary on PATH
+// (the README: it needs no other file). `git merge -s small` needs
+// git-merge-small: `hooks install git` warns and doctor reports it, each
+// with the one command that links it; pasted, that link is the strategy
+// (small itself, called by that name), and the octopus merges.
+TEST_F(MergeE2E, WithOnlySmallOnPathTheStrategyIsTheLinkInstallAndDoctorName) {
+    for (const char* system : {"/usr/bin/git-merge-small", "/bin/git-merge-small", "/usr/lib/git-core/git-merge-small",
+                               "/usr/libexec/git-core/git-merge-small"}) {
+        if (fs::exists(system)) GTEST_SKIP() << system << " is installed: the strategy is found without the link";
+    }
+    const fs::path bin = tmp_.path() / "bin";
+    fs::create_directory(bin);
+    fs::copy_file(SMALL_BINARY, bin / "small");
+    path_only(bin);
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 2);
+
+    const std::string fix = "ln -s small " + (bin / "git-merge-small").string();
+    const RunResult install = small({"hooks", "install", "git"});
+    ASSERT_EQ(install.exit_code, 0) << install;
+    EXPECT_TRUE(contains(install.err, "warning: `git merge -s small` runs git-merge-small")) << install;
+    EXPECT_TRUE(contains(install.err, "run: " + fix + "\n")) << install;
+    const RunResult json = small({"hooks", "install", "git", "--dry-run", "--json"});
+    EXPECT_TRUE(contains(json.out, fix)) << json;
+    const RunResult doctor = small({"doctor"});
+    EXPECT_TRUE(contains(doctor.err, "[WARN] Merge Strategy: `git merge -s small` runs git-merge-small")) << doctor;
+    EXPECT_TRUE(contains(doctor.err, "-> Run: " + fix)) << doctor;
+    const RunResult missing = git({"merge", "--no-edit", "-s", "small", "a", "b"});
+    EXPECT_NE(missing.exit_code, 0) << missing;
+    EXPECT_TRUE(contains(missing.out + missing.err, "Could not find merge strategy")) << missing;
+
+    const RunResult linked = paste(fix, repo());
+    ASSERT_EQ(linked.exit_code, 0) << linked;
+    EXPECT_TRUE(fs::is_symlink(bin / "git-merge-small"));
+    const RunResult again = small({"hooks", "install", "git"});
+    EXPECT_FALSE(contains(again.err, "warning")) << again;
+    EXPECT_TRUE(contains(small({"doctor"}).out, "[OK] Merge Strategy: git merge -s small runs " +
+                                                    (bin / "git-merge-small").string()));
+    const RunResult merged = git({"merge", "--no-edit", "-s", "small", "a", "b"});
+    ASSERT_EQ(merged.exit_code, 0) << merged;
+    EXPECT_TRUE(contains(merged.out, "Merge made by the 'small' strategy")) << merged;
+    expect_each_once(read_file(progress(repo())), {"alpha", "beta"}, 2);
+    EXPECT_TRUE(git({"status", "--porcelain"}).out.empty());
+    expect_verified(repo());
+}
+
+// small answers as the strategy by its name, also called by a path (a link
+// in git's exec-path, or by hand): "$0", which `git merge-index` runs again
+// for each file, is that path. What git never passes it is refused (exit 2,
+// git's "cannot do this merge").
+TEST_F(MergeE2E, SmallCalledAsGitMergeSmallIsTheStrategy) {
+    const fs::path exec = tmp_.path() / "exec";
+    fs::create_directory(exec);
+    fs::create_symlink(SMALL_BINARY, exec / "git-merge-small");
+    RunOptions o;
+    o.cwd = repo();
+    o.env = env_;
+    o.program = (exec / "git-merge-small").string();
+    const RunResult bare = run_small({}, o);
+    EXPECT_EQ(bare.exit_code, 2) << bare;
+    EXPECT_TRUE(contains(bare.err, "git-merge-small: expected BASE... -- HEAD REMOTE...")) << bare;
+    const RunResult nothing = run_small({"--", "HEAD"}, o);
+    EXPECT_EQ(nothing.exit_code, 2) << nothing;
+    EXPECT_TRUE(contains(nothing.err, "git-merge-small: nothing to merge")) << nothing;
+
+    const fs::path a = worktree("a");
+    const fs::path b = worktree("b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 1);
+    // As git runs it (BASE... -- HEAD REMOTE...), by hand: the merge is left in the index.
+    const RunResult merged = run_small({"--", "HEAD", "a", "b"}, o);
+    ASSERT_EQ(merged.exit_code, 0) << merged;
+    EXPECT_TRUE(contains(merged.out, "Merging the files git could not settle with b")) << merged;
+    expect_each_once(read_file(progress(repo())), {"alpha", "beta"}, 1);
+    EXPECT_TRUE(git({"diff", "--name-only"}).out.empty());  // the work tree is what the index holds
+}
+
+// Issue 21, item 9: after a plain `git merge a b` (git's octopus, which never
+// runs merge drivers), doctor and --explain say to merge with `-s small`,
+// not that a driver is missing, and the markers get no YAML hint.
+TEST_F(MergeE2E, AfterAPlainOctopusDoctorSaysMergeWithSmallsStrategy) {
+    const fs::path a = worktree("agent/a");
+    const fs::path b = worktree("agent/b");
+    parallel_sessions({{a, "alpha"}, {b, "beta"}}, 2);
+    const RunResult octopus = git({"merge", "--no-edit", "agent/a", "agent/b"});
+    ASSERT_EQ(octopus.exit_code, 1) << octopus;  // the last branch's conflict is left in the index
+    const std::string fix = "git merge --abort && git merge -s small agent/a agent/b";
+    const RunResult d = small({"doctor"});
+    EXPECT_EQ(d.exit_code, 1) << d;
+    EXPECT_TRUE(contains(d.err, "git merged 2 branches at once with its octopus strategy, which never runs merge "
+                                "drivers")) << d;
+    EXPECT_TRUE(contains(d.err, "-> " + fix + "\n")) << d;
+    EXPECT_FALSE(contains(d.out + d.err, "small hooks install git")) << d;  // the driver is registered
+    EXPECT_FALSE(contains(d.out + d.err, "indent")) << d;
+    EXPECT_TRUE(contains(d.err, "starts git's conflict markers")) << d;
+    EXPECT_TRUE(contains(d.err, "Finish the merge first (see Merge)")) << d;
+    const RunResult ex = small({"merge", "--explain", ".small/progress.small.yml"});
+    EXPECT_EQ(ex.exit_code, 0) << ex;
+    EXPECT_TRUE(contains(ex.err, "octopus strategy")) << ex;
+    EXPECT_TRUE(contains(ex.err, "Run: " + fix + "\n")) << ex;
+    const RunResult validate = small({"validate"});
+    EXPECT_FALSE(contains(validate.out + validate.err, "indent")) << validate;
+
+    const RunResult done = paste(fix, repo());
+    ASSERT_EQ(done.exit_code, 0) << done;
+    expect_each_once(read_file(progress(repo())), {"alpha", "beta"}, 2);
+    expect_verified(repo());
 }
 
 }  // namespace

@@ -47,6 +47,15 @@ foreach(path bin/small bin/git-merge-small share/man/man1/git-merge-small.1 shar
   endif()
 endforeach()
 
+# The `git merge -s small` strategy: a link to small beside it.
+if(NOT IS_SYMLINK ${prefix}/bin/git-merge-small)
+  message(FATAL_ERROR "cmake --install did not install bin/git-merge-small as a link to small")
+endif()
+file(READ_SYMLINK ${prefix}/bin/git-merge-small strategy_target)
+if(NOT strategy_target STREQUAL "small")
+  message(FATAL_ERROR "bin/git-merge-small leads to ${strategy_target}, not small")
+endif()
+
 # One page per command the binary has.
 run(${prefix}/bin/small __man --list)
 string(REGEX MATCHALL "[^\n]+" commands "${out}")

@@ -73,6 +73,17 @@ public:
     // Whether the work tree differs from HEAD (staged, unstaged, or untracked
     // not ignored).
     Result<bool> dirty() const;
+    // The text of the file `path` (work-tree relative, '/' separated) in
+    // commit `commit` (full id; "" = the empty tree): nullopt when the
+    // commit has no file there.
+    Result<std::optional<std::string>> file_at(const std::string& commit, const std::string& path) const;
+    // The commits a merge that git stopped in is merging (MERGE_HEAD: one
+    // per branch, several for an octopus `git merge A B`), in git's order;
+    // empty when no merge is under way.
+    Result<std::vector<std::string>> merge_heads() const;
+    // The message git prepared for the commit that ends it (MERGE_MSG, as
+    // "Merge branches 'a' and 'b'"); nullopt when there is none.
+    Result<std::optional<std::string>> prepared_message() const;
 
     // The repository's own configuration file (.git/config, shared by its
     // linked worktrees): what `git config --local` reads and writes, never

@@ -59,6 +59,9 @@ struct HooksResult {
     std::vector<HookFileChange> files;     // in the order they are written
     std::string content;                   // print: what install writes (the hook, or our entries)
     std::vector<std::string> notes;        // things the user should know (one line each)
+    // What does not stop the command but needs the user (one line each):
+    // install git when git cannot find the `git merge -s small` strategy.
+    std::vector<std::string> warnings;
 
     bool changed() const;
 };

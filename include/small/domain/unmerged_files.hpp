@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "small/base/filesystem.hpp"
@@ -21,7 +22,29 @@ struct UnmergedFile {
     // cleanly (git merged it without the driver). A side that cannot be
     // merged, or a file deleted on one side, is a conflict too.
     MergeOutcome outcome;
+    // When git stopped in a merge of several branches at once (git's
+    // octopus strategy, a plain `git merge A B`, which never runs merge
+    // drivers): the branches, as git's merge message names them, else their
+    // commit ids. Empty otherwise.
+    std::vector<std::string> octopus;
+    bool driver_registered = false;  // git's config sets merge.small.driver (any level)
 };
+
+// What to say about a file the driver merges cleanly (no conflicts left):
+// why git left it unmerged, and the commands that finish the merge through
+// the driver. After an octopus: abort, and merge again with `-s small`
+// (small's strategy runs the driver); else register the driver (small hooks
+// install git) and redo the file's merge (git checkout -m).
+struct CleanMergeAdvice {
+    std::string reason;  // why git left it unmerged (no path, no final period)
+    std::string fix;     // one line to paste
+};
+CleanMergeAdvice clean_merge_advice(const UnmergedFile& file);
+
+// The branches git's merge message names ("Merge branches 'a', 'b' and
+// 'c'", " into main" after it or not), in order; empty when its first line
+// names anything else (a commit, a tag, a remote's branch).
+std::vector<std::string> branches_in_merge_message(std::string_view message);
 
 // The workspace's own conflicted `.small/` files (empty outside a
 // repository or when there are none).

@@ -17,6 +17,21 @@ inline constexpr std::string_view kAgentHookCommand = "small status --brief";
 // next ready task first (D19); its line and the primer go to the agent.
 inline constexpr std::string_view kAgentClaimHookCommand = "small claim --next 2>/dev/null; small status --brief";
 
+// ---------------------------------------------------------------- the files install manages
+
+// The agent settings files `small hooks install claude|codex` merges its
+// entries into (relative to the workspace root): the only files beside the
+// D7 list a command writes, and only that explicit command.
+inline constexpr std::string_view kAgentSettingsFiles[] = {".claude/settings.json", ".codex/hooks.json"};
+
+// The file in the workspace root and the line in it by which `small hooks
+// install git` gives the `.small/` files small's merge driver (D17).
+inline constexpr std::string_view kGitAttributesFile = ".gitattributes";
+inline constexpr std::string_view kMergeAttributesLine = ".small/*.small.yml merge=small";
+
+// The files above are small's to change, so `small drift` never counts them
+// (model/scope_glob's is_small_own_file, domain/scope_drift).
+
 // ---------------------------------------------------------------- git
 
 inline constexpr std::string_view kPreCommitHookName = "pre-commit";

@@ -10,6 +10,7 @@
 // `**/*.md` for "anywhere"). `*` matches dot files too.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,8 +44,18 @@ struct Scope {
 DriftKind classify_path(const Scope& scope, std::string_view path);
 
 // SMALL's own files are never drift: anything under a top-level folder
-// whose name starts with `.small`, and the top-level AGENTS.md and
-// .gitignore (small writes lines into both).
+// whose name starts with `.small`, the top-level AGENTS.md and .gitignore
+// (small writes lines into both), and the agent settings files `small hooks
+// install claude|codex` manages (model/agent_hooks' kAgentSettingsFiles).
+// The .gitattributes that `small hooks install git` adds its line to is
+// small's only when that line is all that changed: domain/scope_drift
+// compares the texts (is_only_merge_attributes_change).
 bool is_small_own_file(std::string_view path);
+
+// Whether two .gitattributes texts differ only by small's merge line
+// (kMergeAttributesLine, on as many lines as it likes, and the line break
+// install adds before it to a last line without one); nullopt stands for
+// no file.
+bool is_only_merge_attributes_change(const std::optional<std::string>& before, const std::optional<std::string>& after);
 
 }  // namespace small

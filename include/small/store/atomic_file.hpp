@@ -37,6 +37,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
+#include "small/model/agent_hooks.hpp"  // kAgentSettingsFiles, the AgentSettings scope
 #include "small/model/layout.hpp"
 
 namespace small {
@@ -107,11 +108,6 @@ Result<std::string> resolve_write_target(const FileSystem& fs, const std::string
 // writing command before, D7.) The canonical artifacts are written by their
 // own commands through write_file_atomic, never through a named place.
 Status refuse_target_inside_small_dir(const FileSystem& fs, const std::string& path, const std::string& what);
-
-// The agent settings files `small hooks install claude|codex` merges its
-// entries into (relative to the workspace root): the only files beside the
-// D7 list a command writes, and only that explicit command.
-inline constexpr std::string_view kAgentSettingsFiles[] = {".claude/settings.json", ".codex/hooks.json"};
 
 // Removes `target` (nothing when it or its folder is missing), durably. The
 // same path rules as a write in `scope`; a link or a non-file is refused.

@@ -4,6 +4,7 @@
 
 #include "small/domain/hook_install.hpp"
 #include "small/domain/merge_driver.hpp"
+#include "small/domain/merge_strategy.hpp"
 #include "small/domain/pre_commit_hook.hpp"
 #include "small/model/agent_hooks.hpp"
 #include "small/model/workspace.hpp"
@@ -73,6 +74,14 @@ Status write_git(const FileSystem& fs, const WorkspacePaths& ws, const GitPlace&
     });
 }
 
+// `git merge -s small` (several branches at once) needs git-merge-small,
+// which install does not make: it lies outside the workspace (D7), beside
+// small. The warning gives the command that does.
+void warn_unreachable_strategy(const FileSystem& fs, HooksResult& result) {
+    const MergeStrategyReach reach = find_merge_strategy(fs);
+    if (reach.found.empty()) result.warnings.push_back(reach.problem + "; run: " + reach.fix);
+}
+
 // Everything is decided (and any refusal made) before the first write: the
 // merge driver's part first, as creating the hooks folder to lock it is
 // already a write.
@@ -96,6 +105,7 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
     const DriverPlan& driver = decided->driver;
     if (driver.attributes) result.files.push_back(*driver.attributes);
     result.notes.insert(result.notes.end(), driver.notes.begin(), driver.notes.end());
+    if (req.action == HooksAction::Install) warn_unreachable_strategy(fs, result);
     if (req.dry_run) return result;
     if (hook_changes) {
         if (Status s = check_writable_folder(place->hooks_dir); !s) return rollback.undo(s.error());

@@ -11,6 +11,7 @@
 #include "small/check/evidence_check.hpp"
 #include "small/base/git_repo.hpp"
 #include "small/store/local_work.hpp"
+#include "small/domain/merge_strategy.hpp"
 #include "small/domain/scope_drift.hpp"
 #include "small/domain/unmerged_files.hpp"
 
@@ -29,6 +30,7 @@ public:
         const bool files_ok = files();
         runtime_layout();
         index_conflicts();
+        merge_strategy();
         if (files_ok && loading()) {
             findings_check("Schema", check_schemas(schemas_, set_), "All artifacts pass schema validation",
                            "Fix the schema violation, then run: small validate");
@@ -170,7 +172,16 @@ private:
         const std::string message = "Failed to load " + std::to_string(findings.size()) + " artifact(s)";
         add("Loading", DoctorStatus::Error, message, "Fix the YAML at the position shown, then run: small validate",
             std::move(findings));
+        const std::size_t loading_check = report_.checks.size() - 1;
         merge_markers();
+        // A file a merge left with git's conflict markers is not a YAML
+        // mistake: the Merge check says how to finish the merge.
+        const bool merge_left = std::any_of(report_.checks.begin(), report_.checks.end(), [](const DoctorCheck& c) {
+            return c.category == "Merge" && c.status == DoctorStatus::Error;
+        });
+        if (merge_left) {
+            report_.checks[loading_check].suggestion = "Finish the merge first (see Merge), then run: small validate";
+        }
         return false;
     }
 
@@ -185,11 +196,11 @@ private:
         for (const UnmergedFile& r : *files) {
             unmerged_.push_back(r.path.substr(r.path.rfind('/') + 1));
             if (r.outcome.conflicts.empty()) {
+                CleanMergeAdvice advice = clean_merge_advice(r);
                 add("Merge", DoctorStatus::Error,
-                    r.path + " is unmerged in git's index, but small's merge driver merges it cleanly (git merged "
-                                 "it without the driver, or the registered driver failed)",
-                    "small hooks install git, then: git checkout -m -- " + shell_quote(r.path) + " && git add -- " +
-                        shell_quote(r.path));
+                    r.path + " is unmerged in git's index, but small's merge driver merges it cleanly (" +
+                        advice.reason + ")",
+                    std::move(advice.fix));
                 continue;
             }
             std::string message = r.path + " is unmerged: " + std::to_string(r.outcome.conflicts.size()) +
@@ -204,6 +215,21 @@ private:
             for (const std::string& h : hints) suggestion += (suggestion.empty() ? "" : "; ") + h;
             add("Merge", DoctorStatus::Error, message, suggestion);
         }
+    }
+
+    // `git merge -s small` needs git-merge-small where git looks for it
+    // (D17). Checked where small's merge driver is registered, the sign that
+    // git merges this workspace's files; read-only, so the fix is a command.
+    void merge_strategy() {
+        Result<std::optional<GitRepo>> repo = GitRepo::discover(ws_.root);
+        if (!repo || !*repo) return;
+        Result<std::optional<std::string>> driver = (*repo)->effective_config("merge.small.driver");
+        if (!driver || !*driver || (*driver)->empty()) return;
+        const MergeStrategyReach reach = find_merge_strategy(fs_);
+        if (!reach.found.empty()) {
+            return add("Merge Strategy", DoctorStatus::Ok, "git merge -s small runs " + reach.found);
+        }
+        add("Merge Strategy", DoctorStatus::Warning, reach.problem, "Run: " + reach.fix);
     }
 
     // An artifact that does not load may hold git's conflict markers: a merge

@@ -19,6 +19,7 @@ Result<std::string> read_input(const FileSystem& fs, const std::string& path, co
 
 MergeReport report_of(UnmergedFile file) {
     MergeReport report;
+    if (file.outcome.conflicts.empty()) report.index_advice = clean_merge_advice(file);
     report.pathname = std::move(file.path);
     report.rule = std::move(file.rule);
     report.outcome = std::move(file.outcome);

@@ -298,6 +298,24 @@ TEST(YamlHints, AMisindentedLineIsToldTheColumnOfItsSiblings) {
     }
 }
 
+// Issue 21: a log a merge left with git's conflict markers got "indent it to
+// column 1 like `<<<<<<< HEAD`". Markers get no YAML hint: the hint names
+// them and says to resolve the merge.
+TEST(YamlHints, ConflictMarkersGetNoYamlHint) {
+    const std::string entries = "entries:\n  - a: 1\n";
+    for (const std::string& text :
+         {entries + "<<<<<<< HEAD\n  - b: 2\n=======\n  - c: 3\n>>>>>>> other\n",
+          entries + "<<<<<<< .merge_file_5eUPzP\n  - b: 2\n||||||| base\n=======\n  - c: 3\n>>>>>>> .merge_file_x\n",
+          entries + "<<<<<<<\n\t- b: 2\n=======\n  - c: 3\n>>>>>>>\n"}) {
+        const Error e = parse_err(text);
+        EXPECT_TRUE(contains(e.hint, "line 3 starts git's conflict markers")) << text << "\nhint: " << e.hint;
+        EXPECT_FALSE(contains(e.hint, "indent")) << e.hint;
+        EXPECT_FALSE(contains(e.hint, "tab")) << e.hint;
+    }
+    // Something like a marker, without the conflict around it, is text.
+    EXPECT_FALSE(contains(parse_err("a: 1\n b: 2\n=======\n").hint, "conflict")) << parse_err("a: 1\n b: 2\n").hint;
+}
+
 TEST(YamlHints, NoHintWhenTheTextDoesNotShowTheCause) {
     EXPECT_EQ(parse_err("a: [1, 2\n").hint, "");
     EXPECT_EQ(parse_err("a: \"open\n").hint, "");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "small/check/links.hpp"
+#include "small/model/agent_hooks.hpp"
 #include "small/model/scope_glob.hpp"
 
 namespace small {
@@ -81,6 +82,25 @@ TEST(ScopeGlob, SmallsOwnFiles) {
     EXPECT_FALSE(is_small_own_file("src/.gitignore"));
     EXPECT_FALSE(is_small_own_file(".smallfile"));
     EXPECT_FALSE(is_small_own_file("x/.small/plan.small.yml"));
+    // The agent settings `small hooks install claude|codex` manages (issue 21).
+    EXPECT_TRUE(is_small_own_file(".claude/settings.json"));
+    EXPECT_TRUE(is_small_own_file(".codex/hooks.json"));
+    EXPECT_FALSE(is_small_own_file(".claude/settings.local.json"));
+    EXPECT_FALSE(is_small_own_file("sub/.claude/settings.json"));
+    EXPECT_FALSE(is_small_own_file(".gitattributes"));  // small's only when its line is the change
+}
+
+TEST(ScopeGlob, AGitattributesChangeIsSmallsWhenOnlyItsMergeLineChanged) {
+    const std::string line(kMergeAttributesLine);
+    EXPECT_TRUE(is_only_merge_attributes_change(std::nullopt, line + "\n"));
+    EXPECT_TRUE(is_only_merge_attributes_change("*.png binary\n", "*.png binary\n" + line + "\n"));
+    EXPECT_TRUE(is_only_merge_attributes_change("*.png binary", "*.png binary\n" + line + "\n"));  // the break install adds
+    EXPECT_TRUE(is_only_merge_attributes_change("a\r\n", "a\r\n" + line + "\r\n"));
+    EXPECT_TRUE(is_only_merge_attributes_change(line + "\n", std::nullopt));  // uninstall
+    EXPECT_TRUE(is_only_merge_attributes_change(std::nullopt, std::nullopt));
+    EXPECT_FALSE(is_only_merge_attributes_change(std::nullopt, line + "\n*.png binary\n"));
+    EXPECT_FALSE(is_only_merge_attributes_change("*.png binary\n", "*.png -binary\n" + line + "\n"));
+    EXPECT_FALSE(is_only_merge_attributes_change("x\n", std::nullopt));
 }
 
 TEST(LinkSyntax, WellFormedUrlsPass) {

@@ -4,11 +4,13 @@
 // conflict or an error CURRENT is left exactly as git gave it.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/domain/artifact_merge.hpp"
+#include "small/domain/unmerged_files.hpp"
 
 namespace small {
 
@@ -24,6 +26,9 @@ struct MergeReport {
     std::string rule;      // "progress", "plan", "handoff" or "whole"
     MergeOutcome outcome;
     bool written = false;  // CURRENT now holds the merged text
+    // --explain FILE, merged cleanly: why git left FILE unmerged and how to
+    // finish the merge through the driver (domain/unmerged_files).
+    std::optional<CleanMergeAdvice> index_advice;
     bool clean() const { return outcome.conflicts.empty(); }
 };
 
