@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "small/domain/merge_strategy.hpp"
+#include "small/base/merge_strategy.hpp"
 
 namespace small::cli {
 

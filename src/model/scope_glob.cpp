@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "small/model/agent_hooks.hpp"
+#include "small/model/layout.hpp"
 
 namespace small {
 

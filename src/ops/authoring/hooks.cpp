@@ -4,7 +4,7 @@
 
 #include "small/domain/hook_install.hpp"
 #include "small/domain/merge_driver.hpp"
-#include "small/domain/merge_strategy.hpp"
+#include "small/base/merge_strategy.hpp"
 #include "small/domain/pre_commit_hook.hpp"
 #include "small/model/agent_hooks.hpp"
 #include "small/model/workspace.hpp"

@@ -11,7 +11,7 @@
 #include "small/check/evidence_check.hpp"
 #include "small/base/git_repo.hpp"
 #include "small/store/local_work.hpp"
-#include "small/domain/merge_strategy.hpp"
+#include "small/base/merge_strategy.hpp"
 #include "small/domain/scope_drift.hpp"
 #include "small/domain/unmerged_files.hpp"
 

@@ -1,7 +1,7 @@
-// find_merge_strategy (domain/merge_strategy.hpp): where git would find
+// find_merge_strategy (base/merge_strategy.hpp): where git would find
 // git-merge-small, and the one command that makes it findable when it would
 // not (issue 21: a small copied alone onto PATH has no strategy).
-#include "small/domain/merge_strategy.hpp"
+#include "small/base/merge_strategy.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

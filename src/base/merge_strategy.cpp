@@ -1,4 +1,4 @@
-#include "small/domain/merge_strategy.hpp"
+#include "small/base/merge_strategy.hpp"
 
 #include <algorithm>
 #include <cstdlib>
