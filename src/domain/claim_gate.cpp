@@ -151,7 +151,7 @@ std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths&
         if (lease_state(c, ctx.now, ctx.host) == LeaseState::Expired) continue;
         const std::string until = "until " + lease_until_text(c, ctx.now);
         if (c.agent == ctx.agent) {
-            facts[c.task].held_until = until;
+            facts[c.task].held_until = c.agent + " " + until;
             mine.push_back("You (" + c.agent + ") hold " + c.task + " " + until);
         } else {
             facts[c.task].claimed_by = c.agent + " " + until;
@@ -160,6 +160,11 @@ std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths&
     }
     mine.insert(mine.end(), others.begin(), others.end());
     return mine;
+}
+
+WorkFacts claimed_facts(const FileSystem& fs, const WorkspacePaths& ws, WorkFacts facts) {
+    (void)mark_claims(fs, ws, claim_context(std::nullopt), facts);
+    return facts;
 }
 
 std::optional<std::string> notes_with_claim(const std::optional<std::string>& notes, const ClaimGate& gate) {

@@ -10,6 +10,7 @@
 #include "small/doc/yaml.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/model/replay_id.hpp"
+#include "small/domain/claim_gate.hpp"
 #include "small/store/local_work.hpp"
 #include "small/domain/run_state.hpp"
 
@@ -160,7 +161,7 @@ Status compute_resume(HandoffInputs& in, const FileSystem& fs, const WorkspacePa
     const LogFacts facts = log_facts(progress->root(), run_id);
     const std::vector<PlanTaskOutline> outline = outline_of(plan);
     const WorkFacts mine = with_local_work(fs, ws, run_id, facts.tasks);
-    in.point = resume_point(outline, mine);
+    in.point = resume_point(outline, claimed_facts(fs, ws, mine));
     in.computed_from = handoff_source(outline, facts, mine);
     return ok_status();
 }
@@ -239,7 +240,7 @@ Result<HandoffResult> regenerate_handoff(const FileSystem& fs, const WorkspacePa
     const LogFacts facts = log_facts(progress->root(), session.run_replay_id);
     const std::vector<PlanTaskOutline> outline = outline_of(plan);
     const WorkFacts mine = with_local_work(fs, ws, session.run_replay_id, facts.tasks);
-    in.point = resume_point(outline, mine);
+    in.point = resume_point(outline, claimed_facts(fs, ws, mine));
     in.computed_from = handoff_source(outline, facts, mine);
     if (opts.require_settled && !in.point.started.empty()) return unsettled_refusal(in.point.started);
     in.next = opts.next;

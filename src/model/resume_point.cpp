@@ -308,7 +308,7 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
         if (has_work(facts, r.current)) put_first(r.steps, lead);
         else r.steps.insert(r.steps.begin(), (r.current_started ? "Continue with " : "Start ") + titled(t));
         if (const TaskWork* w = work_of(facts, r.current); w && !w->held_until.empty()) {
-            r.steps.front() += " (you hold it " + w->held_until + ")";
+            r.steps.front() += " (held by " + w->held_until + ")";
         }
         r.summary = "Run in progress. Next task: " + r.current +
                     (taken_over ? " (started in another checkout; nothing else is ready)." : ".");

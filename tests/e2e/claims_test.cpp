@@ -113,6 +113,38 @@ TEST_F(ClaimsE2E, EightProcessesOverFourWorktreesNeverHoldATaskTwice) {
     for (const json& c : table["claims"]) EXPECT_EQ(holder[c["task"]], c["agent"]) << c.dump();
 }
 
+// D19 item 4: a handoff written in a worktree names what that agent holds
+// or may take, never another agent's live claim; the primer says whose is what.
+TEST_F(ClaimsE2E, EachAgentsHandoffAndPrimerNameItsOwnTaskNeverAnothersClaim) {
+    workspace_with(3, repo());
+    const fs::path wt = tmp_.path() / "wt";
+    git_ok({"worktree", "add", "-q", "-b", "b", wt.string()});
+    ASSERT_EQ(small_as("alice", {"claim", "--next"}, repo()).exit_code, 0);
+    ASSERT_EQ(small_as("bob", {"claim", "--next"}, wt).exit_code, 0);
+
+    RunResult r = small_as("bob", {"status", "--brief"}, wt);
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Current: task-2")) << r;
+    EXPECT_TRUE(contains(r.out, "You (bob) hold task-2 until")) << r;
+    EXPECT_TRUE(contains(r.out, "alice holds task-1 until")) << r;
+    EXPECT_TRUE(contains(r.out, "Run next: small checkpoint --task task-2 --status in_progress")) << r;
+
+    ASSERT_EQ(small_as("bob", {"handoff"}, wt).exit_code, 0);
+    const std::string handoff = read_file(wt / ".small/handoff.small.yml");
+    EXPECT_TRUE(contains(handoff, "current_task_id: \"task-2\"")) << handoff;
+    EXPECT_FALSE(contains(handoff, "task-1")) << "alice's task is hers: " << handoff;
+
+    // Bob may not start alice's task; once she completes it, it is nobody's.
+    r = small_as("bob", {"progress", "add", "--task", "task-1", "--status", "in_progress"}, wt);
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "claimed by alice")) << r;
+    ASSERT_EQ(small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done"}, repo())
+                  .exit_code, 0);
+    r = small_as("bob", {"ready"}, wt);
+    EXPECT_TRUE(contains(r.out, "task-2: Task 2 (you hold it until")) << r;
+    EXPECT_TRUE(contains(r.out, "task-1: Task 1\n")) << "released by completing (in alice's checkout): " << r;
+}
+
 class RemoteClaimsE2E : public ClaimsE2E {
 protected:
     fs::path bare() const { return tmp_.path() / "remote.git"; }

@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 41u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 45u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -414,6 +414,19 @@ TEST_F(JsonSchemaE2E, Checkpoint) {
     expect_in({"checkpoint", "--task", "task-1", "--status", "completed"}, "checkpoint", 0);
     expect_in({"checkpoint", "--task", "task-9", "--status", "completed"}, "checkpoint", 1);
     expect_in({"checkpoint", "--task", "task-1", "--status", "pending"}, "checkpoint", 2);
+}
+
+TEST_F(JsonSchemaE2E, ReadyClaimReleaseClaims) {
+    expect_in({"ready"}, "ready", 2);  // no workspace
+    init_workspace();
+    expect_in({"ready"}, "ready", 0);
+    expect_in({"claim", "task-1", "--agent", "a"}, "claim", 0);
+    expect_in({"claim", "task-1", "--agent", "b"}, "claim", 1);  // held by a
+    expect_in({"claim", "--ttl", "soon", "task-1"}, "claim", 2);
+    expect_in({"ready", "--agent", "a"}, "ready", 0);
+    expect_in({"claims"}, "claims", 0);
+    expect_in({"release", "task-1", "--agent", "a"}, "release", 0);
+    expect_in({"release", "task-1", "--agent", "a"}, "release", 1);  // nothing left
 }
 
 TEST_F(JsonSchemaE2E, Handoff) {

@@ -64,6 +64,10 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
 std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx,
                                      WorkFacts& facts);
 
+// `facts` with the claims of this agent (claim_context(nullopt)) marked:
+// what a handoff and the resume point read (D19).
+WorkFacts claimed_facts(const FileSystem& fs, const WorkspacePaths& ws, WorkFacts facts);
+
 // `notes` with the gate's note in front ("claim: …; <notes>").
 std::optional<std::string> notes_with_claim(const std::optional<std::string>& notes, const ClaimGate& gate);
 

@@ -68,7 +68,7 @@ struct TaskWork {
     std::string blocked_reason;  // evidence (else notes) of the newest entry that set it blocked, any run
     bool here = false;           // this checkout wrote work for it (store/local_work); not from the log
     // D19, from the claims table (not from the log): another agent's live
-    // claim ("alice until 14:05 UTC"), or this agent's ("until 14:05 UTC").
+    // claim ("alice until 14:05 UTC"), or this agent's ("bob until 14:05 UTC").
     std::string claimed_by, held_until;
 };
 using WorkFacts = std::map<std::string, TaskWork, std::less<>>;

@@ -12,6 +12,7 @@
 #include "small/base/git_repo.hpp"
 #include "small/store/local_work.hpp"
 #include "small/base/merge_strategy.hpp"
+#include "small/domain/claim_gate.hpp"
 #include "small/domain/scope_drift.hpp"
 #include "small/domain/unmerged_files.hpp"
 
@@ -323,7 +324,7 @@ private:
             suggestion = "All remaining tasks are blocked. Review blockers.";
         }
         // The next step is the resume point's (D18), as status and the primer name it.
-        const ResumePoint point = resume_point(outline_plan(set_.root(ArtifactType::Plan)), own_facts());
+        const ResumePoint point = resume_point(outline_plan(set_.root(ArtifactType::Plan)), claimed_facts(fs_, ws_, own_facts()));
         if (point.kind == ResumeKind::Complete) {
             suggestion = handoff_source_state().empty() ? "All tasks complete and the handoff is up to date. New work: "
                                                           "small plan --add \"<title>\"; a new run: small start"

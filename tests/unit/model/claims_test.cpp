@@ -168,6 +168,30 @@ TEST(ReadyQueue, SortsByPriorityWhereTasksHaveOneThenPlanOrder) {
     EXPECT_FALSE(task_priority("").has_value());
 }
 
+// D19 in the resume point: another agent's task is never current nor "also
+// ready"; the agent's own claim is preferred; when others hold every ready
+// task the step says so instead of naming one that would be refused.
+TEST(ResumeWithClaims, NamesTheAgentsOwnTaskNeverAnothersClaim) {
+    const std::vector<PlanTaskOutline> plan = {task("a", "pending"), task("b", "pending"), task("c", "pending")};
+    WorkFacts facts;
+    facts["a"].claimed_by = "alice until 14:05 UTC";
+    facts["c"].held_until = "bob until 14:05 UTC";
+    ResumePoint r = resume_point(plan, facts);
+    EXPECT_EQ(r.current, "c");
+    EXPECT_EQ(r.steps.front(), "Start c: Title c (held by bob until 14:05 UTC)");
+    ASSERT_GE(r.steps.size(), 2u);
+    EXPECT_EQ(r.steps[1], "Also ready: b: Title b");
+
+    facts.erase("c");
+    facts["b"].claimed_by = "carol until 15:00 UTC";
+    facts["c"].claimed_by = "dave until 15:00 UTC";
+    r = resume_point(plan, facts);
+    EXPECT_EQ(r.kind, ResumeKind::Stuck);
+    EXPECT_TRUE(r.current.empty());
+    EXPECT_TRUE(r.action.tool.empty()) << "no step that would be refused";
+    EXPECT_NE(r.steps.front().find("a (alice until 14:05 UTC); b (carol"), std::string::npos) << r.steps.front();
+}
+
 // Random plans (a DAG: dependencies point back), random claims by random
 // agents at random times on random hosts, a random asking agent and clock.
 TEST(ClaimsProperty, ReadyQueueAndDecisionsAgreeWithTheRulesOnRandomPlansClaimsAndClocks) {
