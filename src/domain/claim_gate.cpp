@@ -90,7 +90,7 @@ Result<ClaimsUpdate> update_claims(const FileSystem& fs, const WorkspacePaths& w
                                    const std::string& summary, const ClaimChange& change,
                                    std::chrono::milliseconds lock_wait) {
     const ClaimStore store = locate_claim_store(fs, ws);
-    Result<std::optional<RemoteRef>> remote = claims_remote(store);  // before the lock: it is held briefly
+    Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);  // before the lock: it is held briefly
     if (!remote) return remote.error();
     Result<std::unique_ptr<HeldLock>> lock = lock_claim_store(fs, store, lock_wait);
     if (!lock) return lock.error();

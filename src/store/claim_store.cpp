@@ -1,6 +1,8 @@
 // The claims table on this machine (see the header).
 #include "small/store/claim_store.hpp"
 
+#include <cstdlib>
+
 #include "small/base/git_head.hpp"
 #include "small/base/path.hpp"
 #include "small/store/workspace_lock.hpp"
@@ -70,8 +72,13 @@ Status write_claim_table(const FileSystem& fs, const ClaimStore& store, const Cl
     return fs.replace_file(FileWrite{store.root, store.file, store.dir}, claims_json(table, true));
 }
 
-Result<std::optional<RemoteRef>> claims_remote(const ClaimStore& store) {
+Result<std::optional<RemoteRef>> claims_remote(const FileSystem& fs, const ClaimStore& store) {
     if (!store.in_git) return std::optional<RemoteRef>();
+    const char* env = std::getenv("SMALL_CLAIMS_REMOTE");
+    if (env == nullptr || *env == '\0') {
+        Result<std::optional<std::string>> config = fs.read_file_if_present(store.root + "/config");
+        if (config && (!*config || (*config)->find("[remote") == std::string::npos)) return std::optional<RemoteRef>();
+    }
     Result<std::optional<std::string>> name = configured_remote(store.work_tree, "SMALL_CLAIMS_REMOTE", "small.claimsRemote");
     if (!name) return name.error();
     if (!*name) return std::optional<RemoteRef>();

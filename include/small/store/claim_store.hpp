@@ -47,7 +47,9 @@ Status write_claim_table(const FileSystem& fs, const ClaimStore& store, const Cl
 // $SMALL_CLAIMS_REMOTE, else git config small.claimsRemote, else `origin`
 // ("none": nowhere), ref `refs/small/claims` (a workspace below the work
 // tree's top: `refs/small/claims@<path>`). nullopt outside git or without one.
-Result<std::optional<RemoteRef>> claims_remote(const ClaimStore& store);
+// A repository whose own config defines no remote (and no $SMALL_CLAIMS_REMOTE)
+// is answered from that file alone: libgit2 is not loaded for it.
+Result<std::optional<RemoteRef>> claims_remote(const FileSystem& fs, const ClaimStore& store);
 
 // The remote's table as a commit message ("<summary>\n\n<table JSON>"), and back.
 std::string claims_message(const ClaimTable& table, const std::string& summary);
