@@ -117,7 +117,9 @@ Result<bool> push_ref_text(const RemoteRef& ref, const std::string& expected_tip
     for (const char* lost : {"[rejected]", "stale info", "fetch first", "non-fast-forward", "cannot lock ref"}) {
         if (all.find(lost) != std::string::npos) return false;
     }
-    return git_failed("git push " + ref.remote + " " + ref.ref, *pushed);
+    Error e = git_failed("git push " + ref.remote + " " + ref.ref, *pushed);
+    e.message += " (nothing changed there; retry when the remote accepts pushes)";
+    return e;
 }
 
 }  // namespace small

@@ -61,7 +61,7 @@ void register_checkpoint(CLI::App& app, Context& ctx) {
     cmd->add_option("--after", r.after, "Use max(TS, last entry) + 1 ns");
     cmd->add_flag("--force", r.force,
                   "Complete the task although its dependencies are not all completed, or another agent claims it (the entry's notes say so)");
-    cmd->add_option("--agent", r.agent, "Who writes, for claims (default: $SMALL_AGENT, else user@host)");
+    cmd->add_option("--agent", r.agent, "Who writes, for claims (default: $SMALL_AGENT, else user@host:<workspace root>)");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");
 }
 

@@ -49,7 +49,7 @@ void register_claim(CLI::App& app, Context& ctx) {
         "Claim a task for an agent, as a lease that its progress entries renew (D19)");
     complete_as(cmd->add_option("task", f->task, "Plan task id"), ValueKind::TaskId);
     cmd->add_flag("--next", f->next, "Claim the first ready task (one you already hold, else the first free one)");
-    cmd->add_option("--agent", f->options.agent, "Who claims (default: $SMALL_AGENT, else user@host)");
+    cmd->add_option("--agent", f->options.agent, "Who claims (default: $SMALL_AGENT, else user@host:<workspace root>)");
     cmd->add_option("--ttl", f->ttl, "Lease length: 90s, 45m, 2h, 1h30m, 1d (default 1h)");
     cmd->add_flag("--force", f->options.force,
                   "Take the task although another agent's lease is live, or its dependencies are not completed");

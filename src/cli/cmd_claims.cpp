@@ -51,7 +51,7 @@ int run_claims(Context& ctx, ClaimsFlags& f) {
 void register_claims(CLI::App& app, Context& ctx) {
     const auto [cmd, f] = add_command<ClaimsFlags>(app, ctx, "claims", run_claims,
         "List the claims on this repository's tasks: who holds what until when");
-    cmd->add_option("--agent", f->options.agent, "Whose claims are marked (you) (default: $SMALL_AGENT, else user@host)");
+    cmd->add_option("--agent", f->options.agent, "Whose claims are marked (you) (default: $SMALL_AGENT, else user@host:<workspace root>)");
     cmd->footer("Reads this machine's table, shared by all worktrees (as the last claim or release left it "
                 "with the remote).");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");

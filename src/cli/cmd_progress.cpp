@@ -132,7 +132,7 @@ void register_progress(CLI::App& app, Context& ctx) {
     a->add_flag("--force", add->force,
                 "Record completed although the task's dependencies are not all completed, or start or complete a task "
                 "another agent claims (the entry's notes say so)");
-    a->add_option("--agent", add->agent, "Who writes, for claims (default: $SMALL_AGENT, else user@host)");
+    a->add_option("--agent", add->agent, "Who writes, for claims (default: $SMALL_AGENT, else user@host:<workspace root>)");
     add_workspace_flags(a, add->where, "Workspace scope: root (default), examples or any");
     a->callback([&ctx, add] { ctx.exit_code = run_add(ctx, *add); });
 

@@ -37,7 +37,7 @@ void register_release(CLI::App& app, Context& ctx) {
     const auto [cmd, f] = add_command<ReleaseFlags>(app, ctx, "release", run_release,
         "Release a claim on a task, so another agent may take it");
     complete_as(cmd->add_option("task", f->task, "Plan task id"), ValueKind::TaskId)->required();
-    cmd->add_option("--agent", f->options.agent, "Who releases (default: $SMALL_AGENT, else user@host)");
+    cmd->add_option("--agent", f->options.agent, "Who releases (default: $SMALL_AGENT, else user@host:<workspace root>)");
     cmd->add_flag("--force", f->options.force, "Release another agent's live claim");
     cmd->add_flag("--offline", f->options.offline, "Release on this machine only (the remote's lease runs out)");
     cmd->footer("Completing, blocking or cancelling a task releases its claim by itself. The progress log "

@@ -63,16 +63,14 @@ Result<ClaimsUpdate> update_remote(const FileSystem& fs, const ClaimStore& store
         ClaimTable table = remote_table;
         std::vector<std::string> warnings;
         carry_unpublished(local, table, ctx, warnings);
-        if (Status s = change(table); !s) {
-            (void)write_claim_table(fs, store, table);
-            return s.error();
-        }
+        if (Status s = change(table); !s) return s.error();  // nothing pushed: the local table stays as it was
         (void)drop_expired(table, ctx.now, ctx.host);  // after: a decision names the lease it replaces
         Result<bool> pushed = table == remote_table
                                   ? Result<bool>(true)
                                   : push_ref_text(remote, read->tip, claims_message(table, summary), ctx.agent);
         if (!pushed) return pushed.error();
         if (*pushed) {
+            for (Claim& c : table.claims) c.published_until = c.expires_at;
             if (Status w = write_claim_table(fs, store, table); !w) return w.error();
             out.published = true;
             out.warnings = std::move(warnings);
@@ -105,9 +103,9 @@ Result<ClaimsUpdate> update_claims(const FileSystem& fs, const WorkspacePaths& w
     return ClaimsUpdate{*remote ? (*remote)->remote : "", false, {}};
 }
 
-ClaimContext claim_context(const std::optional<std::string>& agent) {
+ClaimContext claim_context(const std::optional<std::string>& agent, const WorkspacePaths& ws) {
     std::string name = agent ? std::string(trim(*agent)) : std::string();
-    if (name.empty()) name = default_agent_name();
+    if (name.empty()) name = default_agent_name(ws.root);
     return ClaimContext{std::move(name), this_host_name(), current_instant()};
 }
 
@@ -163,7 +161,7 @@ std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths&
 }
 
 WorkFacts claimed_facts(const FileSystem& fs, const WorkspacePaths& ws, WorkFacts facts) {
-    (void)mark_claims(fs, ws, claim_context(std::nullopt), facts);
+    (void)mark_claims(fs, ws, claim_context(std::nullopt, ws), facts);
     return facts;
 }
 
@@ -187,10 +185,12 @@ std::string settle_claim(const FileSystem& fs, const WorkspacePaths& ws, const C
         if (!table) return failed(table.error());
         const Claim* c = table->find(task);
         if (!c || c->agent != ctx.agent) return {};
-        const bool half_spent = (c->expires_at.seconds - ctx.now.seconds) * 2 <= c->ttl_seconds;
+        const Instant remote_end = c->published_until.seconds ? c->published_until : c->expires_at;
+        const bool half_spent = (remote_end.seconds - ctx.now.seconds) * 2 <= c->ttl_seconds;
         if (!c->published || !half_spent) {
             Claim renewed = *gate.renew;
             renewed.published = c->published;
+            renewed.published_until = c->published_until;
             table->put(std::move(renewed));
             const Status w = write_claim_table(fs, store, *table);
             return w ? std::string() : failed(w.error());
@@ -198,17 +198,23 @@ std::string settle_claim(const FileSystem& fs, const WorkspacePaths& ws, const C
         lock->reset();  // update_claims takes it again
     }
     const std::string summary = gate.renew ? ctx.agent + " renews " + task : ctx.agent + " releases " + task + " (settled)";
-    Result<ClaimsUpdate> done = update_claims(
-        fs, ws, ctx, false, summary,
-        [&](ClaimTable& table) {
-            if (!gate.renew) {
-                table.erase(task);
-            } else if (const Claim* c = table.find(task); c && c->agent == ctx.agent) {
-                table.put(*gate.renew);
-            }
-            return ok_status();
-        },
-        default_lock_wait());
+    const auto settle = [&](ClaimTable& table) {
+        const Claim* c = table.find(task);
+        if (!gate.renew) {
+            // Only the claim the gate saw: another agent's newer claim stays.
+            if (c && c->agent == gate.release->agent && c->claimed_at == gate.release->claimed_at) table.erase(task);
+        } else if (c && c->agent == ctx.agent) {
+            table.put(*gate.renew);
+        }
+        return ok_status();
+    };
+    Result<ClaimsUpdate> done = update_claims(fs, ws, ctx, false, summary, settle, default_lock_wait());
+    if (!done && done.error().kind == Error::Kind::System) {
+        // The remote is out of reach: settle here; the next published change carries it.
+        Result<ClaimsUpdate> local = update_claims(fs, ws, ctx, true, summary, settle, default_lock_wait());
+        if (local) return "the remote was not reached (" + done.error().message + "); the claim on " + task +
+                          " changed on this machine only";
+    }
     if (!done) return failed(done.error());
     std::string warnings;
     for (const std::string& w : done->warnings) warnings += (warnings.empty() ? "" : "; ") + w;

@@ -18,7 +18,7 @@ Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths
     s.facts = std::move(*facts);
     const WorkFacts mine = with_local_work(fs, ws, run_id, s.facts.tasks);
     WorkFacts claimed = mine;  // the resume point names what this agent holds or may take (D19)
-    s.claims = mark_claims(fs, ws, claim_context(std::nullopt), claimed);
+    s.claims = mark_claims(fs, ws, claim_context(std::nullopt, ws), claimed);
     for (const auto& [id, work] : claimed) {
         if (!work.claimed_by.empty()) s.taken.insert(id);
     }

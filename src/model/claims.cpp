@@ -28,7 +28,10 @@ nlohmann::ordered_json claim_json(const Claim& c, bool with_local) {
     j["renewed_at"] = format_timestamp_utc9(c.renewed_at);
     j["expires_at"] = format_timestamp_utc9(c.expires_at);
     j["ttl_seconds"] = c.ttl_seconds;
-    if (with_local) j["published"] = c.published;
+    if (with_local) {
+        j["published"] = c.published;
+        j["published_until"] = format_timestamp_utc9(c.published_until);
+    }
     return j;
 }
 
@@ -60,6 +63,9 @@ Result<Claim> claim_from_json(const nlohmann::json& j, const std::string& where)
     c.expires_at = *expires;
     if (j.contains("ttl_seconds") && j["ttl_seconds"].is_number_integer()) c.ttl_seconds = j["ttl_seconds"].get<std::int64_t>();
     if (j.contains("published") && j["published"].is_boolean()) c.published = j["published"].get<bool>();
+    if (j.contains("published_until") && j["published_until"].is_string()) {
+        if (Result<Instant> t = parse_progress_timestamp(j["published_until"].get<std::string>())) c.published_until = *t;
+    }
     return c;
 }
 
@@ -232,7 +238,7 @@ std::string this_host_name() {
     return buf;
 }
 
-std::string default_agent_name() {
+std::string default_agent_name(std::string_view place) {
     for (const char* var : {"SMALL_AGENT"}) {
         const char* v = std::getenv(var);
         if (v && !trim(v).empty()) return std::string(trim(v));
@@ -245,7 +251,7 @@ std::string default_agent_name() {
             break;
         }
     }
-    return user + "@" + this_host_name();
+    return user + "@" + this_host_name() + (place.empty() ? "" : ":" + std::string(place));
 }
 
 Result<std::int64_t> parse_lease_duration(std::string_view text) {

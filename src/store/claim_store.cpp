@@ -5,6 +5,7 @@
 
 #include "small/base/git_head.hpp"
 #include "small/base/path.hpp"
+#include "small/base/text.hpp"
 #include "small/store/workspace_lock.hpp"
 
 namespace small {
@@ -77,7 +78,10 @@ Result<std::optional<RemoteRef>> claims_remote(const FileSystem& fs, const Claim
     const char* env = std::getenv("SMALL_CLAIMS_REMOTE");
     if (env == nullptr || *env == '\0') {
         Result<std::optional<std::string>> config = fs.read_file_if_present(store.root + "/config");
-        if (config && (!*config || (*config)->find("[remote") == std::string::npos)) return std::optional<RemoteRef>();
+        // git section and key names ignore case; an include may define a remote elsewhere.
+        const std::string text = config && *config ? lower_ascii(**config) : std::string();
+        const bool maybe = text.find("remote") != std::string::npos || text.find("[include") != std::string::npos;
+        if (config && !maybe) return std::optional<RemoteRef>();
     }
     Result<std::optional<std::string>> name = configured_remote(store.work_tree, "SMALL_CLAIMS_REMOTE", "small.claimsRemote");
     if (!name) return name.error();
@@ -93,9 +97,14 @@ std::string claims_message(const ClaimTable& table, const std::string& summary) 
 }
 
 Result<ClaimTable> table_of_message(const std::string& message, const std::string& name) {
-    const std::size_t json = message.find('{');
-    if (json == std::string::npos) return Error::invalid(name + " holds no claims table");
-    return parse_claims_json(std::string_view(message).substr(json), name);
+    const std::size_t body = message.find("\n\n");  // after the summary line, which may hold any text
+    const std::size_t json = body == std::string::npos ? body : message.find('{', body);
+    const std::string repair = " (a table small did not write; `git push <remote> :" + name.substr(name.find(':') + 1) +
+                               "` removes it, and with it every claim)";
+    if (json == std::string::npos) return Error::invalid(name + " holds no claims table" + repair);
+    Result<ClaimTable> table = parse_claims_json(std::string_view(message).substr(json), name);
+    if (!table) return Error::invalid(table.error().message + repair);
+    return table;
 }
 
 Result<std::unique_ptr<HeldLock>> lock_claim_store(const FileSystem& fs, const ClaimStore& store,

@@ -43,7 +43,9 @@ Result<ClaimsUpdate> update_claims(const FileSystem& fs, const WorkspacePaths& w
 
 // The agent a write acts for: `agent` when given (trimmed), else
 // default_agent_name(); this host and clock.
-ClaimContext claim_context(const std::optional<std::string>& agent);
+// Without `agent` and $SMALL_AGENT the name is user@host:<workspace root>,
+// so two checkouts (worktrees) of one user on one machine are two agents.
+ClaimContext claim_context(const std::optional<std::string>& agent, const WorkspacePaths& ws);
 
 struct ClaimGate {
     std::optional<Claim> renew;    // the writer's claim, renewed

@@ -39,6 +39,9 @@ struct Claim {
     Instant claimed_at, renewed_at, expires_at;
     std::int64_t ttl_seconds = kDefaultLeaseSeconds;
     bool published = true;  // false: made offline, not yet accepted by the remote
+    // Local only: the lease end the remote last accepted (renewals made here
+    // between publishes move expires_at, not this).
+    Instant published_until{};
     bool operator==(const Claim&) const = default;
 };
 
@@ -124,8 +127,9 @@ std::optional<std::int64_t> task_priority(std::string_view written);
 // --- Names and durations ---
 
 // The agent name when --agent is not given: $SMALL_AGENT, else
-// user@host (user from $USER, else $LOGNAME, else "agent").
-std::string default_agent_name();
+// user@host:<place> (user from $USER, else $LOGNAME, else "agent"; place:
+// the workspace root, so each checkout is its own agent; omitted when empty).
+std::string default_agent_name(std::string_view place = {});
 // This machine's name (gethostname; "localhost" when it cannot be told).
 std::string this_host_name();
 

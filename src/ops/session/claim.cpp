@@ -13,8 +13,8 @@ namespace small {
 
 namespace {
 
-ClaimContext context_of(const ClaimOptions& o) {
-    ClaimContext ctx = claim_context(o.agent);
+ClaimContext context_of(const ClaimOptions& o, const WorkspacePaths& ws) {
+    ClaimContext ctx = claim_context(o.agent, ws);
     if (o.now) ctx.now = *o.now;
     return ctx;
 }
@@ -95,7 +95,7 @@ std::string remote_note(const ClaimsUpdate& u) {
 
 Result<ReadyResult> ready_command(const FileSystem& fs, const WorkspacePaths& ws, const ClaimOptions& options) {
     if (Status s = require_small_dir(fs, ws); !s) return s.error();
-    const ClaimContext ctx = context_of(options);
+    const ClaimContext ctx = context_of(options, ws);
     Result<PlanAndFacts> pf = plan_and_facts(fs, ws, run_id_of(fs, ws));
     if (!pf) return pf.error();
     Result<ClaimTable> table = read_claim_table(fs, locate_claim_store(fs, ws));
@@ -109,7 +109,7 @@ Result<ReadyResult> ready_command(const FileSystem& fs, const WorkspacePaths& ws
 
 Result<ClaimResult> claim_command(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
                                   std::int64_t ttl_seconds, const ClaimOptions& options) {
-    const ClaimContext ctx = context_of(options);
+    const ClaimContext ctx = context_of(options, ws);
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{options.scope, false, options.lock_wait});
     if (!session) return session.error();
     Result<PlanAndFacts> pf = plan_and_facts(fs, ws, session->run_replay_id);
@@ -160,7 +160,7 @@ Result<ClaimResult> claim_command(const FileSystem& fs, const WorkspacePaths& ws
 
 Result<ReleaseResult> release_command(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
                                       const ClaimOptions& options) {
-    const ClaimContext ctx = context_of(options);
+    const ClaimContext ctx = context_of(options, ws);
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{options.scope, false, options.lock_wait});
     if (!session) return session.error();
     Result<PlanAndFacts> pf = plan_and_facts(fs, ws, session->run_replay_id);
@@ -197,7 +197,7 @@ Result<ReleaseResult> release_command(const FileSystem& fs, const WorkspacePaths
 
 Result<ClaimsResult> claims_command(const FileSystem& fs, const WorkspacePaths& ws, const ClaimOptions& options) {
     if (Status s = require_small_dir(fs, ws); !s) return s.error();
-    const ClaimContext ctx = context_of(options);
+    const ClaimContext ctx = context_of(options, ws);
     const ClaimStore store = locate_claim_store(fs, ws);
     Result<ClaimTable> table = read_claim_table(fs, store);
     if (!table) return table.error();

@@ -76,7 +76,7 @@ Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const Works
         result.task_exists_in_plan ? gate_on_dependencies(fs, ws, task, req.status, req.force) : DependencyGate{};
     if (!gate) return gate.error();
     if (!gate->warning.empty()) result.warnings.push_back(gate->warning);
-    const ClaimContext claimer = claim_context(req.agent);
+    const ClaimContext claimer = claim_context(req.agent, ws);
     Result<ClaimGate> claim = result.task_exists_in_plan ? gate_on_claim(fs, ws, task, req.status, claimer, req.force)
                                                          : ClaimGate{};
     if (!claim) return claim.error();

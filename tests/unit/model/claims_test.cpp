@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 #include <set>
 
@@ -166,6 +167,33 @@ TEST(ReadyQueue, SortsByPriorityWhereTasksHaveOneThenPlanOrder) {
     EXPECT_EQ(task_priority(" 1 "), 1);
     EXPECT_FALSE(task_priority("high").has_value());
     EXPECT_FALSE(task_priority("").has_value());
+}
+
+TEST(AgentName, IsSmallAgentElseUserAtHostAndTheCheckout) {
+    const char* saved = std::getenv("SMALL_AGENT");
+    const std::string keep = saved ? saved : "";
+    ::unsetenv("SMALL_AGENT");
+    const std::string here = default_agent_name("/work/wt-a");
+    EXPECT_NE(here.find('@'), std::string::npos) << here;
+    EXPECT_TRUE(here.ends_with(":/work/wt-a")) << here;
+    EXPECT_NE(here, default_agent_name("/work/wt-b")) << "two checkouts are two agents";
+    ::setenv("SMALL_AGENT", " agent-a ", 1);
+    EXPECT_EQ(default_agent_name("/work/wt-a"), "agent-a");
+    if (saved) ::setenv("SMALL_AGENT", keep.c_str(), 1);
+    else ::unsetenv("SMALL_AGENT");
+}
+
+TEST(ClaimTable, KeepsTheLeaseTheRemoteAcceptedOnlyHere) {
+    ClaimTable t;
+    Claim c = claim("t", "a", kNoon);
+    c.published_until = at(1800);
+    t.put(c);
+    Result<ClaimTable> local = parse_claims_json(claims_json(t, true), "local");
+    ASSERT_TRUE(local.ok());
+    EXPECT_EQ(local->claims[0].published_until, at(1800));
+    Result<ClaimTable> shared = parse_claims_json(claims_json(t, false), "remote");
+    ASSERT_TRUE(shared.ok());
+    EXPECT_EQ(shared->claims[0].published_until, Instant{});
 }
 
 // D19 in the resume point: another agent's task is never current nor "also

@@ -187,5 +187,18 @@ TEST_F(Claims, AClaimsTableThatDoesNotParseIsAnErrorNotAnEmptyTable) {
     EXPECT_FALSE(claim_command(w.fs(), w.ws(), "task-1", 600, as("alice")).ok());
 }
 
+// The remote's table is a commit message: the summary line may hold any
+// text (an agent named "{x}"); the table is what follows it.
+TEST(ClaimsMessage, TheTableFollowsTheSummaryWhateverTheSummarySays) {
+    ClaimTable t;
+    t.put(Claim{"task-1", "{odd} agent", "h", {100, 0}, {100, 0}, {160, 0}, 60, true});
+    Result<ClaimTable> back = table_of_message(claims_message(t, "{odd} agent claims task-1"), "origin:refs/small/claims");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->claims.size(), 1u);
+    Result<ClaimTable> bad = table_of_message("summary only", "origin:refs/small/claims");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("git push <remote> :refs/small/claims"), std::string::npos) << bad.error().message;
+}
+
 }  // namespace
 }  // namespace small
