@@ -149,7 +149,11 @@ std::vector<PlanTaskOutline> outline_of(const YamlValue& plan) {
     if (!plan.is_object() || !plan.contains("tasks") || !plan["tasks"].is_array()) return out;
     for (const YamlValue& t : plan["tasks"]) {
         const std::string id = t.is_object() && t.contains("id") && t["id"].is_string() ? t["id"].get<std::string>() : "";
-        out.push_back({id, task_status(t), task_dependencies(t), title_of(t)});
+        std::string priority;  // as outline_plan reads it: the scalar's text
+        if (t.is_object() && t.contains("priority") && t["priority"].is_primitive() && !t["priority"].is_null()) {
+            priority = t["priority"].is_string() ? t["priority"].get<std::string>() : t["priority"].dump();
+        }
+        out.push_back({id, task_status(t), task_dependencies(t), title_of(t), std::move(priority)});
     }
     return out;
 }

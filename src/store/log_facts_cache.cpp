@@ -66,7 +66,11 @@ bool decode_header(std::span<const std::string_view> fields, std::string& run_id
 bool is_task_line(std::span<const std::string_view> fields) { return fields.size() == 4 && is_count(fields[2]); }
 
 TaskWork task_of(std::span<const std::string_view> fields) {
-    return {WrittenStatus(cache_field_text(fields[1])), count_of(fields[2]), cache_field_text(fields[3])};
+    TaskWork w;
+    w.last_status = WrittenStatus(cache_field_text(fields[1]));
+    w.last_seq = count_of(fields[2]);
+    w.blocked_reason = cache_field_text(fields[3]);
+    return w;
 }
 
 // The facts and the run id they were computed for.

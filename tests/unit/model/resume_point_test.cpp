@@ -21,11 +21,15 @@ using Ids = std::vector<std::string>;
 using Outline = std::vector<PlanTaskOutline>;
 
 PlanTaskOutline task(const std::string& id, const std::string& status, const Ids& deps = {}) {
-    return {id, WrittenStatus(status), deps, "Title " + id};
+    return {id, WrittenStatus(status), deps, "Title " + id, ""};
 }
 
 TaskWork work(const std::string& status, std::size_t seq, const std::string& reason = "") {
-    return {WrittenStatus(status), seq, reason};
+    TaskWork w;
+    w.last_status = WrittenStatus(status);
+    w.last_seq = seq;
+    w.blocked_reason = reason;
+    return w;
 }
 
 const PlanTaskOutline* find(const Outline& plan, const std::string& id) {
