@@ -121,10 +121,8 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
     const bool other = claim->agent != ctx.agent;
     const bool starts_or_completes = status == TaskStatus::InProgress || status == TaskStatus::Completed;
     if (other && starts_or_completes && !force) {
-        return Error::invalid("task " + task + " is claimed by " + claim->agent + " until " +
-                              format_timestamp_short(claim->expires_at) + " (" + lease_until_text(*claim, ctx.now) +
-                              "); nothing written. Take another task (`small ready`), ask " + claim->agent +
-                              " to `small release " + task + "`, or --force");
+        return Error::invalid(claimed_text(*claim, ctx.now) + "; nothing written. Take another task (`small ready`), ask " +
+                              claim->agent + " to `small release " + task + "`, or --force");
     }
     if (is_settled(status)) {
         gate.release = *claim;

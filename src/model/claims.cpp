@@ -138,6 +138,11 @@ std::string lease_until_text(const Claim& claim, Instant now) {
     return same_day ? hm + " UTC" : at.substr(0, 10) + " " + hm + " UTC";
 }
 
+std::string claimed_text(const Claim& claim, Instant now) {
+    return "task " + claim.task + " is claimed by " + claim.agent + " until " + format_timestamp_short(claim.expires_at) +
+           " (" + lease_until_text(claim, now) + ")";
+}
+
 const Claim* held_by_other(const ClaimTable& table, std::string_view task, const ClaimContext& ctx) {
     const Claim* c = table.find(task);
     if (!c || c->agent == ctx.agent) return nullptr;
@@ -166,9 +171,7 @@ ClaimDecision decide_claim(const ClaimTable& table, std::string_view task, std::
         return d;
     } else if (state == LeaseState::Live && !force) {
         d.kind = ClaimDecision::Kind::Refused;
-        d.message = "task " + old->task + " is claimed by " + old->agent + " until " +
-                    format_timestamp_short(old->expires_at) + " (" + lease_until_text(*old, ctx.now) +
-                    "); take another (`small ready`), wait for the lease to end, or --force";
+        d.message = claimed_text(*old, ctx.now) + "; take another (`small ready`), wait for the lease to end, or --force";
         return d;
     }
     d.kind = ClaimDecision::Kind::TakenOver;

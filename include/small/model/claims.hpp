@@ -75,6 +75,9 @@ struct ClaimContext {
 
 // "alice holds task-3 until 14:05:09Z (2026-11-27)"; "(expired)" after.
 std::string describe_claim(const Claim& claim);
+// "task task-3 is claimed by alice until 2026-…Z (14:05 UTC)": the start of
+// every refusal a live claim causes.
+std::string claimed_text(const Claim& claim, Instant now);
 // "14:05" in UTC for the primer; the date too when it is not `now`'s day.
 std::string lease_until_text(const Claim& claim, Instant now);
 
