@@ -36,7 +36,12 @@ namespace {
     X(git_object_peel) X(git_object_free) X(git_reference_name_to_id) X(git_repository_commondir) \
     X(git_repository_config) X(git_repository_free) X(git_repository_head_detached) X(git_repository_head_unborn) X(git_repository_index) \
     X(git_repository_is_shallow) X(git_repository_mergehead_foreach) X(git_repository_message) X(git_repository_open_ext) X(git_repository_path) X(git_repository_workdir) X(git_revparse_single) \
-    X(git_status_list_entrycount) X(git_status_list_new) X(git_status_list_free) X(git_tree_free)
+    X(git_status_list_entrycount) X(git_status_list_new) X(git_status_list_free) X(git_tree_free) \
+    X(git_branch_iterator_new) X(git_branch_next) X(git_branch_iterator_free) X(git_reference_name) \
+    X(git_reference_target) X(git_reference_free) X(git_merge_base) X(git_worktree_list) X(git_worktree_lookup) \
+    X(git_worktree_path) X(git_worktree_validate) X(git_worktree_free) X(git_strarray_dispose) \
+    X(git_repository_head_for_worktree) X(git_repository_head) X(git_repository_is_bare) X(git_reference_lookup) \
+    X(git_reference_symbolic_target)
 
 struct Git2 {
 #define SMALL_GIT2_POINTER(name) decltype(&::name) name = nullptr;
@@ -86,6 +91,10 @@ using IndexPtr = Owned<git_index, &Git2::git_index_free>;
 using ConflictIterPtr = Owned<git_index_conflict_iterator, &Git2::git_index_conflict_iterator_free>;
 using BlobPtr = Owned<git_blob, &Git2::git_blob_free>;
 using ConfigPtr = Owned<git_config, &Git2::git_config_free>;
+using ReferencePtr = Owned<git_reference, &Git2::git_reference_free>;
+using BranchIterPtr = Owned<git_branch_iterator, &Git2::git_branch_iterator_free>;
+using WorktreePtr = Owned<git_worktree, &Git2::git_worktree_free>;
+using RepositoryPtr = Owned<git_repository, &Git2::git_repository_free>;
 
 Error libgit2_error(const std::string& what) {
     const ::git_error* e = git2().git_error_last();
@@ -542,6 +551,104 @@ Result<std::optional<std::string>> GitRepo::effective_config(const std::string& 
     Result<ConfigPtr> cfg = effective_config_files(repo_.get());
     if (!cfg) return cfg.error();
     return config_string(cfg->get(), key, "the git config");
+}
+
+namespace {
+
+// "refs/heads/topic" as "topic"; any other name as it is.
+std::string short_branch(const char* ref_name) {
+    const std::string_view name(ref_name ? ref_name : "");
+    constexpr std::string_view kHeads = "refs/heads/";
+    return std::string(name.substr(0, kHeads.size()) == kHeads ? name.substr(kHeads.size()) : name);
+}
+
+// The branch (empty when detached) and commit of a resolved HEAD reference.
+void take_head(const git_reference* head, GitCheckout& c) {
+    const std::string ref = git2().git_reference_name(head);
+    if (ref != "HEAD") c.branch = short_branch(ref.c_str());
+    if (const git_oid* id = git2().git_reference_target(head)) c.head = hex(*id);
+}
+
+// The main work tree of `main` (the common folder's repository): nullopt
+// when it is bare. A branch with no commit yet leaves the head empty.
+std::optional<GitCheckout> main_checkout(git_repository* main) {
+    if (git2().git_repository_is_bare(main)) return std::nullopt;
+    GitCheckout c{normal_dir_path(git2().git_repository_workdir(main)), "", ""};
+    git_reference* raw = nullptr;
+    if (git2().git_repository_head(&raw, main) == 0) {
+        take_head(ReferencePtr(raw).get(), c);
+    } else if (git2().git_reference_lookup(&raw, main, "HEAD") == 0) {  // a branch with no commit yet
+        const ReferencePtr head(raw);
+        if (const char* target = git2().git_reference_symbolic_target(head.get())) c.branch = short_branch(target);
+    }
+    return c;
+}
+
+// A linked worktree's checkout (head_for_worktree resolves its HEAD).
+GitCheckout linked_checkout(git_repository* main, const char* name, const char* path) {
+    GitCheckout c{normal_dir_path(path), "", ""};
+    git_reference* raw = nullptr;
+    if (git2().git_repository_head_for_worktree(&raw, main, name) == 0) take_head(ReferencePtr(raw).get(), c);
+    return c;
+}
+
+}  // namespace
+
+Result<std::vector<GitCheckout>> GitRepo::checkouts() const {
+    // Linked worktrees are listed by the main repository (the common folder).
+    git_repository* raw = nullptr;
+    const std::string common = commondir();
+    if (git2().git_repository_open_ext(&raw, common.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
+        return libgit2_error("cannot open the git repository at " + common);
+    }
+    const RepositoryPtr main(raw);
+    std::vector<GitCheckout> out;
+    if (std::optional<GitCheckout> top = main_checkout(main.get())) out.push_back(std::move(*top));
+    git_strarray names{};
+    if (git2().git_worktree_list(&names, main.get()) != 0) return libgit2_error("cannot list git's worktrees");
+    std::vector<GitCheckout> linked;
+    for (std::size_t i = 0; i < names.count; ++i) {
+        git_worktree* wt_raw = nullptr;
+        if (git2().git_worktree_lookup(&wt_raw, main.get(), names.strings[i]) != 0) continue;
+        const WorktreePtr wt(wt_raw);
+        if (git2().git_worktree_validate(wt.get()) != 0) continue;  // pruned: its folder is gone
+        linked.push_back(linked_checkout(main.get(), names.strings[i], git2().git_worktree_path(wt.get())));
+    }
+    git2().git_strarray_dispose(&names);
+    std::sort(linked.begin(), linked.end(), [](const GitCheckout& a, const GitCheckout& b) { return a.path < b.path; });
+    out.insert(out.end(), linked.begin(), linked.end());
+    return out;
+}
+
+Result<std::vector<GitBranch>> GitRepo::local_branches() const {
+    git_branch_iterator* raw = nullptr;
+    if (git2().git_branch_iterator_new(&raw, repo_.get(), GIT_BRANCH_LOCAL) != 0) {
+        return libgit2_error("cannot list the local branches");
+    }
+    const BranchIterPtr it(raw);
+    std::vector<GitBranch> out;
+    git_reference* ref_raw = nullptr;
+    git_branch_t type{};
+    int rc = 0;
+    while ((rc = git2().git_branch_next(&ref_raw, &type, it.get())) == 0) {
+        const ReferencePtr ref(ref_raw);
+        const git_oid* id = git2().git_reference_target(ref.get());
+        if (id) out.push_back({short_branch(git2().git_reference_name(ref.get())), hex(*id)});
+    }
+    if (rc != GIT_ITEROVER) return libgit2_error("cannot list the local branches");
+    std::sort(out.begin(), out.end(), [](const GitBranch& a, const GitBranch& b) { return a.name < b.name; });
+    return out;
+}
+
+Result<std::optional<std::string>> GitRepo::merge_base(const std::string& a, const std::string& b) const {
+    Result<git_oid> x = parse_oid(a), y = parse_oid(b);
+    if (!x) return x.error();
+    if (!y) return y.error();
+    git_oid base;
+    const int rc = git2().git_merge_base(&base, repo_.get(), &*x, &*y);
+    if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
+    if (rc != 0) return libgit2_error("cannot find the merge base of " + a + " and " + b);
+    return std::optional<std::string>(hex(base));
 }
 
 std::string GitRepo::commondir() const { return normal_dir_path(git2().git_repository_commondir(repo_.get())); }

@@ -9,6 +9,7 @@
 #include "small/base/timestamp.hpp"
 #include "small/base/version.hpp"
 #include "small/ops/inspect/status.hpp"
+#include "small/ops/inspect/status_all.hpp"
 #include "small/ops/inspect/status_brief.hpp"
 #include "small/report/status.hpp"
 #include "small/report/status_brief.hpp"
@@ -26,6 +27,7 @@ struct StatusFlags {
     std::size_t recent = 5;
     std::size_t tasks = 3;
     bool brief = false;
+    bool all = false;
     bool recent_given = false;
     std::size_t max_bytes = kDefaultBriefBytes;
 };
@@ -116,8 +118,72 @@ int run_brief(Context& ctx, const StatusFlags& f) {
     return kExitOk;
 }
 
+// --all: one line a side, then what differs, the claims and the collisions.
+std::string side_line(const WorkSide& s, std::size_t width) {
+    std::string line = (s.current ? "* " : "  ") + s.name + std::string(width - s.name.size() + 2, ' ');
+    line += s.worktree.empty() ? std::string("(branch, not checked out)") : s.worktree;
+    if (!s.problem.empty()) return line + "\n      cannot read: " + s.problem;
+    if (!s.has_workspace) return line + " — no workspace here";
+    if (s.newest) {
+        const std::string evidence = one_line(trim(s.newest->evidence), 80);
+        line += "\n      newest: [" + short_time(s.newest->timestamp) + "] " + s.newest->task_id + ": " + s.newest->status +
+                (evidence.empty() ? "" : " - " + evidence);
+    }
+    if (s.unmerged > 0) {
+        line += "\n      " + std::to_string(s.unmerged) + (s.unmerged == 1 ? " entry" : " entries") + " not merged here";
+    }
+    return line;
+}
+
+void print_all(const Output& out, const StatusAllReport& r) {
+    std::size_t width = 0;
+    for (const WorkSide& s : r.sides) width = std::max(width, s.name.size());
+    const std::string dir = std::string(kSmallDirName) + "/";
+    out.info("Workspace: " + (r.workspace.empty() ? dir + " at the top" : r.workspace + "/" + dir) +
+             " of each work tree and branch");
+    out.info("");
+    for (const WorkSide& s : r.sides) out.info(side_line(s, width));
+    out.info("");
+    if (r.comparison.differences.empty()) out.info("Tasks: the same status on every side");
+    else out.info("Tasks whose status differs:");
+    for (const TaskDifference& d : r.comparison.differences) {
+        std::string sides;
+        for (std::size_t i = 0; i < r.sides.size(); ++i) {
+            if (!r.sides[i].has_workspace) continue;
+            sides += (sides.empty() ? "" : " · ") + r.sides[i].name + ": " +
+                     (d.statuses[i].empty() ? std::string("(not in plan)") : d.statuses[i]);
+        }
+        out.info("  " + d.id + (d.title.empty() ? "" : " " + one_line(d.title, 80)) + "\n      " + sides);
+    }
+    out.info("");
+    out.info(r.claims.empty() ? "Claims: none live" : "Claims:");
+    for (const Claim& c : r.claims) out.info("  " + c.task + ": " + c.agent + " until " + lease_until_text(c, r.now));
+    if (!r.claims_problem.empty()) out.problem("Warning: claims: " + r.claims_problem);
+    if (r.comparison.collisions.empty()) return;
+    out.info("");
+    out.info("Task ids added on two sides with different content (rename one before merging):");
+    for (const IdCollision& c : r.comparison.collisions) {
+        std::string holders;
+        for (const IdCollision::Holder& h : c.holders) {
+            holders += (holders.empty() ? "" : " · ") + r.sides[h.side].name + ": \"" + one_line(h.title, 80) + "\"";
+        }
+        out.info("  " + c.id + "  " + holders);
+    }
+}
+
+int run_all(Context& ctx, const StatusFlags& f) {
+    const Output out(ctx.globals, "status");
+    const WorkspacePaths ws = locate_workspace(ctx.fs, f.dir, current_directory());
+    Result<StatusAllReport> r = status_all_command(ctx.fs, ws);
+    if (!r) return report_error(out, r.error());
+    if (out.json()) out.json_document(status_all_json(*r));
+    else print_all(out, *r);
+    return kExitOk;
+}
+
 int run_status(Context& ctx, const StatusFlags& f) {
     if (f.brief) return run_brief(ctx, f);
+    if (f.all) return run_all(ctx, f);
     const Output out(ctx.globals, "status");
     const bool audit = audit_mode();
     const std::string version = "v" + std::string(tool_version());
@@ -156,6 +222,10 @@ void register_status(CLI::App& app, Context& ctx) {
             ->check(CLI::Range(kMinBriefBytes, std::size_t{1} << 30))
             ->capture_default_str();
     max_bytes->needs(cmd->get_option("--brief"));
+    cmd->add_flag("--all", f->all,
+                  "Every work tree and local branch side by side: tasks whose status differs, live claims, each "
+                  "side's newest entry, entries not merged here, task ids added on two sides")
+        ->excludes(cmd->get_option("--brief"));
     add_dir_option(cmd, f->dir);
     cmd->callback([&ctx, f, cmd] {
         f->recent_given = cmd->count("--recent") > 0;

@@ -1,6 +1,7 @@
 // status's JSON body (see the header).
 #include "small/report/status.hpp"
 
+#include "small/report/claims.hpp"
 #include "small/report/findings.hpp"
 
 namespace small {
@@ -69,6 +70,55 @@ nlohmann::json status_json(const StatusReport* r, const std::string& version, bo
     doc["more_progress"] = r->more_progress;
     doc["warnings"] = problems_json(r->problems);
     return doc;
+}
+
+namespace {
+
+nlohmann::json side_json(const WorkSide& s) {
+    nlohmann::json j = {{"name", s.name},
+                        {"worktree", s.worktree.empty() ? nlohmann::json() : nlohmann::json(s.worktree)},
+                        {"head", s.head},
+                        {"current", s.current},
+                        {"has_workspace", s.has_workspace},
+                        {"unmerged_entries", s.unmerged},
+                        {"added_tasks", s.added}};
+    j["newest"] = s.newest ? nlohmann::json{{"timestamp", s.newest->timestamp},
+                                            {"task_id", s.newest->task_id},
+                                            {"status", s.newest->status},
+                                            {"evidence", s.newest->evidence}}
+                           : nlohmann::json();
+    if (!s.problem.empty()) j["problem"] = s.problem;
+    return j;
+}
+
+// Statuses by side name; a side without the workspace is left out, one
+// whose plan lacks the task says null.
+nlohmann::json difference_json(const TaskDifference& d, const std::vector<WorkSide>& sides) {
+    nlohmann::json by_side = nlohmann::json::object();
+    for (std::size_t i = 0; i < sides.size(); ++i) {
+        if (!sides[i].has_workspace) continue;
+        by_side[sides[i].name] = d.statuses[i].empty() ? nlohmann::json() : nlohmann::json(d.statuses[i]);
+    }
+    return {{"id", d.id}, {"title", d.title}, {"statuses", std::move(by_side)}};
+}
+
+}  // namespace
+
+nlohmann::json status_all_json(const StatusAllReport& r) {
+    nlohmann::json sides = nlohmann::json::array(), diffs = nlohmann::json::array(), cols = nlohmann::json::array(),
+                   claims = nlohmann::json::array();
+    for (const WorkSide& s : r.sides) sides.push_back(side_json(s));
+    for (const TaskDifference& d : r.comparison.differences) diffs.push_back(difference_json(d, r.sides));
+    for (const IdCollision& c : r.comparison.collisions) {
+        nlohmann::json holders = nlohmann::json::array();
+        for (const IdCollision::Holder& h : c.holders) holders.push_back({{"side", r.sides[h.side].name}, {"title", h.title}});
+        cols.push_back({{"id", c.id}, {"sides", std::move(holders)}});
+    }
+    for (const Claim& c : r.claims) claims.push_back(claim_record_json(c, r.now));
+    nlohmann::json j = {{"workspace", r.workspace}, {"sides", std::move(sides)},     {"differences", std::move(diffs)},
+                        {"collisions", std::move(cols)}, {"claims", std::move(claims)}};
+    if (!r.claims_problem.empty()) j["claims_problem"] = r.claims_problem;
+    return j;
 }
 
 }  // namespace small

@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 45u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 46u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -374,6 +374,19 @@ TEST_F(JsonSchemaE2E, StatusBrief) {
     EXPECT_LE(cut["bytes"].get<std::size_t>(), 256u) << cut.dump(2);
     expect_in({"status", "--brief", "--max-bytes", "100"}, "usage-error", 2);
     expect_in({"status", "--max-bytes", "500"}, "usage-error", 2);
+}
+
+TEST_F(JsonSchemaE2E, StatusAll) {
+    init_workspace();
+    expect_in({"status", "--all"}, "status-all", 2);  // not a git repository
+    RunOptions git;
+    git.cwd = root();
+    git.program = "/usr/bin/git";
+    if (!fs::exists(*git.program)) GTEST_SKIP() << "git is not installed";
+    ASSERT_EQ(run_small({"init", "-q", "-b", "main"}, git).exit_code, 0);
+    const json doc = expect_in({"status", "--all"}, "status-all", 0);
+    EXPECT_EQ(doc["sides"][0]["name"], "main") << doc.dump(2);
+    EXPECT_EQ(doc["sides"][0]["current"], true) << doc.dump(2);
 }
 
 TEST_F(JsonSchemaE2E, Emit) {

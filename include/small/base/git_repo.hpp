@@ -28,6 +28,18 @@ struct GitIndexConflict {
     std::optional<std::string> theirs;    // stage 3
 };
 
+// A work tree of the repository: the main one or a linked worktree.
+struct GitCheckout {
+    std::string path;    // absolute, no trailing '/'
+    std::string branch;  // "topic"; "" when HEAD is detached (or, in a linked worktree, on a branch with no commit)
+    std::string head;    // commit id (40 hex); "" when there is none yet
+};
+
+struct GitBranch {
+    std::string name;  // "topic" (refs/heads/topic)
+    std::string tip;   // commit id (40 hex)
+};
+
 class GitRepo {
 public:
     // The repository containing `path` (a work tree, a linked worktree, a
@@ -77,6 +89,15 @@ public:
     // commit `commit` (full id; "" = the empty tree): nullopt when the
     // commit has no file there.
     Result<std::optional<std::string>> file_at(const std::string& commit, const std::string& path) const;
+    // Every work tree of the repository: the main one first (none when it is
+    // bare), then the linked worktrees by path; a pruned one (its folder
+    // gone) is left out. The same list from any of them.
+    Result<std::vector<GitCheckout>> checkouts() const;
+    // The local branches (refs/heads/*) by name, with their tips.
+    Result<std::vector<GitBranch>> local_branches() const;
+    // The best common ancestor of two commits (full ids); nullopt when they
+    // share no history.
+    Result<std::optional<std::string>> merge_base(const std::string& a, const std::string& b) const;
     // The commits a merge that git stopped in is merging (MERGE_HEAD: one
     // per branch, several for an octopus `git merge A B`), in git's order;
     // empty when no merge is under way.

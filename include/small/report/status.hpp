@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "small/ops/inspect/status.hpp"
+#include "small/ops/inspect/status_all.hpp"
 
 namespace small {
 
@@ -24,5 +25,10 @@ nlohmann::json problems_json(const std::vector<Error>& problems);
 // `report` null (it failed) or without .small/: only those four keys,
 // small_dir_exists false and every artifact false.
 nlohmann::json status_json(const StatusReport* report, const std::string& version, bool audit);
+
+// `status --all`: workspace, sides (name, worktree or null, head, current,
+// has_workspace, newest, unmerged_entries, added_tasks, problem), the tasks
+// whose status differs (statuses by side name), collisions and live claims.
+nlohmann::json status_all_json(const StatusAllReport& report);
 
 }  // namespace small
