@@ -127,7 +127,9 @@ void register_apply(CLI::App& app, Context& ctx) {
                   "Afterwards set --task completed (exit 0) or blocked (otherwise) in the plan");
     cmd->add_flag("--handoff", r.handoff, "After a successful run, regenerate the handoff");
     cmd->add_flag("--force", r.force,
-                  "Run although --task's dependencies are not all completed (the entries' notes say so)");
+                  "Run although --task's dependencies are not all completed, or another agent claims it (the "
+                  "entries' notes say so)");
+    cmd->add_option("--agent", r.agent, "Who writes, for claims (default: $SMALL_AGENT, else user@host:<workspace root>)");
     cmd->add_option("--timeout", f->timeout,
                     "Stop the command after this many seconds (or 5m, 1h): SIGTERM to its process group, "
                     "SIGKILL 5s later");

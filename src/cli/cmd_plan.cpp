@@ -126,7 +126,10 @@ void register_plan(CLI::App& app, Context& ctx) {
             ->type_name("ID"),
         ValueKind::TaskId);
     cmd->add_flag("--force", f->req.force,
-                  "Complete a task although its dependencies are not all completed (the entry records it)");
+                  "Complete a task although its dependencies are not all completed, or set the status of a task "
+                  "another agent claims (the entry records it)");
+    cmd->add_option("--agent", f->req.agent,
+                    "Who writes, for claims (default: $SMALL_AGENT, else user@host:<workspace root>)");
     cmd->add_flag("--reset", f->req.reset, "Replace the plan with the template (asks first, unless --yes)");
     cmd->add_flag("-y,--yes", f->req.yes, "Confirm --reset without a question");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default) or any (examples is refused)");

@@ -79,6 +79,38 @@ TEST_F(ClaimsE2E, ReadyClaimReleaseAndTheRefusalOfAnotherAgentsTask) {
     EXPECT_EQ(r.exit_code, 0) << "claims add nothing the schemas or S4 forbid: " << r;
 }
 
+// Every write that starts or completes a task respects claims, not only
+// progress add and checkpoint: the plan's status flags and apply's task.
+TEST_F(ClaimsE2E, PlanStatusFlagsAndApplyRefuseAnotherAgentsTask) {
+    workspace_with(2, repo());
+    ASSERT_EQ(small_as("alice", {"claim", "task-1"}, repo()).exit_code, 0);
+    ASSERT_EQ(small_as("alice", {"claim", "task-2"}, repo()).exit_code, 0);
+    const std::string plan_before = read_file(repo() / ".small/plan.small.yml");
+    const std::string log_before = read_file(repo() / ".small/progress.small.yml");
+
+    RunResult r = small_as("bob", {"plan", "--done", "task-1"}, repo());
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "claimed by alice")) << r;
+    r = small_as("bob", {"plan", "--in-progress", "task-1"}, repo());
+    EXPECT_EQ(r.exit_code, 1) << r;
+    r = small_as("bob", {"apply", "--task", "task-2", "--auto-checkpoint", "--cmd", "touch ran"}, repo());
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "claimed by alice")) << r;
+    EXPECT_TRUE(contains(r.err, "nothing was run")) << r;
+    EXPECT_FALSE(fs::exists(repo() / "ran"));
+    EXPECT_EQ(read_file(repo() / ".small/plan.small.yml"), plan_before) << "refused: nothing written";
+    EXPECT_EQ(read_file(repo() / ".small/progress.small.yml"), log_before) << "refused: nothing written";
+
+    r = small_as("bob", {"plan", "--in-progress", "task-1", "--force"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(read_file(repo() / ".small/progress.small.yml"), "claim: ")) << "the entry records the claim";
+
+    ASSERT_EQ(small_as("alice", {"plan", "--done", "task-1"}, repo()).exit_code, 0);
+    r = small_as("alice", {"apply", "--task", "task-2", "--auto-checkpoint", "--cmd", "true"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(run_json(repo(), {"claims", "--json"}, 0)["claims"].size(), 0u) << "completing released both";
+}
+
 TEST_F(ClaimsE2E, EightProcessesOverFourWorktreesNeverHoldATaskTwice) {
     constexpr int kRounds = 100, kProcesses = 8, kWorktrees = 4;
     workspace_with(kRounds * kProcesses, repo());

@@ -7,6 +7,7 @@
 #include "small/base/utf8.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/store/plan_cache.hpp"
+#include "small/domain/claim_gate.hpp"
 #include "small/domain/progress_entry.hpp"
 #include "small/store/progress_log.hpp"
 #include "small/domain/run_state.hpp"
@@ -181,6 +182,8 @@ struct Prepared {
     std::string log_id;         // run id, else the handoff's valid id, else ""
     bool withhold_command = false;  // the command text fails the entry checks
     std::string forced_note;        // --force past unmet dependencies (D18): the completed entries say so
+    std::optional<ClaimGate> claim;  // D19: --task's claim (another agent's refuses the run), settled after it
+    ClaimContext claimer;
 };
 
 // The log as entries show it: without the command text when it is withheld.
@@ -220,6 +223,16 @@ Result<Prepared> prepare(const FileSystem& fs, const WorkspacePaths& ws, const M
             return e;
         }
         p.forced_note = gate->forced_note;
+        if (!is_meta(task)) {
+            p.claimer = claim_context(req.agent, ws);
+            Result<ClaimGate> claim = gate_on_claim(fs, ws, task, TaskStatus::Completed, p.claimer, req.force);
+            if (!claim) {
+                Error e = claim.error();
+                e.message += " (apply records the task when the command ends, so nothing was run)";
+                return e;
+            }
+            p.claim = std::move(*claim);
+        }
     }
     p.rec = recording_for(req, task);
     p.run_id = session.run_replay_id;
@@ -315,7 +328,8 @@ Result<std::string> record_run(const FileSystem& fs, const WorkspacePaths& ws, c
                                const ApplyRequest& req, const Prepared& p, const Outcome& o, ApplyResult& result) {
     WorkspaceChange change;
     std::string run_id = session.run_replay_id;
-    const std::string forced = o.status == TaskStatus::Completed ? p.forced_note : std::string();
+    std::string forced = o.status == TaskStatus::Completed ? p.forced_note : std::string();
+    if (p.claim && !p.claim->note.empty()) forced = p.claim->note + (forced.empty() ? "" : "; " + forced);
     const std::string notes = forced.empty() ? o.notes : forced + "; " + o.notes;
     YamlValue checkpoint_entry;
     PlanIndex index;
@@ -399,6 +413,9 @@ void finish(const FileSystem& fs, const WorkspacePaths& ws, const ApplyRequest& 
     if (!run_id) {
         result.record_error = run_id.error();
         return;
+    }
+    if (p.claim && (p.rec.completion || req.auto_checkpoint)) {  // an entry about the task was written
+        if (std::string w = settle_claim(fs, ws, *p.claim, p.claimer); !w.empty()) result.warnings.push_back(w);
     }
     if (!req.handoff || result.exit_code != 0) return;
     session->run_replay_id = *run_id;  // a checkpoint may have pinned it just now

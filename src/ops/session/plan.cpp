@@ -6,6 +6,7 @@
 
 #include "small/store/plan_cache.hpp"
 #include "small/model/plan_model.hpp"
+#include "small/domain/claim_gate.hpp"
 #include "small/domain/progress_entry.hpp"
 #include "small/model/templates.hpp"
 #include "small/model/replay_id.hpp"
@@ -584,6 +585,31 @@ Status apply_plan_flags(PlanEdits& e, const PlanRequest& req, const FileSystem& 
     return check_dependencies_met(e, req.force);
 }
 
+// D19: a status this call set on a task another agent holds is refused
+// unless `force`; each such task's entries carry the claim in their notes,
+// and the gates are settled (renewed, released) once the change is written.
+Result<std::vector<ClaimGate>> gate_claims(const FileSystem& fs, const WorkspacePaths& ws, PlanEdits& e,
+                                           const ClaimContext& who, bool force) {
+    std::vector<ClaimGate> gates;
+    std::vector<std::string> seen;
+    for (const std::string& id : e.status_set) {
+        if (std::find(seen.begin(), seen.end(), id) != seen.end() || !find_task(e.plan, id)) continue;
+        seen.push_back(id);
+        const std::optional<TaskStatus> status = task_status(task_at(e, id)).known();
+        if (!status) continue;
+        Result<ClaimGate> gate = gate_on_claim(fs, ws, id, *status, who, force);
+        if (!gate) return gate.error();
+        for (YamlValue& entry : e.entries) {
+            if (gate->note.empty() || entry["task_id"] != id) continue;
+            std::optional<std::string> notes;
+            if (entry.contains("notes") && entry["notes"].is_string()) notes = entry["notes"].get<std::string>();
+            entry["notes"] = *notes_with_claim(notes, *gate);
+        }
+        gates.push_back(std::move(*gate));
+    }
+    return gates;
+}
+
 // --from may write any field: the plan it makes passes the plan schema and
 // invariants before it is written (the flags' edits keep a valid plan valid).
 Status check_merged_plan(const std::string& text, const WorkspacePaths& ws) {
@@ -628,6 +654,9 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     } else if (Status s = apply_plan_flags(edits, req, fs, ws, session->run_replay_id); !s) {
         return s.error();
     }
+    const ClaimContext claimer = claim_context(req.agent, ws);
+    Result<std::vector<ClaimGate>> claims = gate_claims(fs, ws, edits, claimer, req.force);
+    if (!claims) return claims.error();
     if (!edits.changed) {
         result.messages.push_back("No changes made to plan");
         result.replay_id = session->run_replay_id;
@@ -666,6 +695,9 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     result.added_task_ids = std::move(edits.added_ids);
     result.replay_id = pin->replay_id;
     result.pinned_run = pin->pinned;
+    for (const ClaimGate& gate : *claims) {
+        if (std::string w = settle_claim(fs, ws, gate, claimer); !w.empty()) result.warnings.push_back(w);
+    }
     return result;
 }
 

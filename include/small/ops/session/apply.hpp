@@ -55,7 +55,8 @@ struct ApplyRequest {
     bool auto_progress = false;
     bool auto_checkpoint = false;
     bool handoff = false;
-    bool force = false;  // run although --task's dependencies are not completed (D18); the entries say so
+    bool force = false;  // run although --task's dependencies are not completed (D18) or another agent holds it (D19)
+    std::optional<std::string> agent;  // D19: who writes (claim_context: --agent, $SMALL_AGENT, user@host:<root>)
     std::optional<std::chrono::milliseconds> timeout;
     std::chrono::milliseconds kill_grace{5000};
     ProgressMode mode = ProgressMode::Signal;

@@ -47,7 +47,8 @@ struct PlanRequest {
     std::vector<std::string> depends;                         // "<task-id>:<dep-id>[,<dep-id>...]"
     std::vector<std::string> undepend;                        // "<task-id>:<dep-id>[,<dep-id>...]"
     std::vector<std::string> remove;                          // task ids (refused while the run's entries name them)
-    bool force = false;   // D18: complete a task whose dependencies are not all completed (recorded)
+    bool force = false;   // D18/D19: complete a task whose dependencies are not all completed, or that another agent holds (recorded)
+    std::optional<std::string> agent;  // D19: who writes (claim_context: --agent, $SMALL_AGENT, user@host:<root>)
     bool reset = false;   // replace with the template plan
     bool yes = false;     // confirms --reset
     WorkspaceScope scope = WorkspaceScope::Root;
