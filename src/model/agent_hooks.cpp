@@ -223,7 +223,24 @@ Result<Json> parse_settings(std::string_view text, const std::string& display) {
     return doc;
 }
 
-// Adds what is missing; the events that got an entry go to `added`.
+// Our hooks in `list` made to run `command` (installed without --claim,
+// asked for with it, or the reverse); whether one changed.
+bool set_our_command(Json& list, const std::string& command) {
+    bool changed = false;
+    for (Json& group : list) {
+        if (!group_runs_ours(group)) continue;
+        for (Json& hook : group["hooks"]) {
+            if (is_our_hook(hook) && hook["command"] != command) {
+                hook["command"] = command;
+                changed = true;
+            }
+        }
+    }
+    return changed;
+}
+
+// Adds what is missing and updates our entries that run another of our
+// commands; the events that changed go to `added`.
 Status add_events(Json& hooks, const std::vector<AgentHookEvent>& events, const std::string& display,
                   std::vector<std::string>& added) {
     for (const AgentHookEvent& event : events) {
@@ -234,6 +251,8 @@ Status add_events(Json& hooks, const std::vector<AgentHookEvent>& events, const 
         }
         if (std::none_of(list.begin(), list.end(), group_runs_ours)) {
             list.push_back(our_group(event));
+            added.push_back(event.name);
+        } else if (set_our_command(list, event.command)) {
             added.push_back(event.name);
         }
     }

@@ -63,6 +63,24 @@ TEST(AgentHooksMerge, KeepsOtherKeysOrderAndHooksAndRoundTripsExactly) {
     EXPECT_EQ(merge(original, false), original);    // nothing of ours: untouched
 }
 
+// `hooks install claude --claim` over an install without it (and the
+// reverse) changes our session-start command in place, nothing else.
+TEST(AgentHooksMerge, InstallingWithOrWithoutClaimUpdatesOurEntryInPlace) {
+    const std::string plain = merge("", true);
+    Result<AgentHooksEdit> with = add_agent_hooks(plain, claude_hook_events(true), ".claude/settings.json");
+    ASSERT_TRUE(with.ok());
+    EXPECT_EQ(with->events, std::vector<std::string>{"SessionStart"});
+    const nlohmann::json doc = nlohmann::json::parse(with->text);
+    ASSERT_EQ(doc["hooks"]["SessionStart"].size(), 1u) << "updated, not added twice";
+    EXPECT_EQ(doc["hooks"]["SessionStart"][0]["hooks"][0]["command"], std::string(kAgentClaimHookCommand));
+    EXPECT_EQ(doc["hooks"]["PreCompact"][0]["hooks"][0]["command"], std::string(kAgentHookCommand));
+    Result<AgentHooksEdit> again = add_agent_hooks(with->text, claude_hook_events(true), ".claude/settings.json");
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE(again->events.empty());
+    EXPECT_EQ(again->text, with->text);
+    EXPECT_EQ(merge(with->text, true), plain) << "installing without --claim again drops the claim";
+}
+
 TEST(AgentHooksMerge, UninstallOfOurOwnFileLeavesNothing) {
     EXPECT_EQ(merge(merge("", true), false), "");
     // A file without a final line break keeps it that way.
