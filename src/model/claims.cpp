@@ -199,15 +199,6 @@ std::vector<Claim> drop_expired(ClaimTable& table, Instant now, std::string_view
     return dropped;
 }
 
-std::optional<std::int64_t> task_priority(std::string_view written) {
-    std::string_view s = trim(written);
-    if (!s.empty() && (s[0] == 'P' || s[0] == 'p')) s.remove_prefix(1);
-    std::int64_t v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-    return v;
-}
-
 std::vector<ReadyTask> ready_queue(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts,
                                    const ClaimTable& claims, const ClaimContext& ctx) {
     std::vector<ReadyTask> out;

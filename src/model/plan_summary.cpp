@@ -2,6 +2,7 @@
 #include "small/model/plan_summary.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include "small/base/text.hpp"
 #include "small/model/plan_model.hpp"
@@ -41,12 +42,30 @@ std::vector<PlanTaskOutline> outline_plan(NodeRef plan) {
     return out;
 }
 
+std::optional<std::int64_t> task_priority(std::string_view written) {
+    std::string_view s = trim(written);
+    if (!s.empty() && (s[0] == 'P' || s[0] == 'p')) s.remove_prefix(1);
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+void sort_by_priority(std::vector<const PlanTaskOutline*>& tasks) {
+    std::stable_sort(tasks.begin(), tasks.end(), [](const PlanTaskOutline* a, const PlanTaskOutline* b) {
+        const std::optional<std::int64_t> pa = task_priority(a->priority), pb = task_priority(b->priority);
+        if (pa.has_value() != pb.has_value()) return pa.has_value();
+        return pa && *pa < *pb;
+    });
+}
+
 PlanSummary summarize_plan(const std::vector<PlanTaskOutline>& tasks, std::size_t actionable_limit) {
     PlanSummary s;
     for (const TaskStatus counted : kCountedStatuses) s.tasks_by_status[std::string(status_name(counted))] = 0;
     std::map<std::string_view, bool> completed_by_id;
     for (const PlanTaskOutline& t : tasks) completed_by_id.emplace(t.id, t.status.is(TaskStatus::Completed));
     std::string first_in_progress, first_blocked, first_pending, first_actionable;
+    std::vector<const PlanTaskOutline*> actionable;
     bool all_done = !tasks.empty();
     for (const PlanTaskOutline& t : tasks) {
         ++s.total_tasks;
@@ -60,9 +79,13 @@ PlanSummary summarize_plan(const std::vector<PlanTaskOutline>& tasks, std::size_
             const auto it = completed_by_id.find(d);
             return it != completed_by_id.end() && it->second;
         });
-        if (!ready || t.id.empty()) continue;
-        if (first_actionable.empty()) first_actionable = t.id;
-        if (!actionable_limit || s.next_actionable.size() < actionable_limit) s.next_actionable.push_back(t.id);
+        if (ready && !t.id.empty()) actionable.push_back(&t);
+    }
+    sort_by_priority(actionable);
+    if (!actionable.empty()) first_actionable = actionable.front()->id;
+    for (const PlanTaskOutline* t : actionable) {
+        if (actionable_limit && s.next_actionable.size() >= actionable_limit) break;
+        s.next_actionable.push_back(t->id);
     }
     for (const std::string* pick : {&first_in_progress, &first_actionable, &first_blocked, &first_pending}) {
         if (!pick->empty()) {

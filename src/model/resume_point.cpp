@@ -101,10 +101,19 @@ std::vector<StartedTask> started_tasks(const Outline& plan, const WorkFacts& fac
     return out;
 }
 
+// The plan's tasks in the order work is suggested (sort_by_priority).
+std::vector<const PlanTaskOutline*> by_priority(const Outline& plan) {
+    std::vector<const PlanTaskOutline*> out;
+    for (const PlanTaskOutline& t : plan) out.push_back(&t);
+    sort_by_priority(out);
+    return out;
+}
+
 // The current task and whether it is started (see the header's rules):
 // a ready task in progress (by the plan or its newest work entry), the
 // newest work first; else a ready task with other work; else the first
-// ready pending task; tasks started only in other checkouts last.
+// ready pending task (by priority, then plan order); tasks started only in
+// other checkouts last.
 std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const WorkFacts& facts) {
     const auto free = [&](const PlanTaskOutline& t) {
         const TaskWork* w = work_of(facts, t.id);
@@ -138,9 +147,9 @@ std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const
     });
     if (!active) active = newest([&](const PlanTaskOutline& t) { return mine(t) && has_work(facts, t.id); });
     if (active) return std::make_pair(active->id, true);
-    for (const PlanTaskOutline& t : plan) {
-        if (t.status.is(TaskStatus::Pending) && !t.id.empty() && mine(t) && ready(plan, t.id)) {
-            return std::make_pair(t.id, false);
+    for (const PlanTaskOutline* t : by_priority(plan)) {
+        if (t->status.is(TaskStatus::Pending) && !t->id.empty() && mine(*t) && ready(plan, t->id)) {
+            return std::make_pair(t->id, false);
         }
     }
     if (const PlanTaskOutline* other = newest([&](const PlanTaskOutline& t) { return free(t) && !mine(t); })) {
@@ -207,13 +216,13 @@ void add_also_ready_step(const Outline& plan, const WorkFacts& facts, ResumePoin
     constexpr std::size_t kNamed = 5;
     std::string named;
     std::size_t count = 0;
-    for (const PlanTaskOutline& t : plan) {
-        const TaskWork* w = work_of(facts, t.id);
-        if (t.id.empty() || t.id == r.current || t.status.is(TaskStatus::Blocked) || has_work(facts, t.id) ||
-            !ready(plan, t.id) || (w && !w->claimed_by.empty())) {
+    for (const PlanTaskOutline* t : by_priority(plan)) {
+        const TaskWork* w = work_of(facts, t->id);
+        if (t->id.empty() || t->id == r.current || t->status.is(TaskStatus::Blocked) || has_work(facts, t->id) ||
+            !ready(plan, t->id) || (w && !w->claimed_by.empty())) {
             continue;
         }
-        if (count++ < kNamed) named += (named.empty() ? "" : "; ") + titled(t);
+        if (count++ < kNamed) named += (named.empty() ? "" : "; ") + titled(*t);
     }
     if (count == 0) return;
     if (count > kNamed) named += "; and " + std::to_string(count - kNamed) + " more";

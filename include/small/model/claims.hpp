@@ -113,7 +113,7 @@ std::vector<Claim> drop_expired(ClaimTable& table, Instant now, std::string_view
 // A task an agent may take now (D18 readiness, D19 claims): not settled in
 // the plan nor by its newest work entry, every dependency completed, and no
 // live claim by another agent. Plan order, or by `priority` where tasks have
-// one (see task_priority).
+// one (model/plan_summary's task_priority).
 struct ReadyTask {
     std::string id, title;
     WrittenStatus status;
@@ -122,10 +122,6 @@ struct ReadyTask {
 };
 std::vector<ReadyTask> ready_queue(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts,
                                    const ClaimTable& claims, const ClaimContext& ctx);
-
-// A `priority` value as a rank: an integer, or P<integer> (P0 first, as in
-// most trackers); nullopt for none or anything else (sorted after ranked tasks).
-std::optional<std::int64_t> task_priority(std::string_view written);
 
 // --- Names and durations ---
 

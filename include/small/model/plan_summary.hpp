@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,10 +27,10 @@ struct PlanSummary {
     // kCountedStatuses always present; any other status (cancelled, or a
     // hand-written one) gets its own key, its word.
     std::map<std::string, std::size_t> tasks_by_status;
-    // Pending tasks, in plan order, whose dependencies (depends_on or
-    // dependencies, D6) all exist and are completed; at most `limit`.
+    // Pending tasks whose dependencies (depends_on or dependencies, D6) all
+    // exist and are completed, by priority then plan order; at most `limit`.
     std::vector<std::string> next_actionable;
-    // First in_progress task, else first actionable, else first blocked,
+    // First in_progress task, else the first actionable, else first blocked,
     // else first pending; "" when none.
     std::string first_incomplete;
     bool all_done = false;  // tasks exist and every one is completed or cancelled
@@ -46,6 +48,13 @@ struct PlanTaskOutline {
     std::string priority;                 // `priority` as written (scalar), "" when absent
     bool operator==(const PlanTaskOutline&) const = default;
 };
+
+// A `priority` value as a rank: an integer, or P<integer> (P0 first, as in
+// most trackers); nullopt for none or anything else (sorted after ranked tasks).
+std::optional<std::int64_t> task_priority(std::string_view written);
+// The order work is suggested in (D19): ranked tasks first, lowest rank
+// first, then the rest; plan order among equals (a stable sort).
+void sort_by_priority(std::vector<const PlanTaskOutline*>& tasks);
 
 // The outline of a parsed plan (its root mapping); empty without a tasks list.
 std::vector<PlanTaskOutline> outline_plan(NodeRef plan);

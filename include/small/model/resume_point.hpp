@@ -12,7 +12,7 @@
 //     the log lines of plan edits are bookkeeping (is_bookkeeping_entry).
 //   * Current task: the started ready task with the newest work entry, else a
 //     ready task the plan says is in_progress, else the first ready pending
-//     task (plan order), else the first blocked task whose dependencies are
+//     task (by `priority`, then plan order), else the first blocked task whose dependencies are
 //     complete (to unblock). A blocked task carries the reason of the entry
 //     that blocked it.
 //   * When this checkout's own work is known (some task has `here`), a task

@@ -56,6 +56,25 @@ std::string arg_of(const NextAction& a, const std::string& name) {
 
 // ------------------------------------------------------------ resume_point
 
+// D19's `priority` orders what is suggested, as `small ready` does: the
+// current task, "Also ready" and the summary's next actionable tasks.
+TEST(ResumePoint, APriorityOrdersTheSuggestedTasksAsTheReadyQueueDoes) {
+    Outline plan = {task("low", "pending"), task("high", "pending"), task("plain", "pending"), task("mid", "pending")};
+    plan[0].priority = "3";
+    plan[1].priority = "P0";
+    plan[3].priority = "1";
+    const ResumePoint p = resume_point(plan, {});
+    EXPECT_EQ(p.current, "high");
+    ASSERT_EQ(p.steps.size(), 2u);
+    EXPECT_EQ(p.steps[1], "Also ready: mid: Title mid; low: Title low; plain: Title plain");
+    EXPECT_EQ(summarize_plan(plan, 0).next_actionable, (Ids{"high", "mid", "low", "plain"}));
+    EXPECT_EQ(summarize_plan(plan, 2).next_actionable, (Ids{"high", "mid"}));
+    EXPECT_EQ(summarize_plan(plan, 0).first_incomplete, "high");
+    plan[1].priority = "";  // without priorities: plan order
+    plan[0].priority = plan[3].priority = "";
+    EXPECT_EQ(resume_point(plan, {}).current, "low");
+}
+
 TEST(ResumePoint, NeverSuggestsATaskWhoseDependencyIsBlocked) {
     // The new user's report: task-4 depends on blocked task-3; Run next must not complete task-4.
     const Outline plan = {task("task-1", "completed"), task("task-2", "completed"),
