@@ -27,6 +27,9 @@ Result<GitRun> run_git(const std::string& cwd, const std::vector<std::string>& a
     o.cwd = cwd;
     o.timeout = kGitTimeout;
     o.separate_stderr = true;
+    // No credential prompt: it would wait for a terminal nobody watches (a
+    // hook, an agent) while the claims lock is held. git fails instead.
+    o.set_env = {{"GIT_TERMINAL_PROMPT", "0"}};
     Result<ProcessResult> r = run_process(o);
     if (!r) return r.error();
     return GitRun{r->exit_code, r->output.text(), r->errors.text()};

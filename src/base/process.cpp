@@ -157,10 +157,28 @@ void copy_to_sink(int& sink, const char* data, std::size_t n) {
     }
 }
 
+// This process's environment with `set` applied, as execve wants it (built
+// before the fork: the child may only make async-signal-safe calls).
+std::vector<char*> child_environment(const std::vector<std::pair<std::string, std::string>>& set,
+                                     std::vector<std::string>& store) {
+    for (char** e = environ; e && *e; ++e) {
+        const std::string_view entry(*e);
+        const std::string_view name = entry.substr(0, entry.find('='));
+        const bool replaced = std::any_of(set.begin(), set.end(), [&](const auto& kv) { return kv.first == name; });
+        if (!replaced) store.emplace_back(entry);
+    }
+    for (const auto& [name, value] : set) store.push_back(name + "=" + value);
+    std::vector<char*> out;
+    out.reserve(store.size() + 1);
+    for (std::string& s : store) out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+}
+
 // Between fork and exec: async-signal-safe calls only (the library may
 // have threads). Never returns.
-[[noreturn]] void exec_child(const std::vector<char*>& argv, const char* cwd, int in, int out, int err,
-                             int report_fd) {
+[[noreturn]] void exec_child(const std::vector<char*>& argv, char* const* envp, const char* cwd, int in, int out,
+                             int err, int report_fd) {
     ::setpgid(0, 0);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
@@ -174,7 +192,7 @@ void copy_to_sink(int& sink, const char* data, std::size_t n) {
     if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) e = errno;
     if (e == 0 && cwd && ::chdir(cwd) != 0) e = errno;
     if (e == 0) {
-        ::execv(argv[0], argv.data());
+        ::execve(argv[0], argv.data(), envp);
         e = errno;
     }
     [[maybe_unused]] ssize_t n = ::write(report_fd, &e, sizeof e);
@@ -336,10 +354,12 @@ Result<ProcessResult> run_process(const ProcessOptions& o) {
     // Handlers go in before the fork: a Ctrl-C from now on reaches the child.
     const SignalScope scope(o.forward_signals, signals->write.get());
     const char* cwd = o.cwd.empty() ? nullptr : o.cwd.c_str();
+    std::vector<std::string> env_store;
+    const std::vector<char*> envp = child_environment(o.set_env, env_store);
     const pid_t pid = ::fork();
     if (pid < 0) return Error::from_errno("cannot start", o.argv[0], errno);
     if (pid == 0) {
-        exec_child(argv, cwd, devnull.get(), out->write.get(), err->write.get(), report->write.get());
+        exec_child(argv, envp.data(), cwd, devnull.get(), out->write.get(), err->write.get(), report->write.get());
     }
     ::setpgid(pid, pid);  // also done by the child: whichever runs first wins the race
     out->write.reset();

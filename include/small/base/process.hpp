@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "small/base/result.hpp"
@@ -64,6 +65,9 @@ struct ProcessOptions {
     std::size_t capture_limit = 1 << 20;  // stdout and stderr interleaved, head + tail
     bool forward_signals = false;          // SIGINT, SIGTERM, SIGHUP, SIGUSR1, ... (see above)
     bool separate_stderr = false;          // stderr captured in ProcessResult::errors, not in output
+    // Variables set (or replaced) in the child's environment, which is
+    // otherwise this process's.
+    std::vector<std::pair<std::string, std::string>> set_env;
 };
 
 struct ProcessResult {

@@ -61,6 +61,16 @@ TEST(HeadTailCapture, OneBigChunk) {
     EXPECT_EQ(c.text("[cut]"), "xxx[cut]xxx");
 }
 
+TEST(RunProcess, SetEnvAddsAndReplacesVariablesAndKeepsTheRest) {
+    ::setenv("SMALL_TEST_KEPT", "kept", 1);
+    ::setenv("SMALL_TEST_REPLACED", "old", 1);
+    ProcessOptions o = shell("echo \"$SMALL_TEST_KEPT $SMALL_TEST_REPLACED $SMALL_TEST_ADDED\"; env | grep -c '^SMALL_TEST_REPLACED='");
+    o.set_env = {{"SMALL_TEST_REPLACED", "new"}, {"SMALL_TEST_ADDED", "added"}};
+    EXPECT_EQ(run_ok(o).output.text(), "kept new added\n1\n");
+    ::unsetenv("SMALL_TEST_KEPT");
+    ::unsetenv("SMALL_TEST_REPLACED");
+}
+
 TEST(RunProcess, ReportsTheExitCode) {
     EXPECT_EQ(run_ok(shell("exit 0")).exit_code, 0);
     EXPECT_EQ(run_ok(shell("exit 3")).exit_code, 3);
