@@ -97,12 +97,6 @@ Result<std::vector<std::string>> workspace_components(const WorkspacePaths& ws, 
     return parts;
 }
 
-std::string join(const std::string& root, const std::vector<std::string>& parts, std::size_t count) {
-    std::string out = strip_trailing_slashes(root);
-    for (std::size_t i = 0; i < count; ++i) out += (out == "/" ? "" : "/") + parts[i];
-    return out;
-}
-
 // What the door needs to write `target`, once its path was admitted.
 FileWrite write_of(const WorkspacePaths& ws, const std::string& target, unsigned mode, Durability durability,
                    bool make_parents) {

@@ -178,9 +178,9 @@ TEST_F(Claims, TheLogRecordsClaimsAndReleasesAsBookkeepingNotWork) {
 }
 
 TEST_F(Claims, AClaimsTableThatDoesNotParseIsAnErrorNotAnEmptyTable) {
-    w.fs().replace_file(FileWrite{w.ws().root, w.ws().root + "/.small-cache/claims.json", w.ws().root, 0644,
-                                  Durability::None, true},
-                        "{not json");
+    ASSERT_TRUE(w.fs().replace_file(FileWrite{w.ws().root, w.ws().root + "/.small-cache/claims.json", w.ws().root,
+                                              0644, Durability::None, true},
+                                    "{not json"));
     Result<ReadyResult> r = ready_command(w.fs(), w.ws(), as("alice"));
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("claims.json"), std::string::npos) << r.error().message;

@@ -51,10 +51,10 @@ TEST(PlanOutline, ReadsEveryTaskInPlanOrder) {
     write_text(t.path(".small/plan.small.yml"), kAwkwardPlan);
     const std::vector<PlanTaskOutline> want = {
         {"a b", TaskStatus::Completed, {}, "A", "P 2"},
-        {"back\\slash", TaskStatus::Pending, {"a b", "new\nline"}, "B"},
-        {"", TaskStatus::Pending, {}, "no id"},
-        {"", TaskStatus::Blocked, {}, "number"},
-        {"", TaskStatus::Pending, {""}, "empty"},
+        {"back\\slash", TaskStatus::Pending, {"a b", "new\nline"}, "B", ""},
+        {"", TaskStatus::Pending, {}, "no id", ""},
+        {"", TaskStatus::Blocked, {}, "number", ""},
+        {"", TaskStatus::Pending, {""}, "empty", ""},
     };
     EXPECT_EQ(outline_of(t), want);
 }
@@ -125,7 +125,7 @@ TEST(PlanOutline, AFilesystemWithoutStampsWritesNoCache) {
     mem.add_file("/nowhere-on-disk/.small/plan.small.yml", "tasks:\n  - {id: x, title: X, status: blocked}\n");
     auto r = load_plan_outline(mem, ws);
     ASSERT_TRUE(r && *r);
-    EXPECT_EQ(**r, (std::vector<PlanTaskOutline>{{"x", TaskStatus::Blocked, {}, "X"}}));
+    EXPECT_EQ(**r, (std::vector<PlanTaskOutline>{{"x", TaskStatus::Blocked, {}, "X", ""}}));
     EXPECT_FALSE(std::filesystem::exists("/nowhere-on-disk"));
 }
 
