@@ -4,7 +4,7 @@
 usage: bench/run.py --small PATH [--runs N] [--workdir DIR] [--keep] [--json FILE]
                     [--workspace NAME ...] [--command NAME ...] [--timeout SECONDS]
                     [--scaling] [--scaling-entries N ...] [--floor] [--floor-runs N]
-                    [--verdicts] [--reference PATH] [--reference-runs N] [--no-commands]
+                    [--verdicts] [--reference PATH] [--reference-runs N] [--sides] [--no-commands]
 
 Workspaces are made once by ../shared/bench/gen_workspace.py (relative to the repository)
 and reused for every run; each must pass `small validate` before it is measured. Each
@@ -24,6 +24,8 @@ verify --strict on a copy of each workspace cold (--no-cache, or the verified-pr
 before each run when the binary lacks the flag), warm, and warm after a one-entry append.
 --reference PATH adds another SMALL CLI (the Go reference) to --floor's interleaved runs and
 --verdicts' workspaces, and prints how many times faster small is in the same runs.
+--sides measures `status --all` on a git repository whose 1,000-task workspace (1k and 100k entries)
+is checked out in 8 work trees (each with its own entry and task) plus 2 branches not checked out.
 --no-commands skips the per-command table.
 
 Standard library only.
@@ -728,6 +730,56 @@ def print_rows(head, rows, right):
         print(fmt(row))
 
 
+SIDES_WORKTREES = 8
+SIDES_ENTRIES = [1000, 100000]
+
+
+def git(args, cwd):
+    env = dict(os.environ, GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@example.com", GIT_COMMITTER_NAME="b",
+               GIT_COMMITTER_EMAIL="b@example.com", GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null")
+    subprocess.run(["git"] + args, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+def make_sides_repo(small, workdir, entries, timeout):
+    """A repository with the generated workspace in SIDES_WORKTREES work trees (the main one and
+    linked ones, each with one more task and entry, uncommitted) and 2 branches not checked out."""
+    root = os.path.join(workdir, "sides-%d" % entries)
+    if os.path.isdir(root):
+        shutil.rmtree(root)
+    os.makedirs(root)
+    main = os.path.join(root, "main")
+    subprocess.run([sys.executable, GENERATOR, "--tasks", "1000", "--entries", str(entries), main], check=True,
+                   stdout=subprocess.DEVNULL, timeout=timeout)
+    git(["init", "-q", "-b", "main"], main)
+    git(["add", "-A"], main)
+    git(["commit", "-qm", "base"], main)
+    git(["branch", "old-1"], main)
+    git(["branch", "old-2"], main)
+    trees = [main]
+    for i in range(1, SIDES_WORKTREES):
+        wt = os.path.join(root, "wt%d" % i)
+        git(["worktree", "add", "-q", "-b", "wt%d" % i, wt], main)
+        trees.append(wt)
+    for i, wt in enumerate(trees):
+        for argv in (["plan", "--add", "Side %d" % i],
+                     ["progress", "add", "--task", "task-1000", "--status", "in_progress", "--evidence", "side %d" % i]):
+            subprocess.run([small] + argv, cwd=wt, check=True, stdout=subprocess.DEVNULL, timeout=timeout)
+    return main
+
+
+def measure_sides(small, runs, workdir, timeout, rss_wrapper):
+    rows = []
+    for entries in SIDES_ENTRIES:
+        log("sides: %d work trees + 2 branches of a 1,000-task workspace, %s entries" % (SIDES_WORKTREES,
+                                                                                         "{:,}".format(entries)))
+        main = make_sides_repo(small, workdir, entries, timeout)
+        spec = {"name": "sides-%dk" % (entries // 1000), "tasks": 1000, "entries": entries}
+        cmd = {"name": "status --all", "argv": ["status", "--all"], "mutates": False, "expect_exit": 0}
+        rows.append(bench(small, spec, main, cmd, runs, workdir, timeout, rss_wrapper))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description="Benchmark the small CLI on generated workspaces.")
     ap.add_argument("--small", required=True, help="path to the small binary")
@@ -763,6 +815,9 @@ def main():
     ap.add_argument("--reference-max-entries", type=int, default=100000, metavar="N",
                     help="skip the reference's verdicts on workspaces with more entries (default 100000: "
                          "it needs ~1.4 GB and ~20 s per run at 100k)")
+    ap.add_argument("--sides", action="store_true",
+                    help="also time `status --all` over %d work trees and 2 branches of a 1,000-task "
+                         "workspace (1k and 100k entries)" % SIDES_WORKTREES)
     ap.add_argument("--no-commands", action="store_true",
                     help="skip the per-command table (to run only --floor and/or --verdicts)")
     args = ap.parse_args()
@@ -793,8 +848,8 @@ def main():
     commands = [] if args.no_commands else [c for c in all_commands if not args.command or c["name"] in args.command]
     if not args.no_commands and (not workspaces or not commands):
         ap.error("no workspace or command selected")
-    if args.no_commands and not (args.floor or args.verdicts):
-        ap.error("--no-commands leaves nothing to measure without --floor or --verdicts")
+    if args.no_commands and not (args.floor or args.verdicts or args.sides):
+        ap.error("--no-commands leaves nothing to measure without --floor, --verdicts or --sides")
     if args.verdicts and not workspaces:
         ap.error("no workspace selected")
     if not commands and not args.verdicts:
@@ -814,6 +869,7 @@ def main():
         log("GNU time not found at %s: peak RSS comes from wait4 and is an upper bound "
             "(never below this script's own RSS)" % GNU_TIME)
     results = []
+    sides = []
     floor = []
     verdicts = []
     invalid = []
@@ -822,6 +878,8 @@ def main():
             floor, problem = measure_floor(small, args.floor_runs, workdir, args.timeout, reference)
             if problem:
                 invalid.append("the floor's workspace could not be made:\n" + problem)
+        if args.sides:
+            sides = measure_sides(small, args.runs, workdir, args.timeout, rss_wrapper)
         paths = {w["name"]: generate(workdir, w) for w in workspaces}
         for w in workspaces:
             problem = validate(small, paths[w["name"]], workdir, args.timeout)
@@ -875,6 +933,10 @@ def main():
     if args.scaling and results:
         print()
         print_scaling_table(results)
+    if sides:
+        print("\nsides: `status --all` in the main work tree of %d, with 2 branches not checked out"
+              % SIDES_WORKTREES)
+        print_table(sides)
     if verdicts:
         methods = sorted({r["cold_method"] for r in verdicts if r["cold_method"]})
         print("\nverdicts: on a copy of each workspace; cold: %s; warm: the cache filled by the warm-up, "
@@ -883,7 +945,7 @@ def main():
         print_table(verdicts)
         print()
         print_verdict_table(verdicts)
-    failed = [r for r in results + verdicts if not r["ok"]]
+    failed = [r for r in results + verdicts + sides if not r["ok"]]
     for r in failed:
         print("\nFAILED %s / %s: exit codes %s (expected %d)\n%s"
               % (r["workspace"], r["command"], r["exit_codes"], r["expect_exit"], r["failure_output"] or ""))
