@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "small/base/fast_hash.hpp"
 #include "small/base/git_repo.hpp"
 #include "small/base/path.hpp"
 #include "small/doc/jcs.hpp"
@@ -105,24 +106,60 @@ void compare_logs(std::string_view side, std::string_view current, const std::st
     }
 }
 
-// The ids of a plan text (the merge base's), parsed once per commit.
+// Plans and logs parsed once per content: branches at one commit, a merge
+// base that is a side's tip, and texts a work tree's caches already
+// describe are not parsed again.
+class ParsedTexts {
+public:
+    void remember_plan(std::string_view text, std::vector<PlanTaskOutline> outline) {
+        plans_.try_emplace(fast_hash_hex(text), std::move(outline));
+    }
+    void remember_log(std::string_view text, WorkFacts facts) { logs_.try_emplace(fast_hash_hex(text), std::move(facts)); }
+    // nullopt when the plan does not parse (`problem` says why).
+    std::optional<std::vector<PlanTaskOutline>> plan(const std::string& text, const std::string& display,
+                                                     std::string& problem) {
+        const std::string key = fast_hash_hex(text);
+        if (const auto it = plans_.find(key); it != plans_.end()) return it->second;
+        Result<Document> doc = parse_yaml(text, display);
+        if (!doc) {
+            problem = doc.error().describe();
+            return std::nullopt;
+        }
+        return plans_.emplace(key, outline_plan(doc->root())).first->second;
+    }
+    const WorkFacts& log(const std::string& text, const std::string& display, const std::string& run_id) {
+        const std::string key = fast_hash_hex(text);
+        if (const auto it = logs_.find(key); it != logs_.end()) return it->second;
+        Result<Document> doc = parse_yaml(text, display);
+        return logs_.emplace(key, doc ? log_facts(doc->root(), run_id).tasks : WorkFacts()).first->second;
+    }
+
+private:
+    std::map<std::string, std::vector<PlanTaskOutline>> plans_;
+    std::map<std::string, WorkFacts> logs_;
+};
+
+// The ids of the plan at a commit (a merge base), read once per commit.
 class BasePlans {
 public:
-    BasePlans(const GitRepo& repo, std::string plan_path) : repo_(repo), plan_path_(std::move(plan_path)) {}
+    BasePlans(const GitRepo& repo, std::string plan_path, ParsedTexts& parsed)
+        : repo_(repo), plan_path_(std::move(plan_path)), parsed_(parsed) {}
     const std::set<std::string, std::less<>>& ids_at(const std::string& commit) {
         auto [it, fresh] = ids_.try_emplace(commit);
         if (!fresh) return it->second;
         Result<std::optional<std::string>> text = repo_.file_at(commit, plan_path_);
         if (!text || !*text) return it->second;
-        Result<Document> doc = parse_yaml(std::move(**text), plan_path_);
-        if (!doc) return it->second;
-        for (const PlanTaskOutline& t : outline_plan(doc->root())) it->second.insert(t.id);
+        std::string problem;
+        if (const auto outline = parsed_.plan(**text, plan_path_, problem)) {
+            for (const PlanTaskOutline& t : *outline) it->second.insert(t.id);
+        }
         return it->second;
     }
 
 private:
     const GitRepo& repo_;
     std::string plan_path_;
+    ParsedTexts& parsed_;
     std::map<std::string, std::set<std::string, std::less<>>> ids_;
 };
 
@@ -134,7 +171,7 @@ struct SideSource {
     SideTexts texts;                          // set for a branch; a work tree's log once read
 };
 
-void read_checkout(const FileSystem& fs, const std::string& run_id, SideSource& s) {
+void read_checkout(const FileSystem& fs, const std::string& run_id, ParsedTexts& parsed, SideSource& s) {
     const WorkspacePaths& w = *s.checkout;
     Result<std::optional<std::vector<PlanTaskOutline>>> plan = load_plan_outline(fs, w);
     if (!plan) {
@@ -147,10 +184,18 @@ void read_checkout(const FileSystem& fs, const std::string& run_id, SideSource& 
     if (Result<LogFacts> f = cached_log_facts(fs, w, run_id)) facts = std::move(f->tasks);
     else s.side.problem = f.error().describe();
     s.side.tasks = side_tasks(**plan, facts);
-    if (Result<std::string> log = fs.read_file(w.path_of(kProgressFileName))) s.texts.progress = std::move(*log);
+    if (Result<std::string> log = fs.read_file(w.path_of(kProgressFileName))) {
+        parsed.remember_log(*log, facts);
+        s.texts.progress = std::move(*log);
+    }
+    if (Result<std::string> text = fs.read_file(w.path_of(kPlanFileName))) {
+        parsed.remember_plan(*text, std::move(**plan));
+        s.texts.plan = std::move(*text);
+    }
 }
 
-void read_branch(const GitRepo& repo, const std::string& rel, const std::string& run_id, SideSource& s) {
+void read_branch(const GitRepo& repo, const std::string& rel, const std::string& run_id, ParsedTexts& parsed,
+                 SideSource& s) {
     const auto at = [&](std::string_view name) {
         Result<std::optional<std::string>> t = repo.file_at(s.side.head, join_path(rel, small_relative(name)));
         return t ? std::move(*t) : std::optional<std::string>();
@@ -158,19 +203,13 @@ void read_branch(const GitRepo& repo, const std::string& rel, const std::string&
     s.texts = {at(kPlanFileName), at(kProgressFileName)};
     if (!s.texts.plan) return;
     const std::string display = s.side.name + ":" + join_path(rel, small_relative(kPlanFileName));
-    Result<Document> plan = parse_yaml(*s.texts.plan, display);
-    if (!plan) {
-        s.side.problem = plan.error().describe();
-        return;
-    }
+    const std::optional<std::vector<PlanTaskOutline>> plan = parsed.plan(*s.texts.plan, display, s.side.problem);
+    if (!plan) return;
     s.side.has_workspace = true;
-    WorkFacts facts;
-    if (s.texts.progress) {
-        if (Result<Document> log = parse_yaml(*s.texts.progress, s.side.name + ":progress")) {
-            facts = log_facts(log->root(), run_id).tasks;
-        }
-    }
-    s.side.tasks = side_tasks(outline_plan(plan->root()), facts);
+    static const WorkFacts kNoFacts;
+    const WorkFacts& facts =
+        s.texts.progress ? parsed.log(*s.texts.progress, s.side.name + ":progress", run_id) : kNoFacts;
+    s.side.tasks = side_tasks(*plan, facts);
 }
 
 // The sides in display order: the work trees (the main one first), then
@@ -201,9 +240,10 @@ std::vector<SideSource> list_sides(const FileSystem& fs, const GitRepo& repo, co
 }
 
 // The ids each side added since its merge base with the current side.
-void find_added(const GitRepo& repo, const std::string& rel, std::vector<SideSource>& sources, const WorkSide& current) {
+void find_added(const GitRepo& repo, const std::string& rel, ParsedTexts& parsed, std::vector<SideSource>& sources,
+                const WorkSide& current) {
     if (current.head.empty()) return;
-    BasePlans bases(repo, join_path(rel, small_relative(kPlanFileName)));
+    BasePlans bases(repo, join_path(rel, small_relative(kPlanFileName)), parsed);
     for (SideSource& s : sources) {
         if (s.side.current || !s.side.has_workspace || s.side.head.empty()) continue;
         Result<std::optional<std::string>> base = repo.merge_base(s.side.head, current.head);
@@ -215,18 +255,28 @@ void find_added(const GitRepo& repo, const std::string& rel, std::vector<SideSou
     }
 }
 
-// Fills the canonical JSON of the tasks a collision is judged on: every
-// copy of an id that two sides (the current one counted when it holds it)
-// claim to have added. Each plan involved is parsed once.
-void fill_contents(const FileSystem& fs, std::vector<SideSource>& sources) {
+// Fills the canonical JSON of the tasks a collision must be judged on: the
+// copies of an id two sides (the current one counted when it holds it)
+// added with the same title (different titles already differ). Each plan
+// involved is parsed once.
+void fill_contents(std::vector<SideSource>& sources) {
+    std::map<std::string, std::set<std::string>> titles;  // id -> the titles its adders give it
     std::map<std::string, int> adders;
     const auto current = std::find_if(sources.begin(), sources.end(), [](const SideSource& s) { return s.side.current; });
+    const auto title_in = [](const WorkSide& side, const std::string& id) -> std::optional<std::string> {
+        for (const SideTask& t : side.tasks) {
+            if (t.id == id) return t.title;
+        }
+        return std::nullopt;
+    };
     for (const SideSource& s : sources) {
         for (const std::string& id : s.side.added) {
             adders[id] += 1;
-            if (current != sources.end() && std::any_of(current->side.tasks.begin(), current->side.tasks.end(),
-                                                        [&](const SideTask& t) { return t.id == id; })) {
+            if (const auto t = title_in(s.side, id)) titles[id].insert(*t);
+            if (current == sources.end() || &*current == &s) continue;
+            if (const auto t = title_in(current->side, id)) {
                 adders[id] += 1;
+                titles[id].insert(*t);
             }
         }
     }
@@ -234,13 +284,9 @@ void fill_contents(const FileSystem& fs, std::vector<SideSource>& sources) {
         std::optional<Document> plan;
         for (SideTask& t : s.side.tasks) {
             const auto it = adders.find(t.id);
-            if (it == adders.end() || it->second < 2) continue;
+            if (it == adders.end() || it->second < 2 || titles[t.id].size() > 1) continue;
             if (!plan) {
-                std::optional<std::string> text = s.texts.plan;
-                if (!text && s.checkout) {
-                    if (Result<std::string> read = fs.read_file(s.checkout->path_of(kPlanFileName))) text = std::move(*read);
-                }
-                Result<Document> doc = parse_yaml(text.value_or(""), s.side.name);
+                Result<Document> doc = parse_yaml(s.texts.plan.value_or(""), s.side.name);
                 plan = doc ? std::move(*doc) : Document();
             }
             if (Result<std::string> json = canonical_json(find_task_node(*plan, t.id))) t.content = std::move(*json);
@@ -278,9 +324,10 @@ Result<StatusAllReport> status_all_command(const FileSystem& fs, const Workspace
     std::string run_id;
     if (Result<WorkspaceMetadata> meta = load_workspace_metadata(fs, ws)) run_id = meta->run_replay_id;
     std::vector<SideSource> sources = list_sides(fs, *repo, r.workspace, *checkouts, *branches);
+    ParsedTexts parsed;
     for (SideSource& s : sources) {
-        if (s.checkout) read_checkout(fs, run_id, s);
-        else read_branch(*repo, r.workspace, run_id, s);
+        if (s.checkout) read_checkout(fs, run_id, parsed, s);
+        else read_branch(*repo, r.workspace, run_id, parsed, s);
     }
     const auto current = std::find_if(sources.begin(), sources.end(), [](const SideSource& s) { return s.side.current; });
     const std::string no_log;
@@ -289,8 +336,8 @@ Result<StatusAllReport> status_all_command(const FileSystem& fs, const Workspace
         if (s.texts.progress) compare_logs(*s.texts.progress, current_log, s.side.name + ":progress", s.side);
     }
     if (current != sources.end()) {
-        find_added(*repo, r.workspace, sources, current->side);
-        fill_contents(fs, sources);
+        find_added(*repo, r.workspace, parsed, sources, current->side);
+        fill_contents(sources);
     }
     for (SideSource& s : sources) r.sides.push_back(std::move(s.side));
     r.comparison = compare_sides(r.sides);
