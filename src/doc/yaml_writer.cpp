@@ -174,6 +174,25 @@ std::string yaml_quoted(std::string_view s) {
     return out;
 }
 
+bool same_yaml_data(const YamlValue& a, const YamlValue& b) {
+    if (a.is_object() && b.is_object()) {
+        if (a.size() != b.size()) return false;
+        for (const auto& [key, value] : a.items()) {
+            const auto it = b.find(key);
+            if (it == b.end() || !same_yaml_data(value, *it)) return false;
+        }
+        return true;
+    }
+    if (a.is_array() && b.is_array()) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            if (!same_yaml_data(a[i], b[i])) return false;
+        }
+        return true;
+    }
+    return a == b;
+}
+
 std::string yaml_scalar(std::string_view s) { return plain_is_safe(s) ? std::string(s) : yaml_quoted(s); }
 
 std::string emit_sequence_item(const YamlValue& value, int indent) {
@@ -509,7 +528,9 @@ std::size_t scalar_extent(std::string_view src, std::size_t offset, std::string_
     const std::size_t end = offset + value.size();
     if (end == src.size()) return value.size();
     const char next = src[end];
-    if (next == ' ' || next == '\t' || next == '\n' || next == '\r' || next == ',' || next == '}') return value.size();
+    if (next == ' ' || next == '\t' || next == '\n' || next == '\r' || next == ',' || next == '}' || next == ']') {
+        return value.size();
+    }
     return 0;
 }
 

@@ -75,27 +75,6 @@ YamlValue members_except(NodeRef root, std::string_view except) {
     return out;
 }
 
-// Equal as data: mappings compare without regard to key order (YAML's
-// meaning), so a task written with its keys in another order is the same.
-bool same_value(const YamlValue& x, const YamlValue& y) {
-    if (x.is_object() && y.is_object()) {
-        if (x.size() != y.size()) return false;
-        for (const auto& [k, v] : x.items()) {
-            const auto it = y.find(k);
-            if (it == y.end() || !same_value(v, *it)) return false;
-        }
-        return true;
-    }
-    if (x.is_array() && y.is_array()) {
-        if (x.size() != y.size()) return false;
-        for (std::size_t i = 0; i < x.size(); ++i) {
-            if (!same_value(x[i], y[i])) return false;
-        }
-        return true;
-    }
-    return x == y;
-}
-
 // ---- progress ----
 
 struct NewEntry {
@@ -125,7 +104,7 @@ Result<YamlValue> fresh_header(std::string_view current, std::string_view other,
     Result<Document> b = parse_side(other, display, "other");
     if (!b) return b.error();
     YamlValue ha = members_except(a->root(), "entries");
-    if (!same_value(ha, members_except(b->root(), "entries"))) {
+    if (!same_yaml_data(ha, members_except(b->root(), "entries"))) {
         return Error::invalid("cannot merge: " + display +
                               " was created on both sides with different top-level fields besides `entries`");
     }
@@ -251,7 +230,7 @@ Result<std::vector<NewEntry>> all_entries(NodeRef root, const YamlValue& header,
                                           std::string_view label) {
     const std::string side_label = display + " (" + std::string(label) + ")";
     if (!root.valid()) return Error::invalid("cannot merge: " + side_label + " is empty");
-    if (!same_value(members_except(root, "entries"), header)) {
+    if (!same_yaml_data(members_except(root, "entries"), header)) {
         return Error::invalid("cannot merge: " + side_label +
                               " changed a top-level field besides `entries`; the log's header must stay as it was");
     }
@@ -362,7 +341,7 @@ bool same_but_timestamp(const YamlValue& x, const YamlValue& y) {
     for (const auto& [key, value] : x.items()) {
         if (key == "timestamp") continue;
         const auto it = y.find(key);
-        if (it == y.end() || !same_value(value, *it)) return false;
+        if (it == y.end() || !same_yaml_data(value, *it)) return false;
     }
     return true;
 }
@@ -652,7 +631,7 @@ int status_rank(const YamlValue& v) {
 // One member present or absent on each side.
 using Slot = std::optional<YamlValue>;
 
-bool same(const Slot& x, const Slot& y) { return x.has_value() == y.has_value() && (!x || same_value(*x, *y)); }
+bool same(const Slot& x, const Slot& y) { return x.has_value() == y.has_value() && (!x || same_yaml_data(*x, *y)); }
 
 // Task ids in natural order ("task-2" before "task-10"), so that new tasks
 // from both sides land in the same order whichever side merges.

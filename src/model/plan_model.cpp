@@ -6,6 +6,7 @@
 #include <map>
 
 #include "small/base/text.hpp"
+#include "small/model/plan_text_edit.hpp"
 
 namespace small {
 
@@ -242,7 +243,8 @@ std::string plan_text_with_status(const Document& plan, NodeRef task, TaskStatus
     YamlValue value = to_yaml_value(plan.root());
     const std::string id(task.find("id").as_string());
     set_task_status(value["tasks"][*find_task(value, id)], status);
-    return emit_document(value);
+    PlanTextEdit kept = edit_plan_text(plan, value);  // D20: e.g. a status field added to the task
+    return kept.text ? std::move(*kept.text) : emit_document(value);
 }
 
 }  // namespace small

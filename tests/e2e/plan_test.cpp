@@ -28,6 +28,60 @@ protected:
     TempDir tmp_;
 };
 
+// D20, as issue 22 tried it: a hand-annotated plan keeps its comments,
+// quoting and layout through --add, --done, --depends and --step; what
+// cannot be kept is said, with the line.
+TEST_F(PlanE2E, HandWrittenFormattingSurvivesEveryFlag) {
+    const std::string written =
+        "# Header: the greeter plan.\n"
+        "small_version: \"1.0.0\"\n"
+        "owner: \"agent\"\n"
+        "tasks:\n"
+        "  # first things first\n"
+        "  - id: task-1\n"
+        "    title: 'First'\n"
+        "    status: pending   # rename later\n"
+        "  - id: task-2\n"
+        "    title: Second\n"
+        "    status: pending\n";
+    write_file(tmp_.path() / ".small" / "plan.small.yml", written);
+    ok({"plan", "--add", "Third thing"});
+    ok({"plan", "--done", "task-1"});
+    ok({"plan", "--depends", "task-3:task-2", "--step", "task-2:write it"});
+    EXPECT_EQ(plan(),
+              "# Header: the greeter plan.\n"
+              "small_version: \"1.0.0\"\n"
+              "owner: \"agent\"\n"
+              "tasks:\n"
+              "  # first things first\n"
+              "  - id: task-1\n"
+              "    title: 'First'\n"
+              "    status: completed   # rename later\n"
+              "  - id: task-2\n"
+              "    title: Second\n"
+              "    status: pending\n"
+              "    steps:\n"
+              "      - write it\n"
+              "  - id: task-3\n"
+              "    title: Third thing\n"
+              "    status: pending\n"
+              "    depends_on:\n"
+              "      - task-2\n");
+
+    // A title written as a block scalar cannot be replaced in place: the
+    // plan is written in house style, and the warning says where and why.
+    std::string folded = plan();
+    folded.replace(folded.find("title: Second"), 13, "title: |\n      Second,\n      in two lines");
+    write_file(tmp_.path() / ".small" / "plan.small.yml", folded);
+    const RunResult r = small({"plan", "--title", "task-2", "Second"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_NE(r.err.find("Warning: .small/plan.small.yml:10: rewritten in house style, its comments and formatting "
+                         "not kept (the value is not a one-line scalar)"),
+              std::string::npos)
+        << r;
+    EXPECT_EQ(plan().find("# Header"), std::string::npos);
+}
+
 TEST_F(PlanE2E, AFiveTaskPlanWithDependenciesStepsAndAcceptanceIsOneCall) {
     const RunResult r = small({"plan", "--title", "task-1", "Read the spec", "--add", "Parse", "--add",
                                "Decide the edge case", "--add", "Implement", "--add", "Document", "--step",

@@ -31,6 +31,10 @@ using YamlValue = nlohmann::ordered_json;
 // rewrites keep fields they do not know, D6).
 YamlValue to_yaml_value(NodeRef node);
 
+// Equal as data: mappings compare without regard to key order (YAML's
+// meaning), so a task written with its keys in another order is the same.
+bool same_yaml_data(const YamlValue& a, const YamlValue& b);
+
 // A string as a YAML scalar that re-reads as exactly `s`: plain when that is
 // unambiguous for YAML 1.2 core readers and YAML 1.1 readers alike, else
 // double-quoted. Used for keys. Invalid UTF-8 becomes U+FFFD (a file with

@@ -6,6 +6,7 @@
 
 #include "small/store/plan_cache.hpp"
 #include "small/model/plan_model.hpp"
+#include "small/model/plan_text_edit.hpp"
 #include "small/domain/claim_gate.hpp"
 #include "small/domain/progress_entry.hpp"
 #include "small/model/templates.hpp"
@@ -622,6 +623,16 @@ Status check_merged_plan(const std::string& text, const WorkspacePaths& ws) {
 
 std::string plan_path(const WorkspacePaths& ws) { return ws.artifact_path(ArtifactType::Plan); }
 
+// D20: the new plan applied to the file's own bytes; where that cannot be
+// done, house style, and a warning that says where and why.
+std::string text_keeping_format(const Document& written, PlanEdits& e, const WorkspacePaths& ws) {
+    PlanTextEdit edit = edit_plan_text(written, e.plan);
+    if (edit.text) return std::move(*edit.text);
+    const std::string where = ws.artifact_display(ArtifactType::Plan) + (edit.line ? ":" + std::to_string(edit.line) : "");
+    e.warnings.push_back(where + ": rewritten in house style, its comments and formatting not kept (" + edit.why + ")");
+    return emit_document(e.plan);
+}
+
 }  // namespace
 
 Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, const PlanRequest& req) {
@@ -635,15 +646,17 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     PlanResult result;
     const bool exists = fs.file_exists(plan_path(ws));
     PlanEdits edits;
+    std::optional<Document> written;  // the plan as it is, whose formatting the write keeps (D20)
     if (req.reset || !exists) {
         edits.plan = plan_template();
         edits.changed = true;
         result.created = !exists;
         if (!exists) edits.messages.push_back("Creating new plan from template");
     } else {
-        Result<YamlValue> plan = load_valid_plan(fs, ws);
+        Result<Document> plan = load_valid_plan_document(fs, ws);
         if (!plan) return plan.error();
-        edits.plan = std::move(*plan);
+        edits.plan = to_yaml_value(plan->root());
+        written = std::move(*plan);
     }
     edits.before = plan_index_of(edits.plan);
 
@@ -663,7 +676,7 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         return result;
     }
 
-    const std::string text = emit_document(edits.plan);
+    const std::string text = written ? text_keeping_format(*written, edits, ws) : emit_document(edits.plan);
     if (req.from) {
         if (Status s = check_merged_plan(text, ws); !s) return s.error();
     }

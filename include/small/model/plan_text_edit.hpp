@@ -1,0 +1,41 @@
+// A plan write that keeps the author's formatting (D20): the new plan, as
+// data, is applied to the old file's bytes as the smallest edits that make
+// it, and everything else — comments, blank lines, key order, quoting,
+// indentation, flow or block style, line endings — stays byte for byte.
+//
+// Handled, each only where the old text allows it:
+//   * a scalar field of a task changed (status, title, priority, ...): its
+//     bytes are replaced, quoted as the old value was (plain stays plain when
+//     that re-reads as the same string);
+//   * items appended to or dropped from a list of scalars (depends_on,
+//     steps, acceptance), block or flow;
+//   * a field added to a task: a line after the task's last one, at its
+//     fields' indentation, quoted like its other strings;
+//   * tasks appended: after the last task, shaped and quoted like it
+//     (separated by a blank line when the tasks are);
+//   * a task removed: its lines and the comment lines directly above it.
+// Anything else (a top-level field or a task's field removed, tasks
+// reordered, a nested value changed, a multi-line scalar, an alias...) is
+// not attempted: the result says why and where, and the caller writes the
+// file in house style and says so. Every edited text is parsed again and
+// must hold exactly the new plan, or it is not used.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "small/doc/document.hpp"
+#include "small/doc/yaml_writer.hpp"
+
+namespace small {
+
+struct PlanTextEdit {
+    std::optional<std::string> text;  // the edited file; nullopt: not possible in place
+    std::string why;                  // when not: what could not be kept
+    std::uint32_t line = 0;           // and where (1-based; 0 = the whole file)
+};
+
+// `old` is the plan as parsed (with its source text); `target` the plan to write.
+PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target);
+
+}  // namespace small

@@ -1,0 +1,310 @@
+// model/plan_text_edit (D20): a plan write changes only the bytes of what
+// it changes. Cases for each kind of edit, then a property test: random
+// plans (comments everywhere, mixed quoting, flow and block lists, CRLF,
+// odd indentation) x random edits; the edited text must read back as the
+// new plan, and lines outside the edit must stay byte for byte.
+#include "small/model/plan_text_edit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+
+#include "small/doc/yaml.hpp"
+
+namespace small {
+namespace {
+
+const std::string kPlan =
+    "# The plan for the greeter.\n"
+    "small_version: \"1.0.0\"\n"
+    "owner: agent   # agents own this file\n"
+    "\n"
+    "tasks:\n"
+    "  # Parsing first.\n"
+    "  - id: task-1\n"
+    "    title: 'Parse the flag'\n"
+    "    status: pending   # rename later\n"
+    "    depends_on: []\n"
+    "\n"
+    "  - id: task-2\n"
+    "    title: Print it\n"
+    "    status: pending\n"
+    "    depends_on: [task-1]\n"
+    "    steps:\n"
+    "      - write the printer\n"
+    "\n"
+    "# trailing words\n";
+
+Document parse(const std::string& text) {
+    Result<Document> doc = parse_yaml(text, "plan");
+    EXPECT_TRUE(doc) << doc.error().describe();
+    return doc ? std::move(*doc) : Document();
+}
+
+// The plan after `change`, edited in place (the test fails when it could not be).
+std::string edited(const std::string& text, const std::function<void(YamlValue&)>& change) {
+    const Document doc = parse(text);
+    YamlValue plan = to_yaml_value(doc.root());
+    change(plan);
+    const PlanTextEdit e = edit_plan_text(doc, plan);
+    EXPECT_TRUE(e.text) << e.why << " (line " << e.line << ")";
+    return e.text.value_or("");
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return text;
+}
+
+TEST(PlanTextEdit, AStatusChangeTouchesOnlyItsValueAndKeepsItsStyle) {
+    EXPECT_EQ(edited(kPlan, [](YamlValue& p) { p["tasks"][0]["status"] = "completed"; }),
+              replaced(kPlan, "status: pending   # rename later", "status: completed   # rename later"));
+    EXPECT_EQ(edited(kPlan, [](YamlValue& p) { p["tasks"][0]["title"] = "Parse it's flag"; }),
+              replaced(kPlan, "title: 'Parse the flag'", "title: \"Parse it's flag\""));
+    EXPECT_EQ(edited(kPlan, [](YamlValue& p) { p["tasks"][1]["title"] = "Print: now"; }),
+              replaced(kPlan, "title: Print it", "title: \"Print: now\""))
+        << "plain where plain re-reads the same, else quoted";
+}
+
+TEST(PlanTextEdit, ListItemsAreAppendedOrDroppedInTheirOwnStyle) {
+    EXPECT_EQ(edited(kPlan, [](YamlValue& p) { p["tasks"][1]["steps"].push_back("test it"); }),
+              replaced(kPlan, "      - write the printer\n", "      - write the printer\n      - test it\n"));
+    EXPECT_EQ(edited(kPlan, [](YamlValue& p) { p["tasks"][0]["depends_on"].push_back("task-9"); }),
+              replaced(kPlan, "depends_on: []", "depends_on: [\"task-9\"]"));
+    EXPECT_EQ(edited(kPlan, [](YamlValue& p) { p["tasks"][1]["depends_on"] = YamlValue::array(); }),
+              replaced(kPlan, "depends_on: [task-1]", "depends_on: []"));
+}
+
+TEST(PlanTextEdit, ANewFieldFollowsTheTasksOtherFields) {
+    EXPECT_EQ(edited(kPlan, [](YamlValue& p) { p["tasks"][0]["priority"] = 1; }),
+              replaced(kPlan, "    depends_on: []\n", "    depends_on: []\n    priority: 1\n"));
+    EXPECT_EQ(edited(kPlan, [](YamlValue& p) { p["tasks"][0]["acceptance"] = YamlValue::array({"it parses"}); }),
+              replaced(kPlan, "    depends_on: []\n", "    depends_on: []\n    acceptance: ['it parses']\n"))
+        << "the task's lists are flow, its strings single-quoted";
+}
+
+TEST(PlanTextEdit, ARemovedFieldTakesItsLines) {
+    EXPECT_EQ(edited(kPlan, [](YamlValue& p) { p["tasks"][1].erase("depends_on"); }),
+              replaced(kPlan, "    depends_on: [task-1]\n", ""));
+    EXPECT_EQ(edited(kPlan, [](YamlValue& p) { p["tasks"][1].erase("steps"); }),
+              replaced(kPlan, "    steps:\n      - write the printer\n", ""));
+}
+
+TEST(PlanTextEdit, ANewTaskIsShapedAndSpacedLikeTheLastOne) {
+    const std::string out = edited(kPlan, [](YamlValue& p) {
+        YamlValue t = YamlValue::object();
+        t["id"] = "task-3";
+        t["title"] = "Ship";
+        t["status"] = "pending";
+        p["tasks"].push_back(t);
+    });
+    EXPECT_EQ(out, replaced(kPlan, "      - write the printer\n\n# trailing",
+                            "      - write the printer\n\n  - id: task-3\n    title: Ship\n    status: pending\n\n# trailing"));
+}
+
+TEST(PlanTextEdit, ARemovedTaskTakesItsCommentLinesAndNothingElse) {
+    const std::string out = edited(kPlan, [](YamlValue& p) { p["tasks"].erase(0); });
+    EXPECT_EQ(out, replaced(kPlan,
+                            "  # Parsing first.\n  - id: task-1\n    title: 'Parse the flag'\n"
+                            "    status: pending   # rename later\n    depends_on: []\n\n",
+                            ""));
+    const std::string last = edited(kPlan, [](YamlValue& p) { p["tasks"].erase(1); });
+    EXPECT_EQ(last, replaced(kPlan,
+                             "\n  - id: task-2\n    title: Print it\n    status: pending\n    depends_on: [task-1]\n"
+                             "    steps:\n      - write the printer\n",
+                             ""));
+}
+
+TEST(PlanTextEdit, CrlfFilesKeepTheirLineBreaks) {
+    std::string crlf;
+    for (char c : kPlan) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    const std::string out = edited(crlf, [](YamlValue& p) {
+        p["tasks"][1]["steps"].push_back("test it");
+        p["tasks"][0]["status"] = "in_progress";
+    });
+    EXPECT_NE(out.find("      - write the printer\r\n      - test it\r\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("status: in_progress   # rename later\r\n"), std::string::npos) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), std::count(out.begin(), out.end(), '\r'));
+}
+
+// The template's last task gets a field and a task follows it in one
+// write: both go at the end of the file, the field first.
+TEST(PlanTextEdit, AFieldAndATaskAddedAtTheSamePlaceKeepTheirOrder) {
+    const std::string tmpl = "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks:\n  - id: \"task-1\"\n"
+                             "    title: \"Initial task\"\n    steps: []\n    acceptance: []\n";
+    const std::string out = edited(tmpl, [](YamlValue& p) {
+        p["tasks"][0]["status"] = "completed";
+        YamlValue t = YamlValue::object();
+        t["id"] = "task-2";
+        t["title"] = "Second";
+        t["depends_on"] = YamlValue::array({"task-1"});
+        p["tasks"].push_back(t);
+    });
+    EXPECT_EQ(out, tmpl + "    status: \"completed\"\n  - id: \"task-2\"\n    title: \"Second\"\n"
+                          "    depends_on: [\"task-1\"]\n");
+}
+
+TEST(PlanTextEdit, WhatCannotBeKeptIsRefusedWithItsLine) {
+    const Document doc = parse(kPlan);
+    YamlValue plan = to_yaml_value(doc.root());
+    std::swap(plan["tasks"][0], plan["tasks"][1]);
+    PlanTextEdit e = edit_plan_text(doc, plan);
+    EXPECT_FALSE(e.text);
+    EXPECT_EQ(e.why, "the tasks are reordered");
+    plan = to_yaml_value(doc.root());
+    plan["tasks"][1]["steps"][0] = YamlValue::object({{"nested", true}});
+    e = edit_plan_text(doc, plan);
+    EXPECT_FALSE(e.text);
+    EXPECT_EQ(e.why, "a list gets an item that is not a scalar");
+    EXPECT_EQ(e.line, 16u);
+    plan = to_yaml_value(doc.root());
+    plan["owner"] = "human";
+    EXPECT_FALSE(edit_plan_text(doc, plan).text);
+}
+
+TEST(PlanTextEdit, NoChangeIsTheSameBytes) {
+    const Document doc = parse(kPlan);
+    const PlanTextEdit e = edit_plan_text(doc, to_yaml_value(doc.root()));
+    ASSERT_TRUE(e.text);
+    EXPECT_EQ(*e.text, kPlan);
+}
+
+// ---------------------------------------------------------------- property
+
+// A random plan in a random hand-written style.
+struct Style {
+    int dash, key;  // columns of '-' and of the fields
+    char quote;     // '"', '\'' or 0 (plain)
+    bool flow, spaced, crlf, comments;
+};
+
+std::string quoted(const std::string& s, char q) {
+    if (q == '"') return "\"" + s + "\"";
+    if (q == '\'') return "'" + s + "'";
+    return s;
+}
+
+std::string random_plan(std::mt19937& rng, const Style& st, int tasks) {
+    const std::string dpad(st.dash, ' '), kpad(st.key, ' ');
+    std::string t = st.comments ? "# header comment\n" : "";
+    t += "small_version: \"1.0.0\"\nowner: agent\ntasks:\n";
+    for (int i = 1; i <= tasks; ++i) {
+        if (st.spaced && i > 1) t += "\n";
+        if (st.comments && rng() % 2) t += dpad + "# about task " + std::to_string(i) + "\n";
+        const std::string id = "task-" + std::to_string(i);
+        t += dpad + "-" + std::string(st.key - st.dash - 1, ' ') + "id: " + quoted(id, st.quote) + "\n";
+        t += kpad + "title: " + quoted("Title " + std::to_string(i), st.quote) + (st.comments ? "  # note" : "") + "\n";
+        t += kpad + "status: " + quoted("pending", st.quote) + "\n";
+        if (i > 1 && rng() % 2) {
+            const std::string dep = quoted("task-" + std::to_string(i - 1), st.quote);
+            t += st.flow ? kpad + "depends_on: [" + dep + "]\n" : kpad + "depends_on:\n" + kpad + "  - " + dep + "\n";
+        }
+    }
+    if (st.comments) t += "# footer\n";
+    if (!st.crlf) return t;
+    std::string crlf;
+    for (char c : t) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    return crlf;
+}
+
+// Lines of `text` (line breaks kept).
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t from = 0;
+    while (from < text.size()) {
+        const std::size_t nl = text.find('\n', from);
+        const std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
+        out.push_back(text.substr(from, end - from));
+        from = end;
+    }
+    return out;
+}
+
+// Whether `small` is `big` with some lines left out (order kept).
+bool is_subsequence(const std::vector<std::string>& small, const std::vector<std::string>& big) {
+    std::size_t j = 0;
+    for (const std::string& line : big) {
+        if (j < small.size() && small[j] == line) ++j;
+    }
+    return j == small.size();
+}
+
+TEST(PlanTextEditProperty, RandomPlansAndEditsChangeOnlyTheEditedLines) {
+    std::mt19937 rng(20261127);
+    int in_place = 0;
+    for (int round = 0; round < 3000; ++round) {
+        const int dash = static_cast<int>(rng() % 4);
+        const int key = dash + 2 + static_cast<int>(rng() % 3);
+        constexpr char kQuotes[] = {'"', '\'', 0};
+        const char quote = kQuotes[rng() % 3];
+        const bool flow = rng() % 2 == 0, spaced = rng() % 2 == 0, crlf = rng() % 4 == 0, comments = rng() % 2 == 0;
+        const Style st{dash, key, quote, flow, spaced, crlf, comments};
+        const int tasks = 1 + static_cast<int>(rng() % 5);
+        const std::string text = random_plan(rng, st, tasks);
+        const Document doc = parse(text);
+        YamlValue plan = to_yaml_value(doc.root());
+        const int pick = static_cast<int>(rng() % static_cast<unsigned>(tasks));
+        const int kind = static_cast<int>(rng() % 8);
+        YamlValue& task = plan["tasks"][pick];
+        if (kind == 0) task["status"] = "completed";
+        if (kind == 1) task["title"] = "New title " + std::to_string(round);
+        if (kind == 2) {
+            YamlValue t = YamlValue::object();
+            t["id"] = "task-" + std::to_string(tasks + 1);
+            t["title"] = "Added";
+            t["status"] = "pending";
+            plan["tasks"].push_back(t);
+        }
+        if (kind == 3 && tasks > 1) plan["tasks"].erase(static_cast<std::size_t>(pick));
+        if (kind == 4) task["priority"] = static_cast<int>(rng() % 9);
+        if (kind == 5 && task.contains("depends_on")) task["depends_on"].push_back("task-" + std::to_string(round));
+        if (kind == 5 && !task.contains("depends_on")) task["depends_on"] = YamlValue::array({"task-1"});
+        if (kind == 6 && task.contains("depends_on")) task["depends_on"] = YamlValue::array();
+        if (kind == 7) task.erase("depends_on");
+        const PlanTextEdit e = edit_plan_text(doc, plan);
+        ASSERT_TRUE(e.text) << "round " << round << " kind " << kind << ": " << e.why << " line " << e.line << "\n" << text;
+        ++in_place;
+        Result<Document> back = parse_yaml(*e.text, "edited");
+        ASSERT_TRUE(back) << *e.text;
+        ASSERT_TRUE(same_yaml_data(to_yaml_value(back->root()), plan)) << *e.text;
+        const std::vector<std::string> before = lines_of(text), after = lines_of(*e.text);
+        if (kind == 2) {
+            EXPECT_TRUE(is_subsequence(before, after)) << "only lines added:\n" << text << "\n---\n" << *e.text;
+            continue;
+        }
+        if (kind == 0 || kind == 1) {
+            ASSERT_EQ(before.size(), after.size());
+            int differ = 0;
+            for (std::size_t i = 0; i < before.size(); ++i) differ += before[i] != after[i];
+            EXPECT_EQ(differ, 1) << text << "\n---\n" << *e.text;
+        }
+        // Everything before the edited task (its comment and separator
+        // aside) and after it stays byte for byte.
+        const auto id_line = [&](int n) {
+            const std::string needle = "id: " + quoted("task-" + std::to_string(n), st.quote);
+            for (std::size_t i = 0; i < before.size(); ++i) {
+                if (before[i].find(needle) != std::string::npos) return i;
+            }
+            return before.size();
+        };
+        const std::size_t own = id_line(pick + 1);
+        const std::size_t from = own >= 2 ? own - 2 : 0;
+        const std::size_t to = pick + 1 < tasks ? id_line(pick + 2) : before.size() - (st.comments ? 1 : 0);
+        std::size_t prefix = 0, suffix = 0;
+        while (prefix < before.size() && prefix < after.size() && before[prefix] == after[prefix]) ++prefix;
+        while (suffix < before.size() && suffix < after.size() &&
+               before[before.size() - 1 - suffix] == after[after.size() - 1 - suffix]) {
+            ++suffix;
+        }
+        EXPECT_GE(prefix, from) << "kind " << kind << ":\n" << text << "\n---\n" << *e.text;
+        EXPECT_GE(suffix, before.size() - to) << "kind " << kind << ":\n" << text << "\n---\n" << *e.text;
+    }
+    EXPECT_EQ(in_place, 3000);
+}
+
+}  // namespace
+}  // namespace small
