@@ -16,6 +16,7 @@
 #include "small/doc/yaml.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/layout.hpp"
+#include "small/model/plan_text_edit.hpp"
 #include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
 #include "small/domain/progress_query.hpp"
@@ -747,6 +748,25 @@ Result<YamlValue> plan_value(std::string_view text, const std::string& display, 
 
 }  // namespace
 
+namespace {
+
+// D20: the merged plan applied to CURRENT's bytes, so its comments and
+// layout survive the merge; house style (with a note that says why) when
+// the merge cannot be written that way.
+std::string text_on_current(std::string_view current, const YamlValue& merged, const std::string& display,
+                            std::vector<std::string>& notes) {
+    Result<Document> doc = parse_yaml(std::string(current), display);
+    if (doc) {
+        PlanTextEdit edit = edit_plan_text(*doc, merged);
+        if (edit.text) return std::move(*edit.text);
+        notes.push_back(display + (edit.line ? ":" + std::to_string(edit.line) : "") +
+                        ": written in house style, CURRENT's comments and formatting not kept (" + edit.why + ")");
+    }
+    return emit_document(merged);
+}
+
+}  // namespace
+
 Result<MergeOutcome> merge_plan_texts(std::string_view ancestor, std::string_view current, std::string_view other,
                                       const std::string& display) {
     Result<YamlValue> o = plan_value(ancestor, display, "ancestor");
@@ -828,7 +848,7 @@ Result<MergeOutcome> merge_plan_texts(std::string_view ancestor, std::string_vie
     }
     if (!placed && !tasks.empty()) result["tasks"] = tasks;
     if (Status s = validate_value(ArtifactType::Plan, result, display); !s) return s.error();
-    out.text = emit_document(result);
+    out.text = text_on_current(current, result, display, out.notes);
     return out;
 }
 

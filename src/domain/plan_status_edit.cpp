@@ -112,7 +112,7 @@ std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspaceP
     }
     PlanStatusEdit edit;
     edit.previous_status = task->status;
-    const std::string value = yaml_quoted(status_name(status));
+    const std::string value = status_text_like(std::string_view(*text).substr(at->offset, at->length), status);
     edit.text = std::move(*text);
     edit.text.replace(at->offset, at->length, value);
     edit.spans = shifted(std::move(*spans), *at, value.size());
@@ -132,10 +132,12 @@ Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws
     const NodeRef node = find_task_node(*plan, id);
     if (!node) return unknown_task_error(edit.index, id, ws);
     edit.previous_status = task_status(to_yaml_value(node));
-    edit.text = plan_text_with_status(*plan, node, status);
+    std::string fallback;
+    edit.text = plan_text_with_status(*plan, node, status, &fallback);
+    if (!fallback.empty()) edit.warning = ws.artifact_display(ArtifactType::Plan) + fallback;
     Spans spans = spans_of(*plan);
     if (const SourceRange* at = span_of(spans, id)) {
-        const std::string value = yaml_quoted(status_name(status));
+        const std::string value = status_text_like(plan->source().substr(at->offset, at->length), status);
         if (edit.text.size() == plan->source().size() - at->length + value.size()) {
             edit.spans = shifted(std::move(spans), *at, value.size());
         }

@@ -231,12 +231,20 @@ NodeRef find_task_node(const Document& plan, std::string_view id) {
     return NodeRef();
 }
 
-std::string plan_text_with_status(const Document& plan, NodeRef task, TaskStatus status) {
+std::string status_text_like(std::string_view old, TaskStatus status) {
+    const std::string_view name = status_name(status);
+    if (!old.empty() && old.front() == '\'') return "'" + std::string(name) + "'";
+    if (!old.empty() && old.front() == '"') return yaml_quoted(name);
+    return std::string(name);  // the five names are plain-safe
+}
+
+std::string plan_text_with_status(const Document& plan, NodeRef task, TaskStatus status, std::string* warning) {
     const NodeRef current = task.find("status");
     if (current.is_string() && !plan.source().empty()) {
         if (const auto at = ScalarLocator(plan.source()).find(current.mark(), current.as_string())) {
             std::string text = plan.source();
-            text.replace(at->offset, at->length, yaml_quoted(status_name(status)));
+            const std::string old = text.substr(at->offset, at->length);
+            text.replace(at->offset, at->length, status_text_like(old, status));
             return text;
         }
     }
@@ -244,7 +252,12 @@ std::string plan_text_with_status(const Document& plan, NodeRef task, TaskStatus
     const std::string id(task.find("id").as_string());
     set_task_status(value["tasks"][*find_task(value, id)], status);
     PlanTextEdit kept = edit_plan_text(plan, value);  // D20: e.g. a status field added to the task
-    return kept.text ? std::move(*kept.text) : emit_document(value);
+    if (kept.text) return std::move(*kept.text);
+    if (warning) {
+        *warning = (kept.line ? ":" + std::to_string(kept.line) : std::string()) +
+                   ": rewritten in house style, its comments and formatting not kept (" + kept.why + ")";
+    }
+    return emit_document(value);
 }
 
 }  // namespace small

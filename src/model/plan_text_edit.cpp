@@ -78,11 +78,23 @@ std::string styled(const YamlValue& value, char quote) {
         std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
         return "'" + s + "'";
     }
-    if (quote == 0) return yaml_scalar(s);
+    // Plain only when it is plain-safe even inside a flow collection.
+    if (quote == 0 && s.find_first_of(",[]{}") == std::string::npos) return yaml_scalar(s);
     return yaml_quoted(s);
 }
 
 bool is_scalar_value(const YamlValue& v) { return !v.is_object() && !v.is_array(); }
+
+// The byte offset of 1-based column `column` (code points, as marks count)
+// on `line`.
+std::size_t column_offset(std::string_view line, std::uint32_t column) {
+    std::size_t at = 0;
+    for (std::uint32_t c = 1; c < column && at < line.size(); ++c) {
+        ++at;
+        while (at < line.size() && (static_cast<unsigned char>(line[at]) & 0xC0) == 0x80) ++at;
+    }
+    return at;
+}
 
 // The bytes of the one-line scalar `node` in the text.
 std::optional<SourceRange> scalar_range(const ScalarLocator& at, NodeRef node) {
@@ -111,10 +123,11 @@ private:
     std::optional<Refusal> edit_flow_list(NodeRef seq, const YamlValue& want, std::uint32_t line);
     std::string field_lines(const std::string& key, const YamlValue& value, std::size_t indent, NodeRef like) const;
     std::string task_lines(const YamlValue& task) const;
-    void remove_task(std::size_t i);
+    void remove_tasks(const std::vector<bool>& kept);
     void append_tasks(const std::vector<const YamlValue*>& tasks);
 
     std::size_t item_line(std::size_t i) const { return items_[i].mark().line - 1; }
+    bool leading_comment(std::size_t line) const;
     std::size_t comment_start(std::size_t i) const;
     std::size_t region_end(std::size_t i) const;   // first line after item i (next item's comments excluded)
     std::size_t content_end(std::size_t i) const;  // first line after item i's last non-filler line
@@ -128,10 +141,17 @@ private:
     std::vector<Replace> edits_;
 };
 
+// A comment line indented deeper than the items' '-' belongs to the task
+// above it; one at the dash's column or left of it, directly above an item
+// (no blank line between), to that item.
+bool PlanPatcher::leading_comment(std::size_t line) const {
+    return lines_.comment(line) && lines_.indent(line) <= dash_col_;
+}
+
 std::size_t PlanPatcher::comment_start(std::size_t i) const {
     std::size_t l = item_line(i);
     const std::size_t floor = i == 0 ? 0 : content_end(i - 1);
-    while (l > floor && lines_.comment(l - 1)) --l;
+    while (l > floor && leading_comment(l - 1)) --l;
     return l;
 }
 
@@ -142,9 +162,11 @@ std::size_t PlanPatcher::region_end(std::size_t i) const {
     return l;
 }
 
+// After the task's last line of its own: its fields and the comments
+// indented as them, not the blank lines and the next item's comments.
 std::size_t PlanPatcher::content_end(std::size_t i) const {
     std::size_t end = i + 1 < items_.size() ? item_line(i + 1) : region_end(i);
-    while (end > item_line(i) + 1 && lines_.filler(end - 1)) --end;
+    while (end > item_line(i) + 1 && (lines_.blank(end - 1) || leading_comment(end - 1))) --end;
     return end;
 }
 
@@ -222,9 +244,7 @@ std::optional<Refusal> PlanPatcher::edit_tasks(NodeRef tasks, const YamlValue& w
         if (std::optional<Refusal> r = edit_task(it->second, items_[it->second], t)) return r;
     }
     if (std::none_of(kept.begin(), kept.end(), [](bool k) { return k; })) return Refusal{"every task is replaced", line};
-    for (std::size_t i = 0; i < items_.size(); ++i) {
-        if (!kept[i]) remove_task(i);
-    }
+    remove_tasks(kept);
     if (!added.empty()) append_tasks(added);
     return std::nullopt;
 }
@@ -245,7 +265,13 @@ std::optional<Refusal> PlanPatcher::edit_task(std::size_t i, NodeRef task, const
     for (const auto& [key, value] : want.items()) {
         if (!old_keys.count(key)) added += field_lines(key, value, key_col_, task);
     }
-    if (!added.empty()) edits_.push_back({lines_.start(content_end(i)), 0, std::move(added)});
+    if (added.empty()) return std::nullopt;
+    const std::size_t at = content_end(i);
+    if (at >= lines_.count() && !lines_.ends_with_newline()) {
+        edits_.push_back({lines_.source().size(), 0, lines_.newline() + added});
+    } else {
+        edits_.push_back({lines_.start(at), 0, std::move(added)});
+    }
     return std::nullopt;
 }
 
@@ -284,7 +310,7 @@ std::optional<Refusal> PlanPatcher::edit_list(NodeRef key, NodeRef seq, const Ya
     const std::string_view src = lines_.source();
     const Mark m = seq.mark();
     const std::size_t l = m.line - 1;
-    const std::size_t col = m.column - 1;
+    const std::size_t col = l < lines_.count() ? column_offset(lines_.text(l), m.column) : 0;
     if (l < lines_.count() && col < lines_.text(l).size() && lines_.text(l)[col] == '[') return edit_flow_list(seq, want, line);
     if (seq.size() == 0) return Refusal{"an empty list is not written in flow style", line};
     if (want.empty()) return empty_block_list(key, seq);
@@ -334,7 +360,7 @@ std::optional<Refusal> PlanPatcher::empty_block_list(NodeRef key, NodeRef seq) {
     const std::uint32_t line = key.mark().line;
     const std::string_view src = lines_.source();
     const std::string_view name = key.as_string();
-    const std::size_t at = lines_.start(line - 1) + key.mark().column - 1;
+    const std::size_t at = lines_.start(line - 1) + column_offset(lines_.text(line - 1), key.mark().column);
     if (src.substr(at, name.size()) != name || at + name.size() >= src.size() || src[at + name.size()] != ':') {
         return Refusal{"the list's key is not written `key:`", line};
     }
@@ -352,7 +378,7 @@ std::optional<Refusal> PlanPatcher::empty_block_list(NodeRef key, NodeRef seq) {
 // `[a, b]` on one line: rewritten whole, items quoted like its first.
 std::optional<Refusal> PlanPatcher::edit_flow_list(NodeRef seq, const YamlValue& want, std::uint32_t line) {
     const std::size_t l = seq.mark().line - 1;
-    const std::size_t open = lines_.start(l) + seq.mark().column - 1;
+    const std::size_t open = lines_.start(l) + column_offset(lines_.text(l), seq.mark().column);
     const std::string_view t = lines_.source().substr(open, lines_.start(l) + lines_.text(l).size() - open);
     char in_quote = 0;
     std::size_t close = std::string_view::npos;
@@ -404,7 +430,8 @@ std::string PlanPatcher::field_lines(const std::string& key, const YamlValue& va
             const NodeRef v = like.value(k);
             if (!v.is_sequence()) continue;
             const std::string_view t = lines_.text(v.mark().line - 1);
-            flow = v.mark().column - 1 < t.size() && t[v.mark().column - 1] == '[';
+            const std::size_t at = column_offset(t, v.mark().column);
+            flow = at < t.size() && t[at] == '[';
             break;
         }
         if (flow) {
@@ -419,8 +446,9 @@ std::string PlanPatcher::field_lines(const std::string& key, const YamlValue& va
     // Anything deeper: house style, shifted to the fields' indentation.
     YamlValue one = YamlValue::object();
     one[key] = value;
-    std::string text = emit_sequence_item(one, static_cast<int>(indent));
-    text.replace(indent, 1, " ");
+    if (indent < 2) return pad + yaml_scalar(key) + ": " + value.dump() + nl;  // JSON is YAML flow
+    std::string text = emit_sequence_item(one, static_cast<int>(indent) - 2);
+    text.replace(indent - 2, 1, " ");
     if (nl == "\r\n") {
         std::string crlf;
         for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
@@ -443,13 +471,28 @@ std::string PlanPatcher::task_lines(const YamlValue& task) const {
     return text;
 }
 
-void PlanPatcher::remove_task(std::size_t i) {
-    std::size_t from = comment_start(i), to = region_end(i);
-    if (i + 1 == items_.size()) {
-        to = content_end(i);
-        if (i > 0) from = std::min(from, content_end(i - 1));
+// The lines of the tasks not kept, as one deletion per run of them (two
+// neighbours' ranges overlap at the blank line between them).
+void PlanPatcher::remove_tasks(const std::vector<bool>& kept) {
+    struct Run {
+        std::size_t first_item, from, to;  // lines [from, to)
+    };
+    std::vector<Run> ranges;
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+        if (kept[i]) continue;
+        const bool last = i + 1 == items_.size();
+        const std::size_t from = comment_start(i), to = last ? content_end(i) : region_end(i);
+        if (!ranges.empty() && from <= ranges.back().to) {
+            ranges.back().to = std::max(ranges.back().to, to);
+        } else {
+            ranges.push_back({i, from, to});
+        }
+        // A run that ends the list takes the blank lines before it too.
+        if (last && ranges.back().first_item > 0) {
+            ranges.back().from = std::min(ranges.back().from, content_end(ranges.back().first_item - 1));
+        }
     }
-    edits_.push_back({lines_.start(from), lines_.start(to) - lines_.start(from), ""});
+    for (const Run& r : ranges) edits_.push_back({lines_.start(r.from), lines_.start(r.to) - lines_.start(r.from), ""});
 }
 
 void PlanPatcher::append_tasks(const std::vector<const YamlValue*>& tasks) {

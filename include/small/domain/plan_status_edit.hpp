@@ -31,6 +31,7 @@ struct PlanStatusEdit {
     WrittenStatus previous_status;  // the task's status before (trimmed, lower-cased; blank is pending)
     std::string old_stamp;        // the plan file's version stamp the edit was made from ("" unknown)
     std::vector<std::pair<std::string, SourceRange>> spans;  // status values in `text`; empty: unknown
+    std::string warning;          // the plan could not be edited in place (D20): where and why; "" when it was
 };
 
 // The plan with task `id`'s status set to `status`: from the caches when

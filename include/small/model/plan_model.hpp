@@ -54,9 +54,16 @@ NodeRef find_task_node(const Document& plan, std::string_view id);
 
 // The plan's text with `task`'s status set (checkpoint, apply
 // --auto-checkpoint). Replaces just the status scalar's bytes when it can be
-// located (comments and formatting kept, no re-emit); otherwise re-emits
-// the whole plan from its value.
-std::string plan_text_with_status(const Document& plan, NodeRef task, TaskStatus status);
+// located, else edits the text in place (model/plan_text_edit, D20: a task
+// without a status gets a line); only when neither can, re-emits the whole
+// plan and says why in `warning` (":<line>: rewritten …", to follow the
+// file's name).
+std::string plan_text_with_status(const Document& plan, NodeRef task, TaskStatus status,
+                                  std::string* warning = nullptr);
+
+// `status` written as `old` (a status scalar's source text) was: plain,
+// 'single' or "double" quoted (D20).
+std::string status_text_like(std::string_view old, TaskStatus status);
 
 // Adds `dep` to the dependencies of task `task_id` (into `depends_on`, or
 // into `dependencies` when only that key exists). Errors, in this order:

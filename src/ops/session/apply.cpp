@@ -339,7 +339,9 @@ Result<std::string> record_run(const FileSystem& fs, const WorkspacePaths& ws, c
         const NodeRef node = find_task_node(*plan, result.task);
         index = plan_index_of(*plan);
         if (!node) return unknown_task_error(index, result.task, ws);
-        const std::string text = plan_text_with_status(*plan, node, o.status);
+        std::string fallback;
+        const std::string text = plan_text_with_status(*plan, node, o.status, &fallback);
+        if (!fallback.empty()) result.warnings.push_back(ws.artifact_display(ArtifactType::Plan) + fallback);
         Result<RunPin> pin = pin_run(fs, ws, session, text);
         if (!pin) return pin.error();
         run_id = pin->replay_id;

@@ -49,6 +49,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     CheckpointResult result;
     if (!gate->warning.empty()) result.warnings.push_back(gate->warning);
     result.previous_status = edit->previous_status;
+    if (!edit->warning.empty()) result.warnings.push_back(edit->warning);
     const std::string& text = edit->text;
     Result<RunPin> pin = pin_run(fs, ws, *session, text);
     if (!pin) return pin.error();

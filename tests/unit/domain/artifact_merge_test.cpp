@@ -286,13 +286,15 @@ TEST(PlanMerge, NewTasksFollowTheAncestorsByIdWhicheverSideMerges) {
 TEST(PlanMerge, KeyOrderIsNotAChange) {
     const std::string o = kPlanHead + task("task-1", "one");
     const std::string reordered = "  - title: \"two\"\n    id: \"task-2\"\n    status: \"pending\"\n";
-    // The same task added on both sides, keys in another order: one task, the same bytes both ways.
+    // The same task added on both sides, keys in another order: one task, no conflict, and each
+    // direction keeps CURRENT's bytes (D20): the same plan as data either way.
     Result<MergeOutcome> m = merge_plan_texts(o, o + task("task-2", "two"), o + reordered, "plan");
     ASSERT_TRUE(m) << m.error().describe();
     EXPECT_TRUE(m->conflicts.empty());
+    EXPECT_EQ(m->text, o + task("task-2", "two"));
     Result<MergeOutcome> swapped = merge_plan_texts(o, o + reordered, o + task("task-2", "two"), "plan");
     ASSERT_TRUE(swapped) << swapped.error().describe();
-    EXPECT_EQ(swapped->text, m->text);
+    EXPECT_EQ(swapped->text, o + reordered);
     // One side only reordered a task's keys, the other changed its status: the change wins.
     const std::string b = kPlanHead + "  - status: \"completed\"\n    id: \"task-1\"\n    title: \"one\"\n";
     const std::string a = kPlanHead + "  - title: \"one\"\n    id: \"task-1\"\n    status: \"pending\"\n";
@@ -302,7 +304,7 @@ TEST(PlanMerge, KeyOrderIsNotAChange) {
     EXPECT_NE(r->text.find("status: \"completed\""), std::string::npos) << r->text;
 }
 
-TEST(PlanMerge, EqualValuesWrittenDifferentlyGiveTheSameBytesBothWays) {
+TEST(PlanMerge, EqualValuesWrittenDifferentlyMergeCleanlyKeepingCurrentsBytes) {
     const std::string o = kPlanHead + task("task-1", "one");
     const std::string a = o.substr(0, o.size()) + "    meta: {x: 1, y: 2}\n";
     const std::string b = o.substr(0, o.size()) + "    meta: {y: 2, x: 1}\n";
@@ -311,7 +313,26 @@ TEST(PlanMerge, EqualValuesWrittenDifferentlyGiveTheSameBytesBothWays) {
     ASSERT_TRUE(ab) << ab.error().describe();
     ASSERT_TRUE(ba) << ba.error().describe();
     EXPECT_TRUE(ab->conflicts.empty());
-    EXPECT_EQ(ab->text, ba->text);
+    EXPECT_EQ(ab->text, a);
+    EXPECT_EQ(ba->text, b);
+}
+
+// D20: the other side's changes land on CURRENT's bytes; its comments,
+// quoting and layout survive the merge.
+TEST(PlanMerge, CurrentsCommentsAndFormattingSurviveTheMerge) {
+    const std::string o = kPlanHead + task("task-1", "one") + task("task-2", "two");
+    const std::string a = "# our plan, annotated\n" + kPlanHead +
+                          "  # the first one\n  - id: task-1\n    title: 'one'\n    status: pending  # soon\n" +
+                          task("task-2", "two");
+    const std::string b = kPlanHead + task("task-1", "one", "completed") + task("task-2", "two") +
+                          task("task-3", "three");
+    Result<MergeOutcome> m = merge_plan_texts(o, a, b, "plan");
+    ASSERT_TRUE(m) << m.error().describe();
+    EXPECT_TRUE(m->conflicts.empty());
+    EXPECT_TRUE(m->notes.empty()) << m->notes.front();
+    EXPECT_EQ(m->text, "# our plan, annotated\n" + kPlanHead +
+                           "  # the first one\n  - id: task-1\n    title: 'one'\n    status: completed  # soon\n" +
+                           task("task-2", "two") + task("task-3", "three"));
 }
 
 TEST(PlanMerge, StatusesCombineByRankAndOtherFieldsOneSided) {

@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
 #include <functional>
 #include <random>
 
@@ -119,6 +122,54 @@ TEST(PlanTextEdit, ARemovedTaskTakesItsCommentLinesAndNothingElse) {
                              ""));
 }
 
+// Found by a second read: a comment indented as a task's fields belongs to
+// that task, whatever is removed or added around it.
+TEST(PlanTextEdit, ACommentIndentedAsATasksFieldsStaysWithThatTask) {
+    const std::string three =
+        "tasks:\n"
+        "  - id: task-1\n    title: First\n    steps:\n      - a\n    # trail-1\n\n"
+        "  - id: task-2\n    title: Second\n    # trail-2\n\n"
+        "  - id: task-3\n    title: Third\n    # trail-3\n"
+        "# footer\n";
+    EXPECT_EQ(edited(three, [](YamlValue& p) { p["tasks"].erase(2); }),
+              "tasks:\n"
+              "  - id: task-1\n    title: First\n    steps:\n      - a\n    # trail-1\n\n"
+              "  - id: task-2\n    title: Second\n    # trail-2\n"
+              "# footer\n");
+    EXPECT_EQ(edited(three, [](YamlValue& p) { p["tasks"].erase(1); }),
+              "tasks:\n"
+              "  - id: task-1\n    title: First\n    steps:\n      - a\n    # trail-1\n\n"
+              "  - id: task-3\n    title: Third\n    # trail-3\n"
+              "# footer\n");
+    EXPECT_EQ(edited(three, [](YamlValue& p) { p["tasks"].erase(2); p["tasks"].erase(1); }),
+              "tasks:\n"
+              "  - id: task-1\n    title: First\n    steps:\n      - a\n    # trail-1\n"
+              "# footer\n");
+    EXPECT_EQ(edited(three, [](YamlValue& p) {
+                  p["tasks"].push_back(YamlValue::object({{"id", "task-4"}, {"title", "Fourth"}}));
+              }),
+              replaced(three, "    # trail-3\n", "    # trail-3\n\n  - id: task-4\n    title: Fourth\n"));
+}
+
+TEST(PlanTextEdit, NoFinalLineBreakFlowContextAndUtf8AreEditedInPlace) {
+    const std::string bare = "tasks:\n- id: task-1\n  title: First\n- id: task-2\n  title: Second";
+    EXPECT_EQ(edited(bare, [](YamlValue& p) { p["tasks"][1]["status"] = "completed"; }),
+              bare + "\n  status: completed\n");
+    const std::string flow = "tasks:\n  - id: task-1\n    title: Café\n    steps: [a, b]\n";
+    EXPECT_EQ(edited(flow, [](YamlValue& p) { p["tasks"][0]["steps"].push_back("x, y"); }),
+              replaced(flow, "[a, b]", "[a, b, \"x, y\"]"));
+    const std::string utf8 = "tasks:\n  - {id: task-1, title: Café, steps: [x]}\n";
+    const Document doc = parse(utf8);
+    YamlValue plan = to_yaml_value(doc.root());
+    plan["tasks"][0]["steps"].push_back("z");  // not "y": plain y reads as a boolean in YAML 1.1
+    const PlanTextEdit e = edit_plan_text(doc, plan);
+    ASSERT_TRUE(e.text) << e.why;
+    EXPECT_EQ(*e.text, replaced(utf8, "[x]", "[x, z]"));
+    const std::string nested = "tasks:\n  - id: task-1\n    title: One\n";
+    EXPECT_EQ(edited(nested, [](YamlValue& p) { p["tasks"][0]["meta"] = YamlValue::object({{"k", "v"}}); }),
+              nested + "    meta:\n      k: \"v\"\n");
+}
+
 TEST(PlanTextEdit, CrlfFilesKeepTheirLineBreaks) {
     std::string crlf;
     for (char c : kPlan) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
@@ -173,6 +224,38 @@ TEST(PlanTextEdit, NoChangeIsTheSameBytes) {
     EXPECT_EQ(*e.text, kPlan);
 }
 
+// Every example workspace's plan in the reference data round-trips byte
+// for byte through a no-op edit, and through a status change and back.
+TEST(PlanTextEdit, TheReferenceExamplesRoundTripByteForByte) {
+    const std::filesystem::path examples = std::filesystem::path(SMALL_SHARED_DIR) / "reference-data" / "examples";
+    if (!std::filesystem::is_directory(examples)) GTEST_SKIP() << "no reference data at " << examples;
+    int plans = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(examples)) {
+        const std::filesystem::path file = entry.path() / ".small" / "plan.small.yml";
+        if (!std::filesystem::is_regular_file(file)) continue;
+        std::ifstream in(file, std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const Document doc = parse(text);
+        const YamlValue plan = to_yaml_value(doc.root());
+        const PlanTextEdit same = edit_plan_text(doc, plan);
+        ASSERT_TRUE(same.text) << file << ": " << same.why;
+        EXPECT_EQ(*same.text, text) << file;
+        if (!plan.contains("tasks") || plan["tasks"].empty()) continue;
+        YamlValue changed = plan;
+        changed["tasks"][0]["status"] = "blocked";
+        const PlanTextEdit there = edit_plan_text(doc, changed);
+        ASSERT_TRUE(there.text) << file << ": " << there.why << " line " << there.line;
+        const Document edited = parse(*there.text);
+        const PlanTextEdit back = edit_plan_text(edited, plan);
+        ASSERT_TRUE(back.text) << file << ": " << back.why;
+        if (plan["tasks"][0].contains("status")) {
+            EXPECT_EQ(*back.text, text) << file;
+        }
+        ++plans;
+    }
+    EXPECT_GE(plans, 5);
+}
+
 // ---------------------------------------------------------------- property
 
 // A random plan in a random hand-written style.
@@ -203,6 +286,7 @@ std::string random_plan(std::mt19937& rng, const Style& st, int tasks) {
             const std::string dep = quoted("task-" + std::to_string(i - 1), st.quote);
             t += st.flow ? kpad + "depends_on: [" + dep + "]\n" : kpad + "depends_on:\n" + kpad + "  - " + dep + "\n";
         }
+        if (st.comments && rng() % 3 == 0) t += kpad + "# trail " + std::to_string(i) + "\n";
     }
     if (st.comments) t += "# footer\n";
     if (!st.crlf) return t;
@@ -304,6 +388,59 @@ TEST(PlanTextEditProperty, RandomPlansAndEditsChangeOnlyTheEditedLines) {
         EXPECT_GE(suffix, before.size() - to) << "kind " << kind << ":\n" << text << "\n---\n" << *e.text;
     }
     EXPECT_EQ(in_place, 3000);
+}
+
+// Sequences of two to four edits in one write (what `plan` with several
+// flags makes): the text reads back as the new plan and keeps the header
+// and footer comments and every untouched task's comment.
+TEST(PlanTextEditProperty, SequencesOfEditsReadBackAndKeepComments) {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 2000; ++round) {
+        constexpr char kQuotes[] = {'"', '\'', 0};
+        const int dash = static_cast<int>(rng() % 3);
+        const int key = dash + 2 + static_cast<int>(rng() % 2);
+        const char quote = kQuotes[rng() % 3];
+        const bool flow = rng() % 2 == 0, spaced = rng() % 2 == 0, crlf = rng() % 4 == 0;
+        const Style st{dash, key, quote, flow, spaced, crlf, true};
+        const int tasks = 2 + static_cast<int>(rng() % 4);
+        const std::string text = random_plan(rng, st, tasks);
+        const Document doc = parse(text);
+        YamlValue plan = to_yaml_value(doc.root());
+        std::set<int> removed;
+        const int edits = 2 + static_cast<int>(rng() % 3);
+        for (int e = 0; e < edits; ++e) {
+            const std::size_t at = rng() % plan["tasks"].size();
+            YamlValue& task = plan["tasks"][at];
+            switch (rng() % 5) {
+                case 0: task["status"] = "in_progress"; break;
+                case 1: task["title"] = "Edited " + std::to_string(e); break;
+                case 2: task["depends_on"] = YamlValue::array({"task-1"}); break;
+                case 3: task["priority"] = e; break;
+                default:
+                    if (plan["tasks"].size() > 1) {
+                        removed.insert(std::stoi(task["id"].get<std::string>().substr(5)));
+                        plan["tasks"].erase(at);
+                    }
+            }
+        }
+        const PlanTextEdit e = edit_plan_text(doc, plan);
+        ASSERT_TRUE(e.text) << "round " << round << ": " << e.why << " line " << e.line << "\n" << text << "\n"
+                            << plan.dump();
+        Result<Document> back = parse_yaml(*e.text, "edited");
+        ASSERT_TRUE(back) << *e.text;
+        ASSERT_TRUE(same_yaml_data(to_yaml_value(back->root()), plan)) << text << "\n---\n" << *e.text;
+        for (const char* kept : {"# header comment", "# footer"}) {
+            EXPECT_NE(e.text->find(kept), std::string::npos) << kept << "\n" << *e.text;
+        }
+        for (int i = 1; i <= tasks; ++i) {
+            for (const char* what : {"# about task ", "# trail "}) {
+                const std::string comment = std::string(what) + std::to_string(i) + (crlf ? "\r\n" : "\n");
+                if (text.find(comment) == std::string::npos) continue;
+                EXPECT_EQ(e.text->find(comment) != std::string::npos, removed.count(i) == 0)
+                    << "task " << i << "'s comment\n" << text << "\n---\n" << *e.text;
+            }
+        }
+    }
 }
 
 }  // namespace
