@@ -152,6 +152,17 @@ TEST_F(StatusAllE2E, AWorkspaceBelowTheTopIsReadAtTheSamePlaceOnEverySide) {
     EXPECT_EQ(j["differences"][0]["statuses"]["main"], "pending");
 }
 
+TEST_F(StatusAllE2E, DetachedWorkTreesAreNamedByTheirFolders) {
+    git_ok({"worktree", "add", "-q", "--detach", (tmp_.path() / "one").string()});
+    git_ok({"worktree", "add", "-q", "--detach", (tmp_.path() / "two").string()});
+    const RunResult r = small({"status", "--all", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const json j = json::parse(r.out);
+    ASSERT_EQ(j["sides"].size(), 3u) << j.dump(2);
+    EXPECT_EQ(j["sides"][1]["name"], "HEAD (one)");
+    EXPECT_EQ(j["sides"][2]["name"], "HEAD (two)");
+}
+
 TEST_F(StatusAllE2E, OutsideGitItIsAUsageError) {
     const fs::path plain = tmp_.path() / "plain";
     fs::create_directory(plain);

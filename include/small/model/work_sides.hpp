@@ -29,7 +29,7 @@ struct SideTask {
 };
 
 struct WorkSide {
-    std::string name;      // the branch, or "HEAD" when detached
+    std::string name;      // the branch, or "HEAD (<folder>)" for a detached work tree
     std::string worktree;  // its checkout's folder; "" when read from the branch's commit
     std::string head;      // commit id ("" when none yet)
     bool current = false;  // the checkout the command runs in

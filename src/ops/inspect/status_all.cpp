@@ -221,7 +221,9 @@ std::vector<SideSource> list_sides(const FileSystem& fs, const GitRepo& repo, co
     std::set<std::string, std::less<>> checked_out;
     for (const GitCheckout& c : checkouts) {
         SideSource s;
-        s.side.name = c.branch.empty() ? "HEAD" : c.branch;
+        // A detached work tree is named by its folder: names key the JSON's
+        // statuses, and two detached work trees must not share one.
+        s.side.name = c.branch.empty() ? "HEAD (" + file_name(c.path) + ")" : c.branch;
         s.side.worktree = c.path;
         s.side.head = c.head;
         s.side.current = here && fs.real_path(c.path) == here;
