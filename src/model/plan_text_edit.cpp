@@ -111,6 +111,7 @@ public:
 
     std::optional<Refusal> run();
     std::string result() const;
+    std::uint32_t first_edited_line() const;  // 1-based line of the earliest edit (0: none)
 
 private:
     std::optional<Refusal> check_top_level(NodeRef root);
@@ -522,6 +523,17 @@ std::string PlanPatcher::result() const {
     return text;
 }
 
+std::uint32_t PlanPatcher::first_edited_line() const {
+    if (edits_.empty()) return 0;
+    const Replace* first = &edits_.front();
+    for (const Replace& r : edits_) first = r.offset < first->offset ? &r : first;
+    std::size_t at = first->offset;
+    // Lines inserted at a line's start belong after the line above them.
+    if (first->length == 0 && at > 0 && lines_.source()[at - 1] == '\n') --at;
+    const std::string_view src = lines_.source().substr(0, at);
+    return static_cast<std::uint32_t>(std::count(src.begin(), src.end(), '\n') + 1);
+}
+
 }  // namespace
 
 PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target) {
@@ -530,7 +542,7 @@ PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target) {
     std::string text = patcher.result();
     Result<Document> again = parse_yaml(text, "plan");
     if (!again || !same_yaml_data(to_yaml_value(again->root()), target)) {
-        return {std::nullopt, "the edited text would not read back as the new plan", 0};
+        return {std::nullopt, "the edited text would not read back as the new plan", patcher.first_edited_line()};
     }
     return {std::move(text), "", 0};
 }

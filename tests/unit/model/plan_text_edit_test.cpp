@@ -215,6 +215,16 @@ TEST(PlanTextEdit, WhatCannotBeKeptIsRefusedWithItsLine) {
     plan = to_yaml_value(doc.root());
     plan["owner"] = "human";
     EXPECT_FALSE(edit_plan_text(doc, plan).text);
+
+    // A task written as a flow mapping cannot take a field line: the
+    // read-back check refuses it and names the task's line.
+    const Document flow = parse("tasks:\n  - {id: task-1, title: First}\n");
+    plan = to_yaml_value(flow.root());
+    plan["tasks"][0]["status"] = "pending";
+    e = edit_plan_text(flow, plan);
+    EXPECT_FALSE(e.text);
+    EXPECT_EQ(e.why, "the edited text would not read back as the new plan");
+    EXPECT_EQ(e.line, 2u);
 }
 
 TEST(PlanTextEdit, NoChangeIsTheSameBytes) {
