@@ -329,11 +329,6 @@ Status newline_keeps_last_entry(std::string_view s, NodeRef entries) {
                   entries.item(n - 1).mark());
 }
 
-bool uses_crlf(std::string_view s) {
-    const std::size_t nl = s.rfind('\n');
-    return nl != std::string_view::npos && nl > 0 && s[nl - 1] == '\r';
-}
-
 Result<AppendPoint> block_point(std::string_view s, NodeRef entries) {
     const Mark mark = entries.mark();
     const std::size_t dash = offset_of_mark(s, mark);
@@ -472,16 +467,23 @@ AppendEdit append_edit(const AppendPoint& at, std::string_view item, std::string
         if (at.needs_newline) edit.text += '\n';
         edit.text += item;
     }
-    if (at.crlf) {
-        std::string converted;
-        converted.reserve(edit.text.size() + 16);
-        for (char c : edit.text) {
-            if (c == '\n') converted += '\r';
-            converted += c;
-        }
-        edit.text = std::move(converted);
-    }
+    if (at.crlf) edit.text = with_crlf(edit.text);
     return edit;
+}
+
+bool uses_crlf(std::string_view s) {
+    const std::size_t nl = s.rfind('\n');
+    return nl != std::string_view::npos && nl > 0 && s[nl - 1] == '\r';
+}
+
+std::string with_crlf(std::string_view text) {
+    std::string converted;
+    converted.reserve(text.size() + 16);
+    for (char c : text) {
+        if (c == '\n') converted += '\r';
+        converted += c;
+    }
+    return converted;
 }
 
 

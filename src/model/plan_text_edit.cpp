@@ -33,8 +33,7 @@ public:
         for (std::size_t i = 0; i < src.size(); ++i) {
             if (src[i] == '\n' && i + 1 < src.size()) starts_.push_back(i + 1);
         }
-        const std::size_t nl = src.find('\n');
-        crlf_ = nl != std::string_view::npos && nl > 0 && src[nl - 1] == '\r';
+        crlf_ = uses_crlf(src);
     }
     std::size_t count() const { return starts_.size(); }
     std::size_t start(std::size_t line) const { return line < count() ? starts_[line] : src_.size(); }  // 0-based
@@ -450,12 +449,7 @@ std::string PlanPatcher::field_lines(const std::string& key, const YamlValue& va
     if (indent < 2) return pad + yaml_scalar(key) + ": " + value.dump() + nl;  // JSON is YAML flow
     std::string text = emit_sequence_item(one, static_cast<int>(indent) - 2);
     text.replace(indent - 2, 1, " ");
-    if (nl == "\r\n") {
-        std::string crlf;
-        for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
-        text = std::move(crlf);
-    }
-    return text;
+    return nl == "\r\n" ? with_crlf(text) : text;
 }
 
 // A new task shaped like the last one: its dash and field columns, its

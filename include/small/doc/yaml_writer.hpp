@@ -96,6 +96,11 @@ struct AppendEdit {
 };
 AppendEdit append_edit(const AppendPoint& at, std::string_view item, std::string_view file_bytes);
 
+// Whether a file uses CRLF line breaks (judged by its last one), and `text`
+// with each "\n" written "\r\n": what an edit inserts into such a file.
+bool uses_crlf(std::string_view text);
+std::string with_crlf(std::string_view text);
+
 // Where a one-line scalar sits in the source text it was parsed from, so that
 // an edit can replace just its bytes (keeping comments and formatting).
 struct SourceRange {
