@@ -7,6 +7,7 @@
 #include <span>
 
 #include "small/base/text.hpp"
+#include "small/doc/yaml.hpp"
 #include "small/model/layout.hpp"
 #include "small/model/plan_model.hpp"
 
@@ -136,13 +137,18 @@ Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws
     edit.text = plan_text_with_status(*plan, node, status, &fallback);
     if (!fallback.empty()) edit.warning = ws.artifact_display(ArtifactType::Plan) + fallback;
     Spans spans = spans_of(*plan);
-    if (const SourceRange* at = span_of(spans, id)) {
-        const std::string value = status_text_like(plan->source().substr(at->offset, at->length), status);
-        if (edit.text.size() == plan->source().size() - at->length + value.size()) {
-            edit.spans = shifted(std::move(spans), *at, value.size());
-        }
+    const SourceRange* at = span_of(spans, id);
+    const std::string value = at ? status_text_like(plan->source().substr(at->offset, at->length), status) : "";
+    if (at && edit.text.size() == plan->source().size() - at->length + value.size()) {
+        edit.spans = shifted(std::move(spans), *at, value.size());
+    } else if (Result<Document> again = parse_yaml(edit.text, "plan")) {
+        edit.spans = spans_of(*again);  // a line was added (or the file rewritten): rare, so parsed again
     }
     set_status(edit.index, id, status);
+    edit.outline = outline_plan(plan->root());
+    for (PlanTaskOutline& t : *edit.outline) {
+        if (t.id == id) t.status = status;
+    }
     if (stamp && fs.version_stamp(ws.artifact_path(ArtifactType::Plan)) == stamp) edit.old_stamp = *stamp;
     return edit;
 }
@@ -181,11 +187,19 @@ Result<PlanStatusEdit> plan_status_edit(const FileSystem& fs, const WorkspacePat
     return from_parse(fs, ws, id, status);
 }
 
+void remember_plan_write(const FileSystem& fs, const WorkspacePaths& ws, const Document& written) {
+    std::vector<StampedCacheBody> more{plan_outline_cache(outline_plan(written.root()))};
+    if (const Spans spans = spans_of(written); !spans.empty()) more.push_back({kPlanSpansName, encode_spans(spans)});
+    remember_valid_plan(fs, ws, plan_index_of(written), std::move(more));
+}
+
 void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, const PlanStatusEdit& edit,
                                const std::string& id, TaskStatus status) {
     std::vector<StampedCacheBody> more;
     if (!edit.spans.empty()) more.push_back({kPlanSpansName, encode_spans(edit.spans)});
-    if (!edit.old_stamp.empty()) {
+    if (edit.outline) {
+        more.push_back(plan_outline_cache(*edit.outline));
+    } else if (!edit.old_stamp.empty()) {
         if (const std::optional<std::string> outline = read_stamped_cache(fs, ws, kPlanOutlineName, edit.old_stamp)) {
             if (std::optional<std::string> moved = outline_with_status(*outline, id, status)) {
                 more.push_back({kPlanOutlineName, std::move(*moved)});

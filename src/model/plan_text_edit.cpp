@@ -532,13 +532,13 @@ std::uint32_t PlanPatcher::first_edited_line() const {
 
 PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target) {
     PlanPatcher patcher(old, target);
-    if (std::optional<Refusal> r = patcher.run()) return {std::nullopt, r->why, r->line};
+    if (std::optional<Refusal> r = patcher.run()) return {std::nullopt, r->why, r->line, std::nullopt};
     std::string text = patcher.result();
     Result<Document> again = parse_yaml(text, "plan");
     if (!again || !same_yaml_data(to_yaml_value(again->root()), target)) {
-        return {std::nullopt, "the edited text would not read back as the new plan", patcher.first_edited_line()};
+        return {std::nullopt, "the edited text would not read back as the new plan", patcher.first_edited_line(), std::nullopt};
     }
-    return {std::move(text), "", 0};
+    return {std::move(text), "", 0, std::move(*again)};
 }
 
 }  // namespace small

@@ -480,5 +480,8 @@ void remember_valid_plan(const FileSystem& fs, const WorkspacePaths& ws, const P
     write_stamped_caches(fs, ws, *stamp, more);
 }
 
+StampedCacheBody plan_outline_cache(const std::vector<PlanTaskOutline>& outline) {
+    return {kPlanOutlineName, encode_outline(outline)};
+}
 
 }  // namespace small

@@ -11,6 +11,7 @@
 // or malformed cache only means the plan is parsed (and validated) again.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,6 +32,7 @@ struct PlanStatusEdit {
     WrittenStatus previous_status;  // the task's status before (trimmed, lower-cased; blank is pending)
     std::string old_stamp;        // the plan file's version stamp the edit was made from ("" unknown)
     std::vector<std::pair<std::string, SourceRange>> spans;  // status values in `text`; empty: unknown
+    std::optional<std::vector<PlanTaskOutline>> outline;  // the edited plan's outline, when the edit parsed it
     std::string warning;          // the plan could not be edited in place (D20): where and why; "" when it was
 };
 
@@ -45,5 +47,10 @@ Result<PlanStatusEdit> plan_status_edit(const FileSystem& fs, const WorkspacePat
 // file as it now is. Best effort.
 void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, const PlanStatusEdit& edit,
                                const std::string& id, TaskStatus status);
+
+// After any other plan write (under the lock): `written` is the text written,
+// as parsed; the plan's caches (valid, tasks, outline, spans) describe it, so
+// the next status change parses nothing. Best effort.
+void remember_plan_write(const FileSystem& fs, const WorkspacePaths& ws, const Document& written);
 
 }  // namespace small

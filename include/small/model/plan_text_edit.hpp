@@ -33,6 +33,7 @@ struct PlanTextEdit {
     std::optional<std::string> text;  // the edited file; nullopt: not possible in place
     std::string why;                  // when not: what could not be kept
     std::uint32_t line = 0;           // and where (1-based; 0 = the whole file)
+    std::optional<Document> parsed;   // `text` as parsed by the read-back check (for the plan's caches)
 };
 
 // `old` is the plan as parsed (with its source text); `target` the plan to write.

@@ -127,5 +127,8 @@ Result<Document> load_valid_plan_document(const FileSystem& fs, const WorkspaceP
 // tasks of `index` (after a write, under the lock).
 // `more`: other plan caches of the same plan bytes, written in the same step.
 void remember_valid_plan(const FileSystem& fs, const WorkspacePaths& ws, const PlanIndex& index, std::vector<StampedCacheBody> more = {});
+// The `plan.outline` section holding `outline` (for remember_valid_plan's
+// `more` when the writer knows the outline of the text it wrote).
+StampedCacheBody plan_outline_cache(const std::vector<PlanTaskOutline>& outline);
 
 }  // namespace small

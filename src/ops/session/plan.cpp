@@ -2,12 +2,14 @@
 #include "small/ops/session/plan.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "small/store/plan_cache.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/model/plan_text_edit.hpp"
 #include "small/domain/claim_gate.hpp"
+#include "small/domain/plan_status_edit.hpp"
 #include "small/domain/progress_entry.hpp"
 #include "small/model/templates.hpp"
 #include "small/model/replay_id.hpp"
@@ -447,45 +449,59 @@ Status merge_from(PlanEdits& e, const PlanInput& input, const WorkspacePaths& ws
 
 // ---------------------------------------------------------------- D18
 
-// A task this call completed whose dependencies are not all completed is
-// refused, or with `force` recorded in its entries' notes; one it started
-// so is a warning.
-Status check_dependencies_met(PlanEdits& e, bool force) {
+// What D18 says about the tasks whose status a call set: refusals, warnings,
+// and the notes a forced completion's entries carry.
+struct DependencyVerdict {
     std::vector<std::string> refused;
     std::map<std::string, std::vector<std::string>> forced;
-    std::vector<std::string> checked;
-    for (const std::string& id : e.status_set) {
-        if (std::find(checked.begin(), checked.end(), id) != checked.end() || !find_task(e.plan, id)) continue;
-        checked.push_back(id);
-        const std::vector<std::string> unmet = unmet_dependencies(e.plan, id);
-        if (unmet.empty()) continue;
-        const WrittenStatus status = task_status(task_at(e, id));
-        if (status.is(TaskStatus::InProgress)) {
-            e.warnings.push_back("task " + id + " is in_progress but its dependencies " + joined(unmet) +
-                                 " are not completed (D18); finish them first");
-        } else if (status.is(TaskStatus::Completed) && force) {
-            forced[id] = unmet;
-            e.warnings.push_back("task " + id + " completed with dependencies " + joined(unmet) +
-                                 " not completed (--force; the entry records it)");
-        } else if (status.is(TaskStatus::Completed)) {
-            refused.push_back("task " + id + " (unmet: " + joined(unmet) + ")");
-        }
+};
+
+// Task `id`, set to `status`, has the dependencies `unmet` not completed:
+// starting it is a warning, completing it is refused, or with `force` recorded.
+void judge_dependencies(DependencyVerdict& v, std::vector<std::string>& warnings, const std::string& id,
+                        const WrittenStatus& status, const std::vector<std::string>& unmet, bool force) {
+    if (unmet.empty()) return;
+    if (status.is(TaskStatus::InProgress)) {
+        warnings.push_back("task " + id + " is in_progress but its dependencies " + joined(unmet) +
+                           " are not completed (D18); finish them first");
+    } else if (status.is(TaskStatus::Completed) && force) {
+        v.forced[id] = unmet;
+        warnings.push_back("task " + id + " completed with dependencies " + joined(unmet) +
+                           " not completed (--force; the entry records it)");
+    } else if (status.is(TaskStatus::Completed)) {
+        v.refused.push_back("task " + id + " (unmet: " + joined(unmet) + ")");
     }
-    if (!refused.empty()) {
-        Error err = Error::invalid("cannot complete " + joined(refused) +
+}
+
+// The refusal, or the forced notes written into the entries.
+Status settle_dependencies(const DependencyVerdict& v, std::vector<YamlValue>& entries) {
+    if (!v.refused.empty()) {
+        Error err = Error::invalid("cannot complete " + joined(v.refused) +
                                    ": a task is completed only after its dependencies (D18); nothing written");
         err.hint = "complete the dependencies first (small plan --done ID, repeatable), or add --force to record "
                    "the completion anyway";
         return err;
     }
-    for (YamlValue& entry : e.entries) {
-        const auto it = forced.find(entry["task_id"].get<std::string>());
-        if (it == forced.end() || entry["status"] != status_name(TaskStatus::Completed)) continue;
+    for (YamlValue& entry : entries) {
+        const auto it = v.forced.find(entry["task_id"].get<std::string>());
+        if (it == v.forced.end() || entry["status"] != status_name(TaskStatus::Completed)) continue;
         const std::string notes = entry.contains("notes") ? entry["notes"].get<std::string>() : "";
         entry["notes"] = notes + (notes.empty() ? "" : "; ") + "forced: dependencies " + joined(it->second) +
                          " not completed";
     }
     return ok_status();
+}
+
+// D18 on the edited plan for every task this call set a status on.
+Status check_dependencies_met(PlanEdits& e, bool force) {
+    DependencyVerdict verdict;
+    std::vector<std::string> checked;
+    for (const std::string& id : e.status_set) {
+        if (std::find(checked.begin(), checked.end(), id) != checked.end() || !find_task(e.plan, id)) continue;
+        checked.push_back(id);
+        judge_dependencies(verdict, e.warnings, id, task_status(task_at(e, id)), unmet_dependencies(e.plan, id), force);
+    }
+    return settle_dependencies(verdict, e.entries);
 }
 
 // Entries of the current run that name `id`: their count and the first one's line.
@@ -586,9 +602,23 @@ Status apply_plan_flags(PlanEdits& e, const PlanRequest& req, const FileSystem& 
     return check_dependencies_met(e, req.force);
 }
 
-// D19: a status this call set on a task another agent holds is refused
-// unless `force`; each such task's entries carry the claim in their notes,
-// and the gates are settled (renewed, released) once the change is written.
+// D19: a status set on a task another agent holds is refused unless
+// `force`; the task's entries carry the claim in their notes, and the gate
+// is settled (renewed, released) once the change is written.
+Result<ClaimGate> gate_one_claim(const FileSystem& fs, const WorkspacePaths& ws, std::vector<YamlValue>& entries,
+                                 const std::string& id, TaskStatus status, const ClaimContext& who, bool force) {
+    Result<ClaimGate> gate = gate_on_claim(fs, ws, id, status, who, force);
+    if (!gate) return gate.error();
+    for (YamlValue& entry : entries) {
+        if (gate->note.empty() || entry["task_id"] != id) continue;
+        std::optional<std::string> notes;
+        if (entry.contains("notes") && entry["notes"].is_string()) notes = entry["notes"].get<std::string>();
+        entry["notes"] = *notes_with_claim(notes, *gate);
+    }
+    return gate;
+}
+
+// gate_one_claim for every task whose status this call set.
 Result<std::vector<ClaimGate>> gate_claims(const FileSystem& fs, const WorkspacePaths& ws, PlanEdits& e,
                                            const ClaimContext& who, bool force) {
     std::vector<ClaimGate> gates;
@@ -598,14 +628,8 @@ Result<std::vector<ClaimGate>> gate_claims(const FileSystem& fs, const Workspace
         seen.push_back(id);
         const std::optional<TaskStatus> status = task_status(task_at(e, id)).known();
         if (!status) continue;
-        Result<ClaimGate> gate = gate_on_claim(fs, ws, id, *status, who, force);
+        Result<ClaimGate> gate = gate_one_claim(fs, ws, e.entries, id, *status, who, force);
         if (!gate) return gate.error();
-        for (YamlValue& entry : e.entries) {
-            if (gate->note.empty() || entry["task_id"] != id) continue;
-            std::optional<std::string> notes;
-            if (entry.contains("notes") && entry["notes"].is_string()) notes = entry["notes"].get<std::string>();
-            entry["notes"] = *notes_with_claim(notes, *gate);
-        }
         gates.push_back(std::move(*gate));
     }
     return gates;
@@ -623,14 +647,118 @@ Status check_merged_plan(const std::string& text, const WorkspacePaths& ws) {
 
 std::string plan_path(const WorkspacePaths& ws) { return ws.artifact_path(ArtifactType::Plan); }
 
+// The text a plan write puts on disk, and that text as parsed when the
+// write already parsed it (its caches are then kept without a parse).
+struct PlanText {
+    std::string text;
+    std::optional<Document> parsed;
+};
+
 // D20: the new plan applied to the file's own bytes; where that cannot be
 // done, house style, and a warning that says where and why.
-std::string text_keeping_format(const Document& written, PlanEdits& e, const WorkspacePaths& ws) {
+PlanText text_keeping_format(const Document& written, PlanEdits& e, const WorkspacePaths& ws) {
     PlanTextEdit edit = edit_plan_text(written, e.plan);
-    if (edit.text) return std::move(*edit.text);
+    if (edit.text) return {std::move(*edit.text), std::move(edit.parsed)};
     const std::string where = ws.artifact_display(ArtifactType::Plan) + (edit.line ? ":" + std::to_string(edit.line) : "");
     e.warnings.push_back(where + ": rewritten in house style, its comments and formatting not kept (" + edit.why + ")");
-    return emit_document(e.plan);
+    return {emit_document(e.plan), std::nullopt};
+}
+
+// The one status flag of a call that gives nothing else, or nullopt.
+std::optional<std::pair<std::string, const PlanStatusFlag*>> lone_status_change(const PlanRequest& req) {
+    const bool others = req.from || req.reset || !req.add.empty() || !req.retitle.empty() || !req.steps.empty() ||
+                        !req.acceptance.empty() || !req.depends.empty() || !req.undepend.empty() ||
+                        !req.remove.empty();
+    std::optional<std::pair<std::string, const PlanStatusFlag*>> lone;
+    for (const PlanStatusFlag& flag : kPlanStatusFlags) {
+        for (const std::string& id : req.*flag.ids) {
+            if (others || lone) return std::nullopt;
+            lone.emplace(std::string(trim(id)), &flag);
+        }
+    }
+    return lone;
+}
+
+// Pins the run, stamps and checks the entries, and writes the plan text and
+// the entries as one change; `remember` then updates the plan's caches.
+Result<PlanResult> write_plan_change(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,
+                                     PlanEdits& edits, const std::string& text, PlanResult result,
+                                     const std::function<void()>& remember) {
+    Result<RunPin> pin = pin_run(fs, ws, session, text);
+    if (!pin) return pin.error();
+    const std::string probe = format_timestamp_utc9(current_instant());
+    for (YamlValue& entry : edits.entries) {
+        entry["replayId"] = pin->replay_id;  // D8: every entry of the run
+        if (Status v = validate_progress_entry(entry, probe, ws); !v) return v.error();
+    }
+    if (!edits.entries.empty()) {
+        const char* recreate = "run `small init --force` to recreate the workspace files";
+        if (Status s = require_artifact(fs, ws, ArtifactType::Progress, recreate); !s) return s.error();
+    }
+
+    WorkspaceChange change;
+    change.entries = edits.entries;
+    change.files.push_back({plan_path(ws), text});
+    if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
+    Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
+    if (!committed) return committed.error();
+    if (committed->was_skipped(plan_path(ws))) {
+        edits.warnings.push_back(ws.artifact_display(ArtifactType::Plan) +
+                                 " changed while this command ran (a hand edit?), so this call's plan changes were "
+                                 "not applied; its progress entries were recorded. Run the command again.");
+    } else {
+        remember();
+    }
+
+    result.messages = std::move(edits.messages);
+    result.warnings = std::move(edits.warnings);
+    for (AppendResult& a : committed->appended) result.entries.push_back(std::move(a.entry));
+    result.changed = true;
+    if (!edits.added_ids.empty()) result.added_task_id = edits.added_ids.back();
+    result.added_task_ids = std::move(edits.added_ids);
+    result.replay_id = pin->replay_id;
+    result.pinned_run = pin->pinned;
+    return result;
+}
+
+void settle_claims(const FileSystem& fs, const WorkspacePaths& ws, const std::vector<ClaimGate>& gates,
+                   const ClaimContext& claimer, PlanResult& result) {
+    for (const ClaimGate& gate : gates) {
+        if (std::string w = settle_claim(fs, ws, gate, claimer); !w.empty()) result.warnings.push_back(w);
+    }
+}
+
+// Item 6 of D20: one status flag and nothing else is checkpoint's edit: the
+// status value replaced in the file's bytes at its cached span, so a plan
+// whose caches are current is not parsed (plan_status_edit). The messages,
+// D18 and D19 are those of the general path.
+Result<PlanResult> change_one_status(const FileSystem& fs, const WorkspacePaths& ws, const PlanRequest& req,
+                                     const MutationSession& session, const std::string& id,
+                                     const PlanStatusFlag& flag) {
+    Result<PlanStatusEdit> edit = plan_status_edit(fs, ws, id, flag.status);
+    if (!edit) return edit.error();
+    PlanEdits edits;
+    if (!edit->warning.empty()) edits.warnings.push_back(edit->warning);
+    const std::string name(status_name(flag.status));
+    record(edits,
+           plan_entry(id, flag.status, "Updated task " + id + " to " + name + " via small plan " + flag.flag,
+                      std::string("small plan ") + flag.flag),
+           "Marked task " + id + " as " + name);
+    // The gate's own refusal is checkpoint's wording; its list of unmet
+    // dependencies is all plan needs to say it in plan's.
+    Result<DependencyGate> deps = gate_on_dependencies(fs, ws, id, flag.status, /*force=*/true);
+    if (!deps) return deps.error();
+    DependencyVerdict verdict;
+    judge_dependencies(verdict, edits.warnings, id, flag.status, deps->unmet, req.force);
+    if (Status s = settle_dependencies(verdict, edits.entries); !s) return s.error();
+    const ClaimContext claimer = claim_context(req.agent, ws);
+    Result<ClaimGate> claim = gate_one_claim(fs, ws, edits.entries, id, flag.status, claimer, req.force);
+    if (!claim) return claim.error();
+
+    Result<PlanResult> result = write_plan_change(fs, ws, session, edits, edit->text, PlanResult{},
+                                                  [&] { remember_plan_status_edit(fs, ws, *edit, id, flag.status); });
+    if (result) settle_claims(fs, ws, {*claim}, claimer, *result);
+    return result;
 }
 
 }  // namespace
@@ -645,6 +773,9 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
 
     PlanResult result;
     const bool exists = fs.file_exists(plan_path(ws));
+    if (const auto lone = lone_status_change(req); lone && exists) {
+        return change_one_status(fs, ws, req, *session, lone->first, *lone->second);
+    }
     PlanEdits edits;
     std::optional<Document> written;  // the plan as it is, whose formatting the write keeps (D20)
     if (req.reset || !exists) {
@@ -676,42 +807,16 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         return result;
     }
 
-    const std::string text = written ? text_keeping_format(*written, edits, ws) : emit_document(edits.plan);
+    const PlanText text = written ? text_keeping_format(*written, edits, ws) : PlanText{emit_document(edits.plan), {}};
     if (req.from) {
-        if (Status s = check_merged_plan(text, ws); !s) return s.error();
+        if (Status s = check_merged_plan(text.text, ws); !s) return s.error();
     }
-    Result<RunPin> pin = pin_run(fs, ws, *session, text);
-    if (!pin) return pin.error();
-    const std::string probe = format_timestamp_utc9(current_instant());
-    for (YamlValue& entry : edits.entries) {
-        entry["replayId"] = pin->replay_id;  // D8: every entry of the run
-        if (Status v = validate_progress_entry(entry, probe, ws); !v) return v.error();
-    }
-    if (!edits.entries.empty()) {
-        const char* recreate = "run `small init --force` to recreate the workspace files";
-        if (Status s = require_artifact(fs, ws, ArtifactType::Progress, recreate); !s) return s.error();
-    }
-
-    WorkspaceChange change;
-    change.entries = edits.entries;
-    change.files.push_back({plan_path(ws), text});
-    if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
-    Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
-    if (!committed) return committed.error();
-    if (!committed->was_skipped(plan_path(ws))) remember_valid_plan(fs, ws, plan_index_of(edits.plan));
-
-    result.messages = std::move(edits.messages);
-    result.warnings = std::move(edits.warnings);
-    for (AppendResult& a : committed->appended) result.entries.push_back(std::move(a.entry));
-    result.changed = true;
-    if (!edits.added_ids.empty()) result.added_task_id = edits.added_ids.back();
-    result.added_task_ids = std::move(edits.added_ids);
-    result.replay_id = pin->replay_id;
-    result.pinned_run = pin->pinned;
-    for (const ClaimGate& gate : *claims) {
-        if (std::string w = settle_claim(fs, ws, gate, claimer); !w.empty()) result.warnings.push_back(w);
-    }
-    return result;
+    Result<PlanResult> written_result = write_plan_change(fs, ws, *session, edits, text.text, std::move(result), [&] {
+        if (text.parsed) remember_plan_write(fs, ws, *text.parsed);
+        else remember_valid_plan(fs, ws, plan_index_of(edits.plan));
+    });
+    if (written_result) settle_claims(fs, ws, *claims, claimer, *written_result);
+    return written_result;
 }
 
 }  // namespace small

@@ -16,6 +16,7 @@
 #include "small/store/workspace_change.hpp"
 #include "small/store/workspace_lock.hpp"
 #include "small/doc/yaml.hpp"
+#include "small/model/plan_summary.hpp"
 #include "small/ops/session/start.hpp"
 #include "small/ops/session/reset.hpp"
 #include "small/ops/session/checkpoint.hpp"
@@ -554,6 +555,98 @@ TEST(PlanCommand, StartingATaskWithUnmetDependenciesWritesAndWarns) {
     ASSERT_EQ(r->warnings.size(), 1u);
     EXPECT_TRUE(contains(r->warnings[0], "task-2 is in_progress but its dependencies task-1")) << r->warnings[0];
     EXPECT_EQ(task_status(plan_of(w)["tasks"][1]).word(), "in_progress");
+}
+
+TEST(PlanCommand, ALoneDoneWithUnmetDependenciesIsRefusedInPlansWords) {
+    InitWorkspace w(std::nullopt, Disk::Memory);
+    PlanRequest setup = plan_req();
+    setup.add = {"Second"};
+    setup.depends = {"task-2:task-1"};
+    ASSERT_TRUE(plan_command(w.fs(), w.ws(), setup).ok());
+    const auto before = snapshot(w);
+    PlanRequest req = plan_req();
+    req.done = {" task-2 "};
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message,
+              "cannot complete task task-2 (unmet: task-1): a task is completed only after its dependencies (D18); "
+              "nothing written");
+    EXPECT_TRUE(contains(r.error().hint, "small plan --done ID")) << r.error().hint;
+    EXPECT_EQ(snapshot(w), before);
+    req.done = {"task-9"};
+    r = plan_command(w.fs(), w.ws(), req);
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(contains(r.error().message, "task task-9 is not in")) << r.error().message;
+    EXPECT_EQ(snapshot(w), before);
+}
+
+// Item 6 of D20: one status flag alone is an in-place edit from the plan's
+// caches (as checkpoint's). Its plan bytes are those the general path
+// writes for the same change (given here as --from), and every write leaves
+// caches that describe the file it wrote.
+TEST(PlanCommand, ALoneStatusFlagWritesWhatTheGeneralPathWrites) {
+    const std::string plan =
+        "# Hand-written plan\nsmall_version: \"1.0.0\"\nowner: agent\n\ntasks:\n"
+        "  # the first one\n  - id: task-1\n    title: 'First'   # rename later\n    status: pending\n"
+        "  - id: \"task-2\"\n    title: Second\n    status: 'pending'  # soon\n    depends_on: [task-1]\n"
+        "  - id: task-3\n    title: Third\n";
+    InitWorkspace fast(std::nullopt, Disk::Memory);
+    InitWorkspace general(std::nullopt, Disk::Memory);
+    fast.write("plan.small.yml", plan);
+    general.write("plan.small.yml", plan);
+    const std::vector<std::pair<std::string, TaskStatus>> steps = {
+        {"task-3", TaskStatus::Blocked},   {"task-2", TaskStatus::InProgress}, {"task-1", TaskStatus::Completed},
+        {"task-3", TaskStatus::Cancelled}, {"task-2", TaskStatus::Completed},  {"task-3", TaskStatus::Pending}};
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const auto& [id, status] = steps[i];
+        const std::string name(status_name(status));
+        SCOPED_TRACE(id + " " + name);
+        PlanRequest one = plan_req();
+        for (const PlanStatusFlag& flag : kPlanStatusFlags) {
+            if (flag.status == status) (one.*flag.ids).push_back(id);
+        }
+        PlanRequest from = plan_req();
+        from.from = input("- id: " + id + "\n  status: " + name + "\n");
+        Result<PlanResult> a = plan_command(fast.fs(), fast.ws(), one);
+        Result<PlanResult> b = plan_command(general.fs(), general.ws(), from);
+        ASSERT_TRUE(a.ok()) << a.error().describe();
+        ASSERT_TRUE(b.ok()) << b.error().describe();
+        EXPECT_EQ(fast.plan_bytes(), general.plan_bytes());
+        EXPECT_EQ(a->messages, std::vector<std::string>{"Marked task " + id + " as " + name});
+        EXPECT_EQ(a->warnings, b->warnings);
+        ASSERT_EQ(a->entries.size(), 1u);
+        EXPECT_EQ(a->entries[0]["status"], name);
+        EXPECT_TRUE(contains(a->entries[0]["evidence"].get<std::string>(), "to " + name + " via small plan --"));
+        for (InitWorkspace* w : {&fast, &general}) {
+            // The caches give what a parse gives: the index, the outline, and
+            // the span checkpoint edits (its edit equals the parse-based one).
+            const std::optional<std::string> stamp = w->fs().version_stamp(w->file("plan.small.yml"));
+            ASSERT_TRUE(stamp);
+            const std::optional<std::string> spans = read_stamped_cache(w->fs(), w->ws(), kPlanSpansName, *stamp);
+            const std::optional<std::string> outline = read_stamped_cache(w->fs(), w->ws(), kPlanOutlineName, *stamp);
+            EXPECT_TRUE(spans) << (w == &fast ? "fast" : "general");
+            EXPECT_TRUE(outline) << (w == &fast ? "fast" : "general");
+            Result<Document> doc = parse_yaml(w->plan_bytes(), "plan");
+            ASSERT_TRUE(doc.ok());
+            Result<std::optional<std::vector<PlanTaskOutline>>> cached = load_plan_outline(w->fs(), w->ws());
+            ASSERT_TRUE(cached.ok() && *cached);
+            const std::vector<PlanTaskOutline> parsed = outline_plan(doc->root());
+            ASSERT_EQ((*cached)->size(), parsed.size());
+            for (std::size_t t = 0; t < parsed.size(); ++t) {
+                EXPECT_EQ((**cached)[t].status.word(), parsed[t].status.word());
+                EXPECT_EQ((**cached)[t].depends_on, parsed[t].depends_on);
+            }
+            const std::string next_id = steps[(i + 1) % steps.size()].first;
+            Result<PlanStatusEdit> edit = plan_status_edit(w->fs(), w->ws(), next_id, TaskStatus::Blocked);
+            ASSERT_TRUE(edit.ok()) << edit.error().describe();
+            EXPECT_EQ(edit->text, plan_text_with_status(*doc, find_task_node(*doc, next_id), TaskStatus::Blocked));
+        }
+    }
+    for (const char* kept : {"# Hand-written plan", "# the first one", "title: 'First'   # rename later", "# soon",
+                             "depends_on: [task-1]", "owner: agent\n\ntasks:"}) {
+        EXPECT_TRUE(contains(fast.plan_bytes(), kept)) << kept << "\n" << fast.plan_bytes();
+    }
+    expect_strict_ok(fast);
 }
 
 TEST(PlanFrom, YamlListAppendsNewTasksAndUpdatesExistingOnesFieldByField) {

@@ -1,12 +1,15 @@
 // `small plan` (D4, D6, D7, D8 in docs/design.md). The CLI parses flags and
 // renders; this layer does the work under the workspace lock.
 //
-// Plan and checkpoint (checkpoint.hpp) both rewrite plan.small.yml from its parsed value (unknown task fields and
-// top-level keys kept, D6) and append their progress entries in the same
-// crash-safe change (workspace_change.hpp): the plan and its entries land
-// together or not at all. The new plan is validated (schema and plan
-// invariants, cycles included) before anything is written. The first plan
-// write of a workspace without a pinned run pins one (D3).
+// Plan and checkpoint (checkpoint.hpp) write plan.small.yml as the smallest
+// edit of its bytes (D20, model/plan_text_edit): comments, quoting and layout
+// elsewhere are kept, unknown task fields and top-level keys too (D6). One
+// status flag alone is checkpoint's edit from the plan's caches, without a
+// parse (domain/plan_status_edit). The plan and its progress entries are one
+// crash-safe change (workspace_change.hpp): they land together or not at
+// all. The new plan is validated (schema and plan invariants, cycles
+// included) before anything is written. The first plan write of a workspace
+// without a pinned run pins one (D3).
 #pragma once
 
 #include <chrono>
