@@ -106,7 +106,10 @@ void render_workspace(const Output& out, const WorkspaceRepair& w, bool dry) {
     for (const MemberChange& c : w.changes) {
         out.info("  - " + c.key + ": " + (w.created || w.replaced_unreadable ? shown(c.after) : shown(c.before) + " -> " + shown(c.after)));
     }
-    if (!w.comments_kept) out.info("  (the file is re-emitted whole: its comments are not kept; the backup has them)");
+    if (!w.comments_kept) {
+        out.info("  (rewritten in house style, its comments and formatting not kept: " + w.rewrite_reason +
+                 "; the backup has them)");
+    }
 }
 
 void render(const Output& out, const FixResult& r) {

@@ -28,6 +28,7 @@ int run_handoff(Context& ctx, HandoffFlags& f) {
         if (!r->unsettled.empty()) std::cerr << "Warning: " << unsettled_warning(r->unsettled) << '\n';
         for (const UnsettledTask& t : r->unsettled) std::cerr << "  - " << describe_unsettled(t) << '\n';
     }
+    for (const std::string& w : r->warnings) out.problem("Warning: " + w);
     out.success("Generated handoff.small.yml with " + std::to_string(steps) + " next step" + (steps == 1 ? "" : "s"));
     out.info("replayId: " + r->replay_id.substr(0, 16) + "... (source: " + r->source + ")");
     out.info(r->text);

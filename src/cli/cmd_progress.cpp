@@ -92,8 +92,8 @@ int run_migrate(Context& ctx, const MigrateFlags& f) {
         out.info("Would rewrite " + std::to_string(r->changes.size()) + " progress timestamp(s) in " + name +
                  " (dry run; nothing written)");
     } else {
-        out.success("Rewrote " + std::to_string(r->changes.size()) + " progress timestamp(s) in " + name +
-                    (r->whole_file_rewritten ? " (whole file re-emitted; comments were not kept)" : ""));
+        out.success("Rewrote " + std::to_string(r->changes.size()) + " progress timestamp(s) in " + name);
+        if (!r->warning.empty()) out.problem("Warning: " + r->warning);
     }
     return kExitOk;
 }

@@ -44,6 +44,7 @@ int run_reset(Context& ctx, ResetFlags& f) {
     }
     for (const std::string& name : r->reset_files) out.info("Reset: .small/" + name);
     if (!r->snapshot_dir.empty()) out.info("Previous run saved in " + r->snapshot_dir);
+    for (const std::string& w : r->warnings) out.problem("Warning: " + w);
     out.success("New run " + r->replay_id.substr(0, 16) + "... started" +
                 (r->previous_replay_id.empty() ? "" : " (previous " + r->previous_replay_id.substr(0, 16) + "...)"));
     out.info("Preserved: intent.small.yml, constraints.small.yml, progress.small.yml");

@@ -180,6 +180,7 @@ int run_checkout_cmd(Context& ctx, const RunFlags& f) {
     for (const std::string& name : c->restored) out.info("Restored: .small/" + name);
     for (const std::string& name : c->kept) out.info("Kept (not in the snapshot): .small/" + name);
     if (!c->backup_dir.empty()) out.info("Replaced files saved in " + c->backup_dir);
+    if (!c->warning.empty()) out.problem("Warning: " + c->warning);
     out.info("Progress history kept; meta/checkout appended");
     out.success("Restored snapshot " + short_id(c->name, 16) + " into " + r->ws.small_dir);
     return kExitOk;

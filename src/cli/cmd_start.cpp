@@ -34,6 +34,7 @@ int run_start(Context& ctx, StartFlags& f) {
                  r->repinned_from.substr(0, 16) + "...; the run had no work entries yet)");
     }
     out.info("Wrote handoff.small.yml (replayId " + r->handoff.replay_id.substr(0, 16) + "...)");
+    for (const std::string& w : r->handoff.warnings) out.problem("Warning: " + w);
     out.info("Running strict check (validate, lint, verify)...");
     const int code = run_strict_check(ctx, *ws, nullptr);
     if (code == kExitOk) out.success("Strict check passed. Start complete. Handoff ready.");

@@ -1,4 +1,4 @@
-// In-place edits of top-level YAML members (see the header).
+// In-place edits of YAML mapping members (see the header).
 #include "small/doc/yaml_edit.hpp"
 
 #include <algorithm>
@@ -17,13 +17,6 @@ struct Edit {
 };
 
 bool is_scalar(const YamlValue& v) { return !v.is_object() && !v.is_array(); }
-
-// A scalar value as YAML text in house style (strings always quoted).
-std::string scalar_text_of(const YamlValue& v) {
-    if (v.is_string()) return yaml_quoted(v.get<std::string>());
-    if (v.is_null()) return "null";
-    return v.dump();
-}
 
 // The offset of a mark (1-based line and column) in `src`.
 std::optional<std::size_t> offset_of(std::string_view src, Mark mark) {
@@ -44,7 +37,7 @@ std::optional<SourceRange> locate(std::string_view src, const ScalarLocator& loc
     if (!text.empty()) return locator.find(node.mark(), text);
     // An empty quoted string: its two quotes stand at the mark (which may
     // point just inside the opening quote). `key:` with nothing has no bytes
-    // to replace.
+    // to replace (see after_colon).
     const std::optional<std::size_t> mark = offset_of(src, node.mark());
     if (!mark || !node.is_string()) return std::nullopt;
     for (const std::size_t at : {*mark > 0 ? *mark - 1 : *mark, *mark}) {
@@ -56,9 +49,7 @@ std::optional<SourceRange> locate(std::string_view src, const ScalarLocator& loc
 }
 
 // Member order does not matter for equality here (appended keys go last).
-bool same_value(const YamlValue& a, const YamlValue& b) {
-    return nlohmann::json::parse(a.dump()) == nlohmann::json::parse(b.dump());
-}
+bool same_value(const YamlValue& a, const YamlValue& b) { return same_yaml_data(a, b); }
 
 std::optional<std::string> apply(std::string text, std::vector<Edit> edits) {
     std::sort(edits.begin(), edits.end(), [](const Edit& x, const Edit& y) { return x.offset > y.offset; });
@@ -69,44 +60,127 @@ std::optional<std::string> apply(std::string text, std::vector<Edit> edits) {
     return text;
 }
 
-}  // namespace
+class MemberEditor {
+public:
+    explicit MemberEditor(const Document& doc) : src_(doc.source()), locator_(src_) {}
 
-std::optional<std::string> edit_top_level_members(const Document& doc, const YamlValue& target) {
-    const NodeRef root = doc.root();
-    if (!root.is_mapping() || !target.is_object()) return std::nullopt;
-    const std::string_view src = doc.source();
-    const ScalarLocator locator(src);
-    std::vector<Edit> edits;
-    for (std::size_t i = 0; i < root.size(); ++i) {
-        const std::string key(root.key(i));
-        if (!target.contains(key)) return std::nullopt;  // removals are not in-place edits
-        const NodeRef node = root.value(i);
-        const YamlValue& want = target[key];
-        if (same_value(to_yaml_value(node), want)) continue;
-        if (!is_scalar(want)) return std::nullopt;
-        const std::optional<SourceRange> at = locate(src, locator, node);
-        if (!at) return std::nullopt;
-        edits.push_back({at->offset, at->length, scalar_text_of(want)});
+    // Edits that make mapping `node` hold `want`; the first refusal otherwise.
+    std::optional<MemberEdit> mapping(NodeRef node, const YamlValue& want, bool top);
+    std::optional<std::string> result() const { return apply(std::string(src_), edits_); }
+
+private:
+    std::optional<MemberEdit> member(NodeRef key, NodeRef value, const YamlValue& want);
+    std::optional<MemberEdit> added(NodeRef node, const YamlValue& want, bool top);
+    std::optional<std::size_t> after_colon(NodeRef key) const;
+    bool is_flow(NodeRef node) const {  // a flow collection is marked at its bracket
+        const std::optional<std::size_t> at = offset_of(src_, node.mark());
+        return at && *at < src_.size() && (src_[*at] == '{' || src_[*at] == '[');
     }
-    std::string appended;
-    for (const auto& [key, value] : target.items()) {
-        if (root.find(key).valid()) continue;
-        YamlValue one = YamlValue::object();
-        one[key] = value;
-        appended += emit_document(one);
+    std::string newline() const { return src_.find("\r\n") != std::string_view::npos ? "\r\n" : "\n"; }
+
+    std::string_view src_;
+    ScalarLocator locator_;
+    std::vector<Edit> edits_;
+};
+
+MemberEdit refusal(std::string why, NodeRef at) { return {std::nullopt, std::move(why), at.mark().line}; }
+
+std::optional<MemberEdit> MemberEditor::mapping(NodeRef node, const YamlValue& want, bool top) {
+    for (std::size_t i = 0; i < node.size(); ++i) {
+        const std::string key(node.key(i));
+        if (!want.contains(key)) return refusal("the field `" + key + "` is removed", node.key_node(i));
+        if (std::optional<MemberEdit> r = member(node.key_node(i), node.value(i), want[key])) return r;
     }
-    if (!appended.empty()) {
-        const bool crlf = src.find("\r\n") != std::string_view::npos;
-        if (!src.empty() && src.back() != '\n') appended.insert(0, crlf ? "\r\n" : "\n");
-        edits.push_back({src.size(), 0, appended});
+    return added(node, want, top);
+}
+
+std::optional<MemberEdit> MemberEditor::member(NodeRef key, NodeRef value, const YamlValue& want) {
+    if (same_value(to_yaml_value(value), want)) return std::nullopt;
+    if (value.is_mapping() && want.is_object()) return mapping(value, want, false);
+    const std::string name(key.scalar_text());
+    if (!is_scalar(want) || value.is_mapping() || value.is_sequence()) {
+        return refusal("the value of `" + name + "` is not a scalar", key);
     }
-    std::optional<std::string> out = apply(std::string(src), std::move(edits));
-    if (!out) return std::nullopt;
-    Result<Document> again = parse_yaml(*out, "edit");
-    if (!again || !again->root().is_mapping() || !same_value(to_yaml_value(again->root()), target)) {
+    if (const std::optional<SourceRange> at = locate(src_, locator_, value)) {
+        edits_.push_back({at->offset, at->length, scalar_styled(want, scalar_quote(src_.substr(at->offset)))});
         return std::nullopt;
     }
-    return out;
+    // `key:` with nothing after it: the value goes after the colon.
+    if (const std::optional<std::size_t> colon = value.is_null() ? after_colon(key) : std::nullopt) {
+        edits_.push_back({*colon, 0, " " + scalar_styled(want, '"')});
+        return std::nullopt;
+    }
+    return refusal("the value of `" + name + "` is not a one-line scalar", key);
+}
+
+// Just past the ':' that ends `key` on its line, when only spaces stand between.
+std::optional<std::size_t> MemberEditor::after_colon(NodeRef key) const {
+    const std::optional<std::size_t> at = offset_of(src_, key.mark());
+    const std::string_view name = key.scalar_text();
+    if (!at || *at >= src_.size() || name.empty()) return std::nullopt;
+    std::size_t i = *at;
+    if (i > 0 && scalar_quote(src_.substr(i - 1)) && !scalar_quote(src_.substr(i))) --i;  // marked inside the quotes
+    const char quote = scalar_quote(src_.substr(i));
+    if (src_.substr(i + (quote ? 1 : 0), name.size()) != name) return std::nullopt;
+    i += name.size() + (quote ? 2 : 0);
+    if (quote && (i > src_.size() || src_[i - 1] != quote)) return std::nullopt;
+    while (i < src_.size() && src_[i] == ' ') ++i;
+    if (i >= src_.size() || src_[i] != ':') return std::nullopt;
+    return i + 1;
+}
+
+// New members: at the end of the file for the top-level mapping (house
+// style); in a nested block mapping, scalar lines after its last member at
+// its members' indentation.
+std::optional<MemberEdit> MemberEditor::added(NodeRef node, const YamlValue& want, bool top) {
+    std::string text;
+    for (const auto& [key, value] : want.items()) {
+        if (node.find(key).valid()) continue;
+        if (top) {
+            YamlValue one = YamlValue::object();
+            one[key] = value;
+            text += emit_document(one);
+            continue;
+        }
+        const NodeRef first = node.size() ? node.key_node(0) : NodeRef();
+        if (!is_scalar(value) || !first.valid() || is_flow(node) ||
+            node.value(node.size() - 1).is_mapping() || node.value(node.size() - 1).is_sequence()) {
+            return refusal("a field is added to `" + std::string(node.size() ? first.scalar_text() : "") +
+                               "`'s mapping, which is not a block mapping of scalars",
+                           node);
+        }
+        text += std::string(first.mark().column - 1, ' ') + yaml_scalar(key) + ": " + scalar_styled(value, '"') +
+                newline();
+    }
+    if (text.empty()) return std::nullopt;
+    if (top) {
+        if (is_flow(node)) return refusal("a field is added to a flow mapping", node);
+        if (!src_.empty() && src_.back() != '\n') text.insert(0, "\n");
+        if (newline() == "\r\n") text = with_crlf(text);
+        edits_.push_back({src_.size(), 0, text});
+        return std::nullopt;
+    }
+    const NodeRef last = node.value(node.size() - 1);
+    std::size_t end = src_.find('\n', *offset_of(src_, last.mark()));
+    end = end == std::string_view::npos ? src_.size() : end + 1;
+    if (end == src_.size() && !src_.empty() && src_.back() != '\n') text.insert(0, newline());
+    edits_.push_back({end, 0, text});
+    return std::nullopt;
+}
+
+}  // namespace
+
+MemberEdit edit_mapping_members(const Document& doc, const YamlValue& target) {
+    const NodeRef root = doc.root();
+    if (!root.is_mapping() || !target.is_object()) return {std::nullopt, "the file is not a mapping", 1};
+    MemberEditor editor(doc);
+    if (std::optional<MemberEdit> refused = editor.mapping(root, target, true)) return *refused;
+    std::optional<std::string> out = editor.result();
+    Result<Document> again = out ? parse_yaml(*out, "edit") : Result<Document>(Error::internal("overlap"));
+    if (!again || !again->root().is_mapping() || !same_value(to_yaml_value(again->root()), target)) {
+        return {std::nullopt, "the edited text would not read back as the new value", root.mark().line};
+    }
+    return {std::move(out), "", 0};
 }
 
 std::optional<std::string> requote_top_level_scalar(const Document& doc, std::string_view key, const std::string& text) {

@@ -149,6 +149,21 @@ void emit_items(std::string& out, const YamlValue& list, int indent, bool first_
 
 YamlValue to_yaml_value(NodeRef node) { return node_to_json<YamlValue>(node); }
 
+char scalar_quote(std::string_view written) {
+    return !written.empty() && (written.front() == '"' || written.front() == '\'') ? written.front() : 0;
+}
+
+std::string scalar_styled(const YamlValue& value, char quote) {
+    if (!value.is_string()) return value.is_null() ? "null" : value.dump();
+    const std::string s = value.get<std::string>();
+    if (quote == '\'' && s.find_first_of("'\n\r\t") == std::string::npos && is_valid_utf8(s) &&
+        std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+        return "'" + s + "'";
+    }
+    if (quote == 0 && s.find_first_of(",[]{}") == std::string::npos) return yaml_scalar(s);
+    return yaml_quoted(s);
+}
+
 std::string yaml_quoted(std::string_view s) {
     std::string out;
     out.reserve(s.size() + 2);

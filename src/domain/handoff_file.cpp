@@ -83,7 +83,7 @@ Result<std::string> checked_handoff_text(const YamlValue& handoff, const Workspa
 }
 
 Result<HandoffResult> write_handoff(const FileSystem& fs, const WorkspacePaths& ws, const HandoffInputs& in, WorkspaceChange change,
-                                    const std::string& workspace_text) {
+                                    const MetadataText& workspace) {
     HandoffResult r;
     r.handoff = build_handoff(in);
     Result<std::string> text = checked_handoff_text(r.handoff, ws);
@@ -91,10 +91,11 @@ Result<HandoffResult> write_handoff(const FileSystem& fs, const WorkspacePaths& 
     r.text = source_comment(in.computed_from) + *text;
     r.replay_id = in.replay_id;
     r.source = in.source;
-    r.pinned_run = !workspace_text.empty();
+    r.pinned_run = !workspace.text.empty();
+    if (!workspace.warning.empty()) r.warnings.push_back(workspace.warning);
     r.unsettled = in.point.started;
     change.files.push_back({ws.path_of(file_of(ArtifactType::Handoff)), r.text});
-    if (r.pinned_run) change.files.push_back({ws.path_of(kWorkspaceFileName), workspace_text});
+    if (r.pinned_run) change.files.push_back({ws.path_of(kWorkspaceFileName), workspace.text});
     Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
     if (!committed) return committed.error();
     for (AppendResult& a : committed->appended) r.entries.push_back(std::move(a.entry));
@@ -116,9 +117,9 @@ Status require_parseable(const FileSystem& fs, const WorkspacePaths& ws, std::in
     return ok_status();
 }
 
-std::string pinned_workspace_text(const MutationSession& s, const std::string& id) {
+MetadataText pinned_workspace_text(const MutationSession& s, const WorkspacePaths& ws, const std::string& id) {
     if (s.run_replay_id == id) return {};
-    return workspace_metadata_with_run(s.metadata, id, format_timestamp_utc9(current_instant()));
+    return workspace_metadata_with_run(s, ws, id, format_timestamp_utc9(current_instant()));
 }
 
 Readiness strict_readiness(const FileSystem& fs, const WorkspacePaths& ws) {
@@ -265,7 +266,7 @@ Result<HandoffResult> regenerate_handoff(const FileSystem& fs, const WorkspacePa
         if (!pin) return pin.error();
         in.replay_id = pin->replay_id;
     }
-    return write_handoff(fs, ws, in, WorkspaceChange{}, pinned_workspace_text(session, in.replay_id));
+    return write_handoff(fs, ws, in, WorkspaceChange{}, pinned_workspace_text(session, ws, in.replay_id));
 }
 
 }  // namespace small

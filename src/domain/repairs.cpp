@@ -154,9 +154,18 @@ WorkspaceRepair plan_workspace_repair(const FileSystem& fs, const WorkspacePaths
     }
     const YamlValue target = repaired_metadata(to_yaml_value(doc->root()), req, now, r.changes);
     if (r.changes.empty()) return r;
-    std::optional<std::string> edited = edit_top_level_members(*doc, target);
-    r.comments_kept = edited.has_value();
-    r.bytes = edited ? std::move(*edited) : emit_document(target);
+    MemberEdit edited = edit_mapping_members(*doc, target);
+    r.comments_kept = edited.text.has_value();
+    if (!r.comments_kept) r.rewrite_reason = ws.display_of(kWorkspaceFileName) + ":" + std::to_string(edited.line) + ": " + edited.why;
+    r.bytes = edited.text ? std::move(*edited.text) : emit_document(target);
+    // A repaired small_version is written as the protocol asks ("1.0.0", quoted), whatever the old quoting.
+    const bool version_set = std::any_of(r.changes.begin(), r.changes.end(),
+                                         [](const MemberChange& c) { return c.key == "small_version"; });
+    if (edited.text && version_set) {
+        if (Result<Document> again = parse_yaml(r.bytes, ws.display_of(kWorkspaceFileName))) {
+            r.bytes = requote_top_level_scalar(*again, "small_version", yaml_quoted(kProtocolVersion)).value_or(r.bytes);
+        }
+    }
     return r;
 }
 

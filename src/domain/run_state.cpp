@@ -63,8 +63,9 @@ Result<RunPin> pin_run(const FileSystem& fs, const WorkspacePaths& ws, const Mut
     if (!id) return id.error();
     pin.replay_id = *id;
     pin.pinned = true;
-    pin.workspace_text =
-        workspace_metadata_with_run(session.metadata, pin.replay_id, format_timestamp_utc9(current_instant()));
+    MetadataText text = workspace_metadata_with_run(session, ws, pin.replay_id, format_timestamp_utc9(current_instant()));
+    pin.workspace_text = std::move(text.text);
+    pin.warning = std::move(text.warning);
     return pin;
 }
 

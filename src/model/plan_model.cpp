@@ -232,10 +232,7 @@ NodeRef find_task_node(const Document& plan, std::string_view id) {
 }
 
 std::string status_text_like(std::string_view old, TaskStatus status) {
-    const std::string_view name = status_name(status);
-    if (!old.empty() && old.front() == '\'') return "'" + std::string(name) + "'";
-    if (!old.empty() && old.front() == '"') return yaml_quoted(name);
-    return std::string(name);  // the five names are plain-safe
+    return scalar_styled(YamlValue(std::string(status_name(status))), scalar_quote(old));
 }
 
 std::string plan_text_with_status(const Document& plan, NodeRef task, TaskStatus status, std::string* warning) {

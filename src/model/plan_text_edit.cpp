@@ -64,23 +64,7 @@ private:
     bool crlf_ = false;
 };
 
-// How a string is quoted in the text: '"', '\'' or 0 (plain).
-char quote_at(std::string_view src, std::size_t offset) {
-    return offset < src.size() && (src[offset] == '"' || src[offset] == '\'') ? src[offset] : 0;
-}
-
-// `value` (a scalar) written the way `quote` says, when that re-reads as it.
-std::string styled(const YamlValue& value, char quote) {
-    if (!value.is_string()) return value.is_null() ? "null" : value.dump();
-    const std::string s = value.get<std::string>();
-    if (quote == '\'' && s.find_first_of("'\n\r\t") == std::string::npos && is_valid_utf8(s) &&
-        std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
-        return "'" + s + "'";
-    }
-    // Plain only when it is plain-safe even inside a flow collection.
-    if (quote == 0 && s.find_first_of(",[]{}") == std::string::npos) return yaml_scalar(s);
-    return yaml_quoted(s);
-}
+char quote_at(std::string_view src, std::size_t offset) { return scalar_quote(src.substr(std::min(offset, src.size()))); }
 
 bool is_scalar_value(const YamlValue& v) { return !v.is_object() && !v.is_array(); }
 
@@ -294,7 +278,7 @@ std::optional<Refusal> PlanPatcher::edit_field(NodeRef key, NodeRef value, const
     if (is_scalar_value(want) && !value.is_mapping() && !value.is_sequence()) {
         const std::optional<SourceRange> at = scalar_range(locate_, value);
         if (!at) return Refusal{"the value is not a one-line scalar", line};
-        edits_.push_back({at->offset, at->length, styled(want, quote_at(lines_.source(), at->offset))});
+        edits_.push_back({at->offset, at->length, scalar_styled(want, quote_at(lines_.source(), at->offset))});
         return std::nullopt;
     }
     if (value.is_sequence() && want.is_array()) return edit_list(key, value, want);
@@ -347,7 +331,7 @@ std::optional<Refusal> PlanPatcher::edit_list(NodeRef key, NodeRef seq, const Ya
     const std::string lead(lines_.text(last_line).substr(0, at.back().offset - lines_.start(last_line)));
     const char quote = quote_at(src, at.back().offset);
     std::string text;
-    for (; w < want.size(); ++w) text += lead + styled(want[w], quote) + lines_.newline();
+    for (; w < want.size(); ++w) text += lead + scalar_styled(want[w], quote) + lines_.newline();
     std::size_t insert = lines_.start(last_line + 1);
     if (last_line + 1 >= lines_.count() && !lines_.ends_with_newline()) text = lines_.newline() + text, insert = src.size();
     edits_.push_back({insert, 0, std::move(text)});
@@ -402,7 +386,7 @@ std::optional<Refusal> PlanPatcher::edit_flow_list(NodeRef seq, const YamlValue&
         quote = quote_at(lines_.source(), first->offset);
     }
     std::string text = "[";
-    for (std::size_t i = 0; i < want.size(); ++i) text += (i ? ", " : "") + styled(want[i], quote);
+    for (std::size_t i = 0; i < want.size(); ++i) text += (i ? ", " : "") + scalar_styled(want[i], quote);
     edits_.push_back({open, close + 1, text + "]"});
     return std::nullopt;
 }
@@ -422,7 +406,7 @@ std::string PlanPatcher::field_lines(const std::string& key, const YamlValue& va
             break;
         }
     }
-    if (is_scalar_value(value)) return pad + yaml_scalar(key) + ": " + styled(value, quote) + nl;
+    if (is_scalar_value(value)) return pad + yaml_scalar(key) + ": " + scalar_styled(value, quote) + nl;
     const bool scalars = value.is_array() && std::all_of(value.begin(), value.end(), is_scalar_value);
     if (scalars) {
         bool flow = value.empty();
@@ -436,11 +420,11 @@ std::string PlanPatcher::field_lines(const std::string& key, const YamlValue& va
         }
         if (flow) {
             std::string text = pad + yaml_scalar(key) + ": [";
-            for (std::size_t i = 0; i < value.size(); ++i) text += (i ? ", " : "") + styled(value[i], quote);
+            for (std::size_t i = 0; i < value.size(); ++i) text += (i ? ", " : "") + scalar_styled(value[i], quote);
             return text + "]" + nl;
         }
         std::string text = pad + yaml_scalar(key) + ":" + nl;
-        for (const YamlValue& v : value) text += pad + "  - " + styled(v, quote) + nl;
+        for (const YamlValue& v : value) text += pad + "  - " + scalar_styled(v, quote) + nl;
         return text;
     }
     // Anything deeper: house style, shifted to the fields' indentation.

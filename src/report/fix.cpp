@@ -62,6 +62,7 @@ nlohmann::json workspace_json(const WorkspaceRepair& w) {
                           {"changes", changes},
                           {"comments_kept", w.comments_kept}};
     if (w.replaced_unreadable) out["unreadable_reason"] = w.unreadable_reason;
+    if (!w.comments_kept && !w.rewrite_reason.empty()) out["rewrite_reason"] = w.rewrite_reason;
     return out;
 }
 

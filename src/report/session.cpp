@@ -101,14 +101,15 @@ nlohmann::json handoff_json(const HandoffResult& r, const WorkspacePaths& ws) {
         unsettled.push_back({{"id", t.id}, {"title", t.title}, {"plan_status", t.plan_status.word()},
                              {"last_status", t.last_status.word()}});
     }
-    const std::string warning = unsettled_warning(r.unsettled);
+    std::vector<std::string> warnings = r.warnings;
+    if (const std::string warning = unsettled_warning(r.unsettled); !warning.empty()) warnings.insert(warnings.begin(), warning);
     return {{"workspace", ws.root},
             {"file", ws.path_of(kHandoffFileName)},
             {"replay_id", r.replay_id},
             {"source", r.source},
             {"pinned_run", r.pinned_run},
             {"unsettled_tasks", unsettled},
-            {"warnings", warning.empty() ? std::vector<std::string>{} : std::vector<std::string>{warning}},
+            {"warnings", warnings},
             {"handoff", sorted_json(r.handoff)}};
 }
 

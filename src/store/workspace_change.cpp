@@ -14,6 +14,7 @@
 #include "small/model/replay_id.hpp"
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
+#include "small/doc/yaml_edit.hpp"
 
 namespace small {
 
@@ -442,6 +443,7 @@ Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePath
     struct Metadata {
         YamlValue value;  // null when absent / unusable with scope Any
         std::string run_id;
+        std::string text;
     };
     const auto read_metadata = [&]() -> Result<Metadata> {
         const std::string path = ws.path_of(kWorkspaceFileName);
@@ -465,7 +467,7 @@ Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePath
             return e;
         }
         if (Status s = check_workspace_scope(*meta, req.scope, ws); !s) return s.error();
-        return Metadata{to_yaml_value(doc->root()), lower_ascii(meta->run_replay_id)};
+        return Metadata{to_yaml_value(doc->root()), lower_ascii(meta->run_replay_id), std::string(doc->source())};
     };
     std::optional<WorkspaceLock> lock;
     if (!req.read_only) {
@@ -477,11 +479,13 @@ Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePath
     }
     Result<Metadata> metadata = read_metadata();
     if (!metadata) return metadata.error();
-    return MutationSession{std::move(lock), std::move(metadata->value), std::move(metadata->run_id)};
+    return MutationSession{std::move(lock), std::move(metadata->value), std::move(metadata->text),
+                           std::move(metadata->run_id)};
 }
 
-std::string workspace_metadata_with_run(const YamlValue& metadata, const std::string& run_id,
-                                        const std::string& now_text) {
+MetadataText workspace_metadata_with_run(const MutationSession& session, const WorkspacePaths& ws,
+                                         const std::string& run_id, const std::string& now_text) {
+    const YamlValue& metadata = session.metadata;
     YamlValue out = metadata.is_object() ? metadata : YamlValue::object();
     if (!metadata.is_object()) {
         out["small_version"] = std::string(kProtocolVersion);
@@ -492,7 +496,13 @@ std::string workspace_metadata_with_run(const YamlValue& metadata, const std::st
     out["updated_at"] = now_text;
     if (!out.contains("run") || !out["run"].is_object()) out["run"] = YamlValue::object();
     out["run"]["replay_id"] = run_id;
-    return emit_document(out);
+    if (!metadata.is_object() || session.metadata_text.empty()) return {emit_document(out), ""};
+    const std::string name = ws.display_of(kWorkspaceFileName);
+    Result<Document> old = parse_yaml(session.metadata_text, name);
+    MemberEdit edit = old ? edit_mapping_members(*old, out) : MemberEdit{std::nullopt, "it does not parse", 1};
+    if (edit.text) return {std::move(*edit.text), ""};
+    return {emit_document(out), name + ":" + std::to_string(edit.line) +
+                                    ": rewritten in house style, its comments and formatting not kept (" + edit.why + ")"};
 }
 
 }  // namespace small

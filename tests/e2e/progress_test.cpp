@@ -284,6 +284,7 @@ TEST_F(ProgressTest, MigrateRewritesOnlyTheTimestamps) {
     r = run({"progress", "migrate"});
     ASSERT_EQ(r.exit_code, 0) << r;
     EXPECT_TRUE(contains(r.out, "Rewrote 3 progress timestamp(s)")) << r;
+    // D20: quoting as written (a plain time is quoted: YAML 1.1 readers would take it for a timestamp).
     const std::string expected = R"(small_version: "1.0.0"
 owner: "agent"
 # legacy log
@@ -292,7 +293,7 @@ entries:
     task_id: "meta/init"
     status: "completed"
     evidence: "init"
-  - {timestamp: "2025-01-01T00:00:00.000000001Z", task_id: "meta/a", status: "completed", evidence: "a"}
+  - {timestamp: '2025-01-01T00:00:00.000000001Z', task_id: "meta/a", status: "completed", evidence: "a"}
   - timestamp: "2025-01-01T00:00:00.000000002Z"
     task_id: "meta/b"
     status: "completed"
@@ -306,6 +307,22 @@ entries:
     // Appends work on the migrated log.
     r = run({"progress", "add", "--task", "task-1", "--status", "completed"});
     EXPECT_EQ(r.exit_code, 0) << r;
+}
+
+// D20 item 4: a timestamp the in-place edit cannot reach (a folded scalar)
+// makes the file be written whole, and the warning names the file and line.
+TEST_F(ProgressTest, MigrateSaysWhereItCouldNotKeepTheFormatting) {
+    write_file(progress(), "small_version: \"1.0.0\"\nowner: \"agent\"\n# kept?\nentries:\n"
+                           "  - timestamp: \"2025-01-01T00:00:00.000000000Z\"\n    task_id: \"meta/init\"\n"
+                           "    status: \"completed\"\n    evidence: \"init\"\n"
+                           "  - timestamp: >-\n      2025-01-01T00:00:00Z\n    task_id: \"meta/a\"\n"
+                           "    status: \"completed\"\n    evidence: \"a\"\n");
+    const RunResult r = run({"progress", "migrate"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.err, "Warning: .small/progress.small.yml:9: rewritten in house style, its comments and "
+                                "formatting not kept (the timestamp is not a one-line scalar)")) << r;
+    EXPECT_TRUE(contains(read_file(progress()), "timestamp: \"2025-01-01T00:00:00.000000001Z\"")) << read_file(progress());
+    EXPECT_EQ(run({"lint"}).exit_code, 0);
 }
 
 TEST_F(ProgressTest, MigrateRefusesAnUnparseableTimestampAndWritesNothing) {

@@ -45,6 +45,16 @@ std::string yaml_scalar(std::string_view s);
 // (C0, DEL, C1, U+2028, U+2029, U+FEFF); other UTF-8 is kept as is.
 std::string yaml_quoted(std::string_view s);
 
+// How a scalar is written where it stands: '"', '\'' or 0 (plain), from
+// its first byte.
+char scalar_quote(std::string_view written);
+
+// `value` (a scalar) written with `quote` when that re-reads as it (D20:
+// a new value keeps the old one's quoting): single-quoted when it has no
+// quote or control character, plain when plain-safe even inside a flow
+// collection; else double-quoted. Non-strings as JSON writes them.
+std::string scalar_styled(const YamlValue& value, char quote);
+
 // One block-sequence item, `indent` spaces before its '-', ending in "\n":
 //   <indent>- key: "value"
 //   <indent+2>key: "value"

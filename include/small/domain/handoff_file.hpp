@@ -79,6 +79,7 @@ struct HandoffResult {
     bool pinned_run = false;  // workspace.small.yml run.replay_id changed
     std::vector<YamlValue> entries;  // progress entries written with it (start, reset)
     std::vector<UnsettledTask> unsettled;  // named in the handoff (D13)
+    std::vector<std::string> warnings;     // the workspace pin could not keep the file's formatting (D20)
 };
 
 // The existing handoff as a value (null when absent or unreadable: it is
@@ -95,16 +96,17 @@ YamlValue run_block(const std::string& reason, const std::string& previous);
 Result<Document> load_artifact(const FileSystem& fs, const WorkspacePaths& ws, ArtifactType t);
 
 // The handoff built from `in`, refused when it would not validate, written
-// with `change` (entries, other files) and, when not empty, the workspace
-// metadata `workspace_text`, as one crash-safe change.
+// with `change` (entries, other files) and, when its text is not empty, the
+// workspace metadata `workspace` (its warning kept), as one crash-safe change.
 Result<HandoffResult> write_handoff(const FileSystem& fs, const WorkspacePaths& ws, const HandoffInputs& in, WorkspaceChange change,
-                                    const std::string& workspace_text);
+                                    const MetadataText& workspace);
 
 // A handoff is never written over artifacts that do not even parse.
 Status require_parseable(const FileSystem& fs, const WorkspacePaths& ws, std::initializer_list<ArtifactType> types);
 
-// workspace.small.yml with `id` pinned, or "" when it is pinned already.
-std::string pinned_workspace_text(const MutationSession& s, const std::string& id);
+// workspace.small.yml with `id` pinned, or an empty text when it is pinned
+// already.
+MetadataText pinned_workspace_text(const MutationSession& s, const WorkspacePaths& ws, const std::string& id);
 
 // What `small handoff` (and `apply --handoff`) asks for.
 struct HandoffOptions {

@@ -53,6 +53,7 @@ struct WorkspaceRepair {
     std::string unreadable_reason;
     std::vector<MemberChange> changes;  // empty: nothing to do
     bool comments_kept = true;          // false: the whole file is re-emitted
+    std::string rewrite_reason;         // then: where and why ("workspace.small.yml:3: the value of `run` is not a scalar")
     std::string bytes;                  // new contents when changes is not empty
 };
 

@@ -19,6 +19,7 @@ struct RunPin {
     std::string replay_id;
     bool pinned = false;         // newly pinned: workspace_text must be written
     std::string workspace_text;  // workspace.small.yml with the id (when pinned)
+    std::string warning;         // its formatting could not be kept (D20): where and why
 };
 
 // The run's id: the pinned one, or (no run yet) the replay id of the manifest

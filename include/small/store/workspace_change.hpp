@@ -101,15 +101,24 @@ struct MutationRequest {
 struct MutationSession {
     std::optional<WorkspaceLock> lock;  // empty for read_only
     YamlValue metadata;          // workspace.small.yml as a value (null when absent/unreadable with scope Any)
+    std::string metadata_text;   // and its bytes (when metadata is not null), whose formatting a pin keeps (D20)
     std::string run_replay_id;   // run.replay_id ("" when none); validated 64 hex when set
 };
 
 Result<MutationSession> begin_mutation(const FileSystem& fs, const WorkspacePaths& ws, const MutationRequest& req);
 
+// A file's new text, and when its formatting could not be kept (D20): a
+// warning that names the file, the line and why.
+struct MetadataText {
+    std::string text;
+    std::string warning;
+};
+
 // workspace.small.yml with run.replay_id = `run_id` and updated_at =
-// `now_text`; every other key kept in place. A null `metadata` gives a fresh
-// repo-root file.
-std::string workspace_metadata_with_run(const YamlValue& metadata, const std::string& run_id,
-                                        const std::string& now_text);
+// `now_text`, every other byte kept (the edit of `session.metadata_text`,
+// doc/yaml_edit), or in house style with a warning where that cannot be
+// done. A session without metadata gives a fresh repo-root file.
+MetadataText workspace_metadata_with_run(const MutationSession& session, const WorkspacePaths& ws,
+                                         const std::string& run_id, const std::string& now_text);
 
 }  // namespace small

@@ -239,7 +239,9 @@ Result<RunCheckoutResult> run_checkout_command(const FileSystem& fs, const Works
         e.hint = "--force keeps a copy of each replaced file under .small-cache/backups/ first";
         return e;
     }
-    const std::string workspace_text = pinned_workspace_text(*session, out.replay_id);
+    const MetadataText pinned = pinned_workspace_text(*session, ws, out.replay_id);
+    const std::string& workspace_text = pinned.text;
+    out.warning = pinned.warning;
     std::vector<std::string> to_back_up = differing;
     if (!workspace_text.empty()) to_back_up.emplace_back(kWorkspaceFileName);
     if (!to_back_up.empty()) {

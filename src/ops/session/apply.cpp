@@ -344,6 +344,7 @@ Result<std::string> record_run(const FileSystem& fs, const WorkspacePaths& ws, c
         if (!fallback.empty()) result.warnings.push_back(ws.artifact_display(ArtifactType::Plan) + fallback);
         Result<RunPin> pin = pin_run(fs, ws, session, text);
         if (!pin) return pin.error();
+        if (!pin->warning.empty()) result.warnings.push_back(pin->warning);
         run_id = pin->replay_id;
         checkpoint_entry = make_entry(result.task, o.status, o.exit_evidence, forced, run_id, std::nullopt);
         if (!validate_now(checkpoint_entry, ws)) {

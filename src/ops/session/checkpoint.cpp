@@ -53,6 +53,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     const std::string& text = edit->text;
     Result<RunPin> pin = pin_run(fs, ws, *session, text);
     if (!pin) return pin.error();
+    if (!pin->warning.empty()) result.warnings.push_back(pin->warning);
 
     const EntryFields fields{req.evidence, req.verification, req.command, req.test,
                              req.link,     req.commit,       notes_with_claim(notes_with_forced(req.notes, *gate), *claim)};

@@ -686,6 +686,7 @@ Result<PlanResult> write_plan_change(const FileSystem& fs, const WorkspacePaths&
                                      const std::function<void()>& remember) {
     Result<RunPin> pin = pin_run(fs, ws, session, text);
     if (!pin) return pin.error();
+    if (!pin->warning.empty()) edits.warnings.push_back(pin->warning);
     const std::string probe = format_timestamp_utc9(current_instant());
     for (YamlValue& entry : edits.entries) {
         entry["replayId"] = pin->replay_id;  // D8: every entry of the run

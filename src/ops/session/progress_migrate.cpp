@@ -46,13 +46,23 @@ Result<Document> read_log(const FileSystem& fs, const WorkspacePaths& ws, Progre
     return doc;
 }
 
+// The line of `entry`'s key `key` (a block scalar's mark is on its content).
+std::uint32_t key_line(NodeRef entry, std::string_view key) {
+    for (std::size_t k = 0; k < entry.size(); ++k) {
+        if (entry.key(k) == key) return entry.key_node(k).mark().line;
+    }
+    return entry.mark().line;
+}
+
 // Every timestamp in canonical form, strictly increasing (a tie is bumped by
-// 1 ns): the changes, and where their bytes are (`edits`; false when one
-// cannot be located, then the whole file is re-emitted). Fail-fast on a
-// missing or unparseable timestamp.
-Result<bool> plan_changes(const WorkspacePaths& ws, NodeRef entries, const ScalarLocator& locate,
+// 1 ns): the changes, and where their bytes are (`edits`, each quoted as the
+// old value was (D20); the line of the first that cannot be located, then
+// the whole file is re-emitted). Fail-fast on a missing or unparseable
+// timestamp.
+Result<std::uint32_t> plan_changes(const WorkspacePaths& ws, NodeRef entries, std::string_view src,
                           ProgressMigrateResult& result, std::vector<Edit>& edits) {
-    bool locatable = true;
+    const ScalarLocator locate(src);
+    std::uint32_t unlocatable = 0;
     std::optional<Instant> previous;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const NodeRef ts = entries.item(i).find("timestamp");
@@ -72,17 +82,20 @@ Result<bool> plan_changes(const WorkspacePaths& ws, NodeRef entries, const Scala
         if (canonical == raw) continue;
         result.changes.push_back({i, raw, canonical});
         const std::optional<SourceRange> at = locate.find(ts.mark(), raw);
-        if (!at) locatable = false;
-        else edits.push_back({at->offset, at->length, yaml_quoted(canonical)});
+        if (!at) {
+            if (unlocatable == 0) unlocatable = key_line(entries.item(i), "timestamp");
+        } else {
+            edits.push_back({at->offset, at->length, scalar_styled(YamlValue(canonical), scalar_quote(src.substr(at->offset)))});
+        }
     }
-    return locatable;
+    return unlocatable;
 }
 
 // The new file's bytes: only the timestamp scalars replaced when they could
 // all be located (comments kept), else the whole log re-emitted.
-std::string migrated_text(const Document& doc, std::string_view src, const std::vector<Edit>& edits, bool locatable,
-                          ProgressMigrateResult& result) {
-    if (locatable) {
+std::string migrated_text(const Document& doc, std::string_view src, const std::vector<Edit>& edits,
+                          std::uint32_t unlocatable, const WorkspacePaths& ws, ProgressMigrateResult& result) {
+    if (unlocatable == 0) {
         std::string out(src);
         for (auto it = edits.rbegin(); it != edits.rend(); ++it) out.replace(it->offset, it->length, it->text);
         return out;
@@ -90,6 +103,9 @@ std::string migrated_text(const Document& doc, std::string_view src, const std::
     YamlValue whole = to_yaml_value(doc.root());
     for (const TimestampChange& c : result.changes) whole["entries"][c.index]["timestamp"] = c.after;
     result.whole_file_rewritten = true;
+    result.warning = ws.display_of(kProgressFileName) + ":" + std::to_string(unlocatable) +
+                     ": rewritten in house style, its comments and formatting not kept (the timestamp is not a "
+                     "one-line scalar)";
     return emit_document(whole);
 }
 
@@ -122,11 +138,11 @@ Result<ProgressMigrateResult> progress_migrate_command(const FileSystem& fs, con
     if (!doc) return doc.error();
     std::vector<Edit> edits;
     const std::string_view src = doc->source();
-    Result<bool> locatable = plan_changes(ws, doc->root().find("entries"), ScalarLocator(src), result, edits);
-    if (!locatable) return locatable.error();
+    Result<std::uint32_t> unlocatable = plan_changes(ws, doc->root().find("entries"), src, result, edits);
+    if (!unlocatable) return unlocatable.error();
     if (result.changes.empty() || req.dry_run) return result;
 
-    const std::string out = migrated_text(*doc, src, edits, *locatable, result);
+    const std::string out = migrated_text(*doc, src, edits, *unlocatable, ws, result);
     if (Status s = check_rewrite(out, ws, result); !s) return s.error();
     if (Status w = write_file_atomic(fs, ws, result.file, out); !w) return w.error();
     result.written = true;

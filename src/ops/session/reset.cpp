@@ -61,13 +61,14 @@ Result<ResetResult> reset_command(const FileSystem& fs, const WorkspacePaths& ws
     result.reset_files.push_back(artifact_file_name(ArtifactType::Plan));
     result.reset_files.push_back(artifact_file_name(ArtifactType::Handoff));
     Result<HandoffResult> written =
-        write_handoff(fs, ws, in, std::move(change), pinned_workspace_text(*session, result.replay_id));
+        write_handoff(fs, ws, in, std::move(change), pinned_workspace_text(*session, ws, result.replay_id));
     if (!written) {
         discard_unused_snapshot(fs, ws, made);  // the reset did not happen: neither did its copy
         return written.error();
     }
     remember_valid_plan(fs, ws, plan_index_of(plan));
     result.handoff = written->handoff;
+    result.warnings = written->warnings;
     result.entry = written->entries.front();
     return result;
 }

@@ -105,11 +105,11 @@ Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws
         change.entries.push_back(
             build_progress_entry("meta/replayid-self-heal", TaskStatus::Completed, fields, "", in.replay_id));
     }
-    std::string workspace_text = pinned_workspace_text(*session, in.replay_id);
-    if (!had_metadata && workspace_text.empty()) {
-        workspace_text = workspace_metadata_with_run(YamlValue(), in.replay_id, format_timestamp_utc9(current_instant()));
+    MetadataText workspace = pinned_workspace_text(*session, ws, in.replay_id);
+    if (!had_metadata && workspace.text.empty()) {
+        workspace = workspace_metadata_with_run(*session, ws, in.replay_id, format_timestamp_utc9(current_instant()));
     }
-    Result<HandoffResult> written = write_handoff(fs, ws, in, std::move(change), workspace_text);
+    Result<HandoffResult> written = write_handoff(fs, ws, in, std::move(change), workspace);
     if (!written) return written.error();
     if (!written->entries.empty()) result.entry = written->entries.front();
     result.handoff = std::move(*written);

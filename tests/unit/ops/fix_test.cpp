@@ -177,22 +177,63 @@ TEST(YamlEdit, ChangesAndAppendsTopLevelScalarsKeepingComments) {
     const Document doc = parse(text);
     YamlValue target = to_yaml_value(doc.root());
     target["owner"] = "agent";
+    target["kind"] = "examples";
     target["created_at"] = "2026-01-01T00:00:00.000000000Z";
-    const std::optional<std::string> out = edit_top_level_members(doc, target);
-    ASSERT_TRUE(out);
-    EXPECT_EQ(*out, "# metadata\nsmall_version: \"1.0.0\"\nowner: \"agent\"   # who\nkind: repo-root\n"
-                    "created_at: \"2026-01-01T00:00:00.000000000Z\"\n");
+    const MemberEdit out = edit_mapping_members(doc, target);
+    ASSERT_TRUE(out.text) << out.why;
+    EXPECT_EQ(*out.text, "# metadata\nsmall_version: \"1.0.0\"\nowner: \"agent\"   # who\nkind: examples\n"
+                         "created_at: \"2026-01-01T00:00:00.000000000Z\"\n");
 }
 
-TEST(YamlEdit, GivesUpWhereAnInPlaceEditCannotBeMade) {
+// D20: nested mappings (block or flow), `key:` with nothing, quoting as written.
+TEST(YamlEdit, EditsNestedMembersAndEmptyValuesInPlace) {
+    const Document doc = parse("owner:   # who\nrun:\n  by: 'me'\n  # the id\n  id: x\nmore: {a: 'b', c: d}\n");
+    YamlValue target = to_yaml_value(doc.root());
+    target["owner"] = "agent";
+    target["run"]["by"] = "you";
+    target["run"]["new"] = "n";
+    target["more"]["a"] = "it's";
+    target["more"]["c"] = "e, f";
+    const MemberEdit out = edit_mapping_members(doc, target);
+    ASSERT_TRUE(out.text) << out.why;
+    EXPECT_EQ(*out.text,
+              "owner: \"agent\"   # who\nrun:\n  by: 'you'\n  # the id\n  id: x\n  new: \"n\"\nmore: {a: \"it's\", c: \"e, f\"}\n");
+}
+
+TEST(YamlEdit, AKeyWithNothingGetsItsValueAfterTheColon) {
+    for (const std::string rest : {"run: {id: x}\n", "run: 2\n", ""}) {
+        for (const std::string key : {"updated_at", "'updated_at'", "\"updated_at\""}) {
+            const std::string text = "a: 1\n" + key + ":  # when\n" + rest;
+            const Document doc = parse(text);
+            YamlValue target = to_yaml_value(doc.root());
+            target["updated_at"] = "x";
+            const MemberEdit out = edit_mapping_members(doc, target);
+            ASSERT_TRUE(out.text) << text << out.why;
+            EXPECT_EQ(*out.text, "a: 1\n" + key + ": \"x\"  # when\n" + rest);
+        }
+    }
+}
+
+TEST(YamlEdit, GivesUpWhereAnInPlaceEditCannotBeMadeAndSaysWhere) {
     const Document flow = parse("{small_version: \"1.0.0\", owner: x}\n");
     YamlValue target = to_yaml_value(flow.root());
     target["kind"] = "repo-root";
-    EXPECT_FALSE(edit_top_level_members(flow, target));
+    MemberEdit out = edit_mapping_members(flow, target);
+    EXPECT_FALSE(out.text);
+    EXPECT_EQ(out.why, "a field is added to a flow mapping");
     const Document block = parse("a: 1\nb: 2\n");
     YamlValue removed = YamlValue::object();
     removed["a"] = 1;
-    EXPECT_FALSE(edit_top_level_members(block, removed));
+    out = edit_mapping_members(block, removed);
+    EXPECT_FALSE(out.text);
+    EXPECT_EQ(out.why, "the field `b` is removed");
+    EXPECT_EQ(out.line, 2u);
+    const Document nested = parse("a: 1\nrun: {id: x}\n");
+    YamlValue added = to_yaml_value(nested.root());
+    added["run"]["by"] = "me";
+    out = edit_mapping_members(nested, added);
+    EXPECT_FALSE(out.text);
+    EXPECT_EQ(out.line, 2u);
 }
 
 // --------------------------------------------------------------- workspace
@@ -235,6 +276,30 @@ TEST(FixWorkspace, RepairsInPlaceKeepingCommentsUnknownKeysAndTheRunId) {
     Result<WorkspaceMetadata> meta = load_workspace_metadata(real_fs, f.t.ws());
     ASSERT_TRUE(meta.ok());
     EXPECT_EQ(meta->run_replay_id, fx::kRunId);
+}
+
+// D20: a plain wrong version, an owner with nothing after it, a plain kind:
+// each value's own bytes change (the version quoted as the protocol asks);
+// where the file cannot be edited in place, the result says where and why.
+TEST(FixWorkspace, RepairsValuesWrittenPlainOrLeftEmptyInPlace) {
+    Fixture f;
+    const std::string tail = "created_at: 2026-01-01T00:00:00Z\nupdated_at: 2026-01-01T00:00:00Z\nrun:\n  replay_id: \"" +
+                             std::string(fx::kRunId) + "\"\n";
+    write_text(f.file("workspace.small.yml"), "small_version: 0.9  # old\nowner:   # who?\nkind: bogus\n" + tail);
+    const WorkspaceRepair r = plan_workspace_repair(real_fs, f.t.ws(), {}, "2030-01-01T00:00:00.000000000Z");
+    EXPECT_TRUE(r.comments_kept) << r.rewrite_reason;
+    EXPECT_EQ(r.bytes, "small_version: \"1.0.0\"  # old\nowner: \"agent\"   # who?\nkind: repo-root\n"
+                       "created_at: 2026-01-01T00:00:00Z\nupdated_at: \"2030-01-01T00:00:00.000000000Z\"\nrun:\n"
+                       "  replay_id: \"" + std::string(fx::kRunId) + "\"\n");
+
+    write_text(f.file("workspace.small.yml"), "small_version: \"1.0.0\"\nowner: agent\nkind: bogus\n" + tail +
+                                                  "notes: &n x\nmore: *n\n");
+    const WorkspaceRepair alias = plan_workspace_repair(real_fs, f.t.ws(), {}, "2030-01-01T00:00:00.000000000Z");
+    EXPECT_TRUE(alias.comments_kept) << "an alias elsewhere does not stop an in-place edit";
+    write_text(f.file("workspace.small.yml"), "small_version: \"1.0.0\"\nowner: agent\nkind: >\n  bogus\n" + tail);
+    const WorkspaceRepair folded = plan_workspace_repair(real_fs, f.t.ws(), {}, "2030-01-01T00:00:00.000000000Z");
+    EXPECT_FALSE(folded.comments_kept);
+    EXPECT_EQ(folded.rewrite_reason, f.t.ws().display_of("workspace.small.yml") + ":3: the value of `kind` is not a one-line scalar");
 }
 
 TEST(FixWorkspace, ValidFileNeedsNoChangeUnlessForced) {

@@ -398,20 +398,59 @@ TEST(WorkspaceChangeMetadata, WithRunKeepsOtherKeysInPlace) {
     meta["kind"] = "repo-root";
     meta["custom"] = "kept";
     meta["updated_at"] = "old";
-    const std::string text = workspace_metadata_with_run(meta, kRunId, "2030-01-01T00:00:00.000000000Z");
-    const Document doc = parse_or_fail(text, "workspace");
+    MutationSession session;
+    session.metadata = meta;  // no text: written in house style
+    const WorkspacePaths ws{"/w", "/w/.small", "", false};
+    const MetadataText text = workspace_metadata_with_run(session, ws, kRunId, "2030-01-01T00:00:00.000000000Z");
+    EXPECT_EQ(text.warning, "");
+    const Document doc = parse_or_fail(text.text, "workspace");
     const NodeRef root = doc.root();
-    ASSERT_EQ(root.size(), 6u) << text;
+    ASSERT_EQ(root.size(), 6u) << text.text;
     EXPECT_EQ(root.key(3), "custom");
     EXPECT_EQ(root.find("custom").as_string(), "kept");
     EXPECT_EQ(root.key(4), "updated_at");
     EXPECT_EQ(root.find("updated_at").as_string(), "2030-01-01T00:00:00.000000000Z");
     EXPECT_EQ(root.find("run").find("replay_id").as_string(), kRunId);
 
-    const Document fresh = parse_or_fail(workspace_metadata_with_run(YamlValue(), kRunId, "T"), "workspace");
+    const Document fresh = parse_or_fail(workspace_metadata_with_run(MutationSession{}, ws, kRunId, "T").text, "workspace");
     EXPECT_EQ(fresh.root().find("kind").as_string(), "repo-root");
     EXPECT_EQ(fresh.root().find("created_at").as_string(), "T");
     EXPECT_EQ(fresh.root().find("run").find("replay_id").as_string(), kRunId);
+}
+
+// D20: the pin changes the bytes of updated_at and run.replay_id only.
+TEST(WorkspaceChangeMetadata, ThePinKeepsTheFilesFormatting) {
+    const WorkspacePaths ws{"/w", "/w/.small", "", false};
+    const auto pinned = [&](const std::string& text) {
+        MutationSession session;
+        session.metadata_text = text;
+        session.metadata = to_yaml_value(parse_or_fail(text, "workspace").root());
+        return workspace_metadata_with_run(session, ws, kRunId, "2030-01-01T00:00:00.000000000Z");
+    };
+    const std::string head = "# this workspace\nsmall_version: \"1.0.0\"\nowner: me  # not the agent\nkind: repo-root\n";
+    MetadataText a = pinned(head + "updated_at: '2020-01-01T00:00:00Z'\n\nrun:\n  replay_id: " + std::string(64, 'a') +
+                            "   # old run\n");
+    EXPECT_EQ(a.warning, "");
+    // A plain value stays plain only where that re-reads the same for every
+    // YAML reader (a 1.1 reader would take this time for a timestamp, an id
+    // starting with digits may look numeric): else it is double-quoted.
+    EXPECT_EQ(a.text, head + "updated_at: '2030-01-01T00:00:00.000000000Z'\n\nrun:\n  replay_id: \"" + kRunId +
+                          "\"   # old run\n");
+    MetadataText b = pinned(head + "updated_at: 2020-01-01T00:00:00Z\n");
+    EXPECT_EQ(b.text, head + "updated_at: \"2030-01-01T00:00:00.000000000Z\"\nrun:\n  replay_id: \"" + kRunId + "\"\n");
+    MetadataText c = pinned(head + "updated_at:\nrun: {replay_id: \"" + std::string(64, 'b') + "\"}\n");
+    EXPECT_EQ(c.warning, "");
+    EXPECT_EQ(c.text, head + "updated_at: \"2030-01-01T00:00:00.000000000Z\"\nrun: {replay_id: \"" + kRunId + "\"}\n");
+    MetadataText d = pinned(head + "updated_at: x\nrun:\n  by: me\n");
+    EXPECT_EQ(d.text, head + "updated_at: \"2030-01-01T00:00:00.000000000Z\"\nrun:\n  by: me\n  replay_id: \"" + kRunId + "\"\n");
+    MetadataText crlf = pinned("small_version: \"1.0.0\"\r\nowner: agent\r\nkind: repo-root\r\nupdated_at: x\r\n");
+    EXPECT_EQ(crlf.text, std::string("small_version: \"1.0.0\"\r\nowner: agent\r\nkind: repo-root\r\n"
+                         "updated_at: \"2030-01-01T00:00:00.000000000Z\"\r\nrun:\r\n  replay_id: \"") + kRunId + "\"\r\n");
+    // Where it cannot be kept, the file is written whole and the warning says where and why.
+    MetadataText e = pinned(head + "updated_at: |\n  2020\n");
+    EXPECT_EQ(e.warning, ".small/workspace.small.yml:5: rewritten in house style, its comments and formatting not "
+                         "kept (the value of `updated_at` is not a one-line scalar)");
+    EXPECT_EQ(parse_or_fail(e.text, "workspace").root().find("run").find("replay_id").as_string(), kRunId);
 }
 
 // ============================================================ recover_workspace

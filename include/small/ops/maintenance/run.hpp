@@ -87,6 +87,7 @@ struct RunCheckoutResult {
     std::vector<std::string> unchanged; // snapshot files equal to the live ones
     std::vector<std::string> kept;      // live files the snapshot does not have (left as they are)
     std::string backup_dir;             // copies of what was replaced ("" when nothing was)
+    std::string warning;                // workspace.small.yml could not keep its formatting (D20); "" when it did
     YamlValue entry;                    // the meta/checkout entry as appended
 };
 // Restores intent, constraints, plan and handoff from a snapshot, pins its

@@ -37,6 +37,7 @@ struct ProgressMigrateResult {
     std::vector<TimestampChange> changes; // empty: already canonical
     bool written = false;                 // the file was rewritten
     bool whole_file_rewritten = false;    // fallback: re-emitted (comments lost)
+    std::string warning;                  // then: file, line and why (D20)
 };
 
 Result<ProgressMigrateResult> progress_migrate_command(const FileSystem& fs, const WorkspacePaths& ws,

@@ -26,6 +26,7 @@ struct ResetResult {
     std::string snapshot_dir;              // where the old state was copied ("" when nothing to copy)
     YamlValue entry;                       // meta/reset
     YamlValue handoff;
+    std::vector<std::string> warnings;  // workspace.small.yml could not keep its formatting (D20)
 };
 
 // D10: a new run. The old intent, plan, constraints and handoff are copied
