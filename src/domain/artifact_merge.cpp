@@ -751,13 +751,15 @@ Result<YamlValue> plan_value(std::string_view text, const std::string& display, 
 namespace {
 
 // D20: the merged plan applied to CURRENT's bytes, so its comments and
-// layout survive the merge; house style (with a note that says why) when
-// the merge cannot be written that way.
-std::string text_on_current(std::string_view current, const YamlValue& merged, const std::string& display,
-                            std::vector<std::string>& notes) {
+// layout survive the merge, and the tasks only OTHER has keep OTHER's lines
+// and comments; house style (with a note that says why) when the merge
+// cannot be written that way.
+std::string text_on_current(std::string_view current, std::string_view other, const YamlValue& merged,
+                            const std::string& display, std::vector<std::string>& notes) {
     Result<Document> doc = parse_yaml(std::string(current), display);
     if (doc) {
-        PlanTextEdit edit = edit_plan_text(*doc, merged);
+        Result<Document> donor = parse_yaml(std::string(other), display);
+        PlanTextEdit edit = edit_plan_text(*doc, merged, donor ? &*donor : nullptr);
         if (edit.text) return std::move(*edit.text);
         notes.push_back(display + (edit.line ? ":" + std::to_string(edit.line) : "") +
                         ": written in house style, CURRENT's comments and formatting not kept (" + edit.why + ")");
@@ -848,7 +850,7 @@ Result<MergeOutcome> merge_plan_texts(std::string_view ancestor, std::string_vie
     }
     if (!placed && !tasks.empty()) result["tasks"] = tasks;
     if (Status s = validate_value(ArtifactType::Plan, result, display); !s) return s.error();
-    out.text = text_on_current(current, result, display, out.notes);
+    out.text = text_on_current(current, other, result, display, out.notes);
     return out;
 }
 

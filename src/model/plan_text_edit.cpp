@@ -87,12 +87,24 @@ std::optional<SourceRange> scalar_range(const ScalarLocator& at, NodeRef node) {
     return at.find(node.mark(), written);
 }
 
+// A task as another text of the plan writes it (the merge's OTHER side):
+// its value and its lines, leading comments included, line breaks as "\n".
+struct DonorTask {
+    YamlValue value;
+    std::string lines;
+};
+struct DonorTasks {
+    std::size_t dash_col = 0, key_col = 0;
+    std::map<std::string, DonorTask> by_id;
+};
+
 class PlanPatcher {
 public:
-    PlanPatcher(const Document& old, const YamlValue& target)
-        : doc_(old), target_(target), lines_(old.source()), locate_(old.source()) {}
+    PlanPatcher(const Document& old, const YamlValue& target, const DonorTasks* donor = nullptr)
+        : doc_(old), target_(target), donor_(donor), lines_(old.source()), locate_(old.source()) {}
 
     std::optional<Refusal> run();
+    DonorTasks tasks_as_written() const;  // after run() on the plan's own value
     std::string result() const;
     std::uint32_t first_edited_line() const;  // 1-based line of the earliest edit (0: none)
 
@@ -116,8 +128,11 @@ private:
     std::size_t region_end(std::size_t i) const;   // first line after item i (next item's comments excluded)
     std::size_t content_end(std::size_t i) const;  // first line after item i's last non-filler line
 
+    std::optional<std::string> donor_lines(const YamlValue& task) const;
+
     const Document& doc_;
     const YamlValue& target_;
+    const DonorTasks* donor_;
     Lines lines_;
     ScalarLocator locate_;
     std::vector<NodeRef> items_;
@@ -480,12 +495,36 @@ void PlanPatcher::append_tasks(const std::vector<const YamlValue*>& tasks) {
     // Tasks separated by a blank line stay so.
     const bool spaced = last > 0 && lines_.blank(comment_start(last) - 1);
     std::string text;
-    for (const YamlValue* t : tasks) text += (spaced ? lines_.newline() : "") + task_lines(*t);
+    for (const YamlValue* t : tasks) {
+        text += (spaced ? lines_.newline() : "") + donor_lines(*t).value_or(task_lines(*t));
+    }
     if (at >= lines_.count() && !lines_.ends_with_newline()) {
         edits_.push_back({lines_.source().size(), 0, lines_.newline() + text});
         return;
     }
     edits_.push_back({lines_.start(at), 0, std::move(text)});
+}
+
+DonorTasks PlanPatcher::tasks_as_written() const {
+    DonorTasks out{dash_col_, key_col_, {}};
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+        const std::size_t from = lines_.start(comment_start(i)), to = lines_.start(content_end(i));
+        std::string text(lines_.source().substr(from, to - from));
+        std::erase(text, '\r');
+        if (!text.empty() && text.back() != '\n') text += '\n';
+        out.by_id[std::string(items_[i].find("id").as_string())] = {to_yaml_value(items_[i]), std::move(text)};
+    }
+    return out;
+}
+
+// A new task the donor holds with the same value and in the same columns:
+// its own lines, comments and quoting kept.
+std::optional<std::string> PlanPatcher::donor_lines(const YamlValue& task) const {
+    if (!donor_ || donor_->dash_col != dash_col_ || donor_->key_col != key_col_) return std::nullopt;
+    if (!task.is_object() || !task.contains("id") || !task["id"].is_string()) return std::nullopt;
+    const auto it = donor_->by_id.find(task["id"].get<std::string>());
+    if (it == donor_->by_id.end() || !same_yaml_data(it->second.value, task)) return std::nullopt;
+    return std::string(lines_.newline()) == "\r\n" ? with_crlf(it->second.lines) : it->second.lines;
 }
 
 std::string PlanPatcher::result() const {
@@ -514,8 +553,22 @@ std::uint32_t PlanPatcher::first_edited_line() const {
 
 }  // namespace
 
-PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target) {
-    PlanPatcher patcher(old, target);
+namespace {
+
+// The tasks of `donor` as it writes them; none when its tasks are not a
+// block list the patcher reads.
+std::optional<DonorTasks> donor_tasks(const Document& donor) {
+    const YamlValue value = to_yaml_value(donor.root());
+    PlanPatcher reader(donor, value);
+    if (reader.run()) return std::nullopt;
+    return reader.tasks_as_written();
+}
+
+}  // namespace
+
+PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target, const Document* donor) {
+    const std::optional<DonorTasks> tasks = donor ? donor_tasks(*donor) : std::nullopt;
+    PlanPatcher patcher(old, target, tasks ? &*tasks : nullptr);
     if (std::optional<Refusal> r = patcher.run()) return {std::nullopt, r->why, r->line, std::nullopt};
     std::string text = patcher.result();
     Result<Document> again = parse_yaml(text, "plan");

@@ -36,7 +36,10 @@ struct PlanTextEdit {
     std::optional<Document> parsed;   // `text` as parsed by the read-back check (for the plan's caches)
 };
 
-// `old` is the plan as parsed (with its source text); `target` the plan to write.
-PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target);
+// `old` is the plan as parsed (with its source text); `target` the plan to
+// write. `donor` (the merge's other side): a task appended that it holds
+// with the same value, at the same columns, is copied with its own lines
+// and leading comments instead of being written in `old`'s style.
+PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target, const Document* donor = nullptr);
 
 }  // namespace small

@@ -335,6 +335,34 @@ TEST(PlanMerge, CurrentsCommentsAndFormattingSurviveTheMerge) {
                            task("task-2", "two") + task("task-3", "three"));
 }
 
+// D20 item 3: a task only OTHER added keeps OTHER's lines and comments;
+// CURRENT's own comments stay. With CRLF on CURRENT, OTHER's lines follow it.
+TEST(PlanMerge, TasksOtherAddedKeepOthersCommentsAndQuoting) {
+    const std::string o = kPlanHead + task("task-1", "one");
+    const std::string a = "# ours\n" + kPlanHead + "  - id: task-1  # first\n    title: \"one\"\n    status: \"pending\"\n";
+    const std::string theirs = "  # added on the other branch\n  - id: task-2\n    title: 'Two, with a comma'  # why\n"
+                               "    status: pending\n    depends_on: [task-1]\n";
+    const std::string b = o + theirs;
+    Result<MergeOutcome> m = merge_plan_texts(o, a, b, "plan");
+    ASSERT_TRUE(m) << m.error().describe();
+    EXPECT_TRUE(m->notes.empty()) << m->notes.front();
+    EXPECT_EQ(m->text, a + theirs);
+    std::string a_crlf = a, expected = a + theirs;
+    for (std::string* t : {&a_crlf, &expected}) {
+        for (std::size_t at = t->find('\n'); at != std::string::npos; at = t->find('\n', at + 2)) t->insert(at, "\r");
+    }
+    Result<MergeOutcome> crlf = merge_plan_texts(o, a_crlf, b, "plan");
+    ASSERT_TRUE(crlf) << crlf.error().describe();
+    EXPECT_EQ(crlf->text, expected);
+    // Indented otherwise than CURRENT's tasks: written in CURRENT's shape.
+    const std::string deeper = kPlanHead + "    - id: \"task-1\"\n      title: \"one\"\n      status: \"pending\"\n" +
+                               "    - id: task-2\n      title: two  # lost\n";
+    Result<MergeOutcome> shaped = merge_plan_texts(o, a, deeper, "plan");
+    ASSERT_TRUE(shaped) << shaped.error().describe();
+    EXPECT_EQ(shaped->text.find("# lost"), std::string::npos) << shaped->text;
+    EXPECT_NE(shaped->text.find("  - id: \"task-2\""), std::string::npos) << shaped->text;
+}
+
 TEST(PlanMerge, StatusesCombineByRankAndOtherFieldsOneSided) {
     const std::string o = kPlanHead + task("task-1", "one") + task("task-2", "two", "in_progress");
     const std::string a = kPlanHead + task("task-1", "one", "blocked") + task("task-2", "renamed", "in_progress");

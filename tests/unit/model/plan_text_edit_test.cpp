@@ -453,5 +453,41 @@ TEST(PlanTextEditProperty, SequencesOfEditsReadBackAndKeepComments) {
     }
 }
 
+// The merge's case (D20 item 3): tasks another text of the plan holds are
+// appended with that text's own lines, comments included.
+TEST(PlanTextEditProperty, TasksFromADonorKeepTheirOwnLinesAndComments) {
+    std::mt19937 rng(3);
+    for (int round = 0; round < 1000; ++round) {
+        constexpr char kQuotes[] = {'"', '\'', 0};
+        const int dash = static_cast<int>(rng() % 3);
+        const int key = dash + 2 + static_cast<int>(rng() % 2);
+        const bool crlf = rng() % 4 == 0;
+        const Style st{dash, key, kQuotes[rng() % 3], rng() % 2 == 0, rng() % 2 == 0, crlf, true};
+        const int tasks = 3 + static_cast<int>(rng() % 4);
+        const std::string whole = random_plan(rng, st, tasks);
+        const Document donor = parse(whole);
+        const YamlValue target = to_yaml_value(donor.root());
+        const int kept = 1 + static_cast<int>(rng() % (tasks - 1));
+        YamlValue fewer = target;
+        while (static_cast<int>(fewer["tasks"].size()) > kept) fewer["tasks"].erase(fewer["tasks"].size() - 1);
+        const PlanTextEdit shorter = edit_plan_text(donor, fewer);
+        ASSERT_TRUE(shorter.text) << shorter.why;
+        const Document old = parse(*shorter.text);
+        const PlanTextEdit e = edit_plan_text(old, target, &donor);
+        ASSERT_TRUE(e.text) << "round " << round << ": " << e.why << "\n" << *shorter.text;
+        Result<Document> back = parse_yaml(*e.text, "edited");
+        ASSERT_TRUE(back && same_yaml_data(to_yaml_value(back->root()), target)) << *e.text;
+        for (int i = kept + 1; i <= tasks; ++i) {
+            for (const char* what : {"# about task ", "# trail "}) {
+                const std::string comment = std::string(what) + std::to_string(i) + (crlf ? "\r\n" : "\n");
+                if (whole.find(comment) == std::string::npos) continue;
+                EXPECT_NE(e.text->find(comment), std::string::npos) << whole << "\n---\n" << *e.text;
+            }
+        }
+        EXPECT_NE(e.text->find("# footer"), std::string::npos);
+        EXPECT_EQ(e.text->find("\r\r"), std::string::npos);
+    }
+}
+
 }  // namespace
 }  // namespace small
