@@ -96,6 +96,9 @@ COMMANDS = [
     # Every entry of the log as JSON: linear in the log by nature.
     {"name": "emit --include progress", "argv": ["emit", "--include", "progress"], "mutates": False,
      "expect_exit": 0},
+    # One status flag alone (D20 item 6): checkpoint's in-place edit from the plan's caches.
+    {"name": "plan --blocked", "argv": ["plan", "{flag}", "{last_task}"],
+     "cycle": {"flag": ["--blocked", "--pending"]}, "mutates": "once", "expect_exit": 0},
     # A new task per run: the plan grows by one task, the log by one entry.
     {"name": "plan --add", "argv": ["plan", "--add", "Bench task {run}"], "mutates": "once", "expect_exit": 0},
     # The run store (issue 9): a snapshot copies the five artifacts (the whole log) and is

@@ -1,6 +1,7 @@
 // checkpoint's in-place status edit (see the header).
 #include "small/domain/plan_status_edit.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <set>
@@ -41,6 +42,32 @@ std::optional<Spans> decode_spans(std::string_view body) {
         return true;
     });
     return ok ? std::optional(std::move(spans)) : std::nullopt;
+}
+
+std::string encode_tail(const PlanTail& tail) {
+    return std::to_string(tail.from) + " " + std::to_string(tail.insert_at) + "\n";
+}
+
+std::optional<PlanTail> decode_tail(std::string_view body) {
+    std::optional<PlanTail> tail;
+    const bool ok = scan_cache_lines(body, [&](std::span<const std::string_view> f) {
+        PlanTail t;
+        if (tail || f.size() != 2 || !number(f[0], t.from) || !number(f[1], t.insert_at) || t.from > t.insert_at) {
+            return false;
+        }
+        tail = t;
+        return true;
+    });
+    return ok ? tail : std::nullopt;
+}
+
+// The tail once the bytes at `edited` hold `length` bytes instead.
+std::optional<PlanTail> shifted_tail(std::optional<PlanTail> tail, SourceRange edited, std::size_t length) {
+    if (!tail) return tail;
+    for (std::size_t* at : {&tail->from, &tail->insert_at}) {
+        if (*at > edited.offset) *at = *at - edited.length + length;
+    }
+    return tail;
 }
 
 const SourceRange* span_of(const Spans& spans, std::string_view id) {
@@ -99,7 +126,7 @@ std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspaceP
     const std::optional<std::string> stamp = fs.version_stamp(path);
     if (!stamp) return std::nullopt;
     const std::vector<std::optional<std::string>> cached =
-        read_stamped_caches(fs, ws, *stamp, {kPlanValidName, kPlanSpansName});
+        read_stamped_caches(fs, ws, *stamp, {kPlanValidName, kPlanSpansName, kPlanTailName});
     if (!cached[0]) return std::nullopt;
     std::optional<Spans> spans = cached[1] ? decode_spans(*cached[1]) : std::nullopt;
     const SourceRange* at = spans ? span_of(*spans, id) : nullptr;
@@ -117,6 +144,7 @@ std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspaceP
     edit.text = std::move(*text);
     edit.text.replace(at->offset, at->length, value);
     edit.spans = shifted(std::move(*spans), *at, value.size());
+    edit.tail = shifted_tail(cached[2] ? decode_tail(*cached[2]) : std::nullopt, *at, value.size());
     edit.index = std::move(*index);
     set_status(edit.index, id, status);
     edit.old_stamp = *stamp;
@@ -141,8 +169,10 @@ Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws
     const std::string value = at ? status_text_like(plan->source().substr(at->offset, at->length), status) : "";
     if (at && edit.text.size() == plan->source().size() - at->length + value.size()) {
         edit.spans = shifted(std::move(spans), *at, value.size());
+        edit.tail = shifted_tail(plan_tail(*plan), *at, value.size());
     } else if (Result<Document> again = parse_yaml(edit.text, "plan")) {
         edit.spans = spans_of(*again);  // a line was added (or the file rewritten): rare, so parsed again
+        edit.tail = plan_tail(*again);
     }
     set_status(edit.index, id, status);
     edit.outline = outline_plan(plan->root());
@@ -187,9 +217,90 @@ Result<PlanStatusEdit> plan_status_edit(const FileSystem& fs, const WorkspacePat
     return from_parse(fs, ws, id, status);
 }
 
+namespace {
+
+// The plan's last two tasks as a plan of their own: "tasks:" and their lines.
+struct TailPlan {
+    std::string text;
+    std::size_t prefix = 0;  // bytes before the tasks' lines: offset m here is from + m - prefix in the file
+    Document doc;
+};
+
+std::optional<TailPlan> tail_plan(const std::string& text, const PlanTail& tail, const PlanIndex& index) {
+    if (tail.insert_at > text.size() || index.tasks.size() < 2) return std::nullopt;
+    const std::string head = std::string("tasks:") + (uses_crlf(text) ? "\r\n" : "\n");
+    std::string mini = head + text.substr(tail.from, tail.insert_at - tail.from);
+    Result<Document> doc = parse_yaml(mini, "plan");
+    if (!doc) return std::nullopt;
+    const NodeRef tasks = doc->root().find("tasks");
+    const std::size_t n = index.tasks.size();
+    if (!tasks.is_sequence() || tasks.size() != 2 || tasks.item(0).find("id").as_string() != index.tasks[n - 2].id ||
+        tasks.item(1).find("id").as_string() != index.tasks[n - 1].id) {
+        return std::nullopt;  // the cache does not point at the last two tasks
+    }
+    return TailPlan{std::move(mini), head.size(), std::move(*doc)};
+}
+
+}  // namespace
+
+std::optional<PlanAppendEdit> plan_append_edit(const FileSystem& fs, const WorkspacePaths& ws,
+                                               const std::vector<std::string>& titles) {
+    const std::string path = ws.artifact_path(ArtifactType::Plan);
+    const std::optional<std::string> stamp = fs.version_stamp(path);
+    if (!stamp) return std::nullopt;
+    const std::vector<std::optional<std::string>> cached =
+        read_stamped_caches(fs, ws, *stamp, {kPlanValidName, kPlanTailName, kPlanSpansName, kPlanOutlineName});
+    const std::optional<PlanTail> tail = cached[0] && cached[1] ? decode_tail(*cached[1]) : std::nullopt;
+    Result<PlanIndex> index = tail ? load_plan_index(fs, ws) : Result<PlanIndex>(Error::internal("unused"));
+    Result<std::string> text = index ? fs.read_file(path) : Result<std::string>(Error::internal("unused"));
+    if (!text || fs.version_stamp(path) != stamp) return std::nullopt;
+    std::optional<TailPlan> mini = tail_plan(*text, *tail, *index);
+    if (!mini) return std::nullopt;
+
+    PlanAppendEdit out;
+    out.index = std::move(*index);
+    std::vector<std::string> ids = out.index.ids();
+    YamlValue target = to_yaml_value(mini->doc.root());
+    for (const std::string& title : titles) {
+        YamlValue task = YamlValue::object();
+        task["id"] = next_task_id(ids);
+        task["title"] = title;
+        set_task_status(task, TaskStatus::Pending);
+        ids.push_back(task["id"].get<std::string>());
+        out.ids.push_back(ids.back());
+        out.index.tasks.push_back({ids.back(), TaskStatus::Pending});
+        target["tasks"].push_back(std::move(task));
+    }
+    PlanTextEdit edit = edit_plan_text(mini->doc, target);
+    if (!edit.text || edit.text->compare(0, mini->text.size(), mini->text) != 0 || !edit.parsed) return std::nullopt;
+    out.text = text->substr(0, tail->insert_at) + edit.text->substr(mini->text.size()) + text->substr(tail->insert_at);
+
+    const auto in_file = [&](std::size_t m) { return tail->from + m - mini->prefix; };
+    const std::optional<PlanTail> new_tail = plan_tail(*edit.parsed);
+    if (new_tail) out.caches.push_back({kPlanTailName, encode_tail({in_file(new_tail->from), in_file(new_tail->insert_at)})});
+    const auto added = [&](std::string_view id) { return std::find(out.ids.begin(), out.ids.end(), id) != out.ids.end(); };
+    if (std::optional<Spans> spans = cached[2] ? decode_spans(*cached[2]) : std::nullopt) {
+        for (auto& [id, at] : spans_of(*edit.parsed)) {
+            if (added(id)) spans->emplace_back(id, SourceRange{in_file(at.offset), at.length});
+        }
+        out.caches.push_back({kPlanSpansName, encode_spans(*spans)});
+    }
+    if (cached[3]) {
+        std::vector<PlanTaskOutline> outline = outline_plan(edit.parsed->root());
+        std::erase_if(outline, [&](const PlanTaskOutline& t) { return !added(t.id); });
+        out.caches.push_back({kPlanOutlineName, *cached[3] + plan_outline_cache(outline).body});
+    }
+    return out;
+}
+
+void remember_plan_append(const FileSystem& fs, const WorkspacePaths& ws, const PlanAppendEdit& edit) {
+    remember_valid_plan(fs, ws, edit.index, edit.caches);
+}
+
 void remember_plan_write(const FileSystem& fs, const WorkspacePaths& ws, const Document& written) {
     std::vector<StampedCacheBody> more{plan_outline_cache(outline_plan(written.root()))};
     if (const Spans spans = spans_of(written); !spans.empty()) more.push_back({kPlanSpansName, encode_spans(spans)});
+    if (const std::optional<PlanTail> tail = plan_tail(written)) more.push_back({kPlanTailName, encode_tail(*tail)});
     remember_valid_plan(fs, ws, plan_index_of(written), std::move(more));
 }
 
@@ -197,6 +308,7 @@ void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, c
                                const std::string& id, TaskStatus status) {
     std::vector<StampedCacheBody> more;
     if (!edit.spans.empty()) more.push_back({kPlanSpansName, encode_spans(edit.spans)});
+    if (edit.tail) more.push_back({kPlanTailName, encode_tail(*edit.tail)});
     if (edit.outline) {
         more.push_back(plan_outline_cache(*edit.outline));
     } else if (!edit.old_stamp.empty()) {

@@ -34,9 +34,14 @@ std::optional<std::size_t> find_task(const YamlValue& plan, std::string_view id)
 }
 
 std::string next_task_id(const YamlValue& plan) {
+    std::vector<std::string> ids;
+    for (const YamlValue& task : tasks_of(plan)) ids.push_back(task_id(task));
+    return next_task_id(ids);
+}
+
+std::string next_task_id(const std::vector<std::string>& ids) {
     unsigned long long max = 0;
-    for (const YamlValue& task : tasks_of(plan)) {
-        const std::string id = task_id(task);
+    for (const std::string& id : ids) {
         if (id.size() <= 5 || id.rfind("task-", 0) != 0) continue;
         const std::string_view digits = std::string_view(id).substr(5);
         if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;

@@ -105,11 +105,13 @@ public:
 
     std::optional<Refusal> run();
     DonorTasks tasks_as_written() const;  // after run() on the plan's own value
+    std::optional<PlanTail> tail();       // instead of run()
     std::string result() const;
     std::uint32_t first_edited_line() const;  // 1-based line of the earliest edit (0: none)
 
 private:
     std::optional<Refusal> check_top_level(NodeRef root);
+    std::optional<Refusal> read_shape(std::map<std::string, std::size_t>* ids);
     std::optional<Refusal> edit_tasks(NodeRef tasks, const YamlValue& want);
     std::optional<Refusal> edit_task(std::size_t i, NodeRef task, const YamlValue& want);
     std::optional<Refusal> edit_field(NodeRef key, NodeRef value, const YamlValue& want);
@@ -198,6 +200,41 @@ std::optional<Refusal> PlanPatcher::run() {
 
 // The old tasks' ids in order must be the new ones minus those removed,
 // followed by the new ones.
+// The items' shape, from the first: "<dash_col>-<spaces><key_col>key: ...",
+// alike for every item, each a mapping with its own id (indexed in `ids`).
+std::optional<Refusal> PlanPatcher::read_shape(std::map<std::string, std::size_t>* ids) {
+    for (const NodeRef& t : items_) {
+        if (!t.is_mapping() || t.size() == 0) return Refusal{"a task is not a mapping", t.mark().line};
+    }
+    const std::size_t first = item_line(0);
+    const std::string_view text = lines_.text(first);
+    dash_col_ = lines_.indent(first);
+    key_col_ = items_[0].mark().column - 1;
+    if (dash_col_ >= text.size() || text[dash_col_] != '-' || key_col_ <= dash_col_) {
+        return Refusal{"the tasks are not a block list of mappings", items_[0].mark().line};
+    }
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+        const NodeRef id = items_[i].find("id");
+        if (!id.is_string() || !ids->emplace(std::string(id.as_string()), i).second) {
+            return Refusal{"a task has no id, or shares it", items_[i].mark().line};
+        }
+        if (lines_.indent(item_line(i)) != dash_col_ || items_[i].mark().column - 1 != key_col_) {
+            return Refusal{"the tasks are not indented alike", items_[i].mark().line};
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<PlanTail> PlanPatcher::tail() {
+    const NodeRef tasks = doc_.root().find("tasks");
+    if (doc_.source().empty() || !tasks.is_sequence() || tasks.size() < 2) return std::nullopt;
+    for (std::size_t i = 0; i < tasks.size(); ++i) items_.push_back(tasks.item(i));
+    std::map<std::string, std::size_t> ids;
+    if (read_shape(&ids)) return std::nullopt;
+    const std::size_t last = items_.size() - 1;
+    return PlanTail{lines_.start(comment_start(last - 1)), lines_.start(content_end(last))};
+}
+
 std::optional<Refusal> PlanPatcher::edit_tasks(NodeRef tasks, const YamlValue& want) {
     const std::uint32_t line = tasks.mark().line;
     if (!tasks.is_sequence() || !want.is_array()) return Refusal{"`tasks` is not a list", line};
@@ -206,27 +243,8 @@ std::optional<Refusal> PlanPatcher::edit_tasks(NodeRef tasks, const YamlValue& w
         if (want.empty()) return std::nullopt;
         return Refusal{"the plan had no task to take the style from", line};
     }
-    for (const NodeRef& t : items_) {
-        if (!t.is_mapping() || t.size() == 0) return Refusal{"a task is not a mapping", t.mark().line};
-    }
-    // The items' shape, from the first: "<dash_col>-<spaces><key_col>key: ...".
-    const std::size_t first = item_line(0);
-    const std::string_view text = lines_.text(first);
-    dash_col_ = lines_.indent(first);
-    key_col_ = items_[0].mark().column - 1;
-    if (dash_col_ >= text.size() || text[dash_col_] != '-' || key_col_ <= dash_col_) {
-        return Refusal{"the tasks are not a block list of mappings", items_[0].mark().line};
-    }
     std::map<std::string, std::size_t> old_at;
-    for (std::size_t i = 0; i < items_.size(); ++i) {
-        const NodeRef id = items_[i].find("id");
-        if (!id.is_string() || !old_at.emplace(std::string(id.as_string()), i).second) {
-            return Refusal{"a task has no id, or shares it", items_[i].mark().line};
-        }
-        if (lines_.indent(item_line(i)) != dash_col_ || items_[i].mark().column - 1 != key_col_) {
-            return Refusal{"the tasks are not indented alike", items_[i].mark().line};
-        }
-    }
+    if (std::optional<Refusal> r = read_shape(&old_at)) return r;
     std::vector<bool> kept(items_.size(), false);
     std::vector<const YamlValue*> added;
     std::size_t next_old = 0;
@@ -413,9 +431,11 @@ std::string PlanPatcher::field_lines(const std::string& key, const YamlValue& va
                                      NodeRef like) const {
     const std::string nl = lines_.newline();
     const std::string pad(indent, ' ');
-    char quote = '"';
-    for (const char* k : {"title", "id"}) {
-        const std::optional<SourceRange> r = scalar_range(locate_, like.find(k));
+    char quote = '"';  // as the same field of `like` is quoted, else its title or id
+    for (const std::string_view k : {std::string_view(key), std::string_view("title"), std::string_view("id")}) {
+        const NodeRef same = like.find(k);
+        if (!same.is_string()) continue;
+        const std::optional<SourceRange> r = scalar_range(locate_, same);
         if (r) {
             quote = quote_at(lines_.source(), r->offset);
             break;
@@ -565,6 +585,11 @@ std::optional<DonorTasks> donor_tasks(const Document& donor) {
 }
 
 }  // namespace
+
+std::optional<PlanTail> plan_tail(const Document& plan) {
+    const YamlValue unused;
+    return PlanPatcher(plan, unused).tail();
+}
 
 PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target, const Document* donor) {
     const std::optional<DonorTasks> tasks = donor ? donor_tasks(*donor) : std::nullopt;

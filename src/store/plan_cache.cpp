@@ -225,7 +225,8 @@ std::vector<std::string> PlanIndex::ids() const {
 namespace {
 
 bool is_plan_section(std::string_view name) {
-    return name == kPlanTasksName || name == kPlanValidName || name == kPlanOutlineName || name == kPlanSpansName;
+    return name == kPlanTasksName || name == kPlanValidName || name == kPlanOutlineName || name == kPlanSpansName ||
+           name == kPlanTailName;
 }
 
 // A whole-file cache: "<stamp>\n<body>"; its body while the stamp matches.

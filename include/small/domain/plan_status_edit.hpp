@@ -1,12 +1,15 @@
-// checkpoint's plan edit, one task's status set in place, without parsing
-// the plan while its caches describe the file as it is: on a 1,000-task
-// plan a parse costs 30 M instructions, ten times the rest of a checkpoint.
+// The plan's two common edits made in place without parsing the plan while
+// its caches describe the file as it is: one task's status set (checkpoint,
+// `plan --done`...) and tasks appended (`plan --add`). On a 1,000-task plan
+// a parse costs 30 M instructions, ten times the rest of a checkpoint.
 //
 // The `plan.spans` section of `.small-cache/plan.cache` keeps, under the plan
 // file's version stamp (like plan.tasks), where each task's status value sits in the text: one line a
 // task, "<id> <offset> <length>" (fields escaped as in plan_cache); a task
-// whose status cannot be replaced in place has no line. After the write the
-// plan caches (valid, tasks, outline, spans) are moved on to the new file,
+// whose status cannot be replaced in place has no line. The `plan.tail`
+// section keeps where the last two tasks are written (model/plan_text_edit's
+// PlanTail, "<from> <insert_at>"). After the write the plan caches (valid,
+// tasks, outline, spans, tail) are moved on to the new file,
 // so the next checkpoint or append parses nothing either. A missing, stale
 // or malformed cache only means the plan is parsed (and validated) again.
 #pragma once
@@ -19,6 +22,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
+#include "small/model/plan_text_edit.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
@@ -33,6 +37,7 @@ struct PlanStatusEdit {
     std::string old_stamp;        // the plan file's version stamp the edit was made from ("" unknown)
     std::vector<std::pair<std::string, SourceRange>> spans;  // status values in `text`; empty: unknown
     std::optional<std::vector<PlanTaskOutline>> outline;  // the edited plan's outline, when the edit parsed it
+    std::optional<PlanTail> tail;  // where the last two tasks are in `text`, when known
     std::string warning;          // the plan could not be edited in place (D20): where and why; "" when it was
 };
 
@@ -47,6 +52,23 @@ Result<PlanStatusEdit> plan_status_edit(const FileSystem& fs, const WorkspacePat
 // file as it now is. Best effort.
 void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, const PlanStatusEdit& edit,
                                const std::string& id, TaskStatus status);
+
+// `plan --add` without a parse: the tasks (id, title, status pending; ids
+// as next_task_id gives them) appended by editing only the last two tasks'
+// lines (plan_tail), which is the edit the whole file would get. nullopt
+// when the caches (valid, tasks, tail) do not describe the file as it is,
+// or that edit cannot be made: the caller then edits the parsed plan.
+struct PlanAppendEdit {
+    std::string text;              // the plan with the new tasks
+    std::vector<std::string> ids;  // the new tasks' ids, in order
+    PlanIndex index;               // the plan's tasks after the edit
+    std::vector<StampedCacheBody> caches;  // the sections that describe `text` (tail; spans, outline when known)
+};
+std::optional<PlanAppendEdit> plan_append_edit(const FileSystem& fs, const WorkspacePaths& ws,
+                                               const std::vector<std::string>& titles);
+
+// After the append is written (under the lock). Best effort.
+void remember_plan_append(const FileSystem& fs, const WorkspacePaths& ws, const PlanAppendEdit& edit);
 
 // After any other plan write (under the lock): `written` is the text written,
 // as parsed; the plan's caches (valid, tasks, outline, spans) describe it, so

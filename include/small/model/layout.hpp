@@ -77,6 +77,7 @@ inline constexpr const char* kPlanTasksName = "plan.tasks";  // the plan's task 
 inline constexpr const char* kPlanValidName = "plan.valid";  // the plan passed schema + invariants
 inline constexpr const char* kPlanOutlineName = "plan.outline2";  // ids, statuses, titles, priorities, dependencies
 inline constexpr const char* kPlanSpansName = "plan.spans";  // where each task's status sits (checkpoint)
+inline constexpr const char* kPlanTailName = "plan.tail";    // where the last two tasks are written (plan --add)
 
 // ".small/<name>": a file of .small/ named from the workspace root.
 inline std::string small_relative(std::string_view name) {

@@ -25,6 +25,7 @@ std::optional<std::size_t> find_task(const YamlValue& plan, std::string_view id)
 // `task-<N+1>`, N the largest number among ids of the exact form task-<digits>
 // (0 when none); other ids are ignored and gaps are not reused.
 std::string next_task_id(const YamlValue& plan);
+std::string next_task_id(const std::vector<std::string>& ids);  // the same from the plan's ids
 
 // A task's status, trimmed and lower-cased; blank or missing means pending.
 WrittenStatus task_status(const YamlValue& task);

@@ -42,4 +42,15 @@ struct PlanTextEdit {
 // and leading comments instead of being written in `old`'s style.
 PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target, const Document* donor = nullptr);
 
+// Where the plan's last two tasks are written: `from` starts the lines of
+// the one before the last (its leading comments included), `insert_at` is
+// where a task appended after the last goes. A task appended by editing
+// just those lines (as `tasks:` + them) is the edit the whole file gets, so
+// `plan --add` need not parse the plan (domain/plan_status_edit). nullopt
+// for fewer than two tasks, or tasks edit_plan_text would not append to.
+struct PlanTail {
+    std::size_t from = 0, insert_at = 0;
+};
+std::optional<PlanTail> plan_tail(const Document& plan);
+
 }  // namespace small

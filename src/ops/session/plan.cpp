@@ -729,6 +729,40 @@ void settle_claims(const FileSystem& fs, const WorkspacePaths& ws, const std::ve
     }
 }
 
+// The titles of a call that only adds tasks (trimmed), or nullopt.
+std::optional<std::vector<std::string>> lone_adds(const PlanRequest& req) {
+    const bool others = req.from || req.reset || !req.retitle.empty() || !req.steps.empty() ||
+                        !req.acceptance.empty() || !req.depends.empty() || !req.undepend.empty() ||
+                        !req.remove.empty() || !req.done.empty() || !req.pending.empty() || !req.blocked.empty() ||
+                        !req.in_progress.empty() || !req.cancel.empty();
+    if (others || req.add.empty()) return std::nullopt;
+    std::vector<std::string> titles;
+    for (const std::string& raw : req.add) {
+        titles.emplace_back(trim(raw));
+        if (titles.back().empty()) return std::nullopt;  // the general path says why
+    }
+    return titles;
+}
+
+// `plan --add` alone on a plan whose caches are current: the new tasks
+// appended by editing only the last two tasks' lines (plan_append_edit), no
+// parse of the plan; nullopt when that cannot be done (the general path then).
+std::optional<Result<PlanResult>> add_from_caches(const FileSystem& fs, const WorkspacePaths& ws,
+                                                  const MutationSession& session,
+                                                  const std::vector<std::string>& titles) {
+    std::optional<PlanAppendEdit> edit = plan_append_edit(fs, ws, titles);
+    if (!edit) return std::nullopt;
+    PlanEdits edits;
+    for (std::size_t i = 0; i < titles.size(); ++i) {
+        const std::string& id = edit->ids[i];
+        edits.added_ids.push_back(id);
+        record(edits, plan_entry(id, TaskStatus::Pending, "Added task " + id + " via small plan --add", titles[i]),
+               "Added task " + id + ": " + titles[i]);
+    }
+    return write_plan_change(fs, ws, session, edits, edit->text, PlanResult{},
+                             [&] { remember_plan_append(fs, ws, *edit); });
+}
+
 // Item 6 of D20: one status flag and nothing else is checkpoint's edit: the
 // status value replaced in the file's bytes at its cached span, so a plan
 // whose caches are current is not parsed (plan_status_edit). The messages,
@@ -776,6 +810,9 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     const bool exists = fs.file_exists(plan_path(ws));
     if (const auto lone = lone_status_change(req); lone && exists) {
         return change_one_status(fs, ws, req, *session, lone->first, *lone->second);
+    }
+    if (const auto titles = lone_adds(req); titles && exists) {
+        if (std::optional<Result<PlanResult>> added = add_from_caches(fs, ws, *session, *titles)) return std::move(*added);
     }
     PlanEdits edits;
     std::optional<Document> written;  // the plan as it is, whose formatting the write keeps (D20)

@@ -360,7 +360,7 @@ TEST(PlanMerge, TasksOtherAddedKeepOthersCommentsAndQuoting) {
     Result<MergeOutcome> shaped = merge_plan_texts(o, a, deeper, "plan");
     ASSERT_TRUE(shaped) << shaped.error().describe();
     EXPECT_EQ(shaped->text.find("# lost"), std::string::npos) << shaped->text;
-    EXPECT_NE(shaped->text.find("  - id: \"task-2\""), std::string::npos) << shaped->text;
+    EXPECT_NE(shaped->text.find("  - id: task-2\n    title: \"two\"\n"), std::string::npos) << shaped->text;
 }
 
 TEST(PlanMerge, StatusesCombineByRankAndOtherFieldsOneSided) {

@@ -649,6 +649,77 @@ TEST(PlanCommand, ALoneStatusFlagWritesWhatTheGeneralPathWrites) {
     expect_strict_ok(fast);
 }
 
+// `plan --add` alone edits only the last two tasks' lines (plan_append_edit,
+// no parse): its bytes are those the general path writes for the same tasks
+// (given here as --from), the caches it leaves describe the file (a status
+// change or another --add from them gives what a parse gives), and a tail
+// cache that does not fit is ignored.
+TEST(PlanCommand, ALoneAddWritesWhatTheGeneralPathWrites) {
+    const std::string plan =
+        "# Hand-written plan\nsmall_version: \"1.0.0\"\n\ntasks:\n"
+        "  # the first one\n  - id: task-1\n    title: 'First'   # rename later\n    status: pending\n\n"
+        "  - id: task-2\n    title: 'Second'  # soon\n    status: 'pending'\n    depends_on: [task-1]\n"
+        "# footer\nowner: agent\n";
+    InitWorkspace fast(std::nullopt, Disk::Memory);
+    InitWorkspace general(std::nullopt, Disk::Memory);
+    for (InitWorkspace* w : {&fast, &general}) {
+        w->write("plan.small.yml", plan);
+        PlanRequest warm = plan_req();
+        warm.blocked = {"task-2"};  // a first write parses and leaves the caches
+        Result<PlanResult> warmed = plan_command(w->fs(), w->ws(), warm);
+        ASSERT_TRUE(warmed.ok()) << warmed.error().describe();
+    }
+    const std::vector<std::vector<std::string>> adds = {{"Third"}, {"Fourth, with a comma", "Fifth"}, {"it's six"}};
+    for (const std::vector<std::string>& titles : adds) {
+        SCOPED_TRACE(titles.front());
+        ASSERT_TRUE(plan_append_edit(fast.fs(), fast.ws(), titles)) << "the caches describe the file";
+        PlanRequest add = plan_req();
+        add.add = titles;
+        PlanRequest from = plan_req();
+        std::string list;
+        for (const std::string& t : titles) list += "- title: " + yaml_quoted(t) + "\n";
+        from.from = input(list);
+        Result<PlanResult> a = plan_command(fast.fs(), fast.ws(), add);
+        Result<PlanResult> b = plan_command(general.fs(), general.ws(), from);
+        ASSERT_TRUE(a.ok()) << a.error().describe();
+        ASSERT_TRUE(b.ok()) << b.error().describe();
+        EXPECT_EQ(fast.plan_bytes(), general.plan_bytes());
+        EXPECT_EQ(a->added_task_ids, b->added_task_ids);
+        EXPECT_EQ(a->messages, b->messages);
+        ASSERT_EQ(a->entries.size(), titles.size());
+        EXPECT_EQ(a->entries[0]["evidence"], "Added task " + a->added_task_ids[0] + " via small plan --add");
+        // The next status change from the caches is the parse-based one.
+        const Result<Document> doc = parse_yaml(fast.plan_bytes(), "plan");
+        ASSERT_TRUE(doc.ok());
+        const std::string last = a->added_task_ids.back();
+        Result<PlanStatusEdit> edit = plan_status_edit(fast.fs(), fast.ws(), last, TaskStatus::InProgress);
+        ASSERT_TRUE(edit.ok()) << edit.error().describe();
+        EXPECT_EQ(edit->text, plan_text_with_status(*doc, find_task_node(*doc, last), TaskStatus::InProgress));
+        Result<std::optional<std::vector<PlanTaskOutline>>> outline = load_plan_outline(fast.fs(), fast.ws());
+        ASSERT_TRUE(outline.ok() && *outline);
+        EXPECT_EQ((*outline)->size(), outline_plan(doc->root()).size());
+        EXPECT_EQ((*outline)->back().title, titles.back());
+    }
+    for (const char* kept : {"# Hand-written plan", "# the first one", "'First'   # rename later", "# soon",
+                             "# footer\nowner: agent\n"}) {
+        EXPECT_TRUE(contains(fast.plan_bytes(), kept)) << kept << "\n" << fast.plan_bytes();
+    }
+    expect_strict_ok(fast);
+
+    // A tail cache that does not point at the last two tasks is not used.
+    const std::string stamp = *fast.fs().version_stamp(fast.file("plan.small.yml"));
+    for (const std::string bad : {"0 10\n", "5 3\n", "1 99999999\n", "x y\n", "0 0\n1 1\n"}) {
+        write_stamped_cache(fast.fs(), fast.ws(), kPlanTailName, stamp, bad);
+        EXPECT_FALSE(plan_append_edit(fast.fs(), fast.ws(), {"Seven"})) << bad;
+    }
+    PlanRequest add = plan_req();
+    add.add = {"Seven"};
+    ASSERT_TRUE(plan_command(fast.fs(), fast.ws(), add).ok());
+    // Each field quoted as the last task's same field (its title had to be double-quoted).
+    EXPECT_TRUE(contains(fast.plan_bytes(), "  - id: task-7\n    title: \"Seven\"\n    status: 'pending'\n")) << fast.plan_bytes();
+    EXPECT_TRUE(plan_append_edit(fast.fs(), fast.ws(), {"Eight"})) << "the general path leaves a tail again";
+}
+
 TEST(PlanFrom, YamlListAppendsNewTasksAndUpdatesExistingOnesFieldByField) {
     InitWorkspace w(std::nullopt, Disk::Memory);
     YamlValue plan = plan_of(w);
