@@ -141,7 +141,8 @@ void register_plan(CLI::App& app, Context& ctx) {
         "(--force records an exception); starting one early warns. A task id the plan does not have\n"
         "is refused with the closest ids. --from takes a list of tasks, each with id (optional: new\n"
         "tasks get task-<max+1>), title, status, depends_on, steps, acceptance and any other field;\n"
-        "a field set to null is removed.");
+        "a field set to null is removed. Only the bytes of what changes are written: comments,\n"
+        "quoting and layout elsewhere stay; where that cannot be done, a warning names the line.");
     register_plan_show(cmd, ctx);
     cmd->callback([&ctx, f, cmd] {
         if (!cmd->get_subcommands().empty()) return;  // `plan show` ran instead
