@@ -65,12 +65,13 @@ public:
     explicit MemberEditor(const Document& doc) : src_(doc.source()), locator_(src_) {}
 
     // Edits that make mapping `node` hold `want`; the first refusal otherwise.
-    std::optional<MemberEdit> mapping(NodeRef node, const YamlValue& want, bool top);
+    std::optional<MemberEdit> mapping(NodeRef node, const YamlValue& want, std::string_view name);
     std::optional<std::string> result() const { return apply(std::string(src_), edits_); }
 
 private:
     std::optional<MemberEdit> member(NodeRef key, NodeRef value, const YamlValue& want);
-    std::optional<MemberEdit> added(NodeRef node, const YamlValue& want, bool top);
+    std::optional<MemberEdit> added(NodeRef node, const YamlValue& want, std::string_view name);
+    std::optional<MemberEdit> new_mapping(NodeRef key, const YamlValue& want);
     std::optional<std::size_t> after_colon(NodeRef key) const;
     bool is_flow(NodeRef node) const {  // a flow collection is marked at its bracket
         const std::optional<std::size_t> at = offset_of(src_, node.mark());
@@ -85,19 +86,21 @@ private:
 
 MemberEdit refusal(std::string why, NodeRef at) { return {std::nullopt, std::move(why), at.mark().line}; }
 
-std::optional<MemberEdit> MemberEditor::mapping(NodeRef node, const YamlValue& want, bool top) {
+// `name` is the mapping's key ("" for the top level).
+std::optional<MemberEdit> MemberEditor::mapping(NodeRef node, const YamlValue& want, std::string_view name) {
     for (std::size_t i = 0; i < node.size(); ++i) {
         const std::string key(node.key(i));
         if (!want.contains(key)) return refusal("the field `" + key + "` is removed", node.key_node(i));
         if (std::optional<MemberEdit> r = member(node.key_node(i), node.value(i), want[key])) return r;
     }
-    return added(node, want, top);
+    return added(node, want, name);
 }
 
 std::optional<MemberEdit> MemberEditor::member(NodeRef key, NodeRef value, const YamlValue& want) {
     if (same_value(to_yaml_value(value), want)) return std::nullopt;
-    if (value.is_mapping() && want.is_object()) return mapping(value, want, false);
     const std::string name(key.scalar_text());
+    if (value.is_mapping() && want.is_object()) return mapping(value, want, name);
+    if (value.is_null() && want.is_object()) return new_mapping(key, want);
     if (!is_scalar(want) || value.is_mapping() || value.is_sequence()) {
         return refusal("the value of `" + name + "` is not a scalar", key);
     }
@@ -129,10 +132,29 @@ std::optional<std::size_t> MemberEditor::after_colon(NodeRef key) const {
     return i + 1;
 }
 
+// `key:` with nothing after it becoming a mapping of scalars: its members on
+// the lines after, two columns deeper than the key.
+std::optional<MemberEdit> MemberEditor::new_mapping(NodeRef key, const YamlValue& want) {
+    const std::optional<std::size_t> colon = after_colon(key);
+    const bool scalars = std::all_of(want.begin(), want.end(), [](const YamlValue& v) { return is_scalar(v); });
+    if (!colon || !scalars || want.empty()) {
+        return refusal("the value of `" + std::string(key.scalar_text()) + "` is not a scalar", key);
+    }
+    const std::size_t line_end = src_.find('\n', *colon);
+    const std::size_t at = line_end == std::string_view::npos ? src_.size() : line_end + 1;
+    std::string text = at == src_.size() && (src_.empty() || src_.back() != '\n') ? newline() : "";
+    for (const auto& [k, v] : want.items()) {
+        text += std::string(key.mark().column + 1, ' ') + yaml_scalar(k) + ": " + scalar_styled(v, '"') + newline();
+    }
+    edits_.push_back({at, 0, std::move(text)});
+    return std::nullopt;
+}
+
 // New members: at the end of the file for the top-level mapping (house
 // style); in a nested block mapping, scalar lines after its last member at
-// its members' indentation.
-std::optional<MemberEdit> MemberEditor::added(NodeRef node, const YamlValue& want, bool top) {
+// its members' indentation (when that member is a one-line scalar).
+std::optional<MemberEdit> MemberEditor::added(NodeRef node, const YamlValue& want, std::string_view name) {
+    const bool top = name.empty();
     std::string text;
     for (const auto& [key, value] : want.items()) {
         if (node.find(key).valid()) continue;
@@ -142,11 +164,13 @@ std::optional<MemberEdit> MemberEditor::added(NodeRef node, const YamlValue& wan
             text += emit_document(one);
             continue;
         }
+        if (is_flow(node)) return refusal("a field is added to `" + std::string(name) + "`, a flow mapping", node);
         const NodeRef first = node.size() ? node.key_node(0) : NodeRef();
-        if (!is_scalar(value) || !first.valid() || is_flow(node) ||
-            node.value(node.size() - 1).is_mapping() || node.value(node.size() - 1).is_sequence()) {
-            return refusal("a field is added to `" + std::string(node.size() ? first.scalar_text() : "") +
-                               "`'s mapping, which is not a block mapping of scalars",
+        const NodeRef last = node.size() ? node.value(node.size() - 1) : NodeRef();
+        if (!is_scalar(value) || !first.valid() || !last.valid() ||
+            !locate(src_, locator_, last)) {
+            return refusal("a field is added to `" + std::string(name) +
+                               "`, which is not a block mapping ending in a one-line scalar",
                            node);
         }
         text += std::string(first.mark().column - 1, ' ') + yaml_scalar(key) + ": " + scalar_styled(value, '"') +
@@ -174,7 +198,7 @@ MemberEdit edit_mapping_members(const Document& doc, const YamlValue& target) {
     const NodeRef root = doc.root();
     if (!root.is_mapping() || !target.is_object()) return {std::nullopt, "the file is not a mapping", 1};
     MemberEditor editor(doc);
-    if (std::optional<MemberEdit> refused = editor.mapping(root, target, true)) return *refused;
+    if (std::optional<MemberEdit> refused = editor.mapping(root, target, "")) return *refused;
     std::optional<std::string> out = editor.result();
     Result<Document> again = out ? parse_yaml(*out, "edit") : Result<Document>(Error::internal("overlap"));
     if (!again || !again->root().is_mapping() || !same_value(to_yaml_value(again->root()), target)) {

@@ -143,8 +143,9 @@ std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspaceP
     const std::string value = status_text_like(std::string_view(*text).substr(at->offset, at->length), status);
     edit.text = std::move(*text);
     edit.text.replace(at->offset, at->length, value);
-    edit.spans = shifted(std::move(*spans), *at, value.size());
-    edit.tail = shifted_tail(cached[2] ? decode_tail(*cached[2]) : std::nullopt, *at, value.size());
+    const SourceRange was = *at;  // `at` points into the spans that shifted() changes
+    edit.spans = shifted(std::move(*spans), was, value.size());
+    edit.tail = shifted_tail(cached[2] ? decode_tail(*cached[2]) : std::nullopt, was, value.size());
     edit.index = std::move(*index);
     set_status(edit.index, id, status);
     edit.old_stamp = *stamp;
@@ -168,8 +169,9 @@ Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws
     const SourceRange* at = span_of(spans, id);
     const std::string value = at ? status_text_like(plan->source().substr(at->offset, at->length), status) : "";
     if (at && edit.text.size() == plan->source().size() - at->length + value.size()) {
-        edit.spans = shifted(std::move(spans), *at, value.size());
-        edit.tail = shifted_tail(plan_tail(*plan), *at, value.size());
+        const SourceRange was = *at;  // `at` points into the spans that shifted() changes
+        edit.spans = shifted(std::move(spans), was, value.size());
+        edit.tail = shifted_tail(plan_tail(*plan), was, value.size());
     } else if (Result<Document> again = parse_yaml(edit.text, "plan")) {
         edit.spans = spans_of(*again);  // a line was added (or the file rewritten): rare, so parsed again
         edit.tail = plan_tail(*again);
@@ -226,10 +228,18 @@ struct TailPlan {
     Document doc;
 };
 
+// Both ends on line starts (or the file's end), the lines' breaks those the
+// whole file is written with, the two tasks the index ends with: else the
+// cache does not describe this file, and nothing is made of it.
 std::optional<TailPlan> tail_plan(const std::string& text, const PlanTail& tail, const PlanIndex& index) {
-    if (tail.insert_at > text.size() || index.tasks.size() < 2) return std::nullopt;
+    const auto line_start = [&](std::size_t at) { return at == 0 || at == text.size() || text[at - 1] == '\n'; };
+    if (tail.insert_at > text.size() || index.tasks.size() < 2 || !line_start(tail.from) || !line_start(tail.insert_at)) {
+        return std::nullopt;
+    }
+    const std::string lines = text.substr(tail.from, tail.insert_at - tail.from);
+    if (uses_crlf(lines) != uses_crlf(text)) return std::nullopt;
     const std::string head = std::string("tasks:") + (uses_crlf(text) ? "\r\n" : "\n");
-    std::string mini = head + text.substr(tail.from, tail.insert_at - tail.from);
+    std::string mini = head + lines;
     Result<Document> doc = parse_yaml(mini, "plan");
     if (!doc) return std::nullopt;
     const NodeRef tasks = doc->root().find("tasks");

@@ -134,10 +134,14 @@ TEST_F(GitEvidenceE2E, DriftReportsFilesOutsideTheScopeAndInsideExclusions) {
 // run's: the agent settings, and .gitattributes while small's merge line is
 // all that changed in it.
 TEST_F(GitEvidenceE2E, DriftLeavesOutTheFilesHooksInstallManages) {
-    workspace("\"src/**\"", "");
+    // .gitattributes is committed before the run starts: drift's base is the
+    // newest commit at or before the run's first second, and a commit made
+    // after `small init` may fall in the next second on a loaded machine.
+    git_out({"init", "-q", "-b", "main"});
     write_file(repo() / ".gitattributes", "*.png binary\n");
     git_out({"add", ".gitattributes"});
     git_out({"commit", "-q", "-m", "attributes"});
+    workspace("\"src/**\"", "");
     for (const char* target : {"git", "claude", "codex"}) {
         const RunResult r = small({"hooks", "install", target});
         ASSERT_EQ(r.exit_code, 0) << r;

@@ -720,6 +720,63 @@ TEST(PlanCommand, ALoneAddWritesWhatTheGeneralPathWrites) {
     EXPECT_TRUE(plan_append_edit(fast.fs(), fast.ws(), {"Eight"})) << "the general path leaves a tail again";
 }
 
+// The fast paths against the parse path, step by step: one workspace keeps
+// its caches, the other loses them before every command. Status changes
+// that change a value's length move what the caches point at (a plain
+// `pending` becoming `in_progress` once left plan.tail 4 bytes short, and
+// the next --add wrote into the middle of a value); CRLF too.
+TEST(PlanCommand, CachedEditsMatchTheParsePathStepByStep) {
+    const std::string plain = "small_version: \"1.0.0\"\nowner: agent\ntasks:\n  - id: task-1\n    title: Set up\n"
+                              "    status: pending\n  - id: task-2\n    title: Build\n    status: pending\n";
+    std::string crlf;
+    for (char c : plain) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    for (const std::string& start : {plain, crlf}) {
+        InitWorkspace cached(std::nullopt, Disk::Memory);
+        InitWorkspace parsed(std::nullopt, Disk::Memory);
+        cached.write("plan.small.yml", start);
+        parsed.write("plan.small.yml", start);
+        std::vector<PlanRequest> steps;
+        const auto add = [&](std::vector<std::string> titles) {
+            steps.push_back(plan_req());
+            steps.back().add = std::move(titles);
+        };
+        const auto status = [&](std::vector<std::string> PlanRequest::*flag, const std::string& id) {
+            steps.push_back(plan_req());
+            (steps.back().*flag).push_back(id);
+            steps.back().force = true;
+        };
+        add({"Test"});
+        status(&PlanRequest::in_progress, "task-3");
+        add({"Ship"});
+        status(&PlanRequest::done, "task-2");
+        add({"A", "B"});
+        status(&PlanRequest::cancel, "task-6");
+        status(&PlanRequest::blocked, "task-1");
+        add({"C"});
+        status(&PlanRequest::pending, "task-7");
+        add({"D"});
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            SCOPED_TRACE("step " + std::to_string(i) + (start == crlf ? " (CRLF)" : ""));
+            ASSERT_TRUE(parsed.fs().remove_file(parsed.ws().root, parsed.root_path(".small-cache/plan.cache")));
+            Result<PlanResult> a = plan_command(cached.fs(), cached.ws(), steps[i]);
+            Result<PlanResult> b = plan_command(parsed.fs(), parsed.ws(), steps[i]);
+            ASSERT_TRUE(a.ok()) << a.error().describe();
+            ASSERT_TRUE(b.ok()) << b.error().describe();
+            ASSERT_EQ(cached.plan_bytes(), parsed.plan_bytes());
+            // The caches point where a parse of the file says.
+            const Result<Document> doc = parse_yaml(cached.plan_bytes(), "plan");
+            ASSERT_TRUE(doc.ok());
+            const std::optional<PlanTail> tail = plan_tail(*doc);
+            ASSERT_TRUE(tail);
+            const std::string stamp = *cached.fs().version_stamp(cached.file("plan.small.yml"));
+            EXPECT_EQ(read_stamped_cache(cached.fs(), cached.ws(), kPlanTailName, stamp),
+                      std::to_string(tail->from) + " " + std::to_string(tail->insert_at) + "\n");
+            EXPECT_TRUE(plan_append_edit(cached.fs(), cached.ws(), {"probe"})) << "the next --add needs no parse";
+        }
+        expect_strict_ok(cached);
+    }
+}
+
 TEST(PlanFrom, YamlListAppendsNewTasksAndUpdatesExistingOnesFieldByField) {
     InitWorkspace w(std::nullopt, Disk::Memory);
     YamlValue plan = plan_of(w);

@@ -446,6 +446,17 @@ TEST(WorkspaceChangeMetadata, ThePinKeepsTheFilesFormatting) {
     MetadataText crlf = pinned("small_version: \"1.0.0\"\r\nowner: agent\r\nkind: repo-root\r\nupdated_at: x\r\n");
     EXPECT_EQ(crlf.text, std::string("small_version: \"1.0.0\"\r\nowner: agent\r\nkind: repo-root\r\n"
                          "updated_at: \"2030-01-01T00:00:00.000000000Z\"\r\nrun:\r\n  replay_id: \"") + kRunId + "\"\r\n");
+    MetadataText empty_run = pinned(head + "updated_at: \"x\"\nrun:   # pinned below\nnotes: kept\n");
+    EXPECT_EQ(empty_run.warning, "");
+    EXPECT_EQ(empty_run.text, head + "updated_at: \"2030-01-01T00:00:00.000000000Z\"\nrun:   # pinned below\n"
+                                     "  replay_id: \"" + kRunId + "\"\nnotes: kept\n");
+    MetadataText flow_empty = pinned(head + "updated_at: \"x\"\nrun: {}\n");
+    EXPECT_NE(flow_empty.warning.find(":6: rewritten in house style, its comments and formatting not kept (a field is "
+                                      "added to `run`, a flow mapping)"),
+              std::string::npos) << flow_empty.warning;
+    MetadataText folded = pinned(head + "updated_at: \"x\"\nrun:\n  note: >\n    long\n    text\n");
+    EXPECT_EQ(folded.warning, ".small/workspace.small.yml:7: rewritten in house style, its comments and formatting not "
+                              "kept (a field is added to `run`, which is not a block mapping ending in a one-line scalar)");
     // Where it cannot be kept, the file is written whole and the warning says where and why.
     MetadataText e = pinned(head + "updated_at: |\n  2020\n");
     EXPECT_EQ(e.warning, ".small/workspace.small.yml:5: rewritten in house style, its comments and formatting not "
