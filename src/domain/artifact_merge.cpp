@@ -750,17 +750,122 @@ Result<YamlValue> plan_value(std::string_view text, const std::string& display, 
 
 namespace {
 
+// The lines of text[from, to), without their line breaks, each with its offset.
+std::vector<std::pair<std::size_t, std::string_view>> lines_in(std::string_view text, std::size_t from, std::size_t to) {
+    std::vector<std::pair<std::size_t, std::string_view>> out;
+    for (std::size_t at = from; at < to;) {
+        const std::size_t nl = std::min(text.find('\n', at), to);
+        std::string_view line = text.substr(at, nl - at);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        out.emplace_back(at, line);
+        at = nl + 1;
+    }
+    return out;
+}
+
+bool comment_line(std::string_view line) { return trim(line).substr(0, 1) == "#"; }
+
+// What a line is found by in another text of the task: a field (or the
+// task's `- id:` line) by its indentation and key, as its value and quoting
+// may differ after the merge; other lines (list items) whole.
+std::string_view anchor_of(std::string_view line) {
+    const std::size_t colon = line.find(": ");
+    return colon == std::string_view::npos ? line : line.substr(0, colon + 1);
+}
+
+std::map<std::string, TaskRegion> regions_of(std::string_view text, const std::string& display) {
+    std::map<std::string, TaskRegion> out;
+    if (Result<Document> doc = parse_yaml(std::string(text), display)) {
+        for (TaskRegion& r : plan_task_regions(*doc)) out.emplace(r.id, std::move(r));
+    }
+    return out;
+}
+
+struct CommentInsert {
+    std::size_t offset;
+    std::string line;
+};
+
+// The comment lines OTHER added (ANCESTOR and CURRENT do not have them) to one
+// task both sides have: each goes before the line it stands above in OTHER
+// (found by its key), or at the task's end when nothing follows it.
+std::size_t other_comments_of(std::string_view merged, const TaskRegion& in_merged, std::string_view other,
+                              const TaskRegion& in_other, std::string_view ancestor, const TaskRegion* in_ancestor,
+                              std::vector<CommentInsert>& inserts) {
+    const auto mine = lines_in(merged, in_merged.from, in_merged.to);
+    const auto theirs = lines_in(other, in_other.from, in_other.to);
+    std::set<std::string_view> known;
+    for (const auto& [at, line] : mine) known.insert(trim(line));
+    if (in_ancestor) {
+        for (const auto& [at, line] : lines_in(ancestor, in_ancestor->from, in_ancestor->to)) known.insert(trim(line));
+    }
+    const std::string nl = uses_crlf(merged) ? "\r\n" : "\n";
+    std::size_t lost = 0;
+    for (std::size_t k = 0; k < theirs.size(); ++k) {
+        if (!comment_line(theirs[k].second) || known.count(trim(theirs[k].second))) continue;
+        std::size_t j = k + 1;
+        while (j < theirs.size() && (comment_line(theirs[j].second) || trim(theirs[j].second).empty())) ++j;
+        std::optional<std::size_t> at;
+        if (j == theirs.size()) {
+            at = in_merged.to;
+        } else {
+            for (const auto& [offset, line] : mine) {
+                if (!comment_line(line) && anchor_of(line) == anchor_of(theirs[j].second)) {
+                    at = offset;
+                    break;
+                }
+            }
+        }
+        if (at) inserts.push_back({*at, std::string(theirs[k].second) + nl});
+        else ++lost;
+    }
+    return lost;
+}
+
+// D20 item 3: the merged text with the comment lines OTHER added to tasks
+// both sides have; unchanged (and a note) when the result would not read
+// back as the same plan.
+std::string with_others_comments(std::string merged, std::string_view ancestor, std::string_view other,
+                                 const std::string& display, std::vector<std::string>& notes) {
+    const std::map<std::string, TaskRegion> m = regions_of(merged, display), b = regions_of(other, display),
+                                            o = regions_of(ancestor, display);
+    std::vector<CommentInsert> inserts;
+    std::size_t lost = 0;
+    for (const auto& [id, region] : m) {
+        const auto in_other = b.find(id);
+        if (in_other == b.end()) continue;
+        const auto in_ancestor = o.find(id);
+        lost += other_comments_of(merged, region, other, in_other->second, ancestor,
+                                  in_ancestor == o.end() ? nullptr : &in_ancestor->second, inserts);
+    }
+    if (lost) {
+        notes.push_back(display + ": " + std::to_string(lost) + " comment line(s) OTHER added were not carried: " +
+                        "the line they stood above is gone in the merge");
+    }
+    if (inserts.empty()) return merged;
+    std::stable_sort(inserts.begin(), inserts.end(),
+                     [](const CommentInsert& x, const CommentInsert& y) { return x.offset < y.offset; });
+    std::string out = merged;
+    for (std::size_t i = inserts.size(); i-- > 0;) out.insert(inserts[i].offset, inserts[i].line);  // from the end
+    Result<Document> before = parse_yaml(merged, display), after = parse_yaml(out, display);
+    if (!before || !after || !same_yaml_data(to_yaml_value(before->root()), to_yaml_value(after->root()))) {
+        notes.push_back(display + ": the comment lines OTHER added were not carried (they would change the plan)");
+        return merged;
+    }
+    return out;
+}
+
 // D20: the merged plan applied to CURRENT's bytes, so its comments and
 // layout survive the merge, and the tasks only OTHER has keep OTHER's lines
 // and comments; house style (with a note that says why) when the merge
 // cannot be written that way.
-std::string text_on_current(std::string_view current, std::string_view other, const YamlValue& merged,
-                            const std::string& display, std::vector<std::string>& notes) {
+std::string text_on_current(std::string_view ancestor, std::string_view current, std::string_view other,
+                            const YamlValue& merged, const std::string& display, std::vector<std::string>& notes) {
     Result<Document> doc = parse_yaml(std::string(current), display);
     if (doc) {
         Result<Document> donor = parse_yaml(std::string(other), display);
         PlanTextEdit edit = edit_plan_text(*doc, merged, donor ? &*donor : nullptr);
-        if (edit.text) return std::move(*edit.text);
+        if (edit.text) return with_others_comments(std::move(*edit.text), ancestor, other, display, notes);
         notes.push_back(display + (edit.line ? ":" + std::to_string(edit.line) : "") +
                         ": written in house style, CURRENT's comments and formatting not kept (" + edit.why + ")");
     }
@@ -850,7 +955,7 @@ Result<MergeOutcome> merge_plan_texts(std::string_view ancestor, std::string_vie
     }
     if (!placed && !tasks.empty()) result["tasks"] = tasks;
     if (Status s = validate_value(ArtifactType::Plan, result, display); !s) return s.error();
-    out.text = text_on_current(current, other, result, display, out.notes);
+    out.text = text_on_current(ancestor, current, other, result, display, out.notes);
     return out;
 }
 

@@ -106,6 +106,7 @@ public:
     std::optional<Refusal> run();
     DonorTasks tasks_as_written() const;  // after run() on the plan's own value
     std::optional<PlanTail> tail();       // instead of run()
+    std::vector<TaskRegion> regions();    // instead of run()
     std::string result() const;
     std::uint32_t first_edited_line() const;  // 1-based line of the earliest edit (0: none)
 
@@ -223,6 +224,20 @@ std::optional<Refusal> PlanPatcher::read_shape(std::map<std::string, std::size_t
         }
     }
     return std::nullopt;
+}
+
+std::vector<TaskRegion> PlanPatcher::regions() {
+    const NodeRef tasks = doc_.root().find("tasks");
+    if (doc_.source().empty() || !tasks.is_sequence() || tasks.size() == 0) return {};
+    for (std::size_t i = 0; i < tasks.size(); ++i) items_.push_back(tasks.item(i));
+    std::map<std::string, std::size_t> ids;
+    if (read_shape(&ids)) return {};
+    std::vector<TaskRegion> out;
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+        out.push_back({std::string(items_[i].find("id").as_string()), lines_.start(comment_start(i)),
+                       lines_.start(content_end(i))});
+    }
+    return out;
 }
 
 std::optional<PlanTail> PlanPatcher::tail() {
@@ -585,6 +600,11 @@ std::optional<DonorTasks> donor_tasks(const Document& donor) {
 }
 
 }  // namespace
+
+std::vector<TaskRegion> plan_task_regions(const Document& plan) {
+    const YamlValue unused;
+    return PlanPatcher(plan, unused).regions();
+}
 
 std::optional<PlanTail> plan_tail(const Document& plan) {
     const YamlValue unused;

@@ -23,6 +23,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "small/doc/document.hpp"
 #include "small/doc/yaml_writer.hpp"
@@ -41,6 +42,15 @@ struct PlanTextEdit {
 // with the same value, at the same columns, is copied with its own lines
 // and leading comments instead of being written in `old`'s style.
 PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target, const Document* donor = nullptr);
+
+// Where each task is written: [from, to) holds its lines, the comment lines
+// directly above it included (as a removal takes them). Empty when the tasks
+// are not a block list of mappings alike.
+struct TaskRegion {
+    std::string id;
+    std::size_t from = 0, to = 0;
+};
+std::vector<TaskRegion> plan_task_regions(const Document& plan);
 
 // Where the plan's last two tasks are written: `from` starts the lines of
 // the one before the last (its leading comments included), `insert_at` is

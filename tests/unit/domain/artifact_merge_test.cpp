@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
 #include <string>
+#include <tuple>
+
+#include "small/doc/yaml.hpp"
 
 namespace small {
 namespace {
@@ -361,6 +366,92 @@ TEST(PlanMerge, TasksOtherAddedKeepOthersCommentsAndQuoting) {
     ASSERT_TRUE(shaped) << shaped.error().describe();
     EXPECT_EQ(shaped->text.find("# lost"), std::string::npos) << shaped->text;
     EXPECT_NE(shaped->text.find("  - id: task-2\n    title: \"two\"\n"), std::string::npos) << shaped->text;
+}
+
+// D20 item 3, the rest: comment lines OTHER added to tasks both sides have
+// are carried, each above the field it stood above in OTHER (found by its
+// key: the merge may change the value) or at the task's end; comments CURRENT
+// removed (the ancestor had them) stay removed; none is doubled.
+TEST(PlanMerge, CommentLinesOtherAddedToSharedTasksAreCarried) {
+    const std::string o = kPlanHead + "  # old note\n" + task("task-1", "one") + task("task-2", "two");
+    const std::string a = kPlanHead + "  - id: \"task-1\"  # mine\n    title: \"one\"\n    status: \"blocked\"\n" +
+                          task("task-2", "two");
+    const std::string b = kPlanHead + "  # old note\n  # their note on task-1\n" +
+                          "  - id: \"task-1\"\n    # why it is done\n    title: \"one\"\n    status: \"completed\"\n" +
+                          "    # end of task-1\n" + task("task-2", "two");
+    Result<MergeOutcome> m = merge_plan_texts(o, a, b, "plan");
+    ASSERT_TRUE(m) << m.error().describe();
+    EXPECT_TRUE(m->conflicts.empty());
+    EXPECT_TRUE(m->notes.empty()) << m->notes.front();
+    EXPECT_EQ(m->text, kPlanHead + "  # their note on task-1\n  - id: \"task-1\"  # mine\n    # why it is done\n"
+                                   "    title: \"one\"\n    status: \"completed\"\n    # end of task-1\n" +
+                           task("task-2", "two"));
+    // Merging the other way round gives the same plan, and a second merge adds nothing twice.
+    Result<MergeOutcome> again = merge_plan_texts(o, m->text, b, "plan");
+    ASSERT_TRUE(again) << again.error().describe();
+    EXPECT_EQ(again->text, m->text);
+    // A comment above a field the merge dropped cannot be placed: the note says so.
+    const std::string o2 = kPlanHead + task("task-1", "one") + "    steps: [\"x\"]\n";
+    const std::string a2 = kPlanHead + task("task-1", "one");
+    const std::string b2 = kPlanHead + task("task-1", "one") + "    # about the steps\n    steps: [\"x\"]\n";
+    Result<MergeOutcome> lost = merge_plan_texts(o2, a2, b2, "plan");
+    ASSERT_TRUE(lost) << lost.error().describe();
+    EXPECT_EQ(lost->text, a2);
+    ASSERT_EQ(lost->notes.size(), 1u);
+    EXPECT_NE(lost->notes[0].find("1 comment line(s) OTHER added were not carried"), std::string::npos) << lost->notes[0];
+}
+
+// Random plans: OTHER adds comment lines at random places inside or above
+// shared tasks and completes some, CURRENT changes other tasks' statuses and
+// adds its own comments. Every comment of either side is in the result once,
+// and the result is the merged plan as data, merged either way round.
+TEST(PlanMerge, RandomCommentsFromBothSidesAreEachKeptOnce) {
+    std::mt19937 rng(11);
+    for (int round = 0; round < 300; ++round) {
+        const int n = 2 + static_cast<int>(rng() % 5);
+        const auto plan = [&](const std::vector<std::string>& statuses, const std::map<std::pair<int, int>, std::string>& notes) {
+            std::string t = kPlanHead;
+            for (int i = 0; i < n; ++i) {
+                const std::string fields[] = {"  - id: \"task-" + std::to_string(i + 1) + "\"\n",
+                                              "    title: \"T" + std::to_string(i + 1) + "\"\n",
+                                              "    status: \"" + statuses[i] + "\"\n"};
+                for (int f = 0; f < 3; ++f) {
+                    if (const auto it = notes.find({i, f}); it != notes.end()) t += (f ? "    " : "  ") + it->second + "\n";
+                    t += fields[f];
+                }
+                if (const auto it = notes.find({i, 3}); it != notes.end()) t += "    " + it->second + "\n";
+            }
+            return t;
+        };
+        std::vector<std::string> so(n, "pending"), sa = so, sb = so;
+        std::map<std::pair<int, int>, std::string> ours, theirs;
+        for (int i = 0; i < n; ++i) {
+            if (rng() % 2) sa[i] = "blocked";
+            else if (rng() % 2) sb[i] = "completed";
+            if (rng() % 2) ours[{i, static_cast<int>(rng() % 4)}] = "# ours " + std::to_string(i);
+            if (rng() % 2) theirs[{i, static_cast<int>(rng() % 4)}] = "# theirs " + std::to_string(i);
+        }
+        const std::string o = plan(so, {}), a = plan(sa, ours), b = plan(sb, theirs);
+        for (const auto& [current, other, mine, its] : {std::tuple(a, b, &ours, &theirs), std::tuple(b, a, &theirs, &ours)}) {
+            Result<MergeOutcome> m = merge_plan_texts(o, current, other, "plan");
+            ASSERT_TRUE(m) << m.error().describe();
+            ASSERT_TRUE(m->conflicts.empty());
+            EXPECT_TRUE(m->notes.empty()) << m->notes.front() << "\n" << current << "---\n" << other;
+            for (const auto* side : {mine, its}) {
+                for (const auto& [where, note] : *side) {
+                    const std::size_t at = m->text.find(note + "\n");
+                    EXPECT_NE(at, std::string::npos) << note << "\n" << m->text;
+                    EXPECT_EQ(m->text.find(note + "\n", at + 1), std::string::npos) << note << " twice\n" << m->text;
+                }
+            }
+            Result<Document> back = parse_yaml(m->text, "plan");
+            ASSERT_TRUE(back) << m->text;
+            for (int i = 0; i < n; ++i) {
+                const std::string want = sa[i] != "pending" ? sa[i] : sb[i];
+                EXPECT_EQ(back->root().find("tasks").item(i).find("status").as_string(), want) << m->text;
+            }
+        }
+    }
 }
 
 TEST(PlanMerge, StatusesCombineByRankAndOtherFieldsOneSided) {
