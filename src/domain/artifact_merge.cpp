@@ -786,40 +786,89 @@ struct CommentInsert {
     std::string line;
 };
 
-// The comment lines OTHER added (ANCESTOR and CURRENT do not have them) to one
-// task both sides have: each goes before the line it stands above in OTHER
-// (found by its key), or at the task's end when nothing follows it.
+// Every line of `text`, trimmed: a comment either side already has, wherever
+// and however indented, is not OTHER's addition (it was moved, re-indented,
+// or removed by CURRENT).
+std::set<std::string_view> trimmed_lines(std::string_view text) {
+    std::set<std::string_view> out;
+    for (const auto& [at, line] : lines_in(text, 0, text.size())) out.insert(trim(line));
+    return out;
+}
+
+std::vector<bool> block_scalar_lines(const std::vector<std::pair<std::size_t, std::string_view>>& lines) {
+    std::vector<std::string_view> texts;
+    for (const auto& [at, line] : lines) texts.push_back(line);
+    return block_scalar_text(texts);
+}
+
+// The comment lines OTHER added to one task both sides have: each goes
+// before the line it stands above in OTHER (found by its key), or at the
+// task's end when nothing follows it. Returns how many could not be placed.
 std::size_t other_comments_of(std::string_view merged, const TaskRegion& in_merged, std::string_view other,
-                              const TaskRegion& in_other, std::string_view ancestor, const TaskRegion* in_ancestor,
+                              const TaskRegion& in_other, const std::set<std::string_view>& known,
                               std::vector<CommentInsert>& inserts) {
     const auto mine = lines_in(merged, in_merged.from, in_merged.to);
     const auto theirs = lines_in(other, in_other.from, in_other.to);
-    std::set<std::string_view> known;
-    for (const auto& [at, line] : mine) known.insert(trim(line));
-    if (in_ancestor) {
-        for (const auto& [at, line] : lines_in(ancestor, in_ancestor->from, in_ancestor->to)) known.insert(trim(line));
-    }
+    const std::vector<bool> in_block = block_scalar_lines(theirs);
     const std::string nl = uses_crlf(merged) ? "\r\n" : "\n";
     std::size_t lost = 0;
     for (std::size_t k = 0; k < theirs.size(); ++k) {
-        if (!comment_line(theirs[k].second) || known.count(trim(theirs[k].second))) continue;
+        const std::string_view line = theirs[k].second;
+        if (!comment_line(line) || in_block[k] || known.count(trim(line))) continue;
         std::size_t j = k + 1;
-        while (j < theirs.size() && (comment_line(theirs[j].second) || trim(theirs[j].second).empty())) ++j;
+        while (j < theirs.size() && ((comment_line(theirs[j].second) && !in_block[j]) || trim(theirs[j].second).empty())) {
+            ++j;
+        }
         std::optional<std::size_t> at;
         if (j == theirs.size()) {
             at = in_merged.to;
         } else {
-            for (const auto& [offset, line] : mine) {
-                if (!comment_line(line) && anchor_of(line) == anchor_of(theirs[j].second)) {
+            for (const auto& [offset, mine_line] : mine) {
+                if (!comment_line(mine_line) && anchor_of(mine_line) == anchor_of(theirs[j].second)) {
                     at = offset;
                     break;
                 }
             }
         }
-        if (at) inserts.push_back({*at, std::string(theirs[k].second) + nl});
-        else ++lost;
+        if (!at) {
+            ++lost;
+            continue;
+        }
+        const bool joins = *at == merged.size() && !merged.empty() && merged.back() != '\n';
+        inserts.push_back({*at, (joins ? nl : "") + std::string(line) + nl});
     }
     return lost;
+}
+
+// Comment lines OTHER added outside every task (above the first, after the
+// last, among the top-level fields): not placed, only counted.
+std::size_t comments_outside_tasks(std::string_view other, const std::map<std::string, TaskRegion>& regions,
+                                   const std::set<std::string_view>& known) {
+    std::size_t n = 0;
+    for (const auto& [at, line] : lines_in(other, 0, other.size())) {
+        const bool inside = std::any_of(regions.begin(), regions.end(), [&, at = at](const auto& r) {
+            return at >= r.second.from && at < r.second.to;
+        });
+        if (!inside && comment_line(line) && !known.count(trim(line))) ++n;
+    }
+    return n;
+}
+
+// OTHER's text without the comment lines CURRENT removed (ANCESTOR has them,
+// CURRENT does not): the tasks copied from OTHER must not bring them back.
+std::string without_removed_comments(std::string_view other, std::string_view ancestor, std::string_view current) {
+    const std::set<std::string_view> had = trimmed_lines(ancestor), has = trimmed_lines(current);
+    const auto lines = lines_in(other, 0, other.size());
+    const std::vector<bool> in_block = block_scalar_lines(lines);
+    std::string out;
+    out.reserve(other.size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const auto& [at, line] = lines[i];
+        const std::size_t end = std::min(other.find('\n', at), other.size() - 1) + 1;
+        if (comment_line(line) && !in_block[i] && had.count(trim(line)) && !has.count(trim(line))) continue;
+        out.append(other.substr(at, end - at));
+    }
+    return out;
 }
 
 // D20 item 3: the merged text with the comment lines OTHER added to tasks
@@ -827,26 +876,37 @@ std::size_t other_comments_of(std::string_view merged, const TaskRegion& in_merg
 // back as the same plan.
 std::string with_others_comments(std::string merged, std::string_view ancestor, std::string_view other,
                                  const std::string& display, std::vector<std::string>& notes) {
-    const std::map<std::string, TaskRegion> m = regions_of(merged, display), b = regions_of(other, display),
-                                            o = regions_of(ancestor, display);
+    const std::map<std::string, TaskRegion> m = regions_of(merged, display), b = regions_of(other, display);
+    std::set<std::string_view> known = trimmed_lines(merged);
+    for (std::string_view line : trimmed_lines(ancestor)) known.insert(line);
     std::vector<CommentInsert> inserts;
-    std::size_t lost = 0;
-    for (const auto& [id, region] : m) {
-        const auto in_other = b.find(id);
-        if (in_other == b.end()) continue;
-        const auto in_ancestor = o.find(id);
-        lost += other_comments_of(merged, region, other, in_other->second, ancestor,
-                                  in_ancestor == o.end() ? nullptr : &in_ancestor->second, inserts);
+    std::size_t lost = b.empty() ? 0 : comments_outside_tasks(other, b, known);
+    std::vector<const TaskRegion*> in_file_order;
+    for (const auto& [id, region] : m) in_file_order.push_back(&region);
+    std::sort(in_file_order.begin(), in_file_order.end(),
+              [](const TaskRegion* x, const TaskRegion* y) { return x->from < y->from; });
+    for (const TaskRegion* region : in_file_order) {
+        if (const auto in_other = b.find(region->id); in_other != b.end()) {
+            lost += other_comments_of(merged, *region, other, in_other->second, known, inserts);
+        }
     }
     if (lost) {
         notes.push_back(display + ": " + std::to_string(lost) + " comment line(s) OTHER added were not carried: " +
-                        "the line they stood above is gone in the merge");
+                        "the line they stood above is gone in the merge, or they stand outside the tasks");
     }
     if (inserts.empty()) return merged;
+    // File order; at one place, in the order found (tasks visited in file order).
     std::stable_sort(inserts.begin(), inserts.end(),
                      [](const CommentInsert& x, const CommentInsert& y) { return x.offset < y.offset; });
-    std::string out = merged;
-    for (std::size_t i = inserts.size(); i-- > 0;) out.insert(inserts[i].offset, inserts[i].line);  // from the end
+    std::string out;
+    out.reserve(merged.size() + inserts.size() * 32);
+    std::size_t done = 0;
+    for (const CommentInsert& c : inserts) {
+        out.append(merged, done, c.offset - done);
+        out += c.line;
+        done = c.offset;
+    }
+    out.append(merged, done, std::string::npos);
     Result<Document> before = parse_yaml(merged, display), after = parse_yaml(out, display);
     if (!before || !after || !same_yaml_data(to_yaml_value(before->root()), to_yaml_value(after->root()))) {
         notes.push_back(display + ": the comment lines OTHER added were not carried (they would change the plan)");
@@ -863,7 +923,7 @@ std::string text_on_current(std::string_view ancestor, std::string_view current,
                             const YamlValue& merged, const std::string& display, std::vector<std::string>& notes) {
     Result<Document> doc = parse_yaml(std::string(current), display);
     if (doc) {
-        Result<Document> donor = parse_yaml(std::string(other), display);
+        Result<Document> donor = parse_yaml(without_removed_comments(other, ancestor, current), display);
         PlanTextEdit edit = edit_plan_text(*doc, merged, donor ? &*donor : nullptr);
         if (edit.text) return with_others_comments(std::move(*edit.text), ancestor, other, display, notes);
         notes.push_back(display + (edit.line ? ":" + std::to_string(edit.line) : "") +

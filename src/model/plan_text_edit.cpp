@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
 
 namespace small {
@@ -132,6 +133,7 @@ private:
     std::size_t content_end(std::size_t i) const;  // first line after item i's last non-filler line
 
     std::optional<std::string> donor_lines(const YamlValue& task) const;
+    bool has_line(std::string_view trimmed_line) const;  // a line of the old text, trimmed
 
     const Document& doc_;
     const YamlValue& target_;
@@ -559,7 +561,31 @@ std::optional<std::string> PlanPatcher::donor_lines(const YamlValue& task) const
     if (!task.is_object() || !task.contains("id") || !task["id"].is_string()) return std::nullopt;
     const auto it = donor_->by_id.find(task["id"].get<std::string>());
     if (it == donor_->by_id.end() || !same_yaml_data(it->second.value, task)) return std::nullopt;
-    return std::string(lines_.newline()) == "\r\n" ? with_crlf(it->second.lines) : it->second.lines;
+    // Its comment lines this text already has stay where they are, not
+    // doubled (a comment both sides had after their last task leads each
+    // side's new one; one OTHER moved into it). A block scalar's `#` lines
+    // are its text: kept.
+    std::vector<std::string_view> lines;
+    for (std::size_t from = 0; from < it->second.lines.size();) {
+        const std::size_t end = it->second.lines.find('\n', from) + 1;
+        lines.push_back(std::string_view(it->second.lines).substr(from, end - from));
+        from = end;
+    }
+    const std::vector<bool> in_block = block_scalar_text(lines);
+    std::string text;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string_view body = trim(lines[i]);
+        if (!body.empty() && body.front() == '#' && !in_block[i] && has_line(body)) continue;
+        text += lines[i];
+    }
+    return std::string(lines_.newline()) == "\r\n" ? with_crlf(text) : text;
+}
+
+bool PlanPatcher::has_line(std::string_view trimmed_line) const {
+    for (std::size_t i = 0; i < lines_.count(); ++i) {
+        if (trim(lines_.text(i)) == trimmed_line) return true;
+    }
+    return false;
 }
 
 std::string PlanPatcher::result() const {
@@ -600,6 +626,29 @@ std::optional<DonorTasks> donor_tasks(const Document& donor) {
 }
 
 }  // namespace
+
+std::vector<bool> block_scalar_text(const std::vector<std::string_view>& lines) {
+    std::vector<bool> out(lines.size(), false);
+    std::optional<std::size_t> open;  // the indentation of the line that opened one
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string_view line = lines[i];
+        const std::size_t indent = std::min(line.find_first_not_of(' '), line.size());
+        if (open && (trim(line).empty() || indent > *open)) {
+            out[i] = true;
+            continue;
+        }
+        open.reset();
+        std::string_view value = trim(line);
+        if (const std::size_t colon = value.find(": "); colon != std::string_view::npos) value = value.substr(colon + 2);
+        else if (value.substr(0, 2) == "- ") value = value.substr(2);
+        value = trim(value.substr(0, value.find(" #")));
+        if (!value.empty() && (value[0] == '|' || value[0] == '>') &&
+            value.find_first_not_of("+-0123456789", 1) == std::string_view::npos) {
+            open = indent;
+        }
+    }
+    return out;
+}
 
 std::vector<TaskRegion> plan_task_regions(const Document& plan) {
     const YamlValue unused;

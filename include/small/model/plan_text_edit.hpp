@@ -43,6 +43,10 @@ struct PlanTextEdit {
 // and leading comments instead of being written in `old`'s style.
 PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target, const Document* donor = nullptr);
 
+// Whether each line is the text of a block scalar (`key: |` or `- >-` and
+// the deeper or blank lines after it): a `#` there is not a comment.
+std::vector<bool> block_scalar_text(const std::vector<std::string_view>& lines);
+
 // Where each task is written: [from, to) holds its lines, the comment lines
 // directly above it included (as a removal takes them). Empty when the tasks
 // are not a block list of mappings alike.

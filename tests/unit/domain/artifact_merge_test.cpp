@@ -405,6 +405,48 @@ TEST(PlanMerge, CommentLinesOtherAddedToSharedTasksAreCarried) {
 // shared tasks and completes some, CURRENT changes other tasks' statuses and
 // adds its own comments. Every comment of either side is in the result once,
 // and the result is the merged plan as data, merged either way round.
+// Found by a second read: a comment OTHER only re-indented or moved is not
+// doubled, one CURRENT deleted does not come back (also not through a task
+// only OTHER added), a block scalar's `#` line is not a comment, comments
+// for one place keep OTHER's order, and one added at the end of a file
+// without a final line break starts its own line.
+TEST(PlanMerge, CommentsOtherOnlyMovedOrCurrentDeletedAreNotCarried) {
+    const std::string t1 = task("task-1", "one"), t2 = task("task-2", "two");
+    const std::string o = kPlanHead + t1 + "    # phase 2\n" + t2;
+    // Re-indented by OTHER: kept once, where CURRENT has it.
+    Result<MergeOutcome> moved = merge_plan_texts(o, o, kPlanHead + t1 + "  # phase 2\n" + t2, "plan");
+    ASSERT_TRUE(moved);
+    EXPECT_EQ(moved->text, o);
+    // Deleted by CURRENT, kept by OTHER (which adds task-3 after a trailing comment): stays deleted.
+    const std::string o3 = kPlanHead + t1 + t2 + "  # later\n";
+    Result<MergeOutcome> deleted =
+        merge_plan_texts(o3, kPlanHead + t1 + t2, o3 + task("task-3", "three"), "plan");
+    ASSERT_TRUE(deleted);
+    EXPECT_EQ(deleted->text, kPlanHead + t1 + t2 + task("task-3", "three"));
+    // A block scalar's line that starts with '#' is text, not a comment.
+    const std::string block = kPlanHead + task("task-1", "one", "completed") + "    notes: |\n      # not a comment\n";
+    Result<MergeOutcome> scalar = merge_plan_texts(kPlanHead + t1, kPlanHead + t1, block, "plan");
+    ASSERT_TRUE(scalar) << scalar.error().describe();
+    EXPECT_TRUE(scalar->notes.empty()) << scalar->notes.front();
+    Result<Document> back = parse_yaml(scalar->text, "plan");
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->root().find("tasks").item(0).find("notes").as_string(), "# not a comment\n");
+    EXPECT_EQ(scalar->text.find("# not a comment"), scalar->text.rfind("# not a comment")) << scalar->text;
+    // Two comments for one place (task-9's end, above task-10) keep OTHER's order.
+    const std::string o9 = kPlanHead + task("task-9", "nine") + task("task-10", "ten");
+    const std::string b9 = kPlanHead + task("task-9", "nine") + "    # last words on nine\n  # ten starts here\n" +
+                           task("task-10", "ten");
+    Result<MergeOutcome> order = merge_plan_texts(o9, o9, b9, "plan");
+    ASSERT_TRUE(order);
+    EXPECT_EQ(order->text, b9);
+    // No final line break on CURRENT: the comment is a line of its own.
+    std::string a_open = kPlanHead + t1;
+    a_open.pop_back();
+    Result<MergeOutcome> open = merge_plan_texts(kPlanHead + t1, a_open, kPlanHead + t1 + "    # the end\n", "plan");
+    ASSERT_TRUE(open);
+    EXPECT_EQ(open->text, kPlanHead + t1 + "    # the end\n");
+}
+
 TEST(PlanMerge, RandomCommentsFromBothSidesAreEachKeptOnce) {
     std::mt19937 rng(11);
     for (int round = 0; round < 300; ++round) {
