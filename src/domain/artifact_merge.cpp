@@ -844,11 +844,13 @@ std::size_t other_comments_of(std::string_view merged, const TaskRegion& in_merg
 // last, among the top-level fields): not placed, only counted.
 std::size_t comments_outside_tasks(std::string_view other, const std::map<std::string, TaskRegion>& regions,
                                    const std::set<std::string_view>& known) {
-    std::size_t n = 0;
+    std::vector<std::pair<std::size_t, std::size_t>> spans;  // [from, to) of each task, in file order
+    for (const auto& [id, r] : regions) spans.emplace_back(r.from, r.to);
+    std::sort(spans.begin(), spans.end());
+    std::size_t n = 0, next = 0;
     for (const auto& [at, line] : lines_in(other, 0, other.size())) {
-        const bool inside = std::any_of(regions.begin(), regions.end(), [&, at = at](const auto& r) {
-            return at >= r.second.from && at < r.second.to;
-        });
+        while (next < spans.size() && spans[next].second <= at) ++next;
+        const bool inside = next < spans.size() && spans[next].first <= at;
         if (!inside && comment_line(line) && !known.count(trim(line))) ++n;
     }
     return n;
