@@ -873,12 +873,15 @@ std::string without_removed_comments(std::string_view other, std::string_view an
     return out;
 }
 
-// D20 item 3: the merged text with the comment lines OTHER added to tasks
-// both sides have; unchanged (and a note) when the result would not read
-// back as the same plan.
-std::string with_others_comments(std::string merged, std::string_view ancestor, std::string_view other,
-                                 const std::string& display, std::vector<std::string>& notes) {
-    const std::map<std::string, TaskRegion> m = regions_of(merged, display), b = regions_of(other, display);
+// D20 item 3: the merged text (`merged_doc`, as the edit's read-back check
+// parsed it) with the comment lines OTHER added to tasks both sides have;
+// unchanged (and a note) when the result would not read back as `plan`.
+std::string with_others_comments(std::string merged, const Document& merged_doc, const YamlValue& plan,
+                                 std::string_view ancestor, std::string_view other, const std::string& display,
+                                 std::vector<std::string>& notes) {
+    std::map<std::string, TaskRegion> m;
+    for (TaskRegion& r : plan_task_regions(merged_doc)) m.emplace(r.id, std::move(r));
+    const std::map<std::string, TaskRegion> b = regions_of(other, display);
     std::set<std::string_view> known = trimmed_lines(merged);
     for (std::string_view line : trimmed_lines(ancestor)) known.insert(line);
     std::vector<CommentInsert> inserts;
@@ -909,8 +912,8 @@ std::string with_others_comments(std::string merged, std::string_view ancestor, 
         done = c.offset;
     }
     out.append(merged, done, std::string::npos);
-    Result<Document> before = parse_yaml(merged, display), after = parse_yaml(out, display);
-    if (!before || !after || !same_yaml_data(to_yaml_value(before->root()), to_yaml_value(after->root()))) {
+    Result<Document> after = parse_yaml(out, display);
+    if (!after || !same_yaml_data(to_yaml_value(after->root()), plan)) {
         notes.push_back(display + ": the comment lines OTHER added were not carried (they would change the plan)");
         return merged;
     }
@@ -927,7 +930,9 @@ std::string text_on_current(std::string_view ancestor, std::string_view current,
     if (doc) {
         Result<Document> donor = parse_yaml(without_removed_comments(other, ancestor, current), display);
         PlanTextEdit edit = edit_plan_text(*doc, merged, donor ? &*donor : nullptr);
-        if (edit.text) return with_others_comments(std::move(*edit.text), ancestor, other, display, notes);
+        if (edit.text) {
+            return with_others_comments(std::move(*edit.text), *edit.parsed, merged, ancestor, other, display, notes);
+        }
         notes.push_back(display + (edit.line ? ":" + std::to_string(edit.line) : "") +
                         ": written in house style, CURRENT's comments and formatting not kept (" + edit.why + ")");
     }

@@ -138,6 +138,7 @@ private:
     const Document& doc_;
     const YamlValue& target_;
     const DonorTasks* donor_;
+    mutable std::optional<std::set<std::string_view>> old_lines_;  // has_line's index of the old text
     Lines lines_;
     ScalarLocator locate_;
     std::vector<NodeRef> items_;
@@ -582,10 +583,11 @@ std::optional<std::string> PlanPatcher::donor_lines(const YamlValue& task) const
 }
 
 bool PlanPatcher::has_line(std::string_view trimmed_line) const {
-    for (std::size_t i = 0; i < lines_.count(); ++i) {
-        if (trim(lines_.text(i)) == trimmed_line) return true;
+    if (!old_lines_) {  // built once: a donor may bring many comment lines
+        old_lines_.emplace();
+        for (std::size_t i = 0; i < lines_.count(); ++i) old_lines_->insert(trim(lines_.text(i)));
     }
-    return false;
+    return old_lines_->count(trimmed_line) > 0;
 }
 
 std::string PlanPatcher::result() const {

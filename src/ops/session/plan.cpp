@@ -664,11 +664,20 @@ PlanText text_keeping_format(const Document& written, PlanEdits& e, const Worksp
     return {emit_document(e.plan), std::nullopt};
 }
 
+// Whether the call asks for edits other than adding tasks and setting statuses.
+bool has_other_edits(const PlanRequest& req) {
+    return req.from || req.reset || !req.retitle.empty() || !req.steps.empty() || !req.acceptance.empty() ||
+           !req.depends.empty() || !req.undepend.empty() || !req.remove.empty();
+}
+
+bool has_status_flags(const PlanRequest& req) {
+    return std::any_of(std::begin(kPlanStatusFlags), std::end(kPlanStatusFlags),
+                       [&](const PlanStatusFlag& flag) { return !(req.*flag.ids).empty(); });
+}
+
 // The one status flag of a call that gives nothing else, or nullopt.
 std::optional<std::pair<std::string, const PlanStatusFlag*>> lone_status_change(const PlanRequest& req) {
-    const bool others = req.from || req.reset || !req.add.empty() || !req.retitle.empty() || !req.steps.empty() ||
-                        !req.acceptance.empty() || !req.depends.empty() || !req.undepend.empty() ||
-                        !req.remove.empty();
+    const bool others = has_other_edits(req) || !req.add.empty();
     std::optional<std::pair<std::string, const PlanStatusFlag*>> lone;
     for (const PlanStatusFlag& flag : kPlanStatusFlags) {
         for (const std::string& id : req.*flag.ids) {
@@ -731,11 +740,7 @@ void settle_claims(const FileSystem& fs, const WorkspacePaths& ws, const std::ve
 
 // The titles of a call that only adds tasks (trimmed), or nullopt.
 std::optional<std::vector<std::string>> lone_adds(const PlanRequest& req) {
-    const bool others = req.from || req.reset || !req.retitle.empty() || !req.steps.empty() ||
-                        !req.acceptance.empty() || !req.depends.empty() || !req.undepend.empty() ||
-                        !req.remove.empty() || !req.done.empty() || !req.pending.empty() || !req.blocked.empty() ||
-                        !req.in_progress.empty() || !req.cancel.empty();
-    if (others || req.add.empty()) return std::nullopt;
+    if (has_other_edits(req) || has_status_flags(req) || req.add.empty()) return std::nullopt;
     std::vector<std::string> titles;
     for (const std::string& raw : req.add) {
         titles.emplace_back(trim(raw));
