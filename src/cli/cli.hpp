@@ -231,6 +231,7 @@ int run_strict_check(Context& ctx, const WorkspacePaths& ws, nlohmann::json* jso
 
 void register_version(CLI::App& app, Context& ctx);
 void register_validate(CLI::App& app, Context& ctx);
+void register_schema(CLI::App& app, Context& ctx);  // schema print, schema export
 void register_lint(CLI::App& app, Context& ctx);
 void register_mcp(CLI::App& app, Context& ctx);  // the MCP server (small/mcp)
 void register_check(CLI::App& app, Context& ctx);

@@ -1,4 +1,4 @@
-// `small hooks install|uninstall|print git|claude|codex`: flags and
+// `small hooks install|uninstall|print git|claude|codex|vscode`: flags and
 // rendering only; the work is done by small/ops/authoring/hooks.hpp.
 #include <iostream>
 #include <memory>
@@ -73,7 +73,9 @@ constexpr const char* kFooter =
     "merge.small.driver \"small merge -- %O %A %B %P\" in the repository's own git config; a merge.small.driver "
     "already set, there or globally, is kept; install also checks that git finds git-merge-small, the `git merge -s "
     "small` strategy that is small under that name, and warns with the `ln -s` command that links it), claude (.claude/settings.json: SessionStart and PreCompact run "
-    "`small status --brief`), codex (.codex/hooks.json: SessionStart runs `small status --brief`). Install records "
+    "`small status --brief`), codex (.codex/hooks.json: SessionStart runs `small status --brief`), vscode (.vscode/settings.json: "
+    "\"yaml.schemas\" maps .small/*.small.yml onto the built-in schemas, written to .vscode/small-schemas/, so the "
+    "YAML language server validates as you type; the file's comments and formatting are kept). Install records "
     "what it added in .small-cache/hooks/<target>.json; uninstall removes exactly that (an identical line, key or "
     "entry of your own stays). Everything is decided before the first write; a write that fails undoes the earlier "
     "ones. Exit codes: 0 done or nothing to do, 1 refused and nothing written (symbolic link or non-file in the "
@@ -84,7 +86,7 @@ constexpr const char* kFooter =
 void register_action(CLI::App* group, Context& ctx, HooksAction action, const std::string& help) {
     auto flags = std::make_shared<HooksFlags>();
     CLI::App* cmd = group->add_subcommand(std::string(hooks_action_name(action)), help);
-    complete_as(cmd->add_option("target", flags->target, "git, claude or codex")->required(), kHookTargetNames);
+    complete_as(cmd->add_option("target", flags->target, "git, claude, codex or vscode")->required(), kHookTargetNames);
     add_dir_option(cmd, flags->dir);
     cmd->add_flag("--dry-run", flags->dry_run,
                   action == HooksAction::Print ? "Accepted for symmetry: print never writes"
@@ -103,13 +105,13 @@ void register_hooks(CLI::App& app, Context& ctx) {
     CLI::App* group = app.add_subcommand(
         "hooks",
         "Install, remove or print the git pre-commit hook and merge driver (.gitattributes, git config merge.small.*) "
-        "and the agent session hooks (claude, codex)");
+        "the agent session hooks (claude, codex) and the editor's schema map (vscode)");
     group->require_subcommand(0, 1);
     group->callback([&ctx, group] {
         if (group->get_subcommands().empty()) ctx.exit_code = run_group_without_subcommand(ctx, *group);
     });
     register_action(group, ctx, HooksAction::Install,
-                    "Install a hook (git, claude or codex; git also registers the merge driver for .small/ "
+                    "Install a hook (git, claude, codex or vscode; git also registers the merge driver for .small/ "
                     "files); names every file written");
     register_action(group, ctx, HooksAction::Uninstall,
                     "Remove small's hook and restore what it chained, and what install recorded adding (git: the "

@@ -85,6 +85,7 @@ constexpr Command kCommands[] = {
     {"replay-id", register_replay_id},
     {"reset", register_reset},
     {"run", register_run},
+    {"schema", register_schema},
     {"selftest", register_selftest},
     {"start", register_start},
     {"status", register_status},

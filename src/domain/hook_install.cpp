@@ -11,7 +11,8 @@ Result<HookTarget> parse_hook_target(std::string_view text) {
     if (text == "git") return HookTarget::Git;
     if (text == "claude") return HookTarget::Claude;
     if (text == "codex") return HookTarget::Codex;
-    return Error::usage("unknown hook target \"" + std::string(text) + "\" (valid: git, claude, codex)");
+    if (text == "vscode") return HookTarget::VSCode;
+    return Error::usage("unknown hook target \"" + std::string(text) + "\" (valid: git, claude, codex, vscode)");
 }
 
 std::string_view hook_target_name(HookTarget target) { return kHookTargetNames[static_cast<int>(target)]; }

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "small/doc/jsonc_edit.hpp"
+#include "small/model/layout.hpp"
+
 #include <algorithm>
 #include <exception>
 #include <optional>
@@ -334,6 +337,75 @@ Result<AgentHooksEdit> remove_agent_hooks(std::string_view existing, const std::
     Result<std::string> text = settings_text(doc, existing, display);
     if (!text) return text.error();
     edit.text = std::move(*text);
+    return edit;
+}
+
+// ---------------------------------------------------------------- editors
+
+namespace {
+
+constexpr std::string_view kYamlSchemasKey = "yaml.schemas";
+
+// Whether the schemas map already sends `key` somewhere (the user's own entry or ours).
+bool maps_key(const nlohmann::json& doc, const std::string& key) {
+    const auto map = doc.find(std::string(kYamlSchemasKey));
+    return map != doc.end() && map->is_object() && map->contains(key);
+}
+
+}  // namespace
+
+std::vector<EditorSchemaEntry> editor_schema_entries() {
+    std::vector<EditorSchemaEntry> entries;
+    for (const ArtifactType type : kArtifactTypes) {
+        const std::string name(artifact_name(type));
+        const std::string file = std::string(kEditorSchemaFolder) + "/" + name + ".schema.json";
+        entries.push_back({name, file, "./" + file, "**/.small/" + artifact_file_name(type)});
+    }
+    return entries;
+}
+
+Result<AgentHooksEdit> add_editor_schemas(std::string_view existing, const std::vector<EditorSchemaEntry>& entries,
+                                          const std::string& display) {
+    Result<nlohmann::json> doc = jsonc_parse(existing, display);
+    if (!doc) return doc.error();
+    if (doc->contains(kYamlSchemasKey) && !(*doc)[std::string(kYamlSchemasKey)].is_object()) {
+        return Error::invalid(display + ": \"" + std::string(kYamlSchemasKey) + "\" is not a JSON object; nothing was written");
+    }
+    AgentHooksEdit edit;
+    edit.text = std::string(existing);
+    for (const EditorSchemaEntry& e : entries) {
+        if (maps_key(*doc, e.key)) continue;
+        Result<std::string> next =
+            jsonc_set_member(edit.text, {std::string(kYamlSchemasKey)}, e.key, nlohmann::json::array({e.glob}), display);
+        if (!next) return next.error();
+        edit.text = std::move(*next);
+        edit.events.push_back(e.key);
+    }
+    return edit;
+}
+
+Result<AgentHooksEdit> remove_editor_schemas(std::string_view existing, const std::vector<std::string>& keys,
+                                             const std::string& display) {
+    Result<nlohmann::json> doc = jsonc_parse(existing, display);
+    if (!doc) return doc.error();
+    AgentHooksEdit edit;
+    edit.text = std::string(existing);
+    const std::vector<std::string> path{std::string(kYamlSchemasKey)};
+    for (const std::string& key : keys) {
+        if (!maps_key(*doc, key)) continue;
+        Result<std::string> next = jsonc_remove_member(edit.text, path, key, display);
+        if (!next) return next.error();
+        edit.text = std::move(*next);
+        edit.events.push_back(key);
+        (*doc)[std::string(kYamlSchemasKey)].erase(key);
+    }
+    if (!edit.events.empty() && doc->contains(kYamlSchemasKey) && (*doc)[std::string(kYamlSchemasKey)].empty()) {
+        Result<std::string> next = jsonc_remove_member(edit.text, {}, std::string(kYamlSchemasKey), display);
+        if (!next) return next.error();
+        edit.text = std::move(*next);
+        doc->erase(std::string(kYamlSchemasKey));
+    }
+    edit.empty = doc->empty();
     return edit;
 }
 

@@ -83,6 +83,8 @@ bool is_small_own_file(std::string_view path) {
     for (const std::string_view settings : kAgentSettingsFiles) {
         if (path == settings) return true;
     }
+    if (path == kEditorSettingsFile) return true;
+    if (path.starts_with(kEditorSchemaFolder) && path.substr(kEditorSchemaFolder.size()).starts_with("/")) return true;
     const size_t slash = path.find('/');
     return slash != std::string_view::npos && path.substr(0, kSmallDirName.size()) == kSmallDirName;
 }

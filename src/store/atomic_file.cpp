@@ -51,7 +51,9 @@ bool allowed_top_level(const std::vector<std::string>& parts) {
 // Which targets a write admits: the D7 list, one file the user named, or
 // an agent settings file of `small hooks`.
 bool is_agent_settings_file(const std::vector<std::string>& parts) {
+    if (parts.size() == 3 && parts[0] + "/" + parts[1] == kEditorSchemaFolder) return parts[2].ends_with(".schema.json");
     if (parts.size() != 2) return false;
+    if (parts[0] + "/" + parts[1] == kEditorSettingsFile) return true;
     for (const std::string_view file : kAgentSettingsFiles) {
         if (file == parts[0] + "/" + parts[1]) return true;
     }
@@ -206,9 +208,14 @@ Status remove_file(const FileSystem& fs, const WorkspacePaths& ws, const std::st
     // do not change this", as a write does; the door itself unlinks.
     if (Status writable = check_writable_file(fs, target); !writable) return writable;
     if (Status removed = fs.remove_file(root, target); !removed) return removed;
-    // An agent settings file's folder (.claude/, .codex/) goes too when nothing
-    // else is in it; the workspace's own folders stay. Best effort.
-    if (scope == WriteScope::AgentSettings && parts->size() >= 2) (void)fs.remove_empty_directory(root, parent_path(target));
+    // An agent settings file's folders (.claude/, .codex/, .vscode/small-schemas/
+    // then .vscode/) go too when nothing else is in them; the workspace's own
+    // folders stay. Best effort.
+    if (scope == WriteScope::AgentSettings) {
+        for (std::string dir = parent_path(target); dir.size() > root.size() + 1; dir = parent_path(dir)) {
+            if (!fs.remove_empty_directory(root, dir)) break;
+        }
+    }
     return ok_status();
 }
 

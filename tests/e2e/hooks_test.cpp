@@ -904,3 +904,68 @@ TEST_F(HooksE2E, TheRegisteredDriverMergesInADashFolder) {
 
 }  // namespace
 }  // namespace small_e2e
+
+namespace small_e2e {
+namespace {
+
+// `hooks install vscode`: the YAML language server's schema map merged into
+// VS Code's settings in place (comments kept), the schemas beside it.
+TEST_F(HooksE2E, VSCodeSchemaMapKeepsTheFileAndUninstallPutsItBack) {
+    const std::string original = "{\n\t// my editor\n\t\"editor.tabSize\": 4, // four\n\t\"files.exclude\": {\"**/.git\": true},\n}\n";
+    const fs::path settings = repo() / ".vscode" / "settings.json";
+    write_file(settings, original);
+    const RunResult r = small({"hooks", "install", "vscode"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const std::string installed = read_file(settings);
+    EXPECT_TRUE(contains(installed, "\t// my editor\n\t\"editor.tabSize\": 4, // four\n")) << installed;
+    EXPECT_TRUE(contains(installed, "\t\t\"./.vscode/small-schemas/plan.schema.json\": [\"**/.small/plan.small.yml\"]"))
+        << installed;
+    for (const std::string name : {"intent", "constraints", "plan", "progress", "handoff"}) {
+        const RunResult printed = small({"schema", "print", name});
+        ASSERT_EQ(printed.exit_code, 0) << printed;
+        EXPECT_EQ(read_file(repo() / ".vscode" / "small-schemas" / (name + ".schema.json")), printed.out) << name;
+    }
+    const RunResult again = small({"hooks", "install", "vscode", "--json"});
+    ASSERT_EQ(again.exit_code, 0) << again;
+    EXPECT_EQ(json::parse(again.out)["written"], false) << again;
+    EXPECT_EQ(read_file(settings), installed);
+
+    ASSERT_EQ(small({"hooks", "uninstall", "vscode"}).exit_code, 0);
+    EXPECT_EQ(read_file(settings), original);
+    EXPECT_FALSE(fs::exists(repo() / ".vscode" / "small-schemas"));
+}
+
+TEST_F(HooksE2E, VSCodeFilesCreatedAreRemovedWholeAndABrokenFileIsRefused) {
+    ASSERT_EQ(small({"hooks", "install", "vscode"}).exit_code, 0);
+    EXPECT_TRUE(fs::exists(repo() / ".vscode" / "settings.json"));
+    ASSERT_EQ(small({"hooks", "uninstall", "vscode"}).exit_code, 0);
+    EXPECT_FALSE(fs::exists(repo() / ".vscode"));
+
+    write_file(repo() / ".vscode" / "settings.json", "{\n  \"a\": 1\n  \"b\": 2\n}\n");
+    const RunResult bad = small({"hooks", "install", "vscode"});
+    EXPECT_EQ(bad.exit_code, 1) << bad;
+    EXPECT_TRUE(contains(bad.err, "settings.json:3:3")) << bad;
+    EXPECT_FALSE(fs::exists(repo() / ".vscode" / "small-schemas"));  // decided before the first write
+}
+
+TEST_F(HooksE2E, SchemaPrintIsTheBuiltInTextAndExportWritesTheFive) {
+    const RunResult plan = small({"schema", "print", "plan"});
+    ASSERT_EQ(plan.exit_code, 0) << plan;
+    EXPECT_EQ(plan.out, read_file(fs::path(SMALL_SOURCE_DIR) / "schemas" / "plan.schema.json"));
+    const RunResult typo = small({"schema", "print", "plna"});
+    EXPECT_EQ(typo.exit_code, 2) << typo;
+    EXPECT_TRUE(contains(typo.err, "did you mean \"plan\"")) << typo;
+    const RunResult as_json = small({"schema", "print", "handoff", "--json"});
+    ASSERT_EQ(as_json.exit_code, 0) << as_json;
+    EXPECT_EQ(json::parse(as_json.out)["schema"]["$id"], "https://smallprotocol.dev/schemas/small/v1.0.0/handoff.schema.json");
+
+    const RunResult exported = small({"schema", "export", "out", "--json"});
+    ASSERT_EQ(exported.exit_code, 0) << exported;
+    const json doc = json::parse(exported.out);
+    ASSERT_EQ(doc["files"].size(), 5u);
+    EXPECT_EQ(doc["files"][2]["change"], "created");
+    EXPECT_EQ(read_file(repo() / "out" / "plan.schema.json"), plan.out);
+}
+
+}  // namespace
+}  // namespace small_e2e

@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 46u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 48u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -520,8 +520,20 @@ TEST_F(JsonSchemaE2E, Hooks) {
     expect_in({"hooks", "uninstall", "codex"}, "hooks", 0);
     expect_in({"hooks", "install", "git"}, "hooks", 2);  // not a git repository
     expect_in({"hooks", "install", "vim"}, "hooks", 2);
+    expect_in({"hooks", "install", "vscode"}, "hooks", 0);
+    expect_in({"hooks", "print", "vscode"}, "hooks", 0);
+    expect_in({"hooks", "uninstall", "vscode"}, "hooks", 0);
     write_file(root() / ".claude" / "settings.json", "{oops");
     expect_in({"hooks", "install", "claude"}, "hooks", 1);
+}
+
+TEST_F(JsonSchemaE2E, Schema) {
+    expect_in({"schema", "print", "plan"}, "schema-print", 0);
+    expect_in({"schema", "print", "nope"}, "schema-print", 2);
+    expect_in({"schema", "export", "out"}, "schema-export", 0);
+    expect_in({"schema", "export", "out"}, "schema-export", 0);
+    write_file(root() / "out" / "plan.schema.json", "{}");
+    expect_in({"schema", "export", "out"}, "schema-export", 1);
 }
 
 TEST_F(JsonSchemaE2E, Merge) {

@@ -23,11 +23,11 @@
 
 namespace small {
 
-enum class HookTarget { Git, Claude, Codex };
+enum class HookTarget { Git, Claude, Codex, VSCode };
 enum class HooksAction { Install, Uninstall, Print };
 
-inline constexpr std::string_view kHookTargetNames[] = {"git", "claude", "codex"};
-// "git", "claude" or "codex"; anything else is a Usage error.
+inline constexpr std::string_view kHookTargetNames[] = {"git", "claude", "codex", "vscode"};
+// "git", "claude", "codex" or "vscode"; anything else is a Usage error.
 Result<HookTarget> parse_hook_target(std::string_view text);
 std::string_view hook_target_name(HookTarget target);
 std::string_view hooks_action_name(HooksAction action);  // "install", ...

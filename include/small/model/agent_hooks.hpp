@@ -29,6 +29,13 @@ inline constexpr std::string_view kAgentSettingsFiles[] = {".claude/settings.jso
 inline constexpr std::string_view kGitAttributesFile = ".gitattributes";
 inline constexpr std::string_view kMergeAttributesLine = ".small/*.small.yml merge=small";
 
+// `small hooks install vscode`: VS Code's workspace settings, where the YAML
+// language server's schema map (`yaml.schemas`) goes, and the folder beside
+// it that holds the schemas the map points at (committed with the settings,
+// so a clone validates without running small first).
+inline constexpr std::string_view kEditorSettingsFile = ".vscode/settings.json";
+inline constexpr std::string_view kEditorSchemaFolder = ".vscode/small-schemas";
+
 // The files above are small's to change, so `small drift` never counts them
 // (model/scope_glob's is_small_own_file, domain/scope_drift).
 
@@ -99,5 +106,35 @@ Result<AgentHooksEdit> add_agent_hooks(std::string_view existing, const std::vec
 // and `text` is "{}" (with the original's final line break).
 Result<AgentHooksEdit> remove_agent_hooks(std::string_view existing, const std::vector<std::string>& events,
                                           const std::string& display);
+
+// ---------------------------------------------------------------- editors
+
+// One entry of the `yaml.schemas` map install adds: a schema file (relative
+// to the workspace root, as the key `./<file>`) and the artifact files it
+// validates (any `.small/` below the root, examples' included).
+struct EditorSchemaEntry {
+    std::string artifact;  // "plan"
+    std::string file;      // ".vscode/small-schemas/plan.schema.json"
+    std::string key;       // "./.vscode/small-schemas/plan.schema.json"
+    std::string glob;      // "**/.small/plan.small.yml"
+};
+// The five, in canonical order.
+std::vector<EditorSchemaEntry> editor_schema_entries();
+
+// Adds the `yaml.schemas` entries of `entries` that `existing` (VS Code's
+// settings: JSON with comments, "" = no file) does not have, in place:
+// comments, other settings and their formatting stay byte for byte. An
+// entry whose key the user already maps (to any files) is left alone and
+// not listed in `events` (the keys added). Errors (Invalid, line and
+// column set): text that is not JSON with comments, a top level or
+// `yaml.schemas` that is not an object.
+Result<AgentHooksEdit> add_editor_schemas(std::string_view existing, const std::vector<EditorSchemaEntry>& entries,
+                                          const std::string& display);
+
+// Removes the `yaml.schemas` entries named by `keys` (those install
+// recorded) in place, then `yaml.schemas` itself when that leaves it empty;
+// `empty` when nothing but `{}` is left.
+Result<AgentHooksEdit> remove_editor_schemas(std::string_view existing, const std::vector<std::string>& keys,
+                                             const std::string& display);
 
 }  // namespace small

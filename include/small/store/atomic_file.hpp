@@ -49,7 +49,9 @@ namespace small {
 //                  line (`agents apply --file GOVERNANCE.md`); the
 //                  workspace's own `.small` / `.small-*` names are refused;
 //   AgentSettings  one of kAgentSettingsFiles (`small hooks install
-//                  claude|codex`), whose folder is created when missing.
+//                  claude|codex`), kEditorSettingsFile or a schema in
+//                  kEditorSchemaFolder (`small hooks install vscode`),
+//                  whose folders are created when missing.
 enum class WriteScope { Workspace, UserNamed, AgentSettings };
 
 struct WriteOptions {

@@ -5,6 +5,7 @@
 #include "small/domain/hook_install.hpp"
 #include "small/domain/merge_driver.hpp"
 #include "small/base/merge_strategy.hpp"
+#include "small/check/schema.hpp"
 #include "small/domain/pre_commit_hook.hpp"
 #include "small/model/agent_hooks.hpp"
 #include "small/model/workspace.hpp"
@@ -119,6 +120,25 @@ Result<HooksResult> run_git(const FileSystem& fs, const HooksRequest& req, Hooks
 
 // ---------------------------------------------------------------- agent settings
 
+// The workspace lock (when there is a workspace) and the target's install
+// record, held while a settings target decides and writes.
+struct LockedRecord {
+    std::optional<WorkspaceLock> lock;
+    std::string path;
+    std::optional<HookRecord> had;  // the record on disk (nullopt: none)
+    HookRecord record;              // what it becomes
+};
+
+Result<LockedRecord> lock_and_load_record(const FileSystem& fs, const WorkspacePaths& ws, const HooksRequest& req) {
+    Result<std::optional<WorkspaceLock>> lock = lock_workspace_for_hooks(fs, ws, req);
+    if (!lock) return lock.error();
+    LockedRecord locked{std::move(*lock), hook_record_path(ws.root, hook_target_name(req.target))};
+    Result<HookRecord> record = load_hook_record(locked.path, locked.had);
+    if (!record) return record.error();
+    locked.record = std::move(*record);
+    return locked;
+}
+
 // The settings file of an agent target, in the workspace root.
 struct SettingsFile {
     std::string root;     // the workspace root
@@ -196,12 +216,11 @@ Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, 
     const SettingsFile f = settings_file(ws, req.target, req.claim);
     if (req.action == HooksAction::Print) return print_settings(f, std::move(result));
     if (Status where = check_replaceable(fs, ws, f.path, WriteScope::AgentSettings); !where) return where.error();
-    Result<std::optional<WorkspaceLock>> lock = lock_workspace_for_hooks(fs, ws, req);
-    if (!lock) return lock.error();
-    const std::string record_path = hook_record_path(ws.root, hook_target_name(req.target));
-    std::optional<HookRecord> had_record;
-    Result<HookRecord> record = load_hook_record(record_path, had_record);
-    if (!record) return record.error();
+    Result<LockedRecord> locked = lock_and_load_record(fs, ws, req);
+    if (!locked) return locked.error();
+    const std::string& record_path = locked->path;
+    const std::optional<HookRecord>& had_record = locked->had;
+    HookRecord* record = &locked->record;
     const bool existed = fs.file_exists(f.path);
     const Result<std::string> old = existed ? fs.read_file(f.path) : Result<std::string>(std::string());
     if (!old) return old.error();
@@ -228,6 +247,163 @@ Result<HooksResult> run_settings(const FileSystem& fs, const HooksRequest& req, 
     return result;
 }
 
+// ---------------------------------------------------------------- editor settings
+
+// One file `hooks install vscode` manages: the settings or a schema.
+struct EditorFile {
+    std::string rel;                  // relative to the workspace root
+    std::string path;                 // absolute
+    std::string display;              // as the user names it
+    bool existed = false;
+    std::string old;
+    std::optional<std::string> now;   // after the command; nullopt: the file goes
+};
+
+Result<EditorFile> read_editor_file(const FileSystem& fs, const WorkspacePaths& ws, const std::string& rel) {
+    EditorFile f{rel, ws.root + "/" + rel, ws.display_prefix + rel};
+    if (Status where = check_replaceable(fs, ws, f.path, WriteScope::AgentSettings); !where) return where.error();
+    f.existed = fs.file_exists(f.path);
+    if (f.existed) {
+        Result<std::string> old = fs.read_file(f.path);
+        if (!old) return old.error();
+        f.old = std::move(*old);
+    }
+    f.now = f.old;
+    return f;
+}
+
+std::string embedded_schema_text(std::string_view artifact) {
+    for (const EmbeddedSchema& s : embedded_schemas()) {
+        if (artifact == s.artifact) return s.json;
+    }
+    return "";
+}
+
+// The settings file after the action; the record follows.
+Status plan_editor_settings(EditorFile& f, HooksAction action, HookRecord& record, std::vector<std::string>& notes) {
+    const std::vector<EditorSchemaEntry> entries = editor_schema_entries();
+    if (action == HooksAction::Install) {
+        Result<AgentHooksEdit> added = add_editor_schemas(f.old, entries, f.display);
+        if (!added) return added.error();
+        const HookRecordFile* rec = record.file(f.rel);
+        const std::size_t ours = rec != nullptr && rec->after == f.old ? rec->entries.size() : 0;
+        if (!added->events.empty()) record_install(record, f.rel, f.existed, f.old, added->text, added->events);
+        if (added->events.size() + ours < entries.size()) {
+            notes.push_back(f.display + " already maps some of small's schemas in \"yaml.schemas\" itself; those "
+                            "entries were left as they are");
+        }
+        f.now = std::move(added->text);
+        return ok_status();
+    }
+    const HookRecordFile* rec = record.file(f.rel);
+    if (rec == nullptr || !f.existed) {
+        if (f.existed) {
+            if (Result<AgentHooksEdit> ok = remove_editor_schemas(f.old, {}, f.display); !ok) return ok.error();
+            notes.push_back("no record says `small hooks install vscode` added to " + f.display + "; left alone");
+        }
+        forget_recorded_file(record, f.rel);
+        return ok_status();
+    }
+    Result<std::optional<std::string>> left =
+        uninstalled_content(*rec, f.old, [&](const std::string& now, const std::vector<std::string>& keys) {
+            Result<AgentHooksEdit> removed = remove_editor_schemas(now, keys, f.display);
+            if (!removed) return Result<std::pair<std::string, bool>>(removed.error());
+            return Result<std::pair<std::string, bool>>(std::make_pair(removed->text, removed->empty));
+        });
+    forget_recorded_file(record, f.rel);
+    if (!left) return left.error();
+    f.now = std::move(*left);
+    return ok_status();
+}
+
+// A schema file after the action: install writes the built-in text;
+// uninstall takes away what install wrote while it is as install left it.
+Status plan_editor_schema(EditorFile& f, const std::string& schema, HooksAction action, HookRecord& record) {
+    if (action == HooksAction::Install) {
+        if (!f.existed || f.old != schema) record_install(record, f.rel, f.existed, f.old, schema, {});
+        f.now = schema;
+        return ok_status();
+    }
+    const HookRecordFile* rec = record.file(f.rel);
+    if (rec != nullptr && f.existed) {
+        Result<std::optional<std::string>> left = uninstalled_content(
+            *rec, f.old, [](const std::string& now, const std::vector<std::string>&) {
+                return Result<std::pair<std::string, bool>>(std::make_pair(now, false));  // changed since: kept
+            });
+        if (!left) return left.error();
+        f.now = std::move(*left);
+    }
+    forget_recorded_file(record, f.rel);
+    return ok_status();
+}
+
+// Writes (or removes) `f`, with its undo.
+Status apply_editor_file(const FileSystem& fs, const WorkspacePaths& ws, const EditorFile& f, Rollback& rollback) {
+    if (f.now && *f.now == f.old && f.existed) return ok_status();
+    if (!f.now && !f.existed) return ok_status();
+    Status s = f.now ? write_file_atomic(fs, ws, f.path, *f.now, {.scope = WriteScope::AgentSettings})
+                     : remove_file(fs, ws, f.path, WriteScope::AgentSettings);
+    if (!s) return s;
+    rollback.add([&fs, &ws, f] {
+        return f.existed ? write_file_atomic(fs, ws, f.path, f.old, {.scope = WriteScope::AgentSettings})
+                         : remove_file(fs, ws, f.path, WriteScope::AgentSettings);
+    });
+    return ok_status();
+}
+
+Result<HooksResult> print_editor(const WorkspacePaths& ws, HooksResult result) {
+    Result<AgentHooksEdit> ours = add_editor_schemas("", editor_schema_entries(), std::string(kEditorSettingsFile));
+    if (!ours) return ours.error();
+    result.content = ours->text;
+    result.notes.push_back("would be merged into " + ws.root + "/" + std::string(kEditorSettingsFile) +
+                           ", with the five schemas written to " + ws.root + "/" + std::string(kEditorSchemaFolder) + "/");
+    return result;
+}
+
+// Everything is read and decided first; then the record, the schemas and
+// the settings are written (uninstall: the settings first), each write
+// undone when a later one fails.
+Result<HooksResult> run_editor(const FileSystem& fs, const HooksRequest& req, HooksResult result) {
+    const WorkspacePaths ws = locate_workspace(fs, req.dir, req.cwd);
+    if (req.action == HooksAction::Print) return print_editor(ws, std::move(result));
+    Result<LockedRecord> locked = lock_and_load_record(fs, ws, req);
+    if (!locked) return locked.error();
+    const std::string& record_path = locked->path;
+    const std::optional<HookRecord>& had_record = locked->had;
+    HookRecord* record = &locked->record;
+    std::vector<EditorFile> files;
+    for (const EditorSchemaEntry& e : editor_schema_entries()) {
+        Result<EditorFile> f = read_editor_file(fs, ws, e.file);
+        if (!f) return f.error();
+        if (Status s = plan_editor_schema(*f, embedded_schema_text(e.artifact), req.action, *record); !s) return s.error();
+        files.push_back(std::move(*f));
+    }
+    Result<EditorFile> settings = read_editor_file(fs, ws, std::string(kEditorSettingsFile));
+    if (!settings) return settings.error();
+    if (Status s = plan_editor_settings(*settings, req.action, *record, result.notes); !s) return s.error();
+    files.insert(req.action == HooksAction::Install ? files.end() : files.begin(), std::move(*settings));
+    for (const EditorFile& f : files) {
+        HookFileChange c = settings_change(f.path, f.existed, f.old, f.now);
+        if ((f.existed || f.now) && (req.action == HooksAction::Install || c.change != "unchanged")) {
+            result.files.push_back(std::move(c));
+        }
+    }
+    const bool record_changes = !same_hook_record(had_record, *record);
+    if (req.dry_run || (!result.changed() && !record_changes)) return result;
+    Rollback rollback;
+    Status done = write_leaving_no_staging(fs, ws, [&]() -> Status {
+        Status s = record_changes ? apply_hook_record(fs, ws, record_path, had_record, *record, rollback) : ok_status();
+        for (const EditorFile& f : files) {
+            if (s) s = apply_editor_file(fs, ws, f, rollback);
+        }
+        return s ? s : Status(rollback.undo(s.error()));
+    });
+    if (!done) return done.error();
+    if (!fs.directory_exists(ws.small_dir)) remove_empty_staging_folders(fs, ws);
+    result.written = true;
+    return result;
+}
+
 }  // namespace
 
 Result<HooksResult> hooks_command(const FileSystem& fs, const HooksRequest& req) {
@@ -235,10 +411,11 @@ Result<HooksResult> hooks_command(const FileSystem& fs, const HooksRequest& req)
     result.target = req.target;
     result.action = req.action;
     result.dry_run = req.dry_run || req.action == HooksAction::Print;
-    if (req.claim && req.target == HookTarget::Git) {
+    if (req.claim && (req.target == HookTarget::Git || req.target == HookTarget::VSCode)) {
         return Error::usage("--claim is for the agent hooks (claude, codex): their session start claims a task");
     }
     if (req.target == HookTarget::Git) return run_git(fs, req, std::move(result));
+    if (req.target == HookTarget::VSCode) return run_editor(fs, req, std::move(result));
     return run_settings(fs, req, std::move(result));
 }
 

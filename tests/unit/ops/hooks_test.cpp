@@ -337,3 +337,54 @@ TEST(AgentSettingsFiles, OnlyTheTwoNamesAndNoLinks) {
 
 }  // namespace
 }  // namespace small
+
+namespace small {
+namespace {
+
+// `hooks install vscode`: the schema map merged into VS Code's settings in place.
+TEST(EditorSchemasMerge, AddsTheFiveEntriesKeepingCommentsAndRemovesExactlyThem) {
+    const std::string text = "{\n  // mine\n  \"yaml.schemas\": {\n    \"./other.json\": \"x.yml\" // theirs\n  },\n"
+                             "  \"editor.tabSize\": 2\n}\n";
+    Result<AgentHooksEdit> added = add_editor_schemas(text, editor_schema_entries(), ".vscode/settings.json");
+    ASSERT_TRUE(added.ok()) << added.error().describe();
+    ASSERT_EQ(added->events.size(), 5u);
+    EXPECT_NE(added->text.find("// mine\n"), std::string::npos);
+    EXPECT_NE(added->text.find("\"./other.json\": \"x.yml\", // theirs\n"), std::string::npos) << added->text;
+    EXPECT_NE(added->text.find("    \"./.vscode/small-schemas/plan.schema.json\": [\"**/.small/plan.small.yml\"]"),
+              std::string::npos) << added->text;
+    Result<AgentHooksEdit> again = add_editor_schemas(added->text, editor_schema_entries(), ".vscode/settings.json");
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE(again->events.empty());
+    EXPECT_EQ(again->text, added->text);
+    Result<AgentHooksEdit> removed = remove_editor_schemas(added->text, added->events, ".vscode/settings.json");
+    ASSERT_TRUE(removed.ok());
+    EXPECT_FALSE(removed->empty);
+    EXPECT_EQ(removed->text, "{\n  // mine\n  \"yaml.schemas\": {\n    \"./other.json\": \"x.yml\" // theirs\n  },\n"
+                             "  \"editor.tabSize\": 2\n}\n");
+}
+
+TEST(EditorSchemasMerge, AKeyTheUserMapsIsLeftAloneAndAnEmptyMapGoes) {
+    const std::string mine = "{\"yaml.schemas\": {\"./.vscode/small-schemas/plan.schema.json\": \"plan.yml\"}}";
+    Result<AgentHooksEdit> added = add_editor_schemas(mine, editor_schema_entries(), "s.json");
+    ASSERT_TRUE(added.ok());
+    EXPECT_EQ(added->events.size(), 4u);
+    EXPECT_NE(added->text.find("\"plan.yml\""), std::string::npos);
+    Result<AgentHooksEdit> fresh = add_editor_schemas("", editor_schema_entries(), "s.json");
+    ASSERT_TRUE(fresh.ok());
+    Result<AgentHooksEdit> gone = remove_editor_schemas(fresh->text, fresh->events, "s.json");
+    ASSERT_TRUE(gone.ok());
+    EXPECT_TRUE(gone->empty);
+    EXPECT_EQ(nlohmann::json::parse(gone->text), nlohmann::json::object());
+}
+
+TEST(EditorSchemasMerge, RefusesWhatItCannotEditWithALocation) {
+    Result<AgentHooksEdit> bad = add_editor_schemas("{\n  \"a\": 1,,\n}", editor_schema_entries(), "s.json");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().line, 2u);
+    Result<AgentHooksEdit> list = add_editor_schemas("{\"yaml.schemas\": []}", editor_schema_entries(), "s.json");
+    ASSERT_FALSE(list.ok());
+    EXPECT_NE(list.error().message.find("\"yaml.schemas\" is not a JSON object"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace small

@@ -1,9 +1,11 @@
-// `small hooks install|uninstall|print git|claude|codex`: the git pre-commit
-// hook (chained with an existing one) and the agent session hooks that run
-// `small status --brief` (model/agent_hooks.hpp has the texts). These are
-// the only files small writes beside D7's list, and only by this explicit
-// command: the hook and its chained original in the git hooks folder,
-// `.claude/settings.json` and `.codex/hooks.json` in the workspace root.
+// `small hooks install|uninstall|print git|claude|codex|vscode`: the git
+// pre-commit hook (chained with an existing one), the agent session hooks
+// that run `small status --brief` and the editor's schema map
+// (model/agent_hooks.hpp has the texts). These are the only files small
+// writes beside D7's list, and only by this explicit command: the hook and
+// its chained original in the git hooks folder, `.claude/settings.json`,
+// `.codex/hooks.json`, `.vscode/settings.json` and `.vscode/small-schemas/`
+// in the workspace root.
 // `git` also registers small's merge driver (D17): a `.gitattributes` line
 // in the workspace root and merge.small.name/driver in the repository's own
 // git config (never the global one; a driver already set is kept). Install
