@@ -27,8 +27,10 @@ PACKAGES=(g++ make cmake pkg-config libfyaml-dev nlohmann-json3-dev libcli11-dev
 # Test-only: GoogleTest; bash-completion, zsh and fish (the completion tests load `small
 # completion <shell>` in each); dpkg-dev (dpkg-shlibdeps for CPack's Depends), lintian,
 # man-db and groff-base (the package.deb test builds the .deb, lints it and renders its
-# manual pages). tests/check_setup_packages.sh keeps them out of the first list.
-TEST_PACKAGES=(libgtest-dev bash-completion zsh fish dpkg-dev lintian man-db groff-base)
+# manual pages); pre-commit and python3-yaml (tests/ci: the pre-commit hooks file under
+# the real framework, action.yml's steps run as GitHub's runner would).
+# tests/check_setup_packages.sh keeps them out of the first list.
+TEST_PACKAGES=(libgtest-dev bash-completion zsh fish dpkg-dev lintian man-db groff-base pre-commit python3-yaml)
 if [ "$WITH_TESTS" = "1" ]; then PACKAGES+=("${TEST_PACKAGES[@]}"); fi
 if [ "${SMALL_PRINT_PACKAGES:-0}" = "1" ]; then printf '%s\n' "${PACKAGES[@]}"; exit 0; fi
 
@@ -115,13 +117,14 @@ install_valijson() {
   log "valijson: headers unpacked into .deps/usr/include"
 }
 
-# The MCP client test (tests/mcp-client) runs `small mcp` under the official MCP
-# TypeScript SDK: Node.js (Debian's nodejs/npm when no node is on PATH) and the
-# locked npm dependencies. Skipped when node_modules already matches the lock
-# file; when npm cannot reach the registry, an existing node_modules is kept.
-# Under CI=true a missing SDK is an error (the test must run there).
-install_mcp_client() {
-  local dir="$ROOT/tests/mcp-client"
+# The tests driven by test-only npm packages, each with its own lock file:
+# tests/mcp-client runs `small mcp` under the official MCP TypeScript SDK, and
+# tests/sarif validates `--format sarif` against the SARIF 2.1.0 schema.
+# Node.js comes from Debian (nodejs/npm) when no node is on PATH. A folder
+# whose node_modules already matches its lock file is skipped; when npm cannot
+# reach the registry, an existing node_modules is kept. Under CI=true a
+# missing package is an error (the tests must run there).
+ensure_npm() {
   if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     if command -v dpkg-query >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ "${#SUDO[@]}" -gt 0 ]; }; then
       apt_update_once
@@ -129,31 +132,44 @@ install_mcp_client() {
       "${SUDO[@]}" apt-get install -y -qq --no-install-recommends nodejs npm
     fi
   fi
+}
+
+# install_npm_client FOLDER PACKAGE: `npm ci` in tests/FOLDER, whose tests
+# need node_modules/PACKAGE.
+install_npm_client() {
+  local name="$1" package="$2"
+  local dir="$ROOT/tests/$name"
   if ! command -v npm >/dev/null 2>&1; then
-    [ "${CI:-}" != "true" ] || die "npm not found: the MCP client test needs Node.js >= 18 and npm"
-    log "mcp client: npm not found; the MCP SDK client test will be skipped"
+    [ "${CI:-}" != "true" ] || die "npm not found: tests/$name needs Node.js >= 18 and npm"
+    log "$name: npm not found; its test will be skipped"
     return
   fi
   if [ -f "$dir/node_modules/.package-lock.json" ] && [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
-    log "mcp client: node_modules up to date"
+    log "$name: node_modules up to date"
     return
   fi
-  log "mcp client: npm ci in tests/mcp-client"
+  log "$name: npm ci in tests/$name"
   if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error); then
-    if [ -d "$dir/node_modules/@modelcontextprotocol/sdk" ]; then
-      log "mcp client: npm ci failed (offline?); keeping the existing node_modules"
+    if [ -d "$dir/node_modules/$package" ]; then
+      log "$name: npm ci failed (offline?); keeping the existing node_modules"
     elif [ "${CI:-}" = "true" ]; then
-      die "npm ci failed in tests/mcp-client"
+      die "npm ci failed in tests/$name"
     else
-      log "mcp client: npm ci failed; the MCP SDK client test will be skipped"
+      log "$name: npm ci failed; its test will be skipped"
     fi
   fi
+}
+
+install_npm_clients() {
+  ensure_npm
+  install_npm_client mcp-client @modelcontextprotocol/sdk
+  install_npm_client sarif @microsoft/jest-sarif
 }
 
 if [ "${SMALL_SKIP_DEPS:-0}" != "1" ]; then
   install_packages
   install_valijson
-  if [ "$WITH_TESTS" = "1" ]; then install_mcp_client; fi
+  if [ "$WITH_TESTS" = "1" ]; then install_npm_clients; fi
 fi
 
 JOBS="$(nproc 2>/dev/null || echo 2)"

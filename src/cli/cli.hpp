@@ -102,6 +102,9 @@ struct UsageProblem {
 // for --help or --version (CLI11 answers those).
 std::optional<UsageProblem> find_usage_problem(const CLI::App& app, int argc, char** argv);
 
+// A flag's value checked against `values`: "invalid value "x" (valid: a, b)".
+CLI::Validator one_of(std::vector<std::string> values);
+
 // The options usable at `level`: its own and, since every level falls
 // through to its parent, those of its ancestors.
 std::vector<const CLI::Option*> usable_options(const CLI::App& level);
@@ -214,7 +217,13 @@ struct VerdictFlags {
     bool ci = false;
     bool evidence = false;  // verify --evidence: progress evidence against git
     bool no_cache = false;  // read the whole progress log, not just what follows its verified prefix
+    std::string format = "text";  // text, json (= --json), sarif, github, gitlab
 };
+
+// The --format flag of the four verdict commands: text, json, sarif
+// (SARIF 2.1.0 on stdout), github (workflow annotations on stdout) or
+// gitlab (a Code Quality report on stdout).
+void add_format_option(CLI::App* cmd, std::string& format);
 
 // The --no-cache flag of the four verdict commands.
 void add_no_cache_flag(CLI::App* cmd, bool& no_cache);

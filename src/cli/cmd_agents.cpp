@@ -44,19 +44,6 @@ struct PrintFlags {
 const std::vector<std::string> kCheckFormats = {"text", "json"};
 const std::vector<std::string> kPrintFormats = {"md", "plain"};
 
-CLI::Validator one_of(std::vector<std::string> values) {
-    std::string names;
-    for (const std::string& v : values) names += (names.empty() ? "" : ", ") + v;
-    return CLI::Validator(
-        [values, names](std::string& value) {
-            for (const std::string& v : values) {
-                if (value == v) return std::string();
-            }
-            return "invalid value \"" + value + "\" (valid: " + names + ")";
-        },
-        names);
-}
-
 void add_target_options(CLI::App* cmd, TargetFlags& t) {
     cmd->add_option("--dir", t.dir, "Workspace root (or its .small/) holding the file; default: the nearest directory "
                                      "with .small/ from here up, else the current directory");

@@ -8,6 +8,7 @@ void register_lint(CLI::App& app, Context& ctx) {
     cmd->footer("Warnings (e.g. a plan status outside the five, a misspelt task key) do not change the exit code.");
     add_dir_option(cmd, flags->dir);
     add_no_cache_flag(cmd, flags->no_cache);
+    add_format_option(cmd, flags->format);
     cmd->add_flag("--strict", flags->strict, "Strict mode: secrets, insecure links, S1-S3 and the .small/ layout (S4)");
     cmd->add_flag("--format-strict", flags->format_strict, "Treat an unquoted small_version as an error");
     cmd->add_option("--spec-dir", flags->spec_dir, "Accepted for compatibility; lint does not use schemas");

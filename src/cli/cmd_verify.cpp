@@ -10,6 +10,7 @@ void register_verify(CLI::App& app, Context& ctx) {
         "  2 - system error (missing .small/, unreadable files, bad flags)");
     add_dir_option(cmd, flags->dir);
     add_no_cache_flag(cmd, flags->no_cache);
+    add_format_option(cmd, flags->format);
     cmd->add_flag("--strict", flags->strict, "Strict invariants and the .small/ layout rule (S4)");
     cmd->add_flag("--ci", flags->ci, "CI mode (minimal output)");
     cmd->add_flag("--evidence", flags->evidence,

@@ -177,4 +177,17 @@ std::optional<UsageProblem> find_usage_problem(const CLI::App& app, int argc, ch
     return ArgvWalk(app, std::move(args)).run();
 }
 
+CLI::Validator one_of(std::vector<std::string> values) {
+    std::string names;
+    for (const std::string& v : values) names += (names.empty() ? "" : ", ") + v;
+    return CLI::Validator(
+        [values, names](std::string& value) {
+            for (const std::string& v : values) {
+                if (value == v) return std::string();
+            }
+            return "invalid value \"" + value + "\" (valid: " + names + ")";
+        },
+        names);
+}
+
 }  // namespace small::cli

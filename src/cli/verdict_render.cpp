@@ -1,6 +1,7 @@
 // Runs and renders the four verdict commands (validate, lint, check,
 // verify); the command files only declare their flags.
 #include <cstdlib>
+#include <iostream>
 
 #include "cli.hpp"
 #include "small/check/evidence_check.hpp"
@@ -69,9 +70,8 @@ nlohmann::json verdict_json(VerdictKind kind, const Verdict& v, int exit_code, c
     return small::verdict_json(v, exit_code, ws, kind == VerdictKind::Validate ? &schema_source : nullptr);
 }
 
-void render_text(VerdictKind kind, const Verdict& v, const Output& out, bool ci) {
-    const std::vector<Finding> all = v.all_findings();
-    out.findings(all, !ci);
+// The last line: the success line, or the failure's title with its count.
+void render_outcome(VerdictKind kind, const Verdict& v, const std::vector<Finding>& all, const Output& out, bool ci) {
     const std::size_t errors = count_errors(all);
     if (v.outcome == VerdictOutcome::Ok) {
         if (!ci) out.success(success_line(kind));
@@ -80,6 +80,12 @@ void render_text(VerdictKind kind, const Verdict& v, const Output& out, bool ci)
     std::string title = failure_title(kind);
     if (errors) title += " (" + std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ")";
     out.problem(title);
+}
+
+void render_text(VerdictKind kind, const Verdict& v, const Output& out, bool ci) {
+    const std::vector<Finding> all = v.all_findings();
+    out.findings(all, !ci);
+    render_outcome(kind, v, all, out, ci);
 }
 
 // The evidence rules as one more stage of the verdict, so text and JSON
@@ -94,7 +100,54 @@ void add_evidence_stage(Verdict& v, const EvidenceReport& ev) {
     if (failed && v.outcome == VerdictOutcome::Ok) v.outcome = VerdictOutcome::Invalid;
 }
 
+const std::vector<std::string> kVerdictFormats = {"text", "json", "sarif", "github", "gitlab"};
+
+enum class Format { Text, Json, Sarif, Github, Gitlab };
+
+Format format_of(const Output& out, const VerdictFlags& flags) {
+    if (flags.format == "sarif") return Format::Sarif;
+    if (flags.format == "gitlab") return Format::Gitlab;
+    if (flags.format == "github") return Format::Github;
+    return out.json() ? Format::Json : Format::Text;
+}
+
+// A verdict that could not be reached (a bad flag, no schemas, git not
+// readable), in the format asked for; returns `code`.
+int render_failure(const Output& out, Format format, const Error& error, int code) {
+    if (format == Format::Sarif) {
+        std::cout << findings_sarif({}, {current_directory(), code, error.describe()}).dump(2) << '\n';
+        out.problem("Error: " + error.describe());
+        return code;
+    }
+    if (format == Format::Gitlab) {
+        std::cout << "[]\n";  // nothing to report as code quality; the job fails on the exit code
+        out.problem("Error: " + error.describe());
+        return code;
+    }
+    if (format == Format::Github) {
+        Finding f;
+        f.rule = "small";
+        f.file = error.file;
+        f.mark = {error.line, error.column};
+        f.message = error.message;
+        f.hint = error.hint;
+        std::cout << github_annotations({f});
+        out.problem("Error: " + error.describe());
+        return code;
+    }
+    return report_error(out, error);
+}
+
 }  // namespace
+
+void add_format_option(CLI::App* cmd, std::string& format) {
+    cmd->add_option("--format", format,
+                    "text (default), json (the same document as --json), sarif (SARIF 2.1.0, for code scanning), "
+                    "github (GitHub Actions annotations) or gitlab (GitLab Code Quality report); the exit code is the "
+                    "same in every format")
+        ->check(one_of(kVerdictFormats));
+    complete_as(cmd->get_option("--format"), kVerdictFormats);
+}
 
 void add_no_cache_flag(CLI::App* cmd, bool& no_cache) {
     cmd->add_flag("--no-cache", no_cache,
@@ -103,20 +156,15 @@ void add_no_cache_flag(CLI::App* cmd, bool& no_cache) {
 }
 
 int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flags) {
-    const Output out(ctx.globals, kind_name(kind));
+    Globals globals = ctx.globals;
+    globals.json = globals.json || flags.format == "json";
+    const Output out(globals, kind_name(kind));
+    const Format format = format_of(out, flags);
     Result<WorkspaceScope> scope = parse_workspace_scope(flags.scope);
-    if (!scope) {
-        if (out.json()) out.json_document(error_json("usage", scope.error().message), kExitUsage);
-        out.problem("Error: " + scope.error().message);
-        return kExitUsage;
-    }
+    if (!scope) return render_failure(out, format, scope.error(), kExitUsage);
     // lint uses no schemas; --spec-dir is accepted there for compatibility only.
     Result<SchemaSet> schemas = kind == VerdictKind::Lint ? SchemaSet::embedded() : load_schemas(ctx.fs, flags);
-    if (!schemas) {
-        if (out.json()) out.json_document(error_json("system", schemas.error().message), kExitSystem);
-        out.problem("Error: " + schemas.error().message);
-        return kExitSystem;
-    }
+    if (!schemas) return render_failure(out, format, schemas.error(), kExitSystem);
     const WorkspacePaths ws = locate_workspace(ctx.fs, flags.dir, current_directory());
     const bool cached = uses_cache(kind, flags);
     const std::optional<VerifiedPrefix> before = cached ? load_verified_prefix(ctx.fs, ws) : std::nullopt;
@@ -137,11 +185,19 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
     keep_prefix(ctx, ws, before, verdict);
     if (kind == VerdictKind::Verify && flags.evidence) {
         Result<EvidenceReport> ev = check_evidence(ctx.fs, ws);
-        if (!ev) return report_error(out, ev.error());
+        if (!ev) return render_failure(out, format, ev.error(), exit_code_for(ev.error().kind));
         add_evidence_stage(verdict, *ev);
     }
     const int code = exit_code_for(verdict.outcome);
-    if (out.json()) {
+    if (format == Format::Sarif) {
+        std::cout << findings_sarif(verdict.all_findings(), {current_directory(), code, ""}).dump(2) << '\n';
+    } else if (format == Format::Gitlab) {
+        std::cout << findings_code_quality(verdict.all_findings()).dump(2) << '\n';
+    } else if (format == Format::Github) {
+        const std::vector<Finding> all = verdict.all_findings();
+        std::cout << github_annotations(all);
+        render_outcome(kind, verdict, all, out, flags.ci);
+    } else if (out.json()) {
         out.json_document(verdict_json(kind, verdict, code, ws, schemas->source()), code);
     } else {
         if (kind == VerdictKind::Validate && flags.spec_dir) out.info("Schema resolution: using schemas from " + schemas->source());

@@ -1278,3 +1278,51 @@ TEST_F(CliTest, CiModePrintsErrorsButNoSuccessLine) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace small_e2e;
+
+// `--format` of the verdict commands: the same verdict and exit code in
+// every format; sarif and github print only their documents on stdout.
+class VerdictFormatTest : public ::testing::Test {
+protected:
+    TempDir tmp_;
+    fs::path root() const { return tmp_.path(); }
+    void SetUp() override {
+        ASSERT_EQ(run_in(root(), {"init", "--intent", "formats", "--no-agents"}).exit_code, 0);
+        const fs::path plan = root() / ".small" / "plan.small.yml";
+        std::string text = read_file(plan);
+        text.replace(text.find("owner: \"agent\""), 14, "owner: \"human\"");
+        write_file(plan, text);
+    }
+};
+
+TEST_F(VerdictFormatTest, GithubPrintsOneAnnotationPerFinding) {
+    const RunResult r = run_in(root(), {"lint", "--format", "github"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(r.out.starts_with("::error file=.small/plan.small.yml,line=2,col=9,title=INV-P1::plan must have owner")) << r;
+    EXPECT_TRUE(contains(r.err, "Invariant violations found (1 error)")) << r;
+    const RunResult clean = run_in(root(), {"validate", "--format", "github", "--dir", (root() / "nowhere").string()});
+    EXPECT_EQ(clean.exit_code, 2) << clean;
+    EXPECT_TRUE(clean.out.starts_with("::error ")) << clean;
+}
+
+TEST_F(VerdictFormatTest, SarifAndJsonAreOneDocumentWithTheSameExitCode) {
+    const RunResult sarif = run_in(root(), {"check", "--format", "sarif"});
+    EXPECT_EQ(sarif.exit_code, 1) << sarif;
+    const nlohmann::json doc = nlohmann::json::parse(sarif.out);
+    EXPECT_EQ(doc["runs"][0]["results"][0]["ruleId"], "SCHEMA") << sarif;
+    const RunResult as_format = run_in(root(), {"lint", "--format", "json"});
+    const RunResult as_flag = run_in(root(), {"lint", "--json"});
+    EXPECT_EQ(as_format.exit_code, 1);
+    EXPECT_EQ(as_format.out, as_flag.out);
+    const RunResult gitlab = run_in(root(), {"validate", "--format", "gitlab"});
+    EXPECT_EQ(gitlab.exit_code, 1) << gitlab;
+    EXPECT_EQ(nlohmann::json::parse(gitlab.out)[0]["location"]["path"], ".small/plan.small.yml") << gitlab;
+    const RunResult bad = run_in(root(), {"verify", "--format", "xml"});
+    EXPECT_EQ(bad.exit_code, 2) << bad;
+    EXPECT_TRUE(contains(bad.err, "valid: text, json, sarif, github")) << bad;
+}
+
+}  // namespace

@@ -34,4 +34,9 @@ Finding finding_from_error(const Error& error, int file_order);
 
 std::size_t count_errors(const std::vector<Finding>& findings);
 
+// What a rule checks, in a few words ("Plan invariant", "Potential
+// secret"), for reports that list rules apart from their findings (SARIF);
+// docs/rules.md has each rule in full. "" for an id it does not know.
+std::string_view rule_summary(std::string_view rule);
+
 }  // namespace small
