@@ -46,6 +46,7 @@ public:
 
     bool json() const { return globals_.json; }
     bool quiet() const { return globals_.quiet; }
+    bool color() const { return color_; }  // ANSI colour on (a terminal, no NO_COLOR or --no-color)
     const std::string& command() const { return command_; }
     void info(const std::string& line) const;     // stdout, silenced by --quiet
     void success(const std::string& line) const;  // stdout, green
@@ -241,6 +242,11 @@ int run_strict_check(Context& ctx, const WorkspacePaths& ws, nlohmann::json* jso
 void register_version(CLI::App& app, Context& ctx);
 void register_validate(CLI::App& app, Context& ctx);
 void register_schema(CLI::App& app, Context& ctx);  // schema print, schema export
+void register_graph(CLI::App& app, Context& ctx);
+void register_board(CLI::App& app, Context& ctx);
+
+// The terminal's width in characters: stdout's window, else $COLUMNS, else 100.
+std::size_t terminal_width();
 void register_lint(CLI::App& app, Context& ctx);
 void register_mcp(CLI::App& app, Context& ctx);  // the MCP server (small/mcp)
 void register_check(CLI::App& app, Context& ctx);

@@ -1,3 +1,4 @@
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -154,5 +155,15 @@ Result<Target> resolve_target(const Context& ctx, const WorkspaceFlags& flags) {
 }
 
 std::string current_directory() { return process_directory(); }
+
+std::size_t terminal_width() {
+    winsize size{};
+    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+    if (const char* columns = std::getenv("COLUMNS"); columns && *columns) {
+        const long n = std::strtol(columns, nullptr, 10);
+        if (n > 0 && n < 10000) return static_cast<std::size_t>(n);
+    }
+    return 100;
+}
 
 }  // namespace small::cli

@@ -35,4 +35,27 @@ Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths
     return s;
 }
 
+std::string pinned_run_of(const FileSystem& fs, const WorkspacePaths& ws) {
+    if (!fs.file_exists(ws.path_of(kWorkspaceFileName))) return {};
+    Result<WorkspaceMetadata> meta = load_workspace_metadata(fs, ws);
+    return meta && !meta->run_id_error ? meta->run_replay_id : std::string();
+}
+
+Result<PlanGraph> load_plan_graph(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
+    Result<std::optional<std::vector<PlanTaskOutline>>> plan = load_plan_outline(fs, ws);
+    if (!plan) return plan.error();
+    if (!*plan) {
+        Error e = Error::system("no plan: " + ws.artifact_display(ArtifactType::Plan) + " does not exist");
+        e.hint = "run `small init` to create the workspace, or pass --dir";
+        return e;
+    }
+    WorkFacts facts;
+    if (fs.file_exists(ws.path_of(kProgressFileName))) {
+        Result<LogFacts> read = cached_log_facts(fs, ws, run_id);
+        if (!read) return read.error();
+        facts = std::move(read->tasks);
+    }
+    return plan_graph(**plan, claimed_facts(fs, ws, std::move(facts)));
+}
+
 }  // namespace small

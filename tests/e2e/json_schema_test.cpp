@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 48u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 50u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -534,6 +534,17 @@ TEST_F(JsonSchemaE2E, Schema) {
     expect_in({"schema", "export", "out"}, "schema-export", 0);
     write_file(root() / "out" / "plan.schema.json", "{}");
     expect_in({"schema", "export", "out"}, "schema-export", 1);
+}
+
+TEST_F(JsonSchemaE2E, GraphAndBoard) {
+    expect_in({"graph"}, "graph", 2);
+    expect_in({"board"}, "board", 2);
+    init_workspace();
+    expect_in({"graph"}, "graph", 0);
+    expect_in({"board"}, "board", 0);
+    write_file(small_file("plan.small.yml"), "tasks: [\n");
+    expect_in({"graph"}, "graph", 1);
+    expect_in({"board"}, "board", 1);
 }
 
 TEST_F(JsonSchemaE2E, Merge) {

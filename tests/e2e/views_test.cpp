@@ -2,6 +2,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <sstream>
+#include <thread>
+
 #include "run_helper.hpp"
 
 namespace {
@@ -93,6 +97,124 @@ TEST(ViewsNoWorkspace, BothViewsSayToRunInit) {
         EXPECT_EQ(r.exit_code, 2) << r;
         EXPECT_TRUE(contains(r.err, "small init")) << r;
     }
+}
+
+}  // namespace
+
+namespace {
+
+using namespace small_e2e;
+
+// `small graph` and `small board` on the three-task workspace (task-3 waits
+// on task-2, which is started), and the board on a real terminal in tmux.
+class GraphBoardTest : public ::testing::Test {
+protected:
+    TempDir tmp_;
+    fs::path root() const { return tmp_.path(); }
+    RunResult run(const std::vector<std::string>& args) { return run_in(root(), args); }
+    void SetUp() override {
+        seed_three_tasks(
+            root(), {"checkpoint", "--task", "task-2", "--status", "in_progress", "--evidence", "started parsing"});
+    }
+
+    // tmux on a socket of this test's own.
+    RunResult tmux(const std::vector<std::string>& args) {
+        RunOptions o;
+        o.cwd = root();
+        o.program = "/usr/bin/tmux";
+        o.env = {{"TERM", "xterm-256color"}};
+        std::vector<std::string> full = {"-S", (root() / "tmux.sock").string()};
+        full.insert(full.end(), args.begin(), args.end());
+        return run_small(full, o);
+    }
+
+    // Runs `command` in a detached tmux window `width` columns wide and
+    // returns the screen (with its colour escapes when `escapes`) once
+    // `marker` shows on it; "" when it never does within 10 seconds.
+    std::string screen_of(const std::string& command, int width, const std::string& marker, bool escapes) {
+        const RunResult started = tmux({"new-session", "-d", "-x", std::to_string(width), "-y", "60", "-c",
+                                        root().string(), "sh", "-c", command + "; sleep 60"});
+        EXPECT_EQ(started.exit_code, 0) << started;
+        std::string screen;
+        for (int i = 0; i < 200 && !contains(screen, marker); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            screen = tmux(escapes ? std::vector<std::string>{"capture-pane", "-p", "-e"}
+                                  : std::vector<std::string>{"capture-pane", "-p"}).out;
+        }
+        tmux({"kill-server"});
+        return contains(screen, marker) ? screen : "";
+    }
+};
+
+TEST_F(GraphBoardTest, GraphFormats) {
+    const RunResult dot = run({"graph"});
+    ASSERT_EQ(dot.exit_code, 0) << dot;
+    EXPECT_TRUE(contains(dot.out, "digraph plan {")) << dot;
+    EXPECT_TRUE(contains(dot.out, "\"task-2\" -> \"task-3\" [color=\"#dc2626\"")) << dot;  // the critical path
+    const RunResult mermaid = run({"graph", "--format", "mermaid"});
+    ASSERT_EQ(mermaid.exit_code, 0) << mermaid;
+    EXPECT_TRUE(mermaid.out.starts_with("flowchart LR\n")) << mermaid;
+    const RunResult svg = run({"graph", "--format", "svg"});
+    if (svg.exit_code != 0 && !std::getenv("CI")) GTEST_SKIP() << "no Graphviz here: " << svg;
+    ASSERT_EQ(svg.exit_code, 0) << svg;
+    EXPECT_TRUE(contains(svg.out, "<svg")) << svg;
+    EXPECT_TRUE(contains(svg.out, "Parse the flag")) << svg;
+    const RunResult bad = run({"graph", "--format", "png"});
+    EXPECT_EQ(bad.exit_code, 2) << bad;
+}
+
+TEST_F(GraphBoardTest, GraphDrawsACycleThatLintRefuses) {
+    const fs::path plan = root() / ".small" / "plan.small.yml";
+    std::string text = read_file(plan);
+    text += "  - id: \"task-9\"\n    title: \"Loop\"\n    depends_on: [\"task-9\"]\n";
+    write_file(plan, text);
+    EXPECT_EQ(run({"lint"}).exit_code, 1);
+    const RunResult r = run({"graph", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    EXPECT_EQ(doc["cycles"], nlohmann::json::array({nlohmann::json::array({"task-9"})})) << r;
+}
+
+TEST_F(GraphBoardTest, BoardTextAndJson) {
+    const RunResult r = run({"board", "--width", "100"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(r.out.starts_with("pending (2)")) << r;
+    EXPECT_TRUE(contains(r.out, "in_progress (1)")) << r;
+    EXPECT_TRUE(contains(r.out, "waits on task-2")) << r;
+    EXPECT_TRUE(contains(r.out, "started parsing")) << r;
+    EXPECT_FALSE(has_escape(r.out)) << r;  // not a terminal
+    const RunResult j = run({"board", "--json"});
+    ASSERT_EQ(j.exit_code, 0) << j;
+    const nlohmann::json doc = nlohmann::json::parse(j.out);
+    EXPECT_EQ(doc["columns"][1]["tasks"][0]["evidence"]["text"], "started parsing") << j;
+    EXPECT_EQ(run({"board", "--width", "5"}).exit_code, 2);
+}
+
+// The board on a real terminal: tmux runs it in a window of a known width and
+// the test reads the screen back.
+TEST_F(GraphBoardTest, BoardOnATerminalFitsTheWindowInColour) {
+    if (!fs::exists("/usr/bin/tmux")) {
+        if (std::getenv("CI")) FAIL() << "tmux is missing (scripts/setup.sh installs it with the tests)";
+        GTEST_SKIP() << "tmux not installed";
+    }
+    const std::string small = SMALL_BINARY;
+    const std::string wide = screen_of(small + " board", 120, "tasks, ", true);
+    ASSERT_FALSE(wide.empty()) << "the board never showed";
+    EXPECT_TRUE(contains(wide, "\033[1mpending (2)")) << wide;  // colour on a terminal
+    EXPECT_TRUE(contains(wide, "\u2502")) << wide;              // columns side by side
+    const std::string plain = screen_of("NO_COLOR=1 " + small + " board", 120, "tasks, ", true);
+    ASSERT_FALSE(plain.empty());
+    EXPECT_FALSE(has_escape(plain)) << plain;
+    const std::string narrow = screen_of(small + " board", 44, "tasks, ", false);
+    ASSERT_FALSE(narrow.empty());
+    EXPECT_FALSE(contains(narrow, "\u2502")) << narrow;  // stacked: no room for three columns
+    std::istringstream lines(narrow);
+    for (std::string line; std::getline(lines, line);) {
+        std::size_t chars = 0;
+        for (const char c : line) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+        EXPECT_LE(chars, 44u) << line;
+    }
+    EXPECT_TRUE(contains(narrow, "in_progress (1)")) << narrow;
 }
 
 }  // namespace

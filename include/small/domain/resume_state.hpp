@@ -11,6 +11,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
+#include "small/model/plan_graph.hpp"
 #include "small/model/resume_point.hpp"
 #include "small/model/workspace.hpp"
 
@@ -31,5 +32,15 @@ struct ResumeState {
 // Errors: the plan or the log does not parse (Invalid, positioned), System.
 // A missing plan or log reads as empty.
 Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id);
+
+// The run whose work entries count: workspace.small.yml's run.replay_id,
+// "" when there is none or it cannot be read (every run's entries count).
+std::string pinned_run_of(const FileSystem& fs, const WorkspacePaths& ws);
+
+// The plan's dependency graph as the work and the live claims show it now
+// (model/plan_graph), for `graph`, `board` and `report`; `run_id` names the
+// run whose work entries count. Errors: no plan (System, with a hint), the
+// plan or the log does not parse (Invalid, positioned).
+Result<PlanGraph> load_plan_graph(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id);
 
 }  // namespace small

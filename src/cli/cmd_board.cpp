@@ -1,0 +1,46 @@
+// `small board`: flags and rendering; the work is in small/ops/inspect/board.hpp,
+// the layout in small/view/board_text.hpp.
+#include <iostream>
+
+#include "cli.hpp"
+#include "small/ops/inspect/board.hpp"
+#include "small/view/board_text.hpp"
+
+namespace small::cli {
+
+namespace {
+
+struct BoardFlags {
+    WorkspaceFlags where;
+    std::size_t width = 0;  // 0: the terminal's
+};
+
+int run_board(Context& ctx, BoardFlags& f) {
+    const Output out(ctx.globals, "board");
+    const Result<Target> target = resolve_target(ctx, f.where);
+    if (!target) return report_error(out, target.error());
+    Result<BoardReport> board = board_command(ctx.fs, target->ws, BoardOptions{});
+    if (!board) return report_error(out, board.error());
+    if (out.json()) {
+        out.json_document(board_json(*board));
+        return kExitOk;
+    }
+    std::cout << board_text(*board, BoardStyle{f.width ? f.width : terminal_width(), out.color()});
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_board(CLI::App& app, Context& ctx) {
+    const auto [cmd, f] = add_command<BoardFlags>(app, ctx, "board", run_board,
+        "Show the plan as a board: a column per status, each task with its claim, what it waits on and its newest evidence");
+    cmd->add_option("--width", f->width, "Characters per line (default: the terminal's width, else $COLUMNS, else 100)")
+        ->check(CLI::Range(20, 10000));
+    add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");
+    cmd->footer("Columns sit side by side when each gets 22 characters, else one under another. Marks: [ready] may be "
+                "started now, [critical path] is on the longest chain still to do, [cycle] is in a dependency cycle; "
+                "@ is a live claim; > is the task's newest work entry of the run (from the newest 2,000 entries). "
+                "Colour only on a terminal; NO_COLOR and --no-color turn it off.");
+}
+
+}  // namespace small::cli

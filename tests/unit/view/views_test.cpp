@@ -1,0 +1,130 @@
+// The views: the graph as DOT and Mermaid (escaping, marks), laid out by
+// Graphviz, and the board's terminal layout.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "small/view/board_text.hpp"
+#include "small/view/graph_render.hpp"
+#include "small/view/graphviz.hpp"
+
+namespace small {
+namespace {
+
+PlanGraph sample() {
+    const auto task = [](std::string id, std::string title, std::string status, std::vector<std::string> deps = {}) {
+        return PlanTaskOutline{id, WrittenStatus(status), std::move(deps), title, ""};
+    };
+    WorkFacts facts;
+    facts["b"].claimed_by = "alice until 14:05 UTC";
+    return plan_graph({task("a", "Say \"hi\" <now>", "completed"), task("b", "Parse # args", "in_progress", {"a"}),
+                       task("c", "Print it", "pending", {"b", "gone"}), task("d", "Loop", "pending", {"d"})},
+                      facts);
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+TEST(GraphRender, DotEscapesAndMarks) {
+    const std::string dot = graph_dot(sample());
+    EXPECT_NE(dot.find("\"a\" [label=\"a\\nSay \\\"hi\\\" <now>\\n[completed]\""), std::string::npos) << dot;
+    EXPECT_NE(dot.find("claimed: alice until 14:05 UTC"), std::string::npos);
+    EXPECT_NE(dot.find("\"b\" -> \"c\" [color=\"#dc2626\""), std::string::npos) << dot;  // critical
+    EXPECT_NE(dot.find("\"d\" -> \"d\" [color=\"#a21caf\", style=dashed"), std::string::npos) << dot;  // cycle
+    EXPECT_NE(dot.find("\"gone\" [label=\"gone\\n(not in the plan)\", shape=note"), std::string::npos) << dot;
+    EXPECT_EQ(dot, graph_dot(sample()));  // deterministic
+}
+
+TEST(GraphRender, MermaidUsesSafeIdsAndEntities) {
+    const std::string m = graph_mermaid(sample());
+    EXPECT_TRUE(m.starts_with("flowchart LR\n"));
+    EXPECT_NE(m.find("t0[\"a<br/>Say #quot;hi#quot; #lt;now#gt;"), std::string::npos) << m;
+    EXPECT_NE(m.find("Parse #35; args"), std::string::npos) << m;
+    EXPECT_NE(m.find("t3 -.-> t3"), std::string::npos) << m;  // the self-loop, as a cycle
+    EXPECT_NE(m.find("linkStyle 1 stroke:#dc2626"), std::string::npos) << m;  // b -> c, critical
+    EXPECT_EQ(count(m, "-->") + count(m, "-.->"), sample().edges.size());
+}
+
+TEST(GraphRender, JsonHasTheGraphAsData) {
+    const nlohmann::json j = graph_json(sample());
+    EXPECT_EQ(j["tasks"].size(), 4u);
+    EXPECT_EQ(j["critical_path"], nlohmann::json::array({"b", "c"}));
+    EXPECT_EQ(j["missing"], nlohmann::json::array({"gone"}));
+    EXPECT_EQ(j["cycles"], nlohmann::json::array({nlohmann::json::array({"d"})}));
+}
+
+TEST(Graphviz, LaysTheGraphOutAsSvg) {
+    Result<std::string> svg = graphviz_svg(graph_dot(sample()));
+    if (!svg.ok() && std::getenv("CI") == nullptr) GTEST_SKIP() << svg.error().describe();
+    ASSERT_TRUE(svg.ok()) << svg.error().describe() << " (CI installs libgvc6: scripts/setup.sh)";
+    EXPECT_NE(svg->find("<svg"), std::string::npos);
+    EXPECT_NE(svg->find("Parse # args"), std::string::npos);
+    EXPECT_NE(svg->find("#dc2626"), std::string::npos);
+    EXPECT_FALSE(graphviz_svg("digraph { a -> ").ok());
+}
+
+BoardReport sample_board() {
+    BoardReport b;
+    b.graph = sample();
+    b.columns = board_columns(b.graph);
+    b.evidence["a"] = CardEvidence{"2026-11-28T10:00:00.000000000Z", "completed", "ran the tests and they passed"};
+    return b;
+}
+
+std::size_t widest_line(const std::string& text) {
+    std::size_t widest = 0, chars = 0;
+    bool escape = false;
+    for (const char c : text) {
+        if (c == '\n') {
+            widest = std::max(widest, chars);
+            chars = 0;
+        } else if (c == '\033') {
+            escape = true;
+        } else if (escape) {
+            escape = c != 'm';
+        } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+            ++chars;
+        }
+    }
+    return widest;
+}
+
+TEST(BoardText, ColumnsSideBySideFitTheWidth) {
+    const std::string text = board_text(sample_board(), {90, false});
+    const std::string first = text.substr(0, text.find('\n'));
+    EXPECT_NE(first.find("pending (2)"), std::string::npos) << text;
+    EXPECT_NE(first.find("in_progress (1)"), std::string::npos) << text;
+    EXPECT_NE(first.find("completed (1)"), std::string::npos) << text;
+    const std::string footer = text.substr(text.rfind("\n", text.size() - 2) + 1);
+    EXPECT_LE(widest_line(text.substr(0, text.size() - footer.size())), 90u) << text;
+    EXPECT_NE(text.find("@ alice until 14:05 UTC"), std::string::npos);
+    EXPECT_NE(text.find("waits on b, gone"), std::string::npos) << text;
+    EXPECT_NE(text.find("[cycle]"), std::string::npos);
+    EXPECT_NE(text.find("> 2026-11-28T10:00Z ran the"), std::string::npos) << text;
+    EXPECT_EQ(text.find('\033'), std::string::npos);  // no colour unless asked
+    EXPECT_NE(footer.find("critical path: b -> c"), std::string::npos) << footer;
+}
+
+TEST(BoardText, NarrowTerminalsStackTheColumnsAndColourIsOnlyOnRequest) {
+    const std::string text = board_text(sample_board(), {40, true});
+    EXPECT_EQ(text.find(" \u2502 "), std::string::npos) << text;  // no column separator: stacked
+    EXPECT_NE(text.find("\033[1;32mcompleted (1)"), std::string::npos) << text;
+    const std::string footer_start = "\n\n4 tasks";
+    EXPECT_LE(widest_line(text.substr(0, text.find(footer_start))), 40u) << text;
+}
+
+TEST(BoardText, JsonGroupsTheCardsByColumn) {
+    const nlohmann::json j = board_json(sample_board());
+    ASSERT_EQ(j["columns"].size(), 5u);
+    EXPECT_EQ(j["columns"][0]["status"], "pending");
+    EXPECT_EQ(j["columns"][0]["tasks"][0]["id"], "c");
+    EXPECT_EQ(j["columns"][0]["tasks"][0]["waits_on"], nlohmann::json::array({"b", "gone"}));
+    EXPECT_EQ(j["columns"][3]["tasks"][0]["evidence"]["text"], "ran the tests and they passed");
+    EXPECT_TRUE(j["columns"][4]["tasks"].empty());
+}
+
+}  // namespace
+}  // namespace small
