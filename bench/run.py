@@ -93,6 +93,11 @@ COMMANDS = [
     {"name": "ready", "argv": ["ready"], "mutates": False, "expect_exit": 0},
     # The resume primer an agent's session hook prints: bounded, flat in the log.
     {"name": "status --brief", "argv": ["status", "--brief"], "mutates": False, "expect_exit": 0},
+    # The views (issue 23): the board reads the run's newest 2,000 entries from the log's end;
+    # the graph's SVG is laid out by Graphviz (libgvc); the report page is both and more.
+    {"name": "board", "argv": ["board", "--width", "160"], "mutates": False, "expect_exit": 0},
+    {"name": "graph --format svg", "argv": ["graph", "--format", "svg"], "mutates": False, "expect_exit": 0},
+    {"name": "report --html", "argv": ["report", "--html"], "mutates": False, "expect_exit": 0},
     # Every entry of the log as JSON: linear in the log by nature.
     {"name": "emit --include progress", "argv": ["emit", "--include", "progress"], "mutates": False,
      "expect_exit": 0},

@@ -244,6 +244,7 @@ void register_validate(CLI::App& app, Context& ctx);
 void register_schema(CLI::App& app, Context& ctx);  // schema print, schema export
 void register_graph(CLI::App& app, Context& ctx);
 void register_board(CLI::App& app, Context& ctx);
+void register_report(CLI::App& app, Context& ctx);
 
 // The terminal's width in characters: stdout's window, else $COLUMNS, else 100.
 std::size_t terminal_width();

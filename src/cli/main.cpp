@@ -85,6 +85,7 @@ constexpr Command kCommands[] = {
     {"merge", register_merge},
     {"release", register_release},
     {"replay-id", register_replay_id},
+    {"report", register_report},
     {"reset", register_reset},
     {"run", register_run},
     {"schema", register_schema},

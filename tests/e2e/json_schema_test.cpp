@@ -181,7 +181,7 @@ std::set<std::string> schema_names() {
 TEST(JsonSchemas, EverySchemaCompiles) {
     const std::set<std::string> names = schema_names();
     for (const std::string& name : names) EXPECT_NO_THROW(schema_named(name)) << name;
-    EXPECT_EQ(names.size(), 50u) << "one schema per command, plus the envelope, help and usage-error";
+    EXPECT_EQ(names.size(), 51u) << "one schema per command, plus the envelope, help and usage-error";
 }
 
 // Documents that break the envelope rules are rejected: the schemas can fail.
@@ -545,6 +545,16 @@ TEST_F(JsonSchemaE2E, GraphAndBoard) {
     write_file(small_file("plan.small.yml"), "tasks: [\n");
     expect_in({"graph"}, "graph", 1);
     expect_in({"board"}, "board", 1);
+}
+
+TEST_F(JsonSchemaE2E, Report) {
+    expect_in({"report", "--html", "-o", "r.html"}, "report", 2);  // no workspace
+    init_workspace();
+    const json doc = expect_in({"report", "--html", "-o", "r.html"}, "report", 0);
+    EXPECT_EQ(doc["tasks"], 1) << doc.dump(2);
+    expect_in({"report", "--html"}, "report", 2);  // --json needs -o
+    expect_in({"report", "-o", "r.html"}, "report", 2);  // --html missing
+    expect_in({"report", "--html", "-o", ".small/r.html"}, "report", 1);  // inside .small/
 }
 
 TEST_F(JsonSchemaE2E, Merge) {

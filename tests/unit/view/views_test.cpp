@@ -128,3 +128,17 @@ TEST(BoardText, JsonGroupsTheCardsByColumn) {
 
 }  // namespace
 }  // namespace small
+
+#include <filesystem>
+
+#include "small/view/html_report.hpp"
+
+namespace small {
+namespace {
+
+TEST(HtmlEscape, EscapesWhatHtmlReads) {
+    EXPECT_EQ(html_escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+}
+
+}  // namespace
+}  // namespace small
