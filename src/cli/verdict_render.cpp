@@ -71,10 +71,14 @@ nlohmann::json verdict_json(VerdictKind kind, const Verdict& v, int exit_code, c
 }
 
 // The last line: the success line, or the failure's title with its count.
-void render_outcome(VerdictKind kind, const Verdict& v, const std::vector<Finding>& all, const Output& out, bool ci) {
+// `to_stderr`: stdout holds a document (--format github), so the line goes to stderr.
+void render_outcome(VerdictKind kind, const Verdict& v, const std::vector<Finding>& all, const Output& out, bool ci,
+                    bool to_stderr = false) {
     const std::size_t errors = count_errors(all);
     if (v.outcome == VerdictOutcome::Ok) {
-        if (!ci) out.success(success_line(kind));
+        if (ci || out.quiet()) return;
+        if (to_stderr) out.problem(success_line(kind));
+        else out.success(success_line(kind));
         return;
     }
     std::string title = failure_title(kind);
@@ -196,7 +200,7 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
     } else if (format == Format::Github) {
         const std::vector<Finding> all = verdict.all_findings();
         std::cout << github_annotations(all);
-        render_outcome(kind, verdict, all, out, flags.ci);
+        render_outcome(kind, verdict, all, out, flags.ci, true);
     } else if (out.json()) {
         out.json_document(verdict_json(kind, verdict, code, ws, schemas->source()), code);
     } else {

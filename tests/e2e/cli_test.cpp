@@ -1303,6 +1303,12 @@ TEST_F(VerdictFormatTest, GithubPrintsOneAnnotationPerFinding) {
     EXPECT_EQ(r.exit_code, 1) << r;
     EXPECT_TRUE(r.out.starts_with("::error file=.small/plan.small.yml,line=2,col=9,title=INV-P1::plan must have owner")) << r;
     EXPECT_TRUE(contains(r.err, "Invariant violations found (1 error)")) << r;
+    fs::create_directories(root() / "ok");
+    ASSERT_EQ(run_in(root() / "ok", {"init", "--no-agents"}).exit_code, 0);
+    const RunResult passing = run_in(root() / "ok", {"validate", "--format", "github"});
+    EXPECT_EQ(passing.exit_code, 0) << passing;
+    EXPECT_EQ(passing.out, "") << passing;  // stdout holds annotations only
+    EXPECT_TRUE(contains(passing.err, "All artifacts are valid")) << passing;
     const RunResult clean = run_in(root(), {"validate", "--format", "github", "--dir", (root() / "nowhere").string()});
     EXPECT_EQ(clean.exit_code, 2) << clean;
     EXPECT_TRUE(clean.out.starts_with("::error ")) << clean;
