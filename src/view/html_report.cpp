@@ -211,12 +211,13 @@ string entry_row(const YamlValue& entry) {
            (notes.empty() ? "" : "<div class=\"muted\">" + esc(notes) + "</div>") + "</td><td>" + extra + "</td></tr>";
 }
 
-string timeline_section(const PlanGraph& graph, const EntryList& newest, std::size_t per_task) {
+string timeline_section(const BoardReport& board, std::size_t per_task) {
+    const PlanGraph& graph = board.graph;
     std::unordered_map<string, std::vector<const YamlValue*>> by_task;
-    for (const YamlValue& e : newest.entries) by_task[field(e, "task_id")].push_back(&e);
+    for (const YamlValue& e : board.newest) by_task[field(e, "task_id")].push_back(&e);
     string out = "<section id=\"timeline\"><h2>Timeline by task</h2><p class=\"muted\">The run's newest " +
-                 std::to_string(newest.entries.size()) + " entries" +
-                 (newest.more ? " (of more: older ones are summarised by `small progress list --task ID`)" : "") +
+                 std::to_string(board.newest.size()) + " entries" +
+                 (board.window_full ? " (of more: older ones are summarised by `small progress list --task ID`)" : "") +
                  ", newest first.</p>";
     for (const GraphTask& t : graph.tasks) {
         const auto it = by_task.find(t.id);
@@ -292,13 +293,19 @@ string sides_section(const FileSystem& fs, const WorkspacePaths& ws, std::vector
     return out + "</table></section>";
 }
 
+// check --strict as `small check` runs it: only what the log gained since the
+// last clean verdict is read, and the new verified prefix is kept for the next
+// one (when .small-cache/ exists: verdicts never create it).
 Verdict strict_check(const FileSystem& fs, const WorkspacePaths& ws) {
     static const Result<SchemaSet> schemas = SchemaSet::embedded();
     if (!schemas) return Verdict{};
     const std::optional<VerifiedPrefix> prefix = load_verified_prefix(fs, ws);
+    const bool keeps = fs.directory_exists(runtime_path(ws.root, kCacheDirName));
     VerdictOptions options;
     options.strict = true;
-    return run_check(VerdictInput{fs, ws, *schemas, prefix ? &*prefix : nullptr}, options);
+    Verdict v = run_check(VerdictInput{fs, ws, *schemas, prefix ? &*prefix : nullptr, keeps}, options);
+    if (v.next_prefix && v.next_prefix != prefix) save_verified_prefix(fs, ws, *v.next_prefix);
+    return v;
 }
 
 }  // namespace
@@ -324,23 +331,13 @@ Result<HtmlReport> html_report(const FileSystem& fs, const WorkspacePaths& ws, c
     if (!board) return board.error();
     HtmlReport report;
     report.tasks = board->graph.tasks.size();
-    EntryQuery query;
-    query.run_id = board->run_id;
-    query.signal_only = true;
-    query.limit = options.entries;
-    EntryList newest;
-    if (fs.file_exists(ws.path_of(kProgressFileName))) {
-        Result<EntryList> read = query_entries(fs, ws, query);
-        if (read) newest = std::move(*read);
-        else report.notes.push_back("timeline: " + read.error().describe());
-    }
-    report.entries = newest.entries.size();
+    report.entries = board->newest.size();
     const Verdict verdict = strict_check(fs, ws);
     const std::vector<Finding> findings = verdict.all_findings();
     report.findings = findings.size();
     string body = summary_section(*board, verdict, count_errors(findings)) + board_section(*board) +
                   graph_section(board->graph, options.graph_tasks, report.notes) + findings_section(findings) +
-                  timeline_section(board->graph, newest, options.per_task) +
+                  timeline_section(*board, options.per_task) +
                   runs_section(fs, ws, options.runs, report.notes);
     if (options.all) body += sides_section(fs, ws, report.notes);
     const string title = "small report: " + ws.root;

@@ -36,6 +36,7 @@ Result<BoardReport> board_command(const FileSystem& fs, const WorkspacePaths& ws
         if (is_bookkeeping_entry(item.task_id, item.evidence, item.notes)) continue;  // plan edits, claims: not work
         if (!board.evidence.count(item.task_id)) board.evidence.emplace(item.task_id, evidence_of(item));
     }
+    board.newest = std::move(newest->entries);
     return board;
 }
 

@@ -11,6 +11,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
+#include "small/doc/yaml_writer.hpp"
 #include "small/model/plan_graph.hpp"
 #include "small/model/workspace.hpp"
 
@@ -33,6 +34,7 @@ struct BoardReport {
     std::map<std::string, CardEvidence> evidence;   // by task id; a task absent has no entry in the window
     std::string run_id;                             // "" when no run is pinned
     bool window_full = false;                       // older entries exist beyond the window
+    std::vector<YamlValue> newest;                  // the window's entries, newest first (the report's timeline)
 };
 
 // Errors: no .small/ or no plan (System), the plan or the log does not
