@@ -86,7 +86,8 @@ nlohmann::json verdict_json(const Verdict& v, int exit_code, const WorkspacePath
 
 namespace {
 
-constexpr std::string_view kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
+// The schema OASIS publishes for SARIF 2.1.0 (errata 01), as code scanning and viewers expect.
+constexpr std::string_view kSarifSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 // RFC 3986: a path's bytes outside the unreserved set and '/' percent-encoded.
 std::string uri_path(std::string_view path) {

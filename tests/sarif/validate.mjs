@@ -7,11 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import Ajv from 'ajv';
 
 const require = createRequire(import.meta.url);
-const small = process.argv[2];
+const small = process.argv[2] && resolve(process.argv[2]);
 if (!small) {
   console.error('usage: node validate.mjs SMALL');
   process.exit(2);
@@ -45,6 +45,10 @@ function sarifOf(args, cwd, expectedExit) {
     doc = JSON.parse(r.stdout);
   } catch (e) {
     fail(`${args.join(' ')}: stdout is not JSON: ${e.message}\n${r.stdout}`);
+    return null;
+  }
+  if (doc === null || typeof doc !== 'object') {
+    fail(`${args.join(' ')}: stdout is not a JSON object`);
     return null;
   }
   if (!validate(doc)) fail(`${args.join(' ')}: SARIF schema violations:\n${ajv.errorsText(validate.errors, { separator: '\n' })}`);
