@@ -117,13 +117,15 @@ protected:
             root(), {"checkpoint", "--task", "task-2", "--status", "in_progress", "--evidence", "started parsing"});
     }
 
-    // tmux on a socket of this test's own.
+    // tmux on a socket of this screen's own: a server that was just killed may
+    // still hold the previous one while it exits.
+    int screens_ = 0;
     RunResult tmux(const std::vector<std::string>& args) {
         RunOptions o;
         o.cwd = root();
         o.program = "/usr/bin/tmux";
         o.env = {{"TERM", "xterm-256color"}};
-        std::vector<std::string> full = {"-S", (root() / "tmux.sock").string()};
+        std::vector<std::string> full = {"-S", (root() / ("tmux" + std::to_string(screens_) + ".sock")).string()};
         full.insert(full.end(), args.begin(), args.end());
         return run_small(full, o);
     }
@@ -132,6 +134,7 @@ protected:
     // returns the screen (with its colour escapes when `escapes`) once
     // `marker` shows on it; "" when it never does within 10 seconds.
     std::string screen_of(const std::string& command, int width, const std::string& marker, bool escapes) {
+        ++screens_;
         const RunResult started = tmux({"new-session", "-d", "-x", std::to_string(width), "-y", "60", "-c",
                                         root().string(), "sh", "-c", command + "; sleep 60"});
         EXPECT_EQ(started.exit_code, 0) << started;
