@@ -23,9 +23,10 @@ struct Member {
 struct ObjectSpan {
     std::size_t open = 0, close = 0;  // the braces
     std::vector<Member> members;
+    // The last member of that name: the one VS Code (and nlohmann) read.
     const Member* find(std::string_view key) const {
-        for (const Member& m : members) {
-            if (m.key == key) return &m;
+        for (auto it = members.rbegin(); it != members.rend(); ++it) {
+            if (it->key == key) return &*it;
         }
         return nullptr;
     }
@@ -196,8 +197,18 @@ private:
 };
 
 // The whole text read, its top-level object found.
+// A UTF-8 byte order mark, which VS Code accepts before the text.
+std::size_t bom_size(std::string_view text) { return text.starts_with("\xEF\xBB\xBF") ? 3 : 0; }
+
+// Whether `text` holds nothing but white space and comments (VS Code reads it as `{}`).
+bool is_empty_jsonc(std::string_view text, const std::string& display) {
+    Scanner s(text, display);
+    Result<std::size_t> end = s.skip_space(bom_size(text));
+    return end && *end == text.size();
+}
+
 Result<ObjectSpan> top_object(Scanner& s, std::string_view text) {
-    Result<std::size_t> start = s.skip_space(0);
+    Result<std::size_t> start = s.skip_space(bom_size(text));
     if (!start) return start.error();
     if (*start >= text.size() || text[*start] != '{') return s.fault(*start, "the top level is not a JSON object");
     Result<ObjectSpan> top = s.object_at(*start, 0);
@@ -291,9 +302,12 @@ std::string line_break(std::string_view text) {
 // comments follow there (kNone otherwise).
 std::size_t quiet_line_end(std::string_view text, std::size_t pos) {
     while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
-    if (text.substr(pos, 2) == "//") return std::min(text.find('\n', pos), text.size());
+    if (text.substr(pos, 2) == "//") {
+        const std::size_t end = std::min(text.find('\n', pos), text.size());
+        return end > pos && end < text.size() && text[end - 1] == '\r' ? end - 1 : end;  // before CRLF's \r
+    }
     if (text.substr(pos, 2) == "/*") {
-        const std::size_t end = text.find("*/", pos);
+        const std::size_t end = text.find("*/", pos + 2);
         const std::size_t nl = text.find('\n', pos);
         if (end == kNone || (nl != kNone && nl < end)) return kNone;
         return quiet_line_end(text, end + 2);
@@ -303,6 +317,13 @@ std::size_t quiet_line_end(std::string_view text, std::size_t pos) {
     return text[pos] == '\n' ? pos : kNone;
 }
 
+// The white space the line holding `pos` starts with.
+std::string line_indent(std::string_view text, std::size_t pos) {
+    const std::size_t start = line_start(text, pos);
+    const std::size_t first = text.find_first_not_of(" \t", start);
+    return std::string(text.substr(start, std::min(first, pos) - start));
+}
+
 std::string insert_member(std::string_view text, const ObjectSpan& obj, const std::string& key,
                           const nlohmann::json& value) {
     const std::string unit = indent_unit(text);
@@ -310,12 +331,14 @@ std::string insert_member(std::string_view text, const ObjectSpan& obj, const st
     const std::string name = nlohmann::json(key).dump();
     std::string out(text);
     if (obj.members.empty()) {
-        const std::string base = own_line_indent(text, obj.open).value_or("");
-        const std::string member = nl + base + unit + name + ": " + render(value, unit, base + unit, nl);
+        const std::string base = line_indent(text, obj.open);
+        const std::string member = base + unit + name + ": " + render(value, unit, base + unit, nl);
         if (is_blank(text.substr(obj.open + 1, obj.close - obj.open - 1))) {
-            return out.replace(obj.open + 1, obj.close - obj.open - 1, member + nl + base);
+            return out.replace(obj.open + 1, obj.close - obj.open - 1, nl + member + nl + base);
         }
-        return out.insert(obj.open + 1, member);
+        // Comments inside stay where they are, on their lines: the member goes before the brace.
+        if (own_line_indent(text, obj.close)) return out.insert(line_start(text, obj.close), member + nl);
+        return out.insert(obj.close, nl + member + nl + base);
     }
     const Member& last = obj.members.back();
     const std::size_t after = last.comma != kNone ? last.comma + 1 : last.value_end;
@@ -353,11 +376,12 @@ nlohmann::json nested(const std::vector<std::string>& path, std::size_t from, co
 }  // namespace
 
 Result<nlohmann::json> jsonc_parse(std::string_view text, const std::string& display) {
-    if (is_blank(text)) return nlohmann::json::object();
+    if (is_blank(text) || is_empty_jsonc(text, display)) return nlohmann::json::object();
     Scanner s(text, display);
     Result<ObjectSpan> top = top_object(s, text);
     if (!top) return top.error();
     std::string plain(text);
+    plain.replace(0, bom_size(text), bom_size(text), ' ');
     for (const auto& [begin, end] : s.blanks) {
         for (std::size_t i = begin; i < end; ++i) {
             if (plain[i] != '\n' && plain[i] != '\r') plain[i] = ' ';
@@ -370,10 +394,11 @@ Result<nlohmann::json> jsonc_parse(std::string_view text, const std::string& dis
 
 Result<std::string> jsonc_set_member(std::string_view text, const std::vector<std::string>& path, const std::string& key,
                                      const nlohmann::json& value, const std::string& display) {
-    if (is_blank(text)) {
+    if (is_blank(text) || is_empty_jsonc(text, display)) {  // a new object (after the comments, if any)
         nlohmann::json doc = path.empty() ? nested(path, 0, key, value) : nlohmann::json::object();
         if (!path.empty()) doc[path.front()] = nested(path, 0, key, value);
-        return render(doc, std::string(kNewFileIndent), "") + "\n";
+        const std::string before = is_blank(text) ? "" : std::string(text) + (text.ends_with('\n') ? "" : "\n");
+        return before + render(doc, std::string(kNewFileIndent), "") + "\n";
     }
     Scanner s(text, display);
     Result<Walk> w = walk(s, text, path);
@@ -385,7 +410,7 @@ Result<std::string> jsonc_set_member(std::string_view text, const std::vector<st
 
 Result<std::string> jsonc_remove_member(std::string_view text, const std::vector<std::string>& path,
                                         const std::string& key, const std::string& display) {
-    if (is_blank(text)) return std::string(text);
+    if (is_blank(text) || is_empty_jsonc(text, display)) return std::string(text);
     Scanner s(text, display);
     Result<Walk> w = walk(s, text, path);
     if (!w) return w.error();
@@ -396,13 +421,16 @@ Result<std::string> jsonc_remove_member(std::string_view text, const std::vector
     const Member& m = members[i];
     const bool last = i + 1 == members.size();
     std::size_t begin = m.key_begin;
-    std::size_t end = m.comma != kNone ? m.comma + 1 : m.value_end;
     std::string out(text);
+    // A comment between the value and its comma stays: the comma goes on its own.
+    const bool comma_apart = m.comma != kNone && !is_blank(text.substr(m.value_end, m.comma - m.value_end));
+    if (comma_apart) out.erase(m.comma, 1);
+    std::size_t end = m.comma != kNone && !comma_apart ? m.comma + 1 : m.value_end;
     if (own_line_indent(text, m.key_begin) && quiet_line_end(text, end) != kNone) {
         begin = line_start(text, m.key_begin);
         end = quiet_line_end(text, end);
         end = end < text.size() ? text.find('\n', end) + 1 : end;
-    } else if (m.comma != kNone) {
+    } else if (m.comma != kNone && !comma_apart) {
         end = std::min(text.find_first_not_of(" \t", end), text.size());
     }
     out.erase(begin, end - begin);

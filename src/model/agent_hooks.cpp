@@ -373,6 +373,8 @@ Result<AgentHooksEdit> add_editor_schemas(std::string_view existing, const std::
     }
     AgentHooksEdit edit;
     edit.text = std::string(existing);
+    // When the map is new, that is recorded too: uninstall removes it only then.
+    if (!doc->contains(kYamlSchemasKey)) edit.events.emplace_back(kYamlSchemasKey);
     for (const EditorSchemaEntry& e : entries) {
         if (maps_key(*doc, e.key)) continue;
         Result<std::string> next =
@@ -391,15 +393,17 @@ Result<AgentHooksEdit> remove_editor_schemas(std::string_view existing, const st
     AgentHooksEdit edit;
     edit.text = std::string(existing);
     const std::vector<std::string> path{std::string(kYamlSchemasKey)};
+    const bool created_map = std::find(keys.begin(), keys.end(), kYamlSchemasKey) != keys.end();
     for (const std::string& key : keys) {
-        if (!maps_key(*doc, key)) continue;
+        if (key == kYamlSchemasKey || !maps_key(*doc, key)) continue;
         Result<std::string> next = jsonc_remove_member(edit.text, path, key, display);
         if (!next) return next.error();
         edit.text = std::move(*next);
         edit.events.push_back(key);
         (*doc)[std::string(kYamlSchemasKey)].erase(key);
     }
-    if (!edit.events.empty() && doc->contains(kYamlSchemasKey) && (*doc)[std::string(kYamlSchemasKey)].empty()) {
+    if (created_map && doc->contains(kYamlSchemasKey) && (*doc)[std::string(kYamlSchemasKey)].is_object() &&
+        (*doc)[std::string(kYamlSchemasKey)].empty()) {
         Result<std::string> next = jsonc_remove_member(edit.text, {}, std::string(kYamlSchemasKey), display);
         if (!next) return next.error();
         edit.text = std::move(*next);

@@ -88,7 +88,8 @@ private:
 };
 
 // The longest chain of open tasks (not done), dependencies first, over the
-// tasks in no cycle; ties go to the chain that starts earlier in the plan.
+// tasks in no cycle. Ties: the chain whose last task Kahn's order reaches
+// first, each task's predecessor the earliest in the plan (deterministic).
 std::vector<std::size_t> critical_path(const std::vector<std::vector<std::size_t>>& deps, const std::vector<bool>& open,
                                        const std::vector<std::size_t>& cyclic) {
     const std::size_t n = deps.size();

@@ -169,7 +169,9 @@ nlohmann::json findings_sarif(const std::vector<Finding>& findings, const SarifR
         if (added) rules.push_back(sarif_rule(f.rule));
         results.push_back(sarif_result(f, it->second));
     }
-    nlohmann::json invocation = {{"executionSuccessful", run.failure.empty()}, {"exitCode", run.exit_code}};
+    // Exit 2 is a workspace that could not be judged (WS-1, IO): not a successful run.
+    nlohmann::json invocation = {{"executionSuccessful", run.failure.empty() && run.exit_code != 2},
+                                 {"exitCode", run.exit_code}};
     if (!run.failure.empty()) {
         invocation["toolExecutionNotifications"] =
             nlohmann::json::array({{{"level", "error"}, {"message", {{"text", run.failure}}}}});
@@ -184,6 +186,8 @@ nlohmann::json findings_sarif(const std::vector<Finding>& findings, const SarifR
                                          {"originalUriBaseIds",
                                           {{"%SRCROOT%", {{"uri", "file://" + uri_path(normal_dir_path(run.base_dir)) + "/"}}}}},
                                          {"invocations", nlohmann::json::array({invocation})},
+                                         // Columns count characters (code points), not SARIF's default UTF-16 units.
+                                         {"columnKind", "unicodeCodePoints"},
                                          {"results", results}}})}};
     return out;
 }
@@ -209,9 +213,11 @@ std::string github_annotations(const std::vector<Finding>& findings) {
     for (const Finding& f : findings) {
         out += f.severity == Severity::Error ? "::error " : "::warning ";
         std::string props;
-        if (!f.file.empty()) props += "file=" + escape_property(f.file);
-        if (f.mark.line > 0) props += ",line=" + std::to_string(f.mark.line);
-        if (f.mark.line > 0 && f.mark.column > 0) props += ",col=" + std::to_string(f.mark.column);
+        if (!f.file.empty()) {  // a line without a file means nothing to the runner
+            props += "file=" + escape_property(f.file);
+            if (f.mark.line > 0) props += ",line=" + std::to_string(f.mark.line);
+            if (f.mark.line > 0 && f.mark.column > 0) props += ",col=" + std::to_string(f.mark.column);
+        }
         props += std::string(props.empty() ? "" : ",") + "title=" + escape_property(f.rule);
         std::string message = f.message;
         if (!f.hint.empty()) message += "\nFix: " + f.hint;

@@ -40,17 +40,15 @@ std::string paint(std::string_view code, const std::string& text, bool color) {
 std::vector<std::string> card_lines(const BoardCard& c, std::size_t width, bool color) {
     std::vector<std::string> lines;
     std::string head = c.id;
-    for (const std::string& mark : c.marks) head += "  [" + mark + "]";
+    for (const std::string& mark : c.marks) head += " [" + mark + "]";
     lines.push_back(fit(head, width));
-    if (color) {
-        std::string painted = paint("\033[1m", fit(c.id, width), true);
-        const std::size_t used = chars_of(fit(c.id, width));
+    if (color && lines.back() == head) {  // the whole head fits: paint its parts
+        std::string painted = paint("\033[1m", c.id, true);
         for (const std::string& mark : c.marks) {
-            if (used + chars_of(mark) + 4 > width) break;
             const std::string_view code = mark == "ready" ? "\033[34m" : mark == "critical path" ? "\033[31m" : "\033[35m";
-            painted += "  " + paint(code, "[" + mark + "]", true);
+            painted += " " + paint(code, "[" + mark + "]", true);
         }
-        if (chars_of(lines.back()) == chars_of(head)) lines.back() = painted;
+        lines.back() = painted;
     }
     if (!c.title.empty()) lines.push_back(fit(c.title, width));
     if (!c.claim.empty()) lines.push_back(paint("\033[33m", fit("@ " + c.claim, width), color));
@@ -97,6 +95,25 @@ Column column_of(const BoardReport& board, const std::string& status, std::size_
         for (std::string& line : card_lines(cards[i], width, color)) col.lines.push_back(std::move(line));
     }
     return col;
+}
+
+// `text` in lines of at most `width` characters, broken at spaces (a longer
+// word is cut).
+std::string wrapped(const std::string& text, std::size_t width) {
+    std::string out, line;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t space = text.find(' ', start);
+        if (space == std::string::npos) space = text.size();
+        const std::string word = text.substr(start, space - start);
+        if (!line.empty() && chars_of(line) + 1 + chars_of(word) > width) {
+            out += line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + fit(word, width);
+        start = space + 1;
+    }
+    return out + line + "\n";
 }
 
 std::string footer(const BoardReport& board) {
@@ -194,9 +211,8 @@ std::string board_text(const BoardReport& board, const BoardStyle& style) {
             for (const std::string& line : column_of(board, shown[i], width, style.color).lines) out += line + "\n";
         }
     }
-    if (shown.empty()) out += "No tasks yet: small plan --add \"TITLE\" adds one.\n";
-    out += "\n" + footer(board) + "\n";
-    return out;
+    if (shown.empty()) out += wrapped("No tasks yet: small plan --add \"TITLE\" adds one.", width);
+    return out + "\n" + wrapped(footer(board), width);
 }
 
 }  // namespace small

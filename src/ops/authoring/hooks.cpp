@@ -1,5 +1,6 @@
 #include "small/ops/authoring/hooks.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "small/domain/hook_install.hpp"
@@ -285,10 +286,16 @@ Status plan_editor_settings(EditorFile& f, HooksAction action, HookRecord& recor
     if (action == HooksAction::Install) {
         Result<AgentHooksEdit> added = add_editor_schemas(f.old, entries, f.display);
         if (!added) return added.error();
+        // The entries already there that no install of small's added: the user's own.
         const HookRecordFile* rec = record.file(f.rel);
-        const std::size_t ours = rec != nullptr && rec->after == f.old ? rec->entries.size() : 0;
+        const auto listed = [](const std::vector<std::string>& list, const std::string& key) {
+            return std::find(list.begin(), list.end(), key) != list.end();
+        };
+        const bool users_own = std::any_of(entries.begin(), entries.end(), [&](const EditorSchemaEntry& e) {
+            return !listed(added->events, e.key) && (rec == nullptr || !listed(rec->entries, e.key));
+        });
         if (!added->events.empty()) record_install(record, f.rel, f.existed, f.old, added->text, added->events);
-        if (added->events.size() + ours < entries.size()) {
+        if (users_own) {
             notes.push_back(f.display + " already maps some of small's schemas in \"yaml.schemas\" itself; those "
                             "entries were left as they are");
         }

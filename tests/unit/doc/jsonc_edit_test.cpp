@@ -145,3 +145,56 @@ TEST(Jsonc, RandomEditsReadBackAsTheEditedValue) {
 
 }  // namespace
 }  // namespace small
+
+namespace small {
+namespace {
+
+// Cases a reviewer's random tester found (issue 23's second read).
+TEST(JsoncFound, ACommentThatLooksClosedAtItsStartIsStillOneComment) {
+    const std::string text = "{\n    \"x\": 1 /*/ // */ }\n";
+    const std::string out = set_key(text, {}, "k", 2);
+    EXPECT_EQ(parse(out), nlohmann::json::parse(R"({"x": 1, "k": 2})")) << out;
+}
+
+TEST(JsoncFound, CrlfAfterALineCommentStaysCrlf) {
+    const std::string out = set_key("{\r\n    \"a\": 1 // note\r\n}\r\n", {"o"}, "k", 2);
+    EXPECT_EQ(out.find("\r\r"), std::string::npos) << out;
+    for (std::size_t at = out.find('\n'); at != std::string::npos; at = out.find('\n', at + 1)) {
+        EXPECT_EQ(out[at - 1], '\r') << out;
+    }
+    EXPECT_NE(out.find("\"a\": 1, // note\r\n"), std::string::npos) << out;
+}
+
+TEST(JsoncFound, CommentsInAnEmptyObjectKeepTheirLine) {
+    const std::string out = set_key("{ // keep me\n}\n", {}, "k", 2);
+    EXPECT_EQ(out, "{ // keep me\n    \"k\": 2\n}\n");
+    EXPECT_EQ(remove_key(out, {}, "k"), "{ // keep me\n}\n");
+}
+
+TEST(JsoncFound, ACommentBetweenValueAndCommaStays) {
+    const std::string text = "{\n    \"a\": 1,\n    \"b\": 2\n    // closing note\n    ,\"zz\": 3\n}\n";
+    const std::string out = remove_key(text, {}, "b");
+    EXPECT_NE(out.find("// closing note"), std::string::npos) << out;
+    EXPECT_EQ(parse(out), nlohmann::json::parse(R"({"a": 1, "zz": 3})")) << out;
+}
+
+TEST(JsoncFound, TheLastOfTwoSameNamesIsTheOneEdited) {
+    const std::string text = "{\"o\": {\"x\": 1}, \"o\": {\"y\": 2}}";
+    const std::string out = set_key(text, {"o"}, "k", 3);
+    EXPECT_EQ(parse(out)["o"], nlohmann::json::parse(R"({"y": 2, "k": 3})")) << out;
+}
+
+TEST(JsoncFound, AnEmptyObjectAfterItsKeyIsIndentedFromItsLine) {
+    const std::string out = set_key("{\n    \"a\": 2,\n    \"o\": {}\n}\n", {"o"}, "k", 1);
+    EXPECT_EQ(out, "{\n    \"a\": 2,\n    \"o\": {\n        \"k\": 1\n    }\n}\n");
+}
+
+TEST(JsoncFound, CommentsOnlyAndByteOrderMarkFilesAreRead) {
+    EXPECT_EQ(parse("// nothing yet\n"), nlohmann::json::object());
+    const std::string out = set_key("// nothing yet\n", {}, "k", 1);
+    EXPECT_EQ(out, "// nothing yet\n{\n    \"k\": 1\n}\n");
+    EXPECT_EQ(parse("\xEF\xBB\xBF{\"a\": 1}"), nlohmann::json::parse(R"({"a": 1})"));
+}
+
+}  // namespace
+}  // namespace small

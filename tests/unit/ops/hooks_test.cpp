@@ -388,3 +388,20 @@ TEST(EditorSchemasMerge, RefusesWhatItCannotEditWithALocation) {
 
 }  // namespace
 }  // namespace small
+
+namespace small {
+namespace {
+
+TEST(EditorSchemasMerge, AMapTheUserHadStaysWhenItsEntriesGo) {
+    const std::string text = "{\n\t\"k\": 1,\n\t\"yaml.schemas\": {} // mine\n}\n";
+    Result<AgentHooksEdit> added = add_editor_schemas(text, editor_schema_entries(), "s.json");
+    ASSERT_TRUE(added.ok());
+    EXPECT_EQ(std::count(added->events.begin(), added->events.end(), "yaml.schemas"), 0);
+    Result<AgentHooksEdit> removed = remove_editor_schemas(added->text + "// x\n", added->events, "s.json");
+    ASSERT_TRUE(removed.ok());
+    EXPECT_NE(removed->text.find("\"yaml.schemas\": {"), std::string::npos) << removed->text;
+    EXPECT_NE(removed->text.find("// mine"), std::string::npos) << removed->text;
+}
+
+}  // namespace
+}  // namespace small

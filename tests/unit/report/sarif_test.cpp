@@ -57,6 +57,8 @@ TEST(Sarif, AFailedRunIsANotificationWithoutResults) {
     EXPECT_EQ(inv["executionSuccessful"], false);
     EXPECT_EQ(inv["toolExecutionNotifications"][0]["message"]["text"], "invalid workspace scope: x");
     EXPECT_TRUE(doc["runs"][0]["results"].empty());
+    EXPECT_EQ(findings_sarif({}, {"/w", 2, ""})["runs"][0]["invocations"][0]["executionSuccessful"], false);  // WS-1
+    EXPECT_EQ(doc["runs"][0]["columnKind"], "unicodeCodePoints");
 }
 
 TEST(GithubAnnotations, EscapeAsTheRunnerRequires) {

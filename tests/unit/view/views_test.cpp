@@ -116,6 +116,16 @@ TEST(BoardText, NarrowTerminalsStackTheColumnsAndColourIsOnlyOnRequest) {
     EXPECT_LE(widest_line(text.substr(0, text.find(footer_start))), 40u) << text;
 }
 
+TEST(BoardText, TheFooterWrapsAndMarksArePainted) {
+    BoardReport b = sample_board();
+    for (int i = 0; i < 12; ++i) b.graph.critical_path.push_back("a-long-task-id-" + std::to_string(i));
+    const std::string text = board_text(b, {40, true});
+    EXPECT_LE(widest_line(text), 40u) << text;
+    EXPECT_NE(text.find("\033[31m[critical path]"), std::string::npos) << text;
+    const std::string empty = board_text(BoardReport{}, {20, false});
+    EXPECT_LE(widest_line(empty), 20u) << empty;
+}
+
 TEST(BoardText, JsonGroupsTheCardsByColumn) {
     const nlohmann::json j = board_json(sample_board());
     ASSERT_EQ(j["columns"].size(), 5u);
