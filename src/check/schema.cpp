@@ -444,4 +444,11 @@ std::vector<SchemaViolation> SchemaSet::validate(std::string_view artifact, cons
     return out;
 }
 
+const char* embedded_schema(std::string_view artifact) {
+    for (const EmbeddedSchema& s : embedded_schemas()) {
+        if (artifact == s.artifact) return s.json;
+    }
+    return nullptr;
+}
+
 }  // namespace small

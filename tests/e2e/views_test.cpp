@@ -107,16 +107,8 @@ using namespace small_e2e;
 
 // `small graph` and `small board` on the three-task workspace (task-3 waits
 // on task-2, which is started), and the board on a real terminal in tmux.
-class GraphBoardTest : public ::testing::Test {
+class GraphBoardTest : public ViewsTest {
 protected:
-    TempDir tmp_;
-    fs::path root() const { return tmp_.path(); }
-    RunResult run(const std::vector<std::string>& args) { return run_in(root(), args); }
-    void SetUp() override {
-        seed_three_tasks(
-            root(), {"checkpoint", "--task", "task-2", "--status", "in_progress", "--evidence", "started parsing"});
-    }
-
     // tmux on a socket of this screen's own: a server that was just killed may
     // still hold the previous one while it exits.
     int screens_ = 0;

@@ -21,6 +21,8 @@ struct EmbeddedSchema {
 
 // Generated at build time from schemas/*.schema.json.
 const std::vector<EmbeddedSchema>& embedded_schemas();
+// The built-in schema text of `artifact` ("plan"), nullptr for any other name.
+const char* embedded_schema(std::string_view artifact);
 
 // One schema violation, located in the source document.
 struct SchemaViolation {

@@ -273,13 +273,6 @@ Result<EditorFile> read_editor_file(const FileSystem& fs, const WorkspacePaths& 
     return f;
 }
 
-std::string embedded_schema_text(std::string_view artifact) {
-    for (const EmbeddedSchema& s : embedded_schemas()) {
-        if (artifact == s.artifact) return s.json;
-    }
-    return "";
-}
-
 // The settings file after the action; the record follows.
 Status plan_editor_settings(EditorFile& f, HooksAction action, HookRecord& record, std::vector<std::string>& notes) {
     const std::vector<EditorSchemaEntry> entries = editor_schema_entries();
@@ -382,7 +375,7 @@ Result<HooksResult> run_editor(const FileSystem& fs, const HooksRequest& req, Ho
     for (const EditorSchemaEntry& e : editor_schema_entries()) {
         Result<EditorFile> f = read_editor_file(fs, ws, e.file);
         if (!f) return f.error();
-        if (Status s = plan_editor_schema(*f, embedded_schema_text(e.artifact), req.action, *record); !s) return s.error();
+        if (Status s = plan_editor_schema(*f, embedded_schema(e.artifact), req.action, *record); !s) return s.error();
         files.push_back(std::move(*f));
     }
     Result<EditorFile> settings = read_editor_file(fs, ws, std::string(kEditorSettingsFile));

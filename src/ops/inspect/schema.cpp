@@ -12,13 +12,6 @@ namespace small {
 
 namespace {
 
-const char* embedded_json(std::string_view name) {
-    for (const EmbeddedSchema& s : embedded_schemas()) {
-        if (name == s.artifact) return s.json;
-    }
-    return nullptr;
-}
-
 // "plan", "plan.schema.json" and "plan.small.yml" all name the plan.
 std::string artifact_of(std::string_view word) {
     for (const std::string_view suffix : {std::string_view(".schema.json"), std::string_view(".small.yml")}) {
@@ -28,7 +21,7 @@ std::string artifact_of(std::string_view word) {
 }
 
 SchemaText schema_text(const std::string& name) {
-    return {name, name + ".schema.json", embedded_json(name)};
+    return {name, name + ".schema.json", embedded_schema(name)};
 }
 
 // The "$id" of a JSON Schema's text ("" when it is not a JSON object with one).
@@ -66,7 +59,7 @@ std::vector<std::string> schema_names() {
 
 Result<SchemaText> schema_print_command(const std::string& name) {
     const std::string artifact = artifact_of(lower_ascii(trim(name)));
-    if (embedded_json(artifact) != nullptr) return schema_text(artifact);
+    if (embedded_schema(artifact) != nullptr) return schema_text(artifact);
     std::string message = "unknown schema \"" + name + "\"";
     const std::vector<std::string> near = closest_matches(artifact, schema_names(), 1);
     if (!near.empty()) message += "; did you mean \"" + near.front() + "\"?";
