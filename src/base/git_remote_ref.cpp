@@ -16,23 +16,36 @@ constexpr std::chrono::seconds kGitTimeout{120};
 struct GitRun {
     int exit_code = 0;
     std::string out, err;
+    std::optional<int> interrupted;  // a signal forwarded to git (this process is being stopped)
+    bool timed_out = false;
 };
 
-Result<GitRun> run_git(const std::string& cwd, const std::vector<std::string>& args) {
+Result<GitRun> run_git(const std::string& cwd, const std::vector<std::string>& args,
+                       std::chrono::seconds timeout = kGitTimeout) {
     const std::optional<std::string> git = find_executable("git");
     if (!git) return Error::system("`git` is not on PATH: cannot reach the remote");
     ProcessOptions o;
     o.argv = {*git};
     o.argv.insert(o.argv.end(), args.begin(), args.end());
     o.cwd = cwd;
-    o.timeout = kGitTimeout;
+    o.timeout = timeout;
     o.separate_stderr = true;
+    // A signal that stops small stops git with it, and git never outlives
+    // small (D21: no claim is published by a process that reported failure).
+    o.forward_signals = true;
+    o.die_with_parent = true;
+    o.kill_grace = std::chrono::milliseconds(2000);
     // No credential prompt: it would wait for a terminal nobody watches (a
     // hook, an agent) while the claims lock is held. git fails instead.
     o.set_env = {{"GIT_TERMINAL_PROMPT", "0"}};
     Result<ProcessResult> r = run_process(o);
     if (!r) return r.error();
-    return GitRun{r->exit_code, r->output.text(), r->errors.text()};
+    return GitRun{r->exit_code, r->output.text(), r->errors.text(), r->interrupted_by, r->timed_out};
+}
+
+Error stopped(const std::string& what, const GitRun& r) {
+    const std::string why = r.interrupted ? "interrupted by " + signal_name(*r.interrupted) : std::string("timed out");
+    return Error::system(what + " " + why + ": nothing changed");
 }
 
 Error git_failed(const std::string& what, const GitRun& r) {
@@ -44,6 +57,25 @@ Error git_failed(const std::string& what, const GitRun& r) {
 std::string message_of(const std::string& commit_text) {
     const std::size_t body = commit_text.find("\n\n");
     return body == std::string::npos ? std::string() : commit_text.substr(body + 2);
+}
+
+// A push stopped half way may or may not have reached the remote: ask the
+// remote (briefly; a second signal stops that too) instead of guessing.
+// Accepted: true, so the caller reports what is true; else nothing changed.
+Result<bool> settle_interrupted_push(const RemoteRef& ref, const std::string& tip, const GitRun& push) {
+    const std::string what = "git push " + ref.remote + " " + ref.ref;
+    Result<GitRun> seen = run_git(ref.work_tree, {"ls-remote", "--quiet", ref.remote, ref.ref}, std::chrono::seconds(10));
+    if (!seen || seen->exit_code != 0 || seen->interrupted || seen->timed_out) {
+        Error e = stopped(what, push);
+        e.message.resize(e.message.size() - std::string(": nothing changed").size());
+        e.message += "; whether the remote took the change is unknown (`small claims` shows the remote's table)";
+        return e;
+    }
+    if (std::string(trim(seen->out)).rfind(tip, 0) == 0) {
+        (void)run_git(ref.work_tree, {"update-ref", ref.tracking, tip});
+        return true;
+    }
+    return stopped(what, push);
 }
 
 }  // namespace
@@ -78,6 +110,7 @@ Result<RefText> fetch_ref_text(const RemoteRef& ref) {
     Result<GitRun> fetched =
         run_git(ref.work_tree, {"fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", ref.remote, spec});
     if (!fetched) return fetched.error();
+    if (fetched->interrupted || fetched->timed_out) return stopped("git fetch " + ref.remote + " " + ref.ref, *fetched);
     if (fetched->exit_code != 0) return git_failed("git fetch " + ref.remote + " " + ref.ref, *fetched);
     Result<GitRun> tip = run_git(ref.work_tree, {"rev-parse", "--quiet", "--verify", ref.tracking + "^{commit}"});
     if (!tip) return tip.error();
@@ -109,6 +142,7 @@ Result<bool> push_ref_text(const RemoteRef& ref, const std::string& expected_tip
                                                     "--force-with-lease=" + ref.ref + ":" + expected_tip, ref.remote,
                                                     tip + ":" + ref.ref});
     if (!pushed) return pushed.error();
+    if (pushed->interrupted || pushed->timed_out) return settle_interrupted_push(ref, tip, *pushed);
     if (pushed->exit_code == 0) {
         (void)run_git(ref.work_tree, {"update-ref", ref.tracking, tip});
         return true;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -175,11 +176,58 @@ std::vector<char*> child_environment(const std::vector<std::pair<std::string, st
     return out;
 }
 
+// The guardian of a child that must not outlive this process: it leads the
+// child's process group, gets SIGTERM when this process dies however it dies
+// (PR_SET_PDEATHSIG; a SIGKILL included), and then ends the whole group —
+// git and what git started (a local remote's receive-pack), not only git.
+volatile sig_atomic_t g_guardian_fired = 0;
+
+extern "C" void on_guardian_term(int) {
+    if (g_guardian_fired) return;
+    g_guardian_fired = 1;
+    ::kill(0, SIGTERM);  // SIGTERM, not SIGKILL: git removes its lock files on it
+}
+
+// Runs in the guardian after the fork that made the child `pid`: waits for
+// it and ends with its status. Async-signal-safe calls only.
+[[noreturn]] void guard(pid_t pid) {
+    int status = 0;
+    for (;;) {
+        const pid_t r = ::waitpid(pid, &status, 0);
+        if (r == pid) break;
+        if (r < 0 && errno != EINTR) ::_exit(127);
+    }
+    ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
 // Between fork and exec: async-signal-safe calls only (the library may
 // have threads). Never returns.
 [[noreturn]] void exec_child(const std::vector<char*>& argv, char* const* envp, const char* cwd, int in, int out,
-                             int err, int report_fd) {
+                             int err, int report_fd, pid_t parent, bool die_with_parent) {
     ::setpgid(0, 0);
+    if (die_with_parent) {
+        // A parent already gone (killed before this line) is caught by getppid.
+        if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) ::_exit(128 + SIGTERM);
+        struct sigaction term {};
+        term.sa_handler = on_guardian_term;
+        ::sigemptyset(&term.sa_mask);
+        struct sigaction ignore {};
+        ignore.sa_handler = SIG_IGN;
+        ::sigemptyset(&ignore.sa_mask);
+        for (int sig : kForwarded) ::sigaction(sig, sig == SIGTERM ? &term : &ignore, nullptr);
+        const pid_t guardian = ::getpid();
+        const pid_t pid = ::fork();
+        if (pid < 0) {
+            const int e = errno;
+            [[maybe_unused]] ssize_t n = ::write(report_fd, &e, sizeof e);
+            ::_exit(127);
+        }
+        if (pid > 0) {
+            ::close(report_fd);  // the child's copy reports a failed exec
+            guard(pid);
+        }
+        if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != guardian) ::_exit(128 + SIGTERM);
+    }
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     ::sigemptyset(&dfl.sa_mask);
@@ -356,10 +404,12 @@ Result<ProcessResult> run_process(const ProcessOptions& o) {
     const char* cwd = o.cwd.empty() ? nullptr : o.cwd.c_str();
     std::vector<std::string> env_store;
     const std::vector<char*> envp = child_environment(o.set_env, env_store);
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) return Error::from_errno("cannot start", o.argv[0], errno);
     if (pid == 0) {
-        exec_child(argv, envp.data(), cwd, devnull.get(), out->write.get(), err->write.get(), report->write.get());
+        exec_child(argv, envp.data(), cwd, devnull.get(), out->write.get(), err->write.get(), report->write.get(), parent,
+                   o.die_with_parent);
     }
     ::setpgid(pid, pid);  // also done by the child: whichever runs first wins the race
     out->write.reset();

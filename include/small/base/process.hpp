@@ -65,6 +65,10 @@ struct ProcessOptions {
     std::size_t capture_limit = 1 << 20;  // stdout and stderr interleaved, head + tail
     bool forward_signals = false;          // SIGINT, SIGTERM, SIGHUP, SIGUSR1, ... (see above)
     bool separate_stderr = false;          // stderr captured in ProcessResult::errors, not in output
+    // The child's whole process group gets SIGTERM when this process dies,
+    // however it dies (even SIGKILL), through a guardian process between
+    // them: nothing the child started outlives `small`.
+    bool die_with_parent = false;
     // Variables set (or replaced) in the child's environment, which is
     // otherwise this process's.
     std::vector<std::pair<std::string, std::string>> set_env;

@@ -3,8 +3,10 @@
 // children that close or keep their pipes in unusual ways.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -288,6 +290,73 @@ TEST(RunProcess, AClosedSinkDoesNotKillUs) {
     const ProcessResult r = run_ok(o);  // EPIPE, not SIGPIPE
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_EQ(r.output.text(), "one\ntwo\n");
+}
+
+}  // namespace
+}  // namespace small
+
+namespace small {
+namespace {
+
+// die_with_parent puts a guardian between us and the child: the run looks
+// the same (exit code, output, a failed exec reported as such).
+TEST(RunProcessGuarded, RunsTheChildAsWithoutAGuardian) {
+    ProcessOptions o = shell("echo out; echo err >&2; exit 3");
+    o.die_with_parent = true;
+    o.separate_stderr = true;
+    const ProcessResult r = run_ok(o);
+    EXPECT_EQ(r.exit_code, 3);
+    EXPECT_EQ(r.output.text(), "out\n");
+    EXPECT_EQ(r.errors.text(), "err\n");
+    ProcessOptions missing;
+    missing.argv = {"/nonexistent/program"};
+    missing.die_with_parent = true;
+    EXPECT_FALSE(run_process(missing).ok());
+}
+
+// Alive and not a zombie (a reparented child may wait for init to reap it).
+bool running(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return false;
+    const std::size_t close = line.rfind(')');
+    return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+// A process that dies by SIGKILL while its guarded child (and the child's
+// own child) still run: the guardian ends the whole group at once.
+TEST(RunProcessGuarded, TheChildsGroupDiesWithItsParentEvenBySigkill) {
+    int pids[2];
+    ASSERT_EQ(::pipe(pids), 0);
+    const pid_t parent = ::fork();
+    ASSERT_GE(parent, 0);
+    if (parent == 0) {
+        ::close(pids[0]);
+        ProcessOptions o = shell("sleep 60 & echo $! >&3; echo $$ >&3; wait");
+        o.die_with_parent = true;
+        ::dup2(pids[1], 3);
+        (void)run_process(o);
+        ::_exit(0);
+    }
+    ::close(pids[1]);
+    std::string got;
+    char buf[64];
+    while (std::count(got.begin(), got.end(), '\n') < 2) {
+        const ssize_t n = ::read(pids[0], buf, sizeof buf);
+        ASSERT_GT(n, 0);
+        got.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(pids[0]);
+    ::kill(parent, SIGKILL);
+    ::waitpid(parent, nullptr, 0);
+    const pid_t sleeper = std::stoi(got.substr(0, got.find('\n')));
+    const pid_t shell_pid = std::stoi(got.substr(got.find('\n') + 1));
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; ++i) {
+        gone = !running(sleeper) && !running(shell_pid);
+        if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(gone) << "the child and its own child outlived their parent";
 }
 
 }  // namespace
