@@ -34,14 +34,16 @@ int run_claims(Context& ctx, ClaimsFlags& f) {
         out.json_document(claims_json(*r, now));
         return kExitOk;
     }
-    if (r->claims.empty()) {
-        out.info("No claims.");
-        return kExitOk;
-    }
+    for (const std::string& n : r->notes) out.problem("Note: " + n);
+    if (r->claims.empty()) out.info("No claims.");
     for (const ClaimView& v : r->claims) {
         const Claim& c = v.claim;
         std::cout << c.task << "  " << c.agent << (v.mine ? " (you)" : "") << "  until " << lease_until_text(c, now)
-                  << (c.published ? "" : " [not published]") << state_text(v.state) << '\n';
+                  << (c.published || !r->has_remote ? "" : " [not published]") << state_text(v.state) << '\n';
+    }
+    for (const Settlement& s : r->settled) {
+        std::cout << s.task << "  " << describe_settlement(s) << (s.reason.empty() ? "" : " (" + s.reason + ")")
+                  << (s.published || !r->has_remote ? "" : " [not published]") << '\n';
     }
     return kExitOk;
 }
@@ -52,8 +54,11 @@ void register_claims(CLI::App& app, Context& ctx) {
     const auto [cmd, f] = add_command<ClaimsFlags>(app, ctx, "claims", run_claims,
         "List the claims on this repository's tasks: who holds what until when");
     cmd->add_option("--agent", f->options.agent, "Whose claims are marked (you) (default: $SMALL_AGENT, else user@host:<workspace root>)");
-    cmd->footer("Reads this machine's table, shared by all worktrees (as the last claim or release left it "
-                "with the remote).");
+    cmd->add_flag("--offline", f->options.offline, "Show this machine's table without exchanging it with the remote");
+    cmd->footer("All worktrees of the repository share one table. With a claims remote the table is first exchanged "
+                "with it (fetched, and what this machine holds unpublished is published); when the remote cannot be "
+                "reached, or with --offline, this machine's table is shown with how old it is. Tasks settled on some "
+                "side (completed, blocked, cancelled) are listed after the claims: no side offers them again.");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");
 }
 

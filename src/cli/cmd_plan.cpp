@@ -84,7 +84,7 @@ void register_plan(CLI::App& app, Context& ctx) {
                                 "(new ids appended, existing tasks updated field by field)")
                     ->type_name("FILE|-"),
                 ValueKind::File);
-    one_each(cmd->add_option("--add", f->req.add, "Append a new pending task with this title (id task-<max+1>)")
+    one_each(cmd->add_option("--add", f->req.add, "Append a new pending task with this title (id task-<N>, N above every id on any worktree, branch or the claims remote)")
                  ->type_name("TITLE"));
     complete_as(one_each(cmd->add_option("--title", f->req.retitle, "ID TEXT - give task ID a new title"))
                     ->type_name("ID TEXT"),
@@ -140,7 +140,7 @@ void register_plan(CLI::App& app, Context& ctx) {
         "nothing is written when any edit fails. A task may be completed only after its dependencies\n"
         "(--force records an exception); starting one early warns. A task id the plan does not have\n"
         "is refused with the closest ids. --from takes a list of tasks, each with id (optional: new\n"
-        "tasks get task-<max+1>), title, status, depends_on, steps, acceptance and any other field;\n"
+        "tasks get the next task-<N>), title, status, depends_on, steps, acceptance and any other field;\n"
         "a field set to null is removed. Only the bytes of what changes are written: comments,\n"
         "quoting and layout elsewhere stay; where that cannot be done, a warning names the line.");
     register_plan_show(cmd, ctx);

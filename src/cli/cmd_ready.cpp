@@ -25,6 +25,7 @@ int run_ready(Context& ctx, ReadyFlags& f) {
         out.json_document(ready_json(*r, now));
         return kExitOk;
     }
+    for (const std::string& n : r->notes) out.problem("Note: " + n);
     if (r->tasks.empty()) {
         out.info("Nothing is ready for " + r->agent + ": every open task is claimed, waits on a dependency, or is settled.");
         return kExitOk;
@@ -37,7 +38,7 @@ int run_ready(Context& ctx, ReadyFlags& f) {
 
 void register_ready(CLI::App& app, Context& ctx) {
     const auto [cmd, f] = add_command<ReadyFlags>(app, ctx, "ready", run_ready,
-        "List the tasks an agent may take now: open, dependencies completed, not claimed by another agent");
+        "List the tasks an agent may take now: open, dependencies completed, not claimed by another agent, not settled on another side");
     cmd->add_option("--agent", f->options.agent, "Whose view (default: $SMALL_AGENT, else user@host:<workspace root>)");
     cmd->footer("Plan order, or by each task's `priority` (0 or P0 first) where tasks have one. Tasks you hold "
                 "are listed with their lease. Reads this machine's claims table; `small claim` consults the remote.");

@@ -1,9 +1,15 @@
 // Claims at write time, and the one way the claims table changes (see the header).
 #include "small/domain/claim_gate.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <thread>
 
+#include "small/base/git_head.hpp"
+#include "small/base/git_repo.hpp"
+#include "small/model/plan_model.hpp"
+#include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/store/claim_store.hpp"
 #include "small/store/workspace_lock.hpp"
@@ -17,28 +23,28 @@ namespace {
 // failures.
 constexpr int kPublishAttempts = 40;
 
-// Our unpublished claims carried onto the remote's table, unless the remote
-// holds a live claim by someone else on the task (then reported, dropped).
-void carry_unpublished(const ClaimTable& local, ClaimTable& remote, const ClaimContext& ctx,
-                       std::vector<std::string>& warnings) {
-    for (const Claim& mine : local.claims) {
-        if (mine.published) continue;
-        if (const Claim* other = held_by_other(remote, mine.task, ClaimContext{mine.agent, ctx.host, ctx.now})) {
-            warnings.push_back("the offline claim of " + mine.task + " by " + mine.agent +
-                               " was not published: the remote says " + describe_claim(*other) +
-                               " (dropped here; `small ready` lists what is free)");
-            continue;
-        }
-        Claim published = mine;
-        published.published = true;
-        remote.put(std::move(published));
+// A blocked task's reason as a settlement keeps it: the evidence's first
+// line, controls turned to spaces, at most 200 bytes (whole characters).
+std::string settlement_reason(std::string_view evidence) {
+    std::string out(trim(evidence.substr(0, evidence.find('\n'))));
+    for (char& c : out) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
     }
+    if (out.size() > 200) {
+        out.resize(200);
+        while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
+        if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();
+    }
+    out = std::string(trim(out));
+    return unsafe_text_reason(out, 200).empty() ? out : std::string();
 }
 
-void mark_unpublished_changes(const ClaimTable& before, ClaimTable& after) {
-    for (Claim& c : after.claims) {
-        const Claim* old = before.find(c.task);
-        if (!old || !(*old == c)) c.published = false;
+// The fields only this machine keeps (where a claim was made) survive the
+// exchange, which rebuilds the table from the remote's.
+void keep_local_fields(const ClaimTable& local, ClaimTable& table) {
+    for (Claim& c : table.claims) {
+        const Claim* here = local.find(c.task);
+        if (here && here->agent == c.agent && here->claimed_at == c.claimed_at && c.checkout.empty()) c.checkout = here->checkout;
     }
 }
 
@@ -55,22 +61,25 @@ Result<ClaimsUpdate> update_remote(const FileSystem& fs, const ClaimStore& store
             return e;
         }
         ClaimTable remote_table;
+        std::vector<std::string> warnings;
         if (!read->tip.empty()) {
-            Result<ClaimTable> parsed = table_of_message(read->message, remote.remote + ":" + remote.ref);
+            Result<ClaimTable> parsed =
+                table_of_message(read->message, remote.remote + ":" + remote.ref, ctx.now, &warnings);
             if (!parsed) return parsed.error();
             remote_table = std::move(*parsed);
         }
         ClaimTable table = remote_table;
-        std::vector<std::string> warnings;
         carry_unpublished(local, table, ctx, warnings);
         if (Status s = change(table); !s) return s.error();  // nothing pushed: the local table stays as it was
         (void)drop_expired(table, ctx.now, ctx.host);  // after: a decision names the lease it replaces
-        Result<bool> pushed = table == remote_table
+        Result<bool> pushed = table == remote_table && warnings.empty()
                                   ? Result<bool>(true)
                                   : push_ref_text(remote, read->tip, claims_message(table, summary), ctx.agent);
         if (!pushed) return pushed.error();
         if (*pushed) {
+            keep_local_fields(local, table);
             for (Claim& c : table.claims) c.published_until = c.expires_at;
+            table.synced_at = ctx.now;
             if (Status w = write_claim_table(fs, store, table); !w) return w.error();
             out.published = true;
             out.warnings = std::move(warnings);
@@ -80,6 +89,38 @@ Result<ClaimsUpdate> update_remote(const FileSystem& fs, const ClaimStore& store
     }
     return Error::busy("the claims on " + remote.remote + " kept changing while this change was decided " +
                        std::to_string(kPublishAttempts) + " times; nothing changed, retry");
+}
+
+// The plan's path below the work tree's top, as branches hold it.
+std::string plan_below_top(const ClaimStore& store) {
+    const std::string rel = std::string(kSmallDirName) + "/" + std::string(kPlanFileName);
+    return store.workspace.empty() ? rel : store.workspace + "/" + rel;
+}
+
+// The other worktrees' plans as they are on disk, and every local branch's
+// committed plan. Best effort: a side that cannot be read counts nothing.
+std::int64_t highest_on_other_sides(const FileSystem& fs, const ClaimStore& store, const std::string& own_root) {
+    Result<std::optional<GitRepo>> repo = GitRepo::discover(store.work_tree);
+    if (!repo || !*repo) return 0;
+    const std::string rel = plan_below_top(store);
+    std::int64_t best = 0;
+    if (Result<std::vector<GitCheckout>> trees = (*repo)->checkouts()) {
+        for (const GitCheckout& t : *trees) {
+            const std::string plan = t.path + "/" + rel;
+            if (plan.rfind(own_root, 0) == 0) continue;  // this side's plan is the caller's
+            if (Result<std::optional<std::string>> text = fs.read_file_if_present(plan); text && *text) {
+                best = std::max(best, highest_task_number_in(**text));
+            }
+        }
+    }
+    if (Result<std::vector<GitBranch>> branches = (*repo)->local_branches()) {
+        for (const GitBranch& b : *branches) {
+            if (Result<std::optional<std::string>> text = (*repo)->file_at(b.tip, rel); text && *text) {
+                best = std::max(best, highest_task_number_in(**text));
+            }
+        }
+    }
+    return best;
 }
 
 }  // namespace
@@ -92,44 +133,87 @@ Result<ClaimsUpdate> update_claims(const FileSystem& fs, const WorkspacePaths& w
     if (!remote) return remote.error();
     Result<std::unique_ptr<HeldLock>> lock = lock_claim_store(fs, store, lock_wait);
     if (!lock) return lock.error();
-    Result<ClaimTable> local = read_claim_table(fs, store);
+    std::vector<std::string> problems;
+    Result<ClaimTable> local = read_claim_table(fs, store, &problems);
     if (!local) return local.error();
-    if (*remote && !offline) return update_remote(fs, store, **remote, *local, ctx, summary, change);
+    if (*remote && !offline) {
+        Result<ClaimsUpdate> done = update_remote(fs, store, **remote, *local, ctx, summary, change);
+        if (done) done->warnings.insert(done->warnings.begin(), problems.begin(), problems.end());
+        return done;
+    }
     ClaimTable table = *local;
     if (Status s = change(table); !s) return s.error();
     (void)drop_expired(table, ctx.now, ctx.host);
-    if (*remote) mark_unpublished_changes(*local, table);
-    if (Status w = write_claim_table(fs, store, table); !w) return w.error();
-    return ClaimsUpdate{*remote ? (*remote)->remote : "", false, {}};
+    // No remote accepted what changed (none yet, or offline): the first
+    // exchange that reaches one publishes it (D21).
+    mark_unpublished_changes(*local, table);
+    if (!(table == *local)) {
+        if (Status w = write_claim_table(fs, store, table); !w) return w.error();
+    }
+    return ClaimsUpdate{*remote ? (*remote)->remote : "", false, std::move(problems)};
 }
 
 ClaimContext claim_context(const std::optional<std::string>& agent, const WorkspacePaths& ws) {
     std::string name = agent ? std::string(trim(*agent)) : std::string();
+    const char* env = std::getenv("SMALL_AGENT");
+    const bool implicit = name.empty() && (env == nullptr || trim(env).empty());
     if (name.empty()) name = default_agent_name(ws.root);
-    return ClaimContext{std::move(name), this_host_name(), current_instant()};
+    return ClaimContext{std::move(name), this_host_name(), current_instant(), normal_dir_path(ws.root), implicit};
+}
+
+Status check_agent_name(const ClaimContext& ctx) {
+    if (std::string why = unsafe_name_reason(ctx.agent); !why.empty()) {
+        return Error::usage("the agent name " + std::string(ctx.implicit ? "guessed from $USER and the host" : "(--agent or $SMALL_AGENT)") +
+                            " " + why + "; use letters, digits and punctuation without control characters");
+    }
+    return ok_status();
+}
+
+std::string side_name(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx) {
+    const GitFacts git = read_git_facts(fs, ws.root);
+    std::string where = git.branch.empty() ? (git.sha.empty() ? "a checkout" : "HEAD " + git.sha.substr(0, 12)) : git.branch;
+    std::string side = where + " (" + ctx.host + ":" + ctx.checkout + ")";
+    return unsafe_name_reason(side).empty() ? side : where;
 }
 
 Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
-                                const ClaimContext& ctx, bool force) {
+                                const ClaimContext& ctx, bool force, const std::string& evidence) {
     ClaimGate gate;
     const ClaimStore store = locate_claim_store(fs, ws);
+    // Outside git there is one side: nothing to tell another (D21).
+    if (store.in_git && is_settled(status) && unsafe_task_id_reason(task).empty()) {
+        const std::string reason = status == TaskStatus::Blocked ? settlement_reason(evidence) : std::string();
+        gate.settle = Settlement{task, status, ctx.agent, side_name(fs, ws, ctx), reason, ctx.now, true};
+    }
     if (!fs.file_exists(store.file)) return gate;  // no claims ever: nothing to check
     Result<ClaimTable> table = read_claim_table(fs, store);
     if (!table) return table.error();
+    if (const Settlement* s = table->settlement(task); s && !is_settled(status)) {
+        // Work on a task another side settled: unblocking is fine (it lifts
+        // the block everywhere); reopening finished work needs --force.
+        if (s->status != TaskStatus::Blocked && !force) {
+            return Error::invalid("task " + task + " was " + describe_settlement(*s) + "; nothing written. Take another task " +
+                                  "(`small ready`), or --force to work on it again");
+        }
+        gate.reopen = *s;
+    }
     const Claim* claim = table->find(task);
     if (!claim || lease_state(*claim, ctx.now, ctx.host) == LeaseState::Expired) return gate;
-    const bool other = claim->agent != ctx.agent;
+    const bool other = !is_mine(*claim, ctx);
     const bool starts_or_completes = status == TaskStatus::InProgress || status == TaskStatus::Completed;
     if (other && starts_or_completes && !force) {
+        std::string self = ctx.implicit ? "; if you are " + claim->agent + ", pass --agent " + claim->agent +
+                                              " or set SMALL_AGENT=" + claim->agent
+                                        : std::string();
         return Error::invalid(claimed_text(*claim, ctx.now) + "; nothing written. Take another task (`small ready`), ask " +
-                              claim->agent + " to `small release " + task + "`, or --force");
+                              claim->agent + " to `small release " + task + "`, or --force" + self);
     }
     if (is_settled(status)) {
         gate.release = *claim;
         gate.note = "claim: releases " + claim->agent + "'s claim" + (other ? " (forced)" : "");
     } else if (!other) {
         gate.renew = renewed_claim(*table, task, ctx);
-        if (gate.renew) gate.note = "claim: " + ctx.agent + " holds it until " + format_timestamp_short(gate.renew->expires_at);
+        if (gate.renew) gate.note = "claim: " + gate.renew->agent + " holds it until " + format_timestamp_short(gate.renew->expires_at);
     } else if (force) {
         gate.note = "claim: forced past " + claim->agent + "'s claim (until " + format_timestamp_short(claim->expires_at) + ")";
     }
@@ -146,7 +230,7 @@ std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths&
     for (const Claim& c : table->claims) {
         if (lease_state(c, ctx.now, ctx.host) == LeaseState::Expired) continue;
         const std::string until = "until " + lease_until_text(c, ctx.now);
-        if (c.agent == ctx.agent) {
+        if (is_mine(c, ctx)) {
             facts[c.task].held_until = c.agent + " " + until;
             mine.push_back("You (" + c.agent + ") hold " + c.task + " " + until);
         } else {
@@ -154,7 +238,21 @@ std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths&
             others.push_back(c.agent + " holds " + c.task + " " + until);
         }
     }
+    for (const Settlement& s : table->settled) {
+        TaskWork& w = facts[s.task];
+        if (is_settled(w.last_status)) continue;  // this side knows it settled already
+        w.settled_as = s.status;
+        w.settled_by = describe_settlement(s);
+        if (s.status == TaskStatus::Blocked && w.blocked_reason.empty()) w.blocked_reason = s.reason;
+    }
     mine.insert(mine.end(), others.begin(), others.end());
+    // What this side cannot know is said (D21): the other sides' claims and
+    // settlements are as old as the last exchange with the remote.
+    constexpr std::int64_t kStaleSeconds = 10 * 60;
+    if (table->synced_at.seconds && ctx.now.seconds - table->synced_at.seconds >= kStaleSeconds) {
+        mine.push_back("(claims as of " + duration_text(ctx.now.seconds - table->synced_at.seconds) +
+                       " ago; `small claims` refreshes them)");
+    }
     return mine;
 }
 
@@ -170,10 +268,13 @@ std::optional<std::string> notes_with_claim(const std::optional<std::string>& no
 }
 
 std::string settle_claim(const FileSystem& fs, const WorkspacePaths& ws, const ClaimGate& gate, const ClaimContext& ctx) {
-    if (!gate.renew && !gate.release) return {};
-    const std::string task = gate.renew ? gate.renew->task : gate.release->task;
+    if (!gate.renew && !gate.release && !gate.settle && !gate.reopen) return {};
+    const std::string task = gate.renew     ? gate.renew->task
+                             : gate.release ? gate.release->task
+                             : gate.settle  ? gate.settle->task
+                                            : gate.reopen->task;
     const auto failed = [&](const Error& e) { return "the claim on " + task + " was not updated: " + e.message; };
-    if (gate.renew) {
+    if (gate.renew && !gate.reopen) {
         // A renewal goes to the remote only when the lease published there
         // is half spent: most entries stay local and fast.
         const ClaimStore store = locate_claim_store(fs, ws);
@@ -182,7 +283,7 @@ std::string settle_claim(const FileSystem& fs, const WorkspacePaths& ws, const C
         Result<ClaimTable> table = read_claim_table(fs, store);
         if (!table) return failed(table.error());
         const Claim* c = table->find(task);
-        if (!c || c->agent != ctx.agent) return {};
+        if (!c || !is_mine(*c, ctx)) return {};
         const Instant remote_end = c->published_until.seconds ? c->published_until : c->expires_at;
         const bool half_spent = (remote_end.seconds - ctx.now.seconds) * 2 <= c->ttl_seconds;
         if (!c->published || !half_spent) {
@@ -195,14 +296,22 @@ std::string settle_claim(const FileSystem& fs, const WorkspacePaths& ws, const C
         }
         lock->reset();  // update_claims takes it again
     }
-    const std::string summary = gate.renew ? ctx.agent + " renews " + task : ctx.agent + " releases " + task + " (settled)";
+    const std::string summary = gate.renew     ? ctx.agent + " renews " + task
+                                : gate.settle  ? ctx.agent + " settles " + task + " (" + std::string(status_name(gate.settle->status)) + ")"
+                                : gate.reopen  ? ctx.agent + " reopens " + task
+                                               : ctx.agent + " releases " + task;
     const auto settle = [&](ClaimTable& table) {
         const Claim* c = table.find(task);
-        if (!gate.renew) {
+        if (gate.release) {
             // Only the claim the gate saw: another agent's newer claim stays.
             if (c && c->agent == gate.release->agent && c->claimed_at == gate.release->claimed_at) table.erase(task);
-        } else if (c && c->agent == ctx.agent) {
+        } else if (gate.renew && c && is_mine(*c, ctx)) {
             table.put(*gate.renew);
+        }
+        if (gate.settle) table.settle(*gate.settle);
+        if (gate.reopen) {
+            const Settlement* s = table.settlement(task);
+            if (s && s->at == gate.reopen->at) table.unsettle(task);
         }
         return ok_status();
     };
@@ -210,13 +319,36 @@ std::string settle_claim(const FileSystem& fs, const WorkspacePaths& ws, const C
     if (!done && done.error().kind == Error::Kind::System) {
         // The remote is out of reach: settle here; the next published change carries it.
         Result<ClaimsUpdate> local = update_claims(fs, ws, ctx, true, summary, settle, default_lock_wait());
-        if (local) return "the remote was not reached (" + done.error().message + "); the claim on " + task +
-                          " changed on this machine only";
+        if (local) return "the remote was not reached (" + done.error().message + "); the claims of " + task +
+                          " changed on this machine only; the next exchange publishes them";
     }
     if (!done) return failed(done.error());
     std::string warnings;
     for (const std::string& w : done->warnings) warnings += (warnings.empty() ? "" : "; ") + w;
     return warnings;
+}
+
+Result<TaskIdReservation> reserve_task_numbers(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx,
+                                               std::int64_t plan_max, std::int64_t count) {
+    TaskIdReservation out{plan_max, {}};
+    const ClaimStore store = locate_claim_store(fs, ws);
+    if (!store.in_git || count <= 0) return out;
+    const std::int64_t elsewhere = std::max(plan_max, highest_on_other_sides(fs, store, normal_dir_path(ws.root) + "/"));
+    const auto reserve = [&](ClaimTable& table) {
+        out.floor = std::max(elsewhere, table.last_task_number);
+        table.last_task_number = out.floor + count;
+        return ok_status();
+    };
+    const std::string summary = ctx.agent + " reserves " + std::to_string(count) + " task id(s)";
+    Result<ClaimsUpdate> done = update_claims(fs, ws, ctx, false, summary, reserve, default_lock_wait());
+    if (!done && done.error().kind == Error::Kind::System) {
+        const std::string why = done.error().message;
+        done = update_claims(fs, ws, ctx, true, summary, reserve, default_lock_wait());
+        if (done) out.warning = "the claims remote was not reached (" + why + "): the new id(s) are reserved on this " +
+                                "machine only; should another clone take the same, the merge renames the incoming one";
+    }
+    if (!done) return done.error();
+    return out;
 }
 
 }  // namespace small

@@ -254,7 +254,7 @@ std::optional<TailPlan> tail_plan(const std::string& text, const PlanTail& tail,
 }  // namespace
 
 std::optional<PlanAppendEdit> plan_append_edit(const FileSystem& fs, const WorkspacePaths& ws,
-                                               const std::vector<std::string>& titles) {
+                                               const std::vector<std::string>& titles, std::int64_t id_floor) {
     const std::string path = ws.artifact_path(ArtifactType::Plan);
     const std::optional<std::string> stamp = fs.version_stamp(path);
     if (!stamp) return std::nullopt;
@@ -273,7 +273,7 @@ std::optional<PlanAppendEdit> plan_append_edit(const FileSystem& fs, const Works
     YamlValue target = to_yaml_value(mini->doc.root());
     for (const std::string& title : titles) {
         YamlValue task = YamlValue::object();
-        task["id"] = next_task_id(ids);
+        task["id"] = next_task_id(ids, id_floor);
         task["title"] = title;
         set_task_status(task, TaskStatus::Pending);
         ids.push_back(task["id"].get<std::string>());

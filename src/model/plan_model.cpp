@@ -33,22 +33,44 @@ std::optional<std::size_t> find_task(const YamlValue& plan, std::string_view id)
     return std::nullopt;
 }
 
-std::string next_task_id(const YamlValue& plan) {
+std::string next_task_id(const YamlValue& plan, std::int64_t floor) {
     std::vector<std::string> ids;
     for (const YamlValue& task : tasks_of(plan)) ids.push_back(task_id(task));
-    return next_task_id(ids);
+    return next_task_id(ids, floor);
 }
 
-std::string next_task_id(const std::vector<std::string>& ids) {
-    unsigned long long max = 0;
+std::int64_t highest_task_number(const std::vector<std::string>& ids) {
+    std::int64_t max = 0;
     for (const std::string& id : ids) {
         if (id.size() <= 5 || id.rfind("task-", 0) != 0) continue;
         const std::string_view digits = std::string_view(id).substr(5);
         if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
-        unsigned long long n = 0;
+        std::int64_t n = 0;
         if (std::from_chars(digits.data(), digits.data() + digits.size(), n).ec == std::errc()) max = std::max(max, n);
     }
-    return "task-" + std::to_string(max + 1);
+    return max;
+}
+
+std::int64_t highest_task_number_in(std::string_view text) {
+    std::int64_t best = 0;
+    std::size_t at = 0;
+    while ((at = text.find("task-", at)) != std::string_view::npos) {
+        const std::size_t line = text.rfind('\n', at) + 1;  // npos + 1 == 0
+        std::string_view before = trim(text.substr(line, at - line));
+        if (!before.empty() && (before.back() == '"' || before.back() == '\'')) before.remove_suffix(1);
+        before = trim(before);
+        if (before.starts_with("-")) before = trim(before.substr(1));
+        at += 5;
+        if (before != "id:") continue;
+        std::int64_t n = 0;
+        const auto [end, ec] = std::from_chars(text.data() + at, text.data() + text.size(), n);
+        if (ec == std::errc() && n > 0 && n <= 1'000'000'000) best = std::max(best, n);
+    }
+    return best;
+}
+
+std::string next_task_id(const std::vector<std::string>& ids, std::int64_t floor) {
+    return "task-" + std::to_string(std::max(highest_task_number(ids), floor) + 1);
 }
 
 WrittenStatus task_status(const YamlValue& task) {

@@ -230,14 +230,34 @@ void add_also_ready_step(const Outline& plan, const WorkFacts& facts, ResumePoin
 }
 
 // The plan with the status a task's newest work entry gives it where that
-// is `blocked` and the plan still has it open: the agent said it is stuck.
+// is `blocked` and the plan still has it open: the agent said it is stuck;
+// and with the status another side settled it with (D21): it is not offered
+// again here.
 std::vector<PlanTaskOutline> effective(std::vector<PlanTaskOutline> plan, const WorkFacts& facts) {
     for (PlanTaskOutline& t : plan) {
         const TaskWork* w = work_of(facts, t.id);
         const bool open = t.status.is(TaskStatus::Pending) || t.status.is(TaskStatus::InProgress);
-        if (w && w->last_status.is(TaskStatus::Blocked) && open) t.status = TaskStatus::Blocked;
+        if (!w || !open) continue;
+        if (w->settled_as && !is_settled(w->last_status)) {
+            t.status = *w->settled_as;
+        } else if (w->last_status.is(TaskStatus::Blocked)) {
+            t.status = TaskStatus::Blocked;
+        }
     }
     return plan;
+}
+
+// Tasks another side settled (D21), named so nobody works on them here;
+// their plan arrives with a merge of that side.
+void add_settled_elsewhere_steps(const std::vector<PlanTaskOutline>& raw_plan, const WorkFacts& facts, ResumePoint& r) {
+    constexpr std::size_t kNamed = 3;
+    std::size_t count = 0;
+    for (const PlanTaskOutline& t : raw_plan) {
+        const TaskWork* w = work_of(facts, t.id);
+        if (!w || !w->settled_as || is_settled(t.status) || is_settled(w->last_status)) continue;
+        if (count++ < kNamed) r.steps.push_back("Settled on another side: " + titled(t) + " — " + w->settled_by + " (merge that side to get its work)");
+    }
+    if (count > kNamed) r.steps.push_back("Settled on other sides: " + std::to_string(count - kNamed) + " more (small ready skips them)");
 }
 
 void put_first(std::vector<std::string>& steps, const std::string& prefix) {
@@ -307,6 +327,7 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
                           : t.elsewhere    ? kElsewhere + describe_started(t)
                                            : "Resume " + describe_started(t));
     }
+    add_settled_elsewhere_steps(raw_plan, facts, r);
     if (const auto work = pick_work(plan, facts)) {
         r.kind = ResumeKind::Work;
         std::tie(r.current, r.current_started) = *work;

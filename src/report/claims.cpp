@@ -53,7 +53,7 @@ nlohmann::json ready_json(const ReadyResult& r, Instant now) {
     }
     nlohmann::json held = nlohmann::json::array();
     for (const Claim& c : r.held) held.push_back(claim_record_json(c, now));
-    return {{"agent", r.agent}, {"ready", std::move(tasks)}, {"held", std::move(held)}};
+    return {{"agent", r.agent}, {"ready", std::move(tasks)}, {"held", std::move(held)}, {"notes", r.notes}};
 }
 
 nlohmann::json claim_json(const ClaimResult& r, Instant now) {
@@ -71,6 +71,14 @@ nlohmann::json release_json(const ReleaseResult& r) {
             {"warnings", r.warnings}};
 }
 
+nlohmann::json settlement_record_json(const Settlement& s) {
+    nlohmann::json j = {{"task", s.task},       {"status", std::string(status_name(s.status))},
+                        {"agent", s.agent},     {"side", s.side},
+                        {"at", format_timestamp_utc9(s.at)}, {"published", s.published}};
+    if (!s.reason.empty()) j["reason"] = s.reason;
+    return j;
+}
+
 nlohmann::json claims_json(const ClaimsResult& r, Instant now) {
     nlohmann::json list = nlohmann::json::array();
     for (const ClaimView& v : r.claims) {
@@ -79,14 +87,23 @@ nlohmann::json claims_json(const ClaimsResult& r, Instant now) {
         j["yours"] = v.mine;
         list.push_back(std::move(j));
     }
-    return {{"agent", r.agent}, {"table", r.table}, {"claims", std::move(list)}};
+    nlohmann::json settled = nlohmann::json::array();
+    for (const Settlement& s : r.settled) settled.push_back(settlement_record_json(s));
+    return {{"agent", r.agent},
+            {"table", r.table},
+            {"claims", std::move(list)},
+            {"settled", std::move(settled)},
+            {"remote", r.remote},
+            {"synced", r.synced},
+            {"synced_at", r.synced_at.seconds ? nlohmann::json(format_timestamp_utc9(r.synced_at)) : nlohmann::json(nullptr)},
+            {"notes", r.notes}};
 }
 
 std::string claim_line(const ClaimResult& r, Instant now) {
     const Claim& c = r.claim;
     std::string verb = r.kind == ClaimDecision::Kind::Renewed ? "Renewed the claim on " : "Claimed ";
     std::string line = verb + c.task + " for " + c.agent + " until " + lease_until_text(c, now) + " (lease " +
-                       duration_text(c.ttl_seconds) + ", " + where_text(r.remote, r.published) + ")";
+                       lease_length_text(c.ttl_seconds) + ", " + where_text(r.remote, r.published) + ")";
     if (r.kind == ClaimDecision::Kind::TakenOver && r.previous) line += "; took it over from " + r.previous->agent;
     return line;
 }

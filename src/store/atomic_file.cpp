@@ -261,14 +261,18 @@ Result<std::size_t> remove_stale_temp_files(const FileSystem& fs, const Workspac
     const std::string tmp = runtime_path(ws.root, kTempDirName);
     if (!fs.stat(tmp)) return std::size_t{0};
     if (Status s = ensure_directory(fs, ws, tmp); !s) return s.error();  // refuses a link on the way
-    Result<std::vector<DirEntry>> entries = fs.list_directory(tmp);
+    return remove_stale_temp_files_in(fs, strip_trailing_slashes(ws.root), tmp);
+}
+
+Result<std::size_t> remove_stale_temp_files_in(const FileSystem& fs, const std::string& root, const std::string& dir) {
+    Result<std::vector<DirEntry>> entries = fs.list_directory(dir);
     if (!entries) return entries.error();
     std::size_t removed = 0;
     for (const DirEntry& entry : *entries) {
         const std::optional<pid_t> pid = writer_pid(entry.name);
         if (!pid || !process_is_gone(*pid)) continue;
         // Not synced: a leftover that comes back after a power cut is swept again.
-        if (fs.remove_file(strip_trailing_slashes(ws.root), join_path(tmp, entry.name), Durability::None)) ++removed;
+        if (fs.remove_file(root, join_path(dir, entry.name), Durability::None)) ++removed;
     }
     return removed;
 }

@@ -6,6 +6,7 @@
 #include "small/base/git_head.hpp"
 #include "small/base/path.hpp"
 #include "small/base/text.hpp"
+#include "small/store/atomic_file.hpp"
 #include "small/store/workspace_lock.hpp"
 
 namespace small {
@@ -55,11 +56,11 @@ ClaimStore locate_claim_store(const FileSystem& fs, const WorkspacePaths& ws) {
     return s;
 }
 
-Result<ClaimTable> read_claim_table(const FileSystem& fs, const ClaimStore& store) {
+Result<ClaimTable> read_claim_table(const FileSystem& fs, const ClaimStore& store, std::vector<std::string>* problems) {
     Result<std::optional<std::string>> text = fs.read_file_if_present(store.file);
     if (!text) return text.error();
     if (!*text) return ClaimTable{};
-    Result<ClaimTable> table = parse_claims_json(**text, store.file);
+    Result<ClaimTable> table = parse_claims_json(**text, store.file, current_instant(), problems);
     if (!table) {
         Error e = table.error();
         e.message += " (repair or remove it: it holds the agents' leases; `small claims` lists them)";
@@ -70,6 +71,7 @@ Result<ClaimTable> read_claim_table(const FileSystem& fs, const ClaimStore& stor
 
 Status write_claim_table(const FileSystem& fs, const ClaimStore& store, const ClaimTable& table) {
     if (Status made = fs.make_directories(store.root, store.dir); !made) return made;
+    (void)remove_stale_temp_files_in(fs, store.root, store.dir);
     return fs.replace_file(FileWrite{store.root, store.file, store.dir}, claims_json(table, true));
 }
 
@@ -96,13 +98,14 @@ std::string claims_message(const ClaimTable& table, const std::string& summary) 
     return summary + "\n\n" + claims_json(table, false);
 }
 
-Result<ClaimTable> table_of_message(const std::string& message, const std::string& name) {
+Result<ClaimTable> table_of_message(const std::string& message, const std::string& name, Instant now,
+                                    std::vector<std::string>* problems) {
     const std::size_t body = message.find("\n\n");  // after the summary line, which may hold any text
     const std::size_t json = body == std::string::npos ? body : message.find('{', body);
     const std::string repair = " (a table small did not write; `git push <remote> :" + name.substr(name.find(':') + 1) +
                                "` removes it, and with it every claim)";
     if (json == std::string::npos) return Error::invalid(name + " holds no claims table" + repair);
-    Result<ClaimTable> table = parse_claims_json(std::string_view(message).substr(json), name);
+    Result<ClaimTable> table = parse_claims_json(std::string_view(message).substr(json), name, now, problems);
     if (!table) return Error::invalid(table.error().message + repair);
     return table;
 }

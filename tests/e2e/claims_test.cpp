@@ -166,7 +166,8 @@ TEST_F(ClaimsE2E, EachAgentsHandoffAndPrimerNameItsOwnTaskNeverAnothersClaim) {
     EXPECT_TRUE(contains(handoff, "current_task_id: \"task-2\"")) << handoff;
     EXPECT_FALSE(contains(handoff, "task-1")) << "alice's task is hers: " << handoff;
 
-    // Bob may not start alice's task; once she completes it, it is nobody's.
+    // Bob may not start alice's task; once she completes it, it is done
+    // for bob too (D21), though her plan has not reached his branch.
     r = small_as("bob", {"progress", "add", "--task", "task-1", "--status", "in_progress"}, wt);
     EXPECT_EQ(r.exit_code, 1) << r;
     EXPECT_TRUE(contains(r.err, "claimed by alice")) << r;
@@ -174,7 +175,7 @@ TEST_F(ClaimsE2E, EachAgentsHandoffAndPrimerNameItsOwnTaskNeverAnothersClaim) {
                   .exit_code, 0);
     r = small_as("bob", {"ready"}, wt);
     EXPECT_TRUE(contains(r.out, "task-2: Task 2 (you hold it until")) << r;
-    EXPECT_TRUE(contains(r.out, "task-1: Task 1\n")) << "released by completing (in alice's checkout): " << r;
+    EXPECT_FALSE(contains(r.out, "task-1")) << "settled in alice's checkout: " << r;
 }
 
 class RemoteClaimsE2E : public ClaimsE2E {
@@ -234,6 +235,169 @@ TEST_F(RemoteClaimsE2E, AnOfflineClaimIsPublishedLaterOrReportedNeverMerged) {
     const std::string table = git_out({"--git-dir", bare().string(), "log", "-1", "--format=%B", "refs/small/claims"});
     EXPECT_TRUE(contains(table, "\"task\":\"task-3\"")) << "the offline claim travelled with the next change: " << table;
     EXPECT_FALSE(contains(table, "\"task\":\"task-1\"")) << table;
+}
+
+// D21, issue 36's third reproduction: a claim made before the repository
+// had a remote is published by the first exchange with one, so another
+// clone cannot take the task.
+TEST_F(ClaimsE2E, AClaimMadeBeforeTheRemoteExistedIsPublishedWithTheFirstExchange) {
+    workspace_with(2, repo());
+    RunResult r = small_as("alice", {"claim", "task-1"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "this machine only")) << r;
+    json claim = run_json(repo(), {"claims", "--json"}, 0);
+    EXPECT_FALSE(claim["claims"][0]["published"].get<bool>()) << "JSON says what the text says: " << claim.dump();
+    const fs::path bare = tmp_.path() / "bare.git";
+    git_ok({"init", "-q", "--bare", "-b", "main", bare.string()}, tmp_.path());
+    git_ok({"remote", "add", "origin", bare.string()}, repo());
+    git_ok({"push", "-q", "origin", "main"}, repo());
+    r = small_as("alice", {"claim", "task-2"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    claim = run_json(repo(), {"claims", "--json"}, 0);
+    ASSERT_EQ(claim["claims"].size(), 2u) << "task-1's claim is still there: " << claim.dump();
+    EXPECT_TRUE(claim["claims"][0]["published"].get<bool>()) << claim.dump();
+    const fs::path other = tmp_.path() / "b";
+    git_ok({"clone", "-q", bare.string(), other.string()}, tmp_.path());
+    r = small_as("bob", {"claim", "task-1"}, other);
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "claimed by alice")) << r;
+}
+
+// D21, the second reproduction: a task completed in one worktree is not
+// handed out in another, and `claim` says who settled it, where and when.
+TEST_F(ClaimsE2E, ATaskCompletedInOneWorktreeIsNeverHandedOutInAnother) {
+    workspace_with(3, repo());
+    const fs::path wt = tmp_.path() / "wt-c";
+    git_ok({"worktree", "add", "-q", "-b", "c", wt.string()}, repo());
+    RunResult r = small_as("agent-a", {"claim", "task-2"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("agent-a", {"checkpoint", "--task", "task-2", "--status", "completed", "--evidence", "done"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("agent-c", {"ready"}, wt);
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_FALSE(contains(r.out, "task-2")) << r;
+    r = small_as("agent-c", {"claim", "task-2"}, wt);
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "completed by agent-a on main")) << r;
+    for (int i = 0; i < 2; ++i) {
+        r = small_as("agent-c", {"claim", "--next"}, wt);
+        ASSERT_EQ(r.exit_code, 0) << r;
+        EXPECT_FALSE(contains(r.out, "task-2")) << r;
+        r = small_as("agent-c", {"checkpoint", "--task", i == 0 ? "task-1" : "task-3", "--status", "completed", "--evidence", "x"}, wt);
+        ASSERT_EQ(r.exit_code, 0) << r;
+    }
+    r = small_as("agent-c", {"status", "--brief"}, wt);
+    EXPECT_TRUE(contains(r.out, "task-2")) << "the primer names what another side settled: " << r;
+    EXPECT_FALSE(contains(r.out, "Start task-2")) << r;
+    r = small_as("agent-c", {"checkpoint", "--task", "task-2", "--status", "in_progress", "--evidence", "again"}, wt);
+    EXPECT_EQ(r.exit_code, 1) << "finished work is not started again without --force: " << r;
+}
+
+// D21, the first reproduction: two worktrees adding a task each get
+// different ids, and their branches merge without a conflict in .small/.
+TEST_F(ClaimsE2E, TwoWorktreesAddingATaskGetDifferentIds) {
+    workspace_with(2, repo());
+    const fs::path wt = tmp_.path() / "wt-b";
+    git_ok({"worktree", "add", "-q", "-b", "b", wt.string()}, repo());
+    RunResult a = small_as("a", {"plan", "--add", "Docs"}, repo());
+    RunResult b = small_as("b", {"plan", "--add", "Benchmarks"}, wt);
+    ASSERT_EQ(a.exit_code, 0) << a;
+    ASSERT_EQ(b.exit_code, 0) << b;
+    EXPECT_TRUE(contains(a.out, "task-3")) << a;
+    EXPECT_TRUE(contains(b.out, "task-4")) << b;
+    git_ok({"commit", "-qam", "b adds"}, wt);
+    git_ok({"commit", "-qam", "a adds"}, repo());
+    // A branch created later (and a worktree) is seen too.
+    git_ok({"checkout", "-q", "-b", "c"}, repo());
+    RunResult c = small_as("c", {"plan", "--add", "Release"}, repo());
+    ASSERT_EQ(c.exit_code, 0) << c;
+    EXPECT_TRUE(contains(c.out, "task-5")) << c;
+}
+
+TEST_F(RemoteClaimsE2E, TwoClonesAddingATaskGetDifferentIdsThroughTheRemote) {
+    RunResult a = small_as("alice", {"plan", "--add", "Docs"}, clone(1));
+    RunResult b = small_as("bob", {"plan", "--add", "Benchmarks"}, clone(2));
+    ASSERT_EQ(a.exit_code, 0) << a;
+    ASSERT_EQ(b.exit_code, 0) << b;
+    EXPECT_TRUE(contains(a.out, "task-101")) << a;
+    EXPECT_TRUE(contains(b.out, "task-102")) << b;
+}
+
+TEST_F(RemoteClaimsE2E, ATaskCompletedInOneCloneIsSettledInTheOther) {
+    RunResult r = small_as("alice", {"claim", "task-3"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("alice", {"checkpoint", "--task", "task-3", "--status", "completed", "--evidence", "done"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("bob", {"claim", "task-3"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "completed by alice")) << r;
+    r = small_as("bob", {"claims"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "task-3  completed by alice")) << r;
+    r = small_as("bob", {"ready"}, clone(2));
+    EXPECT_FALSE(contains(r.out, "task-3:")) << r;
+}
+
+// D21: a forged table on the remote is input, validated record by record.
+TEST_F(RemoteClaimsE2E, AForgedRemoteTableIsReportedAndIgnored) {
+    const std::string forged =
+        "mallory forges\n\n{\"version\": 1, \"claims\": [\n"
+        "  {\"task\":\"task-5\",\"agent\":\"mallory\",\"host\":\"h\",\"claimed_at\":\"2026-01-01T00:00:00.000000000Z\","
+        "\"renewed_at\":\"2026-01-01T00:00:00.000000000Z\",\"expires_at\":\"9999-12-31T00:00:00.000000000Z\",\"ttl_seconds\":3600},\n"
+        "  {\"task\":\"task-6\\nFAKE-ROW\",\"agent\":\"m\",\"host\":\"h\",\"claimed_at\":\"2026-01-01T00:00:00.000000000Z\","
+        "\"renewed_at\":\"2026-01-01T00:00:00.000000000Z\",\"expires_at\":\"2026-01-01T01:00:00.000000000Z\",\"ttl_seconds\":3600}\n]}\n";
+    const fs::path msg = tmp_.path() / "forged.txt";
+    write_file(msg, forged);
+    const std::string tree = git_out({"hash-object", "-w", "-t", "tree", "/dev/null"}, clone(1));
+    const std::string commit = git_out({"commit-tree", tree.substr(0, 40), "-F", msg.string()}, clone(1));
+    git_ok({"push", "-q", "origin", commit.substr(0, 40) + ":refs/small/claims"}, clone(1));
+    RunResult r = small_as("bob", {"claim", "task-5"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << "the forged lease is not honoured: " << r;
+    EXPECT_TRUE(contains(r.err, "more than its ttl")) << r;
+    EXPECT_TRUE(contains(r.err, "holds a character outside")) << r;
+    r = small_as("bob", {"claims"}, clone(2));
+    EXPECT_FALSE(contains(r.out, "FAKE-ROW")) << r;
+}
+
+// D21: a `small claim` killed while its push is under way leaves no git
+// behind, and the remote as it was (the push is held in the remote's
+// pre-receive hook, which marks that it started and sleeps). SIGKILL: the
+// guardian ends git's whole group; SIGTERM: forwarded, then the command
+// says what happened.
+TEST_F(RemoteClaimsE2E, AKilledClaimLeavesNoGitBehindAndTheRemoteAsItWas) {
+    const fs::path hook = bare() / "hooks" / "pre-receive";
+    write_file(hook, "#!/bin/sh\ntouch \"$SMALL_TEST_MARK\"\nexec sleep 4\n");
+    fs::permissions(hook, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+    for (const std::string sig : {"KILL", "TERM"}) {
+        const fs::path mark = tmp_.path() / ("started-" + sig);
+        const std::string script =
+            "SMALL_TEST_MARK='" + mark.string() + "'; export SMALL_TEST_MARK\n"
+            "small claim task-7 --agent t2 >'" + mark.string() + ".out' 2>'" + mark.string() + ".err' & pid=$!\n"
+            "i=0; while [ ! -e \"$SMALL_TEST_MARK\" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done\n"
+            "kill -" + sig + " $pid; wait $pid; echo \"exit=$?\"; cat '" + mark.string() + ".err'\n"
+            "sleep 5\n"
+            "ps -eo args | grep -c '[s]leep 4' || true\n";
+        RunOptions o;
+        o.cwd = clone(1);
+        o.env = env_;
+        o.program = "/bin/sh";
+        o.timeout = std::chrono::milliseconds(60'000);
+        const RunResult r = run_small({"-c", script}, o);
+        ASSERT_TRUE(fs::exists(mark)) << "the push reached the hook: " << r;
+        EXPECT_TRUE(contains(r.out, "\n0\n")) << "no hook (nor git) outlived small: " << r;
+        const std::string refs = git_out({"--git-dir", bare().string(), "for-each-ref", "refs/small/"});
+        EXPECT_EQ(refs, "") << "the remote is as it was (" << sig << "): " << r;
+        if (sig == "TERM") {
+            EXPECT_TRUE(contains(r.out, "exit=2")) << r;
+            EXPECT_TRUE(contains(r.out, "interrupted by SIGTERM")) << r;
+        }
+    }
+    fs::remove(hook);
+    RunResult next = small_as("t3", {"claim", "task-7"}, clone(1));
+    EXPECT_EQ(next.exit_code, 0) << "no orphan fails the next command: " << next;
+    for (const auto& e : fs::directory_iterator(clone(1) / ".git" / "small")) {
+        EXPECT_FALSE(e.path().string().ends_with(".tmp")) << e.path();
+    }
 }
 
 }  // namespace

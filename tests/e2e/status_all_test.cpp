@@ -41,7 +41,9 @@ protected:
         ASSERT_EQ(r.exit_code, 0) << r;
         const fs::path topic = tmp_.path() / "topic";
         git_ok({"worktree", "add", "-q", "-b", "topic", topic.string()});
-        ASSERT_EQ(small({"plan", "--add", "Topic thing"}, topic).exit_code, 0);
+        // By hand, with the id feature-a took: D21 keeps `plan --add` from colliding.
+        write_file(tmp_.path() / "topic-task.yml", "- id: task-4\n  title: Topic thing\n");
+        ASSERT_EQ(small({"plan", "--from", (tmp_.path() / "topic-task.yml").string()}, topic).exit_code, 0);
         git_ok({"commit", "-qam", "topic work"}, topic);
         git_ok({"worktree", "remove", topic.string()});
     }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -46,17 +47,24 @@ Result<ClaimsUpdate> update_claims(const FileSystem& fs, const WorkspacePaths& w
 // Without `agent` and $SMALL_AGENT the name is user@host:<workspace root>,
 // so two checkouts (worktrees) of one user on one machine are two agents.
 ClaimContext claim_context(const std::optional<std::string>& agent, const WorkspacePaths& ws);
+// Usage error when the agent's name is outside the safe set (D21).
+Status check_agent_name(const ClaimContext& ctx);
+// How a settlement names this side: "main (host:/path/to/checkout)".
+std::string side_name(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx);
 
 struct ClaimGate {
-    std::optional<Claim> renew;    // the writer's claim, renewed
-    std::optional<Claim> release;  // the claim the entry ends (task settled)
-    std::string note;              // what the entry's notes record; "" when no claim is involved
+    std::optional<Claim> renew;         // the writer's claim, renewed
+    std::optional<Claim> release;       // the claim the entry ends (task settled)
+    std::optional<Settlement> settle;   // the settlement the entry records for other sides (D21)
+    std::optional<Settlement> reopen;   // another side's settlement the entry lifts
+    std::string note;                   // what the entry's notes record; "" when no claim is involved
 };
 
 // Reads the claims table (no lock); Invalid when another live claim forbids
-// the write and `force` is false.
+// the write, or the task was completed or cancelled on another side, and
+// `force` is false. `evidence` gives a blocked task's reason.
 Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
-                                const ClaimContext& ctx, bool force);
+                                const ClaimContext& ctx, bool force, const std::string& evidence = {});
 
 // The live claims of the table, marked on the resume facts (D19):
 // TaskWork::claimed_by for another agent's, held_until for `ctx.agent`'s.
@@ -73,10 +81,29 @@ WorkFacts claimed_facts(const FileSystem& fs, const WorkspacePaths& ws, WorkFact
 // `notes` with the gate's note in front ("claim: …; <notes>").
 std::optional<std::string> notes_with_claim(const std::optional<std::string>& notes, const ClaimGate& gate);
 
-// After the entry is written: renews or releases in the table, under its
-// lock. Best effort for the remote (a renewal is published when less than
-// half of the published lease is left; a release is published): a failure
-// there is returned as a warning, never undoing the entry.
+// After the entry is written: renews or releases in the table, records or
+// lifts the settlement, under its lock. Best effort for the remote (a
+// renewal is published when less than half of the published lease is left;
+// a release or settlement is published): a failure there is returned as a
+// warning, never undoing the entry (the next exchange publishes it).
 std::string settle_claim(const FileSystem& fs, const WorkspacePaths& ws, const ClaimGate& gate, const ClaimContext& ctx);
+
+// --- Task ids reserved across sides (D21) ---
+// `plan --add` keeps the reference's `task-<N>` form, but N is above every
+// number this side can see taken elsewhere — every worktree's plan and every
+// local branch's committed plan of the repository, and the highest number
+// reserved in the claims table (shared by the worktrees; with a claims
+// remote, the remote's table, changed with the same compare-and-swap as a
+// claim). The reservation is made before the plan is written, so two sides
+// adding at once never get the same N.
+struct TaskIdReservation {
+    std::int64_t floor = 0;  // the new ids are task-<floor+1> .. task-<floor+count>
+    std::string warning;     // the remote was not reached: reserved on this machine only
+};
+
+// Reserves `count` numbers above `plan_max` (this plan's largest). Outside
+// git there is one side: nothing is recorded and floor is plan_max.
+Result<TaskIdReservation> reserve_task_numbers(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx,
+                                               std::int64_t plan_max, std::int64_t count);
 
 }  // namespace small

@@ -64,8 +64,9 @@ struct PlanAppendEdit {
     PlanIndex index;               // the plan's tasks after the edit
     std::vector<StampedCacheBody> caches;  // the sections that describe `text` (tail; spans, outline when known)
 };
+// `id_floor`: the ids are above it (D21's reservation).
 std::optional<PlanAppendEdit> plan_append_edit(const FileSystem& fs, const WorkspacePaths& ws,
-                                               const std::vector<std::string>& titles);
+                                               const std::vector<std::string>& titles, std::int64_t id_floor = 0);
 
 // After the append is written (under the lock). Best effort.
 void remember_plan_append(const FileSystem& fs, const WorkspacePaths& ws, const PlanAppendEdit& edit);

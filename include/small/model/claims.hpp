@@ -24,6 +24,7 @@
 #include "small/base/timestamp.hpp"
 #include "small/model/plan_summary.hpp"
 #include "small/model/resume_point.hpp"
+#include "small/model/task_status.hpp"
 
 namespace small {
 
@@ -38,27 +39,65 @@ struct Claim {
     std::string host;  // the machine whose clock stamped the times
     Instant claimed_at, renewed_at, expires_at;
     std::int64_t ttl_seconds = kDefaultLeaseSeconds;
-    bool published = true;  // false: made offline, not yet accepted by the remote
+    // Local only: false until a remote accepted it (made offline, or before
+    // the repository had a remote); the next exchange publishes it (D21).
+    bool published = true;
     // Local only: the lease end the remote last accepted (renewals made here
     // between publishes move expires_at, not this).
     Instant published_until{};
+    // Local only: the checkout (workspace root) the claim was made in, so a
+    // later command there without --agent acts as its holder.
+    std::string checkout;
     bool operator==(const Claim&) const = default;
 };
 
-// Every claim, one per task, sorted by task id.
+// A task settled (completed, blocked, cancelled) on some side (D21): kept
+// where the claims live until the settling side's plan arrives by merge, so
+// no other side offers the task again meanwhile.
+struct Settlement {
+    std::string task;
+    TaskStatus status = TaskStatus::Completed;
+    std::string agent, side;  // who settled it, and where ("main on host-a")
+    std::string reason;       // a blocked task's reason (first line of its evidence)
+    Instant at;
+    bool published = true;  // local only, as Claim::published
+    bool operator==(const Settlement&) const = default;
+};
+
+// Every claim, one per task, sorted by task id; the settlements, one per
+// task; the highest task-<N> reserved by `plan --add` on any side (D21).
 struct ClaimTable {
     std::vector<Claim> claims;
+    std::vector<Settlement> settled;
+    std::int64_t last_task_number = 0;
+    Instant synced_at{};  // local only: the last exchange with the remote (0: never)
     const Claim* find(std::string_view task) const;
     void put(Claim claim);           // replaces the task's claim
     bool erase(std::string_view task);
+    const Settlement* settlement(std::string_view task) const;
+    void settle(Settlement s);       // replaces the task's settlement
+    bool unsettle(std::string_view task);
     bool operator==(const ClaimTable&) const = default;
 };
 
-// Deterministic JSON ({"version":1,"claims":[...]}, sorted, one claim a
-// line); `with_local` adds the fields only this machine keeps (published).
+// Deterministic JSON ({"version":1,"claims":[...],"settled":[...]}, sorted,
+// one record a line); `with_local` adds the fields only this machine keeps.
 std::string claims_json(const ClaimTable& table, bool with_local);
-// `name` is how the source is named in errors ("refs/small/claims").
-Result<ClaimTable> parse_claims_json(std::string_view text, const std::string& name);
+// `name` is how the source is named in messages ("origin:refs/small/claims").
+// The table is input (D21): a record that fails validation (unsafe names,
+// a lease longer than its ttl or far ahead of `now`, two records for one
+// task) is left out and described in `problems`, with a repair hint; only a
+// text that is no claims table at all is an error.
+Result<ClaimTable> parse_claims_json(std::string_view text, const std::string& name, Instant now,
+                                     std::vector<std::string>* problems = nullptr);
+
+// Names from other machines (agents, hosts, sides) and task ids held to a
+// safe set: valid UTF-8, no control or bidirectional-override characters,
+// no leading or trailing space, at most 200 bytes; a task id is also one
+// word of letters, digits and . _ - : / @ + #. "" when fine, else why not.
+std::string unsafe_name_reason(std::string_view name);
+std::string unsafe_text_reason(std::string_view text, std::size_t max_bytes);
+std::string unsafe_task_id_reason(std::string_view id);
 
 enum class LeaseState { Live, Expired, FromFuture };
 LeaseState lease_state(const Claim& claim, Instant now, std::string_view this_host);
@@ -71,7 +110,20 @@ struct ClaimContext {
     std::string agent;
     std::string host;
     Instant now;
+    // Where the command runs (the workspace root), and whether `agent` was
+    // only guessed (no --agent, no $SMALL_AGENT): a guessed agent acts as the
+    // holder of claims made in this same checkout.
+    std::string checkout;
+    bool implicit = false;
 };
+// Whether `claim` is the asking agent's own (by name, or made in this
+// checkout when the name was only guessed).
+bool is_mine(const Claim& claim, const ClaimContext& ctx);
+
+// "completed by alice on main (host-a) at 2026-…Z".
+std::string describe_settlement(const Settlement& s);
+// Exact lease lengths as --ttl takes them: "90s" -> "1m30s", "1h30m", "2h", "1d".
+std::string lease_length_text(std::int64_t seconds);
 
 // "alice holds task-3 until 14:05:09Z (2026-11-27)"; "(expired)" after.
 std::string describe_claim(const Claim& claim);
@@ -104,9 +156,19 @@ ClaimDecision decide_claim(const ClaimTable& table, std::string_view task, std::
 // Returns the renewed claim, nullopt when `agent` holds no live claim on it.
 std::optional<Claim> renewed_claim(const ClaimTable& table, std::string_view task, const ClaimContext& ctx);
 
-// Drops the table's expired claims (never a claim from the future);
-// returns what was dropped.
+// Drops the table's expired claims (never a claim from the future) and
+// settlements older than kSettlementKeepSeconds; returns the claims dropped.
 std::vector<Claim> drop_expired(ClaimTable& table, Instant now, std::string_view this_host);
+inline constexpr std::int64_t kSettlementKeepSeconds = 30 * 86400;
+
+// Our unpublished records (claims, settlements, the reserved id) carried
+// onto `remote`, the table just fetched; an offline claim on a task the
+// remote has another agent's live claim on (or settled) is not carried, and
+// `warnings` says so.
+void carry_unpublished(const ClaimTable& local, ClaimTable& remote, const ClaimContext& ctx,
+                       std::vector<std::string>& warnings);
+// Marks as unpublished what `after` changed since `before`.
+void mark_unpublished_changes(const ClaimTable& before, ClaimTable& after);
 
 // --- The ready queue ---
 

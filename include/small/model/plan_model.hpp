@@ -24,8 +24,15 @@ std::optional<std::size_t> find_task(const YamlValue& plan, std::string_view id)
 
 // `task-<N+1>`, N the largest number among ids of the exact form task-<digits>
 // (0 when none); other ids are ignored and gaps are not reused.
-std::string next_task_id(const YamlValue& plan);
-std::string next_task_id(const std::vector<std::string>& ids);  // the same from the plan's ids
+// `floor`: a number reserved elsewhere (D21, domain/task_ids); the id is
+// above it too.
+std::string next_task_id(const YamlValue& plan, std::int64_t floor = 0);
+std::string next_task_id(const std::vector<std::string>& ids, std::int64_t floor = 0);  // the same from the plan's ids
+// The N of the largest task-<N> among `ids` (0 when none).
+std::int64_t highest_task_number(const std::vector<std::string>& ids);
+// The largest N of an `id: task-<N>` line in a plan's text (0 when none):
+// another side's plan read without parsing it (D21's id reservation).
+std::int64_t highest_task_number_in(std::string_view plan_text);
 
 // A task's status, trimmed and lower-cased; blank or missing means pending.
 WrittenStatus task_status(const YamlValue& task);

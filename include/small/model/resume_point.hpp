@@ -70,6 +70,10 @@ struct TaskWork {
     // D19, from the claims table (not from the log): another agent's live
     // claim ("alice until 14:05 UTC"), or this agent's ("bob until 14:05 UTC").
     std::string claimed_by, held_until;
+    // D21, from the claims table: the task was settled on another side whose
+    // plan has not arrived here yet ("completed by alice on main at …").
+    std::optional<TaskStatus> settled_as;
+    std::string settled_by;
 };
 using WorkFacts = std::map<std::string, TaskWork, std::less<>>;
 

@@ -148,6 +148,8 @@ Status write_leaving_no_staging(const FileSystem& fs, const WorkspacePaths& ws, 
 // Removes temporary files in `.small-cache/tmp/` left behind by writers
 // that died (their pid, recorded in the name, no longer exists). Returns how
 // many were removed. Best effort: files of live processes are kept.
+// The same for any folder below `root` (the claims table's, in the git folder).
+Result<std::size_t> remove_stale_temp_files_in(const FileSystem& fs, const std::string& root, const std::string& dir);
 Result<std::size_t> remove_stale_temp_files(const FileSystem& fs, const WorkspacePaths& ws);
 
 }  // namespace small

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "small/base/filesystem.hpp"
 #include "small/base/git_remote_ref.hpp"
@@ -37,7 +38,11 @@ ClaimStore locate_claim_store(const FileSystem& fs, const WorkspacePaths& ws);
 // The table as stored; empty when there is none yet. A table that does not
 // parse is an error naming the file (never silently emptied: it holds
 // other agents' leases).
-Result<ClaimTable> read_claim_table(const FileSystem& fs, const ClaimStore& store);
+// Records that fail validation are left out and described in `problems`.
+Result<ClaimTable> read_claim_table(const FileSystem& fs, const ClaimStore& store,
+                                    std::vector<std::string>* problems = nullptr);
+// Replaces the table atomically; temporary files that killed writers left
+// in its folder are swept first (call it under the store's lock).
 Status write_claim_table(const FileSystem& fs, const ClaimStore& store, const ClaimTable& table);
 
 // Held while a command reads, decides and writes the table (and publishes
@@ -53,7 +58,9 @@ Result<std::optional<RemoteRef>> claims_remote(const FileSystem& fs, const Claim
 
 // The remote's table as a commit message ("<summary>\n\n<table JSON>"), and back.
 std::string claims_message(const ClaimTable& table, const std::string& summary);
-Result<ClaimTable> table_of_message(const std::string& message, const std::string& name);
+// The remote's table is input (D21): see parse_claims_json.
+Result<ClaimTable> table_of_message(const std::string& message, const std::string& name, Instant now,
+                                    std::vector<std::string>* problems);
 
 Result<std::unique_ptr<HeldLock>> lock_claim_store(const FileSystem& fs, const ClaimStore& store,
                                                    std::chrono::milliseconds wait);

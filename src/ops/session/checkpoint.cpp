@@ -43,7 +43,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     Result<DependencyGate> gate = gate_on_dependencies(fs, ws, task, status, req.force);
     if (!gate) return gate.error();
     const ClaimContext claimer = claim_context(req.agent, ws);
-    Result<ClaimGate> claim = gate_on_claim(fs, ws, task, status, claimer, req.force);
+    Result<ClaimGate> claim = gate_on_claim(fs, ws, task, status, claimer, req.force, req.evidence.value_or(""));
     if (!claim) return claim.error();
 
     CheckpointResult result;

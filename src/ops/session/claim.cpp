@@ -86,6 +86,23 @@ Status record_in_log(const FileSystem& fs, const WorkspacePaths& ws, const PlanA
     return appended ? ok_status() : Status(appended.error());
 }
 
+// How old this side's knowledge of the other sides is, when it matters:
+// the table was exchanged with a remote before, or holds what no remote has.
+std::string knowledge_note(const ClaimTable& table, Instant now, bool has_remote) {
+    std::size_t unpublished = 0;
+    for (const Claim& c : table.claims) unpublished += c.published ? 0 : 1;
+    for (const Settlement& s : table.settled) unpublished += s.published ? 0 : 1;
+    std::string out;
+    if (table.synced_at.seconds) {
+        const std::int64_t age = std::max<std::int64_t>(0, now.seconds - table.synced_at.seconds);
+        if (age >= 60) out = "the claims were last exchanged with the remote " + duration_text(age) + " ago (" + format_timestamp_short(table.synced_at) + "); `small claims` refreshes them";
+    }
+    if (unpublished && has_remote) {
+        out += (out.empty() ? "" : "; ") + std::to_string(unpublished) + " record(s) on this machine are not published yet (the next exchange with a remote publishes them)";
+    }
+    return out;
+}
+
 std::string remote_note(const ClaimsUpdate& u) {
     if (u.published) return "published to " + u.remote;
     return u.remote.empty() ? "no remote: this machine only" : "offline: not published to " + u.remote;
@@ -98,18 +115,26 @@ Result<ReadyResult> ready_command(const FileSystem& fs, const WorkspacePaths& ws
     const ClaimContext ctx = context_of(options, ws);
     Result<PlanAndFacts> pf = plan_and_facts(fs, ws, run_id_of(fs, ws));
     if (!pf) return pf.error();
-    Result<ClaimTable> table = read_claim_table(fs, locate_claim_store(fs, ws));
+    std::vector<std::string> notes;
+    Result<ClaimTable> table = read_claim_table(fs, locate_claim_store(fs, ws), &notes);
     if (!table) return table.error();
-    ReadyResult out{ctx.agent, ready_queue(pf->plan, pf->facts, *table, ctx), {}};
+    ReadyResult out{ctx.agent, ready_queue(pf->plan, pf->facts, *table, ctx), {}, std::move(notes)};
     for (const Claim& c : table->claims) {
-        if (c.agent == ctx.agent && lease_state(c, ctx.now, ctx.host) == LeaseState::Live) out.held.push_back(c);
+        if (is_mine(c, ctx) && lease_state(c, ctx.now, ctx.host) == LeaseState::Live) out.held.push_back(c);
     }
+    Result<std::optional<RemoteRef>> remote = claims_remote(fs, locate_claim_store(fs, ws));
+    const bool has_remote = remote && *remote;
+    if (std::string age = knowledge_note(*table, ctx.now, has_remote); !age.empty()) out.notes.push_back(age);
     return out;
 }
 
 Result<ClaimResult> claim_command(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
                                   std::int64_t ttl_seconds, const ClaimOptions& options) {
     const ClaimContext ctx = context_of(options, ws);
+    if (Status s = check_agent_name(ctx); !s) return s.error();
+    if (std::string why = unsafe_task_id_reason(task); !task.empty() && !why.empty()) {
+        return Error::invalid("the task id " + why + "; claims take ids of letters, digits and . _ - : / @ + #");
+    }
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{options.scope, false, options.lock_wait});
     if (!session) return session.error();
     Result<PlanAndFacts> pf = plan_and_facts(fs, ws, session->run_replay_id);
@@ -126,6 +151,13 @@ Result<ClaimResult> claim_command(const FileSystem& fs, const WorkspacePaths& ws
             const auto held = std::find_if(ready.begin(), ready.end(), [](const ReadyTask& r) { return r.mine.has_value(); });
             chosen = held != ready.end() ? held->id : ready.front().id;
         }
+        if (const Settlement* s = table.settlement(chosen)) {
+            if (!options.force) {
+                return Error::invalid("task " + chosen + " was " + describe_settlement(*s) +
+                                      ": nothing to claim; `small ready` lists the tasks to take, --force claims it anyway");
+            }
+            table.unsettle(chosen);  // forced: the task is open again, everywhere the claims reach
+        }
         ClaimDecision d = decide_claim(table, chosen, ttl_seconds, ctx, options.force);
         if (d.kind == ClaimDecision::Kind::Refused && !options.force) return Error::invalid(d.message);
         if (d.kind == ClaimDecision::Kind::Refused) d.kind = ClaimDecision::Kind::TakenOver;
@@ -140,10 +172,11 @@ Result<ClaimResult> claim_command(const FileSystem& fs, const WorkspacePaths& ws
     if (!update) return update.error();
     out.remote = update->remote;
     out.published = update->published;
+    out.claim.published = update->published;
     out.warnings = update->warnings;
     const Claim& c = out.claim;
     std::string verb = out.kind == ClaimDecision::Kind::Renewed ? "Renewed the claim on " : "Claimed ";
-    std::string notes = "small claim: " + c.agent + " on " + c.host + ", lease " + duration_text(c.ttl_seconds) + ", " +
+    std::string notes = "small claim: " + c.agent + " on " + c.host + ", lease " + lease_length_text(c.ttl_seconds) + ", " +
                         remote_note(*update);
     if (out.kind == ClaimDecision::Kind::TakenOver && out.previous) {
         notes += "; took over from " + out.previous->agent + " (lease until " + format_timestamp_short(out.previous->expires_at) + ")";
@@ -161,6 +194,7 @@ Result<ClaimResult> claim_command(const FileSystem& fs, const WorkspacePaths& ws
 Result<ReleaseResult> release_command(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task,
                                       const ClaimOptions& options) {
     const ClaimContext ctx = context_of(options, ws);
+    if (Status s = check_agent_name(ctx); !s) return s.error();
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{options.scope, false, options.lock_wait});
     if (!session) return session.error();
     Result<PlanAndFacts> pf = plan_and_facts(fs, ws, session->run_replay_id);
@@ -170,7 +204,7 @@ Result<ReleaseResult> release_command(const FileSystem& fs, const WorkspacePaths
         const Claim* c = table.find(task);
         if (!c) return Error::invalid("task " + task + " has no claim (`small claims` lists them)");
         const LeaseState state = lease_state(*c, ctx.now, ctx.host);
-        if (c->agent != ctx.agent && state != LeaseState::Expired && !options.force) {
+        if (!is_mine(*c, ctx) && state != LeaseState::Expired && !options.force) {
             return Error::invalid(describe_claim(*c) + "; only its holder releases it, or --force");
         }
         out.released = *c;
@@ -183,7 +217,7 @@ Result<ReleaseResult> release_command(const FileSystem& fs, const WorkspacePaths
     out.remote = update->remote;
     out.published = update->published;
     out.warnings = update->warnings;
-    const std::string by = out.released.agent == ctx.agent ? "" : " (held by " + out.released.agent + ")";
+    const std::string by = is_mine(out.released, ctx) ? "" : " (held by " + out.released.agent + ")";
     if (Status s = record_in_log(fs, ws, *pf, session->run_replay_id, task,
                                  "Released the claim on " + task + " for " + ctx.agent + by + " via small release",
                                  "small release: claimed at " + format_timestamp_short(out.released.claimed_at) +
@@ -199,10 +233,33 @@ Result<ClaimsResult> claims_command(const FileSystem& fs, const WorkspacePaths& 
     if (Status s = require_small_dir(fs, ws); !s) return s.error();
     const ClaimContext ctx = context_of(options, ws);
     const ClaimStore store = locate_claim_store(fs, ws);
-    Result<ClaimTable> table = read_claim_table(fs, store);
+    ClaimsResult out{ctx.agent, store.file, {}, {}, {}, {}, false};
+    Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);
+    if (!remote) out.notes.push_back(remote.error().message);
+    if (!options.offline && remote && *remote) {
+        // An exchange with the remote: fetches its table and publishes what
+        // this machine holds unpublished (D21); unreachable is said, not fatal.
+        const auto nothing = [](ClaimTable&) { return ok_status(); };
+        Result<ClaimsUpdate> synced = update_claims(fs, ws, ctx, false, ctx.agent + " syncs the claims", nothing, options.lock_wait);
+        if (synced) {
+            out.remote = synced->remote;
+            out.synced = synced->published;
+            out.notes = synced->warnings;
+        } else if (synced.error().kind == Error::Kind::System) {
+            out.notes.push_back("the remote was not reached: " + synced.error().message);
+        } else {
+            return synced.error();
+        }
+    }
+    Result<ClaimTable> table = read_claim_table(fs, store, out.synced ? nullptr : &out.notes);
     if (!table) return table.error();
-    ClaimsResult out{ctx.agent, store.file, {}};
-    for (const Claim& c : table->claims) out.claims.push_back({c, lease_state(c, ctx.now, ctx.host), c.agent == ctx.agent});
+    for (const Claim& c : table->claims) out.claims.push_back({c, lease_state(c, ctx.now, ctx.host), is_mine(c, ctx)});
+    out.settled = table->settled;
+    if (!out.synced) {
+        if (std::string age = knowledge_note(*table, ctx.now, remote && *remote); !age.empty()) out.notes.push_back(age);
+    }
+    out.has_remote = remote && *remote;
+    out.synced_at = table->synced_at;
     return out;
 }
 

@@ -92,6 +92,7 @@ struct PlanEdits {
     std::vector<std::string> warnings;
     std::vector<std::string> added_ids;
     std::vector<std::string> status_set;  // ids whose status this call set (D18 looks at them)
+    std::int64_t id_floor = 0;            // new ids are above it (D21's reservation)
     bool changed = false;
 };
 
@@ -117,7 +118,7 @@ void append_task(PlanEdits& e, YamlValue task) {
 Status add_task(PlanEdits& e, const std::string& raw_title) {
     const std::string title(trim(raw_title));
     if (title.empty()) return Error::usage("--add needs a task title that is not blank");
-    const std::string id = next_task_id(e.plan);
+    const std::string id = next_task_id(e.plan, e.id_floor);
     YamlValue task = YamlValue::object();
     task["id"] = id;
     task["title"] = title;
@@ -428,7 +429,7 @@ Status merge_from(PlanEdits& e, const PlanInput& input, const WorkspacePaths& ws
     if (Status s = check_from_items(*list); !s) return s;
     for (std::size_t i = 0; i < list->items.size(); ++i) {
         const NodeRef id_node = list->items.item(i).find("id");
-        const std::string id = id_node.valid() ? std::string(trim(id_node.as_string())) : next_task_id(e.plan);
+        const std::string id = id_node.valid() ? std::string(trim(id_node.as_string())) : next_task_id(e.plan, e.id_floor);
         if (!find_task(e.plan, id)) {
             Result<YamlValue> task = new_task(*list, i, id);
             if (!task) return task.error();
@@ -607,7 +608,11 @@ Status apply_plan_flags(PlanEdits& e, const PlanRequest& req, const FileSystem& 
 // is settled (renewed, released) once the change is written.
 Result<ClaimGate> gate_one_claim(const FileSystem& fs, const WorkspacePaths& ws, std::vector<YamlValue>& entries,
                                  const std::string& id, TaskStatus status, const ClaimContext& who, bool force) {
-    Result<ClaimGate> gate = gate_on_claim(fs, ws, id, status, who, force);
+    std::string evidence;  // a blocked task's reason is its entry's evidence
+    for (const YamlValue& entry : entries) {
+        if (entry["task_id"] == id && entry.contains("evidence") && entry["evidence"].is_string()) evidence = entry["evidence"].get<std::string>();
+    }
+    Result<ClaimGate> gate = gate_on_claim(fs, ws, id, status, who, force, evidence);
     if (!gate) return gate.error();
     for (YamlValue& entry : entries) {
         if (gate->note.empty() || entry["task_id"] != id) continue;
@@ -754,10 +759,11 @@ std::optional<std::vector<std::string>> lone_adds(const PlanRequest& req) {
 // parse of the plan; nullopt when that cannot be done (the general path then).
 std::optional<Result<PlanResult>> add_from_caches(const FileSystem& fs, const WorkspacePaths& ws,
                                                   const MutationSession& session,
-                                                  const std::vector<std::string>& titles) {
-    std::optional<PlanAppendEdit> edit = plan_append_edit(fs, ws, titles);
+                                                  const std::vector<std::string>& titles, const TaskIdReservation& ids) {
+    std::optional<PlanAppendEdit> edit = plan_append_edit(fs, ws, titles, ids.floor);
     if (!edit) return std::nullopt;
     PlanEdits edits;
+    if (!ids.warning.empty()) edits.warnings.push_back(ids.warning);
     for (std::size_t i = 0; i < titles.size(); ++i) {
         const std::string& id = edit->ids[i];
         edits.added_ids.push_back(id);
@@ -766,6 +772,37 @@ std::optional<Result<PlanResult>> add_from_caches(const FileSystem& fs, const Wo
     }
     return write_plan_change(fs, ws, session, edits, edit->text, PlanResult{},
                              [&] { remember_plan_append(fs, ws, *edit); });
+}
+
+// How many new tasks get a task-<N> id: the --add titles and the --from
+// items without an id of the plan's (a --from that does not parse counts
+// none: the general path says why).
+std::int64_t new_id_count(const PlanRequest& req, const PlanIndex& plan) {
+    std::int64_t count = static_cast<std::int64_t>(req.add.size());
+    if (!req.from) return count;
+    Result<Document> doc = parse_yaml(req.from->text, req.from->name);
+    if (!doc) return count;
+    Result<FromList> list = from_items(*req.from, *doc);
+    if (!list) return count;
+    for (std::size_t i = 0; i < list->items.size(); ++i) {
+        const NodeRef id = list->items.item(i).find("id");
+        if (!id.valid() || !plan.find(std::string(trim(id.as_string())))) ++count;
+    }
+    return count;
+}
+
+// D21: the ids the request adds, reserved across the sides before anything is written.
+Result<TaskIdReservation> reserve_new_ids(const FileSystem& fs, const WorkspacePaths& ws, const PlanRequest& req,
+                                          bool plan_exists) {
+    if (req.reset || (req.add.empty() && !req.from)) return TaskIdReservation{};
+    PlanIndex index;
+    if (plan_exists) {
+        Result<PlanIndex> loaded = load_plan_index(fs, ws);
+        if (!loaded) return TaskIdReservation{};  // the general path reports the plan's problem
+        index = std::move(*loaded);
+    }
+    const std::int64_t count = new_id_count(req, index);
+    return reserve_task_numbers(fs, ws, claim_context(req.agent, ws), highest_task_number(index.ids()), count);
 }
 
 // Item 6 of D20: one status flag and nothing else is checkpoint's edit: the
@@ -816,10 +853,14 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     if (const auto lone = lone_status_change(req); lone && exists) {
         return change_one_status(fs, ws, req, *session, lone->first, *lone->second);
     }
+    Result<TaskIdReservation> ids = reserve_new_ids(fs, ws, req, exists);
+    if (!ids) return ids.error();
     if (const auto titles = lone_adds(req); titles && exists) {
-        if (std::optional<Result<PlanResult>> added = add_from_caches(fs, ws, *session, *titles)) return std::move(*added);
+        if (std::optional<Result<PlanResult>> added = add_from_caches(fs, ws, *session, *titles, *ids)) return std::move(*added);
     }
     PlanEdits edits;
+    edits.id_floor = ids->floor;
+    if (!ids->warning.empty()) edits.warnings.push_back(ids->warning);
     std::optional<Document> written;  // the plan as it is, whose formatting the write keeps (D20)
     if (req.reset || !exists) {
         edits.plan = plan_template();

@@ -77,7 +77,7 @@ Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const Works
     if (!gate) return gate.error();
     if (!gate->warning.empty()) result.warnings.push_back(gate->warning);
     const ClaimContext claimer = claim_context(req.agent, ws);
-    Result<ClaimGate> claim = result.task_exists_in_plan ? gate_on_claim(fs, ws, task, req.status, claimer, req.force)
+    Result<ClaimGate> claim = result.task_exists_in_plan ? gate_on_claim(fs, ws, task, req.status, claimer, req.force, req.evidence.value_or(""))
                                                          : ClaimGate{};
     if (!claim) return claim.error();
     if (!gate->forced_note.empty() || !claim->note.empty()) {

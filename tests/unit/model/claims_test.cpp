@@ -46,10 +46,10 @@ TEST(ClaimTable, KeepsOneClaimPerTaskSortedAndRoundTripsThroughJson) {
     EXPECT_EQ(t.claims[0].task, "task-1");
     EXPECT_EQ(t.find("task-2")->agent, "carol");
     t.claims[0].published = false;
-    Result<ClaimTable> back = parse_claims_json(claims_json(t, true), "table");
+    Result<ClaimTable> back = parse_claims_json(claims_json(t, true), "table", kNoon);
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(*back, t);
-    Result<ClaimTable> shared = parse_claims_json(claims_json(t, false), "table");
+    Result<ClaimTable> shared = parse_claims_json(claims_json(t, false), "table", kNoon);
     ASSERT_TRUE(shared.ok());
     EXPECT_TRUE(shared->claims[0].published) << "the remote's copy has no local flag";
     EXPECT_TRUE(t.erase("task-1"));
@@ -57,12 +57,145 @@ TEST(ClaimTable, KeepsOneClaimPerTaskSortedAndRoundTripsThroughJson) {
 }
 
 TEST(ClaimTable, RefusesWhatIsNotATableNamingTheSource) {
-    for (const char* bad : {"", "[]", "{\"claims\": 3}", "{\"claims\": [{\"task\": \"t\"}]}",
-                            "{\"claims\": [{\"task\": \"t\", \"agent\": \"a\", \"claimed_at\": \"yesterday\"}]}"}) {
-        Result<ClaimTable> r = parse_claims_json(bad, "/x/claims.json");
+    for (const char* bad : {"", "[]", "{\"claims\": 3}"}) {
+        Result<ClaimTable> r = parse_claims_json(bad, "/x/claims.json", kNoon);
         ASSERT_FALSE(r.ok()) << bad;
         EXPECT_NE(r.error().message.find("/x/claims.json"), std::string::npos) << r.error().message;
     }
+}
+
+// D21: a table from another machine is input. Each record that fails is
+// left out and described (with the source and a repair hint); the rest of
+// the table stands.
+TEST(ClaimTable, LeavesOutRecordsThatFailValidationAndSaysWhy) {
+    const std::string noon = format_timestamp_utc9(kNoon), hour = format_timestamp_utc9(at(3600));
+    const auto rec = [&](const std::string& task, const std::string& agent, const std::string& expires, const std::string& ttl) {
+        return "{\"task\": \"" + task + "\", \"agent\": \"" + agent + "\", \"host\": \"h\", \"claimed_at\": \"" + noon +
+               "\", \"renewed_at\": \"" + noon + "\", \"expires_at\": \"" + expires + "\", \"ttl_seconds\": " + ttl + "}";
+    };
+    const auto table_with = [&](const std::string& record) {
+        return "{\"version\": 1, \"claims\": [" + record + ", " + rec("task-9", "ok", hour, "3600") + "]}";
+    };
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {rec("task-1", "mallory", "9999-12-31T00:00:00.000000000Z", "3600"), "more than its ttl"},
+        {rec("task-1", "mallory", "9999-12-31T00:00:00.000000000Z", "99999999999"), "outside 1 second to 30 days"},
+        {rec("task-1\\nFAKE-ROW", "mallory", hour, "3600"), "`task` holds a character"},
+        {rec("task-1", "x\\u001b]0;PWNED\\u0007", hour, "3600"), "`agent` holds a control character"},
+        {rec("task-1", "bidi\u202e", hour, "3600"), "`agent` holds a control character"},
+        {rec("task-1", "", hour, "3600"), "`agent` is empty"},
+        {"{\"task\": \"t\", \"agent\": \"a\", \"claimed_at\": \"yesterday\"}", "claimed_at"},
+    };
+    for (const auto& [record, why] : cases) {
+        std::vector<std::string> problems;
+        Result<ClaimTable> r = parse_claims_json(table_with(record), "origin:refs/small/claims", kNoon, &problems);
+        ASSERT_TRUE(r.ok()) << record;
+        ASSERT_EQ(r->claims.size(), 1u) << record;
+        EXPECT_EQ(r->claims[0].task, "task-9");
+        ASSERT_EQ(problems.size(), 1u) << record;
+        EXPECT_NE(problems[0].find(why), std::string::npos) << problems[0];
+        EXPECT_NE(problems[0].find("origin:refs/small/claims"), std::string::npos) << problems[0];
+        EXPECT_NE(problems[0].find("ignored"), std::string::npos) << problems[0];
+    }
+    // Two claims on one task: neither is trusted.
+    std::vector<std::string> problems;
+    Result<ClaimTable> twice = parse_claims_json(
+        "{\"claims\": [" + rec("task-1", "a", hour, "3600") + ", " + rec("task-1", "b", hour, "3600") + "]}", "t", kNoon, &problems);
+    ASSERT_TRUE(twice.ok());
+    EXPECT_TRUE(twice->claims.empty());
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("2 claim records for task-1"), std::string::npos) << problems[0];
+}
+
+TEST(ClaimTable, SettlementsAndTheReservedNumberRoundTrip) {
+    ClaimTable t;
+    t.put(claim("task-1", "alice", kNoon));
+    t.settle(Settlement{"task-3", TaskStatus::Blocked, "bob", "main (h:/w)", "needs a DBA", at(5), false});
+    t.settle(Settlement{"task-2", TaskStatus::Completed, "carol", "feature (h:/w2)", "", at(6), true});
+    t.last_task_number = 12;
+    t.synced_at = at(7);
+    Result<ClaimTable> back = parse_claims_json(claims_json(t, true), "table", at(10));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(*back, t);
+    ASSERT_EQ(back->settled.size(), 2u);
+    EXPECT_EQ(back->settled[0].task, "task-2") << "sorted by task";
+    EXPECT_EQ(describe_settlement(*back->settlement("task-3")), "blocked by bob on main (h:/w) at " + format_timestamp_short(at(5)));
+    Result<ClaimTable> shared = parse_claims_json(claims_json(t, false), "table", at(10));
+    ASSERT_TRUE(shared.ok());
+    EXPECT_EQ(shared->synced_at, Instant{}) << "the remote's copy has no local fields";
+    EXPECT_TRUE(shared->settlement("task-3")->published);
+    EXPECT_TRUE(t.unsettle("task-3"));
+    EXPECT_FALSE(t.unsettle("task-3"));
+}
+
+TEST(Durations, LeaseLengthsAreExact) {
+    EXPECT_EQ(lease_length_text(5400), "1h30m");
+    EXPECT_EQ(lease_length_text(90), "1m30s");
+    EXPECT_EQ(lease_length_text(3600), "1h");
+    EXPECT_EQ(lease_length_text(86400 + 61), "1d1m1s");
+}
+
+// D21: offline claims and settlements are carried onto the remote's table
+// by the first exchange, unless another agent holds the task there.
+TEST(CarryUnpublished, PublishesOfflineRecordsUnlessTheRemoteSaysOtherwise) {
+    ClaimTable local;
+    Claim mine = claim("task-1", "alice", kNoon);
+    mine.published = false;
+    local.put(mine);
+    Claim lost = claim("task-2", "alice", kNoon);
+    lost.published = false;
+    local.put(lost);
+    local.settle(Settlement{"task-4", TaskStatus::Completed, "alice", "main", "", at(1), false});
+    local.last_task_number = 7;
+    ClaimTable remote;
+    remote.put(claim("task-2", "bob", at(-10)));
+    remote.last_task_number = 5;
+    std::vector<std::string> warnings;
+    carry_unpublished(local, remote, as("alice", at(2)), warnings);
+    ASSERT_NE(remote.find("task-1"), nullptr);
+    EXPECT_TRUE(remote.find("task-1")->published);
+    EXPECT_EQ(remote.find("task-2")->agent, "bob");
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("bob holds task-2"), std::string::npos) << warnings[0];
+    ASSERT_NE(remote.settlement("task-4"), nullptr);
+    EXPECT_EQ(remote.last_task_number, 7);
+}
+
+TEST(ReadyQueue, SkipsTasksSettledOnAnotherSide) {
+    const std::vector<PlanTaskOutline> plan = {task("task-1", "pending"), task("task-2", "pending")};
+    ClaimTable table;
+    table.settle(Settlement{"task-1", TaskStatus::Completed, "a", "main", "", kNoon, true});
+    EXPECT_EQ(ids(ready_queue(plan, {}, table, as("c", at(5)))), (Ids{"task-2"}));
+}
+
+// A command run without --agent in the checkout a claim was made in acts as
+// the claim's holder (the claimant is never told to ask itself).
+TEST(IsMine, AGuessedNameOwnsTheClaimsOfItsCheckout) {
+    Claim c = claim("task-1", "wt", kNoon);
+    c.checkout = "/repo/wt";
+    ClaimContext guessed{"user@host:/repo/wt", "here", at(5), "/repo/wt", true};
+    EXPECT_TRUE(is_mine(c, guessed));
+    guessed.checkout = "/repo/other";
+    EXPECT_FALSE(is_mine(c, guessed));
+    ClaimContext named{"bob", "here", at(5), "/repo/wt", false};
+    EXPECT_FALSE(is_mine(c, named)) << "an explicit name is never another's";
+    ClaimTable t;
+    t.put(c);
+    EXPECT_EQ(decide_claim(t, "task-1", 60, ClaimContext{"x", "here", at(5), "/repo/wt", true}, false).kind,
+              ClaimDecision::Kind::Renewed);
+}
+
+TEST(SafeNames, RefuseControlAndBidiCharactersAndOddIds) {
+    EXPECT_EQ(unsafe_name_reason("alice@host:/home/a b"), "");
+    EXPECT_EQ(unsafe_name_reason("ünïcödé"), "");
+    EXPECT_NE(unsafe_name_reason("x\x1b]0;t\x07"), "");
+    EXPECT_NE(unsafe_name_reason("a\nb"), "");
+    EXPECT_NE(unsafe_name_reason("\xe2\x80\xae"), "");
+    EXPECT_NE(unsafe_name_reason(std::string(201, 'a')), "");
+    EXPECT_NE(unsafe_name_reason(" lead"), "");
+    EXPECT_EQ(unsafe_task_id_reason("task-12"), "");
+    EXPECT_EQ(unsafe_task_id_reason("auth.login/v2"), "");
+    EXPECT_NE(unsafe_task_id_reason("task 1"), "");
+    EXPECT_NE(unsafe_task_id_reason("task-1\n"), "");
 }
 
 TEST(Lease, IsLiveUntilItExpiresAndGivesAnotherHostsClockTheSkewTolerance) {
@@ -188,10 +321,10 @@ TEST(ClaimTable, KeepsTheLeaseTheRemoteAcceptedOnlyHere) {
     Claim c = claim("t", "a", kNoon);
     c.published_until = at(1800);
     t.put(c);
-    Result<ClaimTable> local = parse_claims_json(claims_json(t, true), "local");
+    Result<ClaimTable> local = parse_claims_json(claims_json(t, true), "local", kNoon);
     ASSERT_TRUE(local.ok());
     EXPECT_EQ(local->claims[0].published_until, at(1800));
-    Result<ClaimTable> shared = parse_claims_json(claims_json(t, false), "remote");
+    Result<ClaimTable> shared = parse_claims_json(claims_json(t, false), "remote", kNoon);
     ASSERT_TRUE(shared.ok());
     EXPECT_EQ(shared->claims[0].published_until, Instant{});
 }

@@ -192,10 +192,10 @@ TEST_F(Claims, AClaimsTableThatDoesNotParseIsAnErrorNotAnEmptyTable) {
 TEST(ClaimsMessage, TheTableFollowsTheSummaryWhateverTheSummarySays) {
     ClaimTable t;
     t.put(Claim{"task-1", "{odd} agent", "h", {100, 0}, {100, 0}, {160, 0}, 60, true});
-    Result<ClaimTable> back = table_of_message(claims_message(t, "{odd} agent claims task-1"), "origin:refs/small/claims");
+    Result<ClaimTable> back = table_of_message(claims_message(t, "{odd} agent claims task-1"), "origin:refs/small/claims", Instant{100, 0}, nullptr);
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(back->claims.size(), 1u);
-    Result<ClaimTable> bad = table_of_message("summary only", "origin:refs/small/claims");
+    Result<ClaimTable> bad = table_of_message("summary only", "origin:refs/small/claims", Instant{100, 0}, nullptr);
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.error().message.find("git push <remote> :refs/small/claims"), std::string::npos) << bad.error().message;
 }

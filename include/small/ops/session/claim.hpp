@@ -35,6 +35,7 @@ struct ReadyResult {
     std::string agent;
     std::vector<ReadyTask> tasks;  // see model/claims ready_queue
     std::vector<Claim> held;       // the agent's live claims, table order
+    std::vector<std::string> notes;  // records of the table left out, how old its knowledge is
 };
 // Read-only, no lock. System error without .small/; Invalid when the plan
 // or the claims table cannot be read.
@@ -75,9 +76,16 @@ struct ClaimView {
 struct ClaimsResult {
     std::string agent, table;  // the asking agent; where the table is
     std::vector<ClaimView> claims;
+    std::vector<Settlement> settled;  // tasks settled on some side (D21)
+    std::vector<std::string> notes;   // the remote not reached, records left out, the table's age
+    std::string remote;               // the remote exchanged with ("" none)
+    bool synced = false;              // the table was just exchanged with `remote`
+    bool has_remote = false;          // a claims remote is configured (records may be unpublished)
+    Instant synced_at{};              // the last exchange (0: never)
 };
-// Read-only: the table on this machine (as published by the last claim or
-// release; `claim`/`release` fetch the remote's).
+// The table after an exchange with the claims remote (fetched, this
+// machine's unpublished records published); with --offline, or when the
+// remote cannot be reached, this machine's table and how old it is.
 Result<ClaimsResult> claims_command(const FileSystem& fs, const WorkspacePaths& ws, const ClaimOptions& options);
 
 }  // namespace small
