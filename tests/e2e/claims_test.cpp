@@ -312,6 +312,19 @@ TEST_F(ClaimsE2E, TwoWorktreesAddingATaskGetDifferentIds) {
     RunResult c = small_as("c", {"plan", "--add", "Release"}, repo());
     ASSERT_EQ(c.exit_code, 0) << c;
     EXPECT_TRUE(contains(c.out, "task-5")) << c;
+    // A branch no work tree has checked out, with an id added by hand: its
+    // committed plan counts too.
+    const fs::path far = tmp_.path() / "wt-far";
+    git_ok({"worktree", "add", "-q", "-b", "far", far.string(), "main"}, repo());
+    write_file(tmp_.path() / "far.yml", "- id: task-40\n  title: Far away\n");
+    ASSERT_EQ(small_as("f", {"plan", "--from", (tmp_.path() / "far.yml").string()}, far).exit_code, 0);
+    git_ok({"commit", "-qam", "far"}, far);
+    git_ok({"worktree", "remove", far.string()}, repo());
+    c = small_as("c", {"plan", "--add", "After far"}, repo());
+    ASSERT_EQ(c.exit_code, 0) << c;
+    EXPECT_TRUE(contains(c.out, "task-41")) << c;
+    c = small_as("c", {"plan", "--add", "Again"}, repo());
+    EXPECT_TRUE(contains(c.out, "task-42")) << "the second add reads the branch from the cache: " << c;
 }
 
 TEST_F(RemoteClaimsE2E, TwoClonesAddingATaskGetDifferentIdsThroughTheRemote) {
