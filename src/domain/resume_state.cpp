@@ -20,7 +20,7 @@ Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths
     WorkFacts claimed = mine;  // the resume point names what this agent holds or may take (D19)
     s.claims = mark_claims(fs, ws, claim_context(std::nullopt, ws), claimed);
     for (const auto& [id, work] : claimed) {
-        if (!work.claimed_by.empty()) s.taken.insert(id);
+        if (!work.claimed_by.empty() || work.settled_as) s.taken.insert(id);  // held by another, or settled elsewhere (D21)
     }
     s.point = resume_point(s.plan, claimed);
     s.now = handoff_source(s.plan, s.facts, mine);

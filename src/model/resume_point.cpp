@@ -311,6 +311,7 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
         r.action = {"plan", {{"add", "<first task>", true}}, ""};
         return r;
     }
+    add_settled_elsewhere_steps(raw_plan, facts, r);
     if (std::all_of(plan.begin(), plan.end(), [](const PlanTaskOutline& t) { return is_done(t.status); })) {
         r.kind = ResumeKind::Complete;
         r.summary = "Run complete. All plan tasks completed.";
@@ -327,7 +328,6 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
                           : t.elsewhere    ? kElsewhere + describe_started(t)
                                            : "Resume " + describe_started(t));
     }
-    add_settled_elsewhere_steps(raw_plan, facts, r);
     if (const auto work = pick_work(plan, facts)) {
         r.kind = ResumeKind::Work;
         std::tie(r.current, r.current_started) = *work;

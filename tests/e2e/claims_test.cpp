@@ -289,6 +289,8 @@ TEST_F(ClaimsE2E, ATaskCompletedInOneWorktreeIsNeverHandedOutInAnother) {
     r = small_as("agent-c", {"status", "--brief"}, wt);
     EXPECT_TRUE(contains(r.out, "task-2")) << "the primer names what another side settled: " << r;
     EXPECT_FALSE(contains(r.out, "Start task-2")) << r;
+    EXPECT_FALSE(contains(r.out, "  - task-2 T")) << "not among the primer's Next: " << r;
+    EXPECT_TRUE(contains(r.out, "Settled on another side: task-2")) << r;
     r = small_as("agent-c", {"checkpoint", "--task", "task-2", "--status", "in_progress", "--evidence", "again"}, wt);
     EXPECT_EQ(r.exit_code, 1) << "finished work is not started again without --force: " << r;
 }

@@ -26,7 +26,7 @@ struct ResumeState {
     std::optional<HandoffSource> recorded;  // what the handoff records (nullopt: nothing)
     std::string stale;                      // why it is stale; "" when fresh or unknown
     std::vector<std::string> claims;        // D19: the live claims, this agent's first (domain/claim_gate mark_claims)
-    std::set<std::string, std::less<>> taken;  // tasks another agent holds a live claim on
+    std::set<std::string, std::less<>> taken;  // tasks another agent holds a live claim on, or another side settled (D21)
 };
 
 // Errors: the plan or the log does not parse (Invalid, positioned), System.

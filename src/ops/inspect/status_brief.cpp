@@ -53,9 +53,7 @@ void read_plan(const ResumeState& state, ResumeBrief& b) {
         if (const auto why = reason_of(point.current)) b.current->note = "blocked: " + *why;
     }
     for (const std::string& id : summary.next_actionable) {
-        const auto work = state.facts.tasks.find(id);
-        const bool settled_elsewhere = work != state.facts.tasks.end() && work->second.settled_as;  // D21
-        const bool taken = state.taken.count(id) > 0 || settled_elsewhere;
+        const bool taken = state.taken.count(id) > 0;
         if ((!b.current || b.current->id != id) && !reason_of(id) && !taken) b.next.push_back(task_of(*find(id)));
     }
     b.claims = state.claims;
