@@ -27,6 +27,10 @@ namespace {
 // failures.
 constexpr int kPublishAttempts = 40;
 
+// How many task numbers one exchange with the claims remote reserves for
+// this machine: the adds that follow take them without an exchange.
+constexpr std::int64_t kTaskIdBlock = 10;
+
 // A blocked task's reason as a settlement keeps it: the evidence's first
 // line, controls turned to spaces, at most 200 bytes (whole characters).
 std::string settlement_reason(std::string_view evidence) {
@@ -46,6 +50,10 @@ std::string settlement_reason(std::string_view evidence) {
 // The fields only this machine keeps (where a claim was made) survive the
 // exchange, which rebuilds the table from the remote's.
 void keep_local_fields(const ClaimTable& local, ClaimTable& table) {
+    if (table.block_from == 0) {
+        table.block_from = local.block_from;
+        table.block_to = local.block_to;
+    }
     for (Claim& c : table.claims) {
         const Claim* here = local.find(c.task);
         if (here && here->agent == c.agent && here->claimed_at == c.claimed_at && c.checkout.empty()) c.checkout = here->checkout;
@@ -424,16 +432,42 @@ Result<TaskIdReservation> reserve_task_numbers(const FileSystem& fs, const Works
     const ClaimStore store = locate_claim_store(fs, ws);
     if (!store.in_git || count <= 0) return out;
     const std::int64_t elsewhere = std::max(plan_max, highest_on_other_sides(fs, store, normal_dir_path(ws.root) + "/"));
+    const std::string summary = ctx.agent + " reserves task ids";
+    Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);
+    if (remote && *remote) {
+        // First from the block of numbers the remote already granted this
+        // machine: no exchange for most adds.
+        bool from_block = false;
+        const auto take_from_block = [&](ClaimTable& table) {
+            const std::int64_t base = std::max(elsewhere, table.block_from - 1);
+            from_block = table.block_from > 0 && table.block_to - base >= count;
+            if (from_block) {
+                out.floor = base;
+                table.block_from = base + count + 1;
+            }
+            return ok_status();
+        };
+        Result<ClaimsUpdate> local = update_claims(fs, ws, ctx, true, summary, take_from_block, default_lock_wait());
+        if (!local) return local.error();
+        if (from_block) return out;
+    }
     const auto reserve = [&](ClaimTable& table) {
         out.floor = std::max(elsewhere, table.last_task_number);
-        table.last_task_number = out.floor + count;
+        const std::int64_t granted = remote && *remote ? std::max(count, kTaskIdBlock) : count;
+        table.last_task_number = out.floor + granted;
+        table.block_from = granted > count ? out.floor + count + 1 : 0;
+        table.block_to = granted > count ? out.floor + granted : 0;
         return ok_status();
     };
-    const std::string summary = ctx.agent + " reserves " + std::to_string(count) + " task id(s)";
     Result<ClaimsUpdate> done = update_claims(fs, ws, ctx, false, summary, reserve, default_lock_wait());
     if (!done && done.error().kind == Error::Kind::System) {
         const std::string why = done.error().message;
-        done = update_claims(fs, ws, ctx, true, summary, reserve, default_lock_wait());
+        const auto reserve_here = [&](ClaimTable& table) {
+            out.floor = std::max(elsewhere, table.last_task_number);
+            table.last_task_number = out.floor + count;
+            return ok_status();
+        };
+        done = update_claims(fs, ws, ctx, true, summary, reserve_here, default_lock_wait());
         if (done) out.warning = "the claims remote was not reached (" + why + "): the new id(s) are reserved on this " +
                                 "machine only; should another clone take the same, the merge renames the incoming one";
     }

@@ -273,6 +273,9 @@ std::string claims_json(const ClaimTable& table, bool with_local) {
     };
     std::string out = "{\"version\": 1, \"last_task_number\": " + std::to_string(table.last_task_number);
     if (with_local && table.synced_at.seconds) out += ", \"synced_at\": \"" + format_timestamp_utc9(table.synced_at) + "\"";
+    if (with_local && table.block_from) {
+        out += ", \"block_from\": " + std::to_string(table.block_from) + ", \"block_to\": " + std::to_string(table.block_to);
+    }
     out += ", \"claims\": " + list(table.claims, claim_json);
     out += ", \"settled\": " + list(table.settled, settlement_json);
     return out + "}\n";
@@ -308,6 +311,11 @@ Result<ClaimTable> parse_claims_json(std::string_view text, const std::string& n
         } else {
             found.push_back(name + ": last_task_number " + std::to_string(n) + " is out of range" + kRepairHint);
         }
+    }
+    if (doc.contains("block_from") && doc["block_from"].is_number_integer() && doc.contains("block_to") &&
+        doc["block_to"].is_number_integer()) {
+        table.block_from = doc["block_from"].get<std::int64_t>();
+        table.block_to = doc["block_to"].get<std::int64_t>();
     }
     if (doc.contains("synced_at") && doc["synced_at"].is_string()) {
         if (Result<Instant> t = parse_progress_timestamp(doc["synced_at"].get<std::string>())) table.synced_at = *t;

@@ -335,7 +335,12 @@ TEST_F(RemoteClaimsE2E, TwoClonesAddingATaskGetDifferentIdsThroughTheRemote) {
     ASSERT_EQ(a.exit_code, 0) << a;
     ASSERT_EQ(b.exit_code, 0) << b;
     EXPECT_TRUE(contains(a.out, "task-101")) << a;
-    EXPECT_TRUE(contains(b.out, "task-102")) << b;
+    // One exchange reserves a block of ten for the clone: bob's is above it.
+    EXPECT_TRUE(contains(b.out, "task-111")) << b;
+    a = small_as("alice", {"plan", "--add", "More docs"}, clone(1));
+    EXPECT_TRUE(contains(a.out, "task-102")) << "taken from alice's block: " << a;
+    const std::string table = git_out({"--git-dir", bare().string(), "log", "-1", "--format=%B", "refs/small/claims"});
+    EXPECT_TRUE(contains(table, "\"last_task_number\": 120")) << table;
 }
 
 TEST_F(RemoteClaimsE2E, ATaskCompletedInOneCloneIsSettledInTheOther) {

@@ -71,6 +71,9 @@ struct ClaimTable {
     std::vector<Settlement> settled;
     std::int64_t last_task_number = 0;
     Instant synced_at{};  // local only: the last exchange with the remote (0: never)
+    // Local only: numbers the remote reserved for this machine and no add
+    // used yet (block_from..block_to; 0: none), D21.
+    std::int64_t block_from = 0, block_to = 0;
     const Claim* find(std::string_view task) const;
     void put(Claim claim);           // replaces the task's claim
     bool erase(std::string_view task);
