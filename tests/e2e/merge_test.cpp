@@ -561,6 +561,29 @@ protected:
 
 TEST_F(RenameE2E, GitMergeWithTheDriverRenamesTheIncomingTaskAndStaysCleanBothWays) {
     const fs::path c = colliding_sides();
+    {
+        // The driver as git runs it, by hand: the three versions, and GITHEAD_<id> naming OTHER.
+        const std::string other = git_out({"rev-parse", "b"});
+        const std::string base = git_out({"merge-base", "HEAD", "b"});
+        for (const auto& [rev, name] : {std::pair{base, "o.yml"}, {std::string("HEAD"), "a.yml"}, {other, "b.yml"}}) {
+            write_file(tmp_.path() / name, git_out({"show", rev + ":.small/progress.small.yml"}) + "\n");
+        }
+        Env env = env_;
+        env.emplace_back("GITHEAD_" + other, "b");
+        const RunResult js = run_in(repo(),
+                                    {"merge", "--json", (tmp_.path() / "o.yml").string(),
+                                     (tmp_.path() / "a.yml").string(), (tmp_.path() / "b.yml").string(),
+                                     ".small/progress.small.yml"},
+                                    env);
+        EXPECT_EQ(js.exit_code, 0) << js;
+        EXPECT_TRUE(contains(js.out, "task-2 -> task-3 (\\\"Write the docs\\\")")) << js;
+        EXPECT_TRUE(contains(read_file(tmp_.path() / "a.yml"), "small merge: renamed task-2 -> task-3"));
+        // Without the variable the driver cannot see the merge: nothing is renamed.
+        const RunResult plain = small({"merge", "--json", (tmp_.path() / "o.yml").string(),
+                                       (tmp_.path() / "o.yml").string(), (tmp_.path() / "b.yml").string(),
+                                       ".small/progress.small.yml"});
+        EXPECT_TRUE(contains(plain.out, "\"renamed\":[]") || contains(plain.out, "\"renamed\": []")) << plain;
+    }
     const RunResult r = git({"merge", "--no-edit", "b"});
     ASSERT_EQ(r.exit_code, 0) << r;
     EXPECT_TRUE(contains(r.err, "renamed OTHER's task task-2 -> task-3 (\"Write the docs\")")) << r;
