@@ -1,9 +1,12 @@
 // `small merge [--explain] ANCESTOR CURRENT OTHER [PATHNAME]` (the git merge
 // driver) and `small merge --explain FILE` (a conflict in git's index);
 // flags and rendering only, the work is in small/ops/maintenance/merge.hpp.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <string_view>
 
 #include "cli.hpp"
 #include "small/base/text.hpp"
@@ -44,7 +47,13 @@ void print_conflicts(const Output& out, const MergeReport& r, const MergeFlags& 
 bool in_merge_strategy() { return std::getenv("SMALL_MERGE_STRATEGY_FILE") != nullptr; }
 
 void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
-    if (!r.clean()) return print_conflicts(out, r, f);
+    if (!r.clean()) {
+        print_conflicts(out, r, f);
+        for (const std::string& note : r.outcome.notes) {
+            if (f.explain) out.problem("  note: " + note);
+        }
+        return;
+    }
     if (from_index(f) && r.index_advice) {
         std::cerr << "small merge: " << r.pathname << ": small's merge driver merges it cleanly (" << r.rule
                   << " rule); " << r.index_advice->reason << ". Run: " << r.index_advice->fix << '\n';
@@ -56,14 +65,38 @@ void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
                     std::to_string(r.outcome.bumped_timestamps) + " timestamps moved";
         }
         std::cerr << line << ")\n";  // git shows the driver's stderr; stdout is not the result
-        if ((r.rule == "progress" || r.rule == "plan") && !in_merge_strategy()) {
-            // D18: the handoff still describes one side of the merge.
+        // D21: the rename is said by the driver that records it.
+        if (r.rule == "progress") {
+            for (const std::string& renamed : r.outcome.renamed) {
+                std::cerr << "  renamed OTHER's task " << renamed << " (the same id was added on both sides)\n";
+            }
+        }
+        // D18: the handoff still describes one side of the merge; said by
+        // one file's driver (merge_sides_from_git) when git's commits are known.
+        if (r.rule != "whole" && r.advises_handoff && !in_merge_strategy() && !f.explain) {
             std::cerr << "  after the merge, run: small handoff (the handoff describes one side; "
                          "git merge -s small writes it for you)\n";
         }
     }
     for (const std::string& note : r.outcome.notes) {
-        if (f.explain || (r.rule == "handoff" && !in_merge_strategy())) std::cerr << "  note: " << note << '\n';
+        if (f.explain) std::cerr << "  note: " << note << '\n';
+    }
+}
+
+// What git tells a merge driver about the merge, from the environment:
+// GITHEAD_<id> for each commit `git merge`/`git pull` merges, and
+// SMALL_MERGE_SIDES from git-merge-small.
+void from_environment(MergeRequest& q) {
+    q.top = current_directory();
+    if (const char* hint = std::getenv("SMALL_MERGE_SIDES")) q.sides_hint = hint;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string_view var(*e);
+        if (!var.starts_with("GITHEAD_")) continue;
+        const std::string_view id = var.substr(8, var.find('=') - 8);
+        if ((id.size() == 40 || id.size() == 64) &&
+            id.find_first_not_of("0123456789abcdef") == std::string_view::npos) {
+            q.other_commits.emplace_back(id);
+        }
     }
 }
 
@@ -71,7 +104,12 @@ void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
 // whose stages git's index holds after a stopped merge.
 Result<MergeReport> merge_or_explain(const Context& ctx, const MergeFlags& f) {
     const MergeRequest& q = f.request;
-    if (!q.current.empty()) return merge_command(ctx.fs, q);
+    if (!q.current.empty()) {
+        if (f.explain) return merge_command(ctx.fs, q);
+        MergeRequest driver = q;
+        from_environment(driver);
+        return merge_command(ctx.fs, driver);
+    }
     if (q.ancestor.empty()) return Error::usage("give ANCESTOR CURRENT OTHER [PATHNAME], or --explain FILE");
     if (!f.explain) {
         return Error::usage("one file is only understood with --explain (" + explain_command(q.ancestor) +

@@ -8,12 +8,17 @@
 #include <unordered_set>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
+#include "small/base/git_repo.hpp"
+#include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/check/invariants.hpp"
 #include "small/check/schema.hpp"
 #include "small/doc/jcs.hpp"
 #include "small/doc/yaml.hpp"
+#include "small/doc/yaml_edit.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/layout.hpp"
 #include "small/model/plan_text_edit.hpp"
@@ -1026,6 +1031,34 @@ Result<MergeOutcome> merge_plan_texts(std::string_view ancestor, std::string_vie
     return out;
 }
 
+namespace {
+
+// The handoff both sides changed: CURRENT's, its summary followed by
+// OTHER's when they differ and OTHER's is not the ancestor's (only that
+// value's bytes change); CURRENT's as it is when that cannot be written.
+std::string with_both_summaries(std::string_view ancestor, std::string_view current, std::string_view other,
+                                const std::string& display) {
+    const auto summary_of = [&](std::string_view text) -> std::optional<std::string> {
+        Result<Document> doc = parse_yaml(std::string(text), display);
+        if (!doc || !doc->root().is_mapping()) return std::nullopt;
+        const NodeRef s = doc->root().find("summary");
+        return s.is_string() ? std::optional(std::string(s.as_string())) : std::nullopt;
+    };
+    const std::optional<std::string> mine = summary_of(current), theirs = summary_of(other);
+    if (!mine || !theirs || *mine == *theirs || theirs == summary_of(ancestor) ||
+        mine->find(*theirs) != std::string::npos) {
+        return std::string(current);
+    }
+    Result<Document> doc = parse_yaml(std::string(current), display);
+    if (!doc) return std::string(current);
+    YamlValue target = to_yaml_value(doc->root());
+    target["summary"] = *mine + " Merged with another side, whose handoff said: " + *theirs;
+    const MemberEdit edit = edit_mapping_members(*doc, target);
+    return edit.text ? *edit.text : std::string(current);
+}
+
+}  // namespace
+
 MergeOutcome merge_whole_texts(std::string_view ancestor, std::string_view current, std::string_view other,
                                bool handoff_keeps_current, const std::string& display) {
     MergeOutcome out;
@@ -1034,10 +1067,10 @@ MergeOutcome merge_whole_texts(std::string_view ancestor, std::string_view curre
     } else if (current == ancestor) {
         out.text = other;
     } else if (handoff_keeps_current) {
-        out.text = current;
+        out.text = with_both_summaries(ancestor, current, other, display);
         out.notes.push_back(display +
-                            " changed on both sides: CURRENT's is kept; run `small handoff` after the "
-                            "merge to regenerate it from the merged plan and progress");
+                            " changed on both sides: CURRENT's is kept, with OTHER's summary after its own; run "
+                            "`small handoff` after the merge to regenerate it from the merged plan and progress");
     } else {
         out.conflicts.push_back({"", "", display + " changed differently on both sides", std::string(kResolveHint)});
     }
@@ -1069,6 +1102,569 @@ Result<MergeOutcome> merge_by_rule(MergeKind kind, std::string_view ancestor, st
         case MergeKind::Whole: break;
     }
     return merge_whole_texts(ancestor, current, other, false, display);
+}
+
+// ---- D21: a task id added on both sides ----
+
+namespace {
+
+constexpr std::string_view kNotePrefix = "small merge: renamed ";
+constexpr std::string_view kArrow = " -> ";
+constexpr std::string_view kTitleOpen = " (title ";
+
+bool id_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == '/' || c == '.';
+}
+
+// N of "task-<N>", nullopt for any other id.
+std::optional<long long> task_number(std::string_view id) {
+    if (!id.starts_with("task-") || id.size() == 5 || id.size() > 20) return std::nullopt;
+    long long n = 0;
+    for (char c : id.substr(5)) {
+        if (c < '0' || c > '9') return std::nullopt;
+        n = n * 10 + (c - '0');
+    }
+    return n;
+}
+
+// Task ids in natural order ("task-2" before "task-10").
+bool natural_less(const std::string& x, const std::string& y) {
+    const std::optional<long long> nx = task_number(x), ny = task_number(y);
+    if (nx && ny && *nx != *ny) return *nx < *ny;
+    if (nx.has_value() != ny.has_value()) return nx.has_value();
+    return x < y;
+}
+
+std::string string_at(NodeRef map, std::string_view key) {
+    const NodeRef v = map.valid() && map.is_mapping() ? map.find(key) : NodeRef();
+    return v.valid() && v.is_string() ? std::string(v.as_string()) : std::string();
+}
+
+// One version of the pair, parsed.
+struct Version {
+    std::string plan_text, log_text;
+    std::optional<Document> plan, log;
+    YamlValue plan_value = YamlValue::object();
+
+    NodeRef tasks() const {
+        return plan && plan->root().valid() && plan->root().is_mapping() ? plan->root().find("tasks") : NodeRef();
+    }
+    NodeRef entries() const {
+        return log && log->root().valid() && log->root().is_mapping() ? log->root().find("entries") : NodeRef();
+    }
+};
+
+Result<Version> parse_version(std::string plan_text, std::string log_text, std::string_view label) {
+    Version v;
+    v.plan_text = std::move(plan_text);
+    v.log_text = std::move(log_text);
+    Result<Document> plan = parse_yaml(v.plan_text, "plan.small.yml (" + std::string(label) + ")");
+    if (!plan) return plan.error();
+    Result<Document> log = parse_yaml(v.log_text, "progress.small.yml (" + std::string(label) + ")");
+    if (!log) return log.error();
+    v.plan = std::move(*plan);
+    v.log = std::move(*log);
+    if (v.plan->root().valid()) v.plan_value = to_yaml_value(v.plan->root());
+    return v;
+}
+
+std::map<std::string, YamlValue> tasks_by_id(const YamlValue& plan) {
+    std::map<std::string, YamlValue> out;
+    if (!plan.is_object() || !plan.contains("tasks") || !plan.at("tasks").is_array()) return out;
+    for (const YamlValue& t : plan.at("tasks")) {
+        if (t.is_object() && t.contains("id") && t.at("id").is_string()) out.emplace(t.at("id").get<std::string>(), t);
+    }
+    return out;
+}
+
+// Byte offsets of line starts, for turning a node's line and column into an offset.
+std::vector<std::size_t> line_starts(std::string_view text) {
+    std::vector<std::size_t> out{0};
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\n') out.push_back(i + 1);
+    }
+    return out;
+}
+
+struct ScalarEdit {
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    std::string text;
+};
+
+// The edit that turns the scalar `node` (which reads `from`) into `to`,
+// plain or quoted as written; nullopt when its bytes are not `from` in one
+// of those forms (an escape, a block scalar...).
+std::optional<ScalarEdit> scalar_edit(std::string_view text, const std::vector<std::size_t>& lines, NodeRef node,
+                                      std::string_view from, std::string_view to) {
+    const Mark m = node.mark();
+    if (m.line == 0 || m.line > lines.size() || m.column == 0) return std::nullopt;
+    const std::size_t at = lines[m.line - 1] + m.column - 1;
+    if (at >= text.size()) return std::nullopt;
+    const std::string_view rest = text.substr(at);
+    if (rest.starts_with(from) && (rest.size() == from.size() || !id_char(rest[from.size()]))) {
+        return ScalarEdit{at, from.size(), std::string(to)};
+    }
+    if ((rest[0] == '"' || rest[0] == '\'') && rest.substr(1).starts_with(from) && rest.size() > from.size() + 1 &&
+        rest[from.size() + 1] == rest[0]) {
+        return ScalarEdit{at + 1, from.size(), std::string(to)};
+    }
+    return std::nullopt;
+}
+
+std::string apply_edits(std::string_view text, std::vector<ScalarEdit> edits) {
+    std::sort(edits.begin(), edits.end(), [](const ScalarEdit& x, const ScalarEdit& y) { return x.offset < y.offset; });
+    std::string out;
+    out.reserve(text.size() + edits.size() * 4);
+    std::size_t done = 0;
+    for (const ScalarEdit& e : edits) {
+        out.append(text.substr(done, e.offset - done)).append(e.text);
+        done = e.offset + e.size;
+    }
+    out.append(text.substr(done));
+    return out;
+}
+
+using IdMap = std::map<std::string, std::string>;
+
+// The plan with every id in `map` renamed: task ids and dependencies.
+Result<std::string> renamed_plan(const Version& v, const IdMap& map, YamlValue& expected) {
+    std::vector<ScalarEdit> edits;
+    const std::vector<std::size_t> lines = line_starts(v.plan_text);
+    const NodeRef tasks = v.tasks();
+    for (std::size_t i = 0; tasks.valid() && tasks.is_sequence() && i < tasks.size(); ++i) {
+        const NodeRef task = tasks.item(i);
+        if (!task.is_mapping()) continue;
+        const auto rename_id = [&](NodeRef node, YamlValue& value) -> Status {
+            if (!node.valid() || !node.is_string()) return ok_status();
+            const auto it = map.find(std::string(node.as_string()));
+            if (it == map.end()) return ok_status();
+            std::optional<ScalarEdit> e = scalar_edit(v.plan_text, lines, node, it->first, it->second);
+            if (!e) {
+                return Error::invalid("plan.small.yml line " + std::to_string(node.mark().line) + ": " + it->first +
+                                      " is not written as a plain or quoted id");
+            }
+            edits.push_back(std::move(*e));
+            value = it->second;
+            return ok_status();
+        };
+        YamlValue& task_value = expected["tasks"][i];
+        if (Status s = rename_id(task.find("id"), task_value["id"]); !s) return s.error();
+        for (const char* key : {"depends_on", "dependencies"}) {
+            const NodeRef deps = task.find(key);
+            if (!deps.valid() || !deps.is_sequence()) continue;
+            for (std::size_t d = 0; d < deps.size(); ++d) {
+                if (Status s = rename_id(deps.item(d), task_value[key][d]); !s) return s.error();
+            }
+        }
+    }
+    return apply_edits(v.plan_text, std::move(edits));
+}
+
+// The log with the entries `pick` selects renamed by `map`.
+template <typename Pick>
+Result<std::string> renamed_log(const Version& v, const IdMap& map, Pick pick, YamlValue& expected) {
+    std::vector<ScalarEdit> edits;
+    const std::vector<std::size_t> lines = line_starts(v.log_text);
+    const NodeRef entries = v.entries();
+    for (std::size_t i = 0; entries.valid() && entries.is_sequence() && i < entries.size(); ++i) {
+        const NodeRef entry = entries.item(i);
+        const std::string task = string_at(entry, "task_id");
+        const auto it = map.find(task);
+        if (it == map.end() || !pick(i)) continue;
+        std::optional<ScalarEdit> e = scalar_edit(v.log_text, lines, entry.find("task_id"), it->first, it->second);
+        if (!e) {
+            return Error::invalid("progress.small.yml line " + std::to_string(entry.mark().line) + ": " + it->first +
+                                  " is not written as a plain or quoted id");
+        }
+        edits.push_back(std::move(*e));
+        expected["entries"][i]["task_id"] = it->second;
+    }
+    return apply_edits(v.log_text, std::move(edits));
+}
+
+// `v` with `map` applied to its plan and to the log entries `pick` selects;
+// the edited texts are read again and must be exactly the renamed data.
+template <typename Pick>
+Result<Version> renamed(const Version& v, const IdMap& map, Pick pick, std::string_view label) {
+    if (map.empty()) return parse_version(v.plan_text, v.log_text, label);
+    YamlValue plan_expected = v.plan_value;
+    Result<std::string> plan = renamed_plan(v, map, plan_expected);
+    if (!plan) return plan.error();
+    YamlValue log_expected = v.log && v.log->root().valid() ? to_yaml_value(v.log->root()) : YamlValue();
+    Result<std::string> log = renamed_log(v, map, pick, log_expected);
+    if (!log) return log.error();
+    Result<Version> out = parse_version(std::move(*plan), std::move(*log), label);
+    if (!out) return out.error();
+    const YamlValue log_now = out->log->root().valid() ? to_yaml_value(out->log->root()) : YamlValue();
+    if (!same_yaml_data(out->plan_value, plan_expected) || !same_yaml_data(log_now, log_expected)) {
+        return Error::invalid("the renamed ids do not read back as written");
+    }
+    return out;
+}
+
+// The renames `v`'s log records, in log order.
+std::vector<TaskRename> renames_in(const Version& v) {
+    std::vector<TaskRename> out;
+    const NodeRef entries = v.entries();
+    for (std::size_t i = 0; entries.valid() && entries.is_sequence() && i < entries.size(); ++i) {
+        if (std::optional<TaskRename> r = parse_rename_note(string_at(entries.item(i), "notes"))) out.push_back(*r);
+    }
+    return out;
+}
+
+bool holds(const std::vector<TaskRename>& recorded, const TaskRename& r) {
+    return std::find(recorded.begin(), recorded.end(), r) != recorded.end();
+}
+
+// Whether `v`, which lacks the record of `r`, descends from the side `r`
+// renamed: an entry of it naming r.from is, renamed, an entry of a version
+// that holds the record; with no entry naming r.from, its task r.from has
+// the recorded title.
+bool descends_from_renamed(const Version& v, const TaskRename& r, const std::vector<const Version*>& holders) {
+    std::multimap<std::string, YamlValue> renamed_there;  // by timestamp
+    for (const Version* h : holders) {
+        const NodeRef entries = h->entries();
+        for (std::size_t i = 0; entries.valid() && entries.is_sequence() && i < entries.size(); ++i) {
+            const NodeRef e = entries.item(i);
+            if (string_at(e, "task_id") == r.to) renamed_there.emplace(string_at(e, "timestamp"), to_yaml_value(e));
+        }
+    }
+    bool names_old = false;
+    const NodeRef entries = v.entries();
+    for (std::size_t i = 0; entries.valid() && entries.is_sequence() && i < entries.size(); ++i) {
+        const NodeRef e = entries.item(i);
+        if (string_at(e, "task_id") != r.from) continue;
+        names_old = true;
+        YamlValue value = to_yaml_value(e);
+        value["task_id"] = r.to;
+        const auto [lo, hi] = renamed_there.equal_range(string_at(e, "timestamp"));
+        for (auto it = lo; it != hi; ++it) {
+            if (same_yaml_data(it->second, value)) return true;
+        }
+    }
+    if (names_old) return false;
+    const std::map<std::string, YamlValue> tasks = tasks_by_id(v.plan_value);
+    const auto t = tasks.find(r.from);
+    return t != tasks.end() && t->second.contains("title") && t->second.at("title").is_string() &&
+           t->second.at("title").get<std::string>() == r.title;
+}
+
+std::unordered_set<std::string> canonical_entries(const Version& v) {
+    std::unordered_set<std::string> out;
+    const NodeRef entries = v.entries();
+    for (std::size_t i = 0; entries.valid() && entries.is_sequence() && i < entries.size(); ++i) {
+        if (Result<std::string> c = canonical_json(entries.item(i))) out.insert(std::move(*c));
+    }
+    return out;
+}
+
+// Ids CURRENT and OTHER both added since the ancestor, with different content.
+std::vector<std::string> collisions(const Version& o, const Version& a, const Version& b) {
+    const std::map<std::string, YamlValue> to = tasks_by_id(o.plan_value), ta = tasks_by_id(a.plan_value),
+                                           tb = tasks_by_id(b.plan_value);
+    std::vector<std::string> out;
+    for (const auto& [id, task] : ta) {
+        const auto other = tb.find(id);
+        if (!to.count(id) && other != tb.end() && !same_yaml_data(task, other->second)) out.push_back(id);
+    }
+    std::sort(out.begin(), out.end(), natural_less);
+    return out;
+}
+
+// Whether a text holds a rename note, and the lines that do (a cheap first look).
+std::vector<std::string_view> note_lines(std::string_view log) {
+    std::vector<std::string_view> out;
+    for (std::size_t at = log.find(kNotePrefix); at != std::string_view::npos; at = log.find(kNotePrefix, at + 1)) {
+        const std::size_t from = log.rfind('\n', at);
+        const std::size_t begin = from == std::string_view::npos ? 0 : from + 1;
+        out.push_back(log.substr(begin, std::min(log.find('\n', at), log.size()) - begin));
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string rename_note(const TaskRename& r) {
+    return std::string(kNotePrefix) + r.from + std::string(kArrow) + r.to + std::string(kTitleOpen) +
+           nlohmann::json(r.title).dump() + ")";
+}
+
+std::optional<TaskRename> parse_rename_note(std::string_view notes) {
+    if (!notes.starts_with(kNotePrefix)) return std::nullopt;
+    notes.remove_prefix(kNotePrefix.size());
+    const std::size_t arrow = notes.find(kArrow);
+    if (arrow == std::string_view::npos) return std::nullopt;
+    TaskRename r;
+    r.from = std::string(notes.substr(0, arrow));
+    notes.remove_prefix(arrow + kArrow.size());
+    const std::size_t open = notes.find(kTitleOpen);
+    r.to = std::string(notes.substr(0, open));
+    if (open != std::string_view::npos) {
+        std::string_view title = notes.substr(open + kTitleOpen.size());
+        if (!title.ends_with(")")) return std::nullopt;
+        title.remove_suffix(1);
+        const nlohmann::json parsed = nlohmann::json::parse(title, nullptr, false);
+        if (!parsed.is_string()) return std::nullopt;
+        r.title = parsed.get<std::string>();
+    }
+    if (r.from.empty() || r.to.empty() || r.from == r.to) return std::nullopt;
+    for (const std::string& id : {r.from, r.to}) {
+        if (!std::all_of(id.begin(), id.end(), id_char)) return std::nullopt;
+    }
+    return r;
+}
+
+std::string describe_rename(const TaskRename& r) {
+    return r.from + " -> " + r.to + (r.title.empty() ? "" : " (" + nlohmann::json(r.title).dump() + ")");
+}
+
+Result<std::optional<TaskRenames>> task_renames(const WorkspaceMergeSides& sides) {
+    constexpr std::string_view kLabels[3] = {"ancestor", "current", "other"};
+    // A first look without the logs: a collision, or rename notes that the
+    // three logs do not all share.
+    std::vector<std::string_view> notes[3];
+    for (int i = 0; i < 3; ++i) notes[i] = note_lines(sides.progress[i]);
+    const bool notes_differ = notes[0] != notes[1] || notes[0] != notes[2];
+    std::vector<Version> v;
+    for (int i = 0; i < 3; ++i) {
+        Result<Version> parsed = parse_version(sides.plan[i], notes_differ ? sides.progress[i] : "", kLabels[i]);
+        if (!parsed) return parsed.error();
+        v.push_back(std::move(*parsed));
+    }
+    if (!notes_differ && collisions(v[0], v[1], v[2]).empty()) return std::optional<TaskRenames>();
+    if (!notes_differ) {
+        for (int i = 0; i < 3; ++i) {
+            Result<Version> parsed = parse_version(sides.plan[i], sides.progress[i], kLabels[i]);
+            if (!parsed) return parsed.error();
+            v[i] = std::move(*parsed);
+        }
+    }
+
+    TaskRenames out;
+    // Recorded renames, applied to the versions from before them.
+    std::vector<TaskRename> recorded[3];
+    std::vector<TaskRename> all;
+    for (int i = 0; i < 3; ++i) {
+        recorded[i] = renames_in(v[i]);
+        for (const TaskRename& r : recorded[i]) {
+            if (!holds(all, r)) all.push_back(r);
+        }
+    }
+    IdMap replay[3];
+    for (const TaskRename& r : all) {
+        std::vector<const Version*> holders;
+        for (int i = 0; i < 3; ++i) {
+            if (holds(recorded[i], r)) holders.push_back(&v[i]);
+        }
+        for (int i = 0; i < 3; ++i) {
+            if (holds(recorded[i], r) || !descends_from_renamed(v[i], r, holders)) continue;
+            if (replay[i].count(r.from)) return Error::invalid(r.from + " was renamed twice");
+            if (tasks_by_id(v[i].plan_value).count(r.to)) {
+                return Error::invalid("the " + std::string(kLabels[i]) + " has a task " + r.to +
+                                      " of its own besides " + r.from + ", which an earlier merge renamed to " + r.to);
+            }
+            replay[i].emplace(r.from, r.to);
+            if (!holds(out.replayed, r)) out.replayed.push_back(r);
+        }
+    }
+    const auto every_entry = [](std::size_t) { return true; };
+    for (int i = 0; i < 3; ++i) {
+        Result<Version> mapped = renamed(v[i], replay[i], every_entry, kLabels[i]);
+        if (!mapped) return mapped.error();
+        v[i] = std::move(*mapped);
+    }
+
+    // Ids both sides added: OTHER's task takes the next free id.
+    const std::vector<std::string> colliding = collisions(v[0], v[1], v[2]);
+    if (!colliding.empty()) {
+        if (sides.progress[0] == sides.progress[1] || sides.progress[0] == sides.progress[2] ||
+            sides.progress[1] == sides.progress[2]) {
+            return Error::invalid(
+                "the progress log did not change on both sides, so git merges it without small's "
+                "driver and the rename could not be recorded");
+        }
+        long long next = 0;
+        for (const Version& x : v) {
+            for (const auto& [id, task] : tasks_by_id(x.plan_value)) next = std::max(next, task_number(id).value_or(0));
+        }
+        const std::map<std::string, YamlValue> theirs = tasks_by_id(v[2].plan_value);
+        IdMap fresh;
+        for (const std::string& id : colliding) {
+            TaskRename r{id, "task-" + std::to_string(++next), ""};
+            const YamlValue& task = theirs.at(id);
+            if (task.contains("title") && task.at("title").is_string()) r.title = task.at("title").get<std::string>();
+            fresh.emplace(r.from, r.to);
+            out.fresh.push_back(std::move(r));
+        }
+        // OTHER's own entries follow; an entry the ancestor or CURRENT has too is not OTHER's alone.
+        std::unordered_set<std::string> elsewhere = canonical_entries(v[0]);
+        for (std::string c : canonical_entries(v[1])) elsewhere.insert(std::move(c));
+        const NodeRef entries = v[2].entries();
+        const auto others_own = [&](std::size_t i) {
+            Result<std::string> c = canonical_json(entries.item(i));
+            return c && !elsewhere.count(*c);
+        };
+        Result<Version> mapped = renamed(v[2], fresh, others_own, kLabels[2]);
+        if (!mapped) return mapped.error();
+        v[2] = std::move(*mapped);
+    }
+    if (out.fresh.empty() && out.replayed.empty()) return std::optional<TaskRenames>();
+    for (int i = 0; i < 3; ++i) {
+        out.plan[i] = std::move(v[i].plan_text);
+        out.progress[i] = std::move(v[i].log_text);
+    }
+    return std::optional<TaskRenames>(std::move(out));
+}
+
+Result<std::string> with_rename_records(std::string_view merged_log, std::string_view merged_plan,
+                                        const std::vector<TaskRename>& fresh, const std::string& display) {
+    if (fresh.empty()) return std::string(merged_log);
+    Result<Document> doc = parse_yaml(std::string(merged_log), display);
+    if (!doc) return doc.error();
+    const NodeRef entries = doc->root().valid() && doc->root().is_mapping() ? doc->root().find("entries") : NodeRef();
+    std::optional<Instant> last;
+    std::string run;
+    for (std::size_t i = entries.valid() && entries.is_sequence() ? entries.size() : 0; i-- > 0;) {
+        const NodeRef e = entries.item(i);
+        if (!last) {
+            if (Result<Instant> t = parse_progress_timestamp(string_at(e, "timestamp"))) last = *t;
+        }
+        if (run.empty()) run = string_at(e, "replayId");
+        if (last && !run.empty()) break;
+    }
+    if (!last) return Error::invalid("cannot record the renames: " + display + " has no timestamped entry");
+    Result<AppendPoint> point = progress_append_point(merged_log, *doc);
+    if (!point) return point.error();
+    std::map<std::string, YamlValue> tasks;
+    if (Result<Document> plan = parse_yaml(std::string(merged_plan), "plan.small.yml"); plan && plan->root().valid()) {
+        tasks = tasks_by_id(to_yaml_value(plan->root()));
+    }
+    std::string items;
+    for (const TaskRename& r : fresh) {
+        last = plus_one_ns(*last);
+        YamlValue entry = YamlValue::object();
+        entry["timestamp"] = format_timestamp_utc9(*last);
+        entry["task_id"] = r.to;
+        const auto t = tasks.find(r.to);
+        entry["status"] = t != tasks.end() && t->second.contains("status") && t->second.at("status").is_string()
+                              ? t->second.at("status").get<std::string>()
+                              : std::string("pending");
+        entry["evidence"] = "Renamed task " + r.from + " to " + r.to + " via small merge";
+        entry["notes"] = rename_note(r);
+        if (!run.empty()) entry["replayId"] = run;
+        items += emit_sequence_item(entry, point->indent);
+    }
+    const AppendEdit edit = append_edit(*point, items, merged_log);
+    std::string out;
+    out.reserve(merged_log.size() + edit.text.size());
+    out.append(merged_log.substr(0, edit.offset)).append(edit.text).append(merged_log.substr(edit.offset + edit.erase));
+    return out;
+}
+
+std::vector<RecordedRename> recorded_renames(std::string_view progress_text) {
+    std::vector<RecordedRename> out;
+    if (note_lines(progress_text).empty()) return out;
+    Result<Document> doc = parse_yaml(std::string(progress_text), "progress.small.yml");
+    if (!doc || !doc->root().valid() || !doc->root().is_mapping()) return out;
+    const NodeRef entries = doc->root().find("entries");
+    for (std::size_t i = 0; entries.valid() && entries.is_sequence() && i < entries.size(); ++i) {
+        if (std::optional<TaskRename> r = parse_rename_note(string_at(entries.item(i), "notes"))) {
+            out.push_back({string_at(entries.item(i), "timestamp"), std::move(*r)});
+        }
+    }
+    return out;
+}
+
+Result<MergeOutcome> merge_with_renames(MergeKind kind, std::string_view ancestor, std::string_view current,
+                                        std::string_view other, const std::string& display,
+                                        const std::optional<WorkspaceMergeSides>& sides) {
+    if (!sides || (kind != MergeKind::Plan && kind != MergeKind::Progress)) {
+        return merge_by_rule(kind, ancestor, current, other, display);
+    }
+    Result<std::optional<TaskRenames>> renames = task_renames(*sides);
+    if (!renames || !*renames) {
+        Result<MergeOutcome> plain = merge_by_rule(kind, ancestor, current, other, display);
+        if (plain && !renames && !plain->conflicts.empty()) {
+            plain->notes.push_back("task ids were not renamed: " + renames.error().message);
+        }
+        return plain;
+    }
+    const TaskRenames& t = **renames;
+    const std::string* texts = kind == MergeKind::Plan ? t.plan : t.progress;
+    Result<MergeOutcome> out = merge_by_rule(kind, texts[0], texts[1], texts[2], display);
+    if (!out || !out->conflicts.empty()) return out;
+    if (kind == MergeKind::Progress && !t.fresh.empty()) {
+        Result<MergeOutcome> plan = merge_plan_texts(t.plan[0], t.plan[1], t.plan[2], "plan.small.yml");
+        const std::string merged_plan = plan && plan->conflicts.empty() ? plan->text : t.plan[2];
+        Result<std::string> text = with_rename_records(out->text, merged_plan, t.fresh, display);
+        if (!text) return text.error();
+        out->text = std::move(*text);
+        out->added_entries += t.fresh.size();
+    }
+    for (const TaskRename& r : t.fresh) {
+        out->renamed.push_back(describe_rename(r));
+        out->notes.push_back("task " + r.from + " was added on both sides: OTHER's task " + describe_rename(r) +
+                             ", with its entries; the progress log records the rename");
+    }
+    for (const TaskRename& r : t.replayed) {
+        out->notes.push_back("an earlier merge renamed " + describe_rename(r) +
+                             "; a side from before it was mapped the same way");
+    }
+    return out;
+}
+
+std::optional<WorkspaceMergeSides> merge_sides_from_git(const std::string& top, const std::string& pathname,
+                                                        const std::string_view texts[3], const std::string& sides_hint,
+                                                        const std::vector<std::string>& others) {
+    const MergeKind kind = merge_kind_for(pathname);
+    if (pathname.empty() || kind == MergeKind::Whole) return std::nullopt;
+    Result<std::optional<GitRepo>> found = GitRepo::discover(top);
+    if (!found || !*found) return std::nullopt;
+    const GitRepo& repo = **found;
+    std::string revs[3];
+    if (!sides_hint.empty()) {
+        std::size_t at = 0;
+        for (std::string& rev : revs) {
+            const std::size_t end = std::min(sides_hint.find(' ', at), sides_hint.size());
+            rev = sides_hint.substr(at, end - at);
+            at = end + 1;
+        }
+        if (revs[2].empty() || at <= sides_hint.size()) return std::nullopt;
+    } else {
+        if (others.size() != 1) return std::nullopt;
+        Result<std::optional<std::string>> head = repo.head();
+        if (!head || !*head) return std::nullopt;
+        Result<std::optional<std::string>> base = repo.merge_base(**head, others[0]);
+        if (!base || !*base) return std::nullopt;
+        revs[0] = **base;
+        revs[1] = **head;
+        revs[2] = others[0];
+    }
+    const std::string dir = parent_path(pathname);
+    const auto in_dir = [&](const char* name) { return dir.empty() ? std::string(name) : dir + "/" + name; };
+    WorkspaceMergeSides sides;
+    std::string handoff[3];
+    for (int i = 0; i < 3; ++i) {
+        Result<std::optional<std::string>> plan = repo.file_at(revs[i], in_dir("plan.small.yml"));
+        Result<std::optional<std::string>> log = repo.file_at(revs[i], in_dir("progress.small.yml"));
+        Result<std::optional<std::string>> hand = repo.file_at(revs[i], in_dir("handoff.small.yml"));
+        if (!plan || !log || !hand) return std::nullopt;
+        sides.plan[i] = plan->value_or("");
+        sides.progress[i] = log->value_or("");
+        handoff[i] = hand->value_or("");
+        const std::string& mine = kind == MergeKind::Plan       ? sides.plan[i]
+                                  : kind == MergeKind::Progress ? sides.progress[i]
+                                                                : handoff[i];
+        if (mine != texts[i]) return std::nullopt;  // not the merge git is doing: no renames
+    }
+    const auto by_driver = [](const std::string* t) { return t[0] != t[1] && t[0] != t[2] && t[1] != t[2]; };
+    sides.advises = by_driver(handoff)          ? "handoff.small.yml"
+                    : by_driver(sides.progress) ? "progress.small.yml"
+                    : by_driver(sides.plan)     ? "plan.small.yml"
+                                                : "";
+    return sides;
 }
 
 }  // namespace small

@@ -166,9 +166,20 @@ Result<UnmergedFile> unmerged_file(const FileSystem& fs, const std::string& path
         if (std::optional<UnmergedFile> found = find_unmerged(*repo, rel, error)) return std::move(*found);
         if (!error) return error.error();
     }
+    // D21: what merges renamed is not a conflict; the log records it.
+    std::string renamed;
+    if (Result<std::string> log = fs.read_file(join_path(folder, "progress.small.yml"))) {
+        for (const RecordedRename& r : recorded_renames(*log)) {
+            renamed += (renamed.empty() ? "" : "; ") + describe_rename(r.rename) + " at " + r.timestamp;
+        }
+    }
     return Error::invalid("git's index holds no unresolved conflict for " + path +
                           (candidates.empty() ? "" : " (" + candidates.front() + " in " + repo->workdir() + ")") +
-                          ": give the three files instead (small merge --explain BASE OURS THEIRS PATH)");
+                          ": give the three files instead (small merge --explain BASE OURS THEIRS PATH)" +
+                          (renamed.empty() ? ""
+                                           : ". Task ids merges renamed (both sides had added them; the other "
+                                             "side's task took the new id with its entries): " +
+                                                 renamed));
 }
 
 }  // namespace small

@@ -189,7 +189,7 @@ TEST_F(MergeE2E, ParallelPlanProgressAndCheckpointSessionsMergeInBothDirections)
         const RunResult c =
             small({"checkpoint", "--task", task, "--status", "completed", "--evidence", tag + " done"}, wt);
         EXPECT_EQ(c.exit_code, 0) << c;
-        EXPECT_EQ(small({"handoff"}, wt).exit_code, 0);
+        EXPECT_EQ(small({"handoff", "--summary", tag + " finished its task"}, wt).exit_code, 0);
         git_ok({"commit", "-qam", tag + " checkpoint"}, wt);
     };
     std::future<void> ra = std::async(std::launch::async, [&] { agent(a, "task-2", "alpha"); });
@@ -201,7 +201,16 @@ TEST_F(MergeE2E, ParallelPlanProgressAndCheckpointSessionsMergeInBothDirections)
     git_ok({"worktree", "add", "-q", "-b", "a2", a2.string(), "a"});
     const RunResult ab = git({"merge", "--no-edit", "b"}, a2);
     ASSERT_EQ(ab.exit_code, 0) << ab;
-    EXPECT_TRUE(contains(ab.err, "run `small handoff`")) << ab;  // the handoff rule's note
+    // Said once per merge, by one of the three drivers that ran.
+    const std::string advice = "after the merge, run: small handoff";
+    EXPECT_TRUE(contains(ab.err, advice)) << ab;
+    EXPECT_EQ(ab.err.find(advice), ab.err.rfind(advice)) << ab;
+    // Both sides' summaries are in the merged handoff.
+    const std::string merged_handoff = read_file(a2 / ".small" / "handoff.small.yml");
+    EXPECT_TRUE(contains(merged_handoff,
+                         "summary: \"alpha finished its task Merged with another side, whose "
+                         "handoff said: beta finished its task\"\n"))
+        << merged_handoff;
     const fs::path b2 = tmp_.path() / "wt-b2";
     git_ok({"worktree", "add", "-q", "-b", "b2", b2.string(), "b"});
     git_ok({"merge", "-q", "--no-edit", "a"}, b2);
@@ -280,9 +289,10 @@ TEST_F(MergeE2E, TheOctopusStrategyLeavesARealConflictOfTheLastBranchAndRefusesA
     const fs::path b = worktree("b");
     const fs::path c = worktree("c");
     session(a, "alpha", 1);
-    ASSERT_EQ(add_by_hand("Write the parser", b).exit_code, 0);
+    // A title changed differently on two branches (ids added on both are renamed, D21).
+    ASSERT_EQ(small({"plan", "--title", "task-1", "Write the parser"}, b).exit_code, 0);
     git_ok({"commit", "-qam", "b task"}, b);
-    ASSERT_EQ(add_by_hand("Write the docs", c).exit_code, 0);
+    ASSERT_EQ(small({"plan", "--title", "task-1", "Write the docs"}, c).exit_code, 0);
     git_ok({"commit", "-qam", "c task"}, c);
     const RunResult head = git({"rev-parse", "HEAD"});
     // c conflicts with b, and c is last: the conflict is left to resolve.
@@ -292,7 +302,7 @@ TEST_F(MergeE2E, TheOctopusStrategyLeavesARealConflictOfTheLastBranchAndRefusesA
     EXPECT_TRUE(fs::exists(repo() / ".git" / "MERGE_HEAD"));
     const RunResult ex = small({"merge", "--explain", ".small/plan.small.yml"});
     EXPECT_EQ(ex.exit_code, 1) << ex;
-    EXPECT_TRUE(contains(ex.err, "task id task-2 was added on both sides")) << ex;
+    EXPECT_TRUE(contains(ex.err, "task task-1 field `title` changed differently on both sides")) << ex;
     git({"merge", "--abort"});
     git_ok({"reset", "-q", "--hard", head.out.substr(0, 40)});
     // The conflict with an earlier branch: the strategy gives up and git restores the tree.
@@ -400,14 +410,16 @@ TEST_F(MergeE2E, HistoryAfterAnInterleavingMergeStaysMergeable) {
     expect_verified(repo());
 }
 
-TEST_F(MergeE2E, SameNewTaskIdIsARealConflictExplained) {
+// A cherry-pick names no merge the driver can read the other file of
+// (D21): the same id added on both sides stays a conflict there.
+TEST_F(MergeE2E, SameNewTaskIdInACherryPickIsARealConflictExplained) {
     const fs::path a = worktree("a");
     const fs::path b = worktree("b");
     ASSERT_EQ(add_by_hand("Write the parser", a).exit_code, 0);
     git_ok({"commit", "-qam", "a task"}, a);
     ASSERT_EQ(add_by_hand("Write the docs", b).exit_code, 0);
     git_ok({"commit", "-qam", "b task"}, b);
-    const RunResult r = git({"merge", "--no-edit", "b"}, a);
+    const RunResult r = git({"cherry-pick", "b"}, a);
     EXPECT_NE(r.exit_code, 0) << r;
     EXPECT_TRUE(contains(r.out + r.err, "plan.small.yml")) << r;
     const RunResult unmerged = git({"diff", "--name-only", "--diff-filter=U"}, a);
@@ -464,6 +476,184 @@ TEST_F(MergeE2E, SameNewTaskIdIsARealConflictExplained) {
     EXPECT_TRUE(contains(none.err, "git's index holds no unresolved conflict for .small/plan.small.yml")) << none;
 }
 
+// D21: two clones (offline: neither sees the other's ids) each add a task
+// under the same id and work on it. The merge renames the incoming side's
+// task with its entries and records it; merges in both directions, again
+// after more work on both sides, stay clean and lose or repeat no entry.
+class RenameE2E : public MergeE2E {
+protected:
+    // A clone of the repository with no remote (nothing to reserve ids
+    // through) and the driver registered, on a branch `b`.
+    fs::path offline_clone() {
+        const fs::path c = tmp_.path() / "clone";
+        git_ok({"clone", "-q", repo().string(), c.string()});
+        git_ok({"remote", "remove", "origin"}, c);
+        git_ok({"config", "merge.small.name", "small"}, c);
+        git_ok({"config", "merge.small.driver", "small merge -- %O %A %B %P"}, c);
+        git_ok({"checkout", "-q", "-b", "b"}, c);
+        return c;
+    }
+    void work(const fs::path& at, const std::string& task, const std::string& evidence) {
+        const RunResult r =
+            small({"progress", "add", "--task", task, "--status", "in_progress", "--evidence", evidence}, at);
+        ASSERT_EQ(r.exit_code, 0) << r;
+        git_ok({"commit", "-qam", evidence}, at);
+    }
+    void add_task(const fs::path& at, const std::string& title) {
+        const RunResult r = small({"plan", "--add", title}, at);
+        ASSERT_EQ(r.exit_code, 0) << r;
+        ASSERT_TRUE(contains(r.out + r.err, "task-2")) << r;  // both sides get the same id
+        git_ok({"commit", "-qam", "add " + title}, at);
+    }
+    // The task id of the entry whose evidence is `evidence` (each once).
+    static std::string task_of(const std::string& log, const std::string& evidence) {
+        const std::size_t at = log.find("evidence: \"" + evidence + "\"");
+        if (at == std::string::npos || log.find("evidence: \"" + evidence + "\"", at + 1) != std::string::npos) {
+            return "(" + evidence + " not once)";
+        }
+        const std::size_t id = log.rfind("task_id: \"", at);
+        return log.substr(id + 10, log.find('"', id + 10) - id - 10);
+    }
+    static std::size_t count(const std::string& text, const std::string& what) {
+        std::size_t n = 0;
+        for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+        return n;
+    }
+    void expect_renamed_state(const fs::path& at, const std::vector<std::pair<std::string, std::string>>& entries) {
+        const std::string plan = read_file(at / ".small" / "plan.small.yml");
+        EXPECT_TRUE(contains(plan, "id: \"task-2\"\n    title: \"Write the parser\"")) << at << "\n" << plan;
+        EXPECT_TRUE(contains(plan, "id: \"task-3\"\n    title: \"Write the docs\"")) << at << "\n" << plan;
+        const std::string log = read_file(progress(at));
+        for (const auto& [evidence, task] : entries) EXPECT_EQ(task_of(log, evidence), task) << at << "\n" << log;
+        EXPECT_EQ(count(log, "small merge: renamed task-2 -> task-3 (title \\\"Write the docs\\\")"), 1u) << log;
+        const RunResult strict = small({"check", "--strict"}, at);
+        EXPECT_EQ(strict.exit_code, 0) << at << "\n" << strict;
+    }
+    // Both sides add task-2 and work on it; the clone's branch is fetched as `b`.
+    fs::path colliding_sides() {
+        const fs::path c = offline_clone();
+        add_task(c, "Write the docs");
+        work(c, "task-2", "docs started");
+        add_task(repo(), "Write the parser");
+        work(repo(), "task-2", "parser started");
+        git_ok({"fetch", "-q", c.string(), "b:b"});
+        return c;
+    }
+    // After the first merge: more work on both sides, merged both ways twice.
+    void merge_back_and_forth(const fs::path& c, const std::vector<std::string>& strategy) {
+        // The clone still calls the docs task task-2.
+        work(c, "task-2", "docs continued");
+        work(repo(), "task-2", "parser continued");
+        std::vector<std::string> pull = {"pull", "--no-rebase", "--no-edit"};
+        pull.insert(pull.end(), strategy.begin(), strategy.end());
+        auto from = [&](std::vector<std::string> args, const std::string& where, const std::string& branch) {
+            args.push_back(where);
+            args.push_back(branch);
+            return args;
+        };
+        const RunResult back = git(from(pull, repo().string(), "main"), c);
+        ASSERT_EQ(back.exit_code, 0) << back;
+        const std::vector<std::pair<std::string, std::string>> so_far = {{"docs started", "task-3"},
+                                                                         {"parser started", "task-2"},
+                                                                         {"docs continued", "task-3"},
+                                                                         {"parser continued", "task-2"}};
+        expect_renamed_state(c, so_far);
+        // More work on both sides (the clone now knows the docs task as task-3), then both ways again.
+        work(c, "task-3", "docs finished");
+        work(repo(), "task-2", "parser finished");
+        const RunResult forth = git(from(pull, c.string(), "b"));
+        ASSERT_EQ(forth.exit_code, 0) << forth;
+        const RunResult back2 = git(from(pull, repo().string(), "main"), c);
+        ASSERT_EQ(back2.exit_code, 0) << back2;
+        std::vector<std::pair<std::string, std::string>> all = so_far;
+        all.push_back({"docs finished", "task-3"});
+        all.push_back({"parser finished", "task-2"});
+        for (const fs::path& at : {repo(), c}) expect_renamed_state(at, all);
+        EXPECT_EQ(read_file(progress(repo())), read_file(progress(c)));
+        EXPECT_TRUE(git({"diff", "--name-only", "--diff-filter=U"}).out.empty());
+    }
+};
+
+TEST_F(RenameE2E, GitMergeWithTheDriverRenamesTheIncomingTaskAndStaysCleanBothWays) {
+    const fs::path c = colliding_sides();
+    {
+        // The driver as git runs it, by hand: the three versions, and GITHEAD_<id> naming OTHER.
+        const std::string other = git_out({"rev-parse", "b"});
+        const std::string base = git_out({"merge-base", "HEAD", "b"});
+        for (const auto& [rev, name] : {std::pair{base, "o.yml"}, {std::string("HEAD"), "a.yml"}, {other, "b.yml"}}) {
+            write_file(tmp_.path() / name, git_out({"show", rev + ":.small/progress.small.yml"}) + "\n");
+        }
+        Env env = env_;
+        env.emplace_back("GITHEAD_" + other, "b");
+        const RunResult js = run_in(repo(),
+                                    {"merge", "--json", (tmp_.path() / "o.yml").string(),
+                                     (tmp_.path() / "a.yml").string(), (tmp_.path() / "b.yml").string(),
+                                     ".small/progress.small.yml"},
+                                    env);
+        EXPECT_EQ(js.exit_code, 0) << js;
+        EXPECT_TRUE(contains(js.out, "task-2 -> task-3 (\\\"Write the docs\\\")")) << js;
+        EXPECT_TRUE(contains(read_file(tmp_.path() / "a.yml"), "small merge: renamed task-2 -> task-3"));
+        // Without the variable the driver cannot see the merge: nothing is renamed.
+        const RunResult plain = small({"merge", "--json", (tmp_.path() / "o.yml").string(),
+                                       (tmp_.path() / "o.yml").string(), (tmp_.path() / "b.yml").string(),
+                                       ".small/progress.small.yml"});
+        EXPECT_TRUE(contains(plain.out, "\"renamed\":[]") || contains(plain.out, "\"renamed\": []")) << plain;
+    }
+    const RunResult r = git({"merge", "--no-edit", "b"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.err, "renamed OTHER's task task-2 -> task-3 (\"Write the docs\")")) << r;
+    EXPECT_EQ(count(r.err, "renamed OTHER's task"), 1u) << r;
+    EXPECT_EQ(count(r.err, "after the merge, run: small handoff"), 1u) << r;
+    expect_renamed_state(repo(), {{"docs started", "task-3"}, {"parser started", "task-2"}});
+    // The plan --add lines: one per side, the incoming one under the new id (its text keeps the old id: history).
+    const std::string merged = read_file(progress(repo()));
+    EXPECT_TRUE(contains(merged,
+                         "task_id: \"task-3\"\n    status: \"pending\"\n    evidence: \"Added task task-2 via "
+                         "small plan --add\"\n    notes: \"Write the docs\""))
+        << merged;
+
+    // What was renamed: merge --explain and doctor read the record.
+    const RunResult ex = small({"merge", "--explain", ".small/plan.small.yml"});
+    EXPECT_EQ(ex.exit_code, 1) << ex;  // no conflict in git's index
+    EXPECT_TRUE(contains(ex.err, "renamed")) << ex;
+    EXPECT_TRUE(contains(ex.err, "task-2 -> task-3 (\"Write the docs\")")) << ex;
+    const RunResult doc = small({"doctor"});
+    EXPECT_TRUE(contains(doc.out + doc.err, "1 task id(s) renamed by merges")) << doc;
+    EXPECT_TRUE(contains(doc.out + doc.err, "task-2 -> task-3 (\"Write the docs\")")) << doc;
+
+    merge_back_and_forth(c, {});
+}
+
+TEST_F(RenameE2E, TheStrategyRenamesTheSameWay) {
+    const fs::path c = colliding_sides();
+    const RunResult r = git({"merge", "--no-edit", "-s", "small", "b"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_FALSE(contains(r.out + r.err, "after the merge, run")) << r;  // the strategy writes the handoff
+    expect_renamed_state(repo(), {{"docs started", "task-3"}, {"parser started", "task-2"}});
+    merge_back_and_forth(c, {"-s", "small"});
+}
+
+TEST_F(RenameE2E, TheOtherDirectionFirstRenamesTheOtherTask) {
+    // The clone merges main first: main's task is the incoming one there.
+    const fs::path c = colliding_sides();
+    const RunResult r = git({"pull", "--no-rebase", "--no-edit", repo().string(), "main"}, c);
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const std::string plan = read_file(c / ".small" / "plan.small.yml");
+    EXPECT_TRUE(contains(plan, "id: \"task-2\"\n    title: \"Write the docs\"")) << plan;
+    EXPECT_TRUE(contains(plan, "id: \"task-3\"\n    title: \"Write the parser\"")) << plan;
+    EXPECT_EQ(task_of(read_file(progress(c)), "parser started"), "task-3");
+    EXPECT_EQ(small({"check", "--strict"}, c).exit_code, 0);
+    // Main takes the clone's merge (main's task-2 moves to task-3 there too).
+    work(repo(), "task-2", "parser continued");
+    const RunResult back = git({"pull", "--no-rebase", "--no-edit", c.string(), "b"});
+    ASSERT_EQ(back.exit_code, 0) << back;
+    const std::string log = read_file(progress(repo()));
+    EXPECT_EQ(task_of(log, "parser started"), "task-3") << log;
+    EXPECT_EQ(task_of(log, "parser continued"), "task-3") << log;
+    EXPECT_EQ(task_of(log, "docs started"), "task-2") << log;
+    EXPECT_EQ(small({"check", "--strict"}).exit_code, 0);
+}
+
 TEST_F(MergeE2E, ExplainingOneFileNeedsExplainAndARepository) {
     const RunResult one = small({"merge", ".small/plan.small.yml"});
     EXPECT_EQ(one.exit_code, 2) << one;
@@ -491,7 +681,7 @@ TEST_F(MergeE2E, AWorkspaceInASubfolderIsExplainedByEitherPath) {
     git_ok({"commit", "-qam", "a task"}, a);
     ASSERT_EQ(add_by_hand("Write the docs", b / "sub").exit_code, 0);
     git_ok({"commit", "-qam", "b task"}, b);
-    const RunResult r = git({"merge", "--no-edit", "b"}, a);
+    const RunResult r = git({"cherry-pick", "b"}, a);
     EXPECT_NE(r.exit_code, 0) << r;
     EXPECT_TRUE(contains(r.err, "small merge --explain sub/.small/plan.small.yml")) << r;
     // git's path works from the workspace folder too, as does the local one.
@@ -684,7 +874,7 @@ TEST_F(MergeE2E, ConflictsInAwkwardFoldersSuggestCommandsThatPaste) {
         for (const std::string& name : names) ASSERT_EQ(add_by_hand(title, wt / name).exit_code, 0);
         git_ok({"commit", "-qam", title}, wt);
     }
-    const RunResult r = git({"merge", "--no-edit", "b"}, a);
+    const RunResult r = git({"cherry-pick", "b"}, a);  // no merge for the driver to rename in (D21)
     EXPECT_NE(r.exit_code, 0) << r;
     for (const std::string& name : names) {
         const std::string plan = name + "/.small/plan.small.yml";

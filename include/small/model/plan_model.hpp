@@ -49,7 +49,8 @@ std::vector<std::string> unmet_dependencies(const YamlValue& plan, std::string_v
 
 // True for the log lines of plan edits (`small plan --add/--title/--depends/
 // --done …`, evidence "… via small plan --FLAG" or notes "small plan --FLAG")
-// the claims' lines (" via small claim" / " via small release", D19) and
+// the claims' lines (" via small claim" / " via small release", D19), a
+// merge's record of a renamed task (" via small merge", D21) and
 // meta/ entries: bookkeeping, not work. Only work entries (progress
 // add, checkpoint, apply) make a task "started" (D18).
 bool is_bookkeeping_entry(std::string_view task_id, std::string_view evidence, std::string_view notes);

@@ -14,6 +14,7 @@
 #include "small/base/merge_strategy.hpp"
 #include "small/domain/claim_gate.hpp"
 #include "small/domain/scope_drift.hpp"
+#include "small/domain/artifact_merge.hpp"
 #include "small/domain/unmerged_files.hpp"
 
 namespace small {
@@ -349,6 +350,31 @@ private:
         } else {
             add("Progress", DoctorStatus::Ok, std::to_string(n) + " progress entries recorded");
         }
+        merge_renames(entries, n);
+    }
+
+    // D21: the task ids merges renamed (a task both sides added under one
+    // id), from the log's records: the newest few.
+    void merge_renames(NodeRef entries, std::size_t n) {
+        std::vector<std::string> said;
+        for (std::size_t i = 0; i < n; ++i) {
+            const NodeRef notes = entries.item(i).find("notes");
+            if (!notes.is_string()) continue;
+            if (const std::optional<TaskRename> r = parse_rename_note(notes.as_string())) {
+                said.push_back(describe_rename(*r) + " at " +
+                               std::string(entries.item(i).find("timestamp").as_string()));
+            }
+        }
+        if (said.empty()) return;
+        constexpr std::size_t kShown = 3;
+        std::string message =
+            std::to_string(said.size()) + " task id(s) renamed by merges (both sides had added " + "the id): ";
+        for (std::size_t i = said.size() > kShown ? said.size() - kShown : 0; i < said.size(); ++i) {
+            message += said[i] + (i + 1 < said.size() ? "; " : "");
+        }
+        add("Merge Renames", DoctorStatus::Ok, message,
+            "The other side's task took the new id with its entries; its older entries' notes may still name the "
+            "old id");
     }
 
     void handoff() {

@@ -46,7 +46,13 @@ Result<MergeReport> merge_command(const FileSystem& fs, const MergeRequest& requ
     report.pathname = request.pathname.empty() ? request.current : request.pathname;
     const MergeKind kind = merge_kind_for(report.pathname);
     report.rule = merge_rule_name(kind);
-    Result<MergeOutcome> outcome = merge_by_rule(kind, *o, *a, *b, report.pathname);
+    std::optional<WorkspaceMergeSides> sides;
+    if (!request.top.empty()) {
+        const std::string_view texts[3] = {*o, *a, *b};
+        sides = merge_sides_from_git(request.top, report.pathname, texts, request.sides_hint, request.other_commits);
+    }
+    if (sides) report.advises_handoff = sides->advises == file_name(report.pathname);
+    Result<MergeOutcome> outcome = merge_with_renames(kind, *o, *a, *b, report.pathname, sides);
     if (!outcome) return outcome.error();
     report.outcome = std::move(*outcome);
     if (!report.clean() || report.outcome.text == *a) return report;

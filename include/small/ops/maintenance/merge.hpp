@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
@@ -19,6 +20,14 @@ struct MergeRequest {
     std::string current;   // %A: read, and replaced with the result when clean
     std::string other;     // %B
     std::string pathname;  // %P: picks the rule; "" = CURRENT's own name
+    // D21: where the driver finds the commits git is merging, to read the
+    // other file of the plan/progress pair (domain/merge_renames). `top` is
+    // the folder git runs the driver in ("" = no renames); `sides_hint`
+    // SMALL_MERGE_SIDES (git-merge-small); `other_commits` the ids git
+    // names in GITHEAD_<id> variables.
+    std::string top;
+    std::string sides_hint;
+    std::vector<std::string> other_commits;
 };
 
 struct MergeReport {
@@ -26,6 +35,9 @@ struct MergeReport {
     std::string rule;      // "progress", "plan", "handoff" or "whole"
     MergeOutcome outcome;
     bool written = false;  // CURRENT now holds the merged text
+    // Whether this file's driver is the one that says "run small handoff"
+    // in this merge (each file's driver runs on its own; one says it).
+    bool advises_handoff = true;
     // --explain FILE, merged cleanly: why git left FILE unmerged and how to
     // finish the merge through the driver (domain/unmerged_files).
     std::optional<CleanMergeAdvice> index_advice;
