@@ -36,6 +36,24 @@ def parse_ts(s):
     return datetime.datetime.fromisoformat(f"{m.group(1)}.{frac}{tz}")
 
 
+RANK = {"completed": 4, "cancelled": 3, "blocked": 2, "in_progress": 1, "pending": 0}
+
+
+def parse_plan(text):
+    """The tasks of a plan small wrote (id, title, status), enough to resolve a conflict."""
+    tasks, cur = [], None
+    for line in text.splitlines():
+        m = re.match(r'\s*-\s+id:\s*"?([^"]*)"?\s*$', line)
+        if m:
+            cur = dict(id=m.group(1), title=None, status="pending")
+            tasks.append(cur)
+            continue
+        m = re.match(r'\s+(title|status):\s*"?(.*?)"?\s*$', line)
+        if m and cur is not None and line.startswith("    ") and not line.startswith("      "):
+            cur[m.group(1)] = m.group(2)
+    return tasks
+
+
 def pctl(xs, q):
     if not xs:
         return float("nan")
@@ -112,6 +130,7 @@ class Sim:
         self.offline_grants = set()  # (agent, task) granted --offline or not published
         self.grants = collections.defaultdict(set)  # task -> agents ever granted it
         self.grant_log = []          # dict(task, agent, clone, side, weak, t0, t1) of every granted claim
+        self.resolved = set()        # tasks a conflict's resolution set to a settled status
         self.completions = []        # dict(task, agent, side, t0, t1) of every completing checkpoint that exited 0
         self.tokens = {}             # token -> dict(agent, side, task, title, status, rc, killed)
         self.discovered = {}         # title -> dict(agent, side, rc, killed, id)
@@ -361,8 +380,32 @@ class Sim:
                                    or "CONFLICT" in l or "conflict" in l)[:900])
             else:
                 self.notes.append(f"{side.name}: conflict outside .small/: {u}")
+            plan = ".small/plan.small.yml"
+            ours = parse_plan(self.git(["show", f":2:{plan}"], side, agent)["out"]) if plan in u else []
+            theirs = parse_plan(self.git(["show", f":3:{plan}"], side, agent)["out"]) if plan in u else []
             self.git(["checkout", "--ours", "--"] + u, side, agent)
-            self.git(["add", "--"] + u, side, agent)
+            if plan in u:
+                # The driver left the plan as this side had it. Put the other side's changes back,
+                # as docs/git.md says: its tasks under new ids, its settled statuses.
+                by_title = {t["title"]: t for t in ours}
+                edits = []
+                for t in theirs:
+                    o = by_title.get(t["title"])
+                    if o is None:
+                        edits.append(dict(title=t["title"], status=t["status"]))
+                    elif RANK.get(t["status"], 0) > RANK.get(o["status"], 0):
+                        edits.append(dict(id=o["id"], status=t["status"]))
+                        with self.mu:
+                            self.resolved.add(o["id"])
+                if edits:
+                    f = os.path.join(self.tmp, f"resolve-{side.name}.json")
+                    with open(f, "w") as fh:
+                        json.dump(edits, fh)
+                    r = self.small_cmd(["plan", "--from", f, "--force", "--agent", agent], side, agent)
+                    if r["rc"] != 0:
+                        self.notes.append(f"{side.name}: resolving the plan with plan --from failed: "
+                                          f"{r['err'][-300:]}")
+            self.git(["add", "-A", "--", ".small"] + u, side, agent)
             self.git(["commit", "-q", "--no-verify", "--no-edit"], side, agent)
             with self.mu:
                 self.counts["merges"] += 1
@@ -454,7 +497,11 @@ class Sim:
                 with self.mu:
                     still = self.holders.get(t)
                     rival = h["offline"] and bool(self.grants[t] - {h["agent"]})
-                if still is None or still["agent"] != h["agent"] or still["releasing"] or rival:
+                    # settled by another agent, or by a conflict's resolution: dropping the
+                    # claim is then right (the claim itself was the fault, reported elsewhere)
+                    other = (self.settled.get(t, {}).get("agent", h["agent"]) != h["agent"]
+                             or t in self.resolved)
+                if still is None or still["agent"] != h["agent"] or still["releasing"] or rival or other:
                     continue
                 if h["agent"] not in by_task.get(t, ()):
                     self.violation("claim-vanished", f"{h['agent']}'s {'offline ' if h['offline'] else ''}"
@@ -472,12 +519,12 @@ class Sim:
                     return t.get("title")
         return None
 
-    def checkpoint(self, side, agent, task, title, status):
+    def checkpoint(self, side, agent, task, title, status, kill=True):
         agent.seq += 1
         token = f"{agent.name}.{agent.seq}"
         ev = f"sim:{token} agent={agent.name} task={task} title={title}"
         r = self.small_cmd(["checkpoint", "--task", task, "--status", status, "--evidence", ev,
-                            "--agent", agent.name], side, agent.name, kill=True, rng=agent.rng)
+                            "--agent", agent.name], side, agent.name, kill=kill, rng=agent.rng)
         with self.mu:
             self.tokens[token] = dict(agent=agent.name, side=side.name, task=task, title=title,
                                       status=status, rc=r["rc"], killed=r["killed"])
@@ -566,8 +613,8 @@ class Sim:
             if task in self.holders:
                 self.holders[task]["releasing"] = True
         r = self.checkpoint(side, agent, task, title, "completed")
-        if r["killed"]:  # the agent does not know whether it landed: it does it again
-            r = self.checkpoint(side, agent, task, title, "completed")
+        if r["killed"]:  # the agent does not know whether it landed: it does it again (not killed)
+            r = self.checkpoint(side, agent, task, title, "completed", kill=False)
         with self.mu:
             if r["rc"] == 0 and not r["killed"]:
                 self.settled.setdefault(task, dict(agent=agent.name, clone=side.clone, at=r["t1"]))
@@ -767,6 +814,21 @@ class Sim:
         if not tasks:
             conv.append("no final plan could be read")
         results.append(("the work converges (every task settled, every side the same)", not conv, conv))
+
+        left = []
+        for clone in ("A", "B"):
+            side = next(x for x in self.sides if x.clone == clone and x.branch == "main")
+            r = self.small_cmd(["claims"], side, "final")
+            for c in (r["json"] or {}).get("claims", []):
+                if c.get("state") == "live":
+                    left.append(f"table of clone {clone}: {c.get('task')} still held by {c.get('agent')} "
+                                f"until {c.get('expires_at')} ({by_id.get(c.get('task'), {}).get('status')} in the plan)")
+        rt = self.remote_table()
+        now = now_utc()
+        for c in (rt or {}).get("claims", []):
+            if (parse_ts(c.get("expires_at")) or now) > now:
+                left.append(f"remote table: {c.get('task')} still held by {c.get('agent')} until {c.get('expires_at')}")
+        results.append(("every claim is released once its task is settled", not left, left))
 
         others = kinds("orphan-children", "stuck-lock", "own-work-refused", "commit-refused", "timeout",
                        "bad-remote-table", "simulator-error")
