@@ -218,6 +218,7 @@ struct VerdictFlags {
     bool ci = false;
     bool evidence = false;  // verify --evidence: progress evidence against git
     bool no_cache = false;  // read the whole progress log, not just what follows its verified prefix
+    bool verbose = false;   // say on stderr why a verified-prefix cache was not used
     std::string format = "text";  // text, json (= --json), sarif, github, gitlab
 };
 
@@ -226,8 +227,8 @@ struct VerdictFlags {
 // gitlab (a Code Quality report on stdout).
 void add_format_option(CLI::App* cmd, std::string& format);
 
-// The --no-cache flag of the four verdict commands.
-void add_no_cache_flag(CLI::App* cmd, bool& no_cache);
+// The --no-cache and --verbose flags of the four verdict commands.
+void add_no_cache_flag(CLI::App* cmd, VerdictFlags& flags);
 
 enum class VerdictKind { Validate, Lint, Check, Verify };
 
