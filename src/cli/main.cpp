@@ -117,6 +117,20 @@ std::string_view only_command(int argc, char** argv) {
     return version_flag ? "version" : "";
 }
 
+// Issue 41: a value is kept as typed. CLI11 reads a value of an option that
+// may take several ("[a,b]") as a list and splits or strips it: `plan --add
+// '[draft]'` stored "draft". An option with a bounded count of values takes
+// each as given (only its greed for following words depends on the setting,
+// and a bounded one has none).
+void keep_values_whole(CLI::App& app) {
+    for (CLI::Option* opt : app.get_options()) {
+        if (opt->get_allow_extra_args() && opt->get_expected_max() < CLI::detail::expected_max_vector_size) {
+            opt->allow_extra_args(false);
+        }
+    }
+    for (CLI::App* sub : app.get_subcommands({})) keep_values_whole(*sub);
+}
+
 // `only` empty: every command.
 void configure(CLI::App& app, Context& ctx, std::string_view only) {
     app.description("SMALL is a protocol for durable, agent-legible project state: intent, constraints, plan,\n"
@@ -130,6 +144,7 @@ void configure(CLI::App& app, Context& ctx, std::string_view only) {
     for (const Command& c : kCommands) {
         if (only.empty() || only == c.name) c.add(app, ctx);
     }
+    keep_values_whole(app);
     app.footer("Exit codes: 0 ok, 1 invalid workspace or refused, 2 usage or system error, 3 workspace busy.\n"
                "Run 'small <command> --help' for a command's flags. Docs: README.md, docs/.");
     add_global_flags_footer(app);

@@ -31,12 +31,15 @@ YamlValue plan_entry(const std::string& task, const WrittenStatus& status, const
     return build_progress_entry(task, status, fields, evidence, "");
 }
 
-// "<task-id>:<rest>", both sides trimmed and not blank.
+// "<task-id>:<rest>": the id trimmed; the rest as typed (issue 41) but for
+// one space after the colon, which belongs to the separator ("task-1: Write
+// it"); neither blank.
 Result<std::pair<std::string, std::string>> split_flag(const std::string& raw, const char* flag, const char* rest) {
     const auto colon = raw.find(':');
     std::string task(trim(std::string_view(raw).substr(0, colon)));
-    std::string value(colon == std::string::npos ? "" : trim(std::string_view(raw).substr(colon + 1)));
-    if (colon == std::string::npos || task.empty() || value.empty()) {
+    std::string value(colon == std::string::npos ? "" : raw.substr(colon + 1));
+    if (!value.empty() && value.front() == ' ') value.erase(0, 1);
+    if (colon == std::string::npos || task.empty() || trim(value).empty()) {
         return Error::usage(std::string(flag) + " format must be <task-id>:" + rest + ", got \"" + raw + "\"");
     }
     return std::make_pair(std::move(task), std::move(value));
@@ -115,8 +118,8 @@ void append_task(PlanEdits& e, YamlValue task) {
 }
 
 Status add_task(PlanEdits& e, const std::string& raw_title) {
-    const std::string title(trim(raw_title));
-    if (title.empty()) return Error::usage("--add needs a task title that is not blank");
+    const std::string& title = raw_title;  // as typed (issue 41)
+    if (trim(title).empty()) return Error::usage("--add needs a task title that is not blank");
     const std::string id = next_task_id(e.plan);
     YamlValue task = YamlValue::object();
     task["id"] = id;
@@ -130,8 +133,8 @@ Status add_task(PlanEdits& e, const std::string& raw_title) {
 
 Status retitle_task(PlanEdits& e, const std::pair<std::string, std::string>& req, const WorkspacePaths& ws) {
     const std::string id(trim(req.first));
-    const std::string title(trim(req.second));
-    if (title.empty()) return Error::usage("--title needs a task title that is not blank");
+    const std::string& title = req.second;  // as typed (issue 41)
+    if (trim(title).empty()) return Error::usage("--title needs a task title that is not blank");
     if (Status s = require_task(e, id, ws); !s) return s;
     YamlValue& task = task_at(e, id);
     task["title"] = title;
@@ -738,13 +741,13 @@ void settle_claims(const FileSystem& fs, const WorkspacePaths& ws, const std::ve
     }
 }
 
-// The titles of a call that only adds tasks (trimmed), or nullopt.
+// The titles of a call that only adds tasks (as typed), or nullopt.
 std::optional<std::vector<std::string>> lone_adds(const PlanRequest& req) {
     if (has_other_edits(req) || has_status_flags(req) || req.add.empty()) return std::nullopt;
     std::vector<std::string> titles;
     for (const std::string& raw : req.add) {
-        titles.emplace_back(trim(raw));
-        if (titles.back().empty()) return std::nullopt;  // the general path says why
+        titles.emplace_back(raw);
+        if (trim(titles.back()).empty()) return std::nullopt;  // the general path says why
     }
     return titles;
 }
