@@ -90,6 +90,7 @@ std::string joined(const std::vector<std::string>& ids) {
 struct PlanEdits {
     YamlValue plan;
     PlanIndex before;  // the plan as it was: "did you mean" never names a task this call adds
+    const FileSystem* fs = nullptr;  // to name the lines of an id two tasks share
     std::vector<YamlValue> entries;
     std::vector<std::string> messages;
     std::vector<std::string> warnings;
@@ -99,6 +100,7 @@ struct PlanEdits {
 };
 
 Status require_task(const PlanEdits& e, const std::string& id, const WorkspacePaths& ws) {
+    if (e.fs && e.before.count(id) > 1) return refuse_ambiguous_task(*e.fs, ws, e.before, id);
     if (find_task(e.plan, id)) return ok_status();
     return unknown_task_error(e.before, id, ws);
 }
@@ -836,6 +838,7 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         written = std::move(*plan);
     }
     edits.before = plan_index_of(edits.plan);
+    edits.fs = &fs;
 
     if (req.reset) {
         edits.entries.push_back(plan_entry("meta/plan-reset", TaskStatus::Completed,
