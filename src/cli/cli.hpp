@@ -48,9 +48,12 @@ public:
     bool quiet() const { return globals_.quiet; }
     bool color() const { return color_; }  // ANSI colour on (a terminal, no NO_COLOR or --no-color)
     const std::string& command() const { return command_; }
-    void info(const std::string& line) const;     // stdout, silenced by --quiet
+    // Text goes through the one sanitizer (base/text visible): control
+    // characters become escapes; a line never starts with "::".
+    void info(const std::string& line) const;     // stdout, silenced by --quiet; one line ("\n" shown as an escape)
+    void lines(const std::string& block) const;   // the same for a block of lines (its line breaks kept)
     void success(const std::string& line) const;  // stdout, green
-    void problem(const std::string& line) const;  // stderr, never silenced
+    void problem(const std::string& line) const;  // stderr, never silenced; one line, as info
     void findings(const std::vector<Finding>& findings, bool hints = true) const;
     // Prints `doc` with the envelope keys set: schema_version, command, ok
     // (exit_code == 0) and exit_code. A failure without an `error` gets one.

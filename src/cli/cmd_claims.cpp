@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 #include "small/ops/session/claim.hpp"
 #include "small/report/claims.hpp"
 
@@ -40,8 +41,9 @@ int run_claims(Context& ctx, ClaimsFlags& f) {
     }
     for (const ClaimView& v : r->claims) {
         const Claim& c = v.claim;
-        std::cout << c.task << "  " << c.agent << (v.mine ? " (you)" : "") << "  until " << lease_until_text(c, now)
-                  << (c.published ? "" : " [not published]") << state_text(v.state) << '\n';
+        std::cout << visible(c.task + "  " + c.agent + (v.mine ? " (you)" : "") + "  until " + lease_until_text(c, now) +
+                             (c.published ? "" : " [not published]") + state_text(v.state))
+                  << '\n';
     }
     return kExitOk;
 }

@@ -63,7 +63,7 @@ void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
         }
     }
     for (const std::string& note : r.outcome.notes) {
-        if (f.explain || (r.rule == "handoff" && !in_merge_strategy())) std::cerr << "  note: " << note << '\n';
+        if (f.explain || (r.rule == "handoff" && !in_merge_strategy())) std::cerr << "  note: " << visible(note) << '\n';
     }
 }
 

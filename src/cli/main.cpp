@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 
 namespace {
 
@@ -20,7 +21,7 @@ bool wants_json(int argc, char** argv) {
 int report_usage(const UsageProblem& problem, const std::string& path, bool json) {
     const std::string text = problem.message + "\nRun '" + problem.help_command + "' for usage.";
     if (json) std::cout << with_envelope(error_json("usage", text), path, kExitUsage).dump(2) << '\n';
-    else std::cerr << "Error: " << text << '\n';
+    else std::cerr << "Error: " << visible_lines(text) << '\n';
     return kExitUsage;
 }
 
