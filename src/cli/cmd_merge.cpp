@@ -63,7 +63,10 @@ void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
         }
     }
     for (const std::string& note : r.outcome.notes) {
-        if (f.explain || (r.rule == "handoff" && !in_merge_strategy())) std::cerr << "  note: " << visible(note) << '\n';
+        // Issue 41: a plan merge that could not keep something says so without --explain.
+        if (f.explain || r.rule == "plan" || (r.rule == "handoff" && !in_merge_strategy())) {
+            std::cerr << "  note: " << visible(note) << '\n';
+        }
     }
 }
 

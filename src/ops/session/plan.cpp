@@ -663,10 +663,20 @@ struct PlanText {
 // done, house style, and a warning that says where and why.
 PlanText text_keeping_format(const Document& written, PlanEdits& e, const WorkspacePaths& ws) {
     PlanTextEdit edit = edit_plan_text(written, e.plan);
+    for (const std::string& c : edit.dropped_comments) {  // issue 41: never without a word
+        e.warnings.push_back(ws.artifact_display(ArtifactType::Plan) + ":" + c.substr(0, c.find(':')) + ": the comment " +
+                             quoted_excerpt(c.substr(c.find(':') + 2)) +
+                             " was not kept: the value it was written beside was removed or rewritten");
+    }
     if (edit.text) return {std::move(*edit.text), std::move(edit.parsed)};
     const std::string where = ws.artifact_display(ArtifactType::Plan) + (edit.line ? ":" + std::to_string(edit.line) : "");
-    e.warnings.push_back(where + ": rewritten in house style, its comments and formatting not kept (" + edit.why + ")");
-    return {emit_document(e.plan), std::nullopt};
+    std::vector<std::string> kept;  // issue 41: a BOM and CRLF line breaks survive a rewrite
+    std::string text = with_layout_of(emit_document(e.plan), written.source(), &kept);
+    std::string also;
+    for (std::size_t i = 0; i < kept.size(); ++i) also += (i ? " and " : "; its ") + kept[i];
+    e.warnings.push_back(where + ": rewritten in house style, its comments and formatting not kept (" + edit.why + ")" +
+                         (also.empty() ? "" : also + " kept"));
+    return {std::move(text), std::nullopt};
 }
 
 // Whether the call asks for edits other than adding tasks and setting statuses.
