@@ -54,6 +54,7 @@ public:
     void lines(const std::string& block) const;   // the same for a block of lines (its line breaks kept)
     void success(const std::string& line) const;  // stdout, green
     void problem(const std::string& line) const;  // stderr, never silenced; one line, as info
+    void problem_lines(const std::string& block) const;  // the same for a block of lines (an error's guidance)
     void findings(const std::vector<Finding>& findings, bool hints = true) const;
     // Prints `doc` with the envelope keys set: schema_version, command, ok
     // (exit_code == 0) and exit_code. A failure without an `error` gets one.

@@ -53,6 +53,10 @@ void Output::problem(const std::string& line) const {
     if (!globals_.json) std::cerr << visible(line) << '\n';
 }
 
+void Output::problem_lines(const std::string& block) const {
+    if (!globals_.json) std::cerr << visible_lines(block) << '\n';
+}
+
 void Output::findings(const std::vector<Finding>& findings, bool hints) const {
     if (globals_.json) return;
     for (const Finding& f : findings) {
@@ -74,8 +78,8 @@ void Output::json_document(nlohmann::json doc, int exit_code) const {
 int report_error(const Output& out, const Error& error) {
     const int code = exit_code_for(error.kind);
     if (out.json()) out.json_document(error_document(error), code);
-    out.problem("Error: " + error.describe());
-    if (!error.hint.empty()) out.problem("    Fix: " + error.hint);
+    out.problem_lines("Error: " + error.describe());  // an error's own line breaks are kept (its guidance)
+    if (!error.hint.empty()) out.problem_lines("    Fix: " + error.hint);
     return code;
 }
 

@@ -396,15 +396,16 @@ void remember_plan_index(const FileSystem& fs, const WorkspacePaths& ws, const P
     }
 }
 
-Error unknown_task_error(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws, bool for_write) {
+Error unknown_task_error(const PlanIndex& index, const std::string& typed, const WorkspacePaths& ws, bool for_write) {
     const std::string plan = ws.artifact_display(ArtifactType::Plan);
+    const std::string id = visible(typed);  // issue 41: an error keeps its own lines, a value cannot add one
     if (!index.plan_exists) {
         return Error::invalid("task " + id + " cannot be recorded: " + plan +
                               " is missing; create it with `small plan --add \"<title>\"` (nothing written)");
     }
     std::string msg = "task " + id + " is not in " + plan + (for_write ? "; nothing written." : ".");
     const std::vector<std::string> ids = index.ids();
-    if (const std::vector<std::string> close = closest_matches(id, ids); !close.empty()) {
+    if (const std::vector<std::string> close = closest_matches(typed, ids); !close.empty()) {
         msg += " Did you mean ";
         for (std::size_t i = 0; i < close.size(); ++i) msg += (i ? i + 1 == close.size() ? " or " : ", " : "") + close[i];
         msg += "?";
