@@ -479,7 +479,7 @@ constexpr const char* kWorkspaceSchema = R"({
   }
 })";
 
-void describe(nlohmann::json& schema, const std::string& artifact, const std::string& path) {
+void describe(nlohmann::ordered_json& schema, const std::string& artifact, const std::string& path) {
     if (!schema.is_object()) return;
     if (schema.contains("items")) describe(schema["items"], artifact, path);
     if (!schema.contains("properties") || !schema["properties"].is_object()) return;
@@ -503,16 +503,16 @@ std::vector<std::string> editor_schema_names() {
 }
 
 std::string editor_schema(std::string_view name) {
-    nlohmann::json doc;
+    nlohmann::ordered_json doc;  // the canonical schema's key order: "$schema" first
     if (name == "workspace") {
-        doc = nlohmann::json::parse(kWorkspaceSchema);
+        doc = nlohmann::ordered_json::parse(kWorkspaceSchema);
     } else {
         const char* canonical = embedded_schema(name);
         if (canonical == nullptr) return "";
-        doc = nlohmann::json::parse(canonical);
+        doc = nlohmann::ordered_json::parse(canonical);
         if (name == "plan") {
-            nlohmann::json& task = doc["properties"]["tasks"]["items"]["properties"];
-            const nlohmann::json more = nlohmann::json::parse(kEditorPlanTaskFields);
+            nlohmann::ordered_json& task = doc["properties"]["tasks"]["items"]["properties"];
+            const nlohmann::ordered_json more = nlohmann::ordered_json::parse(kEditorPlanTaskFields);
             for (const auto& [key, field] : more.items()) task[key] = field;
         }
         describe(doc, std::string(name), "");
