@@ -168,6 +168,7 @@ FileInfo info_of(const struct stat& st) {
     info.ctime_sec = st.st_ctim.tv_sec;
     info.ctime_nsec = static_cast<std::uint32_t>(st.st_ctim.tv_nsec);
     info.identity = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+    info.owner = static_cast<std::int64_t>(st.st_uid);
     return info;
 }
 

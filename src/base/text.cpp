@@ -17,6 +17,73 @@ std::string excerpt(std::string_view text, std::size_t max) {
     return std::string(text);
 }
 
+namespace {
+
+void escape_into(std::string& out, std::string_view text, bool keep_newlines) {
+    static const char digits[] = "0123456789abcdef";
+    bool line_start = true;
+    for (std::size_t pos = 0; pos < text.size();) {
+        if (line_start) {
+            std::size_t first = pos;
+            while (first < text.size() && (text[first] == ' ' || text[first] == '\t')) ++first;
+            if (text.substr(first, 2) == "::") out += '\\';
+            line_start = false;
+        }
+        char32_t cp = 0;
+        const std::size_t len = decode_utf8(text, pos, cp);
+        if (len == 0) {
+            const auto b = static_cast<unsigned char>(text[pos++]);
+            out.append("\\x").append(1, digits[b >> 4]).append(1, digits[b & 15]);
+            continue;
+        }
+        const std::string_view piece = text.substr(pos, len);
+        pos += len;
+        if (cp == '\n' && keep_newlines) {
+            out += '\n';
+            line_start = true;
+        } else if (cp == '\n') {
+            out += "\\n";
+        } else if (cp == '\r') {
+            out += "\\r";
+        } else if (cp == '\t') {
+            out += keep_newlines ? "\t" : "\\t";
+        } else if (cp == 0x1B) {
+            out += "\\e";
+        } else if (cp < 0x20 || cp == 0x7F) {
+            out.append("\\x").append(1, digits[cp >> 4]).append(1, digits[cp & 15]);
+        } else if ((cp >= 0x80 && cp < 0xA0) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
+                   (cp >= 0x2066 && cp <= 0x2069)) {
+            out += "\\u";
+            for (int shift = 12; shift >= 0; shift -= 4) out += digits[(cp >> shift) & 15];
+        } else {
+            out += piece;
+        }
+    }
+}
+
+bool plain(std::string_view text, bool keep_newlines) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x80 || c == 0x7F || (c < 0x20 && !(keep_newlines && (c == '\n' || c == '\t')))) return false;
+        if (c == ':' && i + 1 < text.size() && text[i + 1] == ':') return false;
+    }
+    return true;
+}
+
+std::string escaped(std::string_view text, bool keep_newlines) {
+    if (plain(text, keep_newlines)) return std::string(text);
+    std::string out;
+    out.reserve(text.size() + 8);
+    escape_into(out, text, keep_newlines);
+    return out;
+}
+
+}  // namespace
+
+std::string visible(std::string_view text) { return escaped(text, false); }
+
+std::string visible_lines(std::string_view text) { return escaped(text, true); }
+
 std::string quoted_excerpt(std::string_view text, std::size_t max) {
     std::string out = "\"";  // append, not operator+: GCC 12 warns (falsely) on "x" + string&&
     return out.append(excerpt(text, max)).append("\"");

@@ -282,6 +282,26 @@ void check_task_keys(NodeRef task, const std::string& at, Reporter& r) {
     }
 }
 
+// Two tasks with one id: the reference accepts them (a warning keeps its
+// verdicts, and the shared case verdict/078), but an id then names two tasks,
+// so every write, `ready`, `claim` and the resume point refuse it (issue 41).
+void check_duplicate_ids(NodeRef tasks, Reporter& r) {
+    std::unordered_map<std::string_view, std::size_t> first;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        const NodeRef id = tasks.item(i).find("id");
+        if (!id.is_string() || trim(id.as_string()).empty()) continue;
+        const auto [it, fresh] = first.emplace(trim(id.as_string()), i);
+        if (fresh) continue;
+        const NodeRef earlier = tasks.item(it->second).find("id");
+        r.warning("INV-P11", id,
+                  "task id " + quoted_excerpt(std::string(it->first)) + " is used again by tasks[" + std::to_string(i) +
+                      "] (first by tasks[" + std::to_string(it->second) + "], line " +
+                      std::to_string(earlier.mark().line) + "); writes, ready and claim refuse an id two tasks share",
+                  "give one of the two tasks a new, unused id in .small/plan.small.yml (and move its progress entries "
+                  "to it), or remove the duplicate");
+    }
+}
+
 }  // namespace
 
 void check_plan(NodeRef root, Reporter& r) {
@@ -308,6 +328,7 @@ void check_plan(NodeRef root, Reporter& r) {
         check_task_status(task, at, r);
         check_task_keys(task, at, r);
     }
+    check_duplicate_ids(tasks, r);
     if (all_mappings) check_plan_dependencies(tasks, r);
 }
 

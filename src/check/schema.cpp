@@ -384,6 +384,155 @@ Result<const SchemaSet*> SchemaSet::embedded_shared() {
     return &shared;
 }
 
+namespace {
+
+// Descriptions for editors, by artifact and field path ("tasks.status":
+// a property of an item of `tasks`). Fields not listed keep none.
+struct FieldHelp {
+    const char* artifact;
+    const char* path;
+    const char* text;
+};
+
+constexpr FieldHelp kFieldHelp[] = {
+    {"*", "small_version", "The SMALL protocol version: \"1.0.0\" (quoted: an unquoted 1.0.0 is a FMT-1 warning)."},
+    {"intent", "owner", "Who owns the file: \"human\" (small writes it only on init and accept)."},
+    {"intent", "intent", "What the work is for, in one sentence."},
+    {"intent", "scope", "Which paths the work may touch (drift compares changed files with it)."},
+    {"intent", "scope.include", "Globs of the paths in scope."},
+    {"intent", "scope.exclude", "Globs of the paths out of scope."},
+    {"intent", "success_criteria", "How to tell the work is done: one criterion per item."},
+    {"constraints", "owner", "Who owns the file: \"human\"."},
+    {"constraints", "constraints", "Rules the work must respect."},
+    {"constraints", "constraints.id", "The rule's id, unique in this file."},
+    {"constraints", "constraints.rule", "The rule, in words."},
+    {"constraints", "constraints.severity", "\"error\" (must hold) or \"warn\" (should hold)."},
+    {"plan", "owner", "Who owns the file: \"agent\" (small plan edits it)."},
+    {"plan", "tasks", "The tasks, in order. Edit with small plan --add/--done/--step ...; tasks may carry more keys."},
+    {"plan", "tasks.id", "The task's id (small plan --add makes task-<n>); unique in the plan (INV-P11)."},
+    {"plan", "tasks.title", "What the task is, in a few words."},
+    {"plan", "tasks.steps", "How to do it, one step per item (small plan --step ID:TEXT)."},
+    {"plan", "tasks.acceptance", "How to tell it is done (small plan --acceptance ID:TEXT)."},
+    {"plan", "tasks.status", "pending, in_progress, completed, blocked or cancelled (small plan --done ID ... sets it)."},
+    {"plan", "tasks.depends_on", "Ids of the tasks that must be completed first (small plan --depends TASK:DEP)."},
+    {"plan", "tasks.dependencies", "Read as an alias of depends_on."},
+    {"plan", "tasks.priority", "An integer or P<integer> (P0 first): the order ready work is suggested in."},
+    {"progress", "owner", "Who owns the file: \"agent\". Append-only: small progress add / checkpoint write it."},
+    {"progress", "entries", "What was done, oldest first; existing entries are never edited."},
+    {"progress", "entries.task_id", "A task id of the plan, or meta/... for bookkeeping."},
+    {"progress", "entries.timestamp", "RFC 3339 with fractional seconds, after the previous entry's."},
+    {"progress", "entries.replayId", "The run's replay id (64 hex digits)."},
+    {"progress", "entries.status", "The task's status after this step."},
+    {"progress", "entries.evidence", "What shows the step happened (one evidence field is required for completed)."},
+    {"progress", "entries.verification", "How the result was verified (evidence)."},
+    {"progress", "entries.command", "The command that was run (evidence)."},
+    {"progress", "entries.command_summary", "The command, shortened for display."},
+    {"progress", "entries.command_sha256", "SHA-256 of the full command."},
+    {"progress", "entries.command_ref", "Where the full command is kept."},
+    {"progress", "entries.test", "The test that was run (evidence)."},
+    {"progress", "entries.link", "A URI to evidence (https)."},
+    {"progress", "entries.commit", "A commit hash, 7-40 lower-case hex digits (evidence)."},
+    {"progress", "entries.notes", "Free-form notes, e.g. why a task is blocked (not evidence)."},
+    {"handoff", "owner", "Who owns the file: \"agent\" (small handoff writes it)."},
+    {"handoff", "summary", "Where the work stands, in a sentence or two."},
+    {"handoff", "resume", "How the next session resumes."},
+    {"handoff", "resume.current_task_id", "The task to resume, or null when none is left."},
+    {"handoff", "resume.next_steps", "The next steps, in order."},
+    {"handoff", "links", "Links that help the next session."},
+    {"handoff", "links.url", "The link (a URI)."},
+    {"handoff", "links.description", "What it is."},
+    {"handoff", "replayId", "The run this handoff belongs to."},
+    {"handoff", "replayId.value", "The run's replay id (64 hex digits)."},
+    {"handoff", "replayId.source", "\"auto\" (computed) or \"manual\" (--replay-id)."},
+    {"handoff", "run", "How this run started."},
+    {"handoff", "run.created_at", "When the run started."},
+    {"handoff", "run.transition_reason", "Why a new run started: reset, archive, manual or self_heal."},
+    {"handoff", "run.previous_replay_id", "The replay id of the run before."},
+    {"handoff", "run.previous_run_ref", "Where the run before is kept."},
+};
+
+// The fields small reads in a plan task beyond the canonical four.
+constexpr const char* kEditorPlanTaskFields = R"({
+  "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "blocked", "cancelled"]},
+  "depends_on": {"oneOf": [{"type": "array", "items": {"type": "string", "minLength": 1}}, {"type": "null"}]},
+  "dependencies": {"oneOf": [{"type": "array", "items": {"type": "string", "minLength": 1}}, {"type": "null"}]},
+  "priority": {}
+})";
+
+constexpr const char* kWorkspaceSchema = R"({
+  "$schema": "http://json-schema.org/draft-07/schema#",
+  "$id": "urn:small-cli:workspace.schema.json",
+  "title": "SMALL workspace metadata, as small reads it",
+  "description": "What kind of workspace this is and which run is current. Written by small init, start and reset.",
+  "type": "object",
+  "required": ["small_version", "kind"],
+  "properties": {
+    "small_version": {"type": "string", "const": "1.0.0", "description": "The SMALL protocol version: \"1.0.0\"."},
+    "owner": {"type": "string", "description": "Who writes the file: small writes \"agent\"."},
+    "kind": {"type": "string", "enum": ["repo-root", "examples"],
+             "description": "repo-root: the repository's own workspace; examples: sample workspaces, checked with --workspace examples."},
+    "created_at": {"type": "string", "description": "When the workspace was made, RFC 3339."},
+    "updated_at": {"type": "string", "description": "When small last updated this file, RFC 3339."},
+    "run": {"type": "object", "description": "The current run.",
+            "properties": {"replay_id": {"type": "string", "pattern": "^[a-fA-F0-9]{64}$",
+                                         "description": "The pinned replay id of the current run: 64 hex digits."}}}
+  }
+})";
+
+void describe(nlohmann::ordered_json& schema, const std::string& artifact, const std::string& path) {
+    if (!schema.is_object()) return;
+    if (schema.contains("items")) describe(schema["items"], artifact, path);
+    if (!schema.contains("properties") || !schema["properties"].is_object()) return;
+    for (auto& [key, field] : schema["properties"].items()) {
+        const std::string at = path.empty() ? key : path + "." + key;
+        for (const FieldHelp& h : kFieldHelp) {
+            if ((h.artifact == artifact || std::string_view(h.artifact) == "*") && h.path == at &&
+                field.is_object() && !field.contains("description")) {
+                field["description"] = h.text;
+                break;
+            }
+        }
+        describe(field, artifact, at);
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> editor_schema_names() {
+    return {"intent", "constraints", "plan", "progress", "handoff", "workspace"};
+}
+
+std::string editor_schema(std::string_view name) {
+    nlohmann::ordered_json doc;  // the canonical schema's key order: "$schema" first
+    if (name == "workspace") {
+        doc = nlohmann::ordered_json::parse(kWorkspaceSchema);
+    } else {
+        const char* canonical = embedded_schema(name);
+        if (canonical == nullptr) return "";
+        doc = nlohmann::ordered_json::parse(canonical);
+        if (name == "plan") {
+            nlohmann::ordered_json& task = doc["properties"]["tasks"]["items"]["properties"];
+            const nlohmann::ordered_json more = nlohmann::ordered_json::parse(kEditorPlanTaskFields);
+            for (const auto& [key, field] : more.items()) task[key] = field;
+        }
+        describe(doc, std::string(name), "");
+    }
+    return doc.dump(2) + "\n";
+}
+
+Result<SchemaSet> SchemaSet::editor() {
+    SchemaSet set;
+    set.source_ = "editor schemas";
+    for (const std::string& name : editor_schema_names()) {
+        try {
+            set.impl_->schemas[name] = compile_schema(editor_schema(name));
+        } catch (const std::exception& e) {
+            return Error::internal("editor schema " + name + " does not compile: " + e.what());
+        }
+    }
+    return set;
+}
+
 Result<SchemaSet> SchemaSet::from_directory(const FileSystem& fs, const std::string& dir) {
     SchemaSet set;
     set.source_ = dir;

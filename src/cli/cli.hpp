@@ -48,9 +48,13 @@ public:
     bool quiet() const { return globals_.quiet; }
     bool color() const { return color_; }  // ANSI colour on (a terminal, no NO_COLOR or --no-color)
     const std::string& command() const { return command_; }
-    void info(const std::string& line) const;     // stdout, silenced by --quiet
+    // Text goes through the one sanitizer (base/text visible): control
+    // characters become escapes; a line never starts with "::".
+    void info(const std::string& line) const;     // stdout, silenced by --quiet; one line ("\n" shown as an escape)
+    void lines(const std::string& block) const;   // the same for a block of lines (its line breaks kept)
     void success(const std::string& line) const;  // stdout, green
-    void problem(const std::string& line) const;  // stderr, never silenced
+    void problem(const std::string& line) const;  // stderr, never silenced; one line, as info
+    void problem_lines(const std::string& block) const;  // the same for a block of lines (an error's guidance)
     void findings(const std::vector<Finding>& findings, bool hints = true) const;
     // Prints `doc` with the envelope keys set: schema_version, command, ok
     // (exit_code == 0) and exit_code. A failure without an `error` gets one.
@@ -218,6 +222,7 @@ struct VerdictFlags {
     bool ci = false;
     bool evidence = false;  // verify --evidence: progress evidence against git
     bool no_cache = false;  // read the whole progress log, not just what follows its verified prefix
+    bool verbose = false;   // say on stderr why a verified-prefix cache was not used
     std::string format = "text";  // text, json (= --json), sarif, github, gitlab
 };
 
@@ -226,8 +231,8 @@ struct VerdictFlags {
 // gitlab (a Code Quality report on stdout).
 void add_format_option(CLI::App* cmd, std::string& format);
 
-// The --no-cache flag of the four verdict commands.
-void add_no_cache_flag(CLI::App* cmd, bool& no_cache);
+// The --no-cache and --verbose flags of the four verdict commands.
+void add_no_cache_flag(CLI::App* cmd, VerdictFlags& flags);
 
 enum class VerdictKind { Validate, Lint, Check, Verify };
 

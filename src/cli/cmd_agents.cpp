@@ -1,10 +1,12 @@
 // `small agents apply|check|print`: flags and rendering only; the work is
 // done by small/ops/authoring/agents.hpp.
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <vector>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 #include "small/ops/authoring/agents.hpp"
 #include "small/report/authoring.hpp"
 #include "small/store/workspace_lock.hpp"
@@ -74,7 +76,7 @@ void print_apply_text(const Output& out, const AgentsApplyResult& r, const Agent
     } else if (f.dry_run) {
         const std::string diff = agents_apply_diff(r, target.path);
         if (diff.empty()) out.info("No changes needed");
-        else out.info("Dry run - changes to " + target.display + ":\n" + diff.substr(0, diff.size() - 1));
+        else out.lines("Dry run - changes to " + target.display + ":\n" + diff.substr(0, diff.size() - 1));
     } else if (!r.written) {
         out.info(target.display + " already has the current SMALL harness block; nothing written");
     } else {
@@ -100,6 +102,15 @@ int run_apply(Context& ctx, const AgentsApplyFlags& f) {
 }
 
 // ---------------------------------------------------------------- check
+
+// One output line each (issue 41: a line's value cannot add lines).
+void for_each_line(const std::string& text, const std::function<void(const std::string&)>& take) {
+    for (std::size_t from = 0; from <= text.size();) {
+        const std::size_t nl = std::min(text.find('\n', from), text.size());
+        take(text.substr(from, nl - from));
+        from = nl + 1;
+    }
+}
 
 std::string check_text(const AgentsCheckReport& r) {
     std::string text = "File: " + r.file_path + (r.has_file ? " [exists]" : " [missing]");
@@ -130,9 +141,9 @@ int run_check(Context& ctx, const CheckFlags& f) {
     if (out.json()) {
         out.json_document(agents_check_json(*r), r->passed ? kExitOk : kExitInvalid);  // under --quiet too
     } else if (r->passed) {
-        out.success(check_text(*r));
+        for_each_line(check_text(*r), [&](const std::string& line) { out.success(line); });
     } else {
-        out.problem(check_text(*r));
+        for_each_line(check_text(*r), [&](const std::string& line) { out.problem(line); });
         out.problem("Error: check failed");
     }
     return r->passed ? kExitOk : kExitInvalid;

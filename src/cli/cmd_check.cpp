@@ -6,7 +6,7 @@ void register_check(CLI::App& app, Context& ctx) {
     auto flags = std::make_shared<VerdictFlags>();
     CLI::App* cmd = app.add_subcommand("check", "Run validate, lint, and verify (stops at the first failing stage)");
     add_dir_option(cmd, flags->dir);
-    add_no_cache_flag(cmd, flags->no_cache);
+    add_no_cache_flag(cmd, *flags);
     add_format_option(cmd, flags->format);
     cmd->add_flag("--strict", flags->strict, "Strict mode for the lint and verify stages");
     cmd->add_flag("--format-strict", flags->format_strict, "Treat an unquoted small_version as an error");

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 #include "small/ops/session/plan.hpp"
 #include "small/store/workspace_lock.hpp"
 #include "small/ops/session/checkpoint.hpp"
@@ -33,7 +34,7 @@ int run_checkpoint(Context& ctx, CheckpointFlags& f) {
         return kExitOk;
     }
     if (!ctx.globals.quiet) {
-        for (const std::string& w : r->warnings) std::cerr << "Warning: " << w << '\n';
+        for (const std::string& w : r->warnings) std::cerr << "Warning: " << visible(w) << '\n';
     }
     out.info(line);
     return kExitOk;

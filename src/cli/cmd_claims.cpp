@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 #include "small/ops/session/claim.hpp"
 #include "small/report/claims.hpp"
 
@@ -38,12 +39,14 @@ int run_claims(Context& ctx, ClaimsFlags& f) {
     if (r->claims.empty()) out.info("No claims.");
     for (const ClaimView& v : r->claims) {
         const Claim& c = v.claim;
-        std::cout << c.task << "  " << c.agent << (v.mine ? " (you)" : "") << "  until " << lease_until_text(c, now)
-                  << (c.published || !r->has_remote ? "" : " [not published]") << state_text(v.state) << '\n';
+        std::cout << visible(c.task + "  " + c.agent + (v.mine ? " (you)" : "") + "  until " + lease_until_text(c, now) +
+                             (c.published || !r->has_remote ? "" : " [not published]") + state_text(v.state))
+                  << '\n';
     }
     for (const Settlement& s : r->settled) {
-        std::cout << s.task << "  " << describe_settlement(s) << (s.reason.empty() ? "" : " (" + s.reason + ")")
-                  << (s.published || !r->has_remote ? "" : " [not published]") << '\n';
+        std::cout << visible(s.task + "  " + describe_settlement(s) + (s.reason.empty() ? "" : " (" + s.reason + ")") +
+                             (s.published || !r->has_remote ? "" : " [not published]"))
+                  << '\n';
     }
     return kExitOk;
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 #include "small/ops/inspect/graph.hpp"
 #include "small/view/graph_render.hpp"
 #include "small/view/graphviz.hpp"
@@ -33,7 +34,7 @@ int run_graph(Context& ctx, GraphFlags& f) {
         if (!svg) return report_error(out, svg.error());
         std::cout << *svg;
     } else {
-        std::cout << (f.format == "mermaid" ? graph_mermaid(*graph) : graph_dot(*graph));
+        std::cout << visible_lines(f.format == "mermaid" ? graph_mermaid(*graph) : graph_dot(*graph));
     }
     return kExitOk;
 }

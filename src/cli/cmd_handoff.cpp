@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 #include "small/ops/session/handoff.hpp"
 #include "small/store/workspace_lock.hpp"
 
@@ -25,13 +26,13 @@ int run_handoff(Context& ctx, HandoffFlags& f) {
         return kExitOk;
     }
     if (!ctx.globals.quiet) {
-        if (!r->unsettled.empty()) std::cerr << "Warning: " << unsettled_warning(r->unsettled) << '\n';
-        for (const UnsettledTask& t : r->unsettled) std::cerr << "  - " << describe_unsettled(t) << '\n';
+        if (!r->unsettled.empty()) std::cerr << "Warning: " << visible(unsettled_warning(r->unsettled)) << '\n';
+        for (const UnsettledTask& t : r->unsettled) std::cerr << "  - " << visible(describe_unsettled(t)) << '\n';
     }
     for (const std::string& w : r->warnings) out.problem("Warning: " + w);
     out.success("Generated handoff.small.yml with " + std::to_string(steps) + " next step" + (steps == 1 ? "" : "s"));
     out.info("replayId: " + r->replay_id.substr(0, 16) + "... (source: " + r->source + ")");
-    out.info(r->text);
+    out.lines(r->text);
     return kExitOk;
 }
 

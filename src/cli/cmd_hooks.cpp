@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 #include "small/ops/authoring/hooks.hpp"
 #include "small/report/hooks.hpp"
 #include "small/store/workspace_lock.hpp"
@@ -29,7 +30,7 @@ std::string change_line(const HookFileChange& f, bool dry_run) {
 void print_text(const Output& out, const HooksResult& r) {
     if (r.action == HooksAction::Print) {
         std::cout << r.content;  // the requested output: not silenced by --quiet
-        for (const std::string& note : r.notes) std::cerr << "# " << note << "\n";
+        for (const std::string& note : r.notes) std::cerr << "# " << visible(note) << "\n";
         return;
     }
     for (const HookFileChange& f : r.files) {

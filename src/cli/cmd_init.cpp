@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 #include "small/ops/session/init.hpp"
 #include "small/store/workspace_lock.hpp"
 
@@ -54,7 +55,7 @@ int run_init(Context& ctx, const InitFlags& f) {
     }
 
     if (!ctx.globals.quiet) {
-        for (const std::string& w : r->warnings) std::cerr << "Warning: " << w << '\n';
+        for (const std::string& w : r->warnings) std::cerr << "Warning: " << visible(w) << '\n';
     }
     out.success("Initialized SMALL v1.0.0 in " + r->small_dir);
     if (!r->snapshot_dir.empty()) out.info("The replaced artifacts were copied to " + r->snapshot_dir);

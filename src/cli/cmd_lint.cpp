@@ -7,7 +7,7 @@ void register_lint(CLI::App& app, Context& ctx) {
     CLI::App* cmd = app.add_subcommand("lint", "Lint SMALL artifacts for invariant violations");
     cmd->footer("Warnings (e.g. a plan status outside the five, a misspelt task key) do not change the exit code.");
     add_dir_option(cmd, flags->dir);
-    add_no_cache_flag(cmd, flags->no_cache);
+    add_no_cache_flag(cmd, *flags);
     add_format_option(cmd, flags->format);
     cmd->add_flag("--strict", flags->strict, "Strict mode: secrets, insecure links, S1-S3 and the .small/ layout (S4)");
     cmd->add_flag("--format-strict", flags->format_strict, "Treat an unquoted small_version as an error");

@@ -30,15 +30,18 @@ std::string explain_command(const std::string& path) {
     return "small merge --explain " + std::string(path.starts_with('-') ? "-- " : "") + shell_quote(path);
 }
 
+// The conflict lines name the path and give commands to paste (issue 21): a
+// line break in a folder's name stays raw there (inside the command's
+// quotes it is part of the path); other control characters are escaped.
 void print_conflicts(const Output& out, const MergeReport& r, const MergeFlags& f) {
-    out.problem("small merge: " + r.pathname + ": " + std::to_string(r.outcome.conflicts.size()) + " conflict(s)" +
-                (from_index(f) ? " in git's index" : "; the file is left as CURRENT had it"));
+    out.problem_lines("small merge: " + r.pathname + ": " + std::to_string(r.outcome.conflicts.size()) +
+                      " conflict(s)" + (from_index(f) ? " in git's index" : "; the file is left as CURRENT had it"));
     for (const MergeConflict& c : r.outcome.conflicts) {
-        out.problem("  " + c.message);
-        if (f.explain) out.problem("    to resolve: " + c.hint);
+        out.problem_lines("  " + c.message);
+        if (f.explain) out.problem_lines("    to resolve: " + c.hint);
     }
     if (!f.explain) {
-        out.problem("Run `" + explain_command(r.pathname) + "` (or `small doctor`) for how to resolve");
+        out.problem_lines("Run `" + explain_command(r.pathname) + "` (or `small doctor`) for how to resolve");
     }
 }
 
@@ -79,7 +82,8 @@ void print_text(const Output& out, const MergeReport& r, const MergeFlags& f) {
         }
     }
     for (const std::string& note : r.outcome.notes) {
-        if (f.explain) std::cerr << "  note: " << note << '\n';
+        // Issue 41: a plan merge that could not keep something says so without --explain.
+        if (f.explain || r.rule == "plan") std::cerr << "  note: " << visible(note) << '\n';
     }
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 #include "small/ops/session/progress_add.hpp"
 #include "small/model/workspace.hpp"
 #include "small/store/workspace_lock.hpp"
@@ -57,7 +58,7 @@ int run_add(Context& ctx, const AddFlags& f) {
         return kExitOk;
     }
     if (!ctx.globals.quiet) {
-        for (const std::string& w : r->warnings) std::cerr << "Warning: " << w << '\n';
+        for (const std::string& w : r->warnings) std::cerr << "Warning: " << visible(w) << '\n';
     }
     out.info("progress added: " + r->entry["task_id"].get<std::string>() + " " +
              r->entry["status"].get<std::string>() + " " + r->timestamp);

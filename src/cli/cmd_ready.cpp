@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 #include "small/ops/session/claim.hpp"
 #include "small/report/claims.hpp"
 
@@ -30,7 +31,7 @@ int run_ready(Context& ctx, ReadyFlags& f) {
         out.info("Nothing is ready for " + r->agent + ": every open task is claimed, waits on a dependency, or is settled.");
         return kExitOk;
     }
-    for (const ReadyTask& t : r->tasks) std::cout << ready_line(t, now) << '\n';
+    for (const ReadyTask& t : r->tasks) std::cout << visible(ready_line(t, now)) << '\n';
     return kExitOk;
 }
 

@@ -130,7 +130,7 @@ int run_show_cmd(Context& ctx, const RunFlags& f) {
 
 void print_diff(const Output& out, const std::string& name, const std::string& diff) {
     out.info("diff " + name);
-    out.info(diff.substr(0, diff.size() - (diff.empty() ? 0 : 1)));
+    out.lines(diff.substr(0, diff.size() - (diff.empty() ? 0 : 1)));
     out.info("");
 }
 

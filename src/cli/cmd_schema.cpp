@@ -61,7 +61,8 @@ void register_schema(CLI::App& app, Context& ctx) {
         ->required();
 
     const auto [exp, e] = add_command<ExportFlags>(*group, ctx, "export", run_schema_export,
-                                                   "Write the five schemas into DIR as <name>.schema.json");
+                                                   "Write the editor schemas into DIR as <name>.schema.json: the five "
+                                                   "artifacts (with descriptions and the status enum) and workspace");
     complete_as(exp->add_option("dir", e->dir, "Folder to write into (created when missing)"), ValueKind::Directory)
         ->required();
     exp->add_flag("--force", e->force, "Replace files there that are not small's schemas");

@@ -101,8 +101,8 @@ int render(const Output& out, const SelftestResult& r) {
         return failed ? kExitInvalid : kExitOk;
     }
     if (!r.cleanup_warning.empty()) out.problem("Warning: failed to clean up " + r.dir + ": " + r.cleanup_warning);
-    if (!failed) out.info("\nAll selftest steps passed!");
-    if (r.kept) out.info("\nWorkspace preserved at: " + r.dir);
+    if (!failed) out.lines("\nAll selftest steps passed!");
+    if (r.kept) out.lines("\nWorkspace preserved at: " + r.dir);
     if (!failed) return kExitOk;
     return report_error(out, Error::invalid(failure + (r.kept ? "" : " (run with --keep to inspect the workspace)")));
 }
@@ -123,7 +123,7 @@ int run_selftest(const Context& ctx, const SelftestFlags& f) {
     const SelftestRunner step_runner = make_runner(out, exe);
     // The header names the directory, which exists only once the first step is due.
     const SelftestRunner runner = [&](const SelftestStep& s, const std::string& dir, std::size_t i, std::size_t n) {
-        if (!header) out.info("SMALL Selftest\n==============\nWorkspace: " + dir + "\n");
+        if (!header) out.lines("SMALL Selftest\n==============\nWorkspace: " + dir + "\n");
         header = true;
         return step_runner(s, dir, i, n);
     };

@@ -114,7 +114,7 @@ int run_brief(Context& ctx, const StatusFlags& f) {
     if (!brief) return report_error(out, brief.error());
     const FittedBrief fit = fit_brief(*brief, f.max_bytes);
     if (out.json()) out.json_document(brief_json(*brief, fit, f.max_bytes));
-    else std::cout << fit.text << std::flush;
+    else std::cout << visible_lines(fit.text) << std::flush;
     return kExitOk;
 }
 
@@ -142,7 +142,7 @@ void print_all(const Output& out, const StatusAllReport& r) {
     out.info("Workspace: " + (r.workspace.empty() ? dir + " at the top" : r.workspace + "/" + dir) +
              " of each work tree and branch");
     out.info("");
-    for (const WorkSide& s : r.sides) out.info(side_line(s, width));
+    for (const WorkSide& s : r.sides) out.lines(side_line(s, width));
     out.info("");
     if (r.comparison.differences.empty()) out.info("Tasks: the same status on every side");
     else out.info("Tasks whose status differs:");
@@ -153,7 +153,7 @@ void print_all(const Output& out, const StatusAllReport& r) {
             sides += (sides.empty() ? "" : " · ") + r.sides[i].name + ": " +
                      (d.statuses[i].empty() ? std::string("(not in plan)") : d.statuses[i]);
         }
-        out.info("  " + d.id + (d.title.empty() ? "" : " " + one_line(d.title, 80)) + "\n      " + sides);
+        out.lines("  " + d.id + (d.title.empty() ? "" : " " + one_line(d.title, 80)) + "\n      " + sides);
     }
     out.info("");
     out.info(r.claims.empty() ? "Claims: none live" : "Claims:");

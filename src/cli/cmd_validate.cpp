@@ -6,7 +6,7 @@ void register_validate(CLI::App& app, Context& ctx) {
     auto flags = std::make_shared<VerdictFlags>();
     CLI::App* cmd = app.add_subcommand("validate", "Validate all canonical SMALL artifacts against the v1.0.0 schemas");
     add_dir_option(cmd, flags->dir);
-    add_no_cache_flag(cmd, flags->no_cache);
+    add_no_cache_flag(cmd, *flags);
     add_format_option(cmd, flags->format);
     cmd->add_option("--spec-dir", flags->spec_dir,
                     "Directory with the schemas (DIR/small/v1.0.0/schemas or DIR itself); default $SMALL_SPEC_DIR, "

@@ -9,7 +9,7 @@ void register_verify(CLI::App& app, Context& ctx) {
         "Exit codes:\n  0 - all artifacts valid\n  1 - artifacts invalid (validation or invariant failures)\n"
         "  2 - system error (missing .small/, unreadable files, bad flags)");
     add_dir_option(cmd, flags->dir);
-    add_no_cache_flag(cmd, flags->no_cache);
+    add_no_cache_flag(cmd, *flags);
     add_format_option(cmd, flags->format);
     cmd->add_flag("--strict", flags->strict, "Strict invariants and the .small/ layout rule (S4)");
     cmd->add_flag("--ci", flags->ci, "CI mode (minimal output)");

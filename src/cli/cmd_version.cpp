@@ -17,7 +17,7 @@ void register_version(CLI::App& app, Context& ctx) {
         if (out.json()) {
             out.json_document(version_json());
         } else {
-            out.info(version_text());
+            out.lines(version_text());
         }
     });
 }

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "small/base/text.hpp"
 
 namespace {
 
@@ -20,7 +21,7 @@ bool wants_json(int argc, char** argv) {
 int report_usage(const UsageProblem& problem, const std::string& path, bool json) {
     const std::string text = problem.message + "\nRun '" + problem.help_command + "' for usage.";
     if (json) std::cout << with_envelope(error_json("usage", text), path, kExitUsage).dump(2) << '\n';
-    else std::cerr << "Error: " << text << '\n';
+    else std::cerr << "Error: " << visible_lines(text) << '\n';
     return kExitUsage;
 }
 
@@ -117,6 +118,20 @@ std::string_view only_command(int argc, char** argv) {
     return version_flag ? "version" : "";
 }
 
+// Issue 41: a value is kept as typed. CLI11 reads a value of an option that
+// may take several ("[a,b]") as a list and splits or strips it: `plan --add
+// '[draft]'` stored "draft". An option with a bounded count of values takes
+// each as given (only its greed for following words depends on the setting,
+// and a bounded one has none).
+void keep_values_whole(CLI::App& app) {
+    for (CLI::Option* opt : app.get_options()) {
+        if (opt->get_allow_extra_args() && opt->get_expected_max() < CLI::detail::expected_max_vector_size) {
+            opt->allow_extra_args(false);
+        }
+    }
+    for (CLI::App* sub : app.get_subcommands({})) keep_values_whole(*sub);
+}
+
 // `only` empty: every command.
 void configure(CLI::App& app, Context& ctx, std::string_view only) {
     app.description("SMALL is a protocol for durable, agent-legible project state: intent, constraints, plan,\n"
@@ -130,6 +145,7 @@ void configure(CLI::App& app, Context& ctx, std::string_view only) {
     for (const Command& c : kCommands) {
         if (only.empty() || only == c.name) c.add(app, ctx);
     }
+    keep_values_whole(app);
     app.footer("Exit codes: 0 ok, 1 invalid workspace or refused, 2 usage or system error, 3 workspace busy.\n"
                "Run 'small <command> --help' for a command's flags. Docs: README.md, docs/.");
     add_global_flags_footer(app);

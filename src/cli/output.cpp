@@ -33,16 +33,28 @@ std::string Output::paint(const std::string& text, const char* code) const {
     return color_ ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
 }
 
+// Issue 41: the one sanitizer at the edge. Every line of text output passes
+// visible(): a control character that a file, a flag or another machine put
+// into a value is shown as an escape, never sent to the terminal, and no
+// line starts with a GitHub workflow command ("::error::").
 void Output::info(const std::string& line) const {
-    if (!globals_.quiet && !globals_.json) std::cout << line << '\n';
+    if (!globals_.quiet && !globals_.json) std::cout << visible(line) << '\n';
+}
+
+void Output::lines(const std::string& block) const {
+    if (!globals_.quiet && !globals_.json) std::cout << visible_lines(block) << '\n';
 }
 
 void Output::success(const std::string& line) const {
-    if (!globals_.quiet && !globals_.json) std::cout << paint(line, "32") << '\n';
+    if (!globals_.quiet && !globals_.json) std::cout << paint(visible(line), "32") << '\n';
 }
 
 void Output::problem(const std::string& line) const {
-    if (!globals_.json) std::cerr << line << '\n';
+    if (!globals_.json) std::cerr << visible(line) << '\n';
+}
+
+void Output::problem_lines(const std::string& block) const {
+    if (!globals_.json) std::cerr << visible_lines(block) << '\n';
 }
 
 void Output::findings(const std::vector<Finding>& findings, bool hints) const {
@@ -54,8 +66,8 @@ void Output::findings(const std::vector<Finding>& findings, bool hints) const {
         const std::string label = error ? paint("error", "31") : paint("warning", "33");
         // file:line:col: error: message [RULE]
         const std::string prefix = f.file.empty() ? "" : head.substr(0, head.size() - f.message.size());
-        std::cerr << prefix << label << ": " << f.message << " [" << f.rule << "]\n";
-        if (hints && !f.hint.empty()) std::cerr << "    Fix: " << f.hint << '\n';
+        std::cerr << visible(prefix) << label << ": " << visible(f.message) << " [" << visible(f.rule) << "]\n";
+        if (hints && !f.hint.empty()) std::cerr << "    Fix: " << visible(f.hint) << '\n';
     }
 }
 
@@ -66,8 +78,8 @@ void Output::json_document(nlohmann::json doc, int exit_code) const {
 int report_error(const Output& out, const Error& error) {
     const int code = exit_code_for(error.kind);
     if (out.json()) out.json_document(error_document(error), code);
-    out.problem("Error: " + error.describe());
-    if (!error.hint.empty()) out.problem("    Fix: " + error.hint);
+    out.problem_lines("Error: " + error.describe());  // an error's own line breaks are kept (its guidance)
+    if (!error.hint.empty()) out.problem_lines("    Fix: " + error.hint);
     return code;
 }
 

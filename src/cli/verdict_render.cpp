@@ -153,10 +153,14 @@ void add_format_option(CLI::App* cmd, std::string& format) {
     complete_as(cmd->get_option("--format"), kVerdictFormats);
 }
 
-void add_no_cache_flag(CLI::App* cmd, bool& no_cache) {
-    cmd->add_flag("--no-cache", no_cache,
+void add_no_cache_flag(CLI::App* cmd, VerdictFlags& flags) {
+    cmd->add_flag("--no-cache", flags.no_cache,
                   "Read the whole progress log; without it only the entries appended since the last clean verdict "
-                  "are read (.small-cache/progress.verified)");
+                  "are read (.small-cache/progress.verified, authenticated with this user's key; off under CI=true "
+                  "unless SMALL_VERIFIED_CACHE=1)");
+    cmd->add_flag("--verbose", flags.verbose,
+                  "Say on stderr why a verified-prefix cache was not used (another user's, copied or committed, "
+                  "failing its key, CI=true)");
 }
 
 int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flags) {
@@ -171,7 +175,9 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
     if (!schemas) return render_failure(out, format, schemas.error(), kExitSystem);
     const WorkspacePaths ws = locate_workspace(ctx.fs, flags.dir, current_directory());
     const bool cached = uses_cache(kind, flags);
-    const std::optional<VerifiedPrefix> before = cached ? load_verified_prefix(ctx.fs, ws) : std::nullopt;
+    std::string ignored;
+    const std::optional<VerifiedPrefix> before = cached ? load_verified_prefix(ctx.fs, ws, &ignored) : std::nullopt;
+    if (flags.verbose && !ignored.empty()) std::cerr << "note: " << ignored << '\n';
     // Verdicts never create .small-cache/ (store/verified_cache): without it, none is kept.
     const bool keeps = cached && ctx.fs.directory_exists(runtime_path(ws.root, kCacheDirName));
     const VerdictInput input{ctx.fs, ws, *schemas, before ? &*before : nullptr, keeps};

@@ -218,6 +218,28 @@ std::string emit_sequence_item(const YamlValue& value, int indent) {
     return out;
 }
 
+std::string with_layout_of(std::string text, std::string_view original, std::vector<std::string>* kept) {
+    static constexpr std::string_view kBom = "\xEF\xBB\xBF";
+    const std::size_t breaks = static_cast<std::size_t>(std::count(original.begin(), original.end(), '\n'));
+    std::size_t crlf = 0;
+    for (std::size_t at = original.find("\r\n"); at != std::string_view::npos; at = original.find("\r\n", at + 2)) ++crlf;
+    if (breaks > 0 && crlf == breaks && text.find('\r') == std::string::npos) {
+        std::string out;
+        out.reserve(text.size() + text.size() / 16);
+        for (const char c : text) {
+            if (c == '\n') out += '\r';
+            out += c;
+        }
+        text = std::move(out);
+        if (kept) kept->push_back("CRLF line breaks");
+    }
+    if (original.starts_with(kBom) && !std::string_view(text).starts_with(kBom)) {
+        text.insert(0, kBom);
+        if (kept) kept->push_back("a byte order mark");
+    }
+    return text;
+}
+
 std::string emit_document(const YamlValue& mapping) {
     std::string out;
     if (!is_block(mapping)) return inline_value(mapping) + '\n';

@@ -935,13 +935,17 @@ std::string text_on_current(std::string_view ancestor, std::string_view current,
     if (doc) {
         Result<Document> donor = parse_yaml(without_removed_comments(other, ancestor, current), display);
         PlanTextEdit edit = edit_plan_text(*doc, merged, donor ? &*donor : nullptr);
+        for (const std::string& c : edit.dropped_comments) {  // issue 41: never without a word
+            notes.push_back(display + ":" + c.substr(0, c.find(':')) + ": CURRENT's comment " + c.substr(c.find(':') + 2) +
+                            " was not kept: the value it was written beside was removed or rewritten by the merge");
+        }
         if (edit.text) {
             return with_others_comments(std::move(*edit.text), *edit.parsed, merged, ancestor, other, display, notes);
         }
         notes.push_back(display + (edit.line ? ":" + std::to_string(edit.line) : "") +
                         ": written in house style, CURRENT's comments and formatting not kept (" + edit.why + ")");
     }
-    return emit_document(merged);
+    return with_layout_of(emit_document(merged), current);  // issue 41: CURRENT's BOM and CRLF kept
 }
 
 }  // namespace

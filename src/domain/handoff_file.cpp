@@ -190,7 +190,7 @@ YamlValue build_handoff(const HandoffInputs& in) {
     }
     for (const std::string& step : p.steps) steps.push_back(step);
     for (const std::string& step : in.next) {
-        if (!trim(step).empty()) steps.push_back(std::string(trim(step)));
+        if (!trim(step).empty()) steps.push_back(step);  // as typed (issue 41); a blank one is left out
     }
     if (!p.started.empty()) {
         summary += " " + std::to_string(p.started.size()) + " task" + (p.started.size() == 1 ? " has" : "s have") +

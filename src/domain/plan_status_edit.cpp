@@ -132,7 +132,7 @@ std::optional<PlanStatusEdit> from_caches(const FileSystem& fs, const WorkspaceP
     const SourceRange* at = spans ? span_of(*spans, id) : nullptr;
     if (!at) return std::nullopt;
     Result<PlanIndex> index = load_plan_index(fs, ws);
-    const PlanTaskInfo* task = index ? index->find(id) : nullptr;
+    const PlanTaskInfo* task = index && index->count(id) < 2 ? index->find(id) : nullptr;  // two: from_parse refuses
     Result<std::string> text = task ? fs.read_file(path) : Result<std::string>(Error::internal("unused"));
     if (!text || fs.version_stamp(path) != stamp || at->offset + at->length > text->size()) return std::nullopt;
     if (normal_task_status(unquoted(std::string_view(*text).substr(at->offset, at->length))) != task->status) {
@@ -161,6 +161,7 @@ Result<PlanStatusEdit> from_parse(const FileSystem& fs, const WorkspacePaths& ws
     edit.index = plan_index_of(*plan);
     const NodeRef node = find_task_node(*plan, id);
     if (!node) return unknown_task_error(edit.index, id, ws);
+    if (Status s = refuse_ambiguous_task(fs, ws, edit.index, id); !s) return s.error();
     edit.previous_status = task_status(to_yaml_value(node));
     std::string fallback;
     edit.text = plan_text_with_status(*plan, node, status, &fallback);

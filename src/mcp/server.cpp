@@ -7,6 +7,7 @@
 #include <exception>
 #include <utility>
 
+#include "small/base/text.hpp"
 #include "small/model/layout.hpp"
 #include "tools.hpp"
 
@@ -172,7 +173,8 @@ json Server::call_tool(const json& params, bool& ok) {
     const json arguments = params.value("arguments", json::object());
     if (const auto problem = argument_problem((*tool)["inputSchema"], arguments)) return fail(name + ": " + *problem);
     const ToolResult r = run_tool(name, arguments, ToolContext{fs_, options_.ws, options_.scope, options_.version});
-    return {{"content", json::array({{{"type", "text"}, {"text", r.text}}})},
+    // Issue 41: the text a client may show passes the one output sanitizer.
+    return {{"content", json::array({{{"type", "text"}, {"text", visible_lines(r.text)}}})},
             {"structuredContent", r.structured},
             {"isError", r.is_error}};
 }

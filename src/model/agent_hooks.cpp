@@ -361,6 +361,9 @@ std::vector<EditorSchemaEntry> editor_schema_entries() {
         const std::string file = std::string(kEditorSchemaFolder) + "/" + name + ".schema.json";
         entries.push_back({name, file, "./" + file, "**/.small/" + artifact_file_name(type)});
     }
+    // Issue 41: workspace.small.yml has an editor schema too (check/schema editor_schema).
+    const std::string file = std::string(kEditorSchemaFolder) + "/workspace.schema.json";
+    entries.push_back({"workspace", file, "./" + file, "**/.small/" + std::string(kWorkspaceFileName)});
     return entries;
 }
 

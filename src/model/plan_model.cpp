@@ -220,13 +220,15 @@ Status remove_dependency(YamlValue& plan, std::string_view task, std::string_vie
 
 std::optional<std::string> next_runnable_task(const YamlValue& plan) {
     const YamlValue& tasks = tasks_of(plan);
+    std::map<std::string, int> uses;  // issue 41: an id two tasks share is never the next task
+    for (const YamlValue& t : tasks) ++uses[task_id(t)];
     for (const YamlValue& t : tasks) {
-        if (task_status(t).is(TaskStatus::InProgress)) return task_id(t);
+        if (task_status(t).is(TaskStatus::InProgress) && uses[task_id(t)] == 1) return task_id(t);
     }
     std::map<std::string, WrittenStatus> status;
     for (const YamlValue& t : tasks) status.emplace(task_id(t), task_status(t));
     for (const YamlValue& t : tasks) {
-        if (!task_status(t).is(TaskStatus::Pending)) continue;
+        if (!task_status(t).is(TaskStatus::Pending) || uses[task_id(t)] > 1) continue;
         const std::vector<std::string> deps = task_dependencies(t);
         const bool ready = std::all_of(deps.begin(), deps.end(), [&](const std::string& d) {
             const auto it = status.find(d);

@@ -63,7 +63,11 @@ PlanSummary summarize_plan(const std::vector<PlanTaskOutline>& tasks, std::size_
     PlanSummary s;
     for (const TaskStatus counted : kCountedStatuses) s.tasks_by_status[std::string(status_name(counted))] = 0;
     std::map<std::string_view, bool> completed_by_id;
-    for (const PlanTaskOutline& t : tasks) completed_by_id.emplace(t.id, t.status.is(TaskStatus::Completed));
+    std::map<std::string_view, int> uses;  // issue 41: an id two tasks share is never the next task
+    for (const PlanTaskOutline& t : tasks) {
+        completed_by_id.emplace(t.id, t.status.is(TaskStatus::Completed));
+        ++uses[t.id];
+    }
     std::string first_in_progress, first_blocked, first_pending, first_actionable;
     std::vector<const PlanTaskOutline*> actionable;
     bool all_done = !tasks.empty();
@@ -71,6 +75,7 @@ PlanSummary summarize_plan(const std::vector<PlanTaskOutline>& tasks, std::size_
         ++s.total_tasks;
         ++s.tasks_by_status[t.status.word()];
         all_done = all_done && is_done(t.status);
+        if (uses[t.id] > 1) continue;
         if (t.status.is(TaskStatus::InProgress) && first_in_progress.empty()) first_in_progress = t.id;
         if (t.status.is(TaskStatus::Blocked) && first_blocked.empty()) first_blocked = t.id;
         if (!t.status.is(TaskStatus::Pending)) continue;

@@ -662,16 +662,56 @@ std::optional<PlanTail> plan_tail(const Document& plan) {
     return PlanPatcher(plan, unused).tail();
 }
 
+std::vector<std::pair<std::uint32_t, std::string>> yaml_comments(std::string_view text) {
+    std::vector<std::pair<std::uint32_t, std::string>> out;
+    std::uint32_t line = 1;
+    for (std::size_t start = 0; start < text.size(); ++line) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view l = text.substr(start, end - start);
+        if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+        char quote = 0;
+        for (std::size_t i = 0; i < l.size(); ++i) {
+            const char c = l[i];
+            if (quote == '"' && c == '\\') {
+                ++i;
+            } else if (quote && c == quote) {
+                quote = 0;
+            } else if (!quote && (c == '"' || c == '\'') && (i == 0 || l[i - 1] == ' ' || l[i - 1] == '\t' ||
+                                                             l[i - 1] == '[' || l[i - 1] == '{' || l[i - 1] == ',' ||
+                                                             l[i - 1] == ':' || l[i - 1] == '-')) {
+                quote = c;
+            } else if (!quote && c == '#' && (i == 0 || l[i - 1] == ' ' || l[i - 1] == '\t')) {
+                std::string_view comment = l.substr(i);
+                while (!comment.empty() && (comment.back() == ' ' || comment.back() == '\t')) comment.remove_suffix(1);
+                out.emplace_back(line, std::string(comment));
+                break;
+            }
+        }
+        start = end + 1;
+    }
+    return out;
+}
+
 PlanTextEdit edit_plan_text(const Document& old, const YamlValue& target, const Document* donor) {
     const std::optional<DonorTasks> tasks = donor ? donor_tasks(*donor) : std::nullopt;
     PlanPatcher patcher(old, target, tasks ? &*tasks : nullptr);
-    if (std::optional<Refusal> r = patcher.run()) return {std::nullopt, r->why, r->line, std::nullopt};
+    if (std::optional<Refusal> r = patcher.run()) return {std::nullopt, r->why, r->line, std::nullopt, {}};
     std::string text = patcher.result();
     Result<Document> again = parse_yaml(text, "plan");
     if (!again || !same_yaml_data(to_yaml_value(again->root()), target)) {
-        return {std::nullopt, "the edited text would not read back as the new plan", patcher.first_edited_line(), std::nullopt};
+        return {std::nullopt, "the edited text would not read back as the new plan", patcher.first_edited_line(), std::nullopt,
+                {}};
     }
-    return {std::move(text), "", 0, std::move(*again)};
+    PlanTextEdit out{std::move(text), "", 0, std::move(*again), {}};
+    std::multiset<std::string> now;
+    for (auto& [line, c] : yaml_comments(*out.text)) now.insert(std::move(c));
+    for (const auto& [line, c] : yaml_comments(old.source())) {
+        const auto it = now.find(c);
+        if (it != now.end()) now.erase(it);
+        else out.dropped_comments.push_back(std::to_string(line) + ": " + c);
+    }
+    return out;
 }
 
 }  // namespace small

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "small/base/text.hpp"
 #include "small/model/plan_model.hpp"
@@ -19,7 +20,9 @@ class Outline {
 public:
     Outline(std::vector<PlanTaskOutline> tasks, const WorkFacts& facts) : tasks_(std::move(tasks)) {
         by_id_.reserve(tasks_.size());
-        for (const PlanTaskOutline& t : tasks_) by_id_.emplace(t.id, &t);  // the first of an id, as a scan finds
+        for (const PlanTaskOutline& t : tasks_) {
+            if (!by_id_.emplace(t.id, &t).second) shared_.insert(t.id);  // the first of an id, as a scan finds
+        }
         own_work_known_ = std::any_of(facts.begin(), facts.end(), [](const auto& f) { return f.second.here; });
     }
     Outline(const Outline&) = delete;
@@ -32,10 +35,13 @@ public:
         return it == by_id_.end() ? nullptr : it->second;
     }
     bool own_work_known() const { return own_work_known_; }
+    // Issue 41: an id two tasks share (INV-P11), never offered as ready.
+    bool shared(std::string_view id) const { return shared_.count(id) != 0; }
 
 private:
     std::vector<PlanTaskOutline> tasks_;
     std::unordered_map<std::string_view, const PlanTaskOutline*> by_id_;
+    std::unordered_set<std::string_view> shared_;
     bool own_work_known_ = false;
 };
 
@@ -68,7 +74,7 @@ bool started_elsewhere(const Outline& plan, const WorkFacts& facts, const std::s
 
 bool ready(const Outline& plan, std::string_view id) {
     const PlanTaskOutline* t = find(plan, id);
-    return t && !is_done(t->status) && unmet(plan, *t).empty();
+    return t && !is_done(t->status) && !plan.shared(id) && unmet(plan, *t).empty();
 }
 
 constexpr const char* kElsewhere = "In progress in another checkout: ";

@@ -215,6 +215,10 @@ const PlanTaskInfo* PlanIndex::find(std::string_view id) const {
     return nullptr;
 }
 
+std::size_t PlanIndex::count(std::string_view id) const {
+    return static_cast<std::size_t>(std::count_if(tasks.begin(), tasks.end(), [&](const PlanTaskInfo& t) { return t.id == id; }));
+}
+
 std::vector<std::string> PlanIndex::ids() const {
     std::vector<std::string> out;
     out.reserve(tasks.size());
@@ -392,15 +396,16 @@ void remember_plan_index(const FileSystem& fs, const WorkspacePaths& ws, const P
     }
 }
 
-Error unknown_task_error(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws, bool for_write) {
+Error unknown_task_error(const PlanIndex& index, const std::string& typed, const WorkspacePaths& ws, bool for_write) {
     const std::string plan = ws.artifact_display(ArtifactType::Plan);
+    const std::string id = visible(typed);  // issue 41: an error keeps its own lines, a value cannot add one
     if (!index.plan_exists) {
         return Error::invalid("task " + id + " cannot be recorded: " + plan +
                               " is missing; create it with `small plan --add \"<title>\"` (nothing written)");
     }
     std::string msg = "task " + id + " is not in " + plan + (for_write ? "; nothing written." : ".");
     const std::vector<std::string> ids = index.ids();
-    if (const std::vector<std::string> close = closest_matches(id, ids); !close.empty()) {
+    if (const std::vector<std::string> close = closest_matches(typed, ids); !close.empty()) {
         msg += " Did you mean ";
         for (std::size_t i = 0; i < close.size(); ++i) msg += (i ? i + 1 == close.size() ? " or " : ", " : "") + close[i];
         msg += "?";
@@ -413,6 +418,29 @@ Error unknown_task_error(const PlanIndex& index, const std::string& id, const Wo
     }
     msg += " To add a task: small plan --add \"<title>\"";
     return Error::invalid(msg);
+}
+
+Status refuse_ambiguous_task(const FileSystem& fs, const WorkspacePaths& ws, const PlanIndex& index,
+                             const std::string& id) {
+    const std::size_t n = index.count(id);
+    if (n < 2) return ok_status();
+    const std::string plan = ws.artifact_display(ArtifactType::Plan);
+    std::vector<std::string> lines;
+    if (Result<std::string> text = fs.read_file(ws.artifact_path(ArtifactType::Plan))) {
+        if (Result<Document> doc = parse_yaml(std::move(*text), plan)) {
+            const NodeRef tasks = doc->root().is_mapping() ? doc->root().find("tasks") : NodeRef();
+            for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
+                const NodeRef at = tasks.item(i).is_mapping() ? tasks.item(i).find("id") : NodeRef();
+                if (at.is_string() && trim(at.as_string()) == id) lines.push_back(std::to_string(at.mark().line));
+            }
+        }
+    }
+    std::string where;
+    for (std::size_t i = 0; i < lines.size(); ++i) where += (i ? i + 1 == lines.size() ? " and " : ", " : "") + lines[i];
+    return Error::invalid("task id " + id + " names " + std::to_string(n) + " tasks in " + plan +
+                          (where.empty() ? "" : " (lines " + where + ")") +
+                          ": acting on it would act on one of them only; nothing written. Give one of them a new, "
+                          "unused id (check --strict warns: INV-P11)");
 }
 
 Status require_plan_task(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws) {

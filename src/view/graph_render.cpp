@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "small/base/text.hpp"
+
 namespace small {
 
 namespace {
@@ -40,9 +42,9 @@ std::string mermaid_text(std::string_view text) {
 
 std::string label_of(const GraphTask& t) {
     std::string label = t.id;
-    if (!t.title.empty() && t.title != t.id) label += "\n" + t.title;
+    if (!t.title.empty() && t.title != t.id) label += "\n" + visible(t.title);  // a line break of its own is shown
     label += "\n[" + t.status.word() + (t.ready ? ", ready" : "") + "]";
-    if (!t.claim.empty()) label += "\nclaimed: " + t.claim;
+    if (!t.claim.empty()) label += "\nclaimed: " + visible(t.claim);
     return label;
 }
 
@@ -124,9 +126,9 @@ std::string graph_mermaid(const PlanGraph& graph) {
     std::string classes;
     for (const GraphTask& t : graph.tasks) {
         std::string label = mermaid_text(t.id);
-        if (!t.title.empty() && t.title != t.id) label += "<br/>" + mermaid_text(t.title);
+        if (!t.title.empty() && t.title != t.id) label += "<br/>" + mermaid_text(visible(t.title));
         label += "<br/><small>" + mermaid_text(t.status.word()) + (t.ready ? ", ready" : "") +
-                 (t.claim.empty() ? "" : ", claimed: " + mermaid_text(t.claim)) + "</small>";
+                 (t.claim.empty() ? "" : ", claimed: " + mermaid_text(visible(t.claim))) + "</small>";
         out += "  " + name(t.id) + "[\"" + label + "\"]\n";
         const StatusColors colors = status_colors(t.status);
         classes += "  style " + name(t.id) + " fill:" + colors.fill + ",stroke:" + border_of(t, colors) +

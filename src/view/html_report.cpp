@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "small/base/path.hpp"
+#include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/base/version.hpp"
 #include "small/check/schema.hpp"
@@ -47,7 +48,7 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;border-bottom:1p
 pre.diff{background:#0b1020;color:#e5e7eb;padding:10px;border-radius:6px;overflow:auto;max-height:480px}.note{color:var(--muted);font-style:italic}
 )CSS";
 
-string esc(std::string_view text) { return html_escape(text); }
+string esc(std::string_view text) { return html_escape(visible(text)); }  // issue 41: no raw control characters
 
 string status_badge(const string& word) {
     const StatusColors c = status_colors(WrittenStatus(word));

@@ -128,7 +128,8 @@ struct RunOptions {
 
 // Variables that change output; the tests set them explicitly when needed.
 inline const std::vector<std::string> kScrubbedEnv = {"NO_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "CI",
-                                               "SMALL_SPEC_DIR", "SMALL_PROGRESS_MODE", "SMALL_NO_BANNER"};
+                                               "SMALL_SPEC_DIR", "SMALL_PROGRESS_MODE", "SMALL_NO_BANNER",
+                                               "SMALL_VERIFIED_CACHE"};
 
 inline std::vector<std::string> child_environment(const RunOptions& opts) {
     std::map<std::string, std::string> env;
@@ -262,6 +263,21 @@ inline RunResult run_in(const fs::path& cwd, const std::vector<std::string>& arg
     opts.cwd = cwd;
     opts.env = std::move(env);
     return run_small(args, opts);
+}
+
+// What a client sends `small mcp` on stdin: initialize, initialized, then one
+// tools/call per item of `calls` ({"name": ..., "arguments": {...}}).
+inline std::string mcp_session(const std::vector<json>& calls) {
+    const auto rpc = [](int id, const char* method, const json& params) {
+        return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() + "\n";
+    };
+    std::string input = rpc(1, "initialize", {{"protocolVersion", "2025-06-18"},
+                                              {"capabilities", json::object()},
+                                              {"clientInfo", {{"name", "e2e"}, {"version", "1"}}}}) +
+                        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+    int id = 2;
+    for (const json& c : calls) input += rpc(id++, "tools/call", c);
+    return input;
 }
 
 inline bool contains(const std::string& haystack, const std::string& needle) {

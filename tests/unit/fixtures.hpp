@@ -28,6 +28,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/minimal_workspace.hpp"
@@ -374,6 +375,21 @@ updated_at: "2025-06-01T10:00:30.5Z"
 run:
   replay_id: "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941"
 )";
+
+// `text` with its first `from` replaced by `to` (the test fails when it has none).
+inline std::string mutate(std::string text, std::string_view from, std::string_view to) {
+    const auto pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    if (pos != std::string::npos) text.replace(pos, from.size(), to);
+    return text;
+}
+
+// The five artifacts' fixtures above, by artifact name.
+inline const std::vector<std::pair<std::string, std::string>>& baseline() {
+    static const std::vector<std::pair<std::string, std::string>> docs = {
+        {"intent", kIntent}, {"constraints", kConstraints}, {"plan", kPlan}, {"progress", kProgress}, {"handoff", kHandoff}};
+    return docs;
+}
 
 // The built-in schemas, compiled once per test binary.
 inline const SchemaSet& builtin_schemas() {

@@ -44,6 +44,7 @@ struct FileInfo {
     std::int64_t ctime_sec = 0;
     std::uint32_t ctime_nsec = 0;
     FileIdentity identity;
+    std::int64_t owner = -1;  // the owning user id; -1 when unknown (the in-memory fake)
 };
 
 struct DirEntry {

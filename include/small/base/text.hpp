@@ -63,6 +63,16 @@ std::string quoted_excerpt(std::string_view text, std::size_t max = kMessageValu
 // "…" appended. Always valid UTF-8.
 std::string one_line(std::string_view text, std::size_t max_bytes);
 
+// Issue 41: text for a terminal or a log, with every control character shown
+// as a visible escape: \n \r \t \e, \xNN for the other C0 bytes, DEL
+// and bytes that are not UTF-8, \uNNNN for C1 controls, U+2028/U+2029 and
+// the bidirectional overrides. visible() escapes line breaks too (a value);
+// visible_lines() keeps them (a block of lines) and puts a backslash before
+// a line whose first non-blank characters are "::", so no line of output is
+// a GitHub Actions workflow command. Plain text comes back unchanged.
+std::string visible(std::string_view text);
+std::string visible_lines(std::string_view text);
+
 // `word` for a POSIX shell command line: as is when it holds only
 // [A-Za-z0-9_./:=@%+,-] (and is not empty), else in single quotes.
 std::string shell_quote(std::string_view word);

@@ -24,6 +24,17 @@ const std::vector<EmbeddedSchema>& embedded_schemas();
 // The built-in schema text of `artifact` ("plan"), nullptr for any other name.
 const char* embedded_schema(std::string_view artifact);
 
+// Issue 41: the schemas editors get (`schema export`, `hooks install
+// vscode`): the canonical ones, which verdicts use and which stay
+// byte-identical to the reference's, plus a description for each field and
+// the five plan statuses as an enum on a task's `status` (the canonical plan
+// schema allows any value: `status: done` passed an editor), and one for
+// `workspace.small.yml` ("workspace"). Validation keeps its meaning
+// otherwise: a document the canonical schema accepts and small reads is
+// accepted.
+std::vector<std::string> editor_schema_names();   // the five artifacts, then "workspace"
+std::string editor_schema(std::string_view name);  // its text; "" for another name
+
 // One schema violation, located in the source document.
 struct SchemaViolation {
     std::string pointer;   // JSON pointer of the offending value ("" = root)
@@ -43,6 +54,8 @@ public:
     // Schemas from DIR/small/v1.0.0/schemas/<artifact>.schema.json, or
     // DIR/<artifact>.schema.json.
     static Result<SchemaSet> from_directory(const FileSystem& fs, const std::string& dir);
+    // The editor schemas (editor_schema), "workspace" included: for tests.
+    static Result<SchemaSet> editor();
 
     // Validates `doc` against the schema of `artifact`.
     std::vector<SchemaViolation> validate(std::string_view artifact, const Document& doc) const;

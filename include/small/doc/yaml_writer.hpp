@@ -64,6 +64,12 @@ std::string emit_sequence_item(const YamlValue& value, int indent);
 // A whole file in the same style; `small_version` is written first when present.
 std::string emit_document(const YamlValue& mapping);
 
+// Issue 41: `text` (house style, LF) with what of `original`'s layout a
+// rewrite can keep: its UTF-8 byte order mark and CRLF line breaks (when
+// every line break of `original` is CRLF). `kept` (optional) gets what was
+// kept, for the write's note ("a byte order mark", "CRLF line breaks").
+std::string with_layout_of(std::string text, std::string_view original, std::vector<std::string>* kept = nullptr);
+
 // Where a new progress entry goes so that it becomes the next item of the
 // top-level `entries` list without touching existing bytes.
 struct AppendPoint {

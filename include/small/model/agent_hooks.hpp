@@ -118,7 +118,7 @@ struct EditorSchemaEntry {
     std::string key;       // "./.vscode/small-schemas/plan.schema.json"
     std::string glob;      // "**/.small/plan.small.yml"
 };
-// The five, in canonical order.
+// The five, in canonical order, then workspace.small.yml's (issue 41).
 std::vector<EditorSchemaEntry> editor_schema_entries();
 
 // Adds the `yaml.schemas` entries of `entries` that `existing` (VS Code's

@@ -70,6 +70,9 @@ inline constexpr std::string_view kHookRecordDirName = ".small-cache/hooks";
 // Stamped caches in .small-cache/, named without the folder.
 inline constexpr const char* kProgressFactsName = "progress.facts";  // per-task work facts (resume point)
 inline constexpr const char* kVerifiedPrefixName = "progress.verified";  // the log's verified prefix (verdicts)
+// The key that authenticates it when the workspace is in no git repository
+// (in one, the key lives in git's own folder: store/verified_cache).
+inline constexpr const char* kVerifiedKeyName = "verified-prefix.key";
 // The plan's four caches are sections of one file, so that a write that
 // updates them all replaces one file instead of four.
 inline constexpr const char* kPlanCacheName = "plan.cache";

@@ -21,8 +21,10 @@
 // must hold exactly the new plan, or it is not used.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "small/doc/document.hpp"
@@ -35,7 +37,15 @@ struct PlanTextEdit {
     std::string why;                  // when not: what could not be kept
     std::uint32_t line = 0;           // and where (1-based; 0 = the whole file)
     std::optional<Document> parsed;   // `text` as parsed by the read-back check (for the plan's caches)
+    // Issue 41: comments of `old` that `text` no longer has (a removed task's
+    // or dependency's, a field set to null), each as "<line>: # text", so the
+    // write can say so instead of dropping them without a word.
+    std::vector<std::string> dropped_comments;
 };
+
+// The comments of a YAML text (a '#' at a line's start or after a blank,
+// outside quotes), as (1-based line, "# text").
+std::vector<std::pair<std::uint32_t, std::string>> yaml_comments(std::string_view text);
 
 // `old` is the plan as parsed (with its source text); `target` the plan to
 // write. `donor` (the merge's other side): a task appended that it holds

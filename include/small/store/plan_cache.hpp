@@ -37,6 +37,7 @@ struct PlanIndex {
     std::vector<PlanTaskInfo> tasks;  // plan order
 
     const PlanTaskInfo* find(std::string_view id) const;
+    std::size_t count(std::string_view id) const;  // tasks with this id (2+: INV-P11)
     std::vector<std::string> ids() const;
 };
 
@@ -74,6 +75,13 @@ Error unknown_task_error(const PlanIndex& index, const std::string& id, const Wo
 
 // ok when `id` is a meta/ id or a task of the plan; else unknown_task_error.
 Status require_plan_task(const PlanIndex& index, const std::string& id, const WorkspacePaths& ws);
+
+// Issue 41: ok unless two or more tasks of the plan share `id` (INV-P11);
+// then an Invalid error that names their lines (the plan is read again:
+// this is the refusal's path only). A write, ready, claim or the resume
+// point acting on such an id would act on one of them only.
+Status refuse_ambiguous_task(const FileSystem& fs, const WorkspacePaths& ws, const PlanIndex& index,
+                             const std::string& id);
 
 // The line format of these caches: fields escaped ('\\' '\n' ' ' as
 // "\\\\" "\\n" "\\s") and separated by one space, one record a line.

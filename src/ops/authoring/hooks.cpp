@@ -356,7 +356,7 @@ Result<HooksResult> print_editor(const WorkspacePaths& ws, HooksResult result) {
     if (!ours) return ours.error();
     result.content = ours->text;
     result.notes.push_back("would be merged into " + ws.root + "/" + std::string(kEditorSettingsFile) +
-                           ", with the five schemas written to " + ws.root + "/" + std::string(kEditorSchemaFolder) + "/");
+                           ", with the editor schemas (the five artifacts and workspace.small.yml) written to " + ws.root + "/" + std::string(kEditorSchemaFolder) + "/");
     return result;
 }
 
@@ -375,7 +375,7 @@ Result<HooksResult> run_editor(const FileSystem& fs, const HooksRequest& req, Ho
     for (const EditorSchemaEntry& e : editor_schema_entries()) {
         Result<EditorFile> f = read_editor_file(fs, ws, e.file);
         if (!f) return f.error();
-        if (Status s = plan_editor_schema(*f, embedded_schema(e.artifact), req.action, *record); !s) return s.error();
+        if (Status s = plan_editor_schema(*f, editor_schema(e.artifact), req.action, *record); !s) return s.error();
         files.push_back(std::move(*f));
     }
     Result<EditorFile> settings = read_editor_file(fs, ws, std::string(kEditorSettingsFile));

@@ -79,8 +79,8 @@ Result<SchemaExportResult> schema_export_command(const FileSystem& fs, const std
     }
     if (Status inside = refuse_target_inside_small_dir(fs, result.dir, "schema export"); !inside) return inside.error();
     std::vector<SchemaText> schemas;
-    for (const std::string& name : schema_names()) {
-        schemas.push_back(schema_text(name));
+    for (const std::string& name : editor_schema_names()) {  // issue 41: the editor schemas, workspace's too
+        schemas.push_back({name, name + ".schema.json", editor_schema(name)});
         const std::string path = join_path(result.dir, schemas.back().file);
         Result<std::string> change = planned_change(fs, path, schemas.back(), force);
         if (!change) return change.error();

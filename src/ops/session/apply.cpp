@@ -209,6 +209,7 @@ Result<Prepared> prepare(const FileSystem& fs, const WorkspacePaths& ws, const M
         Result<PlanIndex> index = load_plan_index(fs, ws);
         if (!index) return index.error();
         if (Status s = require_plan_task(*index, task, ws); !s) return s.error();
+        if (Status s = refuse_ambiguous_task(fs, ws, *index, task); !s) return s.error();
     }
     if (req.auto_checkpoint) {
         Result<Document> plan = load_valid_plan_document(fs, ws);

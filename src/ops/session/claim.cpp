@@ -141,6 +141,9 @@ Result<ClaimResult> claim_command(const FileSystem& fs, const WorkspacePaths& ws
     if (!pf) return pf.error();
     if (!task.empty()) {
         if (Status s = check_claimable(*pf, task, options.force); !s) return s.error();
+        PlanIndex ids{true, {}};  // issue 41: an id two tasks share is refused, both lines named
+        for (const PlanTaskOutline& t : pf->plan) ids.tasks.push_back({t.id, t.status});
+        if (Status s = refuse_ambiguous_task(fs, ws, ids, task); !s) return s.error();
     }
     ClaimResult out;
     const auto decide = [&](ClaimTable& table) -> Status {

@@ -31,12 +31,15 @@ YamlValue plan_entry(const std::string& task, const WrittenStatus& status, const
     return build_progress_entry(task, status, fields, evidence, "");
 }
 
-// "<task-id>:<rest>", both sides trimmed and not blank.
+// "<task-id>:<rest>": the id trimmed; the rest as typed (issue 41) but for
+// one space after the colon, which belongs to the separator ("task-1: Write
+// it"); neither blank.
 Result<std::pair<std::string, std::string>> split_flag(const std::string& raw, const char* flag, const char* rest) {
     const auto colon = raw.find(':');
     std::string task(trim(std::string_view(raw).substr(0, colon)));
-    std::string value(colon == std::string::npos ? "" : trim(std::string_view(raw).substr(colon + 1)));
-    if (colon == std::string::npos || task.empty() || value.empty()) {
+    std::string value(colon == std::string::npos ? "" : raw.substr(colon + 1));
+    if (!value.empty() && value.front() == ' ') value.erase(0, 1);
+    if (colon == std::string::npos || task.empty() || trim(value).empty()) {
         return Error::usage(std::string(flag) + " format must be <task-id>:" + rest + ", got \"" + raw + "\"");
     }
     return std::make_pair(std::move(task), std::move(value));
@@ -87,6 +90,7 @@ std::string joined(const std::vector<std::string>& ids) {
 struct PlanEdits {
     YamlValue plan;
     PlanIndex before;  // the plan as it was: "did you mean" never names a task this call adds
+    const FileSystem* fs = nullptr;  // to name the lines of an id two tasks share
     std::vector<YamlValue> entries;
     std::vector<std::string> messages;
     std::vector<std::string> warnings;
@@ -97,6 +101,7 @@ struct PlanEdits {
 };
 
 Status require_task(const PlanEdits& e, const std::string& id, const WorkspacePaths& ws) {
+    if (e.fs && e.before.count(id) > 1) return refuse_ambiguous_task(*e.fs, ws, e.before, id);
     if (find_task(e.plan, id)) return ok_status();
     return unknown_task_error(e.before, id, ws);
 }
@@ -116,8 +121,8 @@ void append_task(PlanEdits& e, YamlValue task) {
 }
 
 Status add_task(PlanEdits& e, const std::string& raw_title) {
-    const std::string title(trim(raw_title));
-    if (title.empty()) return Error::usage("--add needs a task title that is not blank");
+    const std::string& title = raw_title;  // as typed (issue 41)
+    if (trim(title).empty()) return Error::usage("--add needs a task title that is not blank");
     const std::string id = next_task_id(e.plan, e.id_floor);
     YamlValue task = YamlValue::object();
     task["id"] = id;
@@ -131,8 +136,8 @@ Status add_task(PlanEdits& e, const std::string& raw_title) {
 
 Status retitle_task(PlanEdits& e, const std::pair<std::string, std::string>& req, const WorkspacePaths& ws) {
     const std::string id(trim(req.first));
-    const std::string title(trim(req.second));
-    if (title.empty()) return Error::usage("--title needs a task title that is not blank");
+    const std::string& title = req.second;  // as typed (issue 41)
+    if (trim(title).empty()) return Error::usage("--title needs a task title that is not blank");
     if (Status s = require_task(e, id, ws); !s) return s;
     YamlValue& task = task_at(e, id);
     task["title"] = title;
@@ -663,10 +668,20 @@ struct PlanText {
 // done, house style, and a warning that says where and why.
 PlanText text_keeping_format(const Document& written, PlanEdits& e, const WorkspacePaths& ws) {
     PlanTextEdit edit = edit_plan_text(written, e.plan);
+    for (const std::string& c : edit.dropped_comments) {  // issue 41: never without a word
+        e.warnings.push_back(ws.artifact_display(ArtifactType::Plan) + ":" + c.substr(0, c.find(':')) + ": the comment " +
+                             quoted_excerpt(c.substr(c.find(':') + 2)) +
+                             " was not kept: the value it was written beside was removed or rewritten");
+    }
     if (edit.text) return {std::move(*edit.text), std::move(edit.parsed)};
     const std::string where = ws.artifact_display(ArtifactType::Plan) + (edit.line ? ":" + std::to_string(edit.line) : "");
-    e.warnings.push_back(where + ": rewritten in house style, its comments and formatting not kept (" + edit.why + ")");
-    return {emit_document(e.plan), std::nullopt};
+    std::vector<std::string> kept;  // issue 41: a BOM and CRLF line breaks survive a rewrite
+    std::string text = with_layout_of(emit_document(e.plan), written.source(), &kept);
+    std::string also;
+    for (std::size_t i = 0; i < kept.size(); ++i) also += (i ? " and " : "; its ") + kept[i];
+    e.warnings.push_back(where + ": rewritten in house style, its comments and formatting not kept (" + edit.why + ")" +
+                         (also.empty() ? "" : also + " kept"));
+    return {std::move(text), std::nullopt};
 }
 
 // Whether the call asks for edits other than adding tasks and setting statuses.
@@ -743,13 +758,13 @@ void settle_claims(const FileSystem& fs, const WorkspacePaths& ws, const std::ve
     }
 }
 
-// The titles of a call that only adds tasks (trimmed), or nullopt.
+// The titles of a call that only adds tasks (as typed), or nullopt.
 std::optional<std::vector<std::string>> lone_adds(const PlanRequest& req) {
     if (has_other_edits(req) || has_status_flags(req) || req.add.empty()) return std::nullopt;
     std::vector<std::string> titles;
     for (const std::string& raw : req.add) {
-        titles.emplace_back(trim(raw));
-        if (titles.back().empty()) return std::nullopt;  // the general path says why
+        titles.emplace_back(raw);
+        if (trim(titles.back()).empty()) return std::nullopt;  // the general path says why
     }
     return titles;
 }
@@ -874,6 +889,7 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         written = std::move(*plan);
     }
     edits.before = plan_index_of(edits.plan);
+    edits.fs = &fs;
 
     if (req.reset) {
         edits.entries.push_back(plan_entry("meta/plan-reset", TaskStatus::Completed,

@@ -32,6 +32,7 @@ Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::str
     }
     const PlanTaskInfo* t = index->find(task);
     if (!t) return unknown_task_error(*index, task, ws);
+    if (Status s = refuse_ambiguous_task(fs, ws, *index, task); !s) return s;
     result.task_exists_in_plan = true;
     result.plan_status = t->status;
     if (is_settled(status) && !t->status.is(status)) {

@@ -54,5 +54,20 @@ TEST(Text, ClosestMatchesKeepsOnlyTheNearest) {
 }
 
 
+// Issue 41: the one output sanitizer.
+TEST(Visible, ShowsEveryControlCharacterAsAnEscape) {
+    EXPECT_EQ(visible("plain text, ünï ✓"), "plain text, ünï ✓");
+    EXPECT_EQ(visible("a\x1b]0;T\a\nb\r\tc\x7f"), "a\\e]0;T\\x07\\nb\\r\\tc\\x7f");
+    EXPECT_EQ(visible("\xc2\x9b" "x\xe2\x80\xae" "y\xe2\x80\xa8"), "\\u009bx\\u202ey\\u2028");
+    EXPECT_EQ(visible("bad \xff byte"), "bad \\xff byte");
+    EXPECT_EQ(visible("::error::x"), "\\::error::x");
+    EXPECT_EQ(visible("a ::b"), "a ::b");
+}
+
+TEST(Visible, LinesKeepTheirBreaksButNoneStartsAWorkflowCommand) {
+    EXPECT_EQ(visible_lines("one\ntwo\tcol"), "one\ntwo\tcol");
+    EXPECT_EQ(visible_lines("ok\n::error::fake\n  ::warning::x\r\n"), "ok\n\\::error::fake\n\\  ::warning::x\\r\n");
+}
+
 }  // namespace
 }  // namespace small

@@ -368,10 +368,18 @@ TEST_F(InvariantRules, P7CycleWithRepeatedDependencyReportedOnce) {
     EXPECT_EQ(findings.size(), 1u) << describe(findings);
 }
 
-TEST_F(InvariantRules, DuplicateTaskIdsAccepted) {
+// Accepted as the reference does (verdict/078 exits 0), with a warning at the
+// second id (issue 41: every write refuses an id two tasks share).
+TEST_F(InvariantRules, DuplicateTaskIdsAcceptedWithAWarning) {
     add_task("id: \"task-1\"\n    title: \"Initial task again\"\n    status: \"completed\"\n");
-    EXPECT_TRUE(ws.invariants(false).empty()) << describe(ws.invariants(false));
-    EXPECT_TRUE(ws.invariants(true).empty()) << describe(ws.invariants(true));
+    for (const bool strict : {false, true}) {
+        const std::vector<Finding> findings = ws.invariants(strict);
+        ASSERT_EQ(findings.size(), 1u) << describe(findings);
+        EXPECT_EQ(findings[0].rule, "INV-P11");
+        EXPECT_EQ(findings[0].severity, Severity::Warning);
+        EXPECT_NE(findings[0].message.find("task id \"task-1\" is used again"), std::string::npos) << findings[0].message;
+        EXPECT_GT(findings[0].mark.line, 4u);  // the second id's line
+    }
 }
 
 // ---------------------------------------------------------------- progress

@@ -61,19 +61,6 @@ void expect_oneof_violation(const std::vector<SchemaViolation>& vs, const std::s
     EXPECT_EQ(vs.size(), 1u) << "oneOf branch errors must not be reported besides the oneOf message:\n" << describe(vs);
 }
 
-std::string mutate(std::string text, std::string_view from, std::string_view to) {
-    const auto pos = text.find(from);
-    EXPECT_NE(pos, std::string::npos) << from;
-    if (pos != std::string::npos) text.replace(pos, from.size(), to);
-    return text;
-}
-
-const std::vector<std::pair<std::string, std::string>>& baseline() {
-    static const std::vector<std::pair<std::string, std::string>> docs = {
-        {"intent", kIntent}, {"constraints", kConstraints}, {"plan", kPlan}, {"progress", kProgress}, {"handoff", kHandoff}};
-    return docs;
-}
-
 // ---------------------------------------------------------------- loading
 
 TEST(SchemaEmbedded, AllFiveCompiledIn) {

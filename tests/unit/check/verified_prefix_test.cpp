@@ -389,8 +389,9 @@ TEST(VerifiedPrefixCache, RoundTripsAndRefusesCorruptText) {
     const MemoryFileSystem fs = ws.fs();
     const Verdict v = run(Kind::Check, fs, nullptr, true);
     ASSERT_TRUE(v.next_prefix);
-    const std::string text = encode_verified_prefix(*v.next_prefix);
-    const std::optional<VerifiedPrefix> back = decode_verified_prefix(text);
+    const std::string key(32, 'k');
+    const std::string text = encode_verified_prefix(*v.next_prefix, key);
+    const std::optional<VerifiedPrefix> back = decode_verified_prefix(text, key);
     ASSERT_TRUE(back);
     EXPECT_EQ(*back, *v.next_prefix);
     const std::size_t cut = text.find("\nT ");  // at a line end: only the check line tells
@@ -398,8 +399,20 @@ TEST(VerifiedPrefixCache, RoundTripsAndRefusesCorruptText) {
     for (const std::string& bad : {std::string(), text.substr(0, text.size() / 2), text.substr(0, cut + 1), "X" + text,
                                    text + "Z what\n", std::string("P 1 2 3\n"),
                                    "P 99999999999999999999 0 0 0 0 0 " + std::string(32, 'a') + " t n\n"}) {
-        EXPECT_FALSE(decode_verified_prefix(bad)) << bad;
+        EXPECT_FALSE(decode_verified_prefix(bad, key)) << bad;
     }
+}
+
+// Issue 41: the check line is a MAC under this user's key, not a checksum
+// anyone can recompute: the same text under another key, or no key, fails.
+TEST(VerifiedPrefixCache, AnotherKeyOrNoKeyFailsTheCheckLine) {
+    TestWorkspace ws;
+    const MemoryFileSystem fs = ws.fs();
+    const Verdict v = run(Kind::Check, fs, nullptr, true);
+    ASSERT_TRUE(v.next_prefix);
+    const std::string text = encode_verified_prefix(*v.next_prefix, std::string(32, 'k'));
+    EXPECT_FALSE(decode_verified_prefix(text, std::string(32, 'x')));
+    EXPECT_FALSE(decode_verified_prefix(text, ""));
 }
 
 }  // namespace

@@ -342,15 +342,17 @@ namespace small {
 namespace {
 
 // `hooks install vscode`: the schema map merged into VS Code's settings in place.
-TEST(EditorSchemasMerge, AddsTheFiveEntriesKeepingCommentsAndRemovesExactlyThem) {
+TEST(EditorSchemasMerge, AddsTheSixEntriesKeepingCommentsAndRemovesExactlyThem) {
     const std::string text = "{\n  // mine\n  \"yaml.schemas\": {\n    \"./other.json\": \"x.yml\" // theirs\n  },\n"
                              "  \"editor.tabSize\": 2\n}\n";
     Result<AgentHooksEdit> added = add_editor_schemas(text, editor_schema_entries(), ".vscode/settings.json");
     ASSERT_TRUE(added.ok()) << added.error().describe();
-    ASSERT_EQ(added->events.size(), 5u);
+    ASSERT_EQ(added->events.size(), 6u);  // the five artifacts and workspace.small.yml (issue 41)
     EXPECT_NE(added->text.find("// mine\n"), std::string::npos);
     EXPECT_NE(added->text.find("\"./other.json\": \"x.yml\", // theirs\n"), std::string::npos) << added->text;
     EXPECT_NE(added->text.find("    \"./.vscode/small-schemas/plan.schema.json\": [\"**/.small/plan.small.yml\"]"),
+              std::string::npos) << added->text;
+    EXPECT_NE(added->text.find("\"./.vscode/small-schemas/workspace.schema.json\": [\"**/.small/workspace.small.yml\"]"),
               std::string::npos) << added->text;
     Result<AgentHooksEdit> again = add_editor_schemas(added->text, editor_schema_entries(), ".vscode/settings.json");
     ASSERT_TRUE(again.ok());
@@ -367,7 +369,7 @@ TEST(EditorSchemasMerge, AKeyTheUserMapsIsLeftAloneAndAnEmptyMapGoes) {
     const std::string mine = "{\"yaml.schemas\": {\"./.vscode/small-schemas/plan.schema.json\": \"plan.yml\"}}";
     Result<AgentHooksEdit> added = add_editor_schemas(mine, editor_schema_entries(), "s.json");
     ASSERT_TRUE(added.ok());
-    EXPECT_EQ(added->events.size(), 4u);
+    EXPECT_EQ(added->events.size(), 5u);
     EXPECT_NE(added->text.find("\"plan.yml\""), std::string::npos);
     Result<AgentHooksEdit> fresh = add_editor_schemas("", editor_schema_entries(), "s.json");
     ASSERT_TRUE(fresh.ok());

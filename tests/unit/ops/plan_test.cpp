@@ -45,7 +45,7 @@ TEST(PlanCommand, AddAfterInitReusesThePinnedRunAndStampsTheEntry) {
     EXPECT_FALSE(r->created);
     EXPECT_EQ(r->added_task_id, "task-2");
     ASSERT_EQ(r->messages.size(), 1u);
-    EXPECT_EQ(r->messages[0], "Added task task-2: Design widget");
+    EXPECT_EQ(r->messages[0], "Added task task-2:   Design widget  ");  // issue 41: as typed
     EXPECT_EQ(w.read("workspace.small.yml"), metadata_before);
 
     ASSERT_EQ(r->entries.size(), 1u);
@@ -59,7 +59,7 @@ TEST(PlanCommand, AddAfterInitReusesThePinnedRunAndStampsTheEntry) {
 
     const YamlValue plan = plan_of(w);
     ASSERT_TRUE(find_task(plan, "task-2"));
-    EXPECT_EQ(plan["tasks"][1]["title"], "Design widget");
+    EXPECT_EQ(plan["tasks"][1]["title"], "  Design widget  ");
     EXPECT_EQ(plan["tasks"][1]["status"], "pending");
     expect_strict_ok(w);
 }
@@ -174,11 +174,11 @@ TEST(PlanCommand, TitleRenamesTheTemplateTaskAndKeepsItsStatus) {
     Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     const YamlValue task = plan_of(w)["tasks"][0];
-    EXPECT_EQ(task["title"], "Review the layout");
+    EXPECT_EQ(task["title"], "  Review the layout ");  // issue 41: as typed (the id is trimmed)
     EXPECT_EQ(task_status(task).word(), "pending");
     ASSERT_EQ(r->entries.size(), 1u);
-    EXPECT_EQ(r->entries[0]["notes"], "Review the layout");
-    EXPECT_EQ(r->messages, (std::vector<std::string>{"Retitled task task-1: Review the layout"}));
+    EXPECT_EQ(r->entries[0]["notes"], "  Review the layout ");
+    EXPECT_EQ(r->messages, (std::vector<std::string>{"Retitled task task-1:   Review the layout "}));
 
     req.retitle = {std::make_pair(std::string("task-1"), std::string("   "))};
     const std::string before = w.plan_bytes();
@@ -398,7 +398,8 @@ TEST(PlanCommand, RepeatedFlagsWriteAWholePlanInOneChange) {
     EXPECT_TRUE(r->warnings.empty());
     const YamlValue plan = plan_of(w);
     const YamlValue& t2 = plan["tasks"][*find_task(plan, "task-2")];
-    EXPECT_EQ(strings_of(t2["steps"]), (std::vector<std::string>{"Write the lexer", "Write the parser"}));
+    // One space after the colon is the separator's; the rest is kept as typed (issue 41).
+    EXPECT_EQ(strings_of(t2["steps"]), (std::vector<std::string>{"Write the lexer", "Write the parser "}));
     EXPECT_EQ(strings_of(t2["acceptance"]), std::vector<std::string>{"Parses every example"});
     EXPECT_EQ(task_status(t2).word(), "in_progress");
     EXPECT_EQ(task_dependencies(plan["tasks"][*find_task(plan, "task-4")]),

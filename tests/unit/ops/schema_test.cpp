@@ -29,15 +29,20 @@ TEST(SchemaCommand, AnUnknownNameIsAUsageErrorWithTheClosestName) {
     EXPECT_NE(r.error().hint.find("intent, constraints, plan, progress, handoff"), std::string::npos);
 }
 
-TEST(SchemaCommand, ExportWritesTheFiveAndReplacesOnlyItsOwn) {
+// Export writes the editor schemas (issue 41): the five with descriptions and
+// the status enum, and workspace.small.yml's; print stays canonical.
+TEST(SchemaCommand, ExportWritesTheEditorSchemasAndReplacesOnlyItsOwn) {
     MemoryFileSystem fs;
     fs.add_directory("/home/u");
     Result<SchemaExportResult> r = schema_export_command(fs, "out/schemas", "/home/u", false);
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->dir, "/home/u/out/schemas");
-    ASSERT_EQ(r->files.size(), 5u);
+    ASSERT_EQ(r->files.size(), 6u);
     for (const SchemaExportFile& f : r->files) EXPECT_EQ(f.change, "created");
-    EXPECT_EQ(*fs.read_file("/home/u/out/schemas/plan.schema.json"), schema_print_command("plan")->json);
+    EXPECT_EQ(*fs.read_file("/home/u/out/schemas/plan.schema.json"), editor_schema("plan"));
+    EXPECT_EQ(*fs.read_file("/home/u/out/schemas/workspace.schema.json"), editor_schema("workspace"));
+    EXPECT_NE(editor_schema("plan"), schema_print_command("plan")->json);
+    EXPECT_EQ(schema_print_command("plan")->json, std::string(embedded_schema("plan")));
 
     Result<SchemaExportResult> again = schema_export_command(fs, "/home/u/out/schemas", "/", false);
     ASSERT_TRUE(again.ok());

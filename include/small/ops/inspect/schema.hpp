@@ -34,7 +34,9 @@ struct SchemaExportResult {
     std::vector<SchemaExportFile> files;  // canonical order
 };
 
-// Writes the five schemas into `dir` (created when missing; absolute or
+// Writes the editor schemas (check/schema editor_schema: the five artifacts
+// with descriptions and the status enum, and workspace.small.yml's) into
+// `dir` (created when missing; absolute or
 // relative to `cwd`), each atomically. A file there that is not one of
 // small's schemas (its "$id" differs) is refused (Invalid) unless `force`:
 // export replaces only what it wrote before. Refusals come before the first
