@@ -386,7 +386,7 @@ TEST_F(RemoteClaimsE2E, AForgedRemoteTableIsReportedAndIgnored) {
 // says what happened.
 TEST_F(RemoteClaimsE2E, AKilledClaimLeavesNoGitBehindAndTheRemoteAsItWas) {
     const fs::path hook = bare() / "hooks" / "pre-receive";
-    write_file(hook, "#!/bin/sh\ntouch \"$SMALL_TEST_MARK\"\nexec sleep 4\n");
+    write_file(hook, "#!/bin/sh\ntouch \"$SMALL_TEST_MARK\"\nexec sleep 30.0417\n");
     fs::permissions(hook, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
     for (const std::string sig : {"KILL", "TERM"}) {
         const fs::path mark = tmp_.path() / ("started-" + sig);
@@ -396,7 +396,7 @@ TEST_F(RemoteClaimsE2E, AKilledClaimLeavesNoGitBehindAndTheRemoteAsItWas) {
             "i=0; while [ ! -e \"$SMALL_TEST_MARK\" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done\n"
             "kill -" + sig + " $pid; wait $pid; echo \"exit=$?\"; cat '" + mark.string() + ".err'\n"
             "sleep 5\n"
-            "ps -eo args | grep -c '[s]leep 4' || true\n";
+            "ps -eo args | grep -c '[s]leep 30.0417' || true\n";
         RunOptions o;
         o.cwd = clone(1);
         o.env = env_;
