@@ -223,22 +223,17 @@ std::int64_t highest_on_other_sides(const FileSystem& fs, const ClaimStore& stor
 
 }  // namespace
 
-Result<ClaimsUpdate> update_claims(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx, bool offline,
-                                   const std::string& summary, const ClaimChange& change,
-                                   std::chrono::milliseconds lock_wait) {
-    const ClaimStore store = locate_claim_store(fs, ws);
-    Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);  // before the lock: it is held briefly
-    if (!remote) return remote.error();
+namespace {
+
+// A change of this machine's table only (no remote, offline, or a reserved
+// block): returns the records left out as invalid.
+Result<std::vector<std::string>> change_claims_here(const FileSystem& fs, const ClaimStore& store, const ClaimContext& ctx,
+                                                    const ClaimChange& change, std::chrono::milliseconds lock_wait) {
     Result<std::unique_ptr<HeldLock>> lock = lock_claim_store(fs, store, lock_wait);
     if (!lock) return lock.error();
     std::vector<std::string> problems;
     Result<ClaimTable> local = read_claim_table(fs, store, &problems);
     if (!local) return local.error();
-    if (*remote && !offline) {
-        Result<ClaimsUpdate> done = update_remote(fs, store, **remote, *local, ctx, summary, change);
-        if (done) done->warnings.insert(done->warnings.begin(), problems.begin(), problems.end());
-        return done;
-    }
     ClaimTable table = *local;
     if (Status s = change(table); !s) return s.error();
     (void)drop_expired(table, ctx.now, ctx.host);
@@ -248,7 +243,30 @@ Result<ClaimsUpdate> update_claims(const FileSystem& fs, const WorkspacePaths& w
     if (!(table == *local)) {
         if (Status w = write_claim_table(fs, store, table); !w) return w.error();
     }
-    return ClaimsUpdate{*remote ? (*remote)->remote : "", false, std::move(problems)};
+    return problems;
+}
+
+}  // namespace
+
+Result<ClaimsUpdate> update_claims(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx, bool offline,
+                                   const std::string& summary, const ClaimChange& change,
+                                   std::chrono::milliseconds lock_wait) {
+    const ClaimStore store = locate_claim_store(fs, ws);
+    Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);  // before the lock: it is held briefly
+    if (!remote) return remote.error();
+    if (!*remote || offline) {
+        Result<std::vector<std::string>> problems = change_claims_here(fs, store, ctx, change, lock_wait);
+        if (!problems) return problems.error();
+        return ClaimsUpdate{*remote ? (*remote)->remote : "", false, std::move(*problems)};
+    }
+    Result<std::unique_ptr<HeldLock>> lock = lock_claim_store(fs, store, lock_wait);
+    if (!lock) return lock.error();
+    std::vector<std::string> problems;
+    Result<ClaimTable> local = read_claim_table(fs, store, &problems);
+    if (!local) return local.error();
+    Result<ClaimsUpdate> done = update_remote(fs, store, **remote, *local, ctx, summary, change);
+    if (done) done->warnings.insert(done->warnings.begin(), problems.begin(), problems.end());
+    return done;
 }
 
 ClaimContext claim_context(const std::optional<std::string>& agent, const WorkspacePaths& ws) {
@@ -433,24 +451,22 @@ Result<TaskIdReservation> reserve_task_numbers(const FileSystem& fs, const Works
     if (!store.in_git || count <= 0) return out;
     const std::int64_t elsewhere = std::max(plan_max, highest_on_other_sides(fs, store, normal_dir_path(ws.root) + "/"));
     const std::string summary = ctx.agent + " reserves task ids";
+    // First from the block of numbers a remote already granted this machine:
+    // no exchange, and no look at git's config, for most adds.
+    bool from_block = false;
+    const auto take_from_block = [&](ClaimTable& table) {
+        const std::int64_t base = std::max(elsewhere, table.block_from - 1);
+        from_block = table.block_from > 0 && table.block_to - base >= count;
+        if (from_block) {
+            out.floor = base;
+            table.block_from = base + count + 1;
+        }
+        return ok_status();
+    };
+    Result<std::vector<std::string>> here = change_claims_here(fs, store, ctx, take_from_block, default_lock_wait());
+    if (!here) return here.error();
+    if (from_block) return out;
     Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);
-    if (remote && *remote) {
-        // First from the block of numbers the remote already granted this
-        // machine: no exchange for most adds.
-        bool from_block = false;
-        const auto take_from_block = [&](ClaimTable& table) {
-            const std::int64_t base = std::max(elsewhere, table.block_from - 1);
-            from_block = table.block_from > 0 && table.block_to - base >= count;
-            if (from_block) {
-                out.floor = base;
-                table.block_from = base + count + 1;
-            }
-            return ok_status();
-        };
-        Result<ClaimsUpdate> local = update_claims(fs, ws, ctx, true, summary, take_from_block, default_lock_wait());
-        if (!local) return local.error();
-        if (from_block) return out;
-    }
     const auto reserve = [&](ClaimTable& table) {
         out.floor = std::max(elsewhere, table.last_task_number);
         const std::int64_t granted = remote && *remote ? std::max(count, kTaskIdBlock) : count;
