@@ -12,6 +12,8 @@ For every layer of src/layers.txt:
     a file in a sub-folder by its path from the layer's folder (`session/plan`);
   * every name in the first column of the section's table is a file of the layer (a row
     left behind by a move or a deletion is found).
+Every line that spells the order with arrows ("base → doc → ...") spells src/layers.txt's,
+and src/<layer>/CMakeLists.txt lists every source of the layer (small_add_layer), no more.
 No folder of include/small/ or src/ holds more than 16 files (src/cli, one file per command,
 excepted): a folder a newcomer must scan stays short. And one naming pattern for the operations: a function of include/small/ops/ that returns a
 Result or takes the FileSystem first is an entry point named `<command>_command`
@@ -125,6 +127,30 @@ def crowded_folders(root):
     return sorted(found)
 
 
+ARROWS = re.compile(r"\b[a-z]+(?: → [a-z]+)+")
+
+
+def wrong_orders(text, layers):
+    """Each arrow chain of layer names in the text that is not the layer list's order."""
+    wanted = " → ".join(layers)
+    return [chain for chain in ARROWS.findall(text)
+            if set(chain.split(" → ")) <= set(layers) and chain != wanted]
+
+
+def unlisted_sources(root, layer):
+    """(missing, extra): the layer's .cpp files its CMakeLists.txt leaves out, and names it lists that are none."""
+    path = os.path.join(root, "src", layer, "CMakeLists.txt")
+    try:
+        with open(path, encoding="utf-8") as f:
+            cmake = f.read()
+    except OSError:
+        return None
+    match = re.search(r"small_add_layer\(\s*" + re.escape(layer) + r"\s+([^)]*)\)", cmake)
+    listed = set(match.group(1).split()) if match else set()
+    sources = {name for name in layer_files(root, layer) if name.endswith(".cpp")}
+    return sorted(sources - listed), sorted(listed - sources)
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
     try:
@@ -153,7 +179,17 @@ def main(argv):
         for word in first_column_names(by_layer[layer]):
             if not any(named(name, [word]) for name in files):
                 findings.append(f"the {layer}/ table names `{word}`, which is not a file of {layer}/")
+    findings += [f'the order "{chain}" is not src/layers.txt\'s' for chain in wrong_orders(text, layers)]
     lines = [f"ARCHITECTURE.md: {message}" for message in findings]
+    for layer in layers:
+        if layer == "cli":
+            continue
+        unlisted = unlisted_sources(root, layer)
+        if unlisted is None:
+            lines.append(f"src/{layer}/CMakeLists.txt: missing (each layer lists its sources)")
+            continue
+        lines += [f"src/{layer}/CMakeLists.txt: {name} is not listed" for name in unlisted[0]]
+        lines += [f"src/{layer}/CMakeLists.txt: lists {name}, which is not a source of {layer}/" for name in unlisted[1]]
     lines += [f"include/small/ops/{header}: {function}() is an operation: name it <command>_command"
               for header, function in misnamed_operations(root)]
     lines += [f"{folder}/: {count} files, more than {MAX_FILES}: split it by job"

@@ -44,6 +44,7 @@ TREE = {
     "include/small/base/fd.hpp": "",
     "src/cli/cmd_init.cpp": "",
     "src/cli/cmd_plan.cpp": "",
+    "src/base/CMakeLists.txt": "small_add_layer(base\n  result.cpp\n)\n",
 }
 
 
@@ -62,6 +63,25 @@ class CheckArchitecture(unittest.TestCase):
         code, out = run(self.tree())
         self.assertEqual(code, 0, out)
         self.assertIn("5 files in 2 layers", out)
+
+    def test_a_source_missing_from_its_layers_cmake_list_fails(self):
+        root = self.tree({"src/base/process.cpp": ""},
+                         architecture=MAP.replace("| `fd.hpp` |", "| `process` | processes |\n| `fd.hpp` |"))
+        code, out = run(root)
+        self.assertEqual(code, 1, out)
+        self.assertIn("src/base/CMakeLists.txt: process.cpp is not listed", out)
+
+    def test_a_cmake_list_naming_no_source_fails(self):
+        code, out = run(self.tree({"src/base/CMakeLists.txt": "small_add_layer(base\n  result.cpp\n  gone.cpp\n)\n"}))
+        self.assertEqual(code, 1, out)
+        self.assertIn("lists gone.cpp, which is not a source of base/", out)
+
+    def test_an_order_line_other_than_the_layer_list_fails(self):
+        code, out = run(self.tree(architecture=MAP + "\nThe order is cli → base.\n"))
+        self.assertEqual(code, 1, out)
+        self.assertIn('the order "cli → base" is not src/layers.txt\'s', out)
+        code, out = run(self.tree(architecture=MAP + "\nThe order is base → cli.\n"))
+        self.assertEqual(code, 0, out)
 
     def test_a_file_missing_from_its_section_fails(self):
         code, out = run(self.tree({"src/base/process.cpp": ""}))

@@ -3,12 +3,9 @@
 
     tests/check_layers.py [ROOT]        (ROOT: the checkout, default: this file's ../)
 
-libsmall is built in layers, lowest first, as listed in src/layers.txt (the one list,
-also read by CMakeLists.txt):
-
-    base < doc < model < check < store < domain < ops < report < mcp < cli
-
-(mcp, the MCP server's engine, is a front end like cli: cli may use it, the library may not.)
+libsmall is built in layers, lowest first, as listed in src/layers.txt: the one list,
+also read by CMakeLists.txt (one target per layer) and by check_architecture.py
+(ARCHITECTURE.md's diagram and its order line).
 
 Public headers live in include/small/<layer>/, sources and private headers in
 src/<layer>/ (src/cli is the executable). Every #include in a .cpp/.hpp file under
@@ -21,10 +18,14 @@ include/small and src is checked:
     folder) and found beside the including file, in a layer folder; a private header
     is never reached across folders ("../check/x.hpp");
   * a public header (include/small) never includes a private header from src/;
-  * every file itself sits in a layer folder (no leftover src/core/ or flat headers).
+  * every file itself sits in a layer folder (no leftover src/core/ or flat headers);
+  * no include cycle inside a layer: a module (a public header and its source, or a
+    private header with a source of its own) never reaches itself through the includes
+    of other modules of its layer. A private header without a source is part of the
+    modules that include it, so its includes count as theirs.
 
 Each finding is printed as file:line: message. Exit 1 on any finding, 2 on a bad
-ROOT; on success print "layers: N files, no upward include" and exit 0.
+ROOT; on success print "layers: N files, no upward include, no cycle" and exit 0.
 """
 
 import os
@@ -180,6 +181,119 @@ def check_file(root, rel, private, findings):
         check_target(rel, layer, target_layer, target, findings, number)
 
 
+def module_of(rel):
+    """A file's module inside its layer: include/small/store/x.hpp and src/store/x.cpp are store/x."""
+    parts = rel.split("/")
+    rest = parts[2:] if parts[:2] == ["include", "small"] else parts[1:]
+    return "/".join(rest).rsplit(".", 1)[0]
+
+
+def same_layer_targets(root, rel):
+    """(line, module) of each include of a module of the file's own layer."""
+    layer, _ = layer_of(rel)
+    found = []
+    for number, delim, target in includes(os.path.join(root, rel)):
+        if target.startswith("small/"):
+            module = target[len("small/"):].rsplit(".", 1)[0]
+        elif delim == '"' and "/" not in target:
+            module = os.path.dirname(module_of(rel)) + "/" + target.rsplit(".", 1)[0]
+        else:
+            continue
+        if module.split("/")[0] == layer:
+            found.append((number, module))
+    return found
+
+
+def module_graph(root, files):
+    """Module -> {included module: (file, line)} inside each layer, header-only private modules folded in."""
+    sources = {module_of(rel) for rel in files if rel.endswith(".cpp")}
+    header_only_private = {module_of(rel) for rel in files
+                           if rel.startswith("src/") and rel.endswith(".hpp") and module_of(rel) not in sources}
+    direct = {}
+    for rel in files:
+        if layer_of(rel)[0] is None:
+            continue
+        edges = direct.setdefault(module_of(rel), {})
+        for number, target in same_layer_targets(root, rel):
+            edges.setdefault(target, (rel, number))
+    graph = {}
+    for module, edges in direct.items():
+        if module in header_only_private:
+            continue
+        resolved, todo, seen = {}, list(edges.items()), set()
+        while todo:
+            target, where = todo.pop()
+            if target in seen:
+                continue
+            seen.add(target)
+            if target in header_only_private:
+                todo.extend((t, where) for t in direct.get(target, {}))
+            elif target != module:
+                resolved.setdefault(target, where)
+        graph[module] = resolved
+    return graph
+
+
+def include_cycles(graph):
+    """Each strongly connected set of two or more modules, as a path that closes on itself."""
+    index, low, stack, on_stack, cycles = {}, {}, [], set(), []
+
+    def visit(start):
+        # Tarjan's algorithm without recursion: (module, iterator over its targets).
+        work = [(start, iter(sorted(graph.get(start, {}))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            module, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph.get(target, {})))))
+                elif target in on_stack:
+                    low[module] = min(low[module], index[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[module])
+            if low[module] == index[module]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.append(member)
+                    if member == module:
+                        break
+                if len(members) > 1:
+                    cycles.append(sorted(members))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def cycle_findings(graph, cycles):
+    """One finding per cycle, at the include that leaves its first module."""
+    findings = []
+    for members in cycles:
+        inside = set(members)
+        path = [members[0]]
+        while True:
+            step = min(t for t in graph[path[-1]] if t in inside)
+            if step in path:
+                path = path[path.index(step):] + [step]
+                break
+            path.append(step)
+        rel, number = graph[path[0]][path[1]]
+        findings.append((rel, number, "include cycle inside a layer: " + " -> ".join(path) +
+                         " (move what both need into a module of its own, or drop an include the file does not use)"))
+    return findings
+
+
 def main(argv):
     root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     root = os.path.abspath(root)
@@ -198,8 +312,10 @@ def main(argv):
     findings = []
     for rel in files:
         check_file(root, rel, private, findings)
+    graph = module_graph(root, files)
+    findings.extend(cycle_findings(graph, include_cycles(graph)))
     lines = [f"{rel}:{number}: {message}" for rel, number, message in findings]
-    return report("layers", lines, f"{len(files)} files, no upward include")
+    return report("layers", lines, f"{len(files)} files, no upward include, no cycle")
 
 
 if __name__ == "__main__":

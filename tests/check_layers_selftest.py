@@ -139,6 +139,40 @@ class CheckLayers(unittest.TestCase):
         self.assertEqual(code, 2, out)
         self.assertIn("layer list", out)
 
+    def test_include_cycle_inside_a_layer_fails(self):
+        root = self.tree({
+            "include/small/store/cache.hpp": '#pragma once\n#include "small/doc/document.hpp"\n',
+            "src/store/cache.cpp": '#include "small/store/cache.hpp"\n#include "small/store/log.hpp"\n',
+            "src/store/log.cpp": '#include "small/store/log.hpp"\n#include "small/store/cache.hpp"\n',
+        })
+        self.assert_fails(root, "src/store/cache.cpp:2: include cycle inside a layer: "
+                                "store/cache -> store/log -> store/cache", "1 finding(s)")
+
+    def test_longer_cycle_is_reported_once(self):
+        root = self.tree({
+            "include/small/store/a.hpp": "#pragma once\n",
+            "include/small/store/b.hpp": "#pragma once\n",
+            "src/store/a.cpp": '#include "small/store/b.hpp"\n',
+            "src/store/b.cpp": '#include "small/store/log.hpp"\n',
+            "src/store/log.cpp": '#include "small/store/a.hpp"\n',
+        })
+        self.assert_fails(root, "store/a -> store/b -> store/log -> store/a", "1 finding(s)")
+
+    def test_cycle_through_a_private_header_fails(self):
+        # yaml_internal.hpp has no source: its includes are document's own.
+        root = self.tree({
+            "src/doc/yaml_internal.hpp": '#pragma once\n#include "small/doc/emit.hpp"\n',
+            "include/small/doc/emit.hpp": "#pragma once\n",
+            "src/doc/emit.cpp": '#include "small/doc/emit.hpp"\n#include "small/doc/document.hpp"\n',
+        })
+        self.assert_fails(root, "include cycle inside a layer: doc/document -> doc/emit -> doc/document")
+
+    def test_includes_across_layers_make_no_cycle(self):
+        root = self.tree({"src/base/result.cpp": '#include "small/base/result.hpp"\n#include <vector>\n'})
+        code, out = run(root)
+        self.assertEqual(code, 0, out)
+        self.assertIn("no cycle", out)
+
     def test_every_finding_is_reported(self):
         root = self.tree({
             "src/doc/document.cpp": '#include "small/ops/plan.hpp"\n',

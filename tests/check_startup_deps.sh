@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The start-up floor (issue 19): the binary links no libgit2 (base/git_repo
+# The start-up floor (issue 19): the binary links no libgit2 (base/git.cpp
 # loads it with dlopen when a command first asks git something).
 set -euo pipefail
 deps="$(ldd "$1")" || { echo "ldd $1 failed" >&2; exit 1; }

@@ -9,7 +9,7 @@
 #include "small/check/links.hpp"
 #include "small/doc/document.hpp"
 #include "small/model/workspace.hpp"
-#include "small/base/git_repo.hpp"
+#include "small/base/git.hpp"
 #include "small/model/run_start.hpp"
 #include "small/model/task_status.hpp"
 

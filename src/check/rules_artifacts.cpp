@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "rules_internal.hpp"
+#include "small/check/entry_evidence.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
@@ -333,17 +334,6 @@ void check_plan(NodeRef root, Reporter& r) {
 }
 
 }  // namespace small::rules
-
-namespace small {
-
-bool entry_has_evidence(NodeRef entry) {
-    for (const char* field : {"evidence", "verification", "command", "test", "link", "commit"}) {
-        if (!rules::is_blank(entry.find(field))) return true;
-    }
-    return false;
-}
-
-}  // namespace small
 
 namespace small::rules {
 

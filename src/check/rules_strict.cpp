@@ -12,6 +12,7 @@
 #include "small/model/task_status.hpp"
 #include "small/check/links.hpp"
 #include "small/check/orphan_progress.hpp"
+#include "small/check/entry_evidence.hpp"
 #include "small/check/secrets.hpp"
 #include "small/check/verified_prefix.hpp"
 

@@ -7,6 +7,7 @@
 // layout where the two readings could differ (aliases into the verified
 // bytes, a document marker, a lone CR), is left to the whole-log verdict.
 #include "small/check/verified_prefix.hpp"
+#include "small/check/entry_evidence.hpp"
 
 #include <cstring>
 #include <unordered_map>
@@ -14,7 +15,6 @@
 
 #include "small/base/fast_hash.hpp"
 #include "small/base/text.hpp"
-#include "small/check/invariants.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/model/plan_model.hpp"
 

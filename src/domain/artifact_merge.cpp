@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "small/base/git_repo.hpp"
+#include "small/base/git.hpp"
 #include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"

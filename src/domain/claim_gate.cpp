@@ -10,8 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "small/base/git_head.hpp"
-#include "small/base/git_repo.hpp"
+#include "small/base/git.hpp"
 #include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/model/plan_model.hpp"
@@ -109,70 +108,6 @@ std::string plan_below_top(const ClaimStore& store) {
     return store.workspace.empty() ? rel : store.workspace + "/" + rel;
 }
 
-// The repository's git files read as text (no libgit2: loading it costs a
-// plan --add more than the add itself). Best effort: what cannot be read
-// counts nothing.
-std::string ref_of_head(const FileSystem& fs, const std::string& head_file) {
-    Result<std::string> text = fs.read_file(head_file);
-    if (!text) return {};
-    const std::string_view t = trim(*text);
-    return t.starts_with("ref: ") ? std::string(trim(t.substr(5))) : std::string();
-}
-
-struct WorkTrees {
-    std::vector<std::string> roots;         // every work tree's top
-    std::set<std::string, std::less<>> checked_out;  // "refs/heads/x" of each
-};
-
-WorkTrees work_trees(const FileSystem& fs, const ClaimStore& store) {
-    WorkTrees out;
-    const std::string common = store.root;
-    if (common.ends_with("/.git")) {
-        out.roots.push_back(common.substr(0, common.size() - 5));
-        out.checked_out.insert(ref_of_head(fs, common + "/HEAD"));
-    }
-    if (Result<std::vector<DirEntry>> linked = fs.list_directory(common + "/worktrees")) {
-        for (const DirEntry& e : *linked) {
-            const std::string dir = common + "/worktrees/" + e.name;
-            Result<std::string> gitdir = fs.read_file(dir + "/gitdir");  // "<root>/.git"
-            if (!gitdir) continue;
-            const std::string dot_git(trim(*gitdir));
-            if (!dot_git.ends_with("/.git")) continue;
-            out.roots.push_back(dot_git.substr(0, dot_git.size() - 5));
-            out.checked_out.insert(ref_of_head(fs, dir + "/HEAD"));
-        }
-    }
-    return out;
-}
-
-// refs/heads/* -> tip, from the loose refs and packed-refs (a loose ref wins).
-std::map<std::string, std::string> branch_tips(const FileSystem& fs, const std::string& common) {
-    std::map<std::string, std::string> tips;
-    if (Result<std::string> packed = fs.read_file(common + "/packed-refs")) {
-        for (std::string_view line : split_lines(*packed)) {
-            if (line.size() > 41 && line[40] == ' ' && line.substr(41).starts_with("refs/heads/")) {
-                tips[std::string(trim(line.substr(41)))] = std::string(line.substr(0, 40));
-            }
-        }
-    }
-    std::vector<std::string> dirs = {"refs/heads"};
-    while (!dirs.empty()) {
-        const std::string dir = dirs.back();
-        dirs.pop_back();
-        Result<std::vector<DirEntry>> entries = fs.list_directory(common + "/" + dir);
-        if (!entries) continue;
-        for (const DirEntry& e : *entries) {
-            const std::string ref = dir + "/" + e.name;
-            if (e.is_directory) {
-                dirs.push_back(ref);
-            } else if (Result<std::string> tip = fs.read_file(common + "/" + ref); tip && trim(*tip).size() >= 40) {
-                tips[ref] = std::string(trim(*tip).substr(0, 40));
-            }
-        }
-    }
-    return tips;
-}
-
 // The highest task number of each branch tip's committed plan, cached by
 // commit id (a commit never changes) beside the claims table.
 std::int64_t highest_on_branches(const FileSystem& fs, const ClaimStore& store, const std::string& rel,
@@ -207,17 +142,19 @@ std::int64_t highest_on_branches(const FileSystem& fs, const ClaimStore& store, 
 // branch's committed plan (a branch checked out is read from its work tree).
 std::int64_t highest_on_other_sides(const FileSystem& fs, const ClaimStore& store, const std::string& own_root) {
     const std::string rel = plan_below_top(store);
-    const WorkTrees trees = work_trees(fs, store);
+    const std::vector<GitWorkTreeHead> trees = read_work_tree_heads(fs, store.root);
     std::int64_t best = 0;
-    for (const std::string& root : trees.roots) {
-        const std::string plan = root + "/" + rel;
+    std::set<std::string, std::less<>> checked_out;
+    for (const GitWorkTreeHead& tree : trees) {
+        checked_out.insert(tree.head_ref);
+        const std::string plan = tree.root + "/" + rel;
         if (plan.rfind(own_root, 0) == 0) continue;  // this side's plan is the caller's
         if (Result<std::optional<std::string>> text = fs.read_file_if_present(plan); text && *text) {
             best = std::max(best, highest_task_number_in(**text));
         }
     }
-    std::map<std::string, std::string> tips = branch_tips(fs, store.root);
-    std::erase_if(tips, [&](const auto& t) { return trees.checked_out.count(t.first) > 0; });
+    std::map<std::string, std::string> tips = read_branch_tips(fs, store.root);
+    std::erase_if(tips, [&](const auto& t) { return checked_out.count(t.first) > 0; });
     return std::max(best, highest_on_branches(fs, store, rel, tips));
 }
 

@@ -5,7 +5,7 @@
 #include "small/model/agent_hooks.hpp"
 #include "small/doc/document.hpp"
 #include "small/model/workspace.hpp"
-#include "small/base/git_repo.hpp"
+#include "small/base/git.hpp"
 #include "small/model/run_start.hpp"
 
 namespace small {

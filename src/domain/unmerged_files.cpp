@@ -5,7 +5,7 @@
 
 #include "small/base/path.hpp"
 #include "small/base/text.hpp"
-#include "small/base/git_repo.hpp"
+#include "small/base/git.hpp"
 
 namespace small {
 

@@ -2,6 +2,7 @@
 #include "small/report/apply.hpp"
 
 #include "small/report/envelope.hpp"
+#include "small/report/findings.hpp"
 #include "small/report/session.hpp"
 
 namespace small {

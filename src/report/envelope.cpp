@@ -3,7 +3,6 @@
 
 #include "small/base/version.hpp"
 #include "small/model/replay_id.hpp"
-#include "small/report/findings.hpp"
 
 namespace small {
 
@@ -56,19 +55,6 @@ int exit_code_for(VerdictOutcome outcome) {
         case VerdictOutcome::SystemError: return kExitSystem;
     }
     return kExitSystem;
-}
-
-nlohmann::json error_document(const Error& error) {
-    nlohmann::json doc = error_json(error_kind_name(error.kind), error.describe());
-    if (!error.file.empty()) {
-        // The same finding object as the gates print: a rule id (LOAD/IO
-        // when the error has none), a severity, no empty hint.
-        Finding f = finding_from_error(error, 0);
-        if (!error.rule.empty()) f.rule = error.rule;
-        f.hint = error.hint;
-        doc["errors"] = nlohmann::json::array({finding_json(f)});
-    }
-    return doc;
 }
 
 }  // namespace small

@@ -226,4 +226,17 @@ std::string github_annotations(const std::vector<Finding>& findings) {
     return out;
 }
 
+nlohmann::json error_document(const Error& error) {
+    nlohmann::json doc = error_json(error_kind_name(error.kind), error.describe());
+    if (!error.file.empty()) {
+        // The same finding object as the gates print: a rule id (LOAD/IO
+        // when the error has none), a severity, no empty hint.
+        Finding f = finding_from_error(error, 0);
+        if (!error.rule.empty()) f.rule = error.rule;
+        f.hint = error.hint;
+        doc["errors"] = nlohmann::json::array({finding_json(f)});
+    }
+    return doc;
+}
+
 }  // namespace small

@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 
-#include "small/base/git_head.hpp"
+#include "small/base/git.hpp"
 #include "small/base/path.hpp"
 #include "small/base/text.hpp"
 #include "small/store/atomic_file.hpp"

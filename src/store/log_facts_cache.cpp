@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <span>
 
-#include "small/store/local_work.hpp"
 #include "small/base/text.hpp"
 #include "small/store/plan_cache.hpp"
 

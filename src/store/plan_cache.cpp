@@ -10,7 +10,6 @@
 #include "small/check/schema.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/store/atomic_file.hpp"
-#include "small/store/workspace_change.hpp"
 
 namespace small {
 

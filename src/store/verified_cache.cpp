@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "small/base/git_head.hpp"
+#include "small/base/git.hpp"
 #include "small/base/path.hpp"
 #include "small/base/version.hpp"
 #include "small/store/plan_cache.hpp"

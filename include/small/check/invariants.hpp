@@ -66,8 +66,4 @@ std::vector<Finding> check_version_quoting(const FileSystem& fs, const Workspace
 // current task against the plan (VER-6/7).
 std::vector<Finding> check_verify_rules(const ArtifactSet& set);
 
-// True if a progress entry carries evidence: one of evidence, verification,
-// command, test, link, commit that is present, not null and not blank (D9).
-bool entry_has_evidence(NodeRef entry);
-
 }  // namespace small

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "small/base/filesystem.hpp"
-#include "small/base/git_repo.hpp"
+#include "small/base/git.hpp"
 #include "small/base/result.hpp"
 #include "small/model/layout.hpp"
 #include "small/store/hook_files.hpp"

@@ -38,9 +38,4 @@ const char* error_kind_name(Error::Kind kind);
 int exit_code_for(Error::Kind kind);
 int exit_code_for(VerdictOutcome outcome);
 
-// The body of a failed command: error {kind, message} and, when the error
-// is about a file's content, errors[] with the finding (file, line, column,
-// rule, hint) the verdict commands print.
-nlohmann::json error_document(const Error& error);
-
 }  // namespace small

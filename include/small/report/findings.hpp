@@ -49,4 +49,9 @@ nlohmann::json findings_code_quality(const std::vector<Finding>& findings);
 nlohmann::json verdict_json(const Verdict& v, int exit_code, const WorkspacePaths& ws,
                             const std::string* schema_source);
 
+// The body of a failed command: error {kind, message} and, when the error
+// is about a file's content, errors[] with the finding (file, line, column,
+// rule, hint) the verdict commands print.
+nlohmann::json error_document(const Error& error);
+
 }  // namespace small

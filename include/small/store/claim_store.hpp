@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "small/base/filesystem.hpp"
-#include "small/base/git_remote_ref.hpp"
+#include "small/base/git.hpp"
 #include "small/base/result.hpp"
 #include "small/model/claims.hpp"
 #include "small/model/layout.hpp"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "small/base/filesystem.hpp"
-#include "small/base/git_head.hpp"
+#include "small/base/git.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/base/result.hpp"
 #include "small/model/layout.hpp"

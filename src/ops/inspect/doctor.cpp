@@ -9,7 +9,7 @@
 #include "small/model/plan_summary.hpp"
 #include "small/model/resume_point.hpp"
 #include "small/check/evidence_check.hpp"
-#include "small/base/git_repo.hpp"
+#include "small/base/git.hpp"
 #include "small/store/local_work.hpp"
 #include "small/base/merge_strategy.hpp"
 #include "small/domain/claim_gate.hpp"

@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "small/base/fast_hash.hpp"
-#include "small/base/git_repo.hpp"
+#include "small/base/git.hpp"
 #include "small/base/path.hpp"
 #include "small/doc/jcs.hpp"
 #include "small/doc/yaml.hpp"

@@ -1,7 +1,7 @@
 // `small run snapshot|list|show|diff|checkout` (see run.hpp).
 #include "small/ops/maintenance/run.hpp"
 #include "small/base/version.hpp"
-#include "small/base/git_repo.hpp"
+#include "small/base/git.hpp"
 
 #include <algorithm>
 #include <array>

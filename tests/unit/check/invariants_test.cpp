@@ -2,6 +2,7 @@
 // every rule from a minimal mutation of a valid workspace, the reference's
 // test checklist (protocol.md §11.1-11.2), S4 layout, small_version quoting
 // and verify's own rules.
+#include "small/check/entry_evidence.hpp"
 #include "small/check/invariants.hpp"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// HEAD's commit and branch, from git's own files (see the header).
-#include "small/base/git_head.hpp"
+// What git's own files say, read as text: HEAD, the work trees, the branch tips (see the header).
+#include "small/base/git.hpp"
 
 #include <algorithm>
 
@@ -25,6 +25,14 @@ std::string ref_sha(const FileSystem& fs, const std::string& git_dir, const std:
         pos = eol + 1;
     }
     return {};
+}
+
+// The ref a HEAD file names ("ref: refs/heads/x"), "" when detached or unreadable.
+std::string ref_of_head(const FileSystem& fs, const std::string& head_file) {
+    Result<std::string> text = fs.read_file(head_file);
+    if (!text) return {};
+    const std::string_view t = trim(*text);
+    return t.starts_with("ref: ") ? std::string(trim(t.substr(5))) : std::string();
 }
 
 }  // namespace
@@ -67,6 +75,51 @@ GitFacts read_git_facts(const FileSystem& fs, const std::string& root) {
     }
     if (!(g.sha.size() == 40 && is_lower_hex(g.sha))) g.sha.clear();
     return g;
+}
+
+std::vector<GitWorkTreeHead> read_work_tree_heads(const FileSystem& fs, const std::string& common_dir) {
+    std::vector<GitWorkTreeHead> out;
+    if (common_dir.ends_with("/.git")) {
+        out.push_back({common_dir.substr(0, common_dir.size() - 5), ref_of_head(fs, common_dir + "/HEAD")});
+    }
+    Result<std::vector<DirEntry>> linked = fs.list_directory(common_dir + "/worktrees");
+    if (!linked) return out;
+    for (const DirEntry& e : *linked) {
+        const std::string dir = common_dir + "/worktrees/" + e.name;
+        Result<std::string> gitdir = fs.read_file(dir + "/gitdir");  // "<root>/.git"
+        if (!gitdir) continue;
+        const std::string dot_git(trim(*gitdir));
+        if (!dot_git.ends_with("/.git")) continue;
+        out.push_back({dot_git.substr(0, dot_git.size() - 5), ref_of_head(fs, dir + "/HEAD")});
+    }
+    return out;
+}
+
+std::map<std::string, std::string> read_branch_tips(const FileSystem& fs, const std::string& common_dir) {
+    std::map<std::string, std::string> tips;
+    if (Result<std::string> packed = fs.read_file(common_dir + "/packed-refs")) {
+        for (std::string_view line : split_lines(*packed)) {
+            if (line.size() > 41 && line[40] == ' ' && line.substr(41).starts_with("refs/heads/")) {
+                tips[std::string(trim(line.substr(41)))] = std::string(line.substr(0, 40));
+            }
+        }
+    }
+    std::vector<std::string> dirs = {"refs/heads"};
+    while (!dirs.empty()) {
+        const std::string dir = dirs.back();
+        dirs.pop_back();
+        Result<std::vector<DirEntry>> entries = fs.list_directory(common_dir + "/" + dir);
+        if (!entries) continue;
+        for (const DirEntry& e : *entries) {
+            const std::string ref = dir + "/" + e.name;
+            if (e.is_directory) {
+                dirs.push_back(ref);
+            } else if (Result<std::string> tip = fs.read_file(common_dir + "/" + ref); tip && trim(*tip).size() >= 40) {
+                tips[ref] = std::string(trim(*tip).substr(0, 40));
+            }
+        }
+    }
+    return tips;
 }
 
 }  // namespace small

@@ -1,6 +1,6 @@
 // libgit2 behind Result values. Every libgit2 object lives in a unique_ptr
 // with its free function, so no early return leaks one.
-#include "small/base/git_repo.hpp"
+#include "small/base/git.hpp"
 
 #include <dlfcn.h>
 #include <git2.h>

@@ -9,7 +9,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/check/evidence_check.hpp"
-#include "small/base/git_repo.hpp"
+#include "small/base/git.hpp"
 #include "small/base/path.hpp"
 #include "small/domain/scope_drift.hpp"
 #include "fixtures.hpp"

@@ -1,22 +1,68 @@
-// Questions about the git repository that holds a workspace, answered
-// through libgit2 (docs/design.md "Git access"): no `git` process, no
-// porcelain parsing. Read-only, except the repository's own configuration
-// file, which `small hooks` edits. Failures are Result values; nothing
-// throws or prints.
+// small's one way to git (docs/design.md "Git access"). Three mechanisms sit
+// behind this header, each where it is the cheapest that does the job:
+//
+// * git's own files, read as text (git_files.cpp): HEAD, branch tips, the
+//   work trees. No process, no libgit2: cheap enough for every snapshot,
+//   archive and `plan --add`, where loading libgit2 costs more than the command.
+// * libgit2 (git.cpp), loaded with dlopen by the first question that needs it:
+//   history, the index, diffs, configuration. Read-only, except the
+//   repository's own configuration file, which `small hooks` edits.
+// * a spawned `git` (git_remote.cpp), only to fetch and push a ref on a remote:
+//   the user's credential helpers, SSH configuration, insteadOf rules and
+//   proxies are known to git alone.
+//
+// Failures are Result values; nothing throws or prints.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
+#include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 
 struct git_repository;
 
 namespace small {
+
+// ---- From git's own files (git_files.cpp) ----
+
+// Empty fields when there is no repository or HEAD cannot be read: a
+// worktree's or submodule's `.git` file is followed, a ref is looked up
+// loose, then in packed-refs (also in the common folder of a linked
+// worktree). Whether the tree is dirty is GitRepo::dirty.
+struct GitFacts {
+    std::string sha, branch;
+};
+GitFacts read_git_facts(const FileSystem& fs, const std::string& root);
+
+// Where git keeps the repository holding `root`: its git folder (a linked
+// worktree's own), the folder all worktrees share (refs, config, hooks) and
+// the work tree's top. nullopt outside a repository.
+struct GitDirs {
+    std::string git_dir, common_dir, work_tree;
+};
+std::optional<GitDirs> find_git_dirs(const FileSystem& fs, const std::string& root);
+
+// Each work tree of the repository whose shared folder is `common_dir`: the
+// main one (when `common_dir` is a work tree's `.git`) and every linked
+// worktree git lists, with the ref its HEAD names ("refs/heads/x"; "" when
+// detached or unreadable). Best effort: what cannot be read is left out.
+struct GitWorkTreeHead {
+    std::string root;      // the work tree's top
+    std::string head_ref;  // "refs/heads/topic"
+};
+std::vector<GitWorkTreeHead> read_work_tree_heads(const FileSystem& fs, const std::string& common_dir);
+
+// refs/heads/* -> tip (40 hex) from the loose refs and packed-refs of
+// `common_dir` (a loose ref wins, as in git).
+std::map<std::string, std::string> read_branch_tips(const FileSystem& fs, const std::string& common_dir);
+
+// ---- Through libgit2 (git.cpp) ----
 
 // A path git's index holds in conflict (an unfinished merge, rebase or
 // cherry-pick): the blob of each stage, nullopt where the stage is absent
@@ -156,5 +202,43 @@ std::optional<bool> work_tree_dirty(const std::string& root);
 // `path` (absolute) relative to `workdir` ('/' separated, no trailing '/'),
 // both resolved through symbolic links; nullopt when it lies outside.
 std::optional<std::string> path_in_workdir(const std::string& workdir, const std::string& path);
+
+// ---- Through a spawned git: a ref on a remote (git_remote.cpp) ----
+//
+// A ref on a git remote used as a compare-and-swap register of text (the
+// claims of D19 travel this way). The text is the message of the ref's tip
+// commit, whose tree is empty (nothing to check out; `git log REF` is the
+// history of every change). A change is a new commit on the tip that was
+// read, pushed with --force-with-lease naming that tip: the push fails when
+// anyone moved the ref meanwhile, and the caller reads and decides again.
+//
+// `git` is spawned for every step, so the user's credential helpers, SSH
+// configuration and insteadOf rules apply as for any fetch or push.
+
+struct RemoteRef {
+    std::string remote;     // "origin"
+    std::string ref;        // "refs/small/claims"
+    std::string tracking;   // where the last fetched tip is kept: "refs/small-remotes/origin/claims"
+    std::string work_tree;  // where git runs
+};
+
+// The remote to use: the value of environment variable `env`, else git
+// config `key`, else `origin` when the repository has it. nullopt when none
+// is set up or the value is "none"; Usage error when a named one is not a
+// remote of the repository. `work_tree` must be in a repository.
+Result<std::optional<std::string>> configured_remote(const std::string& work_tree, const char* env, const std::string& key);
+
+// The ref's tip ("" when the remote has no such ref) and its message.
+// A failed fetch (network, authentication) is a System error with git's words.
+struct RefText {
+    std::string tip, message;
+};
+Result<RefText> fetch_ref_text(const RemoteRef& ref);
+
+// Pushes `message` as the new tip on top of `expected_tip` (what
+// fetch_ref_text returned). true: accepted; false: the ref moved meanwhile
+// (nothing changed). `author` names the commit's author and committer.
+Result<bool> push_ref_text(const RemoteRef& ref, const std::string& expected_tip, const std::string& message,
+                           const std::string& author);
 
 }  // namespace small

@@ -1,9 +1,8 @@
 // A remote ref as a compare-and-swap register of text (see the header).
-#include "small/base/git_remote_ref.hpp"
+#include "small/base/git.hpp"
 
 #include <cstdlib>
 
-#include "small/base/git_repo.hpp"
 #include "small/base/process.hpp"
 #include "small/base/text.hpp"
 
