@@ -8,7 +8,8 @@
 # (scripts/test.sh sets it) also installs the test-only packages and the MCP SDK client, and
 # builds the tests. Idempotent: packages already installed are skipped, and apt-get update runs only
 # when something is missing, so a repeated run is fast and works offline.
-# Environment: SMALL_SKIP_DEPS=1 skips the dependency step; SMALL_BUILD_DIR (default build);
+# Environment: SMALL_SKIP_DEPS=1 skips the dependency step, SMALL_SETUP_DEPS_ONLY=1 stops after
+# it; SMALL_BUILD_DIR (default build);
 # SMALL_PRINT_PACKAGES=1 prints the Debian packages this run would need, one a line, and exits.
 set -euo pipefail
 
@@ -174,6 +175,7 @@ if [ "${SMALL_SKIP_DEPS:-0}" != "1" ]; then
   install_valijson
   if [ "$WITH_TESTS" = "1" ]; then install_npm_clients; fi
 fi
+if [ "${SMALL_SETUP_DEPS_ONLY:-0}" = "1" ]; then log "dependencies done (SMALL_SETUP_DEPS_ONLY)"; exit 0; fi
 
 JOBS="$(nproc 2>/dev/null || echo 2)"
 log "cmake configure ($BUILD_DIR, Release)"

@@ -64,7 +64,9 @@ private:
         const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(a1 - a0), m = static_cast<std::ptrdiff_t>(b1 - b0);
         const std::uint32_t* a = a_.data() + a0;
         const std::uint32_t* b = b_.data() + b0;
-        const std::ptrdiff_t max_d = (n + m + 1) / 2, offset = max_d, length = 2 * max_d;
+        // Diagonals -max_d-1 .. max_d+1 are read (k +- 1 around every k the
+        // search visits), so the arrays hold two more than 2 * max_d.
+        const std::ptrdiff_t max_d = (n + m + 1) / 2, offset = max_d + 1, length = 2 * max_d + 3;
         v1_.assign(static_cast<std::size_t>(length), -1);
         v2_.assign(static_cast<std::size_t>(length), -1);
         v1_[static_cast<std::size_t>(offset + 1)] = 0;

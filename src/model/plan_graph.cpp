@@ -153,7 +153,10 @@ PlanGraph plan_graph(const std::vector<PlanTaskOutline>& plan, const WorkFacts& 
     const std::set<std::string_view> ready_set(ready.begin(), ready.end());
     for (std::size_t v = 0; v < tasks.size(); ++v) {
         const PlanTaskOutline& t = *tasks[v];
-        GraphTask task{t.id, t.title, shown_status(t, facts)};
+        GraphTask task;
+        task.id = t.id;
+        task.title = t.title;
+        task.status = shown_status(t, facts);
         const auto work = facts.find(t.id);
         // Ready to start: an in_progress task is already under way.
         task.ready = ready_set.count(t.id) && !(work != facts.end() && is_settled(work->second.last_status)) &&

@@ -47,7 +47,7 @@ struct Claim {
     Instant published_until{};
     // Local only: the checkout (workspace root) the claim was made in, so a
     // later command there without --agent acts as its holder.
-    std::string checkout;
+    std::string checkout{};
     bool operator==(const Claim&) const = default;
 };
 
@@ -116,7 +116,7 @@ struct ClaimContext {
     // Where the command runs (the workspace root), and whether `agent` was
     // only guessed (no --agent, no $SMALL_AGENT): a guessed agent acts as the
     // holder of claims made in this same checkout.
-    std::string checkout;
+    std::string checkout{};
     bool implicit = false;
 };
 // Whether `claim` is the asking agent's own (by name, or made in this

@@ -133,7 +133,9 @@ struct LockedRecord {
 Result<LockedRecord> lock_and_load_record(const FileSystem& fs, const WorkspacePaths& ws, const HooksRequest& req) {
     Result<std::optional<WorkspaceLock>> lock = lock_workspace_for_hooks(fs, ws, req);
     if (!lock) return lock.error();
-    LockedRecord locked{std::move(*lock), hook_record_path(ws.root, hook_target_name(req.target))};
+    LockedRecord locked;
+    locked.lock = std::move(*lock);
+    locked.path = hook_record_path(ws.root, hook_target_name(req.target));
     Result<HookRecord> record = load_hook_record(locked.path, locked.had);
     if (!record) return record.error();
     locked.record = std::move(*record);
@@ -261,7 +263,10 @@ struct EditorFile {
 };
 
 Result<EditorFile> read_editor_file(const FileSystem& fs, const WorkspacePaths& ws, const std::string& rel) {
-    EditorFile f{rel, ws.root + "/" + rel, ws.display_prefix + rel};
+    EditorFile f;
+    f.rel = rel;
+    f.path = ws.root + "/" + rel;
+    f.display = ws.display_prefix + rel;
     if (Status where = check_replaceable(fs, ws, f.path, WriteScope::AgentSettings); !where) return where.error();
     f.existed = fs.file_exists(f.path);
     if (f.existed) {

@@ -56,9 +56,15 @@ TEST(PlanGraph, CyclesAreFoundAndLeftOutOfThePath) {
     EXPECT_EQ(g.missing, (std::vector<std::string>{"zz"}));
     EXPECT_EQ(g.critical_path, (std::vector<std::string>{"e", "f"}));
     for (const GraphEdge& e : g.edges) {
-        if (e.from == "zz") EXPECT_TRUE(e.missing);
-        if (e.to == "b") EXPECT_TRUE(e.in_cycle);
-        if (e.to == "e" && e.from == "a") EXPECT_FALSE(e.in_cycle);
+        if (e.from == "zz") {
+            EXPECT_TRUE(e.missing);
+        }
+        if (e.to == "b") {
+            EXPECT_TRUE(e.in_cycle);
+        }
+        if (e.to == "e" && e.from == "a") {
+            EXPECT_FALSE(e.in_cycle);
+        }
     }
 }
 
