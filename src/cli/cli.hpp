@@ -16,6 +16,7 @@
 #include "small/check/finding.hpp"
 #include "small/domain/gitignore.hpp"
 #include "small/check/verdict.hpp"
+#include "small/ops/inspect/verdict.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/report/envelope.hpp"
 #include "small/report/findings.hpp"
@@ -233,8 +234,6 @@ void add_format_option(CLI::App* cmd, std::string& format);
 
 // The --no-cache and --verbose flags of the four verdict commands.
 void add_no_cache_flag(CLI::App* cmd, VerdictFlags& flags);
-
-enum class VerdictKind { Validate, Lint, Check, Verify };
 
 // Resolves the workspace, loads the schemas (embedded or --spec-dir), runs
 // the verdict, renders it as text or JSON and returns the exit code.

@@ -4,8 +4,6 @@
 #include <iostream>
 
 #include "cli.hpp"
-#include "small/check/evidence_check.hpp"
-#include "small/store/verified_cache.hpp"
 
 namespace small::cli {
 
@@ -47,23 +45,6 @@ std::optional<std::string> schema_dir(const VerdictFlags& flags) {
     return std::nullopt;
 }
 
-Result<SchemaSet> load_schemas(const FileSystem& fs, const VerdictFlags& flags) {
-    const std::optional<std::string> dir = schema_dir(flags);
-    return dir ? SchemaSet::from_directory(fs, *dir) : SchemaSet::embedded();
-}
-
-// The verified-prefix cache is used only with the built-in schemas (it does
-// not know other ones; lint reads none), and not under --no-cache.
-bool uses_cache(VerdictKind kind, const VerdictFlags& flags) {
-    return !flags.no_cache && (kind == VerdictKind::Lint || !schema_dir(flags));
-}
-
-void keep_prefix(const Context& ctx, const WorkspacePaths& ws, const std::optional<VerifiedPrefix>& before,
-                 const Verdict& v) {
-    if (!v.next_prefix || v.next_prefix == before) return;
-    save_verified_prefix(ctx.fs, ws, *v.next_prefix);
-}
-
 nlohmann::json verdict_json(VerdictKind kind, const Verdict& v, int exit_code, const WorkspacePaths& ws,
                             const std::string& schema_source) {
     if (kind == VerdictKind::Check) return check_json(v, exit_code);
@@ -90,18 +71,6 @@ void render_text(VerdictKind kind, const Verdict& v, const Output& out, bool ci)
     const std::vector<Finding> all = v.all_findings();
     out.findings(all, !ci);
     render_outcome(kind, v, all, out, ci);
-}
-
-// The evidence rules as one more stage of the verdict, so text and JSON
-// list their findings with the others (file:line:column, rule id).
-void add_evidence_stage(Verdict& v, const EvidenceReport& ev) {
-    StageResult stage;
-    stage.name = "evidence";
-    stage.findings = ev.findings;
-    const bool failed = count_errors(ev.findings) > 0;
-    stage.status = failed ? StageResult::Status::Failed : StageResult::Status::Ok;
-    v.stages.push_back(std::move(stage));
-    if (failed && v.outcome == VerdictOutcome::Ok) v.outcome = VerdictOutcome::Invalid;
 }
 
 const std::vector<std::string> kVerdictFormats = {"text", "json", "sarif", "github", "gitlab"};
@@ -170,34 +139,19 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
     const Format format = format_of(out, flags);
     Result<WorkspaceScope> scope = parse_workspace_scope(flags.scope);
     if (!scope) return render_failure(out, format, scope.error(), kExitUsage);
-    // lint uses no schemas; --spec-dir is accepted there for compatibility only.
-    Result<SchemaSet> schemas = kind == VerdictKind::Lint ? SchemaSet::embedded() : load_schemas(ctx.fs, flags);
-    if (!schemas) return render_failure(out, format, schemas.error(), kExitSystem);
     const WorkspacePaths ws = locate_workspace(ctx.fs, flags.dir, current_directory());
-    const bool cached = uses_cache(kind, flags);
-    std::string ignored;
-    const std::optional<VerifiedPrefix> before = cached ? load_verified_prefix(ctx.fs, ws, &ignored) : std::nullopt;
-    if (flags.verbose && !ignored.empty()) std::cerr << "note: " << ignored << '\n';
-    // Verdicts never create .small-cache/ (store/verified_cache): without it, none is kept.
-    const bool keeps = cached && ctx.fs.directory_exists(runtime_path(ws.root, kCacheDirName));
-    const VerdictInput input{ctx.fs, ws, *schemas, before ? &*before : nullptr, keeps};
-    VerdictOptions options;
-    options.strict = flags.strict;
-    options.format_strict = flags.format_strict;
-    options.scope = *scope;
-    Verdict verdict;
-    switch (kind) {
-        case VerdictKind::Validate: verdict = run_validate(input); break;
-        case VerdictKind::Lint: verdict = run_lint(input, options); break;
-        case VerdictKind::Check: verdict = run_check(input, options); break;
-        case VerdictKind::Verify: verdict = run_verify(input, options); break;
-    }
-    keep_prefix(ctx, ws, before, verdict);
-    if (kind == VerdictKind::Verify && flags.evidence) {
-        Result<EvidenceReport> ev = check_evidence(ctx.fs, ws);
-        if (!ev) return render_failure(out, format, ev.error(), exit_code_for(ev.error().kind));
-        add_evidence_stage(verdict, *ev);
-    }
+    VerdictRequest request;
+    request.kind = kind;
+    request.spec_dir = schema_dir(flags);
+    request.scope = *scope;
+    request.strict = flags.strict;
+    request.format_strict = flags.format_strict;
+    request.evidence = flags.evidence;
+    request.no_cache = flags.no_cache;
+    Result<VerdictRun> run = verdict_command(ctx.fs, ws, request);
+    if (!run) return render_failure(out, format, run.error(), exit_code_for(run.error().kind));
+    if (flags.verbose && !run->cache_note.empty()) std::cerr << "note: " << run->cache_note << '\n';
+    const Verdict& verdict = run->verdict;
     const int code = exit_code_for(verdict.outcome);
     if (format == Format::Sarif) {
         std::cout << findings_sarif(verdict.all_findings(), {current_directory(), code, ""}).dump(2) << '\n';
@@ -208,9 +162,9 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
         std::cout << github_annotations(all);
         render_outcome(kind, verdict, all, out, flags.ci, true);
     } else if (out.json()) {
-        out.json_document(verdict_json(kind, verdict, code, ws, schemas->source()), code);
+        out.json_document(verdict_json(kind, verdict, code, ws, run->schema_source), code);
     } else {
-        if (kind == VerdictKind::Validate && flags.spec_dir) out.info("Schema resolution: using schemas from " + schemas->source());
+        if (kind == VerdictKind::Validate && flags.spec_dir) out.info("Schema resolution: using schemas from " + run->schema_source);
         render_text(kind, verdict, out, flags.ci);
     }
     return code;
@@ -218,18 +172,18 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
 
 int run_strict_check(Context& ctx, const WorkspacePaths& ws, nlohmann::json* json_out) {
     const Output out(ctx.globals, "check");
-    Result<SchemaSet> schemas = SchemaSet::embedded();
-    if (!schemas) {
-        if (json_out) *json_out = error_json("system", schemas.error().message);
-        else out.problem("Error: " + schemas.error().message);
+    VerdictRequest request;
+    request.kind = VerdictKind::Check;
+    request.strict = true;
+    Result<VerdictRun> run = verdict_command(ctx.fs, ws, request);
+    if (!run) {
+        if (json_out) *json_out = error_json("system", run.error().message);
+        else out.problem("Error: " + run.error().message);
         return kExitSystem;
     }
-    VerdictOptions options;
-    options.strict = true;
-    const Verdict verdict = run_check(VerdictInput{ctx.fs, ws, *schemas}, options);
-    const int code = exit_code_for(verdict.outcome);
-    if (json_out) *json_out = check_json(verdict, code);
-    else render_text(VerdictKind::Check, verdict, out, false);
+    const int code = exit_code_for(run->verdict.outcome);
+    if (json_out) *json_out = check_json(run->verdict, code);
+    else render_text(VerdictKind::Check, run->verdict, out, false);
     return code;
 }
 

@@ -9,6 +9,7 @@
 #include "small/base/text.hpp"
 #include "small/check/schema.hpp"
 #include "small/check/verdict.hpp"
+#include "small/ops/inspect/verdict.hpp"
 #include "small/model/task_status.hpp"
 #include "small/ops/session/checkpoint.hpp"
 #include "small/ops/session/claim.hpp"
@@ -386,12 +387,12 @@ ToolResult init_tool(const json& args, const ToolContext& ctx) {
 // whose text lists the findings as the CLI prints them (file:line:column:
 // error: message [RULE]).
 ToolResult check_tool(const ToolContext& ctx) {
-    Result<SchemaSet> schemas = SchemaSet::embedded();
-    if (!schemas) return failure("check", schemas.error());
-    VerdictOptions options;
-    options.strict = true;
-    options.scope = ctx.scope;
-    const Verdict verdict = run_check(VerdictInput{ctx.fs, ctx.ws, *schemas}, options);
+    VerdictRequest request;
+    request.strict = true;
+    request.scope = ctx.scope;
+    Result<VerdictRun> run = verdict_command(ctx.fs, ctx.ws, request);
+    if (!run) return failure("check", run.error());
+    const Verdict& verdict = run->verdict;
     const int code = exit_code_for(verdict.outcome);
     ToolResult r;
     r.structured = with_envelope(check_json(verdict, code), "check", code);

@@ -17,7 +17,7 @@
 #include "small/ops/inspect/status_all.hpp"
 #include "small/ops/maintenance/run.hpp"
 #include "small/store/atomic_file.hpp"
-#include "small/store/verified_cache.hpp"
+#include "small/ops/inspect/verdict.hpp"
 #include "small/view/board_text.hpp"
 #include "small/view/graph_render.hpp"
 #include "small/view/graphviz.hpp"
@@ -294,21 +294,6 @@ string sides_section(const FileSystem& fs, const WorkspacePaths& ws, std::vector
     return out + "</table></section>";
 }
 
-// check --strict as `small check` runs it: only what the log gained since the
-// last clean verdict is read, and the new verified prefix is kept for the next
-// one (when .small-cache/ exists: verdicts never create it).
-Verdict strict_check(const FileSystem& fs, const WorkspacePaths& ws) {
-    static const Result<SchemaSet> schemas = SchemaSet::embedded();
-    if (!schemas) return Verdict{};
-    const std::optional<VerifiedPrefix> prefix = load_verified_prefix(fs, ws);
-    const bool keeps = fs.directory_exists(runtime_path(ws.root, kCacheDirName));
-    VerdictOptions options;
-    options.strict = true;
-    Verdict v = run_check(VerdictInput{fs, ws, *schemas, prefix ? &*prefix : nullptr, keeps}, options);
-    if (v.next_prefix && v.next_prefix != prefix) save_verified_prefix(fs, ws, *v.next_prefix);
-    return v;
-}
-
 }  // namespace
 
 string html_escape(std::string_view text) {
@@ -333,7 +318,12 @@ Result<HtmlReport> html_report(const FileSystem& fs, const WorkspacePaths& ws, c
     HtmlReport report;
     report.tasks = board->graph.tasks.size();
     report.entries = board->newest.size();
-    const Verdict verdict = strict_check(fs, ws);
+    // check --strict as `small check` runs it, verified prefix included.
+    VerdictRequest check;
+    check.strict = true;
+    Result<VerdictRun> run = verdict_command(fs, ws, check);
+    if (!run) return run.error();
+    const Verdict& verdict = run->verdict;
     const std::vector<Finding> findings = verdict.all_findings();
     report.findings = findings.size();
     string body = summary_section(*board, verdict, count_errors(findings)) + board_section(*board) +
