@@ -16,8 +16,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "common/minimal_workspace.hpp"
-#include "run_helper.hpp"
+#include "support/artifact_texts.hpp"
+#include "support/run_binary.hpp"
 
 namespace {
 

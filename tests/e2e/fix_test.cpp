@@ -3,7 +3,7 @@
 // exit codes, text, and that the tool's own checks pass afterwards.
 #include <gtest/gtest.h>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include "git_fixture.hpp"
+#include "support/git_fixture.hpp"
 
 namespace small_e2e {
 namespace {

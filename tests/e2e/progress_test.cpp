@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "run_helper.hpp"
-#include "common/minimal_workspace.hpp"
+#include "support/run_binary.hpp"
+#include "support/artifact_texts.hpp"
 
 namespace {
 

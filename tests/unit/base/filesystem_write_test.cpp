@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "../fixtures.hpp"
+#include "support/fixtures.hpp"
 #include "small/base/filesystem.hpp"
 
 namespace small {

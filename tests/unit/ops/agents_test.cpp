@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 #include "small/store/atomic_file.hpp"
 
 namespace small {

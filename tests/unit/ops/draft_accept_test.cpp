@@ -19,7 +19,7 @@
 #include "small/store/workspace_lock.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/ops/authoring/accept.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

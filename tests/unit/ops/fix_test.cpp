@@ -17,7 +17,7 @@
 #include "small/domain/repairs.hpp"
 #include "small/store/runtime_layout.hpp"
 #include "small/store/workspace_change.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

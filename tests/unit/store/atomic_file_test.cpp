@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>

@@ -31,7 +31,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/minimal_workspace.hpp"
+#include "support/artifact_texts.hpp"
 #include "small/base/filesystem.hpp"
 #include "small/check/finding.hpp"
 #include "small/check/invariants.hpp"
