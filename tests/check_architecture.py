@@ -19,6 +19,11 @@ excepted): a folder a newcomer must scan stays short. And one naming pattern for
 Result or takes the FileSystem first is an entry point named `<command>_command`
 (`plan_show_command` for `small plan show`), or a helper named `parse_...` or `resolve_...`.
 Every ops/ file sits in a job's sub-folder (`ops/<job>/<command>`).
+Every library source (src/<layer>/**.cpp, every layer but cli) has a unit test: a file of
+tests/unit/ that includes its header (small/<layer>/<path>.hpp), or one named
+tests/unit/<layer>/<name>_test.cpp; or it has a row in the table under "### Sources covered
+end to end", naming the test files that cover it, which exist. A row for a source that has a
+unit test, or for no source, is a finding too.
 Each finding is printed as ARCHITECTURE.md: message. Exit 1 on any finding, 2 when ROOT
 lacks the files; on success print "architecture: N files in M layers, all on the map".
 """
@@ -112,6 +117,78 @@ def misnamed_operations(root):
     return found
 
 
+INCLUDE = re.compile(r'^#include "small/([^"]+)\.hpp"', re.M)
+E2E_HEADING = "### Sources covered end to end"
+
+
+def library_sources(root, layers):
+    """"<layer>/<path>" (no .cpp) of each library source: src/<layer>/**.cpp, cli excepted."""
+    return [f"{layer}/{name[:-4]}" for layer in layers if layer != "cli"
+            for name in layer_files(root, layer) if name.endswith(".cpp")]
+
+
+def unit_tests(root):
+    """(the headers the files of tests/unit/ include, as "<layer>/<path>"; the test files'
+    names without _test.cpp, as "<layer>/<path>")."""
+    included, named = set(), set()
+    top = os.path.join(root, "tests", "unit")
+    for dirpath, _, filenames in os.walk(top):
+        for n in filenames:
+            if not n.endswith((".cpp", ".hpp")):
+                continue
+            path = os.path.join(dirpath, n)
+            if n.endswith("_test.cpp"):
+                named.add(os.path.relpath(path, top).replace(os.sep, "/")[: -len("_test.cpp")])
+            with open(path, encoding="utf-8") as f:
+                included.update(INCLUDE.findall(f.read()))
+    return included, named
+
+
+def end_to_end_rows(text):
+    """{source: [test files]} of the table under E2E_HEADING (up to the next heading)."""
+    start = text.find(E2E_HEADING)
+    if start < 0:
+        return {}
+    body = text[start + len(E2E_HEADING):]
+    end = re.search(r"^#", body, re.M)
+    rows = {}
+    for line in (body[: end.start()] if end else body).splitlines():
+        cells = line.split("|")
+        if line.startswith("| `") and len(cells) > 3:
+            for source in CODE.findall(cells[1]):
+                rows[source] = CODE.findall(cells[2])
+    return rows
+
+
+def untested_sources(root, layers, text):
+    """Findings of the unit-test-or-named-end-to-end rule, and the two counts."""
+    included, named = unit_tests(root)
+    rows = end_to_end_rows(text)
+    findings, unit, e2e = [], 0, 0
+    sources = library_sources(root, layers)
+    for source in sources:
+        layer, name = source.split("/", 1)
+        tested = source in included or source in named or f"{layer}/{name.rsplit('/', 1)[-1]}" in named
+        if tested:
+            unit += 1
+            if source in rows:
+                findings.append(f"ARCHITECTURE.md: {source} has a unit test: take its row out of \"{E2E_HEADING[4:]}\"")
+        elif source in rows:
+            e2e += 1
+        else:
+            findings.append(f"src/{source}.cpp has no unit test (tests/unit/{layer}/{name.rsplit('/', 1)[-1]}_test.cpp "
+                            f"including small/{source}.hpp) and no row under \"{E2E_HEADING[4:]}\" in ARCHITECTURE.md")
+    for source, tests in sorted(rows.items()):
+        if source not in sources:
+            findings.append(f"ARCHITECTURE.md: \"{E2E_HEADING[4:]}\" names `{source}`, which is not a library source")
+        if not tests:
+            findings.append(f"ARCHITECTURE.md: the row of `{source}` names no test file")
+        for test in tests:
+            if not os.path.isfile(os.path.join(root, test)):
+                findings.append(f"ARCHITECTURE.md: the row of `{source}` names {test}, which does not exist")
+    return findings, unit, e2e
+
+
 MAX_FILES = 16
 
 
@@ -196,7 +273,10 @@ def main(argv):
               for folder, count in crowded_folders(root)]
     lines += [f"ops/{name}: an ops file sits in a job's folder (ops/<job>/{name})"
               for name in layer_files(root, "ops") if "/" not in name]
-    return report("architecture", lines, f"{total} files in {len(layers)} layers, all on the map")
+    untested, unit, e2e = untested_sources(root, layers, text)
+    lines += untested
+    return report("architecture", lines, f"{total} files in {len(layers)} layers, all on the map; "
+                  f"{unit} sources unit-tested, {e2e} covered end to end")
 
 
 if __name__ == "__main__":

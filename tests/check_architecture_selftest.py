@@ -45,7 +45,16 @@ TREE = {
     "src/cli/cmd_init.cpp": "",
     "src/cli/cmd_plan.cpp": "",
     "src/base/CMakeLists.txt": "small_add_layer(base\n  result.cpp\n)\n",
+    "tests/unit/base/result_test.cpp": '#include "small/base/result.hpp"\n',
 }
+
+E2E = """
+### Sources covered end to end
+
+| Source | Covered by |
+|---|---|
+| `base/process` | `tests/e2e/process_test.cpp` |
+"""
 
 
 def run(root):
@@ -129,6 +138,42 @@ class CheckArchitecture(unittest.TestCase):
         code, out = run(self.tree(many))
         self.assertEqual(code, 1, out)
         self.assertIn("src/base/: 18 files, more than 16", out)
+
+    def test_a_source_without_a_unit_test_or_a_row_fails(self):
+        with_text = MAP.replace("| `fd.hpp` | a descriptor |", "| `fd.hpp` | a descriptor |\n| `text` | text |")
+        code, out = run(self.tree({"src/base/text.cpp": ""}, architecture=with_text))
+        self.assertEqual(code, 1, out)
+        self.assertIn("src/base/text.cpp has no unit test", out)
+        # A test file named after the source is a unit test of it, even without the header.
+        listed = "small_add_layer(base\n  result.cpp\n  text.cpp\n)\n"
+        code, out = run(self.tree({"src/base/text.cpp": "", "tests/unit/base/text_test.cpp": "",
+                                   "src/base/CMakeLists.txt": listed}, architecture=with_text))
+        self.assertEqual(code, 0, out)
+        self.assertIn("2 sources unit-tested", out)
+        # The CLI is not the library.
+        code, out = run(self.tree({"src/cli/cmd_init.cpp": ""}))
+        self.assertEqual(code, 0, out)
+
+    def test_a_row_names_an_existing_test_of_a_source_without_a_unit_test(self):
+        with_process = MAP.replace("| `fd.hpp` | a descriptor |", "| `fd.hpp` | a descriptor |\n| `process` | a child |")
+        process = {"src/base/process.cpp": "", "src/base/CMakeLists.txt": "small_add_layer(base\n  result.cpp\n  process.cpp\n)\n"}
+        code, out = run(self.tree(process, architecture=with_process))
+        self.assertEqual(code, 1, out)
+        self.assertIn("src/base/process.cpp has no unit test", out)
+        code, out = run(self.tree(process, architecture=with_process + E2E))
+        self.assertEqual(code, 1, out)
+        self.assertIn("the row of `base/process` names tests/e2e/process_test.cpp, which does not exist", out)
+        process["tests/e2e/process_test.cpp"] = ""
+        code, out = run(self.tree(process, architecture=with_process + E2E))
+        self.assertEqual(code, 0, out)
+        self.assertIn("1 covered end to end", out)
+        process["tests/unit/base/process_test.cpp"] = ""
+        code, out = run(self.tree(process, architecture=with_process + E2E))
+        self.assertEqual(code, 1, out)
+        self.assertIn("base/process has a unit test: take its row out", out)
+        code, out = run(self.tree(architecture=MAP + E2E.replace("| `base/process` |", "| `base/gone` |")))
+        self.assertEqual(code, 1, out)
+        self.assertIn("names `base/gone`, which is not a library source", out)
 
     def test_a_layer_without_a_row_or_a_section_fails(self):
         code, out = run(self.tree({"src/layers.txt": "base\nmodel\ncli\n"}))

@@ -9,7 +9,7 @@
 #include <set>
 #include <thread>
 
-#include "git_fixture.hpp"
+#include "support/git_fixture.hpp"
 
 namespace small_e2e {
 namespace {

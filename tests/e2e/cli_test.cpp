@@ -29,8 +29,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "run_helper.hpp"
-#include "common/minimal_workspace.hpp"
+#include "support/run_binary.hpp"
+#include "support/artifact_texts.hpp"
 
 namespace {
 
@@ -40,90 +40,12 @@ using small::test_fixtures::kRunId;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// ---------------------------------------------------------------------------
-// The baseline valid workspace (based on the conformance corpus' verdict
-// cases, with the intent owned by "human").
-// ---------------------------------------------------------------------------
-
-const std::string kConstraints = R"(small_version: "1.0.0"
-owner: "human"
-constraints:
-  - id: "no-secrets"
-    rule: "No secrets in .small artifacts"
-    severity: "error"
-  - id: "no-prod-writes"
-    rule: "No writes to production by default"
-    severity: "error"
-)";
-
-const std::string kPlan = R"(small_version: "1.0.0"
-owner: "agent"
-tasks:
-  - id: "task-1"
-    title: "Initial task"
-    status: "completed"
-  - id: "task-2"
-    title: "Design widget"
-    status: "completed"
-  - id: "task-3"
-    title: "Build widget"
-    status: "completed"
-)";
-
-const std::string kProgress = std::string(R"(small_version: "1.0.0"
-owner: "agent"
-entries:
-  - timestamp: "2025-06-01T10:00:00.100000000Z"
-    task_id: "meta/init"
-    status: "completed"
-    evidence: "Initialized .small workspace and seeded canonical artifacts"
-    command: "small init"
-  - timestamp: "2025-06-01T10:00:01.100000001Z"
-    task_id: "task-2"
-    status: "pending"
-    evidence: "Added task task-2 via small plan --add"
-    replayId: ")") + kRunId + R"("
-  - timestamp: "2025-06-01T10:00:02.100000002Z"
-    task_id: "task-3"
-    status: "pending"
-    evidence: "Added task task-3 via small plan --add"
-    replayId: ")" + kRunId + R"("
-  - timestamp: "2025-06-01T10:00:03.100000003Z"
-    task_id: "task-1"
-    status: "completed"
-    evidence: "Initial task done; tests pass"
-    replayId: ")" + kRunId + R"("
-  - timestamp: "2025-06-01T10:00:04.100000004Z"
-    task_id: "task-2"
-    status: "completed"
-    evidence: "Design reviewed and approved"
-    replayId: ")" + kRunId + R"("
-  - timestamp: "2025-06-01T10:00:05.100000005Z"
-    task_id: "task-3"
-    status: "completed"
-    evidence: "Widget built; make test passes"
-    replayId: ")" + kRunId + R"("
-)";
-
-const std::string kHandoff = std::string(R"(small_version: "1.0.0"
-owner: "agent"
-summary: "Run complete. strict check passed. All plan tasks completed."
-resume:
-  next_steps: []
-links: []
-replayId:
-  value: ")") + kRunId + R"("
-  source: "auto"
-)";
-
-const std::string kWorkspaceMeta = std::string(R"(small_version: "1.0.0"
-owner: "agent"
-kind: "repo-root"
-created_at: "2025-06-01T10:00:00.05Z"
-updated_at: "2025-06-01T10:00:30.5Z"
-run:
-  replay_id: ")") + kRunId + R"("
-)";
+// The baseline valid workspace: support/artifact_texts.hpp's complete run.
+const std::string kConstraints = small::test_fixtures::complete::kConstraints;
+const std::string kPlan = small::test_fixtures::complete::kPlan;
+const std::string kProgress = small::test_fixtures::complete::kProgress;
+const std::string kHandoff = small::test_fixtures::complete::kHandoff;
+const std::string kWorkspaceMeta = small::test_fixtures::complete::kWorkspace;
 
 // sha256("SMALL|1.0.0|" + JCS({"constraints", "intent", "plan"})) of the
 // files above (D3); computed independently with Python's json + hashlib.
@@ -1038,7 +960,7 @@ TEST_F(CliTest, LintIgnoresSpecDir) {
 // `allowed` (`replay_id_allowed` for replay-id, which reads only intent,
 // plan and constraints; default: `allowed`); returns the runs.
 std::vector<RunResult> run_all_gates(const fs::path& w, const std::vector<int>& allowed,
-                                     std::vector<int> replay_id_allowed = {}) {
+                                     std::vector<int> replay_id_allowed = {}, RunOptions opts = {}) {
     if (replay_id_allowed.empty()) replay_id_allowed = allowed;
     std::vector<RunResult> runs;
     std::vector<std::vector<std::string>> commands;
@@ -1046,7 +968,8 @@ std::vector<RunResult> run_all_gates(const fs::path& w, const std::vector<int>& 
     commands.push_back({"replay-id"});
     commands.push_back({"verify", "--strict", "--json"});
     for (const auto& cmd : commands) {
-        RunResult r = run_in(w, cmd);
+        opts.cwd = w;
+        RunResult r = run_small(cmd, opts);
         EXPECT_FALSE(r.timed_out) << r;
         EXPECT_FALSE(r.signaled) << r;
         EXPECT_LT(r.exit_code, 128) << r;
@@ -1186,12 +1109,12 @@ TEST_F(CliTest, DirectoryWhereAFileShouldBe) {
     }
 }
 
+// Root can read a chmod 000 file: as root, the commands run as user nobody.
 TEST_F(CliTest, UnreadableFile) {
-    if (::geteuid() == 0) GTEST_SKIP() << "root can read a chmod 000 file";
     const fs::path w = ws();
     write_valid_workspace(w);
     fs::permissions(w / ".small" / "progress.small.yml", fs::perms::none);
-    for (const RunResult& r : run_all_gates(w, {1, 2}, {0})) {
+    for (const RunResult& r : run_all_gates(w, {1, 2}, {0}, unprivileged(root()))) {
         if (r.command.rfind("small replay-id", 0) == 0 || contains(r.command, "--json")) continue;
         EXPECT_TRUE(contains(r.err, "progress.small.yml")) << r;
     }

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace small_e2e {
 namespace {

@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "run_helper.hpp"
-#include "common/minimal_workspace.hpp"
+#include "support/run_binary.hpp"
+#include "support/artifact_texts.hpp"
 
 namespace {
 
@@ -45,31 +45,19 @@ tasks:
       - "task-3"
 )";
 
-const std::string kProgress = std::string(R"(small_version: "1.0.0"
-owner: "agent"
-entries:
-  - timestamp: "2025-06-01T10:00:00.100000000Z"
-    task_id: "meta/init"
-    status: "completed"
-    evidence: "Initialized"
-  - timestamp: "2025-06-01T10:00:01.100000000Z"
+// The minimal log (support/artifact_texts.hpp) and two work entries.
+const std::string kProgress = small::test_fixtures::kProgress + R"(  - timestamp: "2025-06-01T10:00:01.100000000Z"
     task_id: "task-1"
     status: "completed"
     evidence: "Design reviewed"
-    replayId: ")") + kRunId + R"("
+    replayId: ")" + kRunId + R"("
   - timestamp: "2025-06-01T10:00:02.100000000Z"
     task_id: "task-2"
     status: "blocked"
     evidence: "need a decision: error or inf?"
     replayId: ")" + kRunId + "\"\n";
 
-const std::string kWorkspaceMeta = std::string(R"(small_version: "1.0.0"
-owner: "agent"
-kind: "repo-root"
-created_at: "2025-06-01T10:00:00.05Z"
-updated_at: "2025-06-01T10:00:30.5Z"
-run:
-  replay_id: ")") + kRunId + "\"\n";
+const std::string kWorkspaceMeta = small::test_fixtures::minimal_workspace_meta(true);
 
 const char* const kUnmet = "task-2 (blocked), task-3 (pending)";
 

@@ -23,7 +23,7 @@
 #include <regex>
 #include <sstream>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace {
 

@@ -16,23 +16,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "common/minimal_workspace.hpp"
-#include "run_helper.hpp"
+#include "support/artifact_texts.hpp"
+#include "support/run_binary.hpp"
 
 namespace {
 
 using namespace small_e2e;
 
 using namespace small::test_fixtures;
-constexpr uid_t kNobody = 65534;
 
-const std::string kWorkspaceMeta = std::string(R"(small_version: "1.0.0"
-owner: "agent"
-kind: "repo-root"
-created_at: "2025-06-01T10:00:00.05Z"
-updated_at: "2025-06-01T10:00:30.5Z"
-run:
-  replay_id: ")") + kRunId + "\"\n";
+const std::string kWorkspaceMeta = minimal_workspace_meta(true);
 
 // Comments and layout must reach .small/ byte for byte.
 const std::string kNewIntent = R"(# written by a human
@@ -56,7 +49,7 @@ constraints:
 
 using Env = std::vector<std::pair<std::string, std::optional<std::string>>>;
 
-// run_helper.hpp always gives the child /dev/null as stdin; these tests need
+// run_small (support/run_binary.hpp) always gives the child /dev/null as stdin; these tests need
 // to feed it, and (as root) to run it as an unprivileged user.
 RunResult run_fed(const fs::path& cwd, const std::vector<std::string>& args, const std::string& input,
                   const fs::path& io_dir, Env env = {}, std::optional<uid_t> as_uid = std::nullopt) {
@@ -65,15 +58,7 @@ RunResult run_fed(const fs::path& cwd, const std::vector<std::string>& args, con
     opts.env = std::move(env);
     const fs::path in = io_dir / "stdin", out = io_dir / "stdout", err = io_dir / "stderr";
     write_file(in, input);
-    std::vector<std::string> argv_store = {SMALL_BINARY};
-    argv_store.insert(argv_store.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_store) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_store = child_environment(opts);
-    std::vector<char*> envp;
-    for (auto& e : env_store) envp.push_back(e.data());
-    envp.push_back(nullptr);
+    const ExecArgs exec_args(args, opts);
 
     RunResult result;
     result.command = "small";
@@ -85,7 +70,7 @@ RunResult run_fed(const fs::path& cwd, const std::vector<std::string>& args, con
         for (int i = 0; i < 3; ++i) ::dup2(fds[i], i);
         if (as_uid && (::setgroups(0, nullptr) != 0 || ::setgid(*as_uid) != 0 || ::setuid(*as_uid) != 0)) ::_exit(125);
         if (::chdir(cwd.c_str()) != 0) ::_exit(126);
-        ::execve(argv[0], argv.data(), envp.data());
+        exec_args.exec();
         ::_exit(127);
     }
     int status = 0;
@@ -318,19 +303,15 @@ TEST_F(DraftAcceptTest, ReadOnlySmallDirectoryIsExit2AndChangesNothing) {
     write_file(draft("intent"), kNewIntent);
     std::optional<uid_t> as_uid;
     if (::geteuid() == 0) {
-        as_uid = kNobody;
-        fs::permissions(tmp_.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
-        for (const auto& e : fs::recursive_directory_iterator(ws())) {
-            if (::lchown(e.path().c_str(), kNobody, kNobody) != 0) GTEST_SKIP() << "cannot hand the workspace to nobody";
-        }
-        if (::chown(ws().c_str(), kNobody, kNobody) != 0) GTEST_SKIP() << "cannot hand the workspace to nobody";
+        const std::optional<OtherUser> nobody = give_to_nobody(tmp_.path());
+        ASSERT_TRUE(nobody) << "running as root, the accept runs as user nobody: there is no such user";
+        as_uid = nobody->uid;
     }
     const auto before = small_files();
     fs::permissions(ws() / ".small", fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
                     fs::perm_options::remove);
     const RunResult r = run_fed(ws(), {"accept", "intent"}, "", tmp_.path() / "io", {}, as_uid);
     fs::permissions(ws() / ".small", fs::perms::owner_write, fs::perm_options::add);
-    if (r.exit_code >= 125 && r.exit_code <= 127) GTEST_SKIP() << "cannot run the binary as nobody: " << r;
     EXPECT_EQ(r.exit_code, 2) << r;
     EXPECT_TRUE(contains(r.err, "cannot write to .small/")) << r;
     EXPECT_EQ(small_files(), before);

@@ -3,7 +3,7 @@
 // the id named, a fix; exit 0 as the shared case verdict/078 expects); every
 // write, claim and ready refuse to act on the ambiguous id (exit 1, nothing
 // written, both lines named), and the resume point does not suggest it.
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace small_e2e {
 namespace {

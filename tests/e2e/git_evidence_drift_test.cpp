@@ -1,6 +1,6 @@
 // `small verify --evidence`, `small drift` and doctor's git lines end to
 // end: the real binary on repositories made with the real git.
-#include "git_fixture.hpp"
+#include "support/git_fixture.hpp"
 
 namespace small_e2e {
 namespace {

@@ -4,7 +4,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include "git_fixture.hpp"
+#include "support/git_fixture.hpp"
 
 namespace small_e2e {
 namespace {
@@ -576,11 +576,14 @@ TEST_F(HooksE2E, HostileSettingsAreRefusedAndNothingIsWritten) {
     fs::remove(repo() / ".claude");
     write_file(settings, "{}\n");
     ::chmod(settings.c_str(), 0444);
-    if (::geteuid() != 0) {
-        const RunResult ro = small({"hooks", "install", "claude"});
-        EXPECT_EQ(ro.exit_code, 2) << ro;
-        EXPECT_EQ(read_file(settings), "{}\n");
-    }
+    // Root may write a read-only file: as root, this install runs as user nobody.
+    RunOptions opts = unprivileged(tmp_.path());
+    opts.cwd = repo();
+    opts.env = env_;
+    const RunResult ro = run_small({"hooks", "install", "claude"}, opts);
+    EXPECT_EQ(ro.exit_code, 2) << ro;
+    EXPECT_TRUE(contains(ro.err, "read-only")) << ro;
+    EXPECT_EQ(read_file(settings), "{}\n");
 }
 
 TEST_F(HooksE2E, PrintWritesNothingAndJsonNamesTheFiles) {
@@ -847,14 +850,18 @@ TEST_F(HooksE2E, AHooksPathUnderHomeWithoutHomeIsRefused) {
     EXPECT_FALSE(fs::exists(repo() / ".gitattributes")) << r;
 }
 
-// With .git not writable (for a user other than root), install stops
-// before its first write.
+// With .git not writable, install stops before its first write. Root writes
+// in any folder: as root, the install runs as user nobody (and git, run as
+// root afterwards, is given its repository back).
 TEST_F(HooksE2E, AnUnwritableGitFolderChangesNothing) {
-    if (::geteuid() == 0) GTEST_SKIP() << "running as root, which writes in any folder";
     init_repo_with_workspace();
     ::chmod((repo() / ".git").c_str(), 0555);
-    const RunResult r = small({"hooks", "install", "git"});
+    RunOptions opts = unprivileged(tmp_.path());
+    opts.cwd = repo();
+    opts.env = env_;
+    const RunResult r = run_small({"hooks", "install", "git"}, opts);
     ::chmod((repo() / ".git").c_str(), 0755);
+    if (opts.uid) ASSERT_TRUE(give_back(tmp_.path()));
     EXPECT_EQ(r.exit_code, 2) << r;
     EXPECT_TRUE(contains(r.err, "nothing was changed")) << r;
     EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));

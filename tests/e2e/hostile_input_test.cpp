@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace {
 
@@ -282,15 +282,7 @@ TEST(HostileReadOnly, ReadOnlyArtifactsAreNotReplacedEvenInAWritableFolder) {
         for (const auto& e : fs::directory_iterator(works.back() / ".small")) fs::permissions(e.path(), fs::perms(0444));
     }
     // Root may write any file; as root, the runs drop to user nobody.
-    RunOptions opts;
-    if (::geteuid() == 0) {
-        const std::optional<OtherUser> user = give_to_nobody(tmp.path());
-        if (!user) GTEST_SKIP() << "running as root without a usable user nobody";
-        opts.uid = user->uid;
-        opts.gid = user->gid;
-        const RunResult probe = run_bounded(tmp.path(), {"version"}, opts);
-        if (probe.exit_code != 0) GTEST_SKIP() << "user nobody cannot run the binary here\n" << probe;
-    }
+    const RunOptions opts = unprivileged(tmp.path());
     for (std::size_t i = 0; i < works.size(); ++i) {
         const auto& args = every_write_command()[i];
         // draft writes only into .small-cache/; migrate has nothing to rewrite here.

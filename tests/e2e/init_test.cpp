@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace {
 

@@ -22,7 +22,7 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace {
 

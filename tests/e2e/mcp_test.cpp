@@ -3,7 +3,7 @@
 // tested in tests/unit/mcp_server_test.cpp.
 #include <regex>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace small_e2e {
 namespace {

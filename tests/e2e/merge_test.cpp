@@ -5,7 +5,7 @@
 #include <future>
 #include <set>
 
-#include "git_fixture.hpp"
+#include "support/git_fixture.hpp"
 
 namespace small_e2e {
 namespace {

@@ -3,7 +3,7 @@
 // breaks inside values and GitHub workflow commands ("::error::"); every
 // command's text output shows them as visible escapes: no raw control
 // character reaches the terminal and no line starts with "::".
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace small_e2e {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace small_e2e {
 namespace {

@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "run_helper.hpp"
-#include "common/minimal_workspace.hpp"
+#include "support/run_binary.hpp"
+#include "support/artifact_texts.hpp"
 
 namespace {
 
@@ -24,34 +24,14 @@ using small::test_fixtures::kConstraints;
 using small::test_fixtures::kPlan;
 
 // A comment and an odd key order that an append must keep byte for byte.
-const std::string kProgress = R"(small_version: "1.0.0"
-owner: "agent"
-# hand-written note: keep me
-entries:
-  - timestamp: "2025-06-01T10:00:00.100000000Z"
-    task_id: "meta/init"
-    status: "completed"
-    evidence: "Initialized"
-)";
+const std::string kProgress = [] {
+    std::string text = small::test_fixtures::kProgress;
+    return text.insert(text.find("entries:"), "# hand-written note: keep me\n");
+}();
 
-const std::string kHandoff = R"(small_version: "1.0.0"
-owner: "agent"
-summary: "Started."
-resume:
-  next_steps: []
-links: []
-replayId:
-  value: "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941"
-  source: "auto"
-)";
+using small::test_fixtures::kHandoff;
 
-const std::string kWorkspaceMeta = std::string(R"(small_version: "1.0.0"
-owner: "agent"
-kind: "repo-root"
-created_at: "2025-06-01T10:00:00.05Z"
-updated_at: "2025-06-01T10:00:30.5Z"
-run:
-  replay_id: ")") + kRunId + "\"\n";
+const std::string kWorkspaceMeta = small::test_fixtures::minimal_workspace_meta(true);
 
 const std::regex kCanonical(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$)");
 

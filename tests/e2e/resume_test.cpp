@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "run_helper.hpp"
+#include "support/git_fixture.hpp"
+#include "support/run_binary.hpp"
 
 namespace small_e2e {
 namespace {
@@ -21,16 +22,7 @@ std::string run_next(const RunResult& brief) {
 class ResumeE2E : public ::testing::Test {
 protected:
     void SetUp() override {
-        const std::string bin_dir = fs::path(SMALL_BINARY).parent_path().string();
-        const char* path = std::getenv("PATH");
-        env_ = {{"PATH", bin_dir + ":" + (path ? path : "/usr/bin:/bin")},
-                {"HOME", tmp_.str()},
-                {"GIT_CONFIG_NOSYSTEM", "1"},
-                {"GIT_CONFIG_GLOBAL", "/dev/null"},
-                {"GIT_AUTHOR_NAME", "t"},
-                {"GIT_AUTHOR_EMAIL", "t@example.com"},
-                {"GIT_COMMITTER_NAME", "t"},
-                {"GIT_COMMITTER_EMAIL", "t@example.com"}};
+        env_ = isolated_git_env(tmp_.path());
         fs::create_directory(repo());
     }
     fs::path repo() const { return tmp_.path() / "repo"; }

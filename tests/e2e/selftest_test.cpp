@@ -5,7 +5,7 @@
 #include <fstream>
 #include <thread>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace small_e2e {
 namespace {

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace {
 
@@ -26,7 +26,7 @@ using Env = std::vector<std::pair<std::string, std::optional<std::string>>>;
 
 const std::regex kReplayId("^[0-9a-f]{64}$");
 
-// run_small with `input` on stdin (run_helper's children read /dev/null).
+// run_small with `input` on stdin (run_small's children read /dev/null).
 RunResult run_with_stdin(const fs::path& cwd, const std::vector<std::string>& args, const std::string& input) {
     RunOptions opts;
     opts.cwd = cwd;
@@ -290,7 +290,7 @@ TEST(SessionE2E, ResetWithoutYesReadsTheAnswerFromStdin) {
     EXPECT_TRUE(contains(r.err, "--yes")) << r;
     EXPECT_FALSE(contains(r.err, "Continue?")) << r;
     EXPECT_EQ(workspace_state(root), before);
-    r = run_in(root, {"reset"});  // run_helper's /dev/null stdin
+    r = run_in(root, {"reset"});  // run_small's /dev/null stdin
     EXPECT_EQ(r.exit_code, 1) << r;
     // An answer other than y/yes cancels with exit 0 (as the reference does).
     r = run_with_stdin(root, {"reset"}, "n\n");

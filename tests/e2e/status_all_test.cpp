@@ -4,7 +4,7 @@
 // a task id added on two sides with different content.
 #include <filesystem>
 
-#include "git_fixture.hpp"
+#include "support/git_fixture.hpp"
 
 namespace small_e2e {
 namespace {

@@ -8,7 +8,7 @@
 // --json`, which parses the files; the handoff from its file).
 #include <random>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace small_e2e {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace {
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "git_fixture.hpp"
-#include "run_helper.hpp"
+#include "support/git_fixture.hpp"
+#include "support/run_binary.hpp"
 
 namespace small_e2e {
 namespace {

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <thread>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace {
 

@@ -36,7 +36,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace {
 
@@ -56,13 +56,7 @@ struct ChildSetup {
     std::optional<gid_t> gid;
 };
 
-std::vector<std::string> env_strings(const Env& env) {
-    RunOptions opts;
-    opts.env = env;
-    return child_environment(opts);
-}
-
-// run_small (run_helper.hpp) with ChildSetup applied in the child.
+// run_small (support/run_binary.hpp) with ChildSetup applied in the child.
 RunResult run_child(const fs::path& cwd, const std::vector<std::string>& args, const Env& env,
                     const ChildSetup& setup) {
     RunOptions opts;
@@ -78,15 +72,9 @@ RunResult run_child(const fs::path& cwd, const std::vector<std::string>& args, c
 // Starts `small args...` with every standard stream on /dev/null and
 // returns at once (the caller kills and reaps it).
 pid_t spawn_quiet(const fs::path& cwd, const std::vector<std::string>& args, const Env& env) {
-    std::vector<std::string> argv_store = {SMALL_BINARY};
-    argv_store.insert(argv_store.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_store) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_store = env_strings(env);
-    std::vector<char*> envp;
-    for (auto& e : env_store) envp.push_back(e.data());
-    envp.push_back(nullptr);
+    RunOptions opts;
+    opts.env = env;
+    const ExecArgs exec_args(args, opts);
     const std::string dir = cwd.string();
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -97,7 +85,7 @@ pid_t spawn_quiet(const fs::path& cwd, const std::vector<std::string>& args, con
             ::dup2(devnull, STDERR_FILENO);
         }
         if (::chdir(dir.c_str()) != 0) ::_exit(126);
-        ::execve(argv[0], argv.data(), envp.data());
+        exec_args.exec();
         ::_exit(127);
     }
     return pid;
@@ -352,21 +340,11 @@ TEST_F(WriteFailureTest, InitForceOnAWorkedWorkspacePassesVerifyStrict) {
 // workspace owned by `nobody`.
 TEST_F(WriteFailureTest, ReadOnlySmallDirectoryIsASystemErrorAndWritesNothing) {
     ChildSetup setup;
-    if (::geteuid() == 0) {
-        const passwd* nobody = ::getpwnam("nobody");
-        if (nobody == nullptr) GTEST_SKIP() << "running as root and there is no user nobody to drop to";
-        setup.uid = nobody->pw_uid;
-        setup.gid = nobody->pw_gid;
-        ASSERT_EQ(::chown(tmp_.path().c_str(), *setup.uid, *setup.gid), 0);
-        const RunResult probe = run_child(tmp_.path(), {"version"}, {}, setup);
-        if (probe.exit_code != 0) GTEST_SKIP() << "user nobody cannot run the binary here\n" << probe;
-    }
+    const RunOptions as = unprivileged(tmp_.path());
+    setup.uid = as.uid;
+    setup.gid = as.gid;
     const auto give_to_user = [&](const fs::path& dir) {
-        if (!setup.uid) return;
-        ASSERT_EQ(::chown(dir.c_str(), *setup.uid, *setup.gid), 0) << dir;
-        for (const auto& e : fs::recursive_directory_iterator(dir)) {
-            ASSERT_EQ(::lchown(e.path().c_str(), *setup.uid, *setup.gid), 0) << e.path();
-        }
+        if (setup.uid) ASSERT_TRUE(give_to_nobody(dir)) << dir;
     };
     for (const WriteCommand& cmd : write_commands()) {
         SCOPED_TRACE(cmd.name);

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

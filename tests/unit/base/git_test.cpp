@@ -12,7 +12,7 @@
 #include "small/base/git.hpp"
 #include "small/base/path.hpp"
 #include "small/domain/scope_drift.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

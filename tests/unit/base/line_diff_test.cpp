@@ -10,7 +10,7 @@
 #include <fstream>
 #include <random>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <set>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

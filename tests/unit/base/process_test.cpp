@@ -18,7 +18,7 @@
 
 #include "small/base/fd.hpp"
 #include "small/base/process.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 #include "small/check/schema.hpp"
 #include "small/doc/yaml.hpp"
 

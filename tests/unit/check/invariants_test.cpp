@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "small/check/verdict.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

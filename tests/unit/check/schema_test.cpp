@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "small/doc/yaml.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

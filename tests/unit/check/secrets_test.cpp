@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

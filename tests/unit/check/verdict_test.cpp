@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

@@ -18,7 +18,7 @@
 #include "small/doc/yaml.hpp"
 #include "small/model/resume_point.hpp"
 #include "small/store/verified_cache.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

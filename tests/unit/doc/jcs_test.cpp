@@ -10,7 +10,7 @@
 #include <string>
 
 #include "small/doc/document.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

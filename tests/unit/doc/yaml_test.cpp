@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "small/doc/document.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

@@ -20,7 +20,7 @@
 #include "small/ops/session/progress_add.hpp"
 #include "small/domain/progress_entry.hpp"
 #include "small/store/progress_log.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "small/model/replay_id.hpp"
 #include "small/ops/inspect/replay_id.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

@@ -18,7 +18,7 @@
 
 #include "small/mcp/server.hpp"
 #include "small/ops/session/init.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

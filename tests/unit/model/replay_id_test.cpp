@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "small/doc/document.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 #include "small/doc/jcs.hpp"
 
 namespace small {

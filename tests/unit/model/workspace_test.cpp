@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "small/base/filesystem.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

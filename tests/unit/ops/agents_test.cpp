@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 #include "small/store/atomic_file.hpp"
 
 namespace small {
@@ -32,6 +32,13 @@ AgentsApplyRequest apply_request(const TempDir& dir, const std::string& file = "
     AgentsApplyRequest req;
     req.target = *resolve_agents_target(real_fs, dir.root(), file, "/");
     return req;
+}
+
+// `agents apply --force` on `dir`/AGENTS.md.
+Result<AgentsApplyResult> apply_forced(const TempDir& dir) {
+    AgentsApplyRequest req = apply_request(dir);
+    req.overwrite = true;
+    return agents_apply_command(real_fs, req);
 }
 
 std::string block_with_body(const std::string& body, const std::string& version = "1.0.0") {
@@ -254,9 +261,7 @@ TEST(AgentsApply, RefusesASymbolicLink) {
     TempDir dir;
     write_text(dir.path("real.md"), kTeamText);
     ASSERT_EQ(::symlink(dir.path("real.md").c_str(), dir.path("AGENTS.md").c_str()), 0);
-    AgentsApplyRequest req = apply_request(dir);
-    req.overwrite = true;
-    Result<AgentsApplyResult> r = agents_apply_command(real_fs, req);
+    Result<AgentsApplyResult> r = apply_forced(dir);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(r.error().message, "symbolic link")) << r.error().message;
@@ -278,17 +283,17 @@ TEST(AgentsApply, MissingDirectoryIsNotCreated) {
     EXPECT_TRUE(contains(under_file.error().message, "is not a directory")) << under_file.error().message;
 }
 
+// Root may write a read-only file: as root, the apply runs as user nobody.
 TEST(AgentsApply, ReadOnlyFileIsASystemErrorAndStaysUnchanged) {
-    if (::geteuid() == 0) GTEST_SKIP() << "running as root, which may write read-only files";
     TempDir dir;
     write_text(dir.path("AGENTS.md"), kTeamText);
     ASSERT_EQ(::chmod(dir.path("AGENTS.md").c_str(), 0444), 0);
-    AgentsApplyRequest req = apply_request(dir);
-    req.overwrite = true;
-    Result<AgentsApplyResult> r = agents_apply_command(real_fs, req);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().kind, Error::Kind::System);
-    EXPECT_TRUE(contains(r.error().message, "read-only")) << r.error().message;
+    as_unprivileged(dir.path(), [&] {
+        Result<AgentsApplyResult> r = apply_forced(dir);
+        ASSERT_FALSE(r);
+        EXPECT_EQ(r.error().kind, Error::Kind::System);
+        EXPECT_TRUE(contains(r.error().message, "read-only")) << r.error().message;
+    });
     EXPECT_EQ(read_text(dir.path("AGENTS.md")), kTeamText);
 }
 

@@ -1,6 +1,6 @@
 // `small checkpoint` (ops/checkpoint) and its in-place status edit from the plan caches
 // (domain/plan_status_edit).
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 #include "small/ops/session/plan.hpp"
 #include "small/ops/session/handoff.hpp"

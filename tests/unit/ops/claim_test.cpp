@@ -1,7 +1,7 @@
 // `small ready`, `claim`, `release`, `claims` (ops/session/claim) and the
 // claims at write time (domain/claim_gate), on the in-memory FileSystem: no
 // git there, so the table lives in .small-cache/ and nothing is published.
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 #include "small/domain/claim_gate.hpp"
 #include "small/model/plan_model.hpp"

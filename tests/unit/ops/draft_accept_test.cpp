@@ -19,11 +19,12 @@
 #include "small/store/workspace_lock.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/ops/authoring/accept.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {
 
+using testing::as_unprivileged;
 using testing::TempWorkspace;
 using testing::read_text;
 using testing::write_text;
@@ -334,16 +335,18 @@ TEST_F(DraftAcceptTest, BusyLockRefusesBothCommands) {
     EXPECT_FALSE(fs::exists(draft(DraftKind::Constraints)));
 }
 
+// Root ignores folder permissions: as root, the accept runs as user nobody.
 TEST_F(DraftAcceptTest, ReadOnlySmallDirectoryIsASystemErrorAndChangesNothing) {
-    if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
     put_draft(DraftKind::Intent, kNewIntent);
     const auto before = small_files();
     ASSERT_EQ(::chmod(t_.ws().small_dir.c_str(), 0555), 0);
-    Result<AcceptResult> r = accept(DraftKind::Intent);
+    as_unprivileged(t_.ws().root, [&] {
+        Result<AcceptResult> r = accept(DraftKind::Intent);
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.error().kind, Error::Kind::System) << r.error().describe();
+        EXPECT_NE(r.error().message.find("cannot write to"), std::string::npos) << r.error().message;
+    });
     ::chmod(t_.ws().small_dir.c_str(), 0755);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().kind, Error::Kind::System) << r.error().describe();
-    EXPECT_NE(r.error().message.find("cannot write to"), std::string::npos) << r.error().message;
     EXPECT_EQ(small_files(), before);
     EXPECT_FALSE(fs::exists(t_.path(kChangeJournalName)));
 }

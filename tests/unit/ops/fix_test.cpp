@@ -17,7 +17,7 @@
 #include "small/domain/repairs.hpp"
 #include "small/store/runtime_layout.hpp"
 #include "small/store/workspace_change.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {
@@ -137,19 +137,21 @@ TEST(FixVersions, DryRunWritesNothing) {
     EXPECT_FALSE(fs::exists(f.t.path(".small-cache")));
 }
 
+// Root may write a read-only file: as root, the fix runs as user nobody.
 TEST(FixVersions, AReadOnlyFileIsRefusedAndNothingChanges) {
-    if (::geteuid() == 0) GTEST_SKIP() << "root may write read-only files";
     Fixture f;
     f.write(ArtifactType::Plan, "small_version: 1.0.0\n" + fx::kPlan.substr(fx::kPlan.find("owner:")));
     f.write(ArtifactType::Intent, "small_version: 1.0.0\n" + fx::kIntent.substr(fx::kIntent.find("owner:")));
     ASSERT_EQ(::chmod(f.file("plan.small.yml").c_str(), 0444), 0);
     const auto before = f.snapshot();
-    FixRequest req;
-    req.versions = true;
-    Result<FixResult> r = f.fix(req);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().kind, Error::Kind::System);
-    EXPECT_NE(r.error().message.find("read-only"), std::string::npos) << r.error().message;
+    as_unprivileged(f.t.ws().root, [&] {
+        FixRequest req;
+        req.versions = true;
+        Result<FixResult> r = f.fix(req);
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.error().kind, Error::Kind::System);
+        EXPECT_NE(r.error().message.find("read-only"), std::string::npos) << r.error().message;
+    });
     EXPECT_EQ(f.snapshot(), before);  // the intent was not fixed alone either
     EXPECT_FALSE(fs::exists(f.t.path(".small-cache/backups")));
 }

@@ -1,5 +1,5 @@
 // `small handoff`, `start` and `reset` (ops/handoff, ops/start, ops/reset; domain/handoff_file).
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 #include "small/ops/session/plan.hpp"
 #include "small/ops/session/handoff.hpp"

@@ -15,7 +15,7 @@
 #include "small/model/agent_hooks.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/hook_files.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 #include "small/ops/session/checkpoint.hpp"
 #include "small/ops/session/handoff.hpp"
 #include "small/ops/session/init.hpp"

@@ -20,7 +20,7 @@
 #include "small/base/timestamp.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/model/templates.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

@@ -11,7 +11,7 @@
 #include "small/ops/inspect/status.hpp"
 #include "small/report/status.hpp"
 #include "small/doc/yaml.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

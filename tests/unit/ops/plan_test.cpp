@@ -1,5 +1,5 @@
 // `small plan` (ops/plan): every flag, --from, and what each writes.
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 #include "small/ops/session/plan.hpp"
 #include "small/ops/session/handoff.hpp"

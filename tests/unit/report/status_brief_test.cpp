@@ -13,7 +13,7 @@
 #include "small/model/resume_point.hpp"
 #include "small/ops/inspect/status_brief.hpp"
 #include "small/report/status_brief.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

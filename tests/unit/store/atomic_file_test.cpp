@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -31,6 +31,8 @@ namespace small {
 namespace {
 
 using namespace small::testing;
+using test_support::ChildOutcome;
+using test_support::run_in_child;
 
 
 namespace fs = std::filesystem;
@@ -47,45 +49,6 @@ mode_t permissions_of(const std::string& path) {
     struct stat st {};
     ::lstat(path.c_str(), &st);
     return st.st_mode & 07777;
-}
-
-// Runs `body` in a forked child; returns its exit code (or 128+signal) and
-// whatever it wrote to the pipe. Children never touch gtest.
-struct ChildOutcome {
-    int code = -1;
-    std::string message;
-};
-
-template <typename Body>
-ChildOutcome run_in_child(Body body, std::chrono::seconds limit = std::chrono::seconds(30)) {
-    int pipe_fds[2];
-    if (::pipe(pipe_fds) != 0) return {};
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::close(pipe_fds[0]);
-        std::string message;
-        const int code = body(message);
-        [[maybe_unused]] const ssize_t n = ::write(pipe_fds[1], message.data(), message.size());
-        ::_exit(code);
-    }
-    ::close(pipe_fds[1]);
-    ChildOutcome outcome;
-    char buffer[4096];
-    ssize_t n = 0;
-    while ((n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0) outcome.message.append(buffer, static_cast<std::size_t>(n));
-    ::close(pipe_fds[0]);
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    int status = 0;
-    while (::waitpid(pid, &status, WNOHANG) == 0) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            ::kill(pid, SIGKILL);
-            ::waitpid(pid, &status, 0);
-            return outcome;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    outcome.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return outcome;
 }
 
 // In a child: a disk that is "full" beyond `limit` bytes per file, with
@@ -254,19 +217,21 @@ TEST(AtomicFile, RefusesDirectoryTargetAndMissingParent) {
     EXPECT_TRUE(contains(missing.error().message, "No such file or directory")) << missing.error().message;
 }
 
+// Root ignores folder permissions: as root, the write runs as user nobody.
 TEST(AtomicFile, ReadOnlyDirectoryFailsAndLeavesTargetUntouched) {
-    if (::geteuid() == 0) GTEST_SKIP() << "running as root, which ignores directory permissions";
     TempWorkspace t;
     const std::string target = t.path(".small/plan.small.yml");
     write_text(target, "old\n");
     ASSERT_EQ(::chmod(t.path(".small").c_str(), 0555), 0);
 
-    const Status s = write_file_atomic(real_fs, t.ws(), target, "new\n");
+    as_unprivileged(t.ws().root, [&] {
+        const Status s = write_file_atomic(real_fs, t.ws(), target, "new\n");
+        ASSERT_FALSE(s);
+        EXPECT_EQ(s.error().kind, Error::Kind::System);
+        EXPECT_TRUE(contains(s.error().message, target)) << s.error().message;
+        EXPECT_TRUE(contains(s.error().message, std::strerror(EACCES))) << s.error().message;
+    });
     ::chmod(t.path(".small").c_str(), 0755);
-    ASSERT_FALSE(s);
-    EXPECT_EQ(s.error().kind, Error::Kind::System);
-    EXPECT_TRUE(contains(s.error().message, target)) << s.error().message;
-    EXPECT_TRUE(contains(s.error().message, std::strerror(EACCES))) << s.error().message;
     EXPECT_EQ(read_text(target), "old\n");
     EXPECT_TRUE(names_in(t.path(".small-cache/tmp")).empty());
 }

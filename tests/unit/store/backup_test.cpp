@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "small/model/replay_id.hpp"
 #include "small/store/command_log.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

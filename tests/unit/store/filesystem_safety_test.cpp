@@ -22,7 +22,7 @@
 #include "small/model/workspace.hpp"
 #include "small/store/workspace_change.hpp"
 #include "small/doc/yaml.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

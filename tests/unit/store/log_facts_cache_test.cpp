@@ -1,5 +1,5 @@
 // The log's facts cache (store/log_facts_cache) and this checkout's own work (store/local_work).
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 #include "small/ops/session/plan.hpp"
 #include "small/ops/session/handoff.hpp"

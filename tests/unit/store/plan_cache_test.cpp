@@ -9,7 +9,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/model/layout.hpp"
 #include "small/store/plan_cache.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

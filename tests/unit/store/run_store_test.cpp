@@ -1,5 +1,5 @@
 // The run store (store/run_store): snapshots before replacing files, and the plan index cache.
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 #include "small/ops/session/plan.hpp"
 #include "small/ops/session/handoff.hpp"

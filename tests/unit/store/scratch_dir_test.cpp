@@ -9,7 +9,7 @@
 
 #include "small/ops/maintenance/selftest.hpp"
 #include "small/store/folder_publish.hpp"
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 
 namespace small {
 namespace {

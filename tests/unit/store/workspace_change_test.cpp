@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>

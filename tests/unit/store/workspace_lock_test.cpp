@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fixtures.hpp"
+#include "support/fixtures.hpp"
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -31,7 +31,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/minimal_workspace.hpp"
+#include "support/artifact_texts.hpp"
+#include "support/other_user.hpp"
+#include "support/temp_dir.hpp"
 #include "small/base/filesystem.hpp"
 #include "small/check/finding.hpp"
 #include "small/check/invariants.hpp"
@@ -52,10 +54,9 @@ namespace small::testing {
 
 inline const RealFileSystem real_fs;
 
-inline std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using test_support::as_unprivileged;
+using test_support::read_text;
+using test_support::TempDir;
 
 inline void write_text(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
@@ -84,39 +85,6 @@ inline std::map<std::string, std::string> snapshot(const std::string& dir) {
     return out;
 }
 
-// A fresh temporary folder (canonical path), removed with all it holds.
-class TempDir {
-public:
-    // `fast`: under /dev/shm when there is one (crash and stress loops).
-    explicit TempDir(bool fast = false) {
-        std::string pattern = fast && std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : "/tmp";
-        pattern += "/small-test-XXXXXX";
-        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        root_ = std::filesystem::canonical(pattern).string();
-    }
-    ~TempDir() {
-        namespace fs = std::filesystem;
-        std::error_code ec;
-        // Tests may leave read-only folders behind; make them removable.
-        fs::permissions(root_, fs::perms::owner_all, fs::perm_options::add, ec);
-        for (auto it = fs::recursive_directory_iterator(root_, ec); !ec && it != fs::recursive_directory_iterator();
-             it.increment(ec)) {
-            if (it->is_directory(ec) && !it->is_symlink(ec)) {
-                fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-            }
-        }
-        fs::remove_all(root_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const std::string& root() const { return root_; }
-    std::string path(const std::string& rel) const { return root_ + "/" + rel; }
-
-private:
-    std::string root_;
-};
-
 // ------------------------------------------------------------------ TempWorkspace
 
 // A real workspace (root + .small/) in a fresh temporary folder, for the
@@ -139,15 +107,9 @@ private:
     WorkspacePaths ws_;
 };
 
-// workspace.small.yml of the minimal workspace, its run pinned or not.
-inline std::string minimal_workspace_meta(bool with_run) {
-    std::string meta = "small_version: \"1.0.0\"\nowner: \"agent\"\nkind: \"repo-root\"\n"
-                       "created_at: \"2025-06-01T10:00:00.05Z\"\nupdated_at: \"2025-06-01T10:00:30.5Z\"\n";
-    if (with_run) meta += std::string("run:\n  replay_id: \"") + test_fixtures::kRunId + "\"\n";
-    return meta;
-}
+using test_fixtures::minimal_workspace_meta;
 
-// Writes the minimal valid workspace (common/minimal_workspace.hpp) into `ws`.
+// Writes the minimal valid workspace (support/artifact_texts.hpp) into `ws`.
 inline void write_minimal_workspace(const WorkspacePaths& ws, bool with_run = true) {
     write_text(ws.artifact_path(ArtifactType::Intent), test_fixtures::kIntent);
     write_text(ws.artifact_path(ArtifactType::Constraints), test_fixtures::kConstraints);
@@ -293,88 +255,11 @@ using small::test_fixtures::kIntent;
 using small::test_fixtures::kRunId;
 inline constexpr const char* kOtherRunId = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 
-inline constexpr const char* kConstraints = R"(small_version: "1.0.0"
-owner: "human"
-constraints:
-  - id: "no-secrets"
-    rule: "No secrets in .small artifacts"
-    severity: "error"
-  - id: "no-prod-writes"
-    rule: "No writes to production by default"
-    severity: "error"
-)";
-
-inline constexpr const char* kPlan = R"(small_version: "1.0.0"
-owner: "agent"
-tasks:
-  - id: "task-1"
-    title: "Initial task"
-    status: "completed"
-  - id: "task-2"
-    title: "Design widget"
-    status: "completed"
-  - id: "task-3"
-    title: "Build widget"
-    status: "completed"
-)";
-
-inline constexpr const char* kProgress = R"(small_version: "1.0.0"
-owner: "agent"
-entries:
-  - timestamp: "2025-06-01T10:00:00.100000000Z"
-    task_id: "meta/init"
-    status: "completed"
-    evidence: "Initialized .small workspace and seeded canonical artifacts"
-    command: "small init"
-    notes: "small init"
-  - timestamp: "2025-06-01T10:00:01.100000001Z"
-    task_id: "task-2"
-    status: "pending"
-    evidence: "Added task task-2 via small plan --add"
-    notes: "Design widget"
-    replayId: "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941"
-  - timestamp: "2025-06-01T10:00:02.100000002Z"
-    task_id: "task-3"
-    status: "pending"
-    evidence: "Added task task-3 via small plan --add"
-    notes: "Build widget"
-    replayId: "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941"
-  - timestamp: "2025-06-01T10:00:03.100000003Z"
-    task_id: "task-1"
-    status: "completed"
-    evidence: "Initial task done; tests pass"
-    replayId: "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941"
-  - timestamp: "2025-06-01T10:00:04.100000004Z"
-    task_id: "task-2"
-    status: "completed"
-    evidence: "Design reviewed and approved"
-    replayId: "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941"
-  - timestamp: "2025-06-01T10:00:05.100000005Z"
-    task_id: "task-3"
-    status: "completed"
-    evidence: "Widget built; make test passes"
-    replayId: "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941"
-)";
-
-inline constexpr const char* kHandoff = R"(small_version: "1.0.0"
-owner: "agent"
-summary: "Run complete. strict check passed. All plan tasks completed."
-resume:
-  next_steps: []
-links: []
-replayId:
-  value: "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941"
-  source: "auto"
-)";
-
-inline constexpr const char* kWorkspace = R"(small_version: "1.0.0"
-owner: "agent"
-kind: "repo-root"
-created_at: "2025-06-01T10:00:00.05Z"
-updated_at: "2025-06-01T10:00:30.5Z"
-run:
-  replay_id: "52c9315ec1e426d8f1786214985f5c51e0b09084b2fda955a17c671e9c1c5941"
-)";
+using test_fixtures::complete::kConstraints;
+using test_fixtures::complete::kHandoff;
+using test_fixtures::complete::kPlan;
+using test_fixtures::complete::kProgress;
+using test_fixtures::complete::kWorkspace;
 
 // `text` with its first `from` replaced by `to` (the test fails when it has none).
 inline std::string mutate(std::string text, std::string_view from, std::string_view to) {

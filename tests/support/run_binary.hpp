@@ -32,51 +32,23 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/other_user.hpp"
+#include "support/temp_dir.hpp"
+
 extern char** environ;
 
 namespace small_e2e {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using small::test_support::give_back;
+using small::test_support::give_to_nobody;
+using small::test_support::OtherUser;
+using small::test_support::TempDir;
 
 // ---------------------------------------------------------------------------
 // Temporary directories and files
 // ---------------------------------------------------------------------------
-
-inline void make_writable(const fs::path& root) {
-    std::error_code ec;
-    fs::permissions(root, fs::perms::owner_all, fs::perm_options::add, ec);
-    if (!fs::is_directory(fs::symlink_status(root, ec))) return;
-    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (!it->is_symlink(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-    }
-}
-
-// A fresh directory from mkdtemp, removed (with everything in it) on destruction.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "small-e2e-XXXXXX").string();
-        std::vector<char> buf(pattern.begin(), pattern.end());
-        buf.push_back('\0');
-        if (!::mkdtemp(buf.data())) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-        path_ = fs::canonical(buf.data());
-    }
-    ~TempDir() {
-        make_writable(path_);
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const fs::path& path() const { return path_; }
-    std::string str() const { return path_.string(); }
-
-private:
-    fs::path path_;
-};
 
 inline void write_file(const fs::path& path, const std::string& bytes) {
     fs::create_directories(path.parent_path());
@@ -85,10 +57,7 @@ inline void write_file(const fs::path& path, const std::string& bytes) {
     ASSERT_TRUE(out.good()) << "cannot write " << path;
 }
 
-inline std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+inline std::string read_file(const fs::path& path) { return small::test_support::read_text(path); }
 
 
 // ---------------------------------------------------------------------------
@@ -149,6 +118,32 @@ inline std::vector<std::string> child_environment(const RunOptions& opts) {
     return out;
 }
 
+// A child's argv and envp, made before fork (nothing is allocated between
+// fork and exec): opts.program (default: the built small) with `args`, in
+// the environment child_environment(opts) makes.
+class ExecArgs {
+public:
+    ExecArgs(const std::vector<std::string>& args, const RunOptions& opts)
+        : argv_store_{opts.program.value_or(SMALL_BINARY)}, env_store_(child_environment(opts)) {
+        argv_store_.insert(argv_store_.end(), args.begin(), args.end());
+        for (auto& a : argv_store_) argv_.push_back(a.data());
+        argv_.push_back(nullptr);
+        for (auto& e : env_store_) envp_.push_back(e.data());
+        envp_.push_back(nullptr);
+    }
+    ExecArgs(const ExecArgs&) = delete;
+    ExecArgs& operator=(const ExecArgs&) = delete;
+
+    // Returns only when execve fails.
+    void exec() const { ::execve(argv_[0], argv_.data(), envp_.data()); }
+
+private:
+    std::vector<std::string> argv_store_;
+    std::vector<std::string> env_store_;
+    std::vector<char*> argv_;
+    std::vector<char*> envp_;
+};
+
 inline RunResult run_small(const std::vector<std::string>& args, const RunOptions& opts) {
     RunResult result;
     result.command = opts.program.value_or("small");
@@ -161,15 +156,7 @@ inline RunResult run_small(const std::vector<std::string>& args, const RunOption
     if (opts.memory_limit) result.command += " [RLIMIT_AS " + std::to_string(*opts.memory_limit) + "]";
 
     // Everything the child needs is prepared before fork.
-    std::vector<std::string> argv_store = {opts.program.value_or(SMALL_BINARY)};
-    argv_store.insert(argv_store.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_store) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_store = child_environment(opts);
-    std::vector<char*> envp;
-    for (auto& e : env_store) envp.push_back(e.data());
-    envp.push_back(nullptr);
+    const ExecArgs exec_args(args, opts);
     const std::string cwd = opts.cwd.string();
 
     int in_pipe[2], out_pipe[2], err_pipe[2];
@@ -198,7 +185,7 @@ inline RunResult run_small(const std::vector<std::string>& args, const RunOption
             if (::setrlimit(RLIMIT_AS, &lim) != 0) ::_exit(125);
         }
         if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
-        ::execve(argv[0], argv.data(), envp.data());
+        exec_args.exec();
         ::_exit(127);
     }
     ::close(in_pipe[0]);
@@ -263,6 +250,22 @@ inline RunResult run_in(const fs::path& cwd, const std::vector<std::string>& arg
     opts.cwd = cwd;
     opts.env = std::move(env);
     return run_small(args, opts);
+}
+
+// `opts` for a run that root would pass where a user is refused (a read-only
+// file or folder): as root, `dir` (the test's temporary folder) is given to
+// user nobody and the run is made as nobody (other_user.hpp); as any other
+// user, `opts` unchanged.
+inline RunOptions unprivileged(const fs::path& dir, RunOptions opts = {}) {
+    if (::geteuid() != 0) return opts;
+    const std::optional<OtherUser> user = give_to_nobody(dir);
+    EXPECT_TRUE(user) << "running as root, the check runs as user nobody: there is no such user, or " << dir
+                      << " cannot be given to it";
+    if (user) {
+        opts.uid = user->uid;
+        opts.gid = user->gid;
+    }
+    return opts;
 }
 
 // What a client sends `small mcp` on stdin: initialize, initialized, then one
@@ -330,25 +333,6 @@ inline void seed_three_tasks(const fs::path& root, const std::vector<std::string
         const RunResult r = run_in(root, args);
         ASSERT_EQ(r.exit_code, 0) << r;
     }
-}
-
-// Root may write any file, so tests of read-only files run the commands as
-// `nobody` (as in write_safety_test.cpp).
-struct OtherUser {
-    uid_t uid;
-    gid_t gid;
-};
-
-// Gives `dir` (the test's temporary folder) and everything in it to nobody.
-inline std::optional<OtherUser> give_to_nobody(const fs::path& dir) {
-    const passwd* nobody = ::getpwnam("nobody");
-    if (nobody == nullptr) return std::nullopt;
-    OtherUser u{nobody->pw_uid, nobody->pw_gid};
-    if (::chown(dir.c_str(), u.uid, u.gid) != 0) return std::nullopt;
-    for (const auto& e : fs::recursive_directory_iterator(dir)) {
-        if (::lchown(e.path().c_str(), u.uid, u.gid) != 0) return std::nullopt;
-    }
-    return u;
 }
 
 }  // namespace small_e2e

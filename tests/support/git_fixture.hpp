@@ -14,9 +14,24 @@
 
 #include <gtest/gtest.h>
 
-#include "run_helper.hpp"
+#include "support/run_binary.hpp"
 
 namespace small_e2e {
+
+// The environment of an isolated git: the built small first on PATH, HOME at
+// `home`, neither the user's nor the system's git configuration, a fixed author.
+inline std::vector<std::pair<std::string, std::optional<std::string>>> isolated_git_env(const std::filesystem::path& home) {
+    const std::string bin_dir = std::filesystem::path(SMALL_BINARY).parent_path().string();
+    const char* path = std::getenv("PATH");
+    return {{"PATH", bin_dir + ":" + (path ? path : "/usr/bin:/bin")},
+            {"HOME", home.string()},
+            {"GIT_CONFIG_NOSYSTEM", "1"},
+            {"GIT_CONFIG_GLOBAL", "/dev/null"},
+            {"GIT_AUTHOR_NAME", "t"},
+            {"GIT_AUTHOR_EMAIL", "t@example.com"},
+            {"GIT_COMMITTER_NAME", "t"},
+            {"GIT_COMMITTER_EMAIL", "t@example.com"}};
+}
 
 class GitRepoE2E : public ::testing::Test {
 protected:
@@ -25,16 +40,7 @@ protected:
 
     void SetUp() override {
         if (!std::filesystem::exists(kGit)) GTEST_SKIP() << "git is not installed at " << kGit;
-        const std::string bin_dir = std::filesystem::path(SMALL_BINARY).parent_path().string();
-        const char* path = std::getenv("PATH");
-        env_ = {{"PATH", bin_dir + ":" + (path ? path : "/usr/bin:/bin")},
-                {"HOME", tmp_.str()},
-                {"GIT_CONFIG_NOSYSTEM", "1"},
-                {"GIT_CONFIG_GLOBAL", "/dev/null"},
-                {"GIT_AUTHOR_NAME", "t"},
-                {"GIT_AUTHOR_EMAIL", "t@example.com"},
-                {"GIT_COMMITTER_NAME", "t"},
-                {"GIT_COMMITTER_EMAIL", "t@example.com"}};
+        env_ = isolated_git_env(tmp_.path());
         std::filesystem::create_directory(repo());
     }
 
