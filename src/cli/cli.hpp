@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/base/path.hpp"
 #include "small/check/finding.hpp"
+#include "small/base/command_table.hpp"
 #include "small/domain/gitignore.hpp"
 #include "small/check/verdict.hpp"
 #include "small/ops/inspect/verdict.hpp"
@@ -209,6 +212,23 @@ std::pair<CLI::App*, std::shared_ptr<Flags>> add_command(CLI::App& parent, Conte
                                                          Run run, const std::string& description) {
     auto flags = std::make_shared<Flags>();
     CLI::App* cmd = parent.add_subcommand(name, description);
+    cmd->callback([&ctx, flags, run] { ctx.exit_code = run(ctx, *flags); });
+    return {cmd, flags};
+}
+
+// The command `name` of the registry (base/command_table) under `app`,
+// with the registry's summary: a command missing from the table cannot be added.
+inline CLI::App* add_command(CLI::App& app, std::string_view name) {
+    const CommandInfo* info = find_command(name);
+    if (!info) throw std::logic_error("small " + std::string(name) + " is not in the command table");
+    return app.add_subcommand(std::string(name), std::string(info->summary));
+}
+
+// The same for a command with flags of its own.
+template <typename Flags, typename Run>
+std::pair<CLI::App*, std::shared_ptr<Flags>> add_command(CLI::App& app, Context& ctx, std::string_view name, Run run) {
+    auto flags = std::make_shared<Flags>();
+    CLI::App* cmd = add_command(app, name);
     cmd->callback([&ctx, flags, run] { ctx.exit_code = run(ctx, *flags); });
     return {cmd, flags};
 }

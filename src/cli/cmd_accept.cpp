@@ -61,8 +61,7 @@ int run_accept(Context& ctx, DraftKind kind, const AcceptFlags& f) {
 }  // namespace
 
 void register_accept(CLI::App& app, Context& ctx) {
-    CLI::App* group = app.add_subcommand(
-        "accept", "Install a draft from small draft as .small/intent or constraints, with a progress entry");
+    CLI::App* group = add_command(app, "accept");
     group->require_subcommand(0, 1);
     // A word that is not a kind lands here, so it gets a clear usage error.
     auto stray = std::make_shared<std::string>();

@@ -217,7 +217,7 @@ void register_agents_print(CLI::App* group, Context& ctx) {
 
 void register_agents(CLI::App& app, Context& ctx) {
     CLI::App* group =
-        app.add_subcommand("agents", "Manage the SMALL harness block in AGENTS.md (apply, check, print)");
+        add_command(app, "agents");
     group->require_subcommand(0, 1);
     group->callback([&ctx, group] {
         if (group->get_subcommands().empty()) ctx.exit_code = run_group_without_subcommand(ctx, *group);

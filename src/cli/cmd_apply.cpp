@@ -116,7 +116,7 @@ int run_apply(Context& ctx, ApplyFlags& f) {
 
 void register_apply(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<ApplyFlags>();
-    CLI::App* cmd = app.add_subcommand("apply", "Run a shell command (/bin/sh -c) and record it in progress");
+    CLI::App* cmd = add_command(app, "apply");
     ApplyRequest& r = f->req;
     cmd->add_option("--cmd", r.cmd, "Command line to run with /bin/sh -c in the workspace root (none: a dry run)");
     cmd->add_option("--task", r.task, "Plan task (or meta/ id) to record the run under");

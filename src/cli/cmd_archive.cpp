@@ -66,8 +66,7 @@ int run_archive(Context& ctx, const ArchiveFlags& f) {
 }  // namespace
 
 void register_archive(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<ArchiveFlags>(app, ctx, "archive", run_archive,
-        "Copy the artifacts with a SHA-256 manifest to .small-archive/<replayId>/ (or --out), or --verify one");
+    const auto [cmd, f] = add_command<ArchiveFlags>(app, ctx, "archive", run_archive);
     cmd->add_option("--out", f->out, "Output folder, new or empty (default: <workspace>/.small-archive/<replayId>)");
     cmd->add_option("--include", f->include,
                     "Artifact file names to archive, comma-separated or repeated (default: the five artifacts and "

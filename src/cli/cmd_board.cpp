@@ -32,8 +32,7 @@ int run_board(Context& ctx, BoardFlags& f) {
 }  // namespace
 
 void register_board(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<BoardFlags>(app, ctx, "board", run_board,
-        "Show the plan as a board: a column per status, each task with its claim, what it waits on and its newest evidence");
+    const auto [cmd, f] = add_command<BoardFlags>(app, ctx, "board", run_board);
     cmd->add_option("--width", f->width, "Characters per line (default: the terminal's width, else $COLUMNS, else 100)")
         ->check(CLI::Range(20, 10000));
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");

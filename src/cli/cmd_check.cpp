@@ -4,7 +4,7 @@ namespace small::cli {
 
 void register_check(CLI::App& app, Context& ctx) {
     auto flags = std::make_shared<VerdictFlags>();
-    CLI::App* cmd = app.add_subcommand("check", "Run validate, lint, and verify (stops at the first failing stage)");
+    CLI::App* cmd = add_command(app, "check");
     add_dir_option(cmd, flags->dir);
     add_no_cache_flag(cmd, *flags);
     add_format_option(cmd, flags->format);

@@ -43,8 +43,7 @@ int run_checkpoint(Context& ctx, CheckpointFlags& f) {
 }  // namespace
 
 void register_checkpoint(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<CheckpointFlags>(app, ctx, "checkpoint", run_checkpoint,
-        "Set a plan task's status AND record the progress entry, as one atomic change");
+    const auto [cmd, f] = add_command<CheckpointFlags>(app, ctx, "checkpoint", run_checkpoint);
     CheckpointRequest& r = f->req;
     complete_as(cmd->add_option("--task", r.task, "Plan task id"), ValueKind::TaskId)->required();
     complete_as(cmd->add_option("--status", f->status, "completed, blocked, cancelled or in_progress"),

@@ -45,8 +45,7 @@ int run_claim(Context& ctx, ClaimFlags& f) {
 }  // namespace
 
 void register_claim(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<ClaimFlags>(app, ctx, "claim", run_claim,
-        "Claim a task for an agent, as a lease that its progress entries renew (D19)");
+    const auto [cmd, f] = add_command<ClaimFlags>(app, ctx, "claim", run_claim);
     complete_as(cmd->add_option("task", f->task, "Plan task id"), ValueKind::TaskId);
     cmd->add_flag("--next", f->next, "Claim the first ready task (one you already hold, else the first free one)");
     cmd->add_option("--agent", f->options.agent, "Who claims (default: $SMALL_AGENT, else user@host:<workspace root>)");

@@ -54,8 +54,7 @@ int run_claims(Context& ctx, ClaimsFlags& f) {
 }  // namespace
 
 void register_claims(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<ClaimsFlags>(app, ctx, "claims", run_claims,
-        "List the claims on this repository's tasks: who holds what until when");
+    const auto [cmd, f] = add_command<ClaimsFlags>(app, ctx, "claims", run_claims);
     cmd->add_option("--agent", f->options.agent, "Whose claims are marked (you) (default: $SMALL_AGENT, else user@host:<workspace root>)");
     cmd->add_flag("--offline", f->options.offline, "Show this machine's table without exchanging it with the remote");
     cmd->footer("All worktrees of the repository share one table. With a claims remote the table is first exchanged "

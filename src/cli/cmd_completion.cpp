@@ -147,8 +147,7 @@ constexpr Shell kShells[] = {
 }  // namespace
 
 void register_completion(CLI::App& app, Context& ctx) {
-    CLI::App* group = app.add_subcommand(
-        "completion", "Print a shell completion script (bash, zsh or fish) for commands, flags, values and task ids");
+    CLI::App* group = add_command(app, "completion");
     group->require_subcommand(0, 1);
     group->footer("The scripts ask the small binary for candidates while you type, so they stay in step with it.");
     group->callback([&ctx, group] {

@@ -64,7 +64,7 @@ int run_doctor(Context& ctx, const DoctorFlags& f) {
 
 void register_doctor(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<DoctorFlags>();
-    CLI::App* cmd = app.add_subcommand("doctor", "Diagnose SMALL workspace issues and suggest fixes");
+    CLI::App* cmd = add_command(app, "doctor");
     add_dir_option(cmd, f->dir);
     cmd->callback([&ctx, f] { ctx.exit_code = run_doctor(ctx, *f); });
 }

@@ -52,8 +52,7 @@ int run_draft(Context& ctx, DraftKind kind, const DraftFlags& f) {
 }  // namespace
 
 void register_draft(CLI::App& app, Context& ctx) {
-    CLI::App* group = app.add_subcommand(
-        "draft", "Stage a new intent or constraints in .small-cache/drafts/ (small accept installs it)");
+    CLI::App* group = add_command(app, "draft");
     group->require_subcommand(0, 1);
     // A word that is not a kind lands here, so it gets a clear usage error.
     auto stray = std::make_shared<std::string>();

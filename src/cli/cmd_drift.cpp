@@ -53,8 +53,7 @@ int run_drift(Context& ctx, const DriftFlags& f) {
 }  // namespace
 
 void register_drift(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<DriftFlags>(app, ctx, "drift", run_drift,
-        "Files changed in the run (committed, staged, unstaged, untracked) outside the intent's scope");
+    const auto [cmd, f] = add_command<DriftFlags>(app, ctx, "drift", run_drift);
     cmd->footer(
         "Scope globs: * within one path segment, ** any number of segments, anchored at the workspace root.\n"
         "Never drift: .small*/ folders, AGENTS.md, .gitignore.\n"

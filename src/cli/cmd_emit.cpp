@@ -57,7 +57,7 @@ int run_emit(Context& ctx, const EmitFlags& f) {
 
 void register_emit(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<EmitFlags>();
-    CLI::App* cmd = app.add_subcommand("emit", "Emit structured SMALL state in JSON");
+    CLI::App* cmd = add_command(app, "emit");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");
     cmd->add_option("--recent", f->recent, "Number of recent progress entries (0 = all)")
         ->check(kCountValidator)

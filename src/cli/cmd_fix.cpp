@@ -177,8 +177,7 @@ int run_fix_workspace(Context& ctx, const WorkspaceFixFlags& f) {
 
 void register_fix(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<FixFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "fix", "Repair formatting, orphan progress, the legacy runtime layout or workspace.small.yml (backs up what it rewrites)");
+    CLI::App* cmd = add_command(app, "fix");
     cmd->add_flag("--versions", f->versions, "Normalize small_version formatting (quoted string)");
     cmd->add_flag("--orphan-progress", f->orphan_progress,
                   "Supersede orphan progress entries of the run with appended meta/ entries (existing entries are kept)");

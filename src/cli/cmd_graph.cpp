@@ -42,8 +42,7 @@ int run_graph(Context& ctx, GraphFlags& f) {
 }  // namespace
 
 void register_graph(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<GraphFlags>(app, ctx, "graph", run_graph,
-        "Draw the plan's dependency graph: status colours, the ready set and the critical path marked");
+    const auto [cmd, f] = add_command<GraphFlags>(app, ctx, "graph", run_graph);
     cmd->add_option("--format", f->format, "dot (default; Graphviz), mermaid (Markdown) or svg (laid out by Graphviz's libgvc)")
         ->check(one_of(kGraphFormats));
     complete_as(cmd->get_option("--format"), kGraphFormats);

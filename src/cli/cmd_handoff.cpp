@@ -39,8 +39,7 @@ int run_handoff(Context& ctx, HandoffFlags& f) {
 }  // namespace
 
 void register_handoff(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<HandoffFlags>(app, ctx, "handoff", run_handoff,
-        "Write .small/handoff.small.yml, the resume point, from the plan and progress");
+    const auto [cmd, f] = add_command<HandoffFlags>(app, ctx, "handoff", run_handoff);
     cmd->add_option("--summary", f->req.summary, "Summary text (default: computed from the plan's state)");
     cmd->add_option("--next", f->req.next,
                     "A next step of your own for the next session, after the computed ones (repeatable)")

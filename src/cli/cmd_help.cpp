@@ -7,7 +7,7 @@ namespace small::cli {
 
 void register_help(CLI::App& app, Context& ctx) {
     auto topic = std::make_shared<std::vector<std::string>>();
-    CLI::App* cmd = app.add_subcommand("help", "Help about any command (small help progress add)");
+    CLI::App* cmd = add_command(app, "help");
     complete_as(cmd->add_option("command", *topic, "The command (and sub-command) to explain"), ValueKind::Command);
     cmd->callback([&app, &ctx, topic] {
         const Output out(ctx.globals, "help");

@@ -103,10 +103,7 @@ void register_action(CLI::App* group, Context& ctx, HooksAction action, const st
 }  // namespace
 
 void register_hooks(CLI::App& app, Context& ctx) {
-    CLI::App* group = app.add_subcommand(
-        "hooks",
-        "Install, remove or print the git pre-commit hook and merge driver (.gitattributes, git config merge.small.*) "
-        "the agent session hooks (claude, codex) and the editor's schema map (vscode)");
+    CLI::App* group = add_command(app, "hooks");
     group->require_subcommand(0, 1);
     group->callback([&ctx, group] {
         if (group->get_subcommands().empty()) ctx.exit_code = run_group_without_subcommand(ctx, *group);

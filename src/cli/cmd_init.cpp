@@ -84,9 +84,7 @@ int run_init(Context& ctx, const InitFlags& f) {
 
 void register_init(CLI::App& app, Context& ctx) {
     auto flags = std::make_shared<InitFlags>();
-    CLI::App* cmd = app.add_subcommand(
-        "init", "Create .small/ with templates for the five artifacts, workspace.small.yml, the AGENTS.md harness "
-                "block and .gitignore lines (never searches parent directories)");
+    CLI::App* cmd = add_command(app, "init");
     complete_as(
         cmd->add_option("--dir", flags->dir,
                         "Workspace root to initialize (created if missing; a path ending in .small means its parent); "

@@ -4,7 +4,7 @@ namespace small::cli {
 
 void register_lint(CLI::App& app, Context& ctx) {
     auto flags = std::make_shared<VerdictFlags>();
-    CLI::App* cmd = app.add_subcommand("lint", "Lint SMALL artifacts for invariant violations");
+    CLI::App* cmd = add_command(app, "lint");
     cmd->footer("Warnings (e.g. a plan status outside the five, a misspelt task key) do not change the exit code.");
     add_dir_option(cmd, flags->dir);
     add_no_cache_flag(cmd, *flags);

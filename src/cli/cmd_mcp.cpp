@@ -49,8 +49,7 @@ int run_mcp(Context& ctx, const WorkspaceFlags& flags) {
 }  // namespace
 
 void register_mcp(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<WorkspaceFlags>(app, ctx, "mcp", run_mcp,
-        "Serve the workspace to an agent over MCP (JSON-RPC on stdin/stdout; logs on stderr)");
+    const auto [cmd, f] = add_command<WorkspaceFlags>(app, ctx, "mcp", run_mcp);
     add_workspace_flags(cmd, *f, "Workspace scope of every tool: root (default), examples or any");
     cmd->footer("Tools: resume, status, plan, progress_add, checkpoint, handoff, check, init.\n"
                 "Resources: small://intent, small://constraints, small://plan, small://progress, small://handoff.\n"

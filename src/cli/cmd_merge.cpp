@@ -142,8 +142,7 @@ int run_merge(const Context& ctx, const MergeFlags& f) {
 }  // namespace
 
 void register_merge(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<MergeFlags>(app, ctx, "merge", run_merge,
-        "Git merge driver for .small/ files: three-way merge of ANCESTOR, CURRENT and OTHER into CURRENT");
+    const auto [cmd, f] = add_command<MergeFlags>(app, ctx, "merge", run_merge);
     cmd->add_option("ancestor", f->request.ancestor,
                     "The common ancestor's version (git's %O); alone with --explain: a file git left unmerged");
     cmd->add_option("current", f->request.current, "This branch's version (git's %A); receives the result");

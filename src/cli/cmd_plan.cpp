@@ -71,9 +71,7 @@ int run_plan(Context& ctx, PlanFlags& f) {
 void register_plan(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<PlanFlags>();
     CLI::App* cmd =
-        app.add_subcommand("plan",
-                           "Edit .small/plan.small.yml: add tasks, set statuses, steps and dependencies, all in one "
-                           "logged change; plan show lists them");
+        add_command(app, "plan");
     cmd->require_subcommand(0, 1);
     // Every edit flag repeats; each occurrence takes one value (two for --title).
     const auto one_each = [](CLI::Option* o) {

@@ -103,7 +103,7 @@ int run_migrate(Context& ctx, const MigrateFlags& f) {
 
 void register_progress(CLI::App& app, Context& ctx) {
     CLI::App* group =
-        app.add_subcommand("progress", "Record progress entries (add), list them (list) or repair timestamps (migrate)");
+        add_command(app, "progress");
     group->require_subcommand(0, 1);
     group->callback([&ctx, group] {
         if (group->get_subcommands().empty()) ctx.exit_code = run_group_without_subcommand(ctx, *group);

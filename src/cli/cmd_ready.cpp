@@ -38,8 +38,7 @@ int run_ready(Context& ctx, ReadyFlags& f) {
 }  // namespace
 
 void register_ready(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<ReadyFlags>(app, ctx, "ready", run_ready,
-        "List the tasks an agent may take now: open, dependencies completed, not claimed by another agent, not settled on another side");
+    const auto [cmd, f] = add_command<ReadyFlags>(app, ctx, "ready", run_ready);
     cmd->add_option("--agent", f->options.agent, "Whose view (default: $SMALL_AGENT, else user@host:<workspace root>)");
     cmd->footer("Plan order, or by each task's `priority` (0 or P0 first) where tasks have one. Tasks you hold "
                 "are listed with their lease. Reads this machine's claims table; `small claim` consults the remote.");

@@ -34,8 +34,7 @@ int run_release(Context& ctx, ReleaseFlags& f) {
 }  // namespace
 
 void register_release(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<ReleaseFlags>(app, ctx, "release", run_release,
-        "Release a claim on a task, so another agent may take it");
+    const auto [cmd, f] = add_command<ReleaseFlags>(app, ctx, "release", run_release);
     complete_as(cmd->add_option("task", f->task, "Plan task id"), ValueKind::TaskId)->required();
     cmd->add_option("--agent", f->options.agent, "Who releases (default: $SMALL_AGENT, else user@host:<workspace root>)");
     cmd->add_flag("--force", f->options.force, "Release another agent's live claim");

@@ -31,8 +31,7 @@ int run_replay_id(const Context& ctx, const std::optional<std::string>& dir) {
 
 void register_replay_id(CLI::App& app, Context& ctx) {
     auto dir = std::make_shared<std::optional<std::string>>();
-    CLI::App* cmd = app.add_subcommand(
-        "replay-id", "Print the replay id of the current manifest: sha256(\"SMALL|1.0.0|\" + JCS(intent, plan, constraints))");
+    CLI::App* cmd = add_command(app, "replay-id");
     add_dir_option(cmd, *dir);
     cmd->footer("stdout is the manifest's id only. When the run's pinned id (workspace.small.yml run.replay_id) "
                 "differs, a note on stderr says why (the pin does not follow later edits; small reset starts a "

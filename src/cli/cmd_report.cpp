@@ -48,8 +48,7 @@ int run_report(Context& ctx, ReportFlags& f) {
 }  // namespace
 
 void register_report(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<ReportFlags>(app, ctx, "report", run_report,
-        "Write the workspace as one self-contained HTML page: board, graph, findings, timeline, runs");
+    const auto [cmd, f] = add_command<ReportFlags>(app, ctx, "report", run_report);
     cmd->add_flag("--html", f->html, "Write HTML (the one format)");
     complete_as(cmd->add_option("-o,--out", f->out, "The file to write (default: stdout)"), ValueKind::File);
     cmd->add_flag("--all", f->all, "Also every branch and work tree of the repository (as status --all)");

@@ -54,8 +54,7 @@ int run_reset(Context& ctx, ResetFlags& f) {
 }  // namespace
 
 void register_reset(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<ResetFlags>(app, ctx, "reset", run_reset,
-        "Start a new run: template plan, new pinned replay id; intent, constraints and history kept");
+    const auto [cmd, f] = add_command<ResetFlags>(app, ctx, "reset", run_reset);
     cmd->add_flag("-y,--yes", f->yes, "Do not ask for confirmation");
     cmd->add_flag("--keep-intent", f->keep_intent,
                   "Accepted for compatibility: intent.small.yml is always kept (it is human-owned, D7)");

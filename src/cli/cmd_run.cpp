@@ -196,7 +196,7 @@ CLI::App* add_run_sub(CLI::App* group, const char* name, const char* what, const
 }  // namespace
 
 void register_run(CLI::App& app, Context& ctx) {
-    CLI::App* group = app.add_subcommand("run", "Run history: snapshot, list, show, diff and check out snapshots");
+    CLI::App* group = add_command(app, "run");
     group->require_subcommand(0, 1);
     group->callback([&ctx, group] {
         if (group->get_subcommands().empty()) ctx.exit_code = run_group_without_subcommand(ctx, *group);

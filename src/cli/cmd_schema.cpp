@@ -47,7 +47,7 @@ int run_schema_export(Context& ctx, const ExportFlags& f) {
 }  // namespace
 
 void register_schema(CLI::App& app, Context& ctx) {
-    CLI::App* group = app.add_subcommand("schema", "Print or export the built-in JSON Schemas of the five artifacts");
+    CLI::App* group = add_command(app, "schema");
     group->require_subcommand(0, 1);
     group->callback([&ctx, group] {
         if (group->get_subcommands().empty()) ctx.exit_code = run_group_without_subcommand(ctx, *group);

@@ -137,9 +137,7 @@ int run_selftest(const Context& ctx, const SelftestFlags& f) {
 void register_selftest(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<SelftestFlags>();
     CLI::App* cmd =
-        app.add_subcommand("selftest",
-                           "Run the real commands (init, plan, progress, checkpoint, handoff, verify, ...) on a fresh "
-                           "workspace in a temporary directory, then remove it");
+        add_command(app, "selftest");
     cmd->add_flag("--keep", f->keep, "Keep the test directory afterwards (its path is printed)");
     cmd->add_option("--dir", f->dir,
                     "Use this directory instead of a fresh one under $TMPDIR: it must be new (made with its "

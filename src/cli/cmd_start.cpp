@@ -45,8 +45,7 @@ int run_start(Context& ctx, StartFlags& f) {
 }  // namespace
 
 void register_start(CLI::App& app, Context& ctx) {
-    const auto [cmd, f] = add_command<StartFlags>(app, ctx, "start", run_start,
-        "Begin a session: create missing artifacts, pin the run, write the handoff, run check --strict");
+    const auto [cmd, f] = add_command<StartFlags>(app, ctx, "start", run_start);
     cmd->add_option("--summary", f->req.summary, "Summary text for the handoff (default: computed)");
     add_workspace_flags(cmd, f->where,
                         "Workspace scope: root (default) or any (any also creates .small/ when missing, and then adds "

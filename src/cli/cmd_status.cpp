@@ -206,7 +206,7 @@ int run_status(Context& ctx, const StatusFlags& f) {
 
 void register_status(CLI::App& app, Context& ctx) {
     auto f = std::make_shared<StatusFlags>();
-    CLI::App* cmd = app.add_subcommand("status", "Show SMALL project status summary");
+    CLI::App* cmd = add_command(app, "status");
     cmd->add_option("--recent", f->recent, "Number of recent progress entries (0 = all)")
         ->check(kCountValidator)
         ->capture_default_str();

@@ -4,7 +4,7 @@ namespace small::cli {
 
 void register_validate(CLI::App& app, Context& ctx) {
     auto flags = std::make_shared<VerdictFlags>();
-    CLI::App* cmd = app.add_subcommand("validate", "Validate all canonical SMALL artifacts against the v1.0.0 schemas");
+    CLI::App* cmd = add_command(app, "validate");
     add_dir_option(cmd, flags->dir);
     add_no_cache_flag(cmd, *flags);
     add_format_option(cmd, flags->format);

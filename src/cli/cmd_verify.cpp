@@ -4,7 +4,7 @@ namespace small::cli {
 
 void register_verify(CLI::App& app, Context& ctx) {
     auto flags = std::make_shared<VerdictFlags>();
-    CLI::App* cmd = app.add_subcommand("verify", "CI/local enforcement gate for SMALL artifacts");
+    CLI::App* cmd = add_command(app, "verify");
     cmd->footer(
         "Exit codes:\n  0 - all artifacts valid\n  1 - artifacts invalid (validation or invariant failures)\n"
         "  2 - system error (missing .small/, unreadable files, bad flags)");

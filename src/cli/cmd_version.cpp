@@ -11,7 +11,7 @@ std::string version_text() {
 }
 
 void register_version(CLI::App& app, Context& ctx) {
-    CLI::App* cmd = app.add_subcommand("version", "Print CLI version and supported spec versions");
+    CLI::App* cmd = add_command(app, "version");
     cmd->callback([&ctx] {
         const Output out(ctx.globals, "version");
         if (out.json()) {

@@ -52,7 +52,9 @@ void add_global_flags_footer(CLI::App& parent) {
     }
 }
 
-// Every command, by the name that selects it.
+// Every command's parser, in the order of the command registry
+// (base/command_table), which names the commands: the static_assert below
+// keeps the two lists one, so a command cannot be added to one and not the other.
 struct Command {
     std::string_view name;
     void (*add)(CLI::App&, Context&);
@@ -62,10 +64,10 @@ constexpr Command kCommands[] = {
     {"agents", register_agents},
     {"apply", register_apply},
     {"archive", register_archive},
+    {"board", register_board},
     {"check", register_check},
     {"checkpoint", register_checkpoint},
     {"claim", register_claim},
-    {"board", register_board},
     {"claims", register_claims},
     {"completion", register_completion},
     {"doctor", register_doctor},
@@ -80,10 +82,10 @@ constexpr Command kCommands[] = {
     {"init", register_init},
     {"lint", register_lint},
     {"mcp", register_mcp},
+    {"merge", register_merge},
     {"plan", register_plan},
     {"progress", register_progress},
     {"ready", register_ready},
-    {"merge", register_merge},
     {"release", register_release},
     {"replay-id", register_replay_id},
     {"report", register_report},
@@ -95,7 +97,17 @@ constexpr Command kCommands[] = {
     {"status", register_status},
     {"validate", register_validate},
     {"verify", register_verify},
-    {"version", register_version}};
+    {"version", register_version},
+};
+
+constexpr bool same_commands_as_the_registry() {
+    if (std::size(kCommands) != std::size(kCommandTable)) return false;
+    for (std::size_t i = 0; i < std::size(kCommands); ++i) {
+        if (kCommands[i].name != kCommandTable[i].name) return false;
+    }
+    return true;
+}
+static_assert(same_commands_as_the_registry(), "src/cli/main.cpp's kCommands and base/command_table differ");
 
 // The command a command line runs when its first word names one exactly
 // (global flags take no values, so they may come first), `version` for a

@@ -4,11 +4,14 @@
 #include "tools.hpp"
 
 #include <algorithm>
+#include <map>
+#include <stdexcept>
 #include <functional>
 
 #include "small/base/text.hpp"
 #include "small/check/schema.hpp"
 #include "small/check/verdict.hpp"
+#include "small/base/command_table.hpp"
 #include "small/ops/inspect/verdict.hpp"
 #include "small/model/task_status.hpp"
 #include "small/ops/session/checkpoint.hpp"
@@ -54,9 +57,6 @@ json object(json properties, json required = json::array()) {
     if (!required.empty()) s["required"] = std::move(required);
     return s;
 }
-json tool(const char* name, const char* description, json schema) {
-    return {{"name", name}, {"description", description}, {"inputSchema", std::move(schema)}};
-}
 
 // The fields progress_add and checkpoint take: the task, its status, the
 // evidence fields (D9) and notes.
@@ -96,36 +96,55 @@ json plan_schema() {
     return plan;
 }
 
-json build_entries() {
-    json plan = plan_schema();
+// Each tool's arguments, by tool name; which tools exist, their descriptions
+// and annotations come from the command registry (base/command_table).
+std::map<std::string_view, json> tool_schemas() {
     json resume = object({{"max_bytes", integer("Byte budget", kMinBriefBytes)}});
     json status = object({{"recent", integer("Entries to list", 1)}});
     status["properties"]["recent"]["maximum"] = kMaxStatusRecent;
-    return json::array({
-        tool("resume", "Start here: the primer and the next tool call.",
-             std::move(resume)),
-        tool("status", "Counts, next tasks, run id, recent entries.", std::move(status)),
-        tool("plan", "One logged plan change: add a task, set a task's status, title or dependencies, or "
-                     "merge tasks.",
-             std::move(plan)),
-        tool("progress_add", "Log a progress entry.",
-             object(entry_properties("Task id (or meta/...)", str_enum("Entry status", status_names(kTaskStatuses))),
-                    {"task", "status"})),
-        tool("checkpoint", "Set a task's status and log it, atomically.",
-             object(entry_properties("Task id", str_enum("New status", status_names(kCheckpointStatuses))),
-                    {"task", "status"})),
-        tool("ready", "Tasks you may take.", object(json::object())),
-        tool("claim", "Claim a task as a lease.",
-             object({{"task", str("Task id, else next ready")}, {"ttl", str("Lease, e.g. 45m")}})),
-        tool("release", "Release a claim.", object({{"task", str("Task id")}}, {"task"})),
-        tool("handoff", "Write the handoff.",
-             object({{"summary", str("Summary (default: computed)")}})),
-        tool("check", "Strict check: validate, lint, verify.", object(json::object())),
-        tool("init", "Create .small/ here.",
-             object({{"intent", str("What the run is for")},
-                     {"agents_mode", str_enum("Into an existing AGENTS.md", {"append", "prepend"})},
-                     {"no_agents", {{"type", "boolean"}, {"description", "Leave AGENTS.md alone"}}}})),
-    });
+    return {
+        {"resume", std::move(resume)},
+        {"status", std::move(status)},
+        {"plan", plan_schema()},
+        {"progress_add",
+         object(entry_properties("Task id (or meta/...)", str_enum("Entry status", status_names(kTaskStatuses))),
+                {"task", "status"})},
+        {"checkpoint",
+         object(entry_properties("Task id", str_enum("New status", status_names(kCheckpointStatuses))),
+                {"task", "status"})},
+        {"ready", object(json::object())},
+        {"claim", object({{"task", str("Task id, else next ready")}, {"ttl", str("Lease, e.g. 45m")}})},
+        {"release", object({{"task", str("Task id")}}, {"task"})},
+        {"handoff", object({{"summary", str("Summary (default: computed)")}})},
+        {"check", object(json::object())},
+        {"init", object({{"intent", str("What the run is for")},
+                         {"agents_mode", str_enum("Into an existing AGENTS.md", {"append", "prepend"})},
+                         {"no_agents", {{"type", "boolean"}, {"description", "Leave AGENTS.md alone"}}}})},
+    };
+}
+
+// MCP's hints, only where they differ from what a client assumes without
+// them (not read-only, destructive, not idempotent): tools/list stays short.
+json annotations(const McpTool& t) {
+    if (t.read_only) return {{"readOnlyHint", true}};
+    json a = {{"destructiveHint", t.destructive}};
+    if (t.idempotent) a["idempotentHint"] = true;
+    return a;
+}
+
+json build_entries() {
+    std::map<std::string_view, json> schemas = tool_schemas();
+    json entries = json::array();
+    for (const CommandInfo& command : kCommandTable) {
+        for (const McpTool& t : command.mcp) {
+            const auto schema = schemas.find(t.name);
+            if (schema == schemas.end()) throw std::logic_error("MCP tool " + std::string(t.name) + " has no schema");
+            json entry = {{"name", t.name}, {"description", t.description}, {"inputSchema", schema->second}};
+            entry["annotations"] = annotations(t);
+            entries.push_back(std::move(entry));
+        }
+    }
+    return entries;
 }
 
 // --- results ---

@@ -861,7 +861,9 @@ TEST_F(HooksE2E, AnUnwritableGitFolderChangesNothing) {
     opts.env = env_;
     const RunResult r = run_small({"hooks", "install", "git"}, opts);
     ::chmod((repo() / ".git").c_str(), 0755);
-    if (opts.uid) ASSERT_TRUE(give_back(tmp_.path()));
+    if (opts.uid) {
+        ASSERT_TRUE(give_back(tmp_.path()));
+    }
     EXPECT_EQ(r.exit_code, 2) << r;
     EXPECT_TRUE(contains(r.err, "nothing was changed")) << r;
     EXPECT_FALSE(fs::exists(hooks_dir() / "pre-commit"));

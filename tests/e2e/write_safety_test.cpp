@@ -344,7 +344,9 @@ TEST_F(WriteFailureTest, ReadOnlySmallDirectoryIsASystemErrorAndWritesNothing) {
     setup.uid = as.uid;
     setup.gid = as.gid;
     const auto give_to_user = [&](const fs::path& dir) {
-        if (setup.uid) ASSERT_TRUE(give_to_nobody(dir)) << dir;
+        if (setup.uid) {
+            ASSERT_TRUE(give_to_nobody(dir)) << dir;
+        }
     };
     for (const WriteCommand& cmd : write_commands()) {
         SCOPED_TRACE(cmd.name);
