@@ -1,8 +1,6 @@
 // What git's own files say, read as text: HEAD, the work trees, the branch tips (see the header).
 #include "small/base/git.hpp"
 
-#include <algorithm>
-
 #include "small/base/path.hpp"
 #include "small/base/text.hpp"
 
@@ -10,21 +8,27 @@ namespace small {
 
 namespace {
 
-// Reads the file `name` of HEAD's ref, or of packed-refs.
+// The refs `git_dir`'s packed-refs names whose name starts with `prefix`:
+// ref -> commit id ("<40 hex> <ref>" lines; comments and peeled "^" lines skipped).
+std::map<std::string, std::string> packed_refs(const FileSystem& fs, const std::string& git_dir,
+                                               std::string_view prefix) {
+    std::map<std::string, std::string> refs;
+    Result<std::string> packed = fs.read_file(git_dir + "/packed-refs");
+    if (!packed) return refs;
+    for (std::string_view line : split_lines(*packed)) {
+        if (line.size() > 41 && line[40] == ' ' && line.substr(41).starts_with(prefix)) {
+            refs[std::string(trim(line.substr(41)))] = std::string(line.substr(0, 40));
+        }
+    }
+    return refs;
+}
+
+// The commit id of `ref` in `git_dir`: its loose file, else packed-refs.
 std::string ref_sha(const FileSystem& fs, const std::string& git_dir, const std::string& ref) {
     if (Result<std::string> loose = fs.read_file(git_dir + "/" + ref)) return std::string(trim(*loose));
-    Result<std::string> packed = fs.read_file(git_dir + "/packed-refs");
-    if (!packed) return {};
-    const std::string suffix = " " + ref;
-    for (std::size_t pos = 0; pos < packed->size();) {
-        const std::size_t eol = std::min(packed->find('\n', pos), packed->size());
-        const std::string_view line(packed->data() + pos, eol - pos);
-        if (line.size() > suffix.size() && line.substr(line.size() - suffix.size()) == suffix) {
-            return std::string(line.substr(0, line.size() - suffix.size()));
-        }
-        pos = eol + 1;
-    }
-    return {};
+    std::map<std::string, std::string> packed = packed_refs(fs, git_dir, ref);
+    const auto found = packed.find(ref);
+    return found == packed.end() ? std::string() : found->second;
 }
 
 // The ref a HEAD file names ("ref: refs/heads/x"), "" when detached or unreadable.
@@ -96,14 +100,7 @@ std::vector<GitWorkTreeHead> read_work_tree_heads(const FileSystem& fs, const st
 }
 
 std::map<std::string, std::string> read_branch_tips(const FileSystem& fs, const std::string& common_dir) {
-    std::map<std::string, std::string> tips;
-    if (Result<std::string> packed = fs.read_file(common_dir + "/packed-refs")) {
-        for (std::string_view line : split_lines(*packed)) {
-            if (line.size() > 41 && line[40] == ' ' && line.substr(41).starts_with("refs/heads/")) {
-                tips[std::string(trim(line.substr(41)))] = std::string(line.substr(0, 40));
-            }
-        }
-    }
+    std::map<std::string, std::string> tips = packed_refs(fs, common_dir, "refs/heads/");
     std::vector<std::string> dirs = {"refs/heads"};
     while (!dirs.empty()) {
         const std::string dir = dirs.back();

@@ -205,15 +205,20 @@ Result<WorkspacePaths> aimed_workspace(const Context& ctx, const WorkspaceFlags&
     return std::move(target->ws);
 }
 
-// Adds the subcommand `name` with flags of its own, which live as long as the
-// parser (CLI11 binds options to them); when called, `run(ctx, flags)` gives the exit code.
+// Gives `cmd` flags of its own, which live as long as the parser (CLI11 binds
+// options to them); when called, `run(ctx, flags)` gives the exit code.
+template <typename Flags, typename Run>
+std::pair<CLI::App*, std::shared_ptr<Flags>> bind_command(CLI::App* cmd, Context& ctx, Run run) {
+    auto flags = std::make_shared<Flags>();
+    cmd->callback([&ctx, flags, run] { ctx.exit_code = run(ctx, *flags); });
+    return {cmd, flags};
+}
+
+// Adds the subcommand `name` with flags of its own (bind_command).
 template <typename Flags, typename Run>
 std::pair<CLI::App*, std::shared_ptr<Flags>> add_command(CLI::App& parent, Context& ctx, const std::string& name,
                                                          Run run, const std::string& description) {
-    auto flags = std::make_shared<Flags>();
-    CLI::App* cmd = parent.add_subcommand(name, description);
-    cmd->callback([&ctx, flags, run] { ctx.exit_code = run(ctx, *flags); });
-    return {cmd, flags};
+    return bind_command<Flags>(parent.add_subcommand(name, description), ctx, run);
 }
 
 // The command `name` of the registry (base/command_table) under `app`,
@@ -227,10 +232,7 @@ inline CLI::App* add_command(CLI::App& app, std::string_view name) {
 // The same for a command with flags of its own.
 template <typename Flags, typename Run>
 std::pair<CLI::App*, std::shared_ptr<Flags>> add_command(CLI::App& app, Context& ctx, std::string_view name, Run run) {
-    auto flags = std::make_shared<Flags>();
-    CLI::App* cmd = add_command(app, name);
-    cmd->callback([&ctx, flags, run] { ctx.exit_code = run(ctx, *flags); });
-    return {cmd, flags};
+    return bind_command<Flags>(add_command(app, name), ctx, run);
 }
 
 // Flags shared by validate, lint, check and verify.

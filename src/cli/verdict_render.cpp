@@ -143,9 +143,9 @@ int run_verdict_command(Context& ctx, VerdictKind kind, const VerdictFlags& flag
     VerdictRequest request;
     request.kind = kind;
     request.spec_dir = schema_dir(flags);
-    request.scope = *scope;
-    request.strict = flags.strict;
-    request.format_strict = flags.format_strict;
+    request.options.scope = *scope;
+    request.options.strict = flags.strict;
+    request.options.format_strict = flags.format_strict;
     request.evidence = flags.evidence;
     request.no_cache = flags.no_cache;
     Result<VerdictRun> run = verdict_command(ctx.fs, ws, request);
@@ -174,7 +174,7 @@ int run_strict_check(Context& ctx, const WorkspacePaths& ws, nlohmann::json* jso
     const Output out(ctx.globals, "check");
     VerdictRequest request;
     request.kind = VerdictKind::Check;
-    request.strict = true;
+    request.options.strict = true;
     Result<VerdictRun> run = verdict_command(ctx.fs, ws, request);
     if (!run) {
         if (json_out) *json_out = error_json("system", run.error().message);

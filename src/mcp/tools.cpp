@@ -407,8 +407,8 @@ ToolResult init_tool(const json& args, const ToolContext& ctx) {
 // error: message [RULE]).
 ToolResult check_tool(const ToolContext& ctx) {
     VerdictRequest request;
-    request.strict = true;
-    request.scope = ctx.scope;
+    request.options.strict = true;
+    request.options.scope = ctx.scope;
     Result<VerdictRun> run = verdict_command(ctx.fs, ctx.ws, request);
     if (!run) return failure("check", run.error());
     const Verdict& verdict = run->verdict;

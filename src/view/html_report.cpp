@@ -320,7 +320,7 @@ Result<HtmlReport> html_report(const FileSystem& fs, const WorkspacePaths& ws, c
     report.entries = board->newest.size();
     // check --strict as `small check` runs it, verified prefix included.
     VerdictRequest check;
-    check.strict = true;
+    check.options.strict = true;
     Result<VerdictRun> run = verdict_command(fs, ws, check);
     if (!run) return run.error();
     const Verdict& verdict = run->verdict;

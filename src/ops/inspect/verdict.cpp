@@ -21,10 +21,7 @@ Result<SchemaSet> load_schemas(const FileSystem& fs, const VerdictRequest& reque
 }
 
 Verdict run_pipeline(const VerdictInput& input, const VerdictRequest& request) {
-    VerdictOptions options;
-    options.strict = request.strict;
-    options.format_strict = request.format_strict;
-    options.scope = request.scope;
+    const VerdictOptions& options = request.options;
     switch (request.kind) {
         case VerdictKind::Validate: return run_validate(input);
         case VerdictKind::Lint: return run_lint(input, options);

@@ -21,9 +21,7 @@ enum class VerdictKind { Validate, Lint, Check, Verify };
 struct VerdictRequest {
     VerdictKind kind = VerdictKind::Check;
     std::optional<std::string> spec_dir;  // schemas from this folder instead of the built-in ones
-    std::optional<WorkspaceScope> scope;
-    bool strict = false;
-    bool format_strict = false;
+    VerdictOptions options;               // strict, format_strict, scope: the pipeline's own
     bool evidence = false;  // verify: progress evidence against git, as one more stage
     bool no_cache = false;  // read the whole log, not only what follows its verified prefix
 };
