@@ -310,7 +310,7 @@ void check_plan(NodeRef root, Reporter& r) {
     const NodeRef tasks = root.find("tasks");
     if (!tasks.is_sequence() || tasks.size() == 0) {
         r.error("INV-P2", field_or(root, "tasks"), "plan.tasks must be a non-empty array",
-                "add a task (small plan --add \"...\")");
+                "add a task (small plan --add \"<title>\")");
         return;
     }
     bool all_mappings = true;
@@ -413,7 +413,7 @@ void check_handoff(NodeRef root, Reporter& r) {
     check_owner(root, "agent", "handoff", r);
     if (!non_empty_string(root.find("summary"))) {
         r.error("INV-H2", field_or(root, "summary"), "handoff.summary must be a non-empty string",
-                "small handoff --summary \"...\"");
+                "small handoff --summary \"<summary>\"");
     }
     const NodeRef resume = root.find("resume");
     if (!resume.is_mapping()) {

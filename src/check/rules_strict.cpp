@@ -177,7 +177,7 @@ void check_s1(NodeRef plan, const Artifact& progress, const VerifiedPrefix* befo
     for (const auto& o : offenders) list += (list.empty() ? "" : "; ") + o;
     out.push_back(make_finding(progress, "S1", key_mark(progress.doc.root(), "entries"),
                                "strict invariant S1 failed: " + list,
-                               "record evidence for these tasks: small progress add --task ID --evidence \"...\""));
+                               "record evidence for these tasks: small progress add --task <task-id> --evidence \"<what proves it>\""));
 }
 
 std::string closest_ids(const std::string& id, const PlanIndex& plan) {

@@ -25,14 +25,16 @@ int run_handoff(Context& ctx, HandoffFlags& f) {
         out.json_document(handoff_json(*r, *ws));
         return kExitOk;
     }
-    if (!ctx.globals.quiet) {
-        if (!r->unsettled.empty()) std::cerr << "Warning: " << visible(unsettled_warning(r->unsettled)) << '\n';
-        for (const UnsettledTask& t : r->unsettled) std::cerr << "  - " << visible(describe_unsettled(t)) << '\n';
-    }
+    // A mid-task handoff is the documented way to end a session (D13): the
+    // unsettled tasks are news, not a warning, so they go to stdout.
     for (const std::string& w : r->warnings) out.problem("Warning: " + w);
     out.success("Generated handoff.small.yml with " + std::to_string(steps) + " next step" + (steps == 1 ? "" : "s"));
+    if (!r->unsettled.empty()) out.info("Unsettled tasks (the handoff names them):");
+    for (const UnsettledTask& t : r->unsettled) out.info("  - " + describe_unsettled(t));
     out.info("replayId: " + r->replay_id.substr(0, 16) + "... (source: " + r->source + ")");
-    out.lines(r->text);
+    std::string_view text = r->text;
+    if (text.ends_with('\n')) text.remove_suffix(1);  // out.lines ends the block itself
+    out.lines(std::string(text));
     return kExitOk;
 }
 

@@ -76,7 +76,7 @@ int run_init(Context& ctx, const InitFlags& f) {
     out.info("Agent next steps:");
     out.info("  small validate \xE2\x80\x94 check the artifacts against the schemas");
     out.info("  small check --strict \xE2\x80\x94 run every gate, strict rules included");
-    out.info("  small plan --add \"...\" \xE2\x80\x94 add the first real task");
+    out.info("  small plan --add \"<title>\" \xE2\x80\x94 add the first real task");
     return kExitOk;
 }
 

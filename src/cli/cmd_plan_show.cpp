@@ -68,6 +68,11 @@ int show_task(const Output& out, const TaskDetail& d) {
     }
     if (!deps.empty()) out.info("depends on: " + joined(deps));
     if (!d.dependents.empty()) out.info("needed by: " + joined(d.dependents));
+    for (const auto& [label, items] : {std::pair{"steps:", &d.steps}, std::pair{"acceptance:", &d.acceptance}}) {
+        if (items->empty()) continue;
+        out.info(label);
+        for (const std::string& item : *items) out.info("  - " + item);
+    }
     out.info(d.entries.entries.empty() ? std::string("no progress entries in the current run")
                                        : std::string("progress entries of the current run, newest first:"));
     for (const YamlValue& e : d.entries.entries) out.info("  " + entry_line(e));

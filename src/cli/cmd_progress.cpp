@@ -61,7 +61,8 @@ int run_add(Context& ctx, const AddFlags& f) {
         for (const std::string& w : r->warnings) std::cerr << "Warning: " << visible(w) << '\n';
     }
     out.info("progress added: " + r->entry["task_id"].get<std::string>() + " " +
-             r->entry["status"].get<std::string>() + " " + r->timestamp);
+             r->entry["status"].get<std::string>() + " " + r->timestamp +
+             (r->plan_updated ? " (the plan's status too)" : ""));
     return kExitOk;
 }
 

@@ -79,7 +79,9 @@ void print_text(const Output& out, const StatusReport& r, bool audit) {
     if (!r.replay_id.empty()) out.info("ReplayId: " + r.replay_id);
     if (r.plan) print_plan(out, *r.plan);
     if (!r.next_task.empty()) out.info("Next task: " + r.next_task);
+    if (!r.stop.empty()) out.info("Next task: none — " + r.stop);
     for (const StatusReport::Blocked& b : r.blocked) {
+        if (!r.stop.empty() && r.stop.find(b.id + " waits on a human") != std::string::npos) continue;  // shown once
         out.info("Blocked: " + b.id + " — " + (b.reason.empty() ? std::string("no reason recorded") : b.reason));
     }
     if (!r.handoff_stale.empty()) out.info("Handoff: stale (" + r.handoff_stale + "); run: small handoff");

@@ -179,7 +179,7 @@ YamlValue build_handoff(const HandoffInputs& in) {
     YamlValue steps = YamlValue::array();
     if (!in.readiness.strict_ok) {
         // The files come first: no task is suggested until the check passes, except one to unblock.
-        current = p.kind == ResumeKind::Unblock ? p.current : std::string("meta/blocker");
+        current = p.kind == ResumeKind::Stop ? p.current : std::string("meta/blocker");
         steps.push_back(in.readiness.first_failure.empty()
                             ? std::string("Resolve strict check failures")
                             : "Resolve strict check failures: " + in.readiness.first_failure);
@@ -222,8 +222,8 @@ Error unsettled_refusal(const std::vector<UnsettledTask>& unsettled) {
     for (std::size_t i = 0; i < unsettled.size() && i < 5; ++i) msg += "\n  - " + describe_unsettled(unsettled[i]);
     if (unsettled.size() > 5) msg += "\n  and " + std::to_string(unsettled.size() - 5) + " more";
     const std::string& first = unsettled.front().id;
-    msg += "\nFix: small checkpoint --task " + first + " --status completed --evidence \"...\"" +
-           "\n  or small checkpoint --task " + first + " --status blocked --evidence \"...\"" +
+    msg += "\nFix: small checkpoint --task " + first + " --status completed --evidence \"<what proves it is done>\"" +
+           "\n  or small checkpoint --task " + first + " --status blocked --evidence \"<why it is blocked>\"" +
            "\n  or run small handoff without --require-settled (the handoff then names them)";
     return Error::invalid(msg);
 }

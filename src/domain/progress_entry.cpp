@@ -9,6 +9,7 @@
 #include "small/check/schema.hpp"
 #include "small/check/secrets.hpp"
 #include "small/doc/yaml.hpp"
+#include "small/model/placeholder.hpp"
 #include "small/store/plan_cache.hpp"
 #include "small/store/progress_log.hpp"
 
@@ -72,6 +73,11 @@ YamlValue build_progress_entry(const std::string& task, const WrittenStatus& sta
 // invariants, and the strict hygiene rules (a secret or insecure link in an
 // append-only log could never be removed again).
 Status validate_progress_entry(const YamlValue& entry, const std::string& timestamp, const WorkspacePaths& ws) {
+    for (const char* key : {"evidence", "verification", "command", "test", "link", "commit", "notes"}) {
+        const auto it = entry.find(key);
+        if (it == entry.end() || !it->is_string()) continue;
+        if (Status s = refuse_placeholder(key, it->get<std::string>()); !s) return s;
+    }
     YamlValue stamped = YamlValue::object();
     stamped["timestamp"] = timestamp;
     for (const auto& [k, v] : entry.items()) stamped[k] = v;

@@ -1,6 +1,7 @@
 // Newest progress entries from the end of the log (see progress_query.hpp).
 #include "small/domain/progress_query.hpp"
 
+#include "small/model/plan_model.hpp"
 #include "small/model/workspace.hpp"
 
 #include <algorithm>
@@ -25,6 +26,9 @@ enum class EntryVerdict { Match, Skip, Stop };
 
 EntryVerdict judge(const NodeRef& entry, const EntryQuery& q) {
     if (q.signal_only && !is_signal_entry(entry)) return EntryVerdict::Skip;
+    if (q.work_only && is_bookkeeping_entry(field(entry, "task_id"), field(entry, "evidence"), field(entry, "notes"))) {
+        return EntryVerdict::Skip;
+    }
     if (q.since) {
         Result<Instant> at = parse_progress_timestamp(field(entry, "timestamp"));
         if (at && *at < *q.since) return EntryVerdict::Stop;

@@ -35,6 +35,14 @@ Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths
     return s;
 }
 
+NextAction next_step(const ResumeState& state) {
+    const bool handoff_current = state.handoff_exists && state.stale.empty() && state.recorded;
+    if (state.point.kind == ResumeKind::Complete && !handoff_current) return NextAction{"handoff", {}, "", ""};
+    NextAction a = state.point.action;
+    if (!a.stop.empty() && handoff_current) a.note = "stop: " + a.stop + "; the handoff is up to date: end the session";
+    return a;
+}
+
 std::string pinned_run_of(const FileSystem& fs, const WorkspacePaths& ws) {
     if (!fs.file_exists(ws.path_of(kWorkspaceFileName))) return {};
     Result<WorkspaceMetadata> meta = load_workspace_metadata(fs, ws);

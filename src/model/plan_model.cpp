@@ -96,6 +96,15 @@ std::vector<std::string> task_dependencies(const YamlValue& task) {
     return out;
 }
 
+std::vector<std::string> task_strings(const YamlValue& task, const char* key) {
+    std::vector<std::string> out;
+    if (!task.is_object() || !task.contains(key) || !task[key].is_array()) return out;
+    for (const YamlValue& item : task[key]) {
+        if (item.is_string()) out.push_back(item.get<std::string>());
+    }
+    return out;
+}
+
 std::vector<std::string> unmet_dependencies(const YamlValue& plan, std::string_view id) {
     const std::optional<std::size_t> at = find_task(plan, id);
     if (!at) return {};

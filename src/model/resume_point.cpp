@@ -81,19 +81,16 @@ constexpr const char* kElsewhere = "In progress in another checkout: ";
 
 std::string titled(const PlanTaskOutline& t) { return t.title.empty() ? t.id : t.id + ": " + t.title; }
 
-// "task-3 (blocked: need a decision)", "task-9 (not in the plan)".
-std::string dependency_text(const Outline& plan, const WorkFacts& facts, const std::string& id) {
+// "task-3 (blocked)", "task-9 (not in the plan)". A blocked dependency's
+// reason is on its own line (shown once).
+std::string dependency_text(const Outline& plan, const std::string& id) {
     const PlanTaskOutline* t = find(plan, id);
-    if (!t) return id + " (not in the plan)";
-    std::string out = id + " (" + t->status.word();
-    const TaskWork* w = work_of(facts, id);
-    if (t->status.is(TaskStatus::Blocked) && w && !w->blocked_reason.empty()) out += ": " + w->blocked_reason;
-    return out + ")";
+    return t ? id + " (" + t->status.word() + ")" : id + " (not in the plan)";
 }
 
-std::string waits_text(const Outline& plan, const WorkFacts& facts, const std::vector<std::string>& ids) {
+std::string waits_text(const Outline& plan, const std::vector<std::string>& ids) {
     std::string out;
-    for (const std::string& id : ids) out += (out.empty() ? "" : ", ") + dependency_text(plan, facts, id);
+    for (const std::string& id : ids) out += (out.empty() ? "" : ", ") + dependency_text(plan, id);
     return out;
 }
 
@@ -165,23 +162,35 @@ std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const
 }
 
 NextAction checkpoint(const std::string& id, TaskStatus status, const char* evidence = nullptr) {
-    NextAction a{"checkpoint", {{"task", id}, {"status", std::string(status_name(status))}}, ""};
+    NextAction a{"checkpoint", {{"task", id}, {"status", std::string(status_name(status))}}, "", ""};
     if (evidence) a.args.push_back({"evidence", evidence, true});
     return a;
 }
 
+std::string reason_of(const WorkFacts& facts, const std::string& id) {
+    const TaskWork* w = work_of(facts, id);
+    return w && !w->blocked_reason.empty() ? w->blocked_reason : std::string("no reason recorded");
+}
+
+// The action that ends the session: no tool, the reason, and the line to show.
+void stop(NextAction& a, const std::string& why) {
+    a = NextAction{};
+    a.stop = why;
+    a.note = "stop: " + why + "; write the handoff and end the session";
+}
+
 // Nothing can move: name the first dependency that keeps a task waiting
 // and how to drop it.
-void explain_stuck(const Outline& plan, const WorkFacts& facts, ResumePoint& r) {
+void explain_stuck(const Outline& plan, ResumePoint& r) {
     r.kind = ResumeKind::Stuck;
     r.summary = "Run stuck: no task can start; every open task waits on a dependency that cannot complete.";
     for (const PlanTaskOutline& t : plan) {
         if (is_done(t.status) || t.id.empty()) continue;
         const std::vector<std::string> waits = unmet(plan, t);
         if (waits.empty()) continue;
-        r.steps.push_back("Re-plan " + titled(t) + ": it waits on " + waits_text(plan, facts, waits));
+        r.steps.push_back("Re-plan " + titled(t) + ": it waits on " + waits_text(plan, waits));
         if (r.action.tool.empty()) {
-            r.action = {"plan", {{"undepend", t.id + ":" + waits.front()}}, ""};
+            r.action = {"plan", {{"undepend", t.id + ":" + waits.front()}}, "", ""};
         }
     }
 }
@@ -196,22 +205,28 @@ bool explain_all_claimed(const Outline& plan, const WorkFacts& facts, ResumePoin
         held += (held.empty() ? "" : "; ") + t.id + " (" + w->claimed_by + ")";
     }
     if (held.empty()) return false;
-    r.kind = ResumeKind::Stuck;
+    r.kind = ResumeKind::Stop;
     r.summary = "Every ready task is claimed by another agent.";
     r.steps.insert(r.steps.begin(), "Wait for a lease to end, or take a task another agent releases: " + held);
-    r.action.note = "nothing to take now: every ready task is claimed by another agent (small claims; small ready)";
+    stop(r.action, "every ready task is claimed by another agent: " + held);
     return true;
+}
+
+// "Waits on a human: task-3: Provision redis — ops to provision redis (a
+// human unblocks it: small plan --pending task-3)": unblocking is a human's
+// action, never the agent's next step.
+std::string human_wait_step(const Outline& plan, const WorkFacts& facts, const PlanTaskOutline& t) {
+    std::string step = std::string(kWaitsOnHumanStep) + titled(t) + " — " + reason_of(facts, t.id);
+    if (const std::vector<std::string> waits = unmet(plan, t); !waits.empty()) {
+        step += " (it also waits on " + waits_text(plan, waits) + ")";
+    }
+    return step + " (a human unblocks it: small plan --pending " + t.id + ")";
 }
 
 void add_blocked_steps(const Outline& plan, const WorkFacts& facts, ResumePoint& r) {
     for (const PlanTaskOutline& t : plan) {
         if (!t.status.is(TaskStatus::Blocked) || t.id.empty() || t.id == r.current) continue;
-        const TaskWork* w = work_of(facts, t.id);
-        const std::vector<std::string> waits = unmet(plan, t);
-        std::string step = "Unblock " + titled(t) + " — blocked: " +
-                           (w && !w->blocked_reason.empty() ? w->blocked_reason : std::string("no reason recorded"));
-        if (!waits.empty()) step += " (it also waits on " + waits_text(plan, facts, waits) + ")";
-        r.steps.push_back(std::move(step));
+        r.steps.push_back(human_wait_step(plan, facts, t));
     }
 }
 
@@ -235,20 +250,15 @@ void add_also_ready_step(const Outline& plan, const WorkFacts& facts, ResumePoin
     r.steps.push_back("Also ready: " + named);
 }
 
-// The plan with the status a task's newest work entry gives it where that
-// is `blocked` and the plan still has it open: the agent said it is stuck;
-// and with the status another side settled it with (D21): it is not offered
-// again here.
+// The plan with the status another side settled a task with (D21): it is
+// not offered again here. Otherwise the plan's status is the task's status
+// (every write that records a status sets it in the plan too; design.md
+// "One status per task").
 std::vector<PlanTaskOutline> effective(std::vector<PlanTaskOutline> plan, const WorkFacts& facts) {
     for (PlanTaskOutline& t : plan) {
         const TaskWork* w = work_of(facts, t.id);
         const bool open = t.status.is(TaskStatus::Pending) || t.status.is(TaskStatus::InProgress);
-        if (!w || !open) continue;
-        if (w->settled_as && !is_settled(w->last_status)) {
-            t.status = *w->settled_as;
-        } else if (w->last_status.is(TaskStatus::Blocked)) {
-            t.status = TaskStatus::Blocked;
-        }
+        if (w && open && w->settled_as && !is_settled(w->last_status)) t.status = *w->settled_as;
     }
     return plan;
 }
@@ -298,8 +308,7 @@ std::vector<std::string> ready_task_ids(const std::vector<PlanTaskOutline>& raw_
 }
 
 std::string describe_started(const StartedTask& t) {
-    return t.id + (t.title.empty() ? "" : ": " + t.title) + " (plan: " + t.plan_status.word() +
-           ", last recorded: " + t.last_status.word() + ")";
+    return t.id + (t.title.empty() ? "" : ": " + t.title) + " (" + t.plan_status.word() + ")";
 }
 
 ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const WorkFacts& facts) {
@@ -314,14 +323,14 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
     if (!any_task) {
         r.summary = "No tasks yet.";
         r.steps.push_back("Add the first task: small plan --add \"<title>\"");
-        r.action = {"plan", {{"add", "<first task>", true}}, ""};
+        r.action = {"plan", {{"add", "<first task>", true}}, "", ""};
         return r;
     }
     add_settled_elsewhere_steps(raw_plan, facts, r);
     if (std::all_of(plan.begin(), plan.end(), [](const PlanTaskOutline& t) { return is_done(t.status); })) {
         r.kind = ResumeKind::Complete;
         r.summary = "Run complete. All plan tasks completed.";
-        r.action.note = "nothing: the run is complete (new work: small plan --add \"<title>\"; a new run: small start)";
+        r.action.note = "nothing: the run is complete (new work: small plan --add \"<title>\"; a new run: small reset)";
         return r;
     }
     // Started tasks first (D13): ready ones to resume, the others waiting.
@@ -329,7 +338,7 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
         const TaskWork* w = work_of(facts, t.id);
         const std::string claim = w ? w->claimed_by : std::string();
         r.steps.push_back(!t.waits_on.empty() ? "Wait: " + describe_started(t) + " waits on " +
-                                                    waits_text(plan, facts, t.waits_on)
+                                                    waits_text(plan, t.waits_on)
                           : !claim.empty() ? "Claimed by " + claim + ": " + describe_started(t)
                           : t.elsewhere    ? kElsewhere + describe_started(t)
                                            : "Resume " + describe_started(t));
@@ -358,23 +367,21 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
     }
     for (const PlanTaskOutline& t : plan) {
         if (!t.status.is(TaskStatus::Blocked) || t.id.empty() || !unmet(plan, t).empty()) continue;
-        r.kind = ResumeKind::Unblock;
+        r.kind = ResumeKind::Stop;
         r.current = t.id;
-        const TaskWork* w = work_of(facts, t.id);
-        const std::string reason = w && !w->blocked_reason.empty() ? w->blocked_reason : "no reason recorded";
-        r.steps.insert(r.steps.begin(), "Unblock " + titled(t) + " — blocked: " + reason);
-        r.summary = "Run blocked on " + t.id + ": " + reason;
-        r.action = checkpoint(t.id, TaskStatus::InProgress, "<what unblocked it>");
+        r.steps.insert(r.steps.begin(), human_wait_step(plan, facts, t));
+        r.summary = "Run waits on a human: " + titled(t) + ".";
+        stop(r.action, t.id + " waits on a human (" + reason_of(facts, t.id) + ")");
         add_blocked_steps(plan, facts, r);
         return r;
     }
     if (explain_all_claimed(plan, facts, r)) return r;
-    explain_stuck(plan, facts, r);
+    explain_stuck(plan, r);
     return r;
 }
 
 std::string cli_line(const NextAction& a) {
-    if (a.tool.empty()) return a.note;
+    if (a.tool.empty()) return a.note;  // a stop's note starts "stop: "
     std::string line = "small " + (a.tool == "progress_add" ? std::string("progress add") : a.tool);
     for (const NextAction::Arg& arg : a.args) {
         std::string flag = arg.name;

@@ -60,6 +60,7 @@ nlohmann::json progress_add_json(const ProgressAddResult& r, const WorkspacePath
             {"entry", sorted_json(r.entry)},  // keys sorted, as the reference prints them
             {"task_exists_in_plan", r.task_exists_in_plan},
             {"plan_status", r.meta_task ? nlohmann::json() : nlohmann::json(r.plan_status.word())},
+            {"plan_updated", r.plan_updated},
             {"warnings", r.warnings}};
 }
 

@@ -55,6 +55,7 @@ nlohmann::json status_json(const StatusReport* r, const std::string& version, bo
         doc["plan"] = std::move(plan);
     }
     if (!r->next_task.empty()) doc["next_task"] = r->next_task;
+    if (!r->stop.empty()) doc["stop"] = r->stop;
     if (!r->blocked.empty()) {
         nlohmann::json blocked = nlohmann::json::array();
         for (const StatusReport::Blocked& b : r->blocked) blocked.push_back({{"id", b.id}, {"reason", b.reason}});

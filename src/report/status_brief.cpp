@@ -20,6 +20,8 @@ struct Section {
 
 std::string line(std::string_view text) { return one_line(text, kBriefLineBytes); }
 
+std::string item_line(std::string_view text) { return "  - " + one_line(text, kBriefLineBytes - 4); }
+
 std::string task_text(const BriefTask& t) {
     std::string out = t.id.empty() ? "(no id)" : t.id;
     if (!t.title.empty()) out += " " + t.title;
@@ -57,16 +59,18 @@ std::vector<Section> sections_of(const ResumeBrief& b) {
         std::string run = "Run: " + (b.run_id.empty() ? std::string("no run id yet") : b.run_id.substr(0, 12));
         run += " | tasks " + std::to_string(b.completed_tasks) + "/" + std::to_string(b.total_tasks) + " completed";
         out.push_back({"run", run, {}});
-        std::string current = "Current: none";
+        Section current{"current", "Current: none", {}};
         if (b.current) {
-            current = "Current: " + task_text(*b.current) + " [" + b.current->status.word() + "]";
-            if (!b.current->note.empty()) current += " — " + b.current->note;
+            current.header = "Current: " + task_text(*b.current) + " [" + b.current->status.word() + "]";
+            if (!b.current->note.empty()) current.header += " — " + b.current->note;
+            for (const std::string& step : b.current->steps) current.items.push_back(item_line("step: " + step));
+            for (const std::string& done : b.current->acceptance) current.items.push_back(item_line("done when: " + done));
         }
-        out.push_back({"current", current, {}});
+        out.push_back(std::move(current));
     }
     const auto list = [&](const char* name, std::string header, const auto& items, auto text_of) {
         Section s{name, std::move(header), {}};
-        for (const auto& item : items) s.items.push_back("  - " + one_line(text_of(item), kBriefLineBytes - 4));
+        for (const auto& item : items) s.items.push_back(item_line(text_of(item)));
         if (!s.items.empty() || name == std::string("handoff")) out.push_back(std::move(s));
     };
     list("claims", "Claims:", b.claims, [](const std::string& s) { return s; });
@@ -75,9 +79,10 @@ std::vector<Section> sections_of(const ResumeBrief& b) {
     if (!b.handoff_summary.empty() || !b.handoff_next_steps.empty()) {
         const std::string summary = b.handoff_summary.empty() ? std::string("(no summary)") : b.handoff_summary;
         // A stale handoff's summary is out of date and its steps are replaced by the ones computed now.
-        const std::string header = b.handoff_stale.empty()
-                                       ? "Handoff: " + summary
-                                       : "Handoff: stale — " + b.handoff_stale + "; steps computed now:";
+        const std::string header = !b.handoff_stale.empty() && b.handoff_next_steps.empty()
+                                       ? "Handoff: stale — " + b.handoff_stale
+                                   : b.handoff_stale.empty() ? "Handoff: " + summary
+                                                             : "Handoff: stale — " + b.handoff_stale + "; steps computed now:";
         list("handoff", header, b.handoff_next_steps, [](const std::string& s) { return s; });
     }
     list("recent", "Recent:", b.recent, entry_text);
@@ -137,7 +142,10 @@ FittedBrief fit_brief(const ResumeBrief& b, std::size_t max_bytes, const std::ve
 
 nlohmann::json next_action_json(const NextAction& a) {
     using nlohmann::json;
-    if (a.tool.empty()) return json{{"tool", nullptr}, {"arguments", json::object()}, {"note", line(a.note)}};
+    if (a.tool.empty()) {
+        return json{{"tool", nullptr}, {"arguments", json::object()}, {"note", line(a.note)},
+                    {"stop", a.stop.empty() ? json() : json(line(a.stop))}};
+    }
     json args = json::object();
     for (const NextAction::Arg& arg : a.args) args[arg.name] = arg.value.empty() ? json(true) : json(line(arg.value));
     json j{{"tool", a.tool}, {"arguments", std::move(args)}};
@@ -176,7 +184,17 @@ nlohmann::json brief_json(const ResumeBrief& b, const FittedBrief& fit, std::siz
         out["run_id"] = line(b.run_id);
         out["tasks"] = {{"total", b.total_tasks}, {"completed", b.completed_tasks}};
     }
-    if (b.has_workspace && !omitted("current")) out["current_task"] = b.current ? task(*b.current) : json();
+    if (b.has_workspace && !omitted("current")) {
+        out["current_task"] = b.current ? task(*b.current) : json();
+        if (b.current) {  // the steps and criteria the text shows, in its order
+            std::size_t left = shown("current");
+            for (const auto& [key, list] : {std::pair{"steps", &b.current->steps}, std::pair{"acceptance", &b.current->acceptance}}) {
+                json arr = json::array();
+                for (std::size_t i = 0; i < list->size() && left > 0; ++i, --left) arr.push_back(line((*list)[i]));
+                out["current_task"][key] = std::move(arr);
+            }
+        }
+    }
     const auto items = [&](const char* name, const auto& list, auto to_json) {
         json arr = json::array();
         for (std::size_t i = 0; i < shown(name); ++i) arr.push_back(to_json(list[i]));
@@ -206,6 +224,7 @@ nlohmann::json brief_json(const ResumeBrief& b, const FittedBrief& fit, std::siz
     }
     put("problems", "problems", b.problems, text);
     out["next_command"] = line(b.next_command);
+    out["stop"] = b.next_action.stop.empty() ? json() : json(line(b.next_action.stop));
     out["next_action"] = next_action_json(b.next_action);
     out["omitted"] = {{"items", left_out}, {"sections", fit.omitted_sections}};
     return out;

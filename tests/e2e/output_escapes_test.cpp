@@ -45,9 +45,10 @@ protected:
         ok({"handoff", "--summary=" + kHostile, "--next=" + kHostile});
         // A status no rule knows (INV-P8 quotes it) and a line of its own in a plan value.
         std::string plan = read_file(tmp_.path() / ".small/plan.small.yml");
-        const std::size_t at = plan.rfind("status: \"pending\"");
+        const std::string status = "status: \"in_progress\"";  // task-2's, set by progress add
+        const std::size_t at = plan.rfind(status);
         ASSERT_NE(at, std::string::npos) << plan;
-        plan.replace(at, 17, "status: \"pend\\e[2J\\ning\\n::error file=x::forged\"");
+        plan.replace(at, status.size(), "status: \"pend\\e[2J\\ning\\n::error file=x::forged\"");
         std::ofstream(tmp_.path() / ".small/plan.small.yml", std::ios::trunc | std::ios::binary) << plan;
     }
     RunResult small(const std::vector<std::string>& args, const std::vector<std::pair<std::string, std::optional<std::string>>>& env = {}) {

@@ -61,9 +61,10 @@ TEST_F(ProgressTest, AddAppendsWithoutTouchingExistingBytes) {
                              "--test", "make test", "--notes", "n"});
     ASSERT_EQ(r.exit_code, 0) << r;
     EXPECT_TRUE(contains(r.out, "progress added: task-1 completed ")) << r;
-    // task-1 is in the plan, but the plan still says pending.
-    EXPECT_TRUE(contains(r.err, "Warning: the plan still says task task-1 is pending")) << r;
-    EXPECT_TRUE(contains(r.err, "small checkpoint --task task-1 --status completed")) << r;
+    // One status per task (issue 37): the plan says completed too, as checkpoint would set it.
+    EXPECT_TRUE(contains(r.out, "(the plan's status too)")) << r;
+    EXPECT_FALSE(contains(r.err, "Warning")) << r;
+    EXPECT_TRUE(contains(read_file(ws() / ".small" / "plan.small.yml"), "status: \"completed\"")) << r;
     const std::string after = read_file(progress());
     ASSERT_EQ(after.substr(0, kProgress.size()), kProgress) << after;  // D7: append-only in the byte sense
     const std::string added = after.substr(kProgress.size());
@@ -113,10 +114,13 @@ TEST_F(ProgressTest, AddReportsThePlanStatusInJson) {
     RunResult r = run({"progress", "add", "--task", "task-1", "--status", "blocked", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r;
     json doc = json::parse(r.out);
-    EXPECT_EQ(doc["plan_status"], "pending");
-    ASSERT_EQ(doc["warnings"].size(), 1u) << doc.dump();
-    EXPECT_TRUE(contains(doc["warnings"][0].get<std::string>(), "the plan still says task task-1 is pending"));
-    // in_progress does not settle a task: no warning.
+    EXPECT_EQ(doc["plan_status"], "blocked");  // the plan's status after the write: one status per task
+    EXPECT_EQ(doc["plan_updated"], true);
+    EXPECT_TRUE(doc["warnings"].empty()) << doc.dump();
+    r = run({"progress", "add", "--task", "task-1", "--status", "blocked", "--json"});
+    doc = json::parse(r.out);
+    EXPECT_EQ(doc["plan_updated"], false) << "the plan already says blocked";
+    EXPECT_EQ(doc["plan_status"], "blocked");
     r = run({"progress", "add", "--task", "task-1", "--status", "in_progress", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r;
     doc = json::parse(r.out);

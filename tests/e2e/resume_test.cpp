@@ -96,20 +96,31 @@ TEST_F(ResumeE2E, ABlockedDependencyIsNamedWithItsReasonAndItsDependentsWait) {
     for (int i = 0; i < 3; ++i) ok({"progress", "add", "--task", "meta/notes", "--status", "completed", "--evidence", "note"});
 
     const RunResult brief = small({"status", "--brief"});
-    EXPECT_EQ(run_next(brief), "small checkpoint --task task-3 --status in_progress --evidence \"<what unblocked it>\"")
+    // Only a human can unblock task-3 (issue 37): stop, with the reason, shown once.
+    EXPECT_EQ(run_next(brief),
+              "stop: task-3 waits on a human (need a decision: error or inf?); write the handoff and end the session")
         << brief;
-    EXPECT_TRUE(contains(brief.out, "need a decision: error or inf?")) << brief;  // however old the entry
+    std::size_t shown = 0;
+    for (std::size_t at = brief.out.find("need a decision"); at != std::string::npos;
+         at = brief.out.find("need a decision", at + 1)) {
+        ++shown;
+    }
+    EXPECT_EQ(shown, 1u) << brief;  // however old the entry, and only once
 
     const RunResult h = small({"handoff"});
     ASSERT_EQ(h.exit_code, 0) << h;
     EXPECT_TRUE(contains(h.out, "current_task_id: \"task-3\"")) << h;
-    EXPECT_TRUE(contains(h.out, "Unblock task-3: Decide the edge case — blocked: need a decision: error or inf?")) << h;
+    EXPECT_TRUE(contains(h.out, "Waits on a human: task-3: Decide the edge case — need a decision: error or inf? (a "
+                                "human unblocks it: small plan --pending task-3)"))
+        << h;
     EXPECT_TRUE(contains(h.out, "Wait: task-4: Implement")) << h;
     EXPECT_FALSE(contains(h.out, "Resume task-4")) << h;
 
     const RunResult status = small({"status"});
-    EXPECT_TRUE(contains(status.out, "Next task: task-3")) << status;
-    EXPECT_TRUE(contains(status.out, "Blocked: task-3 — need a decision: error or inf?")) << status;
+    EXPECT_TRUE(contains(status.out, "Next task: none — stop: task-3 waits on a human (need a decision: error or "
+                                     "inf?); the handoff is up to date: end the session"))
+        << status;
+    EXPECT_FALSE(contains(status.out, "Blocked: task-3")) << "the reason is shown once: " << status;
     const RunResult doctor = small({"doctor"});
     EXPECT_TRUE(contains(doctor.out, "need a decision")) << doctor;
     EXPECT_FALSE(contains(doctor.out, "task-4 --status completed")) << doctor;

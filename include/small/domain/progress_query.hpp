@@ -31,6 +31,7 @@ struct EntryQuery {
     std::optional<Instant> since;       // timestamp at or after (entries are in time order, INV-R5)
     std::string run_id;                 // replayId equals ("" = every run)
     bool signal_only = false;           // skip noise entries (is_signal_entry)
+    bool work_only = false;             // skip bookkeeping too: plan edits, claims, meta/ (is_bookkeeping_entry)
     std::size_t limit = 0;              // the newest N matches; 0 = all
 };
 

@@ -33,6 +33,12 @@ struct ResumeState {
 // A missing plan or log reads as empty.
 Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id);
 
+// The one step to take now: the resume point's, except that a complete run
+// whose handoff is missing, stale or of unknown origin has one write left
+// (the handoff), and a stop says whether the handoff still needs writing.
+// Never a step that changes nothing (D18).
+NextAction next_step(const ResumeState& state);
+
 // The run whose work entries count: workspace.small.yml's run.replay_id,
 // "" when there is none or it cannot be read (every run's entries count).
 std::string pinned_run_of(const FileSystem& fs, const WorkspacePaths& ws);

@@ -42,6 +42,8 @@ WrittenStatus normal_task_status(std::string_view raw);
 // Ids the task depends on: `depends_on` (D6), then `dependencies` (read as
 // an alias), duplicates dropped, in order.
 std::vector<std::string> task_dependencies(const YamlValue& task);
+// The task's `key` list (steps, acceptance): its strings in order, anything else skipped.
+std::vector<std::string> task_strings(const YamlValue& task, const char* key);
 
 // The dependencies of task `id` that are not `completed` (unknown ids
 // included), in order; empty when the task is unknown or ready (D18).

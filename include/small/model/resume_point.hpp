@@ -10,11 +10,17 @@
 //     is named as waiting, never as "resume".
 //   * Only work entries (progress add, checkpoint, apply) make a task started;
 //     the log lines of plan edits are bookkeeping (is_bookkeeping_entry).
+//   * A task's status is the plan's (every write that records a status sets
+//     it in the plan too). A blocked task carries the reason of the newest
+//     entry that blocked it.
 //   * Current task: the started ready task with the newest work entry, else a
 //     ready task the plan says is in_progress, else the first ready pending
-//     task (by `priority`, then plan order), else the first blocked task whose dependencies are
-//     complete (to unblock). A blocked task carries the reason of the entry
-//     that blocked it.
+//     task (by `priority`, then plan order).
+//   * Stop is an outcome: when nothing is left but blocked tasks (a human
+//     unblocks them) or tasks other agents hold, the step is to write the
+//     handoff and end the session (`action.stop` says why); unblocking is
+//     never suggested to the agent. The current task is then the first
+//     blocked one whose dependencies are complete.
 //   * When this checkout's own work is known (some task has `here`), a task
 //     that only other checkouts' entries started (merged in from another
 //     branch) is never preferred: it is named "In progress in another
@@ -22,7 +28,7 @@
 //   * A task another agent holds a live claim on (D19, TaskWork::claimed_by)
 //     is never current nor "also ready"; a ready task this agent holds is
 //     preferred. When every ready task is claimed by others, nothing can be
-//     taken now: the step says whose leases to wait for.
+//     taken now: the step is stop, naming whose leases to wait for.
 //   * A run whose tasks are all completed or cancelled is complete: nothing
 //     to run but a fresh handoff; never a step that changes nothing.
 #pragma once
@@ -45,8 +51,10 @@ namespace small {
 // The one step that moves the run forward, as data: the operation (the CLI
 // command and the MCP tool of the same name: checkpoint, progress_add,
 // handoff, plan, init, check, status) and its arguments in order. `tool`
-// empty: nothing to run (`note` says why). `placeholder` arguments are for
-// the agent to fill (`<what proves it is done>`).
+// empty: nothing to run (`note` says why; `stop` says why the session should
+// end, when it should). `placeholder` arguments are for the agent to fill
+// (`<what proves it is done>`); writes refuse them as they are
+// (model/placeholder).
 struct NextAction {
     struct Arg {
         std::string name, value;  // MCP argument name; the CLI flag is --name (with _ as -)
@@ -55,10 +63,14 @@ struct NextAction {
     std::string tool;
     std::vector<Arg> args;
     std::string note;  // why, or what to do when no tool fits
+    std::string stop;  // "task-3 waits on a human (ops to provision redis)": end the session
 };
 
+// The step of a task that waits on a human: "Waits on a human: task-3: …".
+inline constexpr std::string_view kWaitsOnHumanStep = "Waits on a human: ";
+
 // `small checkpoint --task 'a b' --status completed --evidence "<...>"`, or
-// the note when there is no tool.
+// the note when there is no tool (`stop: …` when the action is to stop).
 std::string cli_line(const NextAction& a);
 
 // What the progress log says about one task.
@@ -80,7 +92,7 @@ using WorkFacts = std::map<std::string, TaskWork, std::less<>>;
 enum class ResumeKind {
     NoTasks,   // the plan has no tasks: add one
     Work,      // `current` is ready: start it or complete it
-    Unblock,   // only blocked tasks can move: unblock `current`
+    Stop,      // only a human (blocked tasks) or other agents (their claims) can move it: stop
     Stuck,     // nothing can move: a dependency is missing from the plan or a cycle
     Complete,  // every task completed or cancelled
 };
@@ -120,7 +132,7 @@ bool is_ready(const std::vector<PlanTaskOutline>& plan, std::string_view id);
 // the tasks the log blocked: one pass, for the ready queue (model/claims).
 std::vector<std::string> ready_task_ids(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts);
 
-// "task-2: Print the version (plan: pending, last recorded: in_progress)".
+// "task-2: Print the version (in_progress)": the plan's status, the one truth.
 std::string describe_started(const StartedTask& t);
 
 // What the progress log says of each task: work entries of run `run_id`

@@ -328,10 +328,11 @@ private:
         const ResumePoint point = resume_point(outline_plan(set_.root(ArtifactType::Plan)), claimed_facts(fs_, ws_, own_facts()));
         if (point.kind == ResumeKind::Complete) {
             suggestion = handoff_source_state().empty() ? "All tasks complete and the handoff is up to date. New work: "
-                                                          "small plan --add \"<title>\"; a new run: small start"
+                                                          "small plan --add \"<title>\"; a new run: small reset"
                                                         : "All tasks complete. Run: small handoff";
         } else if (suggestion.empty() || point.kind != ResumeKind::Work) {
-            suggestion = (point.steps.empty() ? std::string() : point.steps.front() + ". ") + "Run: " + cli_line(point.action);
+            const std::string step = point.action.stop.empty() ? "Run: " + cli_line(point.action) : cli_line(point.action);
+            suggestion = (point.steps.empty() ? std::string() : point.steps.front() + ". ") + step;
         }
         add("Run State",
             status,

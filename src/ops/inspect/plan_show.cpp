@@ -67,6 +67,8 @@ Result<TaskDetail> plan_show_task_command(const FileSystem& fs, const WorkspaceP
     TaskDetail d;
     d.task = (*plan)["tasks"][*at];
     d.summary = summary_of(d.task);
+    d.steps = task_strings(d.task, "steps");
+    d.acceptance = task_strings(d.task, "acceptance");
     for (const std::string& dep : d.summary.depends_on) {
         const std::optional<std::size_t> dep_at = find_task(*plan, dep);
         d.dependencies.push_back({dep, dep_at ? task_status((*plan)["tasks"][*dep_at]) : WrittenStatus()});

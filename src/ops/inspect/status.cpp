@@ -40,14 +40,25 @@ void read_recent(const FileSystem& fs, const WorkspacePaths& ws, const StatusOpt
 
 // The next task and blocked reasons from the resume point (D18), never from
 // a handoff that may be stale; and whether it is.
-void read_resume(const FileSystem& fs, const WorkspacePaths& ws, StatusReport& r) {
+// Next actionable: what `small ready` offers (no task another agent holds
+// or another side settled), so it never contradicts the next task.
+void read_resume(const FileSystem& fs, const WorkspacePaths& ws, const StatusOptions& o, StatusReport& r) {
     Result<ResumeState> state = load_resume_state(fs, ws, r.replay_id);
     if (!state) {
         r.problems.push_back(state.error());
         return;
     }
     const ResumePoint& p = state->point;
-    r.next_task = p.kind == ResumeKind::Complete ? std::string(kRunCompleteText) : p.current;
+    r.next_task = p.kind == ResumeKind::Complete ? std::string(kRunCompleteText)
+                  : p.action.stop.empty()        ? p.current
+                                                 : std::string();
+    if (!p.action.stop.empty()) r.stop = next_step(*state).note;
+    if (r.plan && !state->taken.empty()) {
+        std::vector<std::string>& ids = r.plan->next_actionable;
+        ids = summarize_plan(state->plan, 0).next_actionable;
+        std::erase_if(ids, [&](const std::string& id) { return state->taken.count(id) > 0; });
+        if (o.tasks && ids.size() > o.tasks) ids.resize(o.tasks);
+    }
     for (const BlockedTask& t : blocked_tasks(state->plan, state->facts.tasks)) r.blocked.push_back({t.id, t.reason});
     r.handoff_recorded = state->recorded.has_value();
     r.handoff_stale = state->stale;
@@ -87,7 +98,7 @@ Result<StatusReport> status_command(const FileSystem& fs, const WorkspacePaths& 
         r.next_task = resolve_next_task(r.plan ? &*r.plan : nullptr, current);
         return r;
     }
-    read_resume(fs, ws, r);
+    read_resume(fs, ws, o, r);
     return r;
 }
 

@@ -9,6 +9,8 @@
 #include "small/store/plan_cache.hpp"
 #include "small/domain/progress_query.hpp"
 #include "small/domain/resume_state.hpp"
+#include "small/ops/session/checkpoint.hpp"
+#include "small/ops/session/progress_add.hpp"
 
 namespace small {
 
@@ -28,11 +30,32 @@ std::optional<Document> load_if_present(const FileSystem& fs, const WorkspacePat
     return std::move(*doc);
 }
 
-BriefTask task_of(const PlanTaskOutline& t) { return {t.id, t.title, t.status, ""}; }
+BriefTask task_of(const PlanTaskOutline& t) { return {t.id, t.title, t.status, "", {}, {}}; }
+
+// The current task's steps and acceptance criteria: the agent sees its work.
+// The outline the primer reads does not hold them, so the plan is parsed once.
+void read_current_work(const FileSystem& fs, const WorkspacePaths& ws, BriefTask& current, ResumeBrief& b) {
+    const std::optional<Document> plan = load_if_present(fs, ws, ArtifactType::Plan, b);
+    if (!plan) return;
+    const NodeRef tasks = plan->root().find("tasks");
+    for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
+        const NodeRef t = tasks.item(i);
+        if (trim(t.find("id").as_string()) != current.id) continue;
+        for (const auto& [key, out] : {std::pair{"steps", &current.steps}, std::pair{"acceptance", &current.acceptance}}) {
+            const NodeRef list = t.find(key);
+            for (std::size_t k = 0; list.is_sequence() && k < list.size(); ++k) {
+                if (list.item(k).is_string()) out->push_back(std::string(list.item(k).as_string()));
+            }
+        }
+        return;
+    }
+}
 
 // Current, next and blocked tasks from the resume point (D18), so the primer
-// names the step the handoff would name now, stale handoff or not.
-void read_plan(const ResumeState& state, ResumeBrief& b) {
+// names the step the handoff would name now, stale handoff or not. A blocked
+// reason is shown once: in the Blocked list, or in the stop line when the
+// current task waits on a human.
+void read_plan(const FileSystem& fs, const WorkspacePaths& ws, const ResumeState& state, ResumeBrief& b) {
     const std::vector<PlanTaskOutline>& plan = state.plan;
     const PlanSummary summary = summarize_plan(plan, 0);
     b.total_tasks = summary.total_tasks;
@@ -41,25 +64,23 @@ void read_plan(const ResumeState& state, ResumeBrief& b) {
         return std::find_if(plan.begin(), plan.end(), [&](const PlanTaskOutline& t) { return t.id == id; });
     };
     const std::vector<BlockedTask> blocked = blocked_tasks(plan, state.facts.tasks);
-    const auto reason_of = [&](const std::string& id) -> std::optional<std::string> {
-        for (const BlockedTask& t : blocked) {
-            if (t.id == id) return t.reason.empty() ? std::string("no reason recorded") : t.reason;
-        }
-        return std::nullopt;
+    const auto is_blocked = [&](const std::string& id) {
+        return std::any_of(blocked.begin(), blocked.end(), [&](const BlockedTask& t) { return t.id == id; });
     };
     const ResumePoint& point = state.point;
     if (!point.current.empty()) {
         b.current = task_of(*find(point.current));
-        if (const auto why = reason_of(point.current)) b.current->note = "blocked: " + *why;
+        if (point.kind == ResumeKind::Work) read_current_work(fs, ws, *b.current, b);
     }
     for (const std::string& id : summary.next_actionable) {
         const bool taken = state.taken.count(id) > 0;
-        if ((!b.current || b.current->id != id) && !reason_of(id) && !taken) b.next.push_back(task_of(*find(id)));
+        if ((!b.current || b.current->id != id) && !is_blocked(id) && !taken) b.next.push_back(task_of(*find(id)));
     }
     b.claims = state.claims;
     for (const BlockedTask& t : blocked) {
+        b.shown_reasons.push_back(t.reason);
         if (b.current && b.current->id == t.id) continue;
-        b.blocked.push_back({t.id, t.title, find(t.id)->status, *reason_of(t.id)});
+        b.blocked.push_back({t.id, t.title, find(t.id)->status, t.reason.empty() ? "no reason recorded" : t.reason, {}, {}});
     }
 }
 
@@ -88,11 +109,15 @@ void read_human_files(const FileSystem& fs, const WorkspacePaths& ws, ResumeBrie
     }
 }
 
+// Work, not bookkeeping: plan edits and claims are left out, an entry's
+// default text ("Recorded checkpoint via small checkpoint") says nothing, and
+// a blocked reason already shown is not repeated.
 void read_recent(const FileSystem& fs, const WorkspacePaths& ws, const BriefOptions& o, ResumeBrief& b) {
     if (!fs.file_exists(ws.artifact_path(ArtifactType::Progress))) return;
     EntryQuery q;
     q.limit = o.recent;
     q.signal_only = true;
+    q.work_only = true;
     Result<EntryList> list = query_entries(fs, ws, q);
     if (!list) {
         b.problems.push_back(list.error().describe());
@@ -100,22 +125,15 @@ void read_recent(const FileSystem& fs, const WorkspacePaths& ws, const BriefOpti
     }
     for (const YamlValue& e : list->entries) {
         const ProgressItem item = progress_item_of(e);
-        b.recent.push_back({item.timestamp, item.task_id, item.status,
-                            std::string(trim(item.evidence.empty() ? item.notes : item.evidence))});
+        std::string text(trim(item.evidence.empty() ? item.notes : item.evidence));
+        const bool shown = std::find(b.shown_reasons.begin(), b.shown_reasons.end(), text) != b.shown_reasons.end();
+        if (text == kDefaultCheckpointEvidence || text == kDefaultProgressEvidence || shown) text.clear();
+        b.recent.push_back({item.timestamp, item.task_id, item.status, std::move(text)});
     }
 }
 
 NextAction action(std::string tool, std::vector<NextAction::Arg> args = {}) {
-    return NextAction{std::move(tool), std::move(args), ""};
-}
-
-// The resume point's step; once the run is complete, a handoff that is
-// missing, stale or of unknown origin is the one write left (and then
-// nothing: never a step that changes nothing, D18).
-NextAction next_action(const ResumeState& state) {
-    if (state.point.kind != ResumeKind::Complete) return state.point.action;
-    if (!state.handoff_exists || !state.stale.empty() || !state.recorded) return action("handoff");
-    return state.point.action;
+    return NextAction{std::move(tool), std::move(args), "", ""};
 }
 
 }  // namespace
@@ -135,13 +153,15 @@ Result<ResumeBrief> status_brief_command(const FileSystem& fs, const WorkspacePa
     if (!state) {
         b.problems.push_back(state.error().describe());
     } else {
-        read_plan(*state, b);
+        read_plan(fs, ws, *state, b);
         b.handoff_stale = state->stale;
         if (!state->stale.empty()) b.handoff_next_steps = state->point.steps;  // the handoff's are out of date
+        // The Blocked list and the stop line show those already, each reason once.
+        std::erase_if(b.handoff_next_steps, [](const std::string& step) { return step.starts_with(kWaitsOnHumanStep); });
     }
     read_recent(fs, ws, o, b);
     // Broken files come first.
-    b.next_action = !b.problems.empty() ? action("check", {{"strict", ""}}) : next_action(*state);
+    b.next_action = !b.problems.empty() ? action("check", {{"strict", ""}}) : next_step(*state);
     b.next_command = cli_line(b.next_action);
     return b;
 }

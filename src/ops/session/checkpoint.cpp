@@ -28,13 +28,19 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
                                             const CheckpointRequest& req) {
     // The flags as the edge checks them: a caller may pass a status checkpoint does not set.
     if (Result<TaskStatus> s = parse_checkpoint_status(req.task, status_name(req.status)); !s) return s.error();
+    if (Result<EntryTime> when = parse_entry_time(req.at, req.after); !when) return when.error();
+    Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
+    if (!session) return session.error();
+    return record_status_in_plan(fs, ws, *session, req, kDefaultCheckpointEvidence);
+}
+
+Result<CheckpointResult> record_status_in_plan(const FileSystem& fs, const WorkspacePaths& ws,
+                                               const MutationSession& session, const CheckpointRequest& req,
+                                               std::string_view default_evidence) {
     const std::string task(trim(req.task));
     const TaskStatus status = req.status;
     Result<EntryTime> when = parse_entry_time(req.at, req.after);
     if (!when) return when.error();
-
-    Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
-    if (!session) return session.error();
     if (Status s = require_artifact(fs, ws, ArtifactType::Progress); !s) return s.error();
     if (Status s = require_artifact(fs, ws, ArtifactType::Plan, "run `small plan` to create it"); !s) return s.error();
     Result<PlanStatusEdit> edit = plan_status_edit(fs, ws, task, status);
@@ -51,13 +57,13 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     result.previous_status = edit->previous_status;
     if (!edit->warning.empty()) result.warnings.push_back(edit->warning);
     const std::string& text = edit->text;
-    Result<RunPin> pin = pin_run(fs, ws, *session, text);
+    Result<RunPin> pin = pin_run(fs, ws, session, text);
     if (!pin) return pin.error();
     if (!pin->warning.empty()) result.warnings.push_back(pin->warning);
 
     const EntryFields fields{req.evidence, req.verification, req.command, req.test,
                              req.link,     req.commit,       notes_with_claim(notes_with_forced(req.notes, *gate), *claim)};
-    const YamlValue entry = build_progress_entry(task, status, fields, kDefaultCheckpointEvidence, pin->replay_id);
+    const YamlValue entry = build_progress_entry(task, status, fields, default_evidence, pin->replay_id);
     if (Status v = validate_progress_entry(entry, format_timestamp_utc9(probe_instant(*when)), ws); !v) {
         return v.error();
     }

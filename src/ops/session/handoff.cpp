@@ -2,6 +2,7 @@
 #include "small/ops/session/handoff.hpp"
 
 #include "small/base/text.hpp"
+#include "small/model/placeholder.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/store/workspace_change.hpp"
 
@@ -15,6 +16,12 @@ Result<HandoffResult> handoff_command(const FileSystem& fs, const WorkspacePaths
             return Error::usage("invalid --replay-id: must be 64 hex digits, got \"" + *req.replay_id + "\"");
         }
         manual = v;
+    }
+    if (req.summary) {
+        if (Status s = refuse_placeholder("summary", *req.summary); !s) return s.error();
+    }
+    for (const std::string& step : req.next) {
+        if (Status s = refuse_placeholder("next", step); !s) return s.error();
     }
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, true, req.lock_wait});
     if (!session) return session.error();

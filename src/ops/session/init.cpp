@@ -5,6 +5,7 @@
 
 #include "small/store/atomic_file.hpp"
 #include "small/store/progress_log.hpp"
+#include "small/model/placeholder.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/model/task_status.hpp"
 #include "small/base/path.hpp"
@@ -321,6 +322,9 @@ Status write_root_files(const FileSystem& fs, const WorkspacePaths& ws, InitDeci
 Result<InitResult> init_command(const FileSystem& fs, const InitRequest& req) {
     Result<AgentsMode> mode = check_init_flags(req);
     if (!mode) return mode.error();
+    if (req.intent) {
+        if (Status s = refuse_placeholder("intent", *req.intent); !s) return s.error();
+    }
     InitResult result;
     result.root = resolve_init_root(req.dir, req.cwd);
     result.small_dir = small_dir_path(result.root);

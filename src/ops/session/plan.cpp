@@ -6,6 +6,7 @@
 #include <map>
 
 #include "small/store/plan_cache.hpp"
+#include "small/model/placeholder.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/model/plan_text_edit.hpp"
 #include "small/domain/claim_gate.hpp"
@@ -72,11 +73,18 @@ Status check_flag_formats(const PlanRequest& req) {
     for (const std::string& raw : req.undepend) {
         if (auto p = split_depends(raw, "--undepend"); !p) return p.error();
     }
-    for (const std::string& raw : req.steps) {
-        if (auto p = split_flag(raw, "--step", "<text>"); !p) return p.error();
+    for (const std::string& title : req.add) {
+        if (Status s = refuse_placeholder("title", title); !s) return s;
     }
-    for (const std::string& raw : req.acceptance) {
-        if (auto p = split_flag(raw, "--acceptance", "<text>"); !p) return p.error();
+    for (const auto& retitle : req.retitle) {
+        if (Status s = refuse_placeholder("title", retitle.second); !s) return s;
+    }
+    for (const auto& [flag, raws] : {std::pair{"step", &req.steps}, std::pair{"acceptance", &req.acceptance}}) {
+        for (const std::string& raw : *raws) {
+            auto p = split_flag(raw, flag == std::string_view("step") ? "--step" : "--acceptance", "<text>");
+            if (!p) return p.error();
+            if (Status s = refuse_placeholder(flag, p->second); !s) return s;
+        }
     }
     return ok_status();
 }
@@ -267,6 +275,9 @@ Result<YamlValue> field_value(const PlanInput& input, std::size_t i, std::string
     if (key == "id" || key == "title" || key == "status") {
         const std::string text(v.is_string() ? trim(v.as_string()) : std::string_view());
         if (text.empty()) return input_error(input, v, item_path(i, key) + " must be a non-empty string");
+        if (is_placeholder(text)) {
+            return input_error(input, v, item_path(i, key) + " is the placeholder \"" + text + "\", not a value");
+        }
         if (key != "status") return YamlValue(text);
         const std::string status = lower_ascii(text);
         if (!parse_task_status(status)) {
@@ -289,6 +300,11 @@ Result<YamlValue> field_value(const PlanInput& input, std::size_t i, std::string
             return input_error(input, item,
                                item_path(i, key) + "[" + std::to_string(k) + "] must be a " +
                                    (ids ? "non-empty task id" : "string"));
+        }
+        if (is_placeholder(text)) {
+            return input_error(input, item,
+                               item_path(i, key) + "[" + std::to_string(k) + "] is the placeholder \"" +
+                                   std::string(trim(text)) + "\", not a value");
         }
         list.push_back(text);
     }

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "small/domain/claim_gate.hpp"
+#include "small/ops/session/checkpoint.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/plan_cache.hpp"
 #include "small/store/progress_log.hpp"
@@ -19,9 +20,8 @@ namespace {
 
 // D14: a task the plan names (meta/ ids are bookkeeping and always allowed).
 // Reads the stamped task index, not the plan, so an append stays O(1).
-// Fills the result's plan fields and the "plan still says" warning.
-Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
-                  ProgressAddResult& result) {
+// Fills the result's plan fields.
+Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, ProgressAddResult& result) {
     if (result.meta_task) return ok_status();
     Result<PlanIndex> index = load_plan_index(fs, ws);
     if (!index) {
@@ -35,13 +35,25 @@ Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::str
     if (Status s = refuse_ambiguous_task(fs, ws, *index, task); !s) return s;
     result.task_exists_in_plan = true;
     result.plan_status = t->status;
-    if (is_settled(status) && !t->status.is(status)) {
-        result.warnings.push_back("the plan still says task " + task + " is " + t->status.word() +
-                                  "; `small checkpoint --task " + task + " --status " +
-                                  std::string(status_name(status)) +
-                                  "` records the entry and sets the plan status together");
-    }
     return ok_status();
+}
+
+// One status per task (design.md): a status the plan does not have yet is
+// written to the plan with the entry, as checkpoint writes it.
+Result<ProgressAddResult> record_with_plan_status(const FileSystem& fs, const WorkspacePaths& ws,
+                                                  const MutationSession& session, const ProgressAddRequest& req,
+                                                  ProgressAddResult result) {
+    const CheckpointRequest as_checkpoint{req.task, req.status, req.evidence, req.verification, req.command,
+                                          req.test, req.link,   req.commit,   req.notes,        req.at,
+                                          req.after, req.force, req.agent,    req.scope,        req.lock_wait};
+    Result<CheckpointResult> written = record_status_in_plan(fs, ws, session, as_checkpoint, kDefaultProgressEvidence);
+    if (!written) return written.error();
+    result.entry = std::move(written->entry);
+    result.timestamp = std::move(written->timestamp);
+    result.warnings = std::move(written->warnings);
+    result.plan_updated = true;
+    result.plan_status = req.status;
+    return result;
 }
 
 constexpr StatusFlagRule kProgressAddFlags{kTaskStatuses, "task_id is required (--task must not be blank)",
@@ -72,7 +84,10 @@ Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const Works
     YamlValue entry = build_progress_entry(task, req.status, fields, kDefaultProgressEvidence, session->run_replay_id);
     const std::string probe_stamp = format_timestamp_utc9(probe_instant(*when));
     if (Status v = validate_progress_entry(entry, probe_stamp, ws); !v) return v.error();
-    if (Status s = check_task(fs, ws, task, req.status, result); !s) return s.error();
+    if (Status s = check_task(fs, ws, task, result); !s) return s.error();
+    if (result.task_exists_in_plan && !result.plan_status.is(req.status) && fs.file_exists(ws.path_of(kProgressFileName))) {
+        return record_with_plan_status(fs, ws, *session, req, std::move(result));
+    }
     Result<DependencyGate> gate =
         result.task_exists_in_plan ? gate_on_dependencies(fs, ws, task, req.status, req.force) : DependencyGate{};
     if (!gate) return gate.error();

@@ -314,10 +314,13 @@ TEST_F(McpServerTest, WriteToolsAnswerOneShortLine) {
     const json hand = call("handoff", {{"summary", "Widget written"}})["result"];
     expect_line(hand, "Generated handoff.small.yml with ");
     EXPECT_TRUE(hand["structuredContent"].contains("handoff"));
-    // A warning rides along on the same line, cut to fit.
-    const json warned = call("progress_add", {{"task", "task-1"}, {"status", "completed"}})["result"];
+    // A warning rides along on the same line, cut to fit: a task started before its dependency.
+    const json later = json::array({{{"id", "task-5"}, {"title", "Gate"}},
+                                    {{"id", "task-6"}, {"title", "After the gate"}, {"depends_on", {"task-5"}}}});
+    ASSERT_FALSE(call("plan", {{"tasks", later}})["result"]["isError"].get<bool>());
+    const json warned = call("progress_add", {{"task", "task-6"}, {"status", "in_progress"}})["result"];
     ASSERT_FALSE(warned["structuredContent"]["warnings"].empty()) << warned.dump().substr(0, 400);
-    expect_line(warned, "progress added: task-1 completed ");
+    expect_line(warned, "progress added: task-6 in_progress ");
     EXPECT_NE(warned["content"][0]["text"].get<std::string>().find("; warning: "), std::string::npos);
 }
 

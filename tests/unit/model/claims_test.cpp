@@ -347,9 +347,10 @@ TEST(ResumeWithClaims, NamesTheAgentsOwnTaskNeverAnothersClaim) {
     facts["b"].claimed_by = "carol until 15:00 UTC";
     facts["c"].claimed_by = "dave until 15:00 UTC";
     r = resume_point(plan, facts);
-    EXPECT_EQ(r.kind, ResumeKind::Stuck);
+    EXPECT_EQ(r.kind, ResumeKind::Stop);
     EXPECT_TRUE(r.current.empty());
     EXPECT_TRUE(r.action.tool.empty()) << "no step that would be refused";
+    EXPECT_NE(r.action.stop.find("claimed by another agent"), std::string::npos) << r.action.stop;
     EXPECT_NE(r.steps.front().find("a (alice until 14:05 UTC); b (carol"), std::string::npos) << r.steps.front();
 }
 

@@ -84,16 +84,19 @@ TEST(ResumePoint, NeverSuggestsATaskWhoseDependencyIsBlocked) {
     facts["task-3"] = work("blocked", 7, "need a decision: error or inf?");
     facts["task-4"] = work("in_progress", 9);
     const ResumePoint r = resume_point(plan, facts);
-    EXPECT_EQ(r.kind, ResumeKind::Unblock);
+    // Only a human can move it (issue 37): the step is to stop, never to unblock.
+    EXPECT_EQ(r.kind, ResumeKind::Stop);
     EXPECT_EQ(r.current, "task-3");
-    EXPECT_EQ(r.action.tool, "checkpoint");
-    EXPECT_EQ(task_of(r.action), "task-3");
-    EXPECT_EQ(arg_of(r.action, "status"), "in_progress");
+    EXPECT_EQ(r.action.tool, "");
+    EXPECT_EQ(r.action.stop, "task-3 waits on a human (need a decision: error or inf?)");
+    EXPECT_EQ(cli_line(r.action),
+              "stop: task-3 waits on a human (need a decision: error or inf?); write the handoff and end the session");
     ASSERT_GE(r.steps.size(), 2u);
-    EXPECT_EQ(r.steps[0], "Unblock task-3: Title task-3 — blocked: need a decision: error or inf?");
-    EXPECT_EQ(r.steps[1], "Wait: task-4: Title task-4 (plan: in_progress, last recorded: in_progress) waits on "
-                          "task-3 (blocked: need a decision: error or inf?)");
-    EXPECT_NE(r.summary.find("need a decision"), std::string::npos) << r.summary;
+    EXPECT_EQ(r.steps[0], "Waits on a human: task-3: Title task-3 — need a decision: error or inf? (a human unblocks "
+                          "it: small plan --pending task-3)");
+    EXPECT_EQ(r.steps[1], "Wait: task-4: Title task-4 (in_progress) waits on "
+                          "task-3 (blocked)");
+    EXPECT_EQ(r.summary, "Run waits on a human: task-3: Title task-3.");
 }
 
 TEST(ResumePoint, TheNewestStartedReadyTaskIsCurrentAndItsLineComesFirst) {
@@ -107,8 +110,8 @@ TEST(ResumePoint, TheNewestStartedReadyTaskIsCurrentAndItsLineComesFirst) {
     EXPECT_TRUE(r.current_started);
     EXPECT_EQ(arg_of(r.action, "status"), "completed");
     ASSERT_EQ(r.steps.size(), 3u);
-    EXPECT_EQ(r.steps[0], "Resume b: Title b (plan: in_progress, last recorded: in_progress)");
-    EXPECT_EQ(r.steps[1], "Resume a: Title a (plan: pending, last recorded: in_progress)");
+    EXPECT_EQ(r.steps[0], "Resume b: Title b (in_progress)");
+    EXPECT_EQ(r.steps[1], "Resume a: Title a (pending)");
     EXPECT_EQ(r.steps[2], "Also ready: c: Title c");
     ASSERT_EQ(r.started.size(), 2u);
 }
@@ -146,9 +149,8 @@ TEST(ResumePoint, ATaskOnlyAnotherCheckoutStartedIsNeverPreferred) {
     facts["task-3"].here = true;
     r = resume_point(plan, facts);
     EXPECT_EQ(r.current, "task-3");
-    EXPECT_EQ(r.steps[0], "Resume task-3: Title task-3 (plan: in_progress, last recorded: in_progress)");
-    EXPECT_EQ(r.steps[1], "In progress in another checkout: task-2: Title task-2 (plan: in_progress, last "
-                          "recorded: in_progress)");
+    EXPECT_EQ(r.steps[0], "Resume task-3: Title task-3 (in_progress)");
+    EXPECT_EQ(r.steps[1], "In progress in another checkout: task-2: Title task-2 (in_progress)");
     EXPECT_EQ(arg_of(r.action, "status"), "completed");
 
     // Our task done: the next is a ready task nobody started, not theirs.
@@ -179,16 +181,43 @@ TEST(ResumePoint, APendingReadyTaskIsStartedNotCompleted) {
     EXPECT_EQ(r.summary, "Run in progress. Next task: task-2.");
 }
 
-TEST(ResumePoint, AnEntrySayingBlockedBlocksAnOpenPlanTask) {
-    const Outline plan = {task("a", "pending"), task("b", "pending")};
+// One status per task (issue 37): the plan's. Every write that records a
+// status sets it in the plan; a plan a human reopened (blocked -> pending,
+// by hand or with `small plan --pending`) is open again whatever the log's
+// older entry said.
+TEST(ResumePoint, ThePlansStatusIsTheTasksStatus) {
+    Outline plan = {task("a", "blocked"), task("b", "pending")};
     WorkFacts facts;
     facts["a"] = work("blocked", 2, "waiting for the API key");
-    const ResumePoint r = resume_point(plan, facts);
+    ResumePoint r = resume_point(plan, facts);
     EXPECT_EQ(r.current, "b");
-    EXPECT_EQ(r.steps, (Ids{"Start b: Title b", "Unblock a: Title a — blocked: waiting for the API key"}));
+    EXPECT_EQ(r.steps, (Ids{"Start b: Title b", "Waits on a human: a: Title a — waiting for the API key (a human "
+                                                 "unblocks it: small plan --pending a)"}));
     const std::vector<BlockedTask> blocked = blocked_tasks(plan, facts);
     ASSERT_EQ(blocked.size(), 1u);
     EXPECT_EQ(blocked[0].reason, "waiting for the API key");
+
+    plan[0].status = TaskStatus::Pending;  // a human unblocked it
+    r = resume_point(plan, facts);
+    EXPECT_EQ(r.current, "a");
+    EXPECT_TRUE(blocked_tasks(plan, facts).empty());
+}
+
+TEST(ResumePoint, EveryReadyTaskHeldByOthersIsAStop) {
+    const Outline plan = {task("a", "completed"), task("b", "pending", {"a"})};
+    WorkFacts facts;
+    facts["b"].claimed_by = "bob until 14:05 UTC";
+    const ResumePoint r = resume_point(plan, facts);
+    EXPECT_EQ(r.kind, ResumeKind::Stop);
+    EXPECT_EQ(r.action.tool, "");
+    EXPECT_EQ(r.action.stop, "every ready task is claimed by another agent: b (bob until 14:05 UTC)");
+    EXPECT_EQ(cli_line(r.action).rfind("stop: every ready task is claimed", 0), 0u) << cli_line(r.action);
+}
+
+TEST(ResumePoint, ACompleteRunOffersANewRunWithResetNotStart) {
+    const ResumePoint r = resume_point({task("a", "completed")}, {});
+    EXPECT_EQ(r.kind, ResumeKind::Complete);
+    EXPECT_NE(r.action.note.find("a new run: small reset"), std::string::npos) << r.action.note;
 }
 
 TEST(ResumePoint, CompleteNamesNoCommandThatChangesNothing) {
@@ -309,9 +338,10 @@ TEST(BuildHandoff, BlockedTaskWithNothingRunnableIsCurrentWithItsReason) {
     facts["task-2"] = work("blocked", 4, "waiting on review");
     const YamlValue h = build_handoff(inputs(
         {task("task-1", "completed"), task("task-2", "blocked"), task("task-3", "pending", {"task-2"})}, facts));
-    EXPECT_EQ(h["summary"], "Run blocked on task-2: waiting on review");
+    EXPECT_EQ(h["summary"], "Run waits on a human: task-2: Title task-2.");
     EXPECT_EQ(h["resume"]["current_task_id"], "task-2");
-    EXPECT_EQ(steps_of(h), Ids{"Unblock task-2: Title task-2 — blocked: waiting on review"});
+    EXPECT_EQ(steps_of(h), Ids{"Waits on a human: task-2: Title task-2 — waiting on review (a human unblocks it: "
+                               "small plan --pending task-2)"});
 }
 
 TEST(BuildHandoff, StrictFailureComesFirstAndIsAMetaBlockerUnlessUnblocking) {
@@ -343,7 +373,7 @@ TEST(BuildHandoff, SessionStepsFollowTheComputedOnesAndStartedTasksAreCounted) {
     HandoffInputs in = inputs({task("task-1", "pending"), task("task-2", "pending")}, facts);
     in.next = {"Ask the user about the flag name", "  "};
     const YamlValue h = build_handoff(in);
-    EXPECT_EQ(steps_of(h), (Ids{"Resume task-1: Title task-1 (plan: pending, last recorded: in_progress)",
+    EXPECT_EQ(steps_of(h), (Ids{"Resume task-1: Title task-1 (pending)",
                                 "Also ready: task-2: Title task-2", "Ask the user about the flag name"}));
     EXPECT_EQ(h["summary"], "Run in progress. Next task: task-1. 1 task has unsettled progress.");
 }
@@ -433,9 +463,15 @@ TEST(ResumePointProperty, TheSuggestedTaskIsAlwaysReadyAndFollowingItNeverLoops)
                 ASSERT_TRUE(is_ready(s.plan, named)) << "round " << round << ": " << cli_line(r.action);
                 ASSERT_EQ(named, r.current);
             }
-            if (r.kind == ResumeKind::Complete || r.kind == ResumeKind::NoTasks || r.kind == ResumeKind::Stuck) {
+            if (r.kind == ResumeKind::Complete || r.kind == ResumeKind::NoTasks || r.kind == ResumeKind::Stuck ||
+                r.kind == ResumeKind::Stop) {
                 if (r.kind == ResumeKind::Stuck) {
                     ASSERT_EQ(r.action.tool, "plan") << "round " << round;
+                }
+                if (r.kind == ResumeKind::Stop) {  // only a human can move it: no tool, a reason
+                    ASSERT_EQ(r.action.tool, "") << "round " << round;
+                    ASSERT_FALSE(r.action.stop.empty()) << "round " << round;
+                    ASSERT_EQ(cli_line(r.action).rfind("stop: ", 0), 0u) << "round " << round;
                 }
                 break;
             }

@@ -65,12 +65,12 @@ TEST(Handoff, UnsettledTasksAreNamedNotRefused) {
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(r->unsettled.size(), 1u);
     EXPECT_EQ(r->unsettled[0].id, "task-1");
-    EXPECT_EQ(r->unsettled[0].plan_status.word(), "pending");
+    EXPECT_EQ(r->unsettled[0].plan_status.word(), "in_progress");  // progress add set the plan's status too
     EXPECT_EQ(r->unsettled[0].last_status.word(), "in_progress");
     const YamlValue written = w.value("handoff.small.yml");
     EXPECT_EQ(written["resume"]["current_task_id"], "task-1");
     EXPECT_EQ(written["resume"]["next_steps"][0],
-              "Resume task-1: Initial task (plan: pending, last recorded: in_progress)");
+              "Resume task-1: Initial task (in_progress)");
 
     // --require-settled keeps the reference's refusal, writing nothing.
     const std::string handoff_before = w.read("handoff.small.yml");
@@ -80,7 +80,7 @@ TEST(Handoff, UnsettledTasksAreNamedNotRefused) {
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().kind, Error::Kind::Invalid);
     EXPECT_TRUE(contains(refused.error().message, "--require-settled")) << refused.error().message;
-    EXPECT_TRUE(contains(refused.error().message, "task-1: Initial task (plan: pending, last recorded: in_progress)"))
+    EXPECT_TRUE(contains(refused.error().message, "task-1: Initial task (in_progress)"))
         << refused.error().message;
     EXPECT_EQ(w.read("handoff.small.yml"), handoff_before);
 

@@ -34,6 +34,7 @@ struct TaskDependency {
 struct TaskDetail {
     TaskSummary summary;
     YamlValue task;                           // every field, as in the plan
+    std::vector<std::string> steps, acceptance;  // its steps and acceptance criteria (strings, in order)
     std::vector<TaskDependency> dependencies;
     std::vector<std::string> dependents;      // tasks that depend on it
     std::string run_id;                       // the pinned run ("" when none)

@@ -27,7 +27,8 @@ struct StatusReport {
     bool small_dir_exists = false;
     std::array<bool, 5> artifacts{};     // canonical order (kArtifactTypes)
     std::optional<PlanSummary> plan;     // when the plan parsed
-    std::string next_task;               // the resume point's task, or kRunCompleteText ("" when nothing to say)
+    std::string next_task;               // the resume point's task to work on, or kRunCompleteText ("" when nothing to say)
+    std::string stop;                    // "stop: task-3 waits on a human (…); …" when only a human or other agents can move the run
     struct Blocked {
         std::string id, reason;          // reason: the evidence of the entry that blocked it (D18)
     };

@@ -22,6 +22,7 @@ struct BriefTask {
     std::string id, title;
     WrittenStatus status;
     std::string note;  // a blocked task's reason; what a waiting task waits on
+    std::vector<std::string> steps, acceptance;  // the current task's, from the plan
 };
 
 struct BriefEntry {
@@ -42,6 +43,7 @@ struct ResumeBrief {
     std::vector<BriefEntry> recent;             // newest first
     std::vector<std::string> constraint_ids;    // file order
     std::vector<std::string> problems;          // files that could not be read, positioned
+    std::vector<std::string> shown_reasons;     // the blocked reasons the primer shows (never repeated in Recent)
     NextAction next_action;                     // the one step to take next
     std::string next_command;                   // cli_line(next_action)
     std::size_t total_tasks = 0, completed_tasks = 0;

@@ -48,11 +48,12 @@ struct ProgressAddResult {
     YamlValue entry;             // as written, `timestamp` first
     std::string timestamp;       // 9-digit UTC
     bool task_exists_in_plan = false;
-    WrittenStatus plan_status;   // the task's status in the plan (empty for meta/ ids)
+    WrittenStatus plan_status;   // the task's status in the plan after the write (empty for meta/ ids)
     bool meta_task = false;      // task id starts with "meta/"
     bool created_log = false;    // progress.small.yml did not exist and was created
-    // e.g. "the plan still says task X is pending; ...", a task started before
-    // its dependencies (D18), an entry stamped after a future-dated one (D8)
+    bool plan_updated = false;   // this write set the plan's status to the entry's
+    // e.g. a task started before its dependencies (D18), an entry stamped
+    // after a future-dated one (D8)
     std::vector<std::string> warnings;
 };
 
