@@ -148,8 +148,12 @@ std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const
         const TaskWork* w = work_of(facts, t.id);
         return mine(t) && (t.status.is(TaskStatus::InProgress) || (w && w->last_status.is(TaskStatus::InProgress)));
     });
-    if (!active) active = newest([&](const PlanTaskOutline& t) { return mine(t) && has_work(facts, t.id); });
     if (active) return std::make_pair(active->id, true);
+    // Work recorded but not in progress (blocked, then reopened by a human):
+    // it is started again, not completed from where it stood.
+    if (const PlanTaskOutline* reopened = newest([&](const PlanTaskOutline& t) { return mine(t) && has_work(facts, t.id); })) {
+        return std::make_pair(reopened->id, false);
+    }
     for (const PlanTaskOutline* t : by_priority(plan)) {
         if (t->status.is(TaskStatus::Pending) && !t->id.empty() && mine(*t) && ready(plan, t->id)) {
             return std::make_pair(t->id, false);
