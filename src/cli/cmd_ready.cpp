@@ -28,7 +28,7 @@ int run_ready(Context& ctx, ReadyFlags& f) {
     }
     for (const std::string& n : r->notes) out.problem("Note: " + n);
     if (r->tasks.empty()) {
-        out.info("Nothing is ready for " + r->agent + ": every open task is claimed, waits on a dependency, or is settled.");
+        out.info("Nothing is ready for " + r->agent + ": every open task is claimed, blocked (waits on a human), waits on a dependency, or is settled.");
         return kExitOk;
     }
     for (const ReadyTask& t : r->tasks) std::cout << visible(ready_line(t, now)) << '\n';

@@ -151,7 +151,7 @@ Result<ClaimResult> claim_command(const FileSystem& fs, const WorkspacePaths& ws
         std::string chosen = task;
         if (chosen.empty()) {  // --next: a ready task the agent holds, else the first free one
             const std::vector<ReadyTask> ready = ready_queue(pf->plan, pf->facts, table, ctx);
-            if (ready.empty()) return Error::invalid("nothing is ready for " + ctx.agent + ": every open task is claimed, waits on a dependency, or is settled (`small claims`, `small status`)");
+            if (ready.empty()) return Error::invalid("nothing is ready for " + ctx.agent + ": every open task is claimed, blocked (waits on a human), waits on a dependency, or is settled (`small claims`, `small status`)");
             const auto held = std::find_if(ready.begin(), ready.end(), [](const ReadyTask& r) { return r.mine.has_value(); });
             chosen = held != ready.end() ? held->id : ready.front().id;
         }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <tuple>
 
 #include "small/store/plan_cache.hpp"
 #include "small/model/placeholder.hpp"
@@ -79,11 +80,13 @@ Status check_flag_formats(const PlanRequest& req) {
     for (const auto& retitle : req.retitle) {
         if (Status s = refuse_placeholder("title", retitle.second); !s) return s;
     }
-    for (const auto& [flag, raws] : {std::pair{"step", &req.steps}, std::pair{"acceptance", &req.acceptance}}) {
+    const std::tuple<const char*, const char*, const std::vector<std::string>*> items[] = {
+        {"step", "--step", &req.steps}, {"acceptance", "--acceptance", &req.acceptance}};
+    for (const auto& [field, flag, raws] : items) {
         for (const std::string& raw : *raws) {
-            auto p = split_flag(raw, flag == std::string_view("step") ? "--step" : "--acceptance", "<text>");
+            auto p = split_flag(raw, flag, "<text>");
             if (!p) return p.error();
-            if (Status s = refuse_placeholder(flag, p->second); !s) return s;
+            if (Status s = refuse_placeholder(field, p->second); !s) return s;
         }
     }
     return ok_status();
