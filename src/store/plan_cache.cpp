@@ -229,7 +229,7 @@ namespace {
 
 bool is_plan_section(std::string_view name) {
     return name == kPlanTasksName || name == kPlanValidName || name == kPlanOutlineName || name == kPlanSpansName ||
-           name == kPlanTailName;
+           name == kPlanTailName || name == kPlanChecklistsName;
 }
 
 // A whole-file cache: "<stamp>\n<body>"; its body while the stamp matches.
@@ -376,6 +376,77 @@ Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline_near(const
         }
     }
     return load_plan_outline(fs, ws);
+}
+
+namespace {
+
+// One task a line: "<id> <number of steps> <step>... <criterion>...", escaped as above.
+std::string encode_checklists(NodeRef plan) {
+    std::string out;
+    const NodeRef tasks = plan.find("tasks");
+    for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
+        const NodeRef t = tasks.item(i);
+        if (!t.find("id").is_string()) continue;
+        std::vector<std::string_view> items[2];
+        for (int k = 0; k < 2; ++k) {
+            const NodeRef list = t.find(k == 0 ? "steps" : "acceptance");
+            for (std::size_t j = 0; list.is_sequence() && j < list.size(); ++j) {
+                if (list.item(j).is_string()) items[k].push_back(list.item(j).as_string());
+            }
+        }
+        append_escaped(out, t.find("id").as_string());
+        out += ' ' + std::to_string(items[0].size());
+        for (const auto& list : items) {
+            for (const std::string_view item : list) {
+                out += ' ';
+                append_escaped(out, item);
+            }
+        }
+        out += '\n';
+    }
+    return out;
+}
+
+// Task `id`'s checklist from the section (the first line of that id, as a
+// scan of the plan finds it); nullopt when the section is malformed.
+std::optional<TaskChecklist> decode_checklist(std::string_view body, std::string_view id) {
+    std::string escaped;
+    append_escaped(escaped, id);
+    TaskChecklist out;
+    bool found = false;
+    const bool ok = for_each_line_raw(body, [&](std::span<const std::string_view> f) {
+        std::size_t steps = 0;
+        if (f.size() < 2 || std::from_chars(f[1].data(), f[1].data() + f[1].size(), steps).ec != std::errc() ||
+            steps > f.size() - 2) {
+            return false;
+        }
+        if (found || f[0] != escaped) return true;
+        found = true;
+        for (std::size_t i = 2; i < f.size(); ++i) {
+            (i < 2 + steps ? out.steps : out.acceptance).push_back(cache_field_text(f[i]));
+        }
+        return true;
+    });
+    return ok ? std::optional(std::move(out)) : std::nullopt;
+}
+
+}  // namespace
+
+Result<TaskChecklist> load_task_checklist(const FileSystem& fs, const WorkspacePaths& ws, std::string_view id) {
+    const std::string path = ws.artifact_path(ArtifactType::Plan);
+    if (!fs.file_exists(path)) return TaskChecklist{};
+    const std::optional<std::string> before = fs.version_stamp(path);
+    if (before) {
+        if (std::optional<std::string> body = read_stamped_cache(fs, ws, kPlanChecklistsName, *before)) {
+            if (std::optional<TaskChecklist> list = decode_checklist(*body, id)) return std::move(*list);
+        }
+    }
+    Result<Document> doc = load_yaml_file(fs, path, ws.artifact_display(ArtifactType::Plan));
+    if (!doc) return doc.error();
+    const std::string body = encode_checklists(doc->root());
+    // Cache only what was read from one version of the file (a hand edit takes no lock).
+    if (before && fs.version_stamp(path) == before) write_stamped_cache(fs, ws, kPlanChecklistsName, *before, body);
+    return decode_checklist(body, id).value_or(TaskChecklist{});
 }
 
 PlanIndex plan_index_of(const YamlValue& plan) {

@@ -73,14 +73,15 @@ inline constexpr const char* kVerifiedPrefixName = "progress.verified";  // the 
 // The key that authenticates it when the workspace is in no git repository
 // (in one, the key lives in git's own folder: store/verified_cache).
 inline constexpr const char* kVerifiedKeyName = "verified-prefix.key";
-// The plan's four caches are sections of one file, so that a write that
-// updates them all replaces one file instead of four.
+// The plan's caches are sections of one file, so that a write that updates
+// them all replaces one file instead of several.
 inline constexpr const char* kPlanCacheName = "plan.cache";
 inline constexpr const char* kPlanTasksName = "plan.tasks";  // the plan's task ids and statuses
 inline constexpr const char* kPlanValidName = "plan.valid";  // the plan passed schema + invariants
 inline constexpr const char* kPlanOutlineName = "plan.outline2";  // ids, statuses, titles, priorities, dependencies
 inline constexpr const char* kPlanSpansName = "plan.spans";  // where each task's status sits (checkpoint)
 inline constexpr const char* kPlanTailName = "plan.tail";    // where the last two tasks are written (plan --add)
+inline constexpr const char* kPlanChecklistsName = "plan.checklists";  // each task's steps and acceptance (the primer)
 
 // ".small/<name>": a file of .small/ named from the workspace root.
 inline std::string small_relative(std::string_view name) {

@@ -59,6 +59,17 @@ Result<std::optional<std::vector<PlanTaskOutline>>> load_plan_outline_near(const
                                                                            const WorkspacePaths& ws,
                                                                            std::string_view id);
 
+// A task's steps and acceptance criteria (the strings, in order).
+struct TaskChecklist {
+    std::vector<std::string> steps, acceptance;
+};
+// Those of task `id` (empty when the plan has no such task), from the
+// `plan.checklists` section while the plan file's stamp is unchanged, else
+// from one parse of the plan, which writes the section for every task: the
+// primer shows the current task's work without parsing a large plan on
+// every call. A plan that does not parse is its Invalid error.
+Result<TaskChecklist> load_task_checklist(const FileSystem& fs, const WorkspacePaths& ws, std::string_view id);
+
 // The index of a plan value or parsed plan, for the writers that hold one.
 PlanIndex plan_index_of(const YamlValue& plan);
 PlanIndex plan_index_of(const Document& plan);

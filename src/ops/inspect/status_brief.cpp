@@ -32,23 +32,16 @@ std::optional<Document> load_if_present(const FileSystem& fs, const WorkspacePat
 
 BriefTask task_of(const PlanTaskOutline& t) { return {t.id, t.title, t.status, "", {}, {}}; }
 
-// The current task's steps and acceptance criteria: the agent sees its work.
-// The outline the primer reads does not hold them, so the plan is parsed once.
+// The current task's steps and acceptance criteria: the agent sees its work
+// (from the plan cache's checklists: no parse of the plan while it is unchanged).
 void read_current_work(const FileSystem& fs, const WorkspacePaths& ws, BriefTask& current, ResumeBrief& b) {
-    const std::optional<Document> plan = load_if_present(fs, ws, ArtifactType::Plan, b);
-    if (!plan) return;
-    const NodeRef tasks = plan->root().find("tasks");
-    for (std::size_t i = 0; tasks.is_sequence() && i < tasks.size(); ++i) {
-        const NodeRef t = tasks.item(i);
-        if (trim(t.find("id").as_string()) != current.id) continue;
-        for (const auto& [key, out] : {std::pair{"steps", &current.steps}, std::pair{"acceptance", &current.acceptance}}) {
-            const NodeRef list = t.find(key);
-            for (std::size_t k = 0; list.is_sequence() && k < list.size(); ++k) {
-                if (list.item(k).is_string()) out->push_back(std::string(list.item(k).as_string()));
-            }
-        }
+    Result<TaskChecklist> list = load_task_checklist(fs, ws, current.id);
+    if (!list) {
+        b.problems.push_back(list.error().describe());
         return;
     }
+    current.steps = std::move(list->steps);
+    current.acceptance = std::move(list->acceptance);
 }
 
 // Current, next and blocked tasks from the resume point (D18), so the primer

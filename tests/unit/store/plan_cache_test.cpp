@@ -156,3 +156,53 @@ TEST(PlanCacheFile, ASectionWriteKeepsSectionsOfTheSameStampOnly) {
 
 }  // namespace
 }  // namespace small
+
+namespace small {
+namespace {
+
+using namespace small::testing;
+
+TaskChecklist checklist_of(const TempWorkspace& t, std::string_view id) {
+    Result<TaskChecklist> r = load_task_checklist(real_fs, t.ws(), id);
+    EXPECT_TRUE(r) << (r ? "" : r.error().describe());
+    return r ? *r : TaskChecklist{};
+}
+
+// The primer's current task shows its steps and acceptance (issue 37) without
+// parsing a large plan on every call: a cached section, stamped like the outline.
+TEST(PlanChecklists, ATasksStepsAndAcceptanceRoundTripThroughTheCache) {
+    TempWorkspace t;
+    write_text(t.path(".small/plan.small.yml"),
+               "tasks:\n"
+               "  - {id: \"a b\", title: A, steps: [\"one two\", \"back\\\\slash\", \"new\\nline\", 7], acceptance: [\"\"]}\n"
+               "  - {id: c, title: C, acceptance: [done, \"really done\"]}\n"
+               "  - {id: c, title: second c, steps: [ignored]}\n"
+               "  - {title: no id, steps: [x]}\n");
+    const TaskChecklist parsed = checklist_of(t, "a b");
+    EXPECT_EQ(parsed.steps, (std::vector<std::string>{"one two", "back\\slash", "new\nline"}));
+    EXPECT_EQ(parsed.acceptance, std::vector<std::string>{""});
+    ASSERT_TRUE(std::filesystem::exists(cache_file(t)));
+    EXPECT_NE(read_text(cache_file(t)).find(kPlanChecklistsName), std::string::npos);
+    const TaskChecklist cached = checklist_of(t, "a b");
+    EXPECT_EQ(cached.steps, parsed.steps);
+    EXPECT_EQ(cached.acceptance, parsed.acceptance);
+    EXPECT_EQ(checklist_of(t, "c").acceptance, (std::vector<std::string>{"done", "really done"}));
+    EXPECT_TRUE(checklist_of(t, "c").steps.empty()) << "the first task of an id, as a scan finds it";
+    EXPECT_TRUE(checklist_of(t, "missing").steps.empty());
+
+    // Proof that the cache is what is read: a planted section with the same stamp wins.
+    write_stamped_cache(real_fs, t.ws(), kPlanChecklistsName, cache_stamp(t), "c 1 planted\\sstep crit\n");
+    EXPECT_EQ(checklist_of(t, "c").steps, std::vector<std::string>{"planted step"});
+    // A malformed one is ignored: the plan is parsed again.
+    for (const char* body : {"c 9 too-few\n", "c x y\n", "c\n", "c 1 bad\\escape\n", "c 0"}) {
+        write_stamped_cache(real_fs, t.ws(), kPlanChecklistsName, cache_stamp(t), body);
+        EXPECT_EQ(checklist_of(t, "c").acceptance, (std::vector<std::string>{"done", "really done"})) << body;
+    }
+    // A hand edit is seen at once.
+    std::filesystem::remove(t.path(".small/plan.small.yml"));
+    write_text(t.path(".small/plan.small.yml"), "tasks:\n  - {id: c, title: C, steps: [edited]}\n");
+    EXPECT_EQ(checklist_of(t, "c").steps, std::vector<std::string>{"edited"});
+}
+
+}  // namespace
+}  // namespace small
