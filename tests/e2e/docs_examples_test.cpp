@@ -461,7 +461,7 @@ Position command_position(const std::string& code, std::size_t at) {
         return Position::command;
     }
     static const std::set<std::string> prose_after = {"run", "runs", "via", "see", "or", "and", "#", "-", "*"};
-    if (prose_after.count(last) || std::string_view("\"'(:={").find(before.back()) != std::string_view::npos) {
+    if (prose_after.count(last.substr(std::min(last.size(), last.find_first_not_of("\"'(")))) || std::string_view("\"'(:={").find(before.back()) != std::string_view::npos) {
         return Position::prose;
     }
     return Position::none;
@@ -494,22 +494,28 @@ std::vector<Word> command_words(const std::string& s, std::size_t at, char close
         Word w;
         bool last = false;
         while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i])) && s[i] != '`' && s[i] != ';') {
-            const bool escaped = s[i] == '\\' && i + 1 < s.size() && (s[i + 1] == '"' || s[i + 1] == '\'');
-            const char quote = escaped ? s[i + 1] : s[i];
-            if (quote == closer && !escaped) {
-                last = true;  // the quotation the command sits in ends
+            if (s.compare(i, 2, "\\n") == 0) {
+                last = true;  // a newline inside a JSON string
                 break;
             }
-            if (quote == '"' || quote == '\'') {  // a quoted value, "\"...\"" inside a JSON string too
-                const std::string q = escaped ? std::string("\\") + quote : std::string(1, quote);
-                if (w.text.empty()) w.quoted = true;
-                const std::size_t close = s.find(q, i + q.size());
-                const std::size_t stop = close == std::string::npos ? s.size() : close + q.size();
-                w.text += s.substr(i, stop - i);
-                i = stop;
+            const bool escaped = s[i] == '\\' && i + 1 < s.size() && (s[i + 1] == '"' || s[i + 1] == '\'');
+            const char quote = escaped ? s[i + 1] : s[i];
+            if (quote != '"' && quote != '\'') {
+                w.text += s[i++];
                 continue;
             }
-            w.text += s[i++];
+            // A quoted value ("\"...\"" inside a JSON string too, --dir="..."), or
+            // the end of the quotation the command sits in: "... via small handoff".
+            if ((quote == closer && !escaped) || (!w.text.empty() && w.text.back() != '=')) {
+                last = true;
+                break;
+            }
+            const std::string q = escaped ? std::string("\\") + quote : std::string(1, quote);
+            const std::size_t close = s.find(q, i + q.size());
+            if (w.text.empty()) w.quoted = true;
+            const std::size_t stop = close == std::string::npos ? s.size() : close + q.size();
+            w.text += s.substr(i, stop - i);
+            i = stop;
         }
         if (!w.quoted) {
             const auto opens = std::count(w.text.begin(), w.text.end(), '(');
@@ -557,7 +563,7 @@ std::vector<std::string> flags_in(const Word& w) {
 
 // A command or subcommand name, or alternatives of them (apply|check|print).
 bool is_name(const Word& w) {
-    static const std::regex name(R"([a-z][a-z0-9-]*(\|[a-z][a-z0-9-]*)*)");
+    static const std::regex name(R"((__)?[a-z][a-z0-9-]*(\|[a-z][a-z0-9-]*)*)");
     return !w.quoted && !w.bracketed && std::regex_match(w.text, name);
 }
 
@@ -681,8 +687,19 @@ const std::vector<std::pair<std::string, std::string>> kNotThisBinary = {
 
 TEST(DocsExamples, EveryCommandTheDocsWriteExistsWithItsFlags) {
     std::set<std::string> global;
-    const HelpNode root = help_tree({}, global);
+    HelpNode root = help_tree({}, global);
     ASSERT_GT(root.subcommands.size(), 30u);
+    // The hidden commands the build runs (no --help lists them): `small __man
+    // [--list | COMMAND]` prints the manual pages, `small __complete WORD...`
+    // the completions' candidates.
+    root.subcommands["__man"].flags = {"--list"};
+    root.subcommands["__man"].positionals = true;
+    root.subcommands["__complete"].positionals = true;
+    for (const std::vector<std::string>& hidden : {std::vector<std::string>{"__man", "--list"}, {"__complete", "plan", "--d"}}) {
+        const RunResult r = run_small(hidden, {});
+        EXPECT_EQ(r.exit_code, 0) << r;
+        EXPECT_FALSE(r.out.empty()) << r;
+    }
     ASSERT_TRUE(global.count("--json") && global.count("--quiet") && global.count("--no-color")) << "the Global flags: line";
     global.insert({"--help", "-h"});
 
