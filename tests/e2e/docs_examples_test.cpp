@@ -161,6 +161,12 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
     return s;
 }
 
+// git as on a reader's machine, whatever the test machine's configuration:
+// an author, and neither the user's nor the system's settings.
+const std::string kIsolatedGit =
+    "export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_AUTHOR_NAME=reader "
+    "GIT_AUTHOR_EMAIL=reader@example.com GIT_COMMITTER_NAME=reader GIT_COMMITTER_EMAIL=reader@example.com\n";
+
 // Runs one shell line in `dir` with `small` on PATH; stdout and stderr together,
 // in order. `$?` is the previous line's exit status, as in a terminal.
 std::string run_shell(const fs::path& dir, const std::string& line) {
@@ -171,8 +177,9 @@ std::string run_shell(const fs::path& dir, const std::string& line) {
     const fs::path bin = fs::path(SMALL_BINARY).parent_path();
     write_file(script, "cd '" + dir.string() + "' || exit 99\nexport PATH='" + bin.string() +
                            "':\"$PATH\" NO_COLOR=1 SMALL_SOURCE='" + kSource.string() +
-                           "'\nunset CLICOLOR_FORCE SMALL_SPEC_DIR CI\n(exit " + std::to_string(last_status) +
-                           ")\n{ " + line + "\n} 2>&1\necho $? >'" + status.string() + "'\n");
+                           "'\nunset CLICOLOR_FORCE SMALL_SPEC_DIR CI\n" + kIsolatedGit + "(exit " +
+                           std::to_string(last_status) + ")\n{ " + line + "\n} 2>&1\necho $? >'" + status.string() +
+                           "'\n");
     const std::string cmd = "/bin/sh '" + script.string() + "' >'" + output.string() + "' </dev/null";
     [[maybe_unused]] const int ignored = std::system(cmd.c_str());
     last_status = std::atoi(read_file(status).c_str());
