@@ -293,7 +293,6 @@ TEST(DocsExamples, TheGreeterFixtureIsTheReadmesTour) {
     }
 }
 
-
 // ---------------------------------------------------------------------------
 // Every `small <command> [<subcommand>] [--flag ...]` that README.md,
 // ARCHITECTURE.md, docs/*.md or the AGENTS.md block writes, in a code span or
@@ -378,7 +377,8 @@ std::vector<CodeText> code_in_markdown(std::string md) {
     for (std::size_t at = md.find("<!--"); at != std::string::npos; at = md.find("<!--", at)) {
         const std::size_t end = md.find("-->", at);
         const std::size_t stop = end == std::string::npos ? md.size() : end + 3;
-        const auto newlines = std::count(md.begin() + static_cast<long>(at), md.begin() + static_cast<long>(stop), '\n');
+        const auto newlines =
+            std::count(md.begin() + static_cast<long>(at), md.begin() + static_cast<long>(stop), '\n');
         md.replace(at, stop - at, std::string(static_cast<std::size_t>(newlines), '\n'));
     }
     std::vector<CodeText> out;
@@ -414,12 +414,12 @@ std::vector<CodeText> code_in_markdown(std::string md) {
     const std::vector<std::string> lines = lines_of(md);
     std::string paragraph;  // spans may wrap, but not across a blank line
     std::size_t paragraph_line = 0;
-    std::string block;      // the open code block's language ("" outside, "-" for none)
+    std::string block;  // the open code block's language ("" outside, "-" for none)
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string& l = lines[i];
         const std::size_t indent = l.find_first_not_of(' ');
-        const bool fence = indent != std::string::npos &&
-                           (l.compare(indent, 3, "```") == 0 || l.compare(indent, 3, "~~~") == 0);
+        const bool fence =
+            indent != std::string::npos && (l.compare(indent, 3, "```") == 0 || l.compare(indent, 3, "~~~") == 0);
         if (fence || (block.empty() && indent == std::string::npos)) {
             spans(paragraph, paragraph_line);
             paragraph.clear();
@@ -468,7 +468,8 @@ Position command_position(const std::string& code, std::size_t at) {
         return Position::command;
     }
     static const std::set<std::string> prose_after = {"run", "runs", "via", "see", "or", "and", "#", "-", "*"};
-    if (prose_after.count(last.substr(std::min(last.size(), last.find_first_not_of("\"'(")))) || std::string_view("\"'(:={").find(before.back()) != std::string_view::npos) {
+    if (prose_after.count(last.substr(std::min(last.size(), last.find_first_not_of("\"'(")))) ||
+        std::string_view("\"'(:={").find(before.back()) != std::string_view::npos) {
         return Position::prose;
     }
     return Position::none;
@@ -620,8 +621,9 @@ std::optional<std::string> wrong_in(const std::vector<Word>& words, Position pos
     std::string name = "small";
     const auto unknown_flag = [&](const Word& w) -> std::optional<std::string> {
         for (const std::string& flag : flags_in(w)) {
-            const bool known = global.count(flag) ||
-                               std::any_of(nodes.begin(), nodes.end(), [&](const HelpNode* n) { return n->flags.count(flag) > 0; });
+            const bool known = global.count(flag) || std::any_of(nodes.begin(), nodes.end(), [&](const HelpNode* n) {
+                                   return n->flags.count(flag) > 0;
+                               });
             if (known) continue;
             std::set<std::string> all;
             for (const HelpNode* n : nodes) all.insert(n->flags.begin(), n->flags.end());
@@ -637,7 +639,8 @@ std::optional<std::string> wrong_in(const std::vector<Word>& words, Position pos
     if (i == words.size()) return std::nullopt;
     // The command and its subcommands: the names right after `small`.
     bool first = true;
-    while (i < words.size() && std::any_of(nodes.begin(), nodes.end(), [](const HelpNode* n) { return !n->subcommands.empty(); })) {
+    while (i < words.size() &&
+           std::any_of(nodes.begin(), nodes.end(), [](const HelpNode* n) { return !n->subcommands.empty(); })) {
         const Word& w = words[i];
         if (is_placeholder(w) && first) {
             nodes = {};  // small <command> --help: the global flags
@@ -687,10 +690,10 @@ std::optional<std::string> wrong_in(const std::vector<Word>& words, Position pos
     return std::nullopt;
 }
 
-// Doc lines that show a command the binary does not have, on purpose: the
-// file and the code as written, each with why.
-const std::vector<std::pair<std::string, std::string>> kNotThisBinary = {
-};
+// Doc lines that show a command the binary does not have, on purpose (say, the
+// Go reference's behaviour): {file, the code as written}, each with a comment
+// saying why. None today: the docs show the reference's ways in prose.
+const std::vector<std::pair<std::string, std::string>> kNotThisBinary = {};
 
 TEST(DocsExamples, EveryCommandTheDocsWriteExistsWithItsFlags) {
     std::set<std::string> global;
@@ -702,12 +705,14 @@ TEST(DocsExamples, EveryCommandTheDocsWriteExistsWithItsFlags) {
     root.subcommands["__man"].flags = {"--list"};
     root.subcommands["__man"].positionals = true;
     root.subcommands["__complete"].positionals = true;
-    for (const std::vector<std::string>& hidden : {std::vector<std::string>{"__man", "--list"}, {"__complete", "plan", "--d"}}) {
+    for (const std::vector<std::string>& hidden :
+         {std::vector<std::string>{"__man", "--list"}, {"__complete", "plan", "--d"}}) {
         const RunResult r = run_small(hidden, {});
         EXPECT_EQ(r.exit_code, 0) << r;
         EXPECT_FALSE(r.out.empty()) << r;
     }
-    ASSERT_TRUE(global.count("--json") && global.count("--quiet") && global.count("--no-color")) << "the Global flags: line";
+    ASSERT_TRUE(global.count("--json") && global.count("--quiet") && global.count("--no-color"))
+        << "the Global flags: line";
     global.insert({"--help", "-h"});
 
     std::vector<std::pair<std::string, std::string>> sources;  // name, Markdown
@@ -729,12 +734,14 @@ TEST(DocsExamples, EveryCommandTheDocsWriteExistsWithItsFlags) {
     static const std::regex small_word(R"((^|[^A-Za-z0-9_./@:+-])small(\s|$))");
     for (const auto& [file, markdown] : sources) {
         for (const CodeText& code : code_in_markdown(markdown)) {
-            for (auto m = std::sregex_iterator(code.text.begin(), code.text.end(), small_word); m != std::sregex_iterator(); ++m) {
+            for (auto m = std::sregex_iterator(code.text.begin(), code.text.end(), small_word);
+                 m != std::sregex_iterator(); ++m) {
                 const std::size_t at = static_cast<std::size_t>(m->position(0) + m->length(1));
                 const Position position = command_position(code.text, at);
                 if (position == Position::none) continue;
                 const char opener = at > 0 ? code.text[at - 1] : 0;
-                const std::vector<Word> words = command_words(code.text, at + 5, opener == '"' || opener == '\'' ? opener : 0);
+                const std::vector<Word> words =
+                    command_words(code.text, at + 5, opener == '"' || opener == '\'' ? opener : 0);
                 bool is_command = false;
                 const std::optional<std::string> wrong = wrong_in(words, position, root, global, is_command);
                 commands += is_command ? 1 : 0;
@@ -752,8 +759,9 @@ TEST(DocsExamples, EveryCommandTheDocsWriteExistsWithItsFlags) {
     }
     EXPECT_GT(commands, 700u) << "the docs name hundreds of commands: is the reading broken?";
     for (const auto& entry : kNotThisBinary) {
-        EXPECT_TRUE(excused.count(entry)) << entry.first << ": `" << entry.second
-                                          << "` is excused in kNotThisBinary but is no longer wrong (or no longer there)";
+        EXPECT_TRUE(excused.count(entry))
+            << entry.first << ": `" << entry.second
+            << "` is excused in kNotThisBinary but is no longer wrong (or no longer there)";
     }
 }
 
