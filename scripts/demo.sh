@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A short tour of `small`: build it, run one agent session with the real commands
-# (init, plan, progress, checkpoint, handoff, check), then break the workspace by hand
-# and watch `small check --strict` point at the defect.
+# (init, plan, progress, checkpoint, handoff, check), then break the log by hand, watch
+# `small check --strict` point at the defect, and undo it with `git checkout -- .small/`.
 #
 #   scripts/demo.sh            (SMALL_SKIP_SETUP=1 to reuse an existing build/)
 set -euo pipefail
@@ -26,6 +26,8 @@ run() {
   printf '%s\n' "$line"
   "$SMALL" "$@"
 }
+# Echo a shell line, then run it.
+sh_run() { printf '$ %s\n' "$1"; sh -c "$1"; }
 
 step "An agent session in $WS"
 cd "$WS"
@@ -51,27 +53,26 @@ run replay-id
 printf '\nThe end of the progress log (append-only; entries carry the run replay id):\n'
 tail -n 12 "$S/progress.small.yml"
 
-step "Introducing a defect by hand: a progress timestamp without fractional seconds"
-cat >>"$S/progress.small.yml" <<'YAML'
-  - timestamp: "2025-06-01T10:20:00Z"
-    task_id: "task-3"
-    status: "in_progress"
-    evidence: "Added a test for --version"
-YAML
-tail -n 4 "$S/progress.small.yml"
-echo
+step "Breaking the log by hand, and undoing it with git"
+# What the README shows: commit .small/ first, so that git can put it back.
+sh_run "git init -q && git add .small && git -c user.name=small-demo -c user.email=demo@example.invalid -c commit.gpgsign=false commit -qm 'The demo workspace'"
+printf '# An entry loses its evidence (a hand edit: the log is append-only, small never does this).\n'
+sh_run "sed -i '/evidence: \"Printing wired up/d' .small/progress.small.yml"
 rc=0
 printf '$ small check --strict\n'
 out="$("$SMALL" check --strict 2>&1)" || rc=$?
 printf '%s\n(exit code %s)\n' "$out" "$rc"
+sh_run "git checkout -- .small/"
+after=0
+run check --strict || after=$?
 
 step "Result"
-if [ "$rc" -eq 1 ]; then
-  echo "small check --strict rejected the broken workspace, as expected."
+if [ "$rc" -eq 1 ] && [ "$after" -eq 0 ]; then
+  echo "small check --strict rejected the broken log, as expected, and passed once git restored it."
   if ! grep -qE 'progress\.small\.yml:[0-9]+:[0-9]+' <<<"$out"; then
     echo "note: the message did not name progress.small.yml:line:column" >&2
   fi
 else
-  echo "unexpected: small check --strict exited $rc on the broken workspace (expected 1)" >&2
+  echo "unexpected: small check --strict exited $rc on the broken log (expected 1) and $after after git checkout (expected 0)" >&2
   exit 1
 fi

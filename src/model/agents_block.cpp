@@ -60,6 +60,8 @@ const std::string& harness_block_body() {
         "3. Settle a task (plan status + evidence together) with `small checkpoint`.\n"
         "4. Before you stop, even mid-task: `small handoff`, then `small check --strict`.\n"
         "\n"
+        "Several agents: `small ready` lists what you may take; `small claim --next` takes one as a lease.\n"
+        "\n"
         "**Never edit `.small/` files by hand, except `intent.small.yml` and `constraints.small.yml`\n"
         "(human-owned: agents MUST NOT edit them).** The commands validate, lock and log every change.\n"
         "\n"

@@ -501,6 +501,9 @@ TEST(AgentsPrint, TheBlockSaysHowToWorkWithOneExamplePerSessionStep) {
     }
     EXPECT_TRUE(contains(body, "Never edit `.small/` files by hand, except `intent.small.yml` and "
                                "`constraints.small.yml`"));
+    // Several agents (D19): what one may take, and how it takes it.
+    EXPECT_TRUE(contains(body, "`small ready` lists what you may take; `small claim --next` takes one as a lease"))
+        << body;
     // A few lines: an agent reads this at the start of every session.
     EXPECT_LE(std::count(body.begin(), body.end(), '\n'), 60);
 }
