@@ -8,6 +8,8 @@
 #include <span>
 
 #include "small/base/text.hpp"
+#include "small/domain/claim_gate.hpp"
+#include "small/domain/run_state.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/model/layout.hpp"
 #include "small/model/plan_model.hpp"
@@ -330,6 +332,68 @@ void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, c
         }
     }
     remember_valid_plan(fs, ws, edit.index, std::move(more));
+}
+
+Result<StatusChangeWritten> write_status_change(const FileSystem& fs, const WorkspacePaths& ws,
+                                                const MutationSession& session, const StatusChange& req) {
+    const std::string& task = req.task;
+    const TaskStatus status = req.status;
+    Result<EntryTime> when = parse_entry_time(req.at, req.after);
+    if (!when) return when.error();
+    if (Status s = require_artifact(fs, ws, ArtifactType::Progress); !s) return s.error();
+    if (Status s = require_artifact(fs, ws, ArtifactType::Plan, "run `small plan` to create it"); !s) return s.error();
+    Result<PlanStatusEdit> edit = plan_status_edit(fs, ws, task, status);
+    if (!edit) return edit.error();
+
+    Result<DependencyGate> gate = gate_on_dependencies(fs, ws, task, status, req.force);
+    if (!gate) return gate.error();
+    const ClaimContext claimer = claim_context(req.agent, ws);
+    Result<ClaimGate> claim = gate_on_claim(fs, ws, task, status, claimer, req.force, req.fields.evidence.value_or(""));
+    if (!claim) return claim.error();
+
+    StatusChangeWritten result;
+    if (!gate->warning.empty()) result.warnings.push_back(gate->warning);
+    result.previous_status = edit->previous_status;
+    if (!edit->warning.empty()) result.warnings.push_back(edit->warning);
+    const std::string& text = edit->text;
+    Result<RunPin> pin = pin_run(fs, ws, session, text);
+    if (!pin) return pin.error();
+    if (!pin->warning.empty()) result.warnings.push_back(pin->warning);
+
+    EntryFields fields = req.fields;
+    fields.notes = notes_with_claim(notes_with_forced(req.fields.notes, *gate), *claim);
+    const YamlValue entry = build_progress_entry(task, status, fields, req.default_evidence, pin->replay_id);
+    if (Status v = validate_progress_entry(entry, format_timestamp_utc9(probe_instant(*when)), ws); !v) {
+        return v.error();
+    }
+    Result<std::optional<Instant>> requested = requested_instant(fs, ws, *when);
+    if (!requested) return requested.error();
+
+    WorkspaceChange change;
+    change.entries.push_back(entry);
+    change.first_at = *requested;
+    change.files.push_back({ws.artifact_path(ArtifactType::Plan), text});
+    if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
+    Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
+    if (!committed) return committed.error();
+    if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) {
+        remember_plan_status_edit(fs, ws, *edit, task, status);
+    } else {
+        result.warnings.push_back(ws.artifact_display(ArtifactType::Plan) +
+                                  " changed while this command ran (a hand edit?), so its status edit was not "
+                                  "applied; the progress entry was recorded. Set the status again: small checkpoint "
+                                  "--task " + task + " --status " + std::string(status_name(status)));
+    }
+
+    result.entry = std::move(committed->appended.front().entry);
+    result.timestamp = committed->appended.front().timestamp_text;
+    result.replay_id = pin->replay_id;
+    result.pinned_run = pin->pinned;
+    if (!committed->appended.front().clock_warning.empty()) {
+        result.warnings.push_back(committed->appended.front().clock_warning);
+    }
+    if (std::string w = settle_claim(fs, ws, *claim, claimer); !w.empty()) result.warnings.push_back(w);
+    return result;
 }
 
 }  // namespace small

@@ -9,7 +9,7 @@
 #include "small/check/schema.hpp"
 #include "small/check/secrets.hpp"
 #include "small/doc/yaml.hpp"
-#include "small/model/placeholder.hpp"
+#include "small/check/placeholder.hpp"
 #include "small/store/plan_cache.hpp"
 #include "small/store/progress_log.hpp"
 

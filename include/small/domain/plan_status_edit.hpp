@@ -26,7 +26,9 @@
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
+#include "small/domain/progress_entry.hpp"
 #include "small/store/plan_cache.hpp"
+#include "small/store/workspace_change.hpp"
 
 namespace small {
 
@@ -52,6 +54,32 @@ Result<PlanStatusEdit> plan_status_edit(const FileSystem& fs, const WorkspacePat
 // file as it now is. Best effort.
 void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, const PlanStatusEdit& edit,
                                const std::string& id, TaskStatus status);
+
+// A status recorded as an entry and set in the plan in one locked, atomic
+// change: what checkpoint does, and progress add when the plan says
+// otherwise (one status per task, design.md D18). The caller holds the
+// workspace lock (`session`).
+struct StatusChange {
+    std::string task;  // trimmed
+    TaskStatus status = TaskStatus::Completed;
+    EntryFields fields;                    // evidence fields and notes, as given
+    std::string_view default_evidence;     // written when no evidence field is given (D9)
+    std::optional<std::string> at, after;  // the entry's time (D8)
+    bool force = false;                    // D18/D19 exceptions, recorded in the notes
+    std::optional<std::string> agent;      // who writes (D19 claims)
+};
+struct StatusChangeWritten {
+    YamlValue entry;                // as written, `timestamp` first
+    std::string timestamp;
+    WrittenStatus previous_status;  // as the plan had it
+    std::string replay_id;
+    bool pinned_run = false;
+    std::vector<std::string> warnings;
+};
+// Errors: those of plan_status_edit, the dependency and claim gates, the
+// entry's validation (Usage) and the commit.
+Result<StatusChangeWritten> write_status_change(const FileSystem& fs, const WorkspacePaths& ws,
+                                                const MutationSession& session, const StatusChange& change);
 
 // `plan --add` without a parse: the tasks (id, title, status pending; ids
 // as next_task_id gives them) appended by editing only the last two tasks'

@@ -44,6 +44,12 @@ Result<std::optional<Instant>> requested_instant(const FileSystem& fs, const Wor
 Instant probe_instant(const EntryTime& time);
 
 // Evidence fields (D9) and notes given on the command line.
+// Evidence written when no evidence field is given, so every entry `small`
+// writes satisfies D9's evidence rule; readers that show work (the primer)
+// leave these texts out: they say nothing.
+inline constexpr std::string_view kDefaultProgressEvidence = "Recorded progress via small progress add";
+inline constexpr std::string_view kDefaultCheckpointEvidence = "Recorded checkpoint via small checkpoint";
+
 struct EntryFields {
     std::optional<std::string> evidence, verification, command, test, link, commit, notes;
 };

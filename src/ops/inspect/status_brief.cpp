@@ -9,8 +9,7 @@
 #include "small/store/plan_cache.hpp"
 #include "small/domain/progress_query.hpp"
 #include "small/domain/resume_state.hpp"
-#include "small/ops/session/checkpoint.hpp"
-#include "small/ops/session/progress_add.hpp"
+#include "small/domain/progress_entry.hpp"
 
 namespace small {
 

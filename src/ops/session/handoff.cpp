@@ -2,7 +2,7 @@
 #include "small/ops/session/handoff.hpp"
 
 #include "small/base/text.hpp"
-#include "small/model/placeholder.hpp"
+#include "small/check/placeholder.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/store/workspace_change.hpp"
 

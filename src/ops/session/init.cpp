@@ -5,7 +5,7 @@
 
 #include "small/store/atomic_file.hpp"
 #include "small/store/progress_log.hpp"
-#include "small/model/placeholder.hpp"
+#include "small/check/placeholder.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/model/task_status.hpp"
 #include "small/base/path.hpp"

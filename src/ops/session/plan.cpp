@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "small/store/plan_cache.hpp"
-#include "small/model/placeholder.hpp"
+#include "small/check/placeholder.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/model/plan_text_edit.hpp"
 #include "small/domain/claim_gate.hpp"

@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "small/domain/claim_gate.hpp"
-#include "small/ops/session/checkpoint.hpp"
+#include "small/domain/plan_status_edit.hpp"
 #include "small/store/atomic_file.hpp"
 #include "small/store/plan_cache.hpp"
 #include "small/store/progress_log.hpp"
@@ -43,10 +43,15 @@ Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::str
 Result<ProgressAddResult> record_with_plan_status(const FileSystem& fs, const WorkspacePaths& ws,
                                                   const MutationSession& session, const ProgressAddRequest& req,
                                                   ProgressAddResult result) {
-    const CheckpointRequest as_checkpoint{req.task, req.status, req.evidence, req.verification, req.command,
-                                          req.test, req.link,   req.commit,   req.notes,        req.at,
-                                          req.after, req.force, req.agent,    req.scope,        req.lock_wait};
-    Result<CheckpointResult> written = record_status_in_plan(fs, ws, session, as_checkpoint, kDefaultProgressEvidence);
+    const StatusChange change{std::string(trim(req.task)),
+                              req.status,
+                              {req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes},
+                              kDefaultProgressEvidence,
+                              req.at,
+                              req.after,
+                              req.force,
+                              req.agent};
+    Result<StatusChangeWritten> written = write_status_change(fs, ws, session, change);
     if (!written) return written.error();
     result.entry = std::move(written->entry);
     result.timestamp = std::move(written->timestamp);

@@ -13,7 +13,7 @@
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
-#include "small/store/workspace_change.hpp"
+#include "small/domain/progress_entry.hpp"
 
 namespace small {
 
@@ -37,8 +37,6 @@ struct CheckpointRequest {
     std::chrono::milliseconds lock_wait{10'000};
 };
 
-inline constexpr std::string_view kDefaultCheckpointEvidence = "Recorded checkpoint via small checkpoint";
-
 struct CheckpointResult {
     YamlValue entry;         // as written, `timestamp` first
     std::string timestamp;
@@ -56,14 +54,5 @@ struct CheckpointResult {
 // .small/, no progress log, I/O), Busy.
 Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const WorkspacePaths& ws,
                                             const CheckpointRequest& req);
-
-// What checkpoint does once the workspace is locked: the entry and the
-// plan's status written together. `progress add` uses it too when the status
-// it records differs from the plan's (one status per task, design.md), so
-// `req.status` may be any of the five; `default_evidence` is written when no
-// evidence field is given.
-Result<CheckpointResult> record_status_in_plan(const FileSystem& fs, const WorkspacePaths& ws,
-                                               const MutationSession& session, const CheckpointRequest& req,
-                                               std::string_view default_evidence);
 
 }  // namespace small

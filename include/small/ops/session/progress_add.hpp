@@ -22,10 +22,6 @@
 
 namespace small {
 
-// Evidence written when no evidence field is given, so
-// every entry `small` writes satisfies D9's evidence rule.
-inline constexpr std::string_view kDefaultProgressEvidence = "Recorded progress via small progress add";
-
 // The --status value (any of the five), trimmed and case-insensitive; a
 // Usage error names the five. A blank --task is refused first, as
 // progress_add_command refuses it: the flags are checked in one order.

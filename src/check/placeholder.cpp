@@ -1,5 +1,5 @@
 // Placeholders are not data (see the header).
-#include "small/model/placeholder.hpp"
+#include "small/check/placeholder.hpp"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 // Placeholders are not data (model/placeholder): every blank small prints is
 // recognised, and values people really write are not.
-#include "small/model/placeholder.hpp"
+#include "small/check/placeholder.hpp"
 
 #include <gtest/gtest.h>
 
