@@ -13,15 +13,36 @@ namespace small {
 
 namespace {
 
+const TaskWork* work_of(const WorkFacts& facts, const std::string& id) {
+    const auto it = facts.find(id);
+    return it == facts.end() ? nullptr : &it->second;
+}
+
 // The plan indexed by id, so that a plan of 10,000 tasks costs one pass, not
 // one scan per lookup; and whether this checkout's own work is known
 // (store/local_work: some task has `here`).
+//
+// With `Settled::Elsewhere`, a task another side settled (D21) has the
+// status it was settled with, so it is not offered again here; but its work
+// is not here until that side is merged, so a task that depends on it still
+// waits (settled_elsewhere). Otherwise the plan's status is the task's status
+// (every write that records a status sets it in the plan too; design.md
+// "One status per task").
+enum class Settled { AsWritten, Elsewhere };
+
 class Outline {
 public:
-    Outline(std::vector<PlanTaskOutline> tasks, const WorkFacts& facts) : tasks_(std::move(tasks)) {
+    Outline(std::vector<PlanTaskOutline> tasks, const WorkFacts& facts, Settled settled = Settled::Elsewhere)
+        : tasks_(std::move(tasks)) {
         by_id_.reserve(tasks_.size());
-        for (const PlanTaskOutline& t : tasks_) {
+        for (PlanTaskOutline& t : tasks_) {
             if (!by_id_.emplace(t.id, &t).second) shared_.insert(t.id);  // the first of an id, as a scan finds
+            const TaskWork* w = work_of(facts, t.id);
+            const bool open = t.status.is(TaskStatus::Pending) || t.status.is(TaskStatus::InProgress);
+            if (settled == Settled::Elsewhere && w && open && w->settled_as && !is_settled(w->last_status)) {
+                t.status = *w->settled_as;
+                elsewhere_.insert(t.id);
+            }
         }
         own_work_known_ = std::any_of(facts.begin(), facts.end(), [](const auto& f) { return f.second.here; });
     }
@@ -37,28 +58,27 @@ public:
     bool own_work_known() const { return own_work_known_; }
     // Issue 41: an id two tasks share (INV-P11), never offered as ready.
     bool shared(std::string_view id) const { return shared_.count(id) != 0; }
+    // D21: settled on another side whose plan has not arrived here.
+    bool settled_elsewhere(std::string_view id) const { return elsewhere_.count(id) != 0; }
 
 private:
     std::vector<PlanTaskOutline> tasks_;
     std::unordered_map<std::string_view, const PlanTaskOutline*> by_id_;
-    std::unordered_set<std::string_view> shared_;
+    std::unordered_set<std::string_view> shared_, elsewhere_;
     bool own_work_known_ = false;
 };
 
 const PlanTaskOutline* find(const Outline& plan, std::string_view id) { return plan.find(id); }
 
+// A dependency completed only on another side is not met here: its work
+// arrives with the merge (the write gates read this plan too).
 std::vector<std::string> unmet(const Outline& plan, const PlanTaskOutline& t) {
     std::vector<std::string> out;
     for (const std::string& d : t.depends_on) {
         const PlanTaskOutline* dep = find(plan, d);
-        if (!dep || !dep->status.is(TaskStatus::Completed)) out.push_back(d);
+        if (!dep || !dep->status.is(TaskStatus::Completed) || plan.settled_elsewhere(d)) out.push_back(d);
     }
     return out;
-}
-
-const TaskWork* work_of(const WorkFacts& facts, const std::string& id) {
-    const auto it = facts.find(id);
-    return it == facts.end() ? nullptr : &it->second;
 }
 
 bool has_work(const WorkFacts& facts, const std::string& id) {
@@ -85,7 +105,8 @@ std::string titled(const PlanTaskOutline& t) { return t.title.empty() ? t.id : t
 // reason is on its own line (shown once).
 std::string dependency_text(const Outline& plan, const std::string& id) {
     const PlanTaskOutline* t = find(plan, id);
-    return t ? id + " (" + t->status.word() + ")" : id + " (not in the plan)";
+    if (!t) return id + " (not in the plan)";
+    return id + " (" + t->status.word() + (plan.settled_elsewhere(id) ? " on another side, not merged here" : "") + ")";
 }
 
 std::string waits_text(const Outline& plan, const std::vector<std::string>& ids) {
@@ -176,11 +197,17 @@ std::string reason_of(const WorkFacts& facts, const std::string& id) {
     return w && !w->blocked_reason.empty() ? w->blocked_reason : std::string("no reason recorded");
 }
 
-// The action that ends the session: no tool, the reason, and the line to show.
-void stop(NextAction& a, const std::string& why) {
+// The action that ends the session: no tool, the reason, and the line to
+// show. `detail` (a blocked reason, whose leases) is cut so that the whole
+// line fits kStopLineBytes with its longest ending: the instruction is never
+// the part that is cut (the handoff's step keeps the whole detail).
+void stop(NextAction& a, const std::string& lead, const std::string& detail = "", const std::string& close = "") {
+    constexpr std::string_view kLongestEnding = "; the handoff is up to date: end the session";
+    const std::size_t fixed = std::string_view("stop: ").size() + lead.size() + close.size() + kLongestEnding.size();
+    const std::size_t room = kStopLineBytes > fixed + 24 ? kStopLineBytes - fixed : 24;
     a = NextAction{};
-    a.stop = why;
-    a.note = "stop: " + why + "; write the handoff and end the session";
+    a.stop = lead + one_line(detail, room) + close;
+    a.note = "stop: " + a.stop + "; write the handoff and end the session";
 }
 
 // Nothing can move: name the first dependency that keeps a task waiting
@@ -193,10 +220,36 @@ void explain_stuck(const Outline& plan, ResumePoint& r) {
         const std::vector<std::string> waits = unmet(plan, t);
         if (waits.empty()) continue;
         r.steps.push_back("Re-plan " + titled(t) + ": it waits on " + waits_text(plan, waits));
-        if (r.action.tool.empty()) {
-            r.action = {"plan", {{"undepend", t.id + ":" + waits.front()}}, "", ""};
+        const auto droppable = std::find_if(waits.begin(), waits.end(), [&](const std::string& d) {
+            return !plan.settled_elsewhere(d);  // merged, it completes: never re-planned away
+        });
+        if (r.action.tool.empty() && droppable != waits.end()) {
+            r.action = {"plan", {{"undepend", t.id + ":" + *droppable}}, "", ""};
         }
     }
+}
+
+// What is left waits on tasks another side settled (D21) whose work is not
+// merged here: merging that side is the way on, not re-planning.
+bool explain_waits_on_merge(const Outline& plan, const WorkFacts& facts, ResumePoint& r) {
+    for (const PlanTaskOutline& t : plan) {
+        if (is_done(t.status) || t.id.empty()) continue;
+        const std::vector<std::string> waits = unmet(plan, t);
+        if (waits.empty() || !std::all_of(waits.begin(), waits.end(), [&](const std::string& d) {
+                return plan.settled_elsewhere(d);
+            })) {
+            continue;
+        }
+        const TaskWork* w = work_of(facts, waits.front());
+        r.kind = ResumeKind::Stop;
+        r.summary = "Run waits on a merge: " + titled(t) + " waits on work done on another side.";
+        r.steps.insert(r.steps.begin(), "Merge the side that settled " + waits.front() + " (" +
+                                            (w ? w->settled_by : std::string("another side")) + "), then resume " +
+                                            t.id);
+        stop(r.action, t.id + " waits on " + waits.front() + ", settled on another side and not merged here");
+        return true;
+    }
+    return false;
 }
 
 // Every ready task is held by another agent (D19): nothing to take now,
@@ -212,7 +265,7 @@ bool explain_all_claimed(const Outline& plan, const WorkFacts& facts, ResumePoin
     r.kind = ResumeKind::Stop;
     r.summary = "Every ready task is claimed by another agent.";
     r.steps.insert(r.steps.begin(), "Wait for a lease to end, or take a task another agent releases: " + held);
-    stop(r.action, "every ready task is claimed by another agent: " + held);
+    stop(r.action, "every ready task is claimed by another agent: ", held);
     return true;
 }
 
@@ -254,19 +307,6 @@ void add_also_ready_step(const Outline& plan, const WorkFacts& facts, ResumePoin
     r.steps.push_back("Also ready: " + named);
 }
 
-// The plan with the status another side settled a task with (D21): it is
-// not offered again here. Otherwise the plan's status is the task's status
-// (every write that records a status sets it in the plan too; design.md
-// "One status per task").
-std::vector<PlanTaskOutline> effective(std::vector<PlanTaskOutline> plan, const WorkFacts& facts) {
-    for (PlanTaskOutline& t : plan) {
-        const TaskWork* w = work_of(facts, t.id);
-        const bool open = t.status.is(TaskStatus::Pending) || t.status.is(TaskStatus::InProgress);
-        if (w && open && w->settled_as && !is_settled(w->last_status)) t.status = *w->settled_as;
-    }
-    return plan;
-}
-
 // Tasks another side settled (D21), named so nobody works on them here;
 // their plan arrives with a merge of that side.
 void add_settled_elsewhere_steps(const std::vector<PlanTaskOutline>& raw_plan, const WorkFacts& facts, ResumePoint& r) {
@@ -289,7 +329,7 @@ void put_first(std::vector<std::string>& steps, const std::string& prefix) {
 
 std::vector<BlockedTask> blocked_tasks(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts) {
     std::vector<BlockedTask> out;
-    for (const PlanTaskOutline& t : effective(plan, facts)) {
+    for (const PlanTaskOutline& t : Outline(plan, facts)) {
         if (!t.status.is(TaskStatus::Blocked) || t.id.empty()) continue;
         const TaskWork* w = work_of(facts, t.id);
         out.push_back({t.id, t.title, w ? w->blocked_reason : std::string()});
@@ -298,11 +338,11 @@ std::vector<BlockedTask> blocked_tasks(const std::vector<PlanTaskOutline>& plan,
 }
 
 bool is_ready(const std::vector<PlanTaskOutline>& plan, std::string_view id) {
-    return ready(Outline(plan, {}), id);
+    return ready(Outline(plan, {}, Settled::AsWritten), id);
 }
 
 std::vector<std::string> ready_task_ids(const std::vector<PlanTaskOutline>& raw_plan, const WorkFacts& facts) {
-    const Outline plan(effective(raw_plan, facts), facts);
+    const Outline plan(raw_plan, facts);
     std::vector<std::string> out;
     for (const PlanTaskOutline& t : plan) {
         if (t.id.empty() || find(plan, t.id) != &t || is_settled(t.status) || !ready(plan, t.id)) continue;
@@ -317,10 +357,10 @@ std::string describe_started(const StartedTask& t) {
 
 ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const WorkFacts& facts) {
     ResumePoint r;
-    const Outline plan(effective(raw_plan, facts), facts);
+    const Outline plan(raw_plan, facts);
     r.started = started_tasks(plan, facts);
     if (!r.started.empty()) {
-        const Outline as_written(raw_plan, facts);
+        const Outline as_written(raw_plan, facts, Settled::AsWritten);
         for (StartedTask& t : r.started) t.plan_status = find(as_written, t.id)->status;
     }
     const bool any_task = std::any_of(plan.begin(), plan.end(), [](const PlanTaskOutline& t) { return !t.id.empty(); });
@@ -375,11 +415,12 @@ ResumePoint resume_point(const std::vector<PlanTaskOutline>& raw_plan, const Wor
         r.current = t.id;
         r.steps.insert(r.steps.begin(), human_wait_step(plan, facts, t));
         r.summary = "Run waits on a human: " + titled(t) + ".";
-        stop(r.action, t.id + " waits on a human (" + reason_of(facts, t.id) + ")");
+        stop(r.action, t.id + " waits on a human (", reason_of(facts, t.id), ")");
         add_blocked_steps(plan, facts, r);
         return r;
     }
     if (explain_all_claimed(plan, facts, r)) return r;
+    if (explain_waits_on_merge(plan, facts, r)) return r;
     explain_stuck(plan, r);
     return r;
 }

@@ -66,6 +66,11 @@ struct NextAction {
     std::string stop;  // "task-3 waits on a human (ops to provision redis)": end the session
 };
 
+// A stop line ("stop: …; write the handoff and end the session") is at most
+// this long, so that a reader that shows one line of 160 bytes (the primer)
+// never cuts its instruction.
+inline constexpr std::size_t kStopLineBytes = 160;
+
 // The step of a task that waits on a human: "Waits on a human: task-3: …".
 inline constexpr std::string_view kWaitsOnHumanStep = "Waits on a human: ";
 

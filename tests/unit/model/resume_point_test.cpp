@@ -214,6 +214,50 @@ TEST(ResumePoint, EveryReadyTaskHeldByOthersIsAStop) {
     EXPECT_EQ(cli_line(r.action).rfind("stop: every ready task is claimed", 0), 0u) << cli_line(r.action);
 }
 
+// The property test's finds (issue 37): a stop line keeps its instruction
+// however long the reason, and a task settled on another side, unmerged,
+// is not a met dependency here (checkpoint would refuse its dependents).
+TEST(ResumePoint, AStopLineFitsOneLineWithItsInstructionWhateverTheReason) {
+    WorkFacts facts;
+    facts["a"] = work("blocked", 1, std::string(300, 'r'));
+    ResumePoint r = resume_point({task("a", "blocked")}, facts);
+    ASSERT_EQ(r.kind, ResumeKind::Stop);
+    EXPECT_LE(cli_line(r.action).size() + std::string_view("; the handoff is up to date: end the session").size() -
+                  std::string_view("; write the handoff and end the session").size(),
+              kStopLineBytes);
+    EXPECT_TRUE(cli_line(r.action).ends_with("r…); write the handoff and end the session")) << cli_line(r.action);
+
+    facts.clear();
+    Outline plan;
+    for (int i = 0; i < 12; ++i) {
+        const std::string id = "task-" + std::to_string(i);
+        plan.push_back(task(id, "pending"));
+        facts[id].claimed_by = "a-rather-long-agent-name@build-host:/home/ci/work until 14:05 UTC";
+    }
+    r = resume_point(plan, facts);
+    ASSERT_EQ(r.kind, ResumeKind::Stop);
+    EXPECT_LE(cli_line(r.action).size(), kStopLineBytes);
+    EXPECT_TRUE(cli_line(r.action).ends_with("; write the handoff and end the session")) << cli_line(r.action);
+    EXPECT_NE(r.steps.front().find("task-11"), std::string::npos) << "the step keeps the whole list";
+}
+
+TEST(ResumePoint, ADependencySettledOnAnotherSideWaitsForTheMerge) {
+    const Outline plan = {task("task-1", "pending"), task("task-2", "pending", {"task-1"})};
+    WorkFacts facts;
+    facts["task-1"].settled_as = TaskStatus::Completed;
+    facts["task-1"].settled_by = "completed by bob on side at 10:00 UTC";
+    const ResumePoint r = resume_point(plan, facts);
+    EXPECT_EQ(r.kind, ResumeKind::Stop);
+    EXPECT_EQ(r.action.tool, "") << cli_line(r.action);
+    EXPECT_EQ(r.action.stop, "task-2 waits on task-1, settled on another side and not merged here");
+    EXPECT_TRUE(ready_task_ids(plan, facts).empty()) << "ready agrees: nothing to take";
+    EXPECT_NE(r.steps.front().find("Merge the side that settled task-1 (completed by bob"), std::string::npos)
+        << r.steps.front();
+    // Once merged, the plan says completed here too: task-2 is ready.
+    const Outline merged = {task("task-1", "completed"), task("task-2", "pending", {"task-1"})};
+    EXPECT_EQ(resume_point(merged, facts).current, "task-2");
+}
+
 TEST(ResumePoint, ACompleteRunOffersANewRunWithResetNotStart) {
     const ResumePoint r = resume_point({task("a", "completed")}, {});
     EXPECT_EQ(r.kind, ResumeKind::Complete);
