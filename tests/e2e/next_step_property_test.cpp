@@ -647,6 +647,12 @@ void expect_honest_stop(Round& r, const std::string& stop) {
         const bool blocked = !show.is_null() && show["tasks"].size() == 1 && show["tasks"][0]["status"] == "blocked";
         const auto t = std::find_if(r.tasks().begin(), r.tasks().end(), [&](const Task& x) { return x.id == first; });
         EXPECT_TRUE(blocked || (t != r.tasks().end() && t->other_side)) << "the stop names a task that is not blocked: " << stop;
+    } else if (const std::size_t on = stop.find(" waits on "); on != std::string::npos &&
+                                                                  stop.find(", settled on another side") != std::string::npos) {
+        // D21: what is left waits on a task another side settled, not merged here: merging is the way on.
+        const std::string dep = stop.substr(on + 10, stop.find(',', on) - on - 10);
+        const auto t = std::find_if(r.tasks().begin(), r.tasks().end(), [&](const Task& x) { return x.id == dep; });
+        EXPECT_TRUE(t != r.tasks().end() && t->other_side) << "the stop names a dependency no other side settled: " << stop;
     } else {
         EXPECT_NE(stop.find("claimed by another agent"), std::string::npos) << "a stop for no known reason: " << stop;
         EXPECT_FALSE(theirs.empty()) << "a stop for other agents' claims, and " << kOther << " holds none: " << stop;
