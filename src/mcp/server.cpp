@@ -170,9 +170,12 @@ json Server::call_tool(const json& params, bool& ok) {
     const std::string name = name_it->get<std::string>();
     const json* tool = find_tool(name);
     if (!tool) return fail("unknown tool '" + name + "'");
+    // Unknown tools are a protocol error (MCP says so); wrong arguments for a
+    // known one are the tool's error, which the agent reads and corrects.
     const json arguments = params.value("arguments", json::object());
-    if (const auto problem = argument_problem((*tool)["inputSchema"], arguments)) return fail(name + ": " + *problem);
-    const ToolResult r = run_tool(name, arguments, ToolContext{fs_, options_.ws, options_.scope, options_.version});
+    const std::optional<std::string> problem = argument_problem((*tool)["inputSchema"], arguments);
+    const ToolResult r = problem ? argument_failure(name, *problem)
+                                 : run_tool(name, arguments, ToolContext{fs_, options_.ws, options_.scope, options_.version});
     // Issue 41: the text a client may show passes the one output sanitizer.
     return {{"content", json::array({{{"type", "text"}, {"text", visible_lines(r.text)}}})},
             {"structuredContent", r.structured},

@@ -36,9 +36,15 @@ const nlohmann::json& tool_entries();
 const nlohmann::json* find_tool(const std::string& name);
 
 // Why `arguments` does not satisfy `schema` (the subset our input schemas
-// use: object, properties of type string/integer/boolean, enum, minimum, required,
-// dependentRequired, additionalProperties false), or nothing when they do.
+// use: object, properties of type string/integer/boolean/array (items of
+// one type), enum, minimum, maximum, required, dependentRequired; an
+// argument it does not name is refused), naming the argument and what to
+// write, or nothing when they do.
 std::optional<std::string> argument_problem(const nlohmann::json& schema, const nlohmann::json& arguments);
+
+// Tool `name`'s answer to arguments with `problem`: a tool error (isError),
+// not a protocol error, so that the agent reads it and calls again.
+ToolResult argument_failure(const std::string& name, const std::string& problem);
 
 // Runs tool `name` (known, arguments already checked).
 ToolResult run_tool(const std::string& name, const nlohmann::json& arguments, const ToolContext& ctx);

@@ -119,10 +119,11 @@ std::vector<std::string> unmet_dependencies(const YamlValue& plan, std::string_v
 bool is_bookkeeping_entry(std::string_view task_id, std::string_view evidence, std::string_view notes) {
     if (task_id.substr(0, 5) == "meta/") return true;
     for (const std::string_view via :
-         {" via small plan", " via small claim", " via small release", " via small merge"}) {
+         {std::string_view(" via small plan"), std::string_view(" via small claim"), std::string_view(" via small release"),
+          std::string_view(" via small merge"), kViaMcpPlanTool}) {
         if (evidence.find(via) != std::string_view::npos) return true;
     }
-    return notes.substr(0, 11) == "small plan ";
+    return notes.substr(0, 11) == "small plan " || notes.starts_with(kMcpPlanToolNotes);
 }
 
 void set_task_status(YamlValue& task, TaskStatus status) { task["status"] = std::string(status_name(status)); }

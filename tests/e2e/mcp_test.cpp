@@ -53,7 +53,7 @@ TEST(Mcp, SessionOverPipesWritesTheWorkspace) {
     const std::vector<json> out = replies(r);
     ASSERT_EQ(out.size(), 6u) << r;
     EXPECT_EQ(out[0]["result"]["protocolVersion"], "2025-06-18");
-    EXPECT_EQ(out[1]["result"]["tools"].size(), 11u);
+    EXPECT_EQ(out[1]["result"]["tools"].size(), 13u);
     EXPECT_EQ(out[2]["result"]["structuredContent"]["added_task_id"], "task-2") << out[2];
     EXPECT_EQ(out[3]["error"]["code"], -32700);
     EXPECT_EQ(out[4]["result"]["isError"], false) << out[4];
@@ -65,6 +65,61 @@ TEST(Mcp, SessionOverPipesWritesTheWorkspace) {
     EXPECT_TRUE(contains(read_file(dir.path() / ".small/progress.small.yml"), "task-2"));
     // The CLI sees what the server wrote.
     EXPECT_EQ(run_in(dir.path(), {"check"}).exit_code, 0);
+}
+
+// Over pipes as an agent sends it: a wrong argument is a tool error the
+// agent reads (not a JSON-RPC error), the corrected call adds the task with
+// its dependency, steps and criteria in one change, and the log says the MCP
+// plan tool made it, never a CLI flag.
+TEST(Mcp, ArgumentMistakesAreToolErrorsAndPlanEditsSayTheTool) {
+    TempDir dir;
+    ASSERT_EQ(run_in(dir.path(), {"init", "--no-agents"}).exit_code, 0);
+    const json wrong = {{"add", "Benchmarks"}, {"depends_on", "task-1"}};
+    const json right = {{"add", "Benchmarks"},
+                        {"depends_on", json::array({"task-1"})},
+                        {"steps", json::array({"Pick the cases"})},
+                        {"acceptance", json::array({"Numbers in docs/"})}};
+    const RunResult r = mcp(dir.path(), kInitialize + rpc(2, "tools/call", {{"name", "plan"}, {"arguments", wrong}}) +
+                                            rpc(3, "tools/call", {{"name", "plan"}, {"arguments", right}}) +
+                                            rpc(4, "tools/call", {{"name", "show"}, {"arguments", {{"task", "task-2"}}}}) +
+                                            rpc(5, "tools/call", {{"name", "checkpoint"},
+                                                                  {"arguments", {{"task", "task-2"}, {"status", "completed"}}}}));
+    EXPECT_EQ(r.exit_code, 0) << r;
+    const std::vector<json> out = replies(r);
+    ASSERT_EQ(out.size(), 5u) << r;
+    ASSERT_TRUE(out[1].contains("result")) << "not -32602: " << out[1];
+    EXPECT_EQ(out[1]["result"]["isError"], true);
+    const std::string fix = out[1]["result"]["content"][0]["text"];
+    EXPECT_TRUE(contains(fix, "argument 'depends_on' must be an array of strings")) << fix;
+    EXPECT_TRUE(contains(fix, R"(write ["task-1"])")) << fix;
+    EXPECT_EQ(out[2]["result"]["isError"], false) << out[2];
+    EXPECT_EQ(out[2]["result"]["structuredContent"]["added_task_id"], "task-2");
+    const json& task = out[3]["result"]["structuredContent"]["tasks"][0];
+    EXPECT_EQ(task["depends_on"], json::array({"task-1"})) << out[3];
+    EXPECT_EQ(task["steps"], json::array({"Pick the cases"}));
+    EXPECT_EQ(task["acceptance"], json::array({"Numbers in docs/"}));
+    // D18's refusal names the call that fixes it, in the tool's words.
+    EXPECT_EQ(out[4]["result"]["isError"], true);
+    const std::string unmet = out[4]["result"]["content"][0]["text"];
+    EXPECT_TRUE(contains(unmet, R"(checkpoint {"task":"task-1","status":"completed"})")) << unmet;
+    EXPECT_FALSE(contains(unmet, "--")) << unmet;
+    const std::string log = read_file(dir.path() / ".small/progress.small.yml");
+    EXPECT_TRUE(contains(log, "Added task task-2 via the MCP plan tool")) << log;
+    EXPECT_FALSE(contains(log, "via small plan")) << log;
+    // Bookkeeping, not work: the board shows no evidence for the task.
+    const RunResult board = run_in(dir.path(), {"board", "--json"});
+    EXPECT_EQ(board.exit_code, 0) << board;
+    bool seen = false;
+    const json cards = json::parse(board.out);
+    for (const json& column : cards["columns"]) {
+        for (const json& card : column["tasks"]) {
+            if (card["id"] != "task-2") continue;
+            seen = true;
+            EXPECT_TRUE(card["evidence"].is_null()) << card;
+        }
+    }
+    EXPECT_TRUE(seen) << board.out;
+    EXPECT_EQ(run_in(dir.path(), {"check", "--strict"}).exit_code, 0);
 }
 
 TEST(Mcp, DirFlagNamesTheWorkspace) {

@@ -4,8 +4,9 @@
 // Starts in an empty folder: status says there is no workspace, the init tool
 // makes one; lists tools (every argument described, annotated, at most 5 KB) and
 // resources, follows resume's next tool call, runs plan -> progress_add ->
-// checkpoint (with link and verification) -> handoff -> check, each write
-// answering one short line, checks a tool error, then the files on disk.
+// checkpoint (with link and verification) -> handoff -> check, each tool
+// answering one short sentence, claims and show, checks tool errors (a
+// failing operation, a wrong argument), then the files on disk.
 // Exit 0 on success, 1 on failure.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -24,10 +25,9 @@ function log(line) {
   process.stdout.write(`[mcp-client] ${line}\n`);
 }
 
-const WRITE_TOOLS = new Set(["init", "plan", "progress_add", "checkpoint", "handoff", "check", "claim", "release"]);
-
-// A tool call that must succeed; returns its structured content. A write
-// answers one line of at most 200 bytes, the document being structured.
+// A tool call that must succeed; returns its structured content. Every tool
+// but resume (the primer) answers one sentence of at most 200 bytes, the
+// document being structured.
 async function call(client, name, args = {}) {
   const result = await client.callTool({ name, arguments: args });
   assert.equal(result.isError, false, `${name} failed: ${result.content?.[0]?.text}`);
@@ -35,10 +35,11 @@ async function call(client, name, args = {}) {
   assert.equal(result.structuredContent.ok, true, `${name}: envelope ok`);
   assert.equal(result.structuredContent.schema_version, 1, `${name}: envelope schema_version`);
   const text = result.content[0].text;
-  if (WRITE_TOOLS.has(name)) {
-    assert.ok(!text.includes("\n") && Buffer.byteLength(text) <= 200, `${name}: one short line, not ${JSON.stringify(text)}`);
+  if (name !== "resume") {
+    assert.ok(!text.includes("\n") && Buffer.byteLength(text) <= 200 && text.endsWith("."),
+      `${name}: one short sentence, not ${JSON.stringify(text)}`);
   }
-  log(`${name} ok (${result.structuredContent.command}): ${WRITE_TOOLS.has(name) ? text : Buffer.byteLength(text) + " bytes"}`);
+  log(`${name} ok (${result.structuredContent.command}): ${name !== "resume" ? text : Buffer.byteLength(text) + " bytes"}`);
   return result.structuredContent;
 }
 
@@ -53,8 +54,8 @@ async function main() {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
   // In the command registry's order (base/command_table), each with MCP's hints.
-  assert.deepEqual(names, ["check", "checkpoint", "claim", "handoff", "init", "plan", "progress_add", "ready",
-    "release", "resume", "status"]);
+  assert.deepEqual(names, ["check", "checkpoint", "claim", "claims", "handoff", "init", "plan", "show", "progress_add",
+    "ready", "release", "resume", "status"]);
   for (const t of tools) {
     assert.ok(t.annotations, `${t.name} has annotations`);
     if (t.annotations.readOnlyHint !== true) {
@@ -114,6 +115,8 @@ async function main() {
   assert.ok((await call(client, "ready")).ready.some((t) => t.id === task && t.held_by_you));
   const held = await client.callTool({ name: "resume", arguments: {} });
   assert.match(held.content[0].text, new RegExp(`You \\(sdk-agent\\) hold ${task} until`), held.content[0].text);
+  const leases = await call(client, "claims");
+  assert.ok(leases.claims.some((c) => c.task === task && c.agent === "sdk-agent" && c.yours), JSON.stringify(leases));
   await call(client, "release", { task });
   assert.ok(otherAgent("ready").ready.some((t) => t.id === task));
   await call(client, "claim", {});  // the next ready task, held until it is completed below
@@ -134,6 +137,20 @@ async function main() {
     { id: "widget-ship", title: "Ship the widget", depends_on: ["widget-test"], acceptance: ["Released"] },
   ] });
   assert.deepEqual(listed.added_task_ids, ["widget-test", "widget-ship"]);
+  // A wrong argument is a tool error the agent can read (not a protocol
+  // error), naming the argument and the fix; the corrected call works.
+  const wrong = await client.callTool({ name: "plan", arguments: { add: "Document the widget", depends_on: "widget-ship" } });
+  assert.equal(wrong.isError, true);
+  assert.match(wrong.content[0].text, /argument 'depends_on' must be an array of strings.*\["widget-ship"\]/);
+  const documented = await call(client, "plan", {
+    add: "Document the widget", depends_on: ["widget-ship"], steps: ["Write the README section"],
+    acceptance: ["The README says how"],
+  });
+  const shown = await call(client, "show", { task: documented.added_task_id });
+  assert.deepEqual(shown.tasks[0].depends_on, ["widget-ship"]);
+  assert.deepEqual(shown.tasks[0].steps, ["Write the README section"]);
+  assert.deepEqual(shown.tasks[0].acceptance, ["The README says how"]);
+  await call(client, "plan", { task: documented.added_task_id, status: "cancelled" });
   const order = [];
   // Settle the template's own task the way an agent would: follow resume's
   // next call until what is left is the handoff (a bounded number of steps).

@@ -37,23 +37,27 @@ struct CommandInfo {
 
 namespace command_table_detail {
 inline constexpr McpTool kStatusTools[] = {
-    {"resume", "Start here: the primer and the next tool call.", true, false, true},
-    {"status", "Counts, next tasks, run id, recent entries.", true, false, true},
+    {"resume", "Start here: the primer and the next call.", true, false, true},
+    {"status", "Counts, next tasks, recent entries.", true, false, true},
 };
 inline constexpr McpTool kPlanTools[] = {
-    {"plan", "One logged plan change: add a task, set a task's status, title or dependencies, or merge tasks.", false, true, false},
+    {"plan", "Edit the plan in one logged change: add or edit a task, or merge a task list.", false, true, false},
+    {"show", "One task with its deps and entries.", true, false, true},
 };
 inline constexpr McpTool kProgressTools[] = {
     {"progress_add", "Log a progress entry.", false, false, false},
 };
 inline constexpr McpTool kCheckpointTools[] = {
-    {"checkpoint", "Set a task's status and log it, atomically.", false, true, false},
+    {"checkpoint", "Set a task's status and log it.", false, true, false},
 };
 inline constexpr McpTool kReadyTools[] = {
     {"ready", "Tasks you may take.", true, false, true},
 };
 inline constexpr McpTool kClaimTools[] = {
     {"claim", "Claim a task as a lease.", false, false, false},
+};
+inline constexpr McpTool kClaimsTools[] = {
+    {"claims", "Who holds what, until when.", true, false, true},
 };
 inline constexpr McpTool kReleaseTools[] = {
     {"release", "Release a claim.", false, true, true},
@@ -97,7 +101,7 @@ inline constexpr CommandInfo kCommandTable[] = {
      "session", "ops/session/claim", "report/claims", command_table_detail::kClaimTools},
     {"claims",
      "List the claims on this repository's tasks: who holds what until when",
-     "session", "ops/session/claim", "report/claims", {}},
+     "session", "ops/session/claim", "report/claims", command_table_detail::kClaimsTools},
     {"completion",
      "Print a shell completion script (bash, zsh or fish) for commands, flags, values and task ids",
      "meta", "", "", {}},

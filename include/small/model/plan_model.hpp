@@ -49,8 +49,15 @@ std::vector<std::string> task_strings(const YamlValue& task, const char* key);
 // included), in order; empty when the task is unknown or ready (D18).
 std::vector<std::string> unmet_dependencies(const YamlValue& plan, std::string_view id);
 
+// How the MCP server's plan tool signs the log lines of its plan edits
+// (evidence "Added task task-8 via the MCP plan tool", notes starting with
+// "MCP plan tool"), where the CLI names its flag.
+inline constexpr std::string_view kViaMcpPlanTool = " via the MCP plan tool";
+inline constexpr std::string_view kMcpPlanToolNotes = "MCP plan tool";
+
 // True for the log lines of plan edits (`small plan --add/--title/--depends/
-// --done …`, evidence "… via small plan --FLAG" or notes "small plan --FLAG")
+// --done …`, evidence "… via small plan --FLAG" or notes "small plan --FLAG";
+// the MCP plan tool's, signed as above),
 // the claims' lines (" via small claim" / " via small release", D19), a
 // merge's record of a renamed task (" via small merge", D21) and
 // meta/ entries: bookkeeping, not work. Only work entries (progress

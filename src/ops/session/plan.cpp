@@ -66,8 +66,15 @@ Result<std::pair<std::string, std::vector<std::string>>> split_depends(const std
     return std::make_pair(pair->first, std::move(deps));
 }
 
+bool has_added_fields(const PlanRequest& req) {
+    return !req.added_steps.empty() || !req.added_acceptance.empty() || !req.added_depends.empty();
+}
+
 // Flag values that are wrong whatever the plan holds: refused before the lock.
 Status check_flag_formats(const PlanRequest& req) {
+    if (has_added_fields(req) && req.add.empty()) {
+        return Error::usage("steps, acceptance criteria or dependencies for a new task need its title to add");
+    }
     for (const std::string& raw : req.depends) {
         if (auto p = split_depends(raw, "--depends"); !p) return p.error();
     }
@@ -99,6 +106,7 @@ std::string joined(const std::vector<std::string>& ids) {
 }
 
 struct PlanEdits {
+    PlanOrigin origin = PlanOrigin::Cli;
     YamlValue plan;
     PlanIndex before;  // the plan as it was: "did you mean" never names a task this call adds
     const FileSystem* fs = nullptr;  // to name the lines of an id two tasks share
@@ -118,6 +126,17 @@ Status require_task(const PlanEdits& e, const std::string& id, const WorkspacePa
 }
 
 YamlValue& task_at(PlanEdits& e, const std::string& id) { return e.plan["tasks"][*find_task(e.plan, id)]; }
+
+// How an entry says who made the edit: " via small plan --FLAG" (the CLI),
+// " via the MCP plan tool" (the MCP server).
+std::string via(PlanOrigin origin, std::string_view flag) {
+    return origin == PlanOrigin::Cli ? " via small plan " + std::string(flag) : std::string(kViaMcpPlanTool);
+}
+// The notes of an entry that has nothing else to say: "small plan --FLAG",
+// or "MCP plan tool".
+std::string edit_notes(PlanOrigin origin, std::string_view flag) {
+    return origin == PlanOrigin::Cli ? "small plan " + std::string(flag) : std::string(kMcpPlanToolNotes);
+}
 
 void record(PlanEdits& e, YamlValue entry, std::string message) {
     e.entries.push_back(std::move(entry));
@@ -140,7 +159,7 @@ Status add_task(PlanEdits& e, const std::string& raw_title) {
     task["title"] = title;
     set_task_status(task, TaskStatus::Pending);
     append_task(e, std::move(task));
-    record(e, plan_entry(id, TaskStatus::Pending, "Added task " + id + " via small plan --add", title),
+    record(e, plan_entry(id, TaskStatus::Pending, "Added task " + id + via(e.origin, "--add"), title),
            "Added task " + id + ": " + title);
     return ok_status();
 }
@@ -152,7 +171,7 @@ Status retitle_task(PlanEdits& e, const std::pair<std::string, std::string>& req
     if (Status s = require_task(e, id, ws); !s) return s;
     YamlValue& task = task_at(e, id);
     task["title"] = title;
-    record(e, plan_entry(id, task_status(task), "Retitled task " + id + " via small plan --title", title),
+    record(e, plan_entry(id, task_status(task), "Retitled task " + id + via(e.origin, "--title"), title),
            "Retitled task " + id + ": " + title);
     return ok_status();
 }
@@ -181,8 +200,8 @@ Status append_items(PlanEdits& e, const std::vector<std::string>& raws, const ch
     for (const auto& [id, n] : counts) {
         const std::string what = std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
         e.entries.push_back(plan_entry(id, task_status(task_at(e, id)),
-                                       "Added " + what + " to task " + id + " via small plan " + flag,
-                                       std::string("small plan ") + flag));
+                                       "Added " + what + " to task " + id + via(e.origin, flag),
+                                       edit_notes(e.origin, flag)));
         e.changed = true;
     }
     return ok_status();
@@ -196,8 +215,7 @@ Status set_status(PlanEdits& e, const std::string& raw_id, TaskStatus status, co
     e.status_set.push_back(id);
     const std::string name(status_name(status));
     record(e,
-           plan_entry(id, status, "Updated task " + id + " to " + name + " via small plan " + flag,
-                      std::string("small plan ") + flag),
+           plan_entry(id, status, "Updated task " + id + " to " + name + via(e.origin, flag), edit_notes(e.origin, flag)),
            "Marked task " + id + " as " + name);
     return ok_status();
 }
@@ -213,8 +231,10 @@ Status add_depends(PlanEdits& e, const std::string& raw, const WorkspacePaths& w
     }
     const std::string noun = deps.size() == 1 ? "dependency" : "dependencies";
     record(e,
-           plan_entry(task, task_status(task_at(e, task)), "Added " + noun + " " + joined(deps) + " to " + task,
-                      "small plan --depends"),
+           plan_entry(task, task_status(task_at(e, task)),
+                      "Added " + noun + " " + joined(deps) + " to " + task +
+                          (e.origin == PlanOrigin::Cli ? "" : via(e.origin, "--depends")),
+                      edit_notes(e.origin, "--depends")),
            "Added " + noun + ": " + task + " depends on " + joined(deps));
     return ok_status();
 }
@@ -234,8 +254,8 @@ Status remove_depends(PlanEdits& e, const std::string& raw, const WorkspacePaths
     const std::string noun = deps.size() == 1 ? "dependency" : "dependencies";
     record(e,
            plan_entry(task, task_status(task_at(e, task)),
-                      "Removed " + noun + " " + joined(deps) + " from " + task + " via small plan --undepend",
-                      "small plan --undepend"),
+                      "Removed " + noun + " " + joined(deps) + " from " + task + via(e.origin, "--undepend"),
+                      edit_notes(e.origin, "--undepend")),
            "Removed " + noun + ": " + task + " no longer depends on " + joined(deps));
     return ok_status();
 }
@@ -405,7 +425,7 @@ void merge_item(PlanEdits& e, const FromList& list, std::size_t i, YamlValue add
     const std::string title = added["title"].get<std::string>();
     if (list.items.item(i).find("status").valid()) e.status_set.push_back(id);
     append_task(e, std::move(added));
-    record(e, plan_entry(id, status, "Added task " + id + " via small plan --from", title),
+    record(e, plan_entry(id, status, "Added task " + id + via(e.origin, "--from"), title),
            "Added task " + id + ": " + title);
 }
 
@@ -465,8 +485,8 @@ Status merge_from(PlanEdits& e, const PlanInput& input, const WorkspacePaths& ws
         if (changed.empty()) continue;
         if (std::find(changed.begin(), changed.end(), "status") != changed.end()) e.status_set.push_back(id);
         record(e,
-               plan_entry(id, task_status(task), "Updated task " + id + " (" + joined(changed) + ") via small plan --from",
-                          "small plan --from"),
+               plan_entry(id, task_status(task), "Updated task " + id + " (" + joined(changed) + ")" + via(e.origin, "--from"),
+                          edit_notes(e.origin, "--from")),
                "Updated task " + id + ": " + joined(changed));
     }
     return check_from_dependencies(e, *list, ws);
@@ -588,7 +608,7 @@ Status remove_task(PlanEdits& e, const std::string& raw_id, const FileSystem& fs
     e.plan["tasks"] = std::move(kept);
     // D8: the task is gone, so the entry that records it uses a meta/ id.
     record(e,
-           plan_entry("meta/plan-remove", TaskStatus::Completed, "Removed task " + id + " via small plan --remove", id),
+           plan_entry("meta/plan-remove", TaskStatus::Completed, "Removed task " + id + via(e.origin, "--remove"), id),
            "Removed task " + id);
     return ok_status();
 }
@@ -606,8 +626,16 @@ Status apply_plan_flags(PlanEdits& e, const PlanRequest& req, const FileSystem& 
     for (const auto& retitle : req.retitle) {
         if (Status s = retitle_task(e, retitle, ws); !s) return s;
     }
-    if (Status s = append_items(e, req.steps, "steps", "--step", "step", ws); !s) return s;
-    if (Status s = append_items(e, req.acceptance, "acceptance", "--acceptance", "acceptance criterion", ws); !s) {
+    // The added task's own steps, criteria and dependencies join the edits of their kind.
+    std::vector<std::string> steps = req.steps, acceptance = req.acceptance, depends = req.depends;
+    if (has_added_fields(req)) {
+        const std::string& id = e.added_ids.back();  // check_flag_formats: add is not empty
+        for (const std::string& text : req.added_steps) steps.push_back(id + ":" + text);
+        for (const std::string& text : req.added_acceptance) acceptance.push_back(id + ":" + text);
+        if (!req.added_depends.empty()) depends.push_back(id + ":" + joined(req.added_depends));
+    }
+    if (Status s = append_items(e, steps, "steps", "--step", "step", ws); !s) return s;
+    if (Status s = append_items(e, acceptance, "acceptance", "--acceptance", "acceptance criterion", ws); !s) {
         return s;
     }
     for (const auto& [ids, status, flag] : kPlanStatusFlags) {
@@ -615,7 +643,7 @@ Status apply_plan_flags(PlanEdits& e, const PlanRequest& req, const FileSystem& 
             if (Status s = set_status(e, id, status, flag, ws); !s) return s;
         }
     }
-    for (const std::string& raw : req.depends) {
+    for (const std::string& raw : depends) {
         if (Status s = add_depends(e, raw, ws); !s) return s;
     }
     for (const std::string& raw : req.undepend) {
@@ -706,7 +734,7 @@ PlanText text_keeping_format(const Document& written, PlanEdits& e, const Worksp
 // Whether the call asks for edits other than adding tasks and setting statuses.
 bool has_other_edits(const PlanRequest& req) {
     return req.from || req.reset || !req.retitle.empty() || !req.steps.empty() || !req.acceptance.empty() ||
-           !req.depends.empty() || !req.undepend.empty() || !req.remove.empty();
+           !req.depends.empty() || !req.undepend.empty() || !req.remove.empty() || has_added_fields(req);
 }
 
 bool has_status_flags(const PlanRequest& req) {
@@ -793,15 +821,17 @@ std::optional<std::vector<std::string>> lone_adds(const PlanRequest& req) {
 // parse of the plan; nullopt when that cannot be done (the general path then).
 std::optional<Result<PlanResult>> add_from_caches(const FileSystem& fs, const WorkspacePaths& ws,
                                                   const MutationSession& session,
-                                                  const std::vector<std::string>& titles, const TaskIdReservation& ids) {
+                                                  const std::vector<std::string>& titles, const TaskIdReservation& ids,
+                                                  PlanOrigin origin) {
     std::optional<PlanAppendEdit> edit = plan_append_edit(fs, ws, titles, ids.floor);
     if (!edit) return std::nullopt;
     PlanEdits edits;
+    edits.origin = origin;
     if (!ids.warning.empty()) edits.warnings.push_back(ids.warning);
     for (std::size_t i = 0; i < titles.size(); ++i) {
         const std::string& id = edit->ids[i];
         edits.added_ids.push_back(id);
-        record(edits, plan_entry(id, TaskStatus::Pending, "Added task " + id + " via small plan --add", titles[i]),
+        record(edits, plan_entry(id, TaskStatus::Pending, "Added task " + id + via(origin, "--add"), titles[i]),
                "Added task " + id + ": " + titles[i]);
     }
     return write_plan_change(fs, ws, session, edits, edit->text, PlanResult{},
@@ -849,11 +879,12 @@ Result<PlanResult> change_one_status(const FileSystem& fs, const WorkspacePaths&
     Result<PlanStatusEdit> edit = plan_status_edit(fs, ws, id, flag.status);
     if (!edit) return edit.error();
     PlanEdits edits;
+    edits.origin = req.origin;
     if (!edit->warning.empty()) edits.warnings.push_back(edit->warning);
     const std::string name(status_name(flag.status));
     record(edits,
-           plan_entry(id, flag.status, "Updated task " + id + " to " + name + " via small plan " + flag.flag,
-                      std::string("small plan ") + flag.flag),
+           plan_entry(id, flag.status, "Updated task " + id + " to " + name + via(req.origin, flag.flag),
+                      edit_notes(req.origin, flag.flag)),
            "Marked task " + id + " as " + name);
     // The gate's own refusal is checkpoint's wording; its list of unmet
     // dependencies is all plan needs to say it in plan's.
@@ -890,9 +921,12 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     Result<TaskIdReservation> ids = reserve_new_ids(fs, ws, req, exists);
     if (!ids) return ids.error();
     if (const auto titles = lone_adds(req); titles && exists) {
-        if (std::optional<Result<PlanResult>> added = add_from_caches(fs, ws, *session, *titles, *ids)) return std::move(*added);
+        if (std::optional<Result<PlanResult>> added = add_from_caches(fs, ws, *session, *titles, *ids, req.origin)) {
+            return std::move(*added);
+        }
     }
     PlanEdits edits;
+    edits.origin = req.origin;
     edits.id_floor = ids->floor;
     if (!ids->warning.empty()) edits.warnings.push_back(ids->warning);
     std::optional<Document> written;  // the plan as it is, whose formatting the write keeps (D20)

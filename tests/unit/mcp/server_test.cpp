@@ -10,6 +10,7 @@
 #include <functional>
 #include <thread>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "small/base/command_table.hpp"
+#include "small/mcp/cli_words.hpp"
 #include "small/mcp/server.hpp"
+#include "small/ops/session/claim.hpp"
 #include "small/ops/session/init.hpp"
 #include "support/fixtures.hpp"
 
@@ -134,7 +137,7 @@ TEST_F(McpServerTest, DeepNestingIsRefusedBeforeParsing) {
     EXPECT_TRUE(r["id"].is_null());
     // Brackets inside strings do not count; 60 levels are fine.
     const std::string ok = std::string(60, '[') + std::string(60, ']');
-    EXPECT_EQ(error_code(call("status", {{"recent", json::parse(ok)}})), mcp::kInvalidParams);
+    EXPECT_EQ(call("status", {{"recent", json::parse(ok)}})["result"]["isError"], true);
     const json title = call("plan", {{"add", std::string(1000, '[') + "\"{"}});
     EXPECT_EQ(title["result"]["isError"], false) << title.dump().substr(0, 300);
 }
@@ -156,8 +159,10 @@ TEST_F(McpServerTest, ToolsListIsSmallAndTight) {
     for (const json& t : tools) {
         names.push_back(t["name"]);
         EXPECT_EQ(t["inputSchema"]["type"], "object") << t["name"];
-        EXPECT_EQ(t["inputSchema"]["additionalProperties"], false) << t["name"];
+        EXPECT_TRUE(t["inputSchema"]["properties"].is_object()) << t["name"];
         EXPECT_LE(t["description"].get<std::string>().size(), 160u) << t["name"];
+        // Every tool says all three hints, in so many words or by MCP's defaults.
+        ASSERT_TRUE(t["annotations"].is_object()) << t["name"];
     }
     // Exactly the registry's tools, in its order, with its hints.
     std::vector<std::string> registry;
@@ -173,6 +178,7 @@ TEST_F(McpServerTest, ToolsListIsSmallAndTight) {
             EXPECT_EQ((*listed)["annotations"].value("readOnlyHint", false), t.read_only) << t.name;
             if (!t.read_only) {
                 EXPECT_EQ((*listed)["annotations"]["destructiveHint"], t.destructive) << t.name;
+                EXPECT_EQ((*listed)["annotations"].value("idempotentHint", false), t.idempotent) << t.name;
             }
         }
     }
@@ -196,31 +202,93 @@ TEST_F(McpServerTest, EveryToolPropertyHasADescription) {
             EXPECT_LE(text.size(), 80u) << t["name"] << "." << name << ": tools/list stays small";
         }
     }
+    // The plan tool: one form for a list of ids or texts, an array of strings,
+    // at the top and in the tasks it merges, whose fields are described.
     const json plan = *std::find_if(tools.begin(), tools.end(), [](const json& t) { return t["name"] == "plan"; });
-    EXPECT_NE(plan["inputSchema"]["properties"]["depends_on"]["description"].get<std::string>().find("comma-separated"),
-              std::string::npos);
+    const json& properties = plan["inputSchema"]["properties"];
+    const json strings = {{"type", "string"}};
+    for (const char* key : {"depends_on", "steps", "acceptance"}) {
+        EXPECT_EQ(properties[key]["type"], "array") << key;
+        EXPECT_EQ(properties[key]["items"], strings) << key;
+    }
+    const json& item = properties["tasks"]["items"];
+    EXPECT_EQ(item["type"], "object");
+    for (const char* key : {"id", "title", "status"}) EXPECT_EQ(item["properties"][key]["type"], "string") << key;
+    EXPECT_EQ(item["properties"]["status"]["enum"],
+              json::array({"pending", "in_progress", "blocked", "completed", "cancelled"}));
+    for (const char* key : {"depends_on", "steps", "acceptance"}) {
+        EXPECT_EQ(item["properties"][key], (json{{"type", "array"}, {"items", strings}})) << key;
+    }
+    const json claim = *std::find_if(tools.begin(), tools.end(), [](const json& t) { return t["name"] == "claim"; });
+    EXPECT_EQ(claim["inputSchema"]["properties"]["force"]["type"], "boolean");
 }
 
+// The CLI words the server rewrites (mcp/cli_words) name tools and
+// arguments that exist, so a rewritten hint is a call that can be made.
+TEST_F(McpServerTest, TheCliWordsNameRealToolsAndArguments) {
+    for (const mcp::CommandWord& c : mcp::command_words()) {
+        const json& tools = mcp::tools_list()["tools"];
+        const auto tool = std::find_if(tools.begin(), tools.end(), [&](const json& t) { return t["name"] == c.tool; });
+        ASSERT_NE(tool, tools.end()) << c.command;
+        const json& properties = (*tool)["inputSchema"]["properties"];
+        if (!c.positional.empty()) EXPECT_TRUE(properties.contains(c.positional)) << c.command;
+        for (const mcp::FlagWord& f : c.flags) {
+            if (f.form == mcp::ArgForm::Implied) continue;
+            EXPECT_TRUE(properties.contains(f.argument)) << c.command << " " << f.flag << " -> " << f.argument;
+            if (f.form == mcp::ArgForm::Status || f.form == mcp::ArgForm::TaskItems) {
+                EXPECT_TRUE(properties.contains("task")) << c.command << " " << f.flag;
+            }
+        }
+    }
+}
+
+// Unknown tools are protocol errors (MCP says so); wrong arguments for a
+// known tool are the tool's errors (isError), naming the argument and the fix.
 TEST_F(McpServerTest, ToolCallArgumentsAreCheckedAgainstTheSchema) {
     initialize();
     EXPECT_EQ(error_code(request("tools/call", json::object())), mcp::kInvalidParams);
     EXPECT_EQ(error_code(call("no_such_tool")), mcp::kInvalidParams);
-    EXPECT_EQ(error_code(call("status", {{"bogus", 1}})), mcp::kInvalidParams);
-    EXPECT_EQ(error_code(call("status", {{"recent", "five"}})), mcp::kInvalidParams);
-    EXPECT_EQ(error_code(call("status", {{"recent", -1}})), mcp::kInvalidParams);
-    EXPECT_EQ(error_code(call("status", {{"recent", 0}})), mcp::kInvalidParams) << "0 (the whole log) is not offered";
-    EXPECT_EQ(error_code(call("status", {{"recent", 51}})), mcp::kInvalidParams);
-    EXPECT_EQ(error_code(call("status", {{"recent", json(18446744073709551615ULL)}})), mcp::kInvalidParams)
-        << "an unsigned value past long long must not wrap below the maximum";
+    const auto refused = [this](const std::string& tool, const json& arguments, const std::string& says) {
+        const json reply = call(tool, arguments);
+        ASSERT_TRUE(reply.contains("result")) << tool << " " << arguments << ": " << reply.dump();
+        const json& r = reply["result"];
+        EXPECT_EQ(r["isError"], true) << tool << " " << arguments;
+        const std::string text = r["content"][0]["text"];
+        EXPECT_EQ(text.rfind("Error: " + tool + ": ", 0), 0u) << text;
+        EXPECT_NE(text.find(says), std::string::npos) << text;
+        EXPECT_EQ(r["structuredContent"]["ok"], false);
+        EXPECT_EQ(r["structuredContent"]["exit_code"], 2) << "a usage error";
+        EXPECT_EQ(r["structuredContent"]["error"]["kind"], "usage");
+        EXPECT_NE(r["structuredContent"]["error"]["message"].get<std::string>().find(says), std::string::npos);
+    };
+    refused("status", {{"bogus", 1}}, "unknown argument 'bogus'; it takes recent");
+    refused("status", {{"recnet", 1}}, "did you mean 'recent'?");
+    refused("check", {{"strict", true}}, "unknown argument 'strict': this tool takes none");
+    refused("status", {{"recent", "five"}}, "argument 'recent' must be an integer, not a string");
+    refused("status", {{"recent", -1}}, "argument 'recent' must be at least 1");
+    refused("status", {{"recent", 0}}, "at least 1");  // 0 (the whole log) is not offered
+    refused("status", {{"recent", 51}}, "argument 'recent' must be at most 50");
+    // An unsigned value past long long must not wrap below the maximum.
+    refused("status", {{"recent", json(18446744073709551615ULL)}}, "at most 50");
     EXPECT_EQ(call("status", {{"recent", 50}})["result"]["isError"], false);
-    EXPECT_EQ(error_code(call("progress_add", {{"task", "task-1"}})), mcp::kInvalidParams) << "status required";
-    EXPECT_EQ(error_code(call("progress_add", {{"task", "task-1"}, {"status", "done"}})), mcp::kInvalidParams);
-    EXPECT_EQ(error_code(call("checkpoint", {{"task", "task-1"}, {"status", "pending"}})), mcp::kInvalidParams);
-    EXPECT_EQ(error_code(call("plan", {{"status", "completed"}})), mcp::kInvalidParams) << "status needs task";
-    EXPECT_EQ(error_code(request("tools/call", {{"name", "check"}, {"arguments", json::array()}})),
-              mcp::kInvalidParams);
-    const json r = call("status", {{"recent", "x"}});
-    EXPECT_NE(r["error"]["message"].get<std::string>().find("recent"), std::string::npos);
+    refused("progress_add", {{"task", "task-1"}}, "missing argument 'status': give task and status");
+    refused("progress_add", {{"task", "task-1"}, {"status", "done"}},
+            "argument 'status' must be one of pending, in_progress, completed, blocked, cancelled, not \"done\"");
+    refused("checkpoint", {{"task", "task-1"}, {"status", "pending"}}, "must be one of");
+    refused("plan", {{"status", "completed"}}, "argument 'status' needs 'task'");
+    refused("plan", {{"add", "Benchmarks"}, {"depends_on", "task-3"}},
+            "argument 'depends_on' must be an array of strings, not a string: write [\"task-3\"]");
+    refused("plan", {{"task", "task-1"}, {"steps", json::array({"one", 2})}}, "item 1 is an integer");
+    refused("plan", {{"task", "task-1"}, {"steps", json::array({" "})}}, "argument 'steps' has a blank item");
+    refused("plan", {{"task", "task-1"}, {"add", "New"}, {"steps", json::array({"one"})}}, "not both");
+    refused("plan", {{"acceptance", json::array({"one"})}}, "need the task they go to");
+    refused("claim", {{"force", "yes"}}, "argument 'force' must be a boolean, not a string: write true or false");
+    refused("show", json::object(), "missing argument 'task'");
+    refused("init", {{"no_agents", "yes"}}, "must be a boolean");
+    const json array_args = request("tools/call", {{"name", "check"}, {"arguments", json::array()}});
+    EXPECT_EQ(array_args["result"]["isError"], true) << array_args.dump();
+    EXPECT_NE(array_args["result"]["content"][0]["text"].get<std::string>().find("arguments must be an object"),
+              std::string::npos);
     EXPECT_EQ(read("plan.small.yml").find("task-2"), std::string::npos) << "nothing was written";
 }
 
@@ -238,11 +306,9 @@ TEST_F(McpServerTest, StatusAnswersAreBounded) {
     EXPECT_EQ(r["structuredContent"]["recent_progress"].size(), 50u);
     EXPECT_EQ(r["structuredContent"]["more_progress"], true);
     const std::string text = r["content"][0]["text"];
-    EXPECT_LT(text.size(), 1000u) << "over 64 KiB of JSON is not repeated as text";
-    EXPECT_NE(text.find("structuredContent"), std::string::npos) << text;
-    const json small = call("status", {{"recent", 2}})["result"];
-    EXPECT_EQ(json::parse(small["content"][0]["text"].get<std::string>()), small["structuredContent"])
-        << "a short result is repeated whole";
+    EXPECT_LE(text.size(), 200u) << "the JSON is structuredContent; the text is one sentence";
+    EXPECT_EQ(text.rfind("Plan: 1 task (1 pending); next: task-1; run ", 0), 0u) << text;
+    EXPECT_TRUE(text.ends_with("; 50 recent entries (more in the log).")) << text;
 }
 
 TEST_F(McpServerTest, ASessionWritesThroughTheOperations) {
@@ -255,7 +321,7 @@ TEST_F(McpServerTest, ASessionWritesThroughTheOperations) {
     EXPECT_NE(primer.find("Ship the widget"), std::string::npos) << primer;
     EXPECT_LE(primer.size(), 2000u);
     EXPECT_LE(call("resume", {{"max_bytes", 300}})["result"]["content"][0]["text"].get<std::string>().size(), 300u);
-    EXPECT_EQ(error_code(call("resume", {{"max_bytes", 10}})), mcp::kInvalidParams) << "below the minimum";
+    EXPECT_EQ(call("resume", {{"max_bytes", 10}})["result"]["isError"], true) << "below the minimum";
 
     const json plan = call("plan", {{"add", "Write the widget"}})["result"];
     ASSERT_EQ(plan["isError"], false) << plan.dump();
@@ -263,7 +329,7 @@ TEST_F(McpServerTest, ASessionWritesThroughTheOperations) {
     const std::string task = plan["structuredContent"]["added_task_id"];
     EXPECT_NE(read("plan.small.yml").find("Write the widget"), std::string::npos);
 
-    const json dep = call("plan", {{"task", task}, {"depends_on", "task-1"}})["result"];
+    const json dep = call("plan", {{"task", task}, {"depends_on", json::array({"task-1"})}})["result"];
     EXPECT_EQ(dep["isError"], false) << dep.dump();
     EXPECT_NE(read("plan.small.yml").find("depends_on"), std::string::npos);
 
@@ -403,8 +469,8 @@ TEST_F(McpServerTest, InitToolCreatesTheWorkspaceResumeAskedFor) {
     EXPECT_EQ(again["isError"], true);
     EXPECT_EQ(again["structuredContent"]["exit_code"], 1);
     EXPECT_NE(read("intent.small.yml").find("Ship the gadget"), std::string::npos);
-    EXPECT_EQ(error_code(call("init", {{"no_agents", "yes"}})), mcp::kInvalidParams) << "a boolean";
-    EXPECT_EQ(error_code(call("init", {{"agents_mode", "replace"}})), mcp::kInvalidParams);
+    EXPECT_EQ(call("init", {{"no_agents", "yes"}})["result"]["isError"], true) << "a boolean";
+    EXPECT_EQ(call("init", {{"agents_mode", "replace"}})["result"]["isError"], true);
 }
 
 TEST_F(McpServerTest, AFailingOperationIsAToolErrorWithTheCliMessage) {
@@ -421,6 +487,198 @@ TEST_F(McpServerTest, AFailingOperationIsAToolErrorWithTheCliMessage) {
     const json nothing = call("plan", {{"task", "task-1"}})["result"];
     EXPECT_EQ(nothing["isError"], true);
     EXPECT_EQ(nothing["structuredContent"]["error"]["kind"], "usage");
+}
+
+// No CLI flag ("--force") and no CLI command ("small ready") in `text`.
+void expect_mcp_words(const std::string& text, const std::string& what) {
+    EXPECT_FALSE(std::regex_search(text, std::regex(R"((^|[\s(`'"])--[a-z])"))) << what << ": " << text;
+    for (const CommandInfo& c : kCommandTable) {
+        EXPECT_FALSE(std::regex_search(text, std::regex("(^|[\\s(`'\"])small " + std::string(c.name) + "($|[\\s`'.,;)])")))
+            << what << ": " << text;
+    }
+}
+
+// The server acts as $SMALL_AGENT; set for a test, restored after it.
+class ScopedAgent {
+public:
+    explicit ScopedAgent(const char* name) {
+        if (const char* was = std::getenv("SMALL_AGENT")) was_ = was;
+        ::setenv("SMALL_AGENT", name, 1);
+    }
+    ~ScopedAgent() {
+        if (was_) ::setenv("SMALL_AGENT", was_->c_str(), 1);
+        else ::unsetenv("SMALL_AGENT");
+    }
+
+private:
+    std::optional<std::string> was_;
+};
+
+// The typical errors of every tool speak of tools and arguments, in the
+// text and in the structured error (message and hint).
+TEST_F(McpServerTest, ToolErrorsNameToolsAndArgumentsNotTheCli) {
+    const ScopedAgent agent("mcp-agent");
+    initialize();
+    ASSERT_EQ(call("plan", {{"add", "Write the widget"}, {"depends_on", json::array({"task-1"})}})["result"]["isError"],
+              false);
+    // Another agent holds task-1 (D19).
+    ClaimOptions other;
+    other.agent = "other-agent";
+    other.lock_wait = std::chrono::milliseconds(0);
+    const WorkspacePaths ws = locate_workspace(fs_, dir_, dir_);
+    ASSERT_TRUE(claim_command(fs_, ws, "task-1", 3600, other));
+    const std::vector<std::pair<std::string, json>> mistakes = {
+        {"plan", {{"task", "task-99"}, {"status", "completed"}}},            // unknown task
+        {"plan", {{"task", "task-2"}, {"status", "completed"}}},             // dependency unmet
+        {"plan", {{"task", "task-1"}, {"status", "in_progress"}}},           // claimed by another
+        {"plan", {{"task", "task-1"}}},                                      // nothing to do
+        {"plan", {{"add", " "}}},                                            // blank title
+        {"plan", {{"tasks", json::array({{{"id", "x"}, {"depends_on", json::array({"nope"})}}})}}},
+        {"plan", {{"task", "task-1"}, {"depends_on", json::array({"task-2"})}}},  // a cycle
+        {"checkpoint", {{"task", "task-99"}, {"status", "completed"}}},
+        {"checkpoint", {{"task", "task-2"}, {"status", "completed"}}},
+        {"checkpoint", {{"task", "task-1"}, {"status", "completed"}}},
+        {"progress_add", {{"task", "task-2"}, {"status", "completed"}}},
+        {"progress_add", {{"task", " "}, {"status", "in_progress"}}},
+        {"progress_add", {{"task", "task-1"}, {"status", "in_progress"}}},
+        {"claim", {{"task", "task-99"}}},
+        {"claim", {{"task", "task-1"}}},
+        {"claim", {{"task", "task-2"}}},
+        {"claim", {{"task", "task-1"}, {"ttl", "forever"}}},
+        {"claim", json::object()},                                           // nothing ready
+        {"release", {{"task", "task-1"}}},
+        {"release", {{"task", "task-2"}}},
+        {"show", {{"task", "task-99"}}},
+        {"init", {{"intent", "Again"}}},
+        {"status", {{"recent", "5"}}},
+        {"plan", {{"add", "B"}, {"depends_on", "task-1"}}},
+    };
+    for (const auto& [tool, arguments] : mistakes) {
+        const std::string what = tool + " " + arguments.dump();
+        const json r = call(tool, arguments)["result"];
+        ASSERT_EQ(r["isError"], true) << what << ": " << r.dump().substr(0, 400);
+        expect_mcp_words(r["content"][0]["text"], what);
+        const json& error = r["structuredContent"]["error"];
+        expect_mcp_words(error["message"], what + " (structured)");
+        for (const json& e : r["structuredContent"].value("errors", json::array())) {
+            expect_mcp_words(e.value("hint", ""), what + " (structured hint)");
+        }
+    }
+    // The fixes they name are calls of these tools, with these arguments.
+    const std::string unmet = call("checkpoint", {{"task", "task-2"}, {"status", "completed"}})["result"]["content"][0]["text"];
+    EXPECT_NE(unmet.find(R"(checkpoint {"task":"task-1","status":"completed"})"), std::string::npos) << unmet;
+    const std::string held = call("claim", {{"task", "task-1"}})["result"]["content"][0]["text"];
+    EXPECT_NE(held.find("the ready tool"), std::string::npos) << held;
+    EXPECT_NE(held.find("`force: true`"), std::string::npos) << "the claim tool takes force: " << held;
+    const std::string not_mine = call("checkpoint", {{"task", "task-1"}, {"status", "completed"}})["result"]["content"][0]["text"];
+    EXPECT_EQ(not_mine.find("force"), std::string::npos) << "the checkpoint tool has no force: " << not_mine;
+    EXPECT_NE(not_mine.find(R"(`release {"task":"task-1"}`)"), std::string::npos) << not_mine;
+    // A warning a write returns is in the same words.
+    const json forced = call("plan", {{"task", "task-2"}, {"status", "completed"}, {"force", true}})["result"];
+    ASSERT_EQ(forced["isError"], false) << forced.dump();
+    expect_mcp_words(forced["content"][0]["text"], "forced plan");
+    for (const json& w : forced["structuredContent"]["warnings"]) expect_mcp_words(w, "forced plan warning");
+}
+
+// claim takes force as the CLI's --force: another agent's live lease is taken over.
+TEST_F(McpServerTest, ClaimTakesForceAndClaimsListsTheLeases) {
+    const ScopedAgent agent("mcp-agent");
+    initialize();
+    const json none = call("claims")["result"];
+    ASSERT_EQ(none["isError"], false) << none.dump();
+    EXPECT_EQ(none["content"][0]["text"], "No claims.");
+    EXPECT_EQ(none["structuredContent"]["command"], "claims");
+    EXPECT_EQ(none["structuredContent"]["claims"], json::array());
+    ClaimOptions other;
+    other.agent = "other-agent";
+    other.lock_wait = std::chrono::milliseconds(0);
+    ASSERT_TRUE(claim_command(fs_, locate_workspace(fs_, dir_, dir_), "task-1", 3600, other));
+    const json theirs = call("claims")["result"];
+    const std::string listed = theirs["content"][0]["text"];
+    EXPECT_EQ(listed.rfind("1 claim: task-1 by other-agent until ", 0), 0u) << listed;
+    EXPECT_EQ(theirs["structuredContent"]["claims"][0]["agent"], "other-agent");
+    EXPECT_EQ(theirs["structuredContent"]["claims"][0]["yours"], false);
+    EXPECT_EQ(call("claim", {{"task", "task-1"}})["result"]["isError"], true);
+    const json taken = call("claim", {{"task", "task-1"}, {"force", true}})["result"];
+    ASSERT_EQ(taken["isError"], false) << taken.dump();
+    EXPECT_NE(taken["content"][0]["text"].get<std::string>().find("took it over from other-agent"), std::string::npos);
+    const json mine = call("claims")["result"];
+    EXPECT_EQ(mine["structuredContent"]["claims"][0]["yours"], true);
+    EXPECT_NE(mine["content"][0]["text"].get<std::string>().find("(you)"), std::string::npos);
+}
+
+// show is `plan show TASK --json`: the task with all its fields and its entries.
+TEST_F(McpServerTest, ShowGivesOneTaskWithItsFieldsAndEntries) {
+    initialize();
+    const json added = call("plan", {{"add", "Benchmarks"},
+                                     {"depends_on", json::array({"task-1"})},
+                                     {"steps", json::array({"Pick the cases", "Run them"})},
+                                     {"acceptance", json::array({"Numbers in the docs"})}})["result"];
+    ASSERT_EQ(added["isError"], false) << added.dump();
+    const json r = call("show", {{"task", "task-2"}})["result"];
+    ASSERT_EQ(r["isError"], false) << r.dump();
+    EXPECT_EQ(r["structuredContent"]["command"], "plan show");
+    const json& task = r["structuredContent"]["tasks"][0];
+    EXPECT_EQ(task["id"], "task-2");
+    EXPECT_EQ(task["title"], "Benchmarks");
+    EXPECT_EQ(task["status"], "pending");
+    EXPECT_EQ(task["depends_on"], json::array({"task-1"}));
+    EXPECT_EQ(task["steps"], json::array({"Pick the cases", "Run them"}));
+    EXPECT_EQ(task["acceptance"], json::array({"Numbers in the docs"}));
+    EXPECT_EQ(r["structuredContent"]["dependencies"][0]["id"], "task-1");
+    ASSERT_FALSE(r["structuredContent"]["entries"].empty());
+    EXPECT_EQ(r["content"][0]["text"],
+              "task-2 Benchmarks: pending; waits on task-1 (pending); 2 steps, 1 acceptance criterion; 4 entries this run.");
+    // The plan tool wrote them as one change, signed by the tool.
+    const std::string log = read("progress.small.yml");
+    EXPECT_NE(log.find("Added task task-2 via the MCP plan tool"), std::string::npos) << log;
+    EXPECT_EQ(log.find("via small plan"), std::string::npos) << log;
+    // Steps and criteria append to an existing task too.
+    ASSERT_EQ(call("plan", {{"task", "task-1"}, {"steps", json::array({"First"})}, {"acceptance", json::array({"Done"})}})
+                  ["result"]["isError"],
+              false);
+    const json one = call("show", {{"task", "task-1"}})["result"]["structuredContent"]["tasks"][0];
+    EXPECT_EQ(one["steps"].back(), "First");
+    EXPECT_EQ(one["acceptance"].back(), "Done");
+}
+
+// Every tool but resume answers one sentence of at most 200 bytes; the JSON
+// is the structuredContent.
+TEST_F(McpServerTest, EveryToolAnswersOneShortSentence) {
+    initialize();
+    for (int i = 0; i < 12; ++i) {
+        ASSERT_EQ(call("plan", {{"add", "A task with a rather long title to fill the ready line " + std::to_string(i)}})
+                      ["result"]["isError"],
+                  false);
+    }
+    const std::vector<std::pair<std::string, json>> calls = {
+        {"status", json::object()},
+        {"ready", json::object()},
+        {"claims", json::object()},
+        {"show", {{"task", "task-1"}}},
+        {"claim", {{"task", "task-2"}}},
+        {"claims", json::object()},
+        {"release", {{"task", "task-2"}}},
+        {"progress_add", {{"task", "task-1"}, {"status", "in_progress"}}},
+        {"checkpoint", {{"task", "task-1"}, {"status", "completed"}}},
+        {"plan", {{"task", "task-3"}, {"title", "Renamed"}}},
+        {"handoff", json::object()},
+        {"check", json::object()},
+    };
+    for (const auto& [tool, arguments] : calls) {
+        const json r = call(tool, arguments)["result"];
+        ASSERT_EQ(r["isError"], false) << tool << ": " << r.dump().substr(0, 300);
+        const std::string text = r["content"][0]["text"];
+        EXPECT_LE(text.size(), 200u) << tool << ": " << text;
+        EXPECT_EQ(text.find('\n'), std::string::npos) << tool << ": " << text;
+        EXPECT_TRUE(text.ends_with(".")) << tool << ": " << text;
+        EXPECT_NE(text.front(), '{') << tool << ": not JSON";
+    }
+    const json ready = call("ready")["result"];
+    const std::string text = ready["content"][0]["text"];
+    EXPECT_EQ(text.rfind("12 tasks ready: task-2 A task with a rather long title", 0), 0u) << text;
+    EXPECT_TRUE(std::regex_search(text, std::regex("; [0-9]+ more\\.$"))) << text;
+    EXPECT_EQ(ready["structuredContent"]["ready"].size(), 12u) << "the whole list is structured";
 }
 
 TEST_F(McpServerTest, CheckFailureListsFindingsWithRuleIds) {

@@ -160,6 +160,11 @@ TEST(PlanModelBookkeepingEntry, PlanEditLogLinesAndMetaEntriesAreNotWork) {
     EXPECT_TRUE(is_bookkeeping_entry("task-2", "Added dependency task-1 to task-2", "small plan --depends"));
     EXPECT_TRUE(is_bookkeeping_entry("task-2", "Updated task task-2 to blocked via small plan --blocked", ""));
     EXPECT_TRUE(is_bookkeeping_entry("meta/plan-reset", "Reset plan.small.yml to the template", ""));
+    // The MCP plan tool signs its edits with its own name, not a CLI flag.
+    EXPECT_TRUE(is_bookkeeping_entry("task-8", "Added task task-8 via the MCP plan tool", "Benchmarks"));
+    EXPECT_TRUE(is_bookkeeping_entry("task-8", "Added dependency task-3 to task-8 via the MCP plan tool", "MCP plan tool"));
+    EXPECT_TRUE(is_bookkeeping_entry("task-8", "Added dependency task-3 to task-8", "MCP plan tool; claimed by a"));
+    EXPECT_FALSE(is_bookkeeping_entry("task-8", "Wired the MCP plan tool into the server", "tested by hand"));
     EXPECT_FALSE(is_bookkeeping_entry("task-2", "Started on flag parsing", ""));
     EXPECT_FALSE(is_bookkeeping_entry("task-2", "exit_code=0", "apply: exit code 0"));
 }

@@ -167,6 +167,79 @@ TEST(PlanCommand, CancelSettlesATaskAndLogsIt) {
     expect_strict_ok(w);
 }
 
+// The MCP plan tool's changes name the tool, not a CLI flag, and are still
+// bookkeeping: the fast add path, the general path, --from and a lone status.
+TEST(PlanCommand, TheMcpOriginSignsEveryEntryWithTheToolAndTheyStayBookkeeping) {
+    InitWorkspace w(std::nullopt, Disk::Memory);
+    const auto run = [&](PlanRequest req) {
+        req.origin = PlanOrigin::McpPlanTool;
+        Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
+        EXPECT_TRUE(r.ok()) << r.error().describe();
+        return r ? r->entries : std::vector<YamlValue>{};
+    };
+    PlanRequest add = plan_req();
+    add.add = {"Design widget"};
+    PlanRequest from = plan_req();
+    from.from = PlanInput{R"([{"title": "Test widget"}, {"id": "task-2", "title": "Design the widget"}])", "tasks"};
+    PlanRequest edits = plan_req();
+    edits.depends = {"task-3:task-2"};
+    edits.steps = {"task-3:Write cases"};
+    PlanRequest status = plan_req();
+    status.in_progress = {"task-1"};
+    std::vector<YamlValue> entries;
+    for (PlanRequest* req : {&add, &from, &edits, &status}) {
+        for (YamlValue& e : run(*req)) entries.push_back(std::move(e));
+    }
+    ASSERT_EQ(entries.size(), 6u);
+    for (const YamlValue& e : entries) {
+        const std::string evidence = e["evidence"].get<std::string>();
+        const std::string notes = e.contains("notes") ? e["notes"].get<std::string>() : "";
+        EXPECT_EQ(evidence.find("small plan"), std::string::npos) << evidence;
+        EXPECT_EQ(notes.find("small plan"), std::string::npos) << notes;
+        EXPECT_NE(evidence.find(" via the MCP plan tool"), std::string::npos) << evidence;
+        EXPECT_TRUE(is_bookkeeping_entry(e["task_id"].get<std::string>(), evidence, notes)) << evidence;
+    }
+    EXPECT_EQ(entries[1]["evidence"], "Added task task-3 via the MCP plan tool");
+    EXPECT_EQ(entries[3]["evidence"], "Added 1 step to task task-3 via the MCP plan tool");
+    EXPECT_EQ(entries[4]["evidence"], "Added dependency task-2 to task-3 via the MCP plan tool");
+    EXPECT_EQ(entries[4]["notes"], "MCP plan tool");
+    expect_strict_ok(w);
+}
+
+// The MCP plan tool's add with steps, acceptance and depends_on: they go to
+// the task it adds, in the same change; without a title to add they are usage.
+TEST(PlanCommand, AddedFieldsGoToTheTaskTheLastAddAdds) {
+    InitWorkspace w(std::nullopt, Disk::Memory);
+    PlanRequest req = plan_req();
+    req.add = {"Design widget", "Benchmarks"};
+    req.added_steps = {"Pick the cases", "Run them"};
+    req.added_acceptance = {"Numbers in docs/"};
+    req.added_depends = {"task-1", "task-2"};
+    Result<PlanResult> r = plan_command(w.fs(), w.ws(), req);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    const YamlValue plan = plan_of(w);
+    const YamlValue& bench = plan["tasks"][*find_task(plan, "task-3")];
+    EXPECT_EQ(bench["steps"], YamlValue::array({"Pick the cases", "Run them"}));
+    EXPECT_EQ(bench["acceptance"], YamlValue::array({"Numbers in docs/"}));
+    EXPECT_EQ(bench["depends_on"], YamlValue::array({"task-1", "task-2"}));
+    EXPECT_FALSE(plan["tasks"][*find_task(plan, "task-2")].contains("steps"));
+    expect_strict_ok(w);
+
+    PlanRequest orphan = plan_req();
+    orphan.added_steps = {"A step"};
+    Result<PlanResult> refused = plan_command(w.fs(), w.ws(), orphan);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().kind, Error::Kind::Usage);
+    PlanRequest unknown = plan_req();
+    unknown.add = {"Ship"};
+    unknown.added_depends = {"task-99"};
+    const std::string before = w.read("plan.small.yml");
+    Result<PlanResult> missing = plan_command(w.fs(), w.ws(), unknown);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("task-99"), std::string::npos) << missing.error().message;
+    EXPECT_EQ(w.read("plan.small.yml"), before) << "nothing written";
+}
+
 TEST(PlanCommand, TitleRenamesTheTemplateTaskAndKeepsItsStatus) {
     InitWorkspace w(std::nullopt, Disk::Memory);
     PlanRequest req = plan_req();

@@ -35,6 +35,12 @@ struct PlanInput {
     std::string name;
 };
 
+// Who asks for a plan change, and so how its progress entries say it: the
+// CLI names its flag ("Added task task-8 via small plan --add"), the MCP
+// server its tool ("Added task task-8 via the MCP plan tool"; both are
+// bookkeeping to is_bookkeeping_entry).
+enum class PlanOrigin { Cli, McpPlanTool };
+
 // Every list repeats (one item per flag given), applied in the order given.
 struct PlanRequest {
     std::optional<PlanInput> from;                            // tasks merged by id
@@ -50,6 +56,11 @@ struct PlanRequest {
     std::vector<std::string> depends;                         // "<task-id>:<dep-id>[,<dep-id>...]"
     std::vector<std::string> undepend;                        // "<task-id>:<dep-id>[,<dep-id>...]"
     std::vector<std::string> remove;                          // task ids (refused while the run's entries name them)
+    // The steps, acceptance criteria and dependency ids of the task the last
+    // `add` title adds (the MCP plan tool's add with steps, acceptance,
+    // depends_on), applied with the step, acceptance and depends edits.
+    std::vector<std::string> added_steps, added_acceptance, added_depends;
+    PlanOrigin origin = PlanOrigin::Cli;
     bool force = false;   // D18/D19: complete a task whose dependencies are not all completed, or that another agent holds (recorded)
     std::optional<std::string> agent;  // D19: who writes (claim_context: --agent, $SMALL_AGENT, user@host:<root>)
     bool reset = false;   // replace with the template plan
@@ -92,7 +103,7 @@ struct PlanResult {
 // one crash-safe change. Errors never name a task this call would have
 // added ("did you mean" lists the plan's tasks as they were).
 // Error kinds: Usage (bad flag value: blank title, --depends without ':',
-// --reset without --yes), Invalid (unknown task, with the closest ids (D14);
+// --reset without --yes, added_* without add, or blank), Invalid (unknown task, with the closest ids (D14);
 // duplicate dependency, cycle; --remove of a task that entries of the
 // current run or other tasks name; a --from list that does not parse or
 // validate, with its file:line:column; unmet dependencies of a completed
