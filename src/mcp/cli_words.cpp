@@ -27,6 +27,7 @@ constexpr FlagWord kPlanFlags[] = {{"--add", "add"},
                                    {"--steps", "steps", ArgForm::TaskItems},
                                    {"--acceptance", "acceptance", ArgForm::TaskItems},
                                    {"--depends", "depends_on", ArgForm::TaskItems},
+                                   {"--undepend", "undepend", ArgForm::TaskItems},
                                    {"--done", "status", ArgForm::Status, "completed"},
                                    {"--pending", "status", ArgForm::Status, "pending"},
                                    {"--blocked", "status", ArgForm::Status, "blocked"},
@@ -153,7 +154,7 @@ bool add_argument(ordered& args, const FlagWord& f, const std::optional<std::str
             args["task"] = value->substr(0, colon);
             ordered items = ordered::array();
             const std::string rest = value->substr(colon + 1);
-            if (f.argument == "depends_on") {
+            if (f.argument == "depends_on" || f.argument == "undepend") {
                 for (std::size_t from = 0; from <= rest.size();) {
                     const std::size_t comma = std::min(rest.find(',', from), rest.size());
                     items.push_back(rest.substr(from, comma - from));

@@ -110,6 +110,7 @@ json plan_schema() {
                         {"status", str_enum("Its new status", statuses)},
                         {"title", str("Its new title")},
                         {"depends_on", strings("Ids it waits on")},
+                        {"undepend", strings("Ids it no longer waits on")},
                         {"steps", strings("Steps to add")},
                         {"acceptance", strings("Criteria to add")},
                         {"tasks", std::move(tasks)},
@@ -316,6 +317,14 @@ NextCall next_call(const NextAction& action) {
             if (arg.value.empty()) continue;
             return {};
         }
+        // The CLI's TASK:DEP form is the tool's task and a list (one form for ids: arrays).
+        if (action.tool == "plan" && arg.name == "undepend" && arg.value.find(':') != std::string::npos) {
+            const std::string task = arg.value.substr(0, arg.value.find(':'));
+            const json deps = json::array({arg.value.substr(task.size() + 1)});
+            arguments["task"] = in_order["task"] = task;
+            arguments["undepend"] = in_order["undepend"] = deps;
+            continue;
+        }
         arguments[arg.name] = arg.value;
         in_order[arg.name] = arg.value;
         if (arg.placeholder) placeholders.push_back(arg.name);
@@ -357,9 +366,15 @@ std::string plan_line(const PlanResult& r) {
     return line.empty() ? "plan: nothing changed" : line;
 }
 
+std::string joined_ids(const std::vector<std::string>& ids) {
+    std::string out;
+    for (const std::string& id : ids) out += (out.empty() ? "" : ",") + id;
+    return out;
+}
+
 // The items of a list argument: none blank (the schema cannot say so).
 std::optional<std::string> blank_item(const json& args) {
-    for (const char* key : {"depends_on", "steps", "acceptance"}) {
+    for (const char* key : {"depends_on", "undepend", "steps", "acceptance"}) {
         for (const std::string& item : texts(args, key)) {
             if (trim(item).empty()) return std::string("plan: argument '") + key + "' has a blank item; give text in each";
         }
@@ -370,7 +385,7 @@ std::optional<std::string> blank_item(const json& args) {
 ToolResult plan_tool(const json& args, const ToolContext& ctx) {
     const auto refuse = [](const std::string& why) { return failure("plan", Error::usage(why)); };
     if (const auto blank = blank_item(args)) return refuse(*blank);
-    for (const char* key : {"status", "title"}) {
+    for (const char* key : {"status", "title", "undepend"}) {
         if (args.contains(key) && !args.contains("task")) {
             return refuse(std::string("plan: argument '") + key + "' needs 'task': name the task to change");
         }
@@ -404,17 +419,17 @@ ToolResult plan_tool(const json& args, const ToolContext& ctx) {
     } else {
         for (const std::string& s : steps) req.steps.push_back(task + ":" + s);
         for (const std::string& a : acceptance) req.acceptance.push_back(task + ":" + a);
-        if (!depends.empty()) {
-            std::string ids;
-            for (const std::string& d : depends) ids += (ids.empty() ? "" : ",") + d;
-            req.depends.push_back(task + ":" + ids);
-        }
+        if (!depends.empty()) req.depends.push_back(task + ":" + joined_ids(depends));
+    }
+    if (const std::vector<std::string> undepend = texts(args, "undepend"); !undepend.empty()) {
+        req.undepend.push_back(task + ":" + joined_ids(undepend));
     }
     // The list as indented JSON, so that an error's line and column point into it.
     if (const auto it = args.find("tasks"); it != args.end()) req.from = PlanInput{it->dump(2), "tasks"};
     req.force = args.value("force", false);
-    if (!add && !args.contains("status") && req.retitle.empty() && !items && !req.from) {
-        return refuse("nothing to do: give add, tasks, or task with status, title, depends_on, steps or acceptance");
+    if (!add && !args.contains("status") && req.retitle.empty() && !items && !req.from && req.undepend.empty()) {
+        return refuse("nothing to do: give add, tasks, or task with status, title, depends_on, undepend, steps or "
+                      "acceptance");
     }
     req.scope = ctx.scope;
     req.lock_wait = default_lock_wait();

@@ -307,7 +307,7 @@ TEST_F(McpServerTest, StatusAnswersAreBounded) {
     EXPECT_EQ(r["structuredContent"]["more_progress"], true);
     const std::string text = r["content"][0]["text"];
     EXPECT_LE(text.size(), 200u) << "the JSON is structuredContent; the text is one sentence";
-    EXPECT_EQ(text.rfind("Plan: 1 task (1 pending); next: task-1; run ", 0), 0u) << text;
+    EXPECT_EQ(text.rfind("Plan: 1 task (1 in_progress); next: task-1; run ", 0), 0u) << text;  // progress_add set the plan
     EXPECT_TRUE(text.ends_with("; 50 recent entries (more in the log).")) << text;
 }
 
@@ -446,6 +446,30 @@ TEST_F(McpServerTest, ResumeOnBrokenFilesCallsCheckWithoutTheCliSwitch) {
               (json{{"tool", "check"}, {"arguments", json::object()}, {"placeholders", json::array()}}));
     EXPECT_EQ(r["structuredContent"]["next_command"], "small check --strict");
     EXPECT_NE(r["content"][0]["text"].get<std::string>().find("Call next: check {}\n"), std::string::npos);
+}
+
+// A dependency that can never complete (cancelled): the step is to drop it,
+// and the plan tool takes that as task + undepend (ids are arrays everywhere).
+// And a stop (issue 37) is no call at all, with its reason.
+TEST_F(McpServerTest, ResumeCallsPlanUndependAndAStopIsNoCall) {
+    initialize();
+    ASSERT_FALSE(call("plan", {{"add", "Two"}, {"depends_on", {"task-1"}}})["result"]["isError"].get<bool>());
+    ASSERT_FALSE(call("checkpoint", {{"task", "task-1"}, {"status", "cancelled"}, {"evidence", "dropped"}})["result"]
+                     ["isError"].get<bool>());
+    json resume = call("resume")["result"]["structuredContent"];
+    EXPECT_EQ(resume["next_command"], "small plan --undepend task-2:task-1");
+    EXPECT_EQ(resume["next_call"], (json{{"tool", "plan"},
+                                         {"arguments", {{"task", "task-2"}, {"undepend", {"task-1"}}}},
+                                         {"placeholders", json::array()}}));
+    const json followed = call("plan", resume["next_call"]["arguments"])["result"];
+    ASSERT_EQ(followed["isError"], false) << followed.dump();
+    EXPECT_EQ(read("plan.small.yml").find("depends_on"), std::string::npos) << read("plan.small.yml");
+
+    ASSERT_FALSE(call("checkpoint", {{"task", "task-2"}, {"status", "blocked"}, {"evidence", "needs a human"}})["result"]
+                     ["isError"].get<bool>());
+    resume = call("resume")["result"]["structuredContent"];
+    EXPECT_TRUE(resume["next_call"].is_null()) << resume.dump();
+    EXPECT_EQ(resume["stop"], "task-2 waits on a human (needs a human)");
 }
 
 TEST_F(McpServerTest, InitToolCreatesTheWorkspaceResumeAskedFor) {
