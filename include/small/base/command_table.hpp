@@ -57,7 +57,8 @@ inline constexpr McpTool kClaimTools[] = {
     {"claim", "Claim a task as a lease.", false, false, false},
 };
 inline constexpr McpTool kClaimsTools[] = {
-    {"claims", "Who holds what, until when.", true, false, true},
+    // Not read-only: it publishes this machine's unpublished claims to the claims remote.
+    {"claims", "Who holds what, until when.", false, false, true},
 };
 inline constexpr McpTool kReleaseTools[] = {
     {"release", "Release a claim.", false, true, true},
