@@ -34,10 +34,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
                               req.after,
                               req.force,
                               req.agent};
-    Result<StatusChangeWritten> w = write_status_change(fs, ws, *session, change);
-    if (!w) return w.error();
-    return CheckpointResult{std::move(w->entry), std::move(w->timestamp), std::move(w->previous_status),
-                            std::move(w->replay_id), w->pinned_run, std::move(w->warnings)};
+    return write_status_change(fs, ws, *session, change);
 }
 
 

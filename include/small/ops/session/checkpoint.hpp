@@ -13,6 +13,7 @@
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/task_status.hpp"
 #include "small/model/workspace.hpp"
+#include "small/domain/plan_status_edit.hpp"
 #include "small/domain/progress_entry.hpp"
 
 namespace small {
@@ -37,15 +38,10 @@ struct CheckpointRequest {
     std::chrono::milliseconds lock_wait{10'000};
 };
 
-struct CheckpointResult {
-    YamlValue entry;         // as written, `timestamp` first
-    std::string timestamp;
-    WrittenStatus previous_status;  // as the plan had it
-    std::string replay_id;
-    bool pinned_run = false;
-    // Started before its dependencies (D18); the entry follows a future-dated one (D8).
-    std::vector<std::string> warnings;
-};
+// The entry as written, the plan's previous status, the run and the
+// warnings (started before its dependencies, D18; after a future-dated
+// entry, D8): what the one status write gives (domain/plan_status_edit).
+using CheckpointResult = StatusChangeWritten;
 
 // Error kinds: Usage (status not in kCheckpointStatuses, bad --at/--after, both
 // given, blank task, a field the schema rejects), Invalid (task not in the
