@@ -81,7 +81,7 @@ void print_text(const Output& out, const StatusReport& r, bool audit) {
     if (!r.next_task.empty()) out.info("Next task: " + r.next_task);
     if (!r.stop.empty()) out.info("Next task: none — " + r.stop);
     for (const StatusReport::Blocked& b : r.blocked) {
-        if (!r.stop.empty() && r.stop.find(b.id + " waits on a human") != std::string::npos) continue;  // shown once
+        if (!r.stop_task.empty() && b.id == r.stop_task) continue;  // the stop line shows its reason: once
         out.info("Blocked: " + b.id + " — " + (b.reason.empty() ? std::string("no reason recorded") : b.reason));
     }
     if (!r.handoff_stale.empty()) out.info("Handoff: stale (" + r.handoff_stale + "); run: small handoff");

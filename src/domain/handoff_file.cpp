@@ -179,7 +179,7 @@ YamlValue build_handoff(const HandoffInputs& in) {
     YamlValue steps = YamlValue::array();
     if (!in.readiness.strict_ok) {
         // The files come first: no task is suggested until the check passes, except one to unblock.
-        current = p.kind == ResumeKind::Stop ? p.current : std::string("meta/blocker");
+        current = p.kind == ResumeKind::Stop && !p.current.empty() ? p.current : std::string("meta/blocker");
         steps.push_back(in.readiness.first_failure.empty()
                             ? std::string("Resolve strict check failures")
                             : "Resolve strict check failures: " + in.readiness.first_failure);

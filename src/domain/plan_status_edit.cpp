@@ -334,10 +334,26 @@ void remember_plan_status_edit(const FileSystem& fs, const WorkspacePaths& ws, c
     remember_valid_plan(fs, ws, edit.index, std::move(more));
 }
 
+namespace {
+
+// The `small plan` flag that sets `status` (the same for every status).
+std::string plan_status_flag(TaskStatus status) {
+    switch (status) {
+        case TaskStatus::Completed: return "--done";
+        case TaskStatus::Cancelled: return "--cancel";
+        case TaskStatus::InProgress: return "--in-progress";
+        default: return "--" + std::string(status_name(status));
+    }
+}
+
+}  // namespace
+
 Result<StatusChangeWritten> write_status_change(const FileSystem& fs, const WorkspacePaths& ws,
                                                 const MutationSession& session, const StatusChange& req) {
     const std::string& task = req.task;
     const TaskStatus status = req.status;
+    // Before the claim and force notes join the caller's: a blank is refused as given.
+    if (Status s = refuse_placeholders(req.fields); !s) return s.error();
     Result<EntryTime> when = parse_entry_time(req.at, req.after);
     if (!when) return when.error();
     if (Status s = require_artifact(fs, ws, ArtifactType::Progress); !s) return s.error();
@@ -379,10 +395,11 @@ Result<StatusChangeWritten> write_status_change(const FileSystem& fs, const Work
     if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) {
         remember_plan_status_edit(fs, ws, *edit, task, status);
     } else {
+        result.plan_written = false;
         result.warnings.push_back(ws.artifact_display(ArtifactType::Plan) +
                                   " changed while this command ran (a hand edit?), so its status edit was not "
-                                  "applied; the progress entry was recorded. Set the status again: small checkpoint "
-                                  "--task " + task + " --status " + std::string(status_name(status)));
+                                  "applied; the progress entry was recorded. Set the status again: small plan " +
+                                  plan_status_flag(status) + " " + task);
     }
 
     result.entry = std::move(committed->appended.front().entry);

@@ -69,6 +69,17 @@ YamlValue build_progress_entry(const std::string& task, const WrittenStatus& sta
     return entry;
 }
 
+Status refuse_placeholders(const EntryFields& f) {
+    const std::pair<const char*, const std::optional<std::string>*> named[] = {
+        {"evidence", &f.evidence}, {"verification", &f.verification}, {"command", &f.command}, {"test", &f.test},
+        {"link", &f.link},         {"commit", &f.commit},             {"notes", &f.notes}};
+    for (const auto& [key, value] : named) {
+        if (!*value) continue;
+        if (Status s = refuse_placeholder(key, **value); !s) return s;
+    }
+    return ok_status();
+}
+
 // The new entry alone, checked like a one-entry log: schema, per-entry
 // invariants, and the strict hygiene rules (a secret or insecure link in an
 // append-only log could never be removed again).

@@ -39,7 +39,7 @@ NextAction next_step(const ResumeState& state) {
     const bool handoff_current = state.handoff_exists && state.stale.empty() && state.recorded;
     if (state.point.kind == ResumeKind::Complete && !handoff_current) return NextAction{"handoff", {}, "", ""};
     NextAction a = state.point.action;
-    if (!a.stop.empty() && handoff_current) a.note = "stop: " + a.stop + "; the handoff is up to date: end the session";
+    if (!a.stop.empty() && handoff_current) a.note = "stop: " + a.stop + std::string(kStopHandoffWritten);
     return a;
 }
 

@@ -276,6 +276,13 @@ std::string status_sentence(const StatusReport& r) {
         line = "No readable plan";
     }
     if (!r.next_task.empty()) line += "; next: " + r.next_task;
+    if (!r.stop.empty()) {  // "stop: task-3 waits on a human (…)", without the ending
+        std::string_view stop = r.stop;
+        for (const std::string_view ending : {kStopWriteHandoff, kStopHandoffWritten}) {
+            if (stop.ends_with(ending)) stop.remove_suffix(ending.size());
+        }
+        line += "; " + std::string(stop);
+    }
     if (!r.blocked.empty()) line += "; " + plural(r.blocked.size(), "task", "tasks") + " blocked";
     if (!r.replay_id.empty()) line += "; run " + r.replay_id.substr(0, 16) + "...";
     line += "; " + plural(r.recent.size(), "recent entry", "recent entries") + (r.more_progress ? " (more in the log)" : "");

@@ -159,21 +159,24 @@ std::optional<std::pair<std::string, bool>> pick_work(const Outline& plan, const
         const TaskWork* w = work_of(facts, t.id);
         return w && !w->held_until.empty();
     };
+    // Started: the plan says in_progress (one status per task), or the newest
+    // entry says completed while the plan does not (`apply` without
+    // --auto-checkpoint): complete it. Work that stopped short (blocked, then
+    // reopened by a human) is started again, not completed from where it stood.
+    const auto started = [&](const PlanTaskOutline& t) {
+        const TaskWork* w = work_of(facts, t.id);
+        return t.status.is(TaskStatus::InProgress) || (w && w->last_status.is(TaskStatus::Completed));
+    };
     for (const PlanTaskOutline& t : plan) {  // a claim says what this agent works on
         if (!t.id.empty() && held(t) && !t.status.is(TaskStatus::Blocked) && ready(plan, t.id)) {
-            const TaskWork* w = work_of(facts, t.id);
-            return std::make_pair(t.id, t.status.is(TaskStatus::InProgress) || !w->last_status.empty());
+            return std::make_pair(t.id, started(t));
         }
     }
-    const PlanTaskOutline* active = newest([&](const PlanTaskOutline& t) {
-        const TaskWork* w = work_of(facts, t.id);
-        return mine(t) && (t.status.is(TaskStatus::InProgress) || (w && w->last_status.is(TaskStatus::InProgress)));
-    });
+    const PlanTaskOutline* active = newest([&](const PlanTaskOutline& t) { return mine(t) && t.status.is(TaskStatus::InProgress); });
+    if (!active) active = newest([&](const PlanTaskOutline& t) { return mine(t) && started(t); });
     if (active) return std::make_pair(active->id, true);
-    // Work recorded but not in progress (blocked, then reopened by a human):
-    // it is started again, not completed from where it stood.
-    if (const PlanTaskOutline* reopened = newest([&](const PlanTaskOutline& t) { return mine(t) && has_work(facts, t.id); })) {
-        return std::make_pair(reopened->id, false);
+    if (const PlanTaskOutline* worked = newest([&](const PlanTaskOutline& t) { return mine(t) && has_work(facts, t.id); })) {
+        return std::make_pair(worked->id, false);
     }
     for (const PlanTaskOutline* t : by_priority(plan)) {
         if (t->status.is(TaskStatus::Pending) && !t->id.empty() && mine(*t) && ready(plan, t->id)) {
@@ -202,12 +205,12 @@ std::string reason_of(const WorkFacts& facts, const std::string& id) {
 // line fits kStopLineBytes with its longest ending: the instruction is never
 // the part that is cut (the handoff's step keeps the whole detail).
 void stop(NextAction& a, const std::string& lead, const std::string& detail = "", const std::string& close = "") {
-    constexpr std::string_view kLongestEnding = "; the handoff is up to date: end the session";
-    const std::size_t fixed = std::string_view("stop: ").size() + lead.size() + close.size() + kLongestEnding.size();
+    const std::size_t longest_ending = std::max(kStopWriteHandoff.size(), kStopHandoffWritten.size());
+    const std::size_t fixed = std::string_view("stop: ").size() + lead.size() + close.size() + longest_ending;
     const std::size_t room = kStopLineBytes > fixed + 24 ? kStopLineBytes - fixed : 24;
     a = NextAction{};
     a.stop = lead + one_line(detail, room) + close;
-    a.note = "stop: " + a.stop + "; write the handoff and end the session";
+    a.note = "stop: " + a.stop + std::string(kStopWriteHandoff);
 }
 
 // Nothing can move: name the first dependency that keeps a task waiting

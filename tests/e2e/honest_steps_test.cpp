@@ -28,6 +28,7 @@ protected:
 
 TEST_F(HonestSteps, APlaceholderIsNeverRecordedAsData) {
     ok({"plan", "--add", "Print the version"});
+    ok({"plan", "--add", "Ship it", "--depends", "task-3:task-2"});
     const auto before = snapshot();
     const std::vector<std::vector<std::string>> copied = {
         {"checkpoint", "--task", "task-2", "--status", "completed", "--evidence", "<what proves it is done>"},
@@ -40,6 +41,9 @@ TEST_F(HonestSteps, APlaceholderIsNeverRecordedAsData) {
         {"plan", "--acceptance", "task-2:<what proves it is done>"},
         {"handoff", "--summary", "<summary>"},
         {"handoff", "--next", "<next step>"},
+        {"start", "--summary", "<summary>"},
+        // --force adds its own note to the caller's: the blank is refused as given.
+        {"checkpoint", "--task", "task-3", "--status", "completed", "--force", "--evidence", "shipped", "--notes", "<notes>"},
     };
     for (const std::vector<std::string>& args : copied) {
         const RunResult r = small(args);
@@ -110,6 +114,24 @@ TEST_F(HonestSteps, WhenOnlyAHumanCanMoveTheRunEveryReaderSaysStop) {
 
     ok({"plan", "--pending", "task-2"});  // the human's action
     EXPECT_TRUE(contains(small({"status", "--brief"}).out, "Run next: small checkpoint --task task-2 --status in_progress\n"));
+}
+
+// However long the reason, the primer's last line keeps its instruction
+// (the property test's find): the reason is cut, never "end the session".
+TEST_F(HonestSteps, AStopLineIsNeverCutBeforeItsInstruction) {
+    ok({"plan", "--cancel", "task-1"});
+    ok({"plan", "--add", "A", "--add", "B"});
+    ok({"checkpoint", "--task", "task-2", "--status", "blocked", "--evidence", std::string(300, 'x')});
+    ok({"checkpoint", "--task", "task-3", "--status", "blocked", "--evidence", "short"});
+    for (int round = 0; round < 2; ++round) {
+        const RunResult brief = small({"status", "--brief"});
+        const std::string last = brief.out.substr(brief.out.rfind("Run next: "));
+        EXPECT_TRUE(last.ends_with(round == 0 ? "; write the handoff and end the session\n"
+                                              : "; the handoff is up to date: end the session\n"))
+            << brief;
+        EXPECT_LE(last.size(), 161u) << last;
+        ok({"handoff"});
+    }
 }
 
 // The README's tour, with steps and acceptance on the task being worked on.

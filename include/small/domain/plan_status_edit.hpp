@@ -74,6 +74,7 @@ struct StatusChangeWritten {
     WrittenStatus previous_status;  // as the plan had it
     std::string replay_id;
     bool pinned_run = false;
+    bool plan_written = true;  // false: the plan changed meanwhile (a hand edit), only the entry was written
     std::vector<std::string> warnings;
 };
 // Errors: those of plan_status_edit, the dependency and claim gates, the

@@ -53,6 +53,8 @@ inline constexpr std::string_view kDefaultCheckpointEvidence = "Recorded checkpo
 struct EntryFields {
     std::optional<std::string> evidence, verification, command, test, link, commit, notes;
 };
+// A Usage error when a field is exactly a placeholder small printed (check/placeholder).
+Status refuse_placeholders(const EntryFields& fields);
 
 // task_id, status, the given fields that are not blank (in schema order;
 // `default_evidence` when no evidence field is given, so D9 holds) and

@@ -10,17 +10,21 @@
 //     is named as waiting, never as "resume".
 //   * Only work entries (progress add, checkpoint, apply) make a task started;
 //     the log lines of plan edits are bookkeeping (is_bookkeeping_entry).
-//   * A task's status is the plan's (every write that records a status sets
-//     it in the plan too). A blocked task carries the reason of the newest
-//     entry that blocked it.
-//   * Current task: the started ready task with the newest work entry, else a
-//     ready task the plan says is in_progress, else the first ready pending
-//     task (by `priority`, then plan order).
+//   * A task's status is the plan's (checkpoint and progress add set it in
+//     the plan with the entry). A blocked task carries the reason of the
+//     newest entry that blocked it.
+//   * Current task: a ready task this agent holds; else the ready task the
+//     plan says is in_progress with the newest work entry; else one whose
+//     newest entry says completed while the plan does not (`apply` without
+//     --auto-checkpoint: complete it); else one with other work (blocked,
+//     then reopened: start it again); else the first ready pending task (by
+//     `priority`, then plan order).
 //   * Stop is an outcome: when nothing is left but blocked tasks (a human
-//     unblocks them) or tasks other agents hold, the step is to write the
+//     unblocks them), tasks other agents hold, or tasks waiting on work
+//     another side settled and has not merged here, the step is to write the
 //     handoff and end the session (`action.stop` says why); unblocking is
-//     never suggested to the agent. The current task is then the first
-//     blocked one whose dependencies are complete.
+//     never suggested to the agent. For blocked tasks the current task is the
+//     first one whose dependencies are complete.
 //   * When this checkout's own work is known (some task has `here`), a task
 //     that only other checkouts' entries started (merged in from another
 //     branch) is never preferred: it is named "In progress in another
@@ -54,7 +58,7 @@ namespace small {
 // empty: nothing to run (`note` says why; `stop` says why the session should
 // end, when it should). `placeholder` arguments are for the agent to fill
 // (`<what proves it is done>`); writes refuse them as they are
-// (model/placeholder).
+// (check/placeholder).
 struct NextAction {
     struct Arg {
         std::string name, value;  // MCP argument name; the CLI flag is --name (with _ as -)
@@ -67,9 +71,12 @@ struct NextAction {
 };
 
 // A stop line ("stop: …; write the handoff and end the session") is at most
-// this long, so that a reader that shows one line of 160 bytes (the primer)
-// never cuts its instruction.
-inline constexpr std::size_t kStopLineBytes = 160;
+// this long, so that the primer's last line ("Run next: " + it, at most 160
+// bytes) never cuts its instruction; the detail is cut instead.
+inline constexpr std::size_t kStopLineBytes = 150;
+// How a stop line ends: the handoff still to write, or already written.
+inline constexpr std::string_view kStopWriteHandoff = "; write the handoff and end the session";
+inline constexpr std::string_view kStopHandoffWritten = "; the handoff is up to date: end the session";
 
 // The step of a task that waits on a human: "Waits on a human: task-3: …".
 inline constexpr std::string_view kWaitsOnHumanStep = "Waits on a human: ";
@@ -122,9 +129,8 @@ struct ResumePoint {
 
 ResumePoint resume_point(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts);
 
-// The blocked tasks, in plan order: blocked in the plan, or open in the plan
-// while their newest work entry says blocked; each with its reason ("" when
-// no entry gave one).
+// The blocked tasks, in plan order (blocked in the plan, or settled blocked
+// on another side, D21), each with its reason ("" when no entry gave one).
 struct BlockedTask {
     std::string id, title, reason;
 };
@@ -134,7 +140,7 @@ std::vector<BlockedTask> blocked_tasks(const std::vector<PlanTaskOutline>& plan,
 // dependency completed.
 bool is_ready(const std::vector<PlanTaskOutline>& plan, std::string_view id);
 // Every task is_ready names, the first of each id, in plan order, without
-// the tasks the log blocked: one pass, for the ready queue (model/claims).
+// the tasks another side settled (D21): one pass, for the ready queue (model/claims).
 std::vector<std::string> ready_task_ids(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts);
 
 // "task-2: Print the version (in_progress)": the plan's status, the one truth.

@@ -52,7 +52,10 @@ void read_resume(const FileSystem& fs, const WorkspacePaths& ws, const StatusOpt
     r.next_task = p.kind == ResumeKind::Complete ? std::string(kRunCompleteText)
                   : p.action.stop.empty()        ? p.current
                                                  : std::string();
-    if (!p.action.stop.empty()) r.stop = next_step(*state).note;
+    if (!p.action.stop.empty()) {
+        r.stop = next_step(*state).note;
+        r.stop_task = p.current;
+    }
     if (r.plan && !state->taken.empty()) {
         std::vector<std::string>& ids = r.plan->next_actionable;
         ids = summarize_plan(state->plan, 0).next_actionable;

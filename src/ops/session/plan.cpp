@@ -82,18 +82,23 @@ Status check_flag_formats(const PlanRequest& req) {
         if (auto p = split_depends(raw, "--undepend"); !p) return p.error();
     }
     for (const std::string& title : req.add) {
-        if (Status s = refuse_placeholder("title", title); !s) return s;
+        if (Status s = refuse_placeholder("add", title); !s) return s;
     }
     for (const auto& retitle : req.retitle) {
         if (Status s = refuse_placeholder("title", retitle.second); !s) return s;
     }
     const std::tuple<const char*, const char*, const std::vector<std::string>*> items[] = {
-        {"step", "--step", &req.steps}, {"acceptance", "--acceptance", &req.acceptance}};
+        {"steps", "--step", &req.steps}, {"acceptance", "--acceptance", &req.acceptance}};
     for (const auto& [field, flag, raws] : items) {
         for (const std::string& raw : *raws) {
             auto p = split_flag(raw, flag, "<text>");
             if (!p) return p.error();
             if (Status s = refuse_placeholder(field, p->second); !s) return s;
+        }
+    }
+    for (const auto& [field, texts] : {std::pair{"steps", &req.added_steps}, std::pair{"acceptance", &req.added_acceptance}}) {
+        for (const std::string& text : *texts) {
+            if (Status s = refuse_placeholder(field, text); !s) return s;
         }
     }
     return ok_status();

@@ -56,8 +56,8 @@ Result<ProgressAddResult> record_with_plan_status(const FileSystem& fs, const Wo
     result.entry = std::move(written->entry);
     result.timestamp = std::move(written->timestamp);
     result.warnings = std::move(written->warnings);
-    result.plan_updated = true;
-    result.plan_status = req.status;
+    result.plan_updated = written->plan_written;
+    if (written->plan_written) result.plan_status = req.status;
     return result;
 }
 

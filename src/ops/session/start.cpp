@@ -2,6 +2,7 @@
 #include "small/ops/session/start.hpp"
 
 #include "small/base/text.hpp"
+#include "small/check/placeholder.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/model/replay_id.hpp"
 #include "small/domain/run_state.hpp"
@@ -35,6 +36,9 @@ Result<std::string> repinned_run_id(const FileSystem& fs, const WorkspacePaths& 
 }  // namespace
 
 Result<StartResult> start_command(const FileSystem& fs, const WorkspacePaths& ws, const StartRequest& req) {
+    if (req.summary) {
+        if (Status s = refuse_placeholder("summary", *req.summary); !s) return s.error();
+    }
     const bool creates_small_dir = req.scope == WorkspaceScope::Any && !fs.directory_exists(ws.small_dir);
     if (creates_small_dir) {
         if (Status s = ensure_directory(fs, ws, ws.small_dir); !s) return s.error();

@@ -39,7 +39,11 @@ TEST(ResumeState, AnOpenTaskIsTheOneToWorkOn) {
     ASSERT_TRUE(s) << s.error().describe();
     EXPECT_EQ(s->point.kind, ResumeKind::Work);
     EXPECT_EQ(s->point.current, "task-3");
-    EXPECT_TRUE(s->point.current_started);
+    // One status per task: the plan says pending (its entry says in_progress,
+    // written before progress add set the plan too), so the step starts it,
+    // which sets the plan; the next one completes it.
+    EXPECT_FALSE(s->point.current_started);
+    EXPECT_EQ(cli_line(s->point.action), "small checkpoint --task task-3 --status in_progress");
 }
 
 TEST(ResumeState, AMissingPlanAndLogReadAsEmpty) {

@@ -465,6 +465,10 @@ TEST_F(McpServerTest, ResumeCallsPlanUndependAndAStopIsNoCall) {
     ASSERT_EQ(followed["isError"], false) << followed.dump();
     EXPECT_EQ(read("plan.small.yml").find("depends_on"), std::string::npos) << read("plan.small.yml");
 
+    // A blank copied into the lists of a new task is refused too.
+    const json blank = call("plan", {{"add", "Real"}, {"steps", {"<step>"}}})["result"];
+    EXPECT_EQ(blank["isError"], true) << blank.dump();
+    EXPECT_EQ(read("plan.small.yml").find("<step>"), std::string::npos);
     ASSERT_FALSE(call("checkpoint", {{"task", "task-2"}, {"status", "blocked"}, {"evidence", "needs a human"}})["result"]
                      ["isError"].get<bool>());
     resume = call("resume")["result"]["structuredContent"];

@@ -258,6 +258,19 @@ TEST(ResumePoint, ADependencySettledOnAnotherSideWaitsForTheMerge) {
     EXPECT_EQ(resume_point(merged, facts).current, "task-2");
 }
 
+// The second read's finds: `apply` without --auto-checkpoint records
+// completed and leaves the plan; the step completes it (it is not started
+// again).
+TEST(ResumePoint, AnEntryThatCompletedATaskThePlanLeftOpenIsCompletedNotRestarted) {
+    WorkFacts facts;
+    facts["a"] = work("completed", 3);
+    const ResumePoint r = resume_point({task("a", "pending"), task("b", "in_progress")}, facts);
+    EXPECT_EQ(r.current, "b") << "the plan's in_progress task comes first";
+    const ResumePoint only = resume_point({task("a", "pending")}, facts);
+    EXPECT_EQ(only.current, "a");
+    EXPECT_EQ(arg_of(only.action, "status"), "completed") << cli_line(only.action);
+}
+
 TEST(ResumePoint, ACompleteRunOffersANewRunWithResetNotStart) {
     const ResumePoint r = resume_point({task("a", "completed")}, {});
     EXPECT_EQ(r.kind, ResumeKind::Complete);
@@ -386,6 +399,17 @@ TEST(BuildHandoff, BlockedTaskWithNothingRunnableIsCurrentWithItsReason) {
     EXPECT_EQ(h["resume"]["current_task_id"], "task-2");
     EXPECT_EQ(steps_of(h), Ids{"Waits on a human: task-2: Title task-2 — waiting on review (a human unblocks it: "
                                "small plan --pending task-2)"});
+}
+
+// A strict failure with a stop that names no task writes meta/blocker (a
+// blank current_task_id would not validate, and the handoff could not be written).
+TEST(BuildHandoff, AStrictFailureWithAClaimsStopIsAMetaBlocker) {
+    WorkFacts facts;
+    facts["a"].claimed_by = "bob until 14:05 UTC";
+    HandoffInputs in = inputs({task("a", "pending")}, facts);
+    ASSERT_EQ(in.point.kind, ResumeKind::Stop);
+    in.readiness = {false, ""};
+    EXPECT_EQ(build_handoff(in)["resume"]["current_task_id"], "meta/blocker");
 }
 
 TEST(BuildHandoff, StrictFailureComesFirstAndIsAMetaBlockerUnlessUnblocking) {

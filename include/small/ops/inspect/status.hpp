@@ -29,6 +29,7 @@ struct StatusReport {
     std::optional<PlanSummary> plan;     // when the plan parsed
     std::string next_task;               // the resume point's task to work on, or kRunCompleteText ("" when nothing to say)
     std::string stop;                    // "stop: task-3 waits on a human (…); …" when only a human or other agents can move the run
+    std::string stop_task;               // the task that stop line names as waiting on a human ("" none)
     struct Blocked {
         std::string id, reason;          // reason: the evidence of the entry that blocked it (D18)
     };
