@@ -231,7 +231,9 @@ TEST_F(McpServerTest, TheCliWordsNameRealToolsAndArguments) {
         const auto tool = std::find_if(tools.begin(), tools.end(), [&](const json& t) { return t["name"] == c.tool; });
         ASSERT_NE(tool, tools.end()) << c.command;
         const json& properties = (*tool)["inputSchema"]["properties"];
-        if (!c.positional.empty()) EXPECT_TRUE(properties.contains(c.positional)) << c.command;
+        if (!c.positional.empty()) {
+            EXPECT_TRUE(properties.contains(c.positional)) << c.command;
+        }
         for (const mcp::FlagWord& f : c.flags) {
             if (f.form == mcp::ArgForm::Implied) continue;
             EXPECT_TRUE(properties.contains(f.argument)) << c.command << " " << f.flag << " -> " << f.argument;
