@@ -302,10 +302,10 @@ TEST(ResumePoint, AMissingDependencyIsStuckAndSaysHowToDropIt) {
 }
 
 TEST(ResumePoint, CliLineQuotesValuesAndKeepsPlaceholdersReadable) {
-    NextAction a{"checkpoint", {{"task", "a b"}, {"status", "completed"}, {"evidence", "<what proves it>", true}}, ""};
+    NextAction a{"checkpoint", {{"task", "a b"}, {"status", "completed"}, {"evidence", "<what proves it>", true}}, "", ""};
     EXPECT_EQ(cli_line(a), "small checkpoint --task 'a b' --status completed --evidence \"<what proves it>\"");
-    EXPECT_EQ(cli_line(NextAction{"progress_add", {{"task", "t"}}, ""}), "small progress add --task t");
-    EXPECT_EQ(cli_line(NextAction{"check", {{"strict", ""}}, ""}), "small check --strict");
+    EXPECT_EQ(cli_line(NextAction{"progress_add", {{"task", "t"}}, "", ""}), "small progress add --task t");
+    EXPECT_EQ(cli_line(NextAction{"check", {{"strict", ""}}, "", ""}), "small check --strict");
 }
 
 // ------------------------------------------------------------ log_facts
