@@ -22,6 +22,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
+#include "small/base/text.hpp"
 #include "small/model/plan_text_edit.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/task_status.hpp"
@@ -77,6 +78,19 @@ struct StatusChangeWritten {
     bool plan_written = true;  // false: the plan changed meanwhile (a hand edit), only the entry was written
     std::vector<std::string> warnings;
 };
+// The change a checkpoint or progress add request asks for (both have these fields).
+template <typename Request>
+StatusChange status_change_of(const Request& req, std::string_view default_evidence) {
+    return {std::string(trim(req.task)),
+            req.status,
+            {req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes},
+            default_evidence,
+            req.at,
+            req.after,
+            req.force,
+            req.agent};
+}
+
 // Errors: those of plan_status_edit, the dependency and claim gates, the
 // entry's validation (Usage) and the commit.
 Result<StatusChangeWritten> write_status_change(const FileSystem& fs, const WorkspacePaths& ws,

@@ -26,14 +26,7 @@ Result<CheckpointResult> checkpoint_command(const FileSystem& fs, const Workspac
     if (Result<EntryTime> when = parse_entry_time(req.at, req.after); !when) return when.error();
     Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
     if (!session) return session.error();
-    const StatusChange change{std::string(trim(req.task)),
-                              req.status,
-                              {req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes},
-                              kDefaultCheckpointEvidence,
-                              req.at,
-                              req.after,
-                              req.force,
-                              req.agent};
+    const StatusChange change = status_change_of(req, kDefaultCheckpointEvidence);
     return write_status_change(fs, ws, *session, change);
 }
 

@@ -43,14 +43,7 @@ Status check_task(const FileSystem& fs, const WorkspacePaths& ws, const std::str
 Result<ProgressAddResult> record_with_plan_status(const FileSystem& fs, const WorkspacePaths& ws,
                                                   const MutationSession& session, const ProgressAddRequest& req,
                                                   ProgressAddResult result) {
-    const StatusChange change{std::string(trim(req.task)),
-                              req.status,
-                              {req.evidence, req.verification, req.command, req.test, req.link, req.commit, req.notes},
-                              kDefaultProgressEvidence,
-                              req.at,
-                              req.after,
-                              req.force,
-                              req.agent};
+    const StatusChange change = status_change_of(req, kDefaultProgressEvidence);
     Result<StatusChangeWritten> written = write_status_change(fs, ws, session, change);
     if (!written) return written.error();
     result.entry = std::move(written->entry);
