@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <ctime>
 #include <filesystem>
 
 #include "small/base/fd.hpp"
@@ -239,6 +240,31 @@ Result<std::string> file_version(const std::string& path) {
         out += std::to_string(value);
     }
     return out;
+}
+
+std::optional<FileStamp> stamp_of(const FileInfo& info) {
+    if (info.kind != FileKind::Regular) return std::nullopt;
+    constexpr std::int64_t kNs = 1'000'000'000;
+    return FileStamp{info.size, info.mtime_sec * kNs + info.mtime_nsec, info.ctime_sec * kNs + info.ctime_nsec,
+                     info.identity};
+}
+
+bool stamp_proves_unchanged(const FileStamp& recorded, std::int64_t recorded_clock_ns, const FileStamp& now,
+                            std::int64_t now_clock_ns) {
+    constexpr std::int64_t kFine = 100'000'000, kCoarse = 2'000'000'000;
+    const bool fine = recorded.mtime_ns % 1'000'000'000 != 0 && recorded.ctime_ns % 1'000'000'000 != 0;
+    const std::int64_t granularity = fine ? kFine : kCoarse;
+    const bool racy = recorded.ctime_ns > recorded_clock_ns - granularity ||
+                      recorded.mtime_ns > recorded_clock_ns - granularity;
+    return recorded == now && !racy && now_clock_ns >= recorded_clock_ns;
+}
+
+std::optional<std::int64_t> RealFileSystem::change_clock_ns() const {
+    // The coarse clock is the one the kernel stamps inode times with; a
+    // fine-grained stamp (multigrain timestamps) is never earlier.
+    struct timespec ts {};
+    if (::clock_gettime(CLOCK_REALTIME_COARSE, &ts) != 0) return std::nullopt;
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
 std::optional<std::string> RealFileSystem::version_stamp(const std::string& path) const {

@@ -306,6 +306,22 @@ bool passes_missing_checks(const VerdictInput& in, const Artifact& log, const Ve
     return out.empty();
 }
 
+// The prefix to keep after a verdict the verified prefix decided: extended
+// over clean appended entries, or (nothing appended, the bytes hashed) the
+// same prefix under the file's new stamp, so the next verdict need not hash.
+std::optional<VerifiedPrefix> prefix_after(const VerdictInput& in, const Artifact& log, const LogAfterPrefix& after,
+                                           unsigned missing) {
+    if (after.size > in.prefix->length) {
+        if (!passes_missing_checks(in, log, *in.prefix, missing)) return std::nullopt;
+        return extend_prefix(*in.prefix, log.doc.root().find("entries"), after);
+    }
+    if (after.trusted) return std::nullopt;
+    VerifiedPrefix same = *in.prefix;
+    record_stamp(same, after.stamp, after.clock_ns);
+    if (same == *in.prefix) return std::nullopt;
+    return same;
+}
+
 // A prefix long enough that hashing it is worth a thread of its own.
 constexpr std::uint64_t kHashBesideOthersBytes = 1u << 20;
 
@@ -341,20 +357,22 @@ Verdict with_prefix(const VerdictInput& in, unsigned checks, Run run) {
             if (log && !src.undecided && !has_log_findings(v, log->display)) {
                 v.used_prefix = true;
                 const unsigned missing = in.prefix->checks & ~src.checks;
-                if (in.want_prefix && after->size > in.prefix->length && passes_missing_checks(in, *log, *in.prefix, missing)) {
-                    v.next_prefix = extend_prefix(*in.prefix, log->doc.root().find("entries"), *after);
-                }
+                if (in.want_prefix) v.next_prefix = prefix_after(in, *log, *after, missing);
                 return v;
             }
         }
     }
     // The whole log is read now: the other files are read again beside it, so that
     // a write landing meanwhile cannot pair an older plan with a newer log.
+    const std::string log_path = in.paths.artifact_path(ArtifactType::Progress);
+    const StampedFile before = stamp_file(in.fs, log_path);
     Source src;
     Verdict v = run(src);
     const Artifact* log = src.set.get(ArtifactType::Progress);
     if (in.want_prefix && log && src.checks && !has_log_findings(v, log->display)) {
         v.next_prefix = start_prefix(*log, src.checks);
+        const bool same = before.stamp && stamp_file(in.fs, log_path).stamp == before.stamp;
+        if (v.next_prefix) record_stamp(*v.next_prefix, same ? before.stamp : std::nullopt, before.clock_ns);
     }
     return v;
 }

@@ -176,27 +176,65 @@ std::optional<VerifiedPrefix> start_prefix(const Artifact& progress, unsigned ch
     return p;
 }
 
+StampedFile stamp_file(const FileSystem& fs, const std::string& path) {
+    StampedFile out;
+    out.clock_ns = fs.change_clock_ns().value_or(0);  // before the stamp: see stamp_proves_unchanged
+    if (const std::optional<FileInfo> info = fs.stat(path)) out.stamp = stamp_of(*info);
+    return out;
+}
+
+void record_stamp(VerifiedPrefix& prefix, const std::optional<FileStamp>& stamp, std::int64_t clock_ns) {
+    const bool whole = stamp && stamp->size == prefix.length && clock_ns != 0;
+    prefix.stamp = whole ? stamp : std::nullopt;
+    prefix.stamp_clock_ns = whole ? clock_ns : 0;
+}
+
+namespace {
+
+bool proved_unchanged(const VerifiedPrefix& prefix, const StampedFile& now) {
+    return prefix.stamp && now.stamp && now.clock_ns != 0 &&
+           stamp_proves_unchanged(*prefix.stamp, prefix.stamp_clock_ns, *now.stamp, now.clock_ns);
+}
+
+// The bytes after the prefix, once the prefix's bytes hash as verified
+// (streamed, never held); adds them to `hasher`.
+std::optional<std::string> hashed_suffix(const FileSystem& fs, const std::string& path, const VerifiedPrefix& prefix,
+                                         FastHasher& hasher) {
+    const Result<std::uint64_t> size =
+        fs.stream_prefix(path, prefix.length, [&](std::string_view piece) { hasher.update(piece); });
+    // A file too large to read is the whole-log verdict's error to report.
+    if (!size || *size < prefix.length || *size > kMaxFileBytes || hasher.digest() != prefix.hash) return std::nullopt;
+    Result<FileRange> tail = fs.read_range(path, prefix.length, static_cast<std::size_t>(*size - prefix.length));
+    if (!tail || tail->bytes.size() != *size - prefix.length) return std::nullopt;
+    hasher.update(tail->bytes);
+    return std::move(tail->bytes);
+}
+
+}  // namespace
+
 std::optional<LogAfterPrefix> load_after_prefix(const FileSystem& fs, const WorkspacePaths& ws,
                                                 const VerifiedPrefix& prefix) {
     Artifact log{ArtifactType::Progress, ws.artifact_path(ArtifactType::Progress),
                  ws.artifact_display(ArtifactType::Progress), Document()};
     if (prefix.header_length > prefix.length || fs.directory_exists(log.path)) return std::nullopt;
-    // The prefix, the header and the suffix are three reads: the log must be the
-    // same file, unchanged, across them (a writer's rename or append in between
-    // would mix two versions). A filesystem without stamps (the fakes) cannot tell.
-    const std::optional<std::string> stamp = fs.version_stamp(log.path);
-    FastHasher hasher;
-    const Result<std::uint64_t> size =
-        fs.stream_prefix(log.path, prefix.length, [&](std::string_view piece) { hasher.update(piece); });
-    // A file too large to read is the whole-log verdict's error to report.
-    if (!size || *size < prefix.length || *size > kMaxFileBytes || hasher.digest() != prefix.hash) return std::nullopt;
+    // The prefix, the header and the suffix are separate reads: the log must be
+    // the same file, unchanged, across them (a writer's rename or append in
+    // between would mix two versions).
+    const StampedFile before = stamp_file(fs, log.path);
+    const bool trusted = proved_unchanged(prefix, before);
+    std::string suffix, whole_hash = prefix.hash;
+    if (!trusted) {
+        FastHasher hasher;
+        std::optional<std::string> read = hashed_suffix(fs, log.path, prefix, hasher);
+        if (!read) return std::nullopt;
+        suffix = std::move(*read);
+        whole_hash = hasher.digest();
+    }
     Result<FileRange> head = fs.read_range(log.path, 0, static_cast<std::size_t>(prefix.header_length));
-    Result<FileRange> tail = fs.read_range(log.path, prefix.length, static_cast<std::size_t>(*size - prefix.length));
-    if (!head || !tail || head->bytes.size() != prefix.header_length) return std::nullopt;
-    if (stamp && fs.version_stamp(log.path) != stamp) return std::nullopt;
-    const std::string& suffix = tail->bytes;
+    if (!head || head->bytes.size() != prefix.header_length) return std::nullopt;
+    if (before.stamp && stamp_file(fs, log.path).stamp != before.stamp) return std::nullopt;
     if (!suffix.empty() && !whole_entries(suffix, prefix.item_indent)) return std::nullopt;
-    hasher.update(suffix);
+    const std::uint64_t size = prefix.length + suffix.size();
     std::string shown = std::move(head->bytes);
     if (suffix.empty()) {
         shown += std::string(prefix.item_indent + 1, ' ') + "[]\n";  // what is left to check: no entries
@@ -206,7 +244,7 @@ std::optional<LogAfterPrefix> load_after_prefix(const FileSystem& fs, const Work
     Result<Document> doc = parse_yaml(std::move(shown), log.display);
     if (!doc || !doc->root().is_mapping()) return std::nullopt;
     log.doc = std::move(*doc);
-    return LogAfterPrefix{std::move(log), prefix.length + suffix.size(), hasher.digest()};
+    return LogAfterPrefix{std::move(log), size, std::move(whole_hash), before.stamp, before.clock_ns, trusted};
 }
 
 bool continues_prefix(const VerifiedPrefix& before, NodeRef entries, Instant now) {
@@ -223,6 +261,7 @@ VerifiedPrefix extend_prefix(const VerifiedPrefix& before, NodeRef entries, cons
     fold_entries(p, entries);
     p.length = after.size;
     p.hash = after.whole_hash;
+    record_stamp(p, after.stamp, after.clock_ns);
     return p;
 }
 

@@ -35,29 +35,16 @@ std::string progress_path(const WorkspacePaths& ws) { return ws.path_of(kProgres
 std::string cache_path(const WorkspacePaths& ws, const char* name) { return ws.root + "/" + name; }
 std::string cache_dir(const WorkspacePaths& ws) { return runtime_path(ws.root, kCacheDirName); }
 
-// Everything the tail cache and the journal use to recognise "the same file,
-// unchanged". ctime cannot be set from user space, unlike mtime.
-struct FileStamp {
-    std::uint64_t dev = 0;
-    std::uint64_t ino = 0;
-    std::uint64_t size = 0;
-    std::int64_t mtime_ns = 0;
-    std::int64_t ctime_ns = 0;
-    bool operator==(const FileStamp&) const = default;
-};
-
-std::int64_t ns_of(std::int64_t sec, std::uint32_t nsec) { return sec * 1'000'000'000 + nsec; }
-
-// The log's stamp, through the door; a link there is refused, never followed.
-Result<FileStamp> stamp_of(const FileSystem& fs, const std::string& path) {
+// The log's stamp (base/filesystem: what recognises "the same file,
+// unchanged"), through the door; a link there is refused, never followed.
+Result<FileStamp> log_stamp(const FileSystem& fs, const std::string& path) {
     Result<std::optional<FileInfo>> info = fs.inspect(path);
     if (!info) return info.error();
     if (!*info) return Error::from_errno("cannot open", path, ENOENT);
     const FileInfo& st = **info;
     if (st.kind == FileKind::Symlink) return Error::invalid("refusing to use " + path + ": it is a symbolic link");
     if (st.kind != FileKind::Regular) return Error::invalid(path + " is not a regular file");
-    return FileStamp{st.identity.device, st.identity.inode, st.size, ns_of(st.mtime_sec, st.mtime_nsec),
-                     ns_of(st.ctime_sec, st.ctime_nsec)};
+    return *stamp_of(st);
 }
 
 // `n` bytes at `offset` (fewer only at end of file); a link swapped in
@@ -138,15 +125,15 @@ void put(std::string& out, std::string_view key, const auto& value) {
 }
 
 void put_stamp(std::string& out, const FileStamp& s) {
-    put(out, "dev", s.dev);
-    put(out, "ino", s.ino);
+    put(out, "dev", s.identity.device);
+    put(out, "ino", s.identity.inode);
     put(out, "size", s.size);
     put(out, "mtime_ns", s.mtime_ns);
     put(out, "ctime_ns", s.ctime_ns);
 }
 
 bool get_stamp(const Record& rec, FileStamp& s) {
-    return get_number(rec, "dev", s.dev) && get_number(rec, "ino", s.ino) && get_number(rec, "size", s.size) &&
+    return get_number(rec, "dev", s.identity.device) && get_number(rec, "ino", s.identity.inode) && get_number(rec, "size", s.size) &&
            get_number(rec, "mtime_ns", s.mtime_ns) && get_number(rec, "ctime_ns", s.ctime_ns);
 }
 
@@ -225,7 +212,7 @@ void write_cache(const FileSystem& fs, const WorkspacePaths& ws, const std::stri
 void store_cache(const FileSystem& fs, const WorkspacePaths& ws, const std::string& file, const ProgressTail& tail,
                  const std::optional<FileStamp>& expect) {
     if (file.find('\n') != std::string::npos) return;
-    Result<FileStamp> stamp = stamp_of(fs, file);
+    Result<FileStamp> stamp = log_stamp(fs, file);
     if (!stamp || stamp->size != tail.size || (expect && !(*expect == *stamp))) return;
     Result<std::string> digest = tail_digest(fs, file, tail.size);
     if (!digest) return;
@@ -296,7 +283,7 @@ Result<std::string> read_stable(const FileSystem& fs, const std::string& path, F
     for (int attempt = 0; attempt < 3; ++attempt) {
         Result<std::string> bytes = read_at(fs, path, 0, static_cast<std::size_t>(stamp.size));
         if (!bytes) return bytes.error();
-        Result<FileStamp> after = stamp_of(fs, path);
+        Result<FileStamp> after = log_stamp(fs, path);
         if (!after) return after.error();
         if (*after == stamp && bytes->size() == stamp.size) return bytes;
         stamp = *after;
@@ -308,7 +295,7 @@ Result<std::string> read_stable(const FileSystem& fs, const std::string& path, F
 
 Result<ProgressTail> read_tail(const FileSystem& fs, const WorkspacePaths& ws) {
     const std::string file = progress_path(ws);
-    Result<FileStamp> stamp = stamp_of(fs, file);
+    Result<FileStamp> stamp = log_stamp(fs, file);
     if (!stamp) return stamp.error();
     if (std::optional<ProgressTail> hit = cached_tail(fs, ws, file, *stamp)) return *hit;
     Result<std::string> bytes = read_stable(fs, file, *stamp);
@@ -379,8 +366,8 @@ bool unfinished_copy(std::string_view found, std::string_view journaled) {
 // The log's stamp when it is still the file the record names (device and
 // inode); nullopt when it is missing or another file.
 std::optional<FileStamp> recorded_log_stamp(const FileSystem& fs, const AppendRecord& record, const std::string& file) {
-    Result<FileStamp> st = stamp_of(fs, file);
-    if (!st || st->dev != record.dev || st->ino != record.ino) return std::nullopt;
+    Result<FileStamp> st = log_stamp(fs, file);
+    if (!st || st->identity.device != record.dev || st->identity.inode != record.ino) return std::nullopt;
     return *st;
 }
 
@@ -451,7 +438,7 @@ Result<YamlValue> stamped_entry(const YamlValue& entry, const std::string& times
 // whole and atomically (readers see the old or the new file, never a mix).
 Status replace_inline_list(const FileSystem& fs, const WorkspacePaths& ws, const std::string& file, const ProgressTail& tail,
                            const std::string& item, std::uint64_t& new_size) {
-    if (Result<FileStamp> st = stamp_of(fs, file); !st) return st.error();  // a link is refused
+    if (Result<FileStamp> st = log_stamp(fs, file); !st) return st.error();  // a link is refused
     Result<std::string> bytes = read_at(fs, file, 0, static_cast<std::size_t>(tail.size) + 1);
     if (!bytes) return bytes.error();
     if (bytes->size() != tail.size) {
@@ -482,9 +469,9 @@ Status journaled_append(const FileSystem& fs, const WorkspacePaths& ws, const Ap
 // for: a hand edit that replaced it meanwhile must not receive the bytes, nor
 // let a torn append be judged against another file.
 Status still_the_recorded_log(const FileSystem& fs, const AppendRecord& record, const std::string& file) {
-    Result<FileStamp> st = stamp_of(fs, file);
+    Result<FileStamp> st = log_stamp(fs, file);
     if (!st) return st.error();
-    if (st->dev == record.dev && st->ino == record.ino && st->size == record.expected_size) return ok_status();
+    if (st->identity.device == record.dev && st->identity.inode == record.ino && st->size == record.expected_size) return ok_status();
     return Error::invalid("cannot append to " + file + ": the file changed since it was read");
 }
 
@@ -561,9 +548,9 @@ Result<PendingAppend> prepare_progress_append(const FileSystem& fs, const Worksp
     }
     if (!tail->point.inline_empty_list) {
         const std::string file = progress_path(ws);
-        Result<FileStamp> st = stamp_of(fs, file);
+        Result<FileStamp> st = log_stamp(fs, file);
         if (!st) return st.error();
-        pending.in_place = AppendRecord{st->dev, st->ino, tail->size, append_edit(tail->point, pending.items, {}).text};
+        pending.in_place = AppendRecord{st->identity.device, st->identity.inode, tail->size, append_edit(tail->point, pending.items, {}).text};
     }
     return pending;
 }

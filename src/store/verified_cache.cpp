@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdlib>
 
@@ -20,7 +21,7 @@ namespace {
 
 // The binary's version is part of the key: a newer small may check more.
 const std::string& stamp() {
-    static const std::string s = "small verified-prefix 1 " + std::string(tool_version());
+    static const std::string s = "small verified-prefix 2 " + std::string(tool_version());
     return s;
 }
 
@@ -126,6 +127,22 @@ void append_line(std::string& out, std::initializer_list<std::string_view> field
     out += '\n';
 }
 
+// The "S" line: the file's stamp when all of it was verified, and the clock before it.
+bool decode_stamp(const std::vector<std::string>& f, VerifiedPrefix& p) {
+    const auto number = [](const std::string& s, auto& to) {
+        const char* end = s.data() + s.size();
+        const auto [at, ec] = std::from_chars(s.data(), end, to);
+        return ec == std::errc() && at == end;
+    };
+    FileStamp st;
+    if (!number(f[1], st.size) || !number(f[2], st.mtime_ns) || !number(f[3], st.ctime_ns) ||
+        !number(f[4], st.identity.device) || !number(f[5], st.identity.inode) || !number(f[6], p.stamp_clock_ns)) {
+        return false;
+    }
+    p.stamp = st;
+    return st.size == p.length;
+}
+
 }  // namespace
 
 std::string encode_verified_prefix(const VerifiedPrefix& p, std::string_view key) {
@@ -133,6 +150,12 @@ std::string encode_verified_prefix(const VerifiedPrefix& p, std::string_view key
     append_line(out, {"P", std::to_string(p.length), std::to_string(p.header_length), std::to_string(p.item_indent),
                       std::to_string(p.entries), std::to_string(p.checks), std::to_string(p.work_entries), p.hash,
                       p.last_timestamp, p.newest_work});
+    if (p.stamp) {
+        const FileStamp& st = *p.stamp;
+        append_line(out, {"S", std::to_string(st.size), std::to_string(st.mtime_ns), std::to_string(st.ctime_ns),
+                          std::to_string(st.identity.device), std::to_string(st.identity.inode),
+                          std::to_string(p.stamp_clock_ns)});
+    }
     for (const auto& [id, has] : p.evidence) append_line(out, {"E", id, has ? "1" : "0"});
     for (const auto& [run, ids] : p.task_ids) {
         for (const std::string& id : ids) append_line(out, {"T", run, id});
@@ -171,6 +194,7 @@ std::optional<VerifiedPrefix> decode_verified_prefix(std::string_view body, std:
             head = true;
             return p.hash.size() == 32 && p.header_length <= p.length;
         }
+        if (f.size() == 7 && f[0] == "S" && !p.stamp) return decode_stamp(f, p);
         if (f.size() == 3 && f[0] == "E" && (f[2] == "0" || f[2] == "1")) {
             p.evidence[f[1]] = f[2] == "1";
             return true;

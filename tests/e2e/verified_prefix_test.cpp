@@ -10,7 +10,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -59,7 +61,7 @@ protected:
 TEST_F(VerifiedPrefixE2E, ACleanVerdictKeepsThePrefixAndAnAppendedDefectIsStillFound) {
     ok({"check", "--strict"});
     ASSERT_TRUE(fs::exists(cache()));
-    EXPECT_TRUE(contains(read_file(cache()), "small verified-prefix 1"));
+    EXPECT_TRUE(contains(read_file(cache()), "small verified-prefix 2"));
     append("  - timestamp: \"2099-06-01T10:20:00Z\"\n    task_id: \"task-2\"\n    status: \"completed\"\n"
            "    evidence: \"no fraction\"\n");
     for (const char* verdict : {"check", "verify", "lint", "validate"}) {
@@ -99,9 +101,38 @@ TEST_F(VerifiedPrefixE2E, ASameSizeEditWithTheMtimeRestoredIsSeen) {
     EXPECT_EQ(r.exit_code, 1) << r;
 }
 
+// Git's racy-clean rule: once the log's stamp is older than the recording by
+// more than the timestamps' granularity, a verdict with nothing new reads
+// none of the verified bytes (the cache is left as it is, not re-stamped);
+// a same-size edit with the mtime put back still moves ctime and is seen.
+TEST_F(VerifiedPrefixE2E, AStampThatVouchesStillSeesASameSizeEditWithTheMtimeRestored) {
+    struct stat st {};
+    ASSERT_EQ(::stat(log().c_str(), &st), 0);
+    if (st.st_mtim.tv_nsec == 0 && st.st_ctim.tv_nsec == 0) {
+        GTEST_SKIP() << "this filesystem stamps whole seconds: the rule waits 2 s there";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));  // past the 100 ms granularity
+    ok({"check", "--strict"});
+    const std::string recorded = read_file(cache());
+    ASSERT_TRUE(contains(recorded, "\nS ")) << recorded;
+    ok({"check", "--strict"});
+    EXPECT_EQ(read_file(cache()), recorded) << "the stamp should have vouched (no re-stamp)";
+
+    std::string text = read_file(log());
+    const std::size_t ts = text.rfind("timestamp: \"20");
+    ASSERT_NE(ts, std::string::npos);
+    --text[ts + 15];  // the newest entry a year earlier: out of order (INV-R6), same size
+    std::ofstream(log(), std::ios::trunc | std::ios::binary) << text;
+    const struct utimbuf times {st.st_atime, st.st_mtime};
+    ASSERT_EQ(::utime(log().c_str(), &times), 0);
+    const RunResult r = same_as_without_cache({"check", "--strict"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "[INV-R6]")) << r;
+}
+
 TEST_F(VerifiedPrefixE2E, ACorruptCacheIsIgnoredAndReplaced) {
     ok({"check", "--strict"});
-    std::ofstream(cache(), std::ios::trunc) << "small verified-prefix 1 garbage\nP 1 2\n";
+    std::ofstream(cache(), std::ios::trunc) << "small verified-prefix 2 garbage\nP 1 2\n";
     const RunResult r = same_as_without_cache({"check", "--strict"});
     EXPECT_EQ(r.exit_code, 0) << r;
     EXPECT_TRUE(contains(read_file(cache()), "\nP "));

@@ -47,6 +47,33 @@ struct FileInfo {
     std::int64_t owner = -1;  // the owning user id; -1 when unknown (the in-memory fake)
 };
 
+// What git's index keeps of a file to know it unchanged without reading it:
+// size, times (nanoseconds) and identity. ctime is the guard: a write, and
+// a `touch` that puts mtime back, both move it, and user space cannot set it.
+struct FileStamp {
+    std::uint64_t size = 0;
+    std::int64_t mtime_ns = 0;
+    std::int64_t ctime_ns = 0;
+    FileIdentity identity;
+    bool operator==(const FileStamp&) const = default;
+};
+
+// The stamp of a regular file; nullopt for anything else (a link's own
+// stamp says nothing of what it points to).
+std::optional<FileStamp> stamp_of(const FileInfo& info);
+
+// Whether a file stamped `now` is the file that was stamped `recorded`, the
+// filesystem's clock reading `recorded_clock_ns` just before that stamp was
+// taken (git's racy-clean rule). A change after the recording stamps ctime
+// at least at the clock's reading then, so it cannot reproduce the recorded
+// ctime if that was older by more than the timestamps' granularity; a
+// recording made within it is "racy" and proves nothing. The granularity is
+// 100 ms when both times carry nanoseconds (ext4, xfs, btrfs, tmpfs stamp
+// with a clock of a few ms), else 2 s (FAT, HFS+, whole-second stamps). A
+// clock set back since (`now_clock_ns` earlier) proves nothing either.
+bool stamp_proves_unchanged(const FileStamp& recorded, std::int64_t recorded_clock_ns, const FileStamp& now,
+                            std::int64_t now_clock_ns);
+
 struct DirEntry {
     std::string name;
     bool is_directory = false;
@@ -186,6 +213,10 @@ public:
         (void)path;
         return std::nullopt;
     }
+    // The clock the filesystem stamps a change with, read now (nanoseconds
+    // since the epoch), for stamp_proves_unchanged; nullopt when it cannot
+    // tell (the fakes), and then no stamp proves a file unchanged.
+    virtual std::optional<std::int64_t> change_clock_ns() const { return std::nullopt; }
 
     // ---- The write half. Paths are absolute and normalised. Where a member
     // takes a `root`, no symbolic link below it is followed (refused:
@@ -257,6 +288,7 @@ public:
     Result<FileRange> read_range_no_follow(const std::string& dir, const std::string& name, std::uint64_t offset,
                                            std::size_t length) const override;
     std::optional<std::string> version_stamp(const std::string& path) const override;
+    std::optional<std::int64_t> change_clock_ns() const override;
     // The write half (src/base/disk_write.cpp): every step synced as
     // Durability says, every folder below a root opened without following links.
     Result<std::unique_ptr<StagedWrite>> stage_file(const FileWrite& write, std::string_view bytes) const override;

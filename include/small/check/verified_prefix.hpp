@@ -34,6 +34,11 @@ struct VerifiedPrefix {
     std::map<std::string, std::set<std::string>> task_ids;  // S2: replayId -> task ids (not meta/)
     std::uint64_t work_entries = 0;   // HANDOFF-STALE: LogFacts's count and newest work entry
     std::string newest_work;
+    // The file when it was all verified bytes (git's index entry): while it
+    // keeps this stamp, recorded after the clock read stamp_clock_ns and not
+    // racy, its bytes are not read again (stamp_proves_unchanged).
+    std::optional<FileStamp> stamp;
+    std::int64_t stamp_clock_ns = 0;
     bool operator==(const VerifiedPrefix&) const = default;
 };
 
@@ -55,6 +60,9 @@ struct LogAfterPrefix {
     Artifact progress;       // header + appended entries
     std::uint64_t size = 0;  // the file's bytes, verified and appended
     std::string whole_hash;  // fast_hash_hex of all of them
+    std::optional<FileStamp> stamp;  // the file's stamp throughout the reading, if it kept one
+    std::int64_t clock_ns = 0;       // the change clock just before that stamp was taken
+    bool trusted = false;            // the prefix's stamp vouched for the bytes: none was read
 };
 std::optional<LogAfterPrefix> load_after_prefix(const FileSystem& fs, const WorkspacePaths& ws,
                                                 const VerifiedPrefix& prefix);
@@ -65,5 +73,17 @@ bool continues_prefix(const VerifiedPrefix& before, NodeRef entries, Instant now
 
 // `before` extended to all of `after`'s file, whose appended entries are `entries`.
 VerifiedPrefix extend_prefix(const VerifiedPrefix& before, NodeRef entries, const LogAfterPrefix& after);
+
+// A file's stamp and the filesystem's change clock read just before it.
+struct StampedFile {
+    std::optional<FileStamp> stamp;  // none for a missing or non-regular file
+    std::int64_t clock_ns = 0;       // 0: the filesystem cannot tell
+};
+StampedFile stamp_file(const FileSystem& fs, const std::string& path);
+
+// `prefix` with the stamp the file had while it was read whole (`clock_ns`
+// read before `stamp` was taken); no stamp when the file was not the same
+// file, unchanged, throughout.
+void record_stamp(VerifiedPrefix& prefix, const std::optional<FileStamp>& stamp, std::int64_t clock_ns);
 
 }  // namespace small

@@ -301,5 +301,74 @@ TEST(FileSystemMemory, UsableThroughTheInterface) {
     EXPECT_EQ(*fs.read_file("/w/.small/plan.small.yml"), "tasks: []\n");
 }
 
+constexpr std::int64_t kSec = 1'000'000'000;
+
+small::FileStamp stamp_at(std::int64_t ctime_ns, std::int64_t mtime_ns) {
+    return small::FileStamp{100, mtime_ns, ctime_ns, small::FileIdentity{7, 42}};
+}
+
+TEST(FileStampRule, AnOldStampThatStillHoldsProvesTheFileUnchanged) {
+    const small::FileStamp recorded = stamp_at(50 * kSec + 123, 50 * kSec + 123);
+    EXPECT_TRUE(small::stamp_proves_unchanged(recorded, 60 * kSec, recorded, 61 * kSec));
+}
+
+TEST(FileStampRule, AnyDifferenceInSizeTimesOrIdentityProvesNothing) {
+    const small::FileStamp recorded = stamp_at(50 * kSec + 123, 50 * kSec + 123);
+    small::FileStamp other = recorded;
+    other.size = 101;
+    EXPECT_FALSE(small::stamp_proves_unchanged(recorded, 60 * kSec, other, 61 * kSec));
+    other = recorded;
+    other.ctime_ns += 1;  // a write, or a touch that put mtime back
+    EXPECT_FALSE(small::stamp_proves_unchanged(recorded, 60 * kSec, other, 61 * kSec));
+    other = recorded;
+    other.identity.inode = 43;  // replaced by a rename
+    EXPECT_FALSE(small::stamp_proves_unchanged(recorded, 60 * kSec, other, 61 * kSec));
+}
+
+TEST(FileStampRule, AStampRecordedWithinTheGranularityOfItsChangeIsRacy) {
+    // Nanosecond times: 100 ms of granularity.
+    const small::FileStamp fine = stamp_at(50 * kSec + 123, 50 * kSec + 123);
+    EXPECT_FALSE(small::stamp_proves_unchanged(fine, 50 * kSec + 123 + 50'000'000, fine, 70 * kSec));
+    EXPECT_TRUE(small::stamp_proves_unchanged(fine, 50 * kSec + 123 + 100'000'000, fine, 70 * kSec));
+    // Whole-second times (FAT, HFS+): 2 s.
+    const small::FileStamp coarse = stamp_at(50 * kSec, 50 * kSec);
+    EXPECT_FALSE(small::stamp_proves_unchanged(coarse, 51 * kSec + 900'000'000, coarse, 70 * kSec));
+    EXPECT_TRUE(small::stamp_proves_unchanged(coarse, 52 * kSec, coarse, 70 * kSec));
+    // An mtime set into the future is racy too.
+    const small::FileStamp ahead = stamp_at(50 * kSec + 123, 90 * kSec + 123);
+    EXPECT_FALSE(small::stamp_proves_unchanged(ahead, 60 * kSec, ahead, 61 * kSec));
+}
+
+TEST(FileStampRule, AClockSetBackProvesNothing) {
+    const small::FileStamp recorded = stamp_at(50 * kSec + 123, 50 * kSec + 123);
+    EXPECT_FALSE(small::stamp_proves_unchanged(recorded, 60 * kSec, recorded, 59 * kSec));
+}
+
+TEST(FileStampRule, OnlyRegularFilesHaveAStamp) {
+    small::FileInfo info;
+    info.kind = small::FileKind::Symlink;
+    EXPECT_FALSE(small::stamp_of(info));
+    info.kind = small::FileKind::Regular;
+    info.size = 5;
+    info.mtime_sec = 3;
+    info.mtime_nsec = 4;
+    info.ctime_sec = 6;
+    info.ctime_nsec = 7;
+    ASSERT_TRUE(small::stamp_of(info));
+    EXPECT_EQ(small::stamp_of(info)->mtime_ns, 3 * kSec + 4);
+    EXPECT_EQ(small::stamp_of(info)->ctime_ns, 6 * kSec + 7);
+}
+
+TEST_F(FileSystemReal, TheChangeClockIsTheOneFileTimesComeFrom) {
+    const std::optional<std::int64_t> before = real_.change_clock_ns();
+    ASSERT_TRUE(before);
+    write("clocked", "x");
+    const std::optional<small::FileInfo> info = real_.stat(path("clocked"));
+    ASSERT_TRUE(info);
+    // A change made after the clock was read is never stamped earlier.
+    EXPECT_GE(small::stamp_of(*info)->ctime_ns, *before);
+    EXPECT_GE(small::stamp_of(*info)->mtime_ns, *before);
+}
+
 }  // namespace
 }  // namespace small

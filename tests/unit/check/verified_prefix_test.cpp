@@ -329,8 +329,8 @@ TEST(VerifiedPrefix, LayoutsItCannotFollowAreNotKept) {
     }
 }
 
-// A filesystem with version stamps: "same" answers one stamp, else each call a
-// new one, as when a writer renames or appends between the prefix's reads.
+// A filesystem with stamps: "same" answers one stamp, else each call a new
+// one (a new ctime), as when a writer renames or appends between the prefix's reads.
 class StampedFileSystem final : public FileSystem {
 public:
     StampedFileSystem(MemoryFileSystem files, bool same) : files_(std::move(files)), same_(same) {}
@@ -343,6 +343,11 @@ public:
     }
     std::optional<std::string> version_stamp(const std::string&) const override {
         return same_ ? std::string("v") : "v" + std::to_string(++calls_);
+    }
+    std::optional<FileInfo> stat(const std::string& path) const override {
+        std::optional<FileInfo> info = files_.stat(path);
+        if (info && !same_) info->ctime_nsec = static_cast<std::uint32_t>(++calls_);
+        return info;
     }
 
 private:
@@ -401,6 +406,33 @@ TEST(VerifiedPrefixCache, RoundTripsAndRefusesCorruptText) {
                                    "P 99999999999999999999 0 0 0 0 0 " + std::string(32, 'a') + " t n\n"}) {
         EXPECT_FALSE(decode_verified_prefix(bad, key)) << bad;
     }
+}
+
+// Issue 39: the stamp and its clock travel with the prefix, under the MAC;
+// a stamp of another length than the prefix's is refused.
+TEST(VerifiedPrefixCache, TheStampRoundTripsUnderTheKey) {
+    TestWorkspace ws;
+    const MemoryFileSystem fs = ws.fs();
+    const Verdict v = run(Kind::Check, fs, nullptr, true);
+    ASSERT_TRUE(v.next_prefix);
+    VerifiedPrefix p = *v.next_prefix;
+    record_stamp(p, FileStamp{p.length, 1'700'000'000'123'456'789, 1'700'000'000'223'456'789, FileIdentity{5, 77}},
+                 1'700'000'009'000'000'000);
+    ASSERT_TRUE(p.stamp);
+    const std::string key(32, 'k');
+    const std::string text = encode_verified_prefix(p, key);
+    EXPECT_NE(text.find("\nS "), std::string::npos);
+    const std::optional<VerifiedPrefix> back = decode_verified_prefix(text, key);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(*back, p);
+    VerifiedPrefix other_length = p;
+    other_length.stamp->size = p.length + 1;  // not what record_stamp keeps: forged
+    EXPECT_FALSE(decode_verified_prefix(encode_verified_prefix(other_length, key), key));
+    VerifiedPrefix none = p;
+    record_stamp(none, FileStamp{p.length + 1, 1, 1, FileIdentity{}}, 5);  // not the whole prefix: no stamp
+    EXPECT_FALSE(none.stamp);
+    record_stamp(none, FileStamp{p.length, 1, 1, FileIdentity{}}, 0);  // a filesystem without a clock: none
+    EXPECT_FALSE(none.stamp);
 }
 
 // Issue 41: the check line is a MAC under this user's key, not a checksum

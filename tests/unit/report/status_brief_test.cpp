@@ -185,7 +185,7 @@ TEST(ResumeBriefText, SectionsInTheirFixedOrderAndTheCommandLast) {
 TEST(ResumeBriefText, ACutIsMarkedWithWhatWasLeftOut) {
     ResumeBrief b;
     b.intent = "Intent";
-    for (int i = 0; i < 200; ++i) b.next.push_back({"task-" + std::to_string(i), "A title", TaskStatus::Pending, ""});
+    for (int i = 0; i < 200; ++i) b.next.push_back({"task-" + std::to_string(i), "A title", TaskStatus::Pending, "", {}, {}});
     for (int i = 0; i < 50; ++i) b.recent.push_back({"2026-11-23T10:00:00Z", "task-1", "completed", "done"});
     b.next_command = "small handoff";
     const FittedBrief fit = fit_brief(b, 600);
@@ -225,7 +225,7 @@ std::string random_text(std::mt19937& rng, std::size_t max_len) {
 ResumeBrief random_brief(std::mt19937& rng, std::size_t scale) {
     const auto count = [&] { return std::uniform_int_distribution<std::size_t>(0, scale)(rng); };
     const auto task = [&] {
-        return BriefTask{random_text(rng, 40), random_text(rng, 400), WrittenStatus(random_text(rng, 12)), ""};
+        return BriefTask{random_text(rng, 40), random_text(rng, 400), WrittenStatus(random_text(rng, 12)), "", {}, {}};
     };
     ResumeBrief b;
     b.has_workspace = rng() % 8 != 0;
