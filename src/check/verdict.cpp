@@ -291,19 +291,11 @@ bool has_log_findings(const Verdict& v, const std::string& log_display) {
 // Whether the appended entries pass the checks the verified ones passed
 // that this verdict did not run (a validate after a check --strict).
 bool passes_missing_checks(const VerdictInput& in, const Artifact& log, const VerifiedPrefix& before, unsigned missing) {
-    if ((missing & kPrefixSchema) && !in.schemas.validate(artifact_name(ArtifactType::Progress), log.doc).empty()) {
+    const Instant now = current_instant();
+    if ((missing & (kPrefixRules | kPrefixStrict)) && !continues_prefix(before, log.doc.root().find("entries"), now)) {
         return false;
     }
-    if (!(missing & (kPrefixRules | kPrefixStrict))) return true;
-    const NodeRef root = log.doc.root();
-    const Instant now = current_instant();
-    if (!continues_prefix(before, root.find("entries"), now)) return false;
-    std::vector<Finding> out;
-    rules::Reporter r(out, log.display, file_order(ArtifactType::Progress));
-    rules::check_global(root, ArtifactType::Progress, r);
-    rules::check_progress(root, now, r);
-    if (missing & kPrefixStrict) rules::check_secrets_and_links(root, ArtifactType::Progress, r);
-    return out.empty();
+    return entries_are_clean(in.schemas, log, missing, now);
 }
 
 // The prefix to keep after a verdict the verified prefix decided: extended
@@ -340,26 +332,44 @@ std::optional<LogAfterPrefix> load_beside_others(const VerdictInput& in, std::op
     return log.get();
 }
 
-// Runs a verdict on the log after its verified prefix when that decides it
-// exactly (the prefix passed every check the verdict makes, `checks`), else
-// on the whole log; and says what prefix to keep.
+// A verdict on the log after its verified prefix (in.prefix, which passed
+// every check the verdict makes, `checks`) when that decides it exactly;
+// with the prefix to keep.
+template <class Run>
+std::optional<Verdict> from_prefix(const VerdictInput& in, Run run) {
+    std::optional<ArtifactSet> others;
+    std::optional<LogAfterPrefix> after = load_beside_others(in, others);
+    if (!after) return std::nullopt;
+    Source src;
+    src.after = &*after;
+    src.before = in.prefix;
+    src.others = std::exchange(others, std::nullopt);
+    Verdict v = run(src);
+    const Artifact* log = src.set.get(ArtifactType::Progress);
+    if (!log || src.undecided || has_log_findings(v, log->display)) return std::nullopt;
+    v.used_prefix = true;
+    const unsigned missing = in.prefix->checks & ~src.checks;
+    if (in.want_prefix) v.next_prefix = prefix_after(in, *log, *after, missing);
+    return v;
+}
+
+// Runs a verdict from the verified prefix when that decides it exactly, else
+// from the log read in windows, else on the whole log; and says what prefix
+// to keep.
 template <class Run>
 Verdict with_prefix(const VerdictInput& in, unsigned checks, Run run) {
-    std::optional<ArtifactSet> others;
     if (in.prefix && (in.prefix->checks & checks) == checks) {
-        if (std::optional<LogAfterPrefix> after = load_beside_others(in, others)) {
-            Source src;
-            src.after = &*after;
-            src.before = in.prefix;
-            src.others = std::exchange(others, std::nullopt);
-            Verdict v = run(src);
-            const Artifact* log = src.set.get(ArtifactType::Progress);
-            if (log && !src.undecided && !has_log_findings(v, log->display)) {
-                v.used_prefix = true;
-                const unsigned missing = in.prefix->checks & ~src.checks;
-                if (in.want_prefix) v.next_prefix = prefix_after(in, *log, *after, missing);
-                return v;
-            }
+        if (std::optional<Verdict> v = from_prefix(in, run)) return std::move(*v);
+    }
+    if (const std::optional<VerifiedPrefix> streamed =
+            stream_verified_prefix(in.fs, in.paths, in.schemas, checks, in.windows)) {
+        VerdictInput windows = in;
+        windows.prefix = &*streamed;
+        if (std::optional<Verdict> v = from_prefix(windows, run)) {
+            v->used_prefix = false;  // no cache vouched: the whole log was read
+            v->read_in_windows = true;
+            if (in.want_prefix && !v->next_prefix) v->next_prefix = *streamed;
+            return std::move(*v);
         }
     }
     // The whole log is read now: the other files are read again beside it, so that

@@ -9,12 +9,15 @@
 #include "small/check/verified_prefix.hpp"
 #include "small/check/entry_evidence.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "rules_internal.hpp"
 #include "small/base/fast_hash.hpp"
 #include "small/base/text.hpp"
+#include "small/check/schema.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/model/plan_model.hpp"
 
@@ -119,10 +122,12 @@ bool item_start(std::string_view text, std::size_t at) {
     return at + 1 == text.size() || text[at + 1] == ' ' || text[at + 1] == '\n' || text[at + 1] == '\r';
 }
 
-// Whole entries at `indent`: the first line starts one, no line is less
-// indented (blank lines aside), every line at `indent` starts one, and no
+// Whole entries at `indent`, ending with a line break: the first line starts
+// one, no line is less indented (blank lines aside), every line at `indent` starts one, and no
 // long run of blanks (which the YAML reader's cost budget would count).
 bool whole_entries(std::string_view suffix, std::size_t indent) {
+    // Without a final line break, the next bytes appended would continue its last line.
+    if (suffix.empty() || suffix.back() != '\n') return false;
     if (has_lone_cr(suffix) || indent_at(suffix, 0) != indent || !item_start(suffix, indent)) return false;
     if (has_alias(suffix) || has_marker_or_version(suffix)) return false;
     std::size_t run = 0;
@@ -263,6 +268,166 @@ VerifiedPrefix extend_prefix(const VerifiedPrefix& before, NodeRef entries, cons
     p.hash = after.whole_hash;
     record_stamp(p, after.stamp, after.clock_ns);
     return p;
+}
+
+bool entries_are_clean(const SchemaSet& schemas, const Artifact& log, unsigned checks, Instant now) {
+    if ((checks & kPrefixSchema) && !schemas.validate(artifact_name(ArtifactType::Progress), log.doc).empty()) {
+        return false;
+    }
+    if (!(checks & (kPrefixRules | kPrefixStrict))) return true;
+    const NodeRef root = log.doc.root();
+    std::vector<Finding> out;
+    rules::Reporter r(out, log.display, file_order(ArtifactType::Progress));
+    rules::check_global(root, ArtifactType::Progress, r);
+    rules::check_progress(root, now, r);
+    if (checks & kPrefixStrict) rules::check_secrets_and_links(root, ArtifactType::Progress, r);
+    return out.empty();
+}
+
+// ---- The whole log in windows (issue 39) ----
+
+namespace {
+
+// Reads the log front to back in windows of whole entries: each one ends
+// just before a line that starts an entry at `indent`, or at the file's end.
+class WindowReader {
+public:
+    WindowReader(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes)
+        : fs_(fs), path_(std::move(path)), size_(size), window_bytes_(std::max<std::size_t>(window_bytes, 1)) {}
+
+    // The lines up to `entries:` and the first window of entries after
+    // them; fixes the entries' indentation. nullopt: not a layout to stream.
+    std::optional<std::string> first() {
+        if (!fill()) return std::nullopt;
+        const std::size_t key = carry_.rfind("entries:", 0) == 0 ? 0 : carry_.find("\nentries:");
+        if (key == std::string::npos) return std::nullopt;
+        const std::size_t item = carry_.find('\n', key + 1);
+        if (item == std::string::npos) return std::nullopt;
+        header_ = item + 1;
+        indent_ = indent_at(carry_, header_);
+        if (!item_start(carry_, header_ + indent_)) return std::nullopt;  // a comment, a flow list, ...
+        return cut(header_);
+    }
+
+    // The next window; nullopt at the end or when it cannot be cut (failed()).
+    std::optional<std::string> next() {
+        if (carry_.empty() && offset_ >= size_) return std::nullopt;
+        if (!fill()) return std::nullopt;
+        return cut(0);
+    }
+
+    bool failed() const { return failed_; }
+    std::size_t header() const { return header_; }
+    std::size_t indent() const { return indent_; }
+
+private:
+    bool fill() {
+        if (offset_ >= size_ || carry_.size() >= window_bytes_) return true;
+        Result<FileRange> range = fs_.read_range(path_, offset_, window_bytes_);
+        if (!range || range->file_size != size_ || (range->bytes.empty() && offset_ < size_)) {
+            failed_ = true;
+            return false;
+        }
+        offset_ += range->bytes.size();
+        carry_ += range->bytes;
+        return true;
+    }
+
+    // Up to the last entry start in the carried bytes after `from` (all of
+    // them at the file's end); an entry longer than a window grows it.
+    std::optional<std::string> cut(std::size_t from) {
+        for (;;) {
+            const std::size_t at = offset_ >= size_ ? carry_.size() : last_item_line(from);
+            if (at != std::string::npos) {
+                std::string window = carry_.substr(0, at);
+                carry_.erase(0, at);
+                return window;
+            }
+            const std::size_t had = carry_.size();
+            if (!fill_more() || carry_.size() == had) {
+                failed_ = true;
+                return std::nullopt;
+            }
+        }
+    }
+
+    bool fill_more() {
+        Result<FileRange> range = fs_.read_range(path_, offset_, window_bytes_);
+        if (!range || range->file_size != size_) return false;
+        offset_ += range->bytes.size();
+        carry_ += range->bytes;
+        return true;
+    }
+
+    std::size_t last_item_line(std::size_t from) const {
+        for (std::size_t nl = carry_.rfind('\n'); nl != std::string::npos && nl + 1 > from;
+             nl = nl == 0 ? std::string::npos : carry_.rfind('\n', nl - 1)) {
+            const std::size_t at = nl + 1;
+            if (at > from && at < carry_.size() && indent_at(carry_, at) == indent_ &&
+                item_start(carry_, at + indent_)) {
+                return at;
+            }
+        }
+        return std::string::npos;
+    }
+
+    const FileSystem& fs_;
+    std::string path_;
+    std::uint64_t size_;
+    std::size_t window_bytes_;
+    std::uint64_t offset_ = 0;
+    std::string carry_;
+    std::size_t header_ = 0;
+    std::size_t indent_ = 0;
+    bool failed_ = false;
+};
+
+std::optional<Artifact> parsed_log(const WorkspacePaths& ws, std::string text) {
+    Result<Document> doc = parse_yaml(std::move(text), ws.artifact_display(ArtifactType::Progress));
+    if (!doc || !doc->root().is_mapping()) return std::nullopt;
+    return Artifact{ArtifactType::Progress, ws.artifact_path(ArtifactType::Progress),
+                    ws.artifact_display(ArtifactType::Progress), std::move(*doc)};
+}
+
+}  // namespace
+
+std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const WorkspacePaths& ws,
+                                                     const SchemaSet& schemas, unsigned checks,
+                                                     const LogWindows& windows) {
+    const std::string path = ws.artifact_path(ArtifactType::Progress);
+    const StampedFile before = stamp_file(fs, path);
+    if (!before.stamp || before.stamp->size < windows.stream_from_bytes || before.stamp->size > kMaxFileBytes) return std::nullopt;
+    const Instant now = current_instant();
+    WindowReader reader(fs, path, before.stamp->size, windows.window_bytes);
+    std::optional<std::string> first = reader.first();
+    if (!first) return std::nullopt;
+    FastHasher hasher;
+    hasher.update(*first);
+    const std::optional<Artifact> head_log = parsed_log(ws, *first);
+    if (!head_log || !entries_are_clean(schemas, *head_log, checks, now)) return std::nullopt;
+    std::optional<VerifiedPrefix> prefix = start_prefix(*head_log, checks);
+    if (!prefix || prefix->item_indent != reader.indent() || prefix->header_length != reader.header()) {
+        return std::nullopt;
+    }
+    const std::string header = first->substr(0, static_cast<std::size_t>(prefix->header_length));
+    first.reset();
+    while (std::optional<std::string> window = reader.next()) {
+        if (!whole_entries(*window, prefix->item_indent)) return std::nullopt;
+        hasher.update(*window);
+        const std::size_t bytes = window->size();
+        const std::optional<Artifact> log = parsed_log(ws, header + *window);
+        window.reset();
+        if (!log || !entries_are_clean(schemas, *log, checks, now)) return std::nullopt;
+        const NodeRef entries = log->doc.root().find("entries");
+        if (!continues_prefix(*prefix, entries, now)) return std::nullopt;
+        fold_entries(*prefix, entries);
+        prefix->length += bytes;
+    }
+    if (reader.failed() || prefix->length != before.stamp->size) return std::nullopt;
+    if (stamp_file(fs, path).stamp != before.stamp) return std::nullopt;  // written meanwhile
+    prefix->hash = hasher.digest();
+    record_stamp(*prefix, before.stamp, before.clock_ns);
+    return prefix;
 }
 
 }  // namespace small

@@ -47,6 +47,7 @@ struct Verdict {
     // used (the verdict then read only what was appended after it).
     std::optional<VerifiedPrefix> next_prefix;
     bool used_prefix = false;
+    bool read_in_windows = false;  // the log was read in windows (a long log without a usable prefix)
 };
 
 // Shared state of one invocation: the workspace, loaded once.
@@ -60,6 +61,9 @@ struct VerdictInput {
     // Whether to work out the prefix to keep (Verdict::next_prefix): a pass
     // over the log's bytes that only a caller keeping the cache needs.
     bool want_prefix = false;
+    // Without a usable prefix, a log of at least `stream_from_bytes` is read in
+    // windows of about `window_bytes` (check/verified_prefix): memory stays flat.
+    LogWindows windows{};
 };
 
 // `small validate`: load + schema.

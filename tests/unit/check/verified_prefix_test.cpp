@@ -53,8 +53,28 @@ std::string full(const Verdict& v) {
 
 enum class Kind { Validate, Lint, Verify, Check };
 
-Verdict run(Kind kind, const FileSystem& fs, const VerifiedPrefix* prefix, bool strict) {
-    const VerdictInput in{fs, TestWorkspace::paths(fs), builtin_schemas(), prefix, true};
+}  // namespace
+
+// Readable in a failed comparison.
+void PrintTo(const VerifiedPrefix& p, std::ostream* os) {
+    *os << "{length " << p.length << ", header " << p.header_length << ", indent " << p.item_indent << ", hash "
+        << p.hash << ", entries " << p.entries << ", checks " << p.checks << ", last " << p.last_timestamp << ", work "
+        << p.work_entries << " newest " << p.newest_work << ", evidence";
+    for (const auto& [id, has] : p.evidence) *os << " " << id << "=" << has;
+    *os << ", task ids";
+    for (const auto& [run, ids] : p.task_ids) {
+        for (const std::string& id : ids) *os << " " << run.substr(0, 8) << ":" << id;
+    }
+    *os << ", stamped " << p.stamp.has_value() << "}";
+}
+
+namespace {
+
+// Without windows (the whole log is read) unless `windows` says otherwise.
+constexpr LogWindows kWhole{UINT64_MAX, 1};
+
+Verdict run(Kind kind, const FileSystem& fs, const VerifiedPrefix* prefix, bool strict, LogWindows windows = kWhole) {
+    const VerdictInput in{fs, TestWorkspace::paths(fs), builtin_schemas(), prefix, true, windows};
     VerdictOptions options;
     options.strict = strict;
     switch (kind) {
@@ -280,6 +300,68 @@ TEST(VerifiedPrefix, NeverChangesAVerdict) {
     // Not vacuous: most clean appends were read after the prefix.
     EXPECT_GT(warm, kCases);
     EXPECT_GT(plain_appends, 30);
+}
+
+// Issue 39: a log read in windows gives the verdict the whole log gives,
+// and keeps the prefix a whole read keeps (the same facts, length and hash).
+TEST(VerifiedPrefix, WindowsNeverChangeAVerdict) {
+    constexpr int kCases = 300;
+    int windowed = 0, clean = 0;
+    for (int c = 0; c < kCases; ++c) {
+        Gen g(static_cast<unsigned>(1000 + c));
+        TestWorkspace ws;
+        ws.set("plan", g.plan());
+        ws.set("progress", g.progress(1 + g.pick(12)));
+        if (g.pick(2)) record_source(ws);
+        std::string what = "none";
+        if (g.pick(3) == 0) mutate(g, ws, what);
+        const MemoryFileSystem fs = ws.fs();
+        // Windows of one entry or a few: every cut is exercised.
+        const LogWindows windows{0, static_cast<std::size_t>(1 + g.pick(400))};
+        const Kind kind = g.pick(2) ? Kind::Check : static_cast<Kind>(g.pick(4));
+        const bool strict = g.pick(3) != 0;
+        const Verdict in_windows = run(kind, fs, nullptr, strict, windows);
+        const Verdict whole = run(kind, fs, nullptr, strict);
+        ASSERT_EQ(full(in_windows), full(whole)) << "case " << c << " (" << what << "), window " << windows.window_bytes
+                                                 << "\nlog:\n" << ws.text("progress");
+        ASSERT_EQ(in_windows.next_prefix.has_value(), whole.next_prefix.has_value())
+            << "case " << c << " kind " << static_cast<int>(kind) << (strict ? " strict" : "") << "\n"
+            << full(whole) << "\nlog:\n" << ws.text("progress");
+        if (whole.next_prefix) {
+            // The windows ran every check the verdict asked for on the log, even
+            // where a finding in another file skipped the whole read's lint stage.
+            std::optional<VerifiedPrefix> same = whole.next_prefix;
+            EXPECT_EQ(in_windows.next_prefix->checks & same->checks, same->checks);
+            same->checks = in_windows.next_prefix->checks;
+            ASSERT_EQ(in_windows.next_prefix, same) << "case " << c << "\nlog:\n" << ws.text("progress");
+        }
+        windowed += in_windows.read_in_windows;
+        clean += whole.next_prefix.has_value();
+    }
+    // Not vacuous: most clean logs were read in windows.
+    EXPECT_GT(clean, kCases / 3);
+    EXPECT_GT(windowed, clean / 2);
+}
+
+// An append without a final line break must not become verified: the next
+// append would continue its last line, which the file reads as one line.
+TEST(VerifiedPrefix, AnAppendWithoutAFinalLineBreakIsNotKept) {
+    TestWorkspace ws;
+    const Verdict first = run(Kind::Check, ws.fs(), nullptr, true);
+    ASSERT_TRUE(first.next_prefix) << full(first);
+    ws.append("progress", "  - timestamp: \"2025-06-01T10:00:06.100000006Z\"\n    task_id: \"task-1\"\n"
+                          "    status: \"completed\"\n    evidence: \"again\"");
+    const MemoryFileSystem fs1 = ws.fs();
+    const Verdict unended = run(Kind::Check, fs1, &*first.next_prefix, true);
+    EXPECT_EQ(full(unended), full(run(Kind::Check, fs1, nullptr, true)));
+    const VerifiedPrefix kept = unended.next_prefix ? *unended.next_prefix : *first.next_prefix;
+    EXPECT_EQ(kept.length, first.next_prefix->length);
+    ws.append("progress", "  - timestamp: \"2025-06-01T10:00:07.100000007Z\"\n    task_id: \"task-1\"\n"
+                          "    status: \"completed\"\n    evidence: \"glued\"\n");
+    const MemoryFileSystem fs2 = ws.fs();
+    const Verdict glued = run(Kind::Check, fs2, &kept, true);
+    EXPECT_EQ(full(glued), full(run(Kind::Check, fs2, nullptr, true)));
+    EXPECT_NE(glued.outcome, VerdictOutcome::Ok) << full(glued);
 }
 
 TEST(VerifiedPrefix, AppendedEntriesAreFoldedLikeTheWholeLog) {
