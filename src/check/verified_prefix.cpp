@@ -18,6 +18,7 @@
 #include "small/base/fast_hash.hpp"
 #include "small/base/text.hpp"
 #include "small/check/schema.hpp"
+#include "small/doc/entry_windows.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/model/plan_model.hpp"
 
@@ -58,8 +59,6 @@ void fold_entries(VerifiedPrefix& prefix, NodeRef entries) {
 
 namespace {
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
 // Offset of the start of 1-based line `line` ('\n' ends a line).
 std::optional<std::size_t> line_start(std::string_view text, std::uint32_t line) {
     std::size_t at = 0;
@@ -69,82 +68,6 @@ std::optional<std::size_t> line_start(std::string_view text, std::uint32_t line)
         ++at;
     }
     return at;
-}
-
-// A line break other than LF or CRLF (YAML also breaks lines at a lone CR).
-bool has_lone_cr(std::string_view text) {
-    for (std::size_t at = text.find('\r'); at != std::string_view::npos; at = text.find('\r', at + 1)) {
-        if (at + 1 >= text.size() || text[at + 1] != '\n') return true;
-    }
-    return false;
-}
-
-// A `*` where an alias may start. Verified bytes without aliases spend none
-// of the reader's alias budget, and appended bytes without them cannot reach
-// an anchor the header or a verified entry defines (the latest one wins).
-bool has_alias(std::string_view text) {
-    for (std::size_t at = text.find('*'); at != std::string_view::npos; at = text.find('*', at + 1)) {
-        if (at == 0 || std::strchr(" \t\n[{,", text[at - 1])) return true;
-    }
-    return false;
-}
-
-// What could end the document early (`---`/`...`), or put the first
-// `small_version:` line FMT-1 reads outside the header.
-bool has_marker_or_version(std::string_view text) {
-    for (const char* marker : {"\n---", "\n...", "small_version:"}) {
-        if (text.find(marker) != std::string_view::npos) return true;
-    }
-    return false;
-}
-
-// Blank bytes at the end of `text`: a run the reader's cost budget counts
-// goes on into appended bytes.
-std::size_t trailing_blanks(std::string_view text) {
-    std::size_t n = 0;
-    while (n < text.size() && is_blank(text[text.size() - 1 - n])) ++n;
-    return n;
-}
-
-// Runs of blanks, each side of the seam, stay far below the 64 the
-// reader's cost budget lets pass free.
-constexpr std::size_t kMaxBlankRun = 16;
-
-// Spaces before the first non-space byte of the line at `at`.
-std::size_t indent_at(std::string_view text, std::size_t at) {
-    std::size_t n = 0;
-    while (at + n < text.size() && text[at + n] == ' ') ++n;
-    return n;
-}
-
-bool item_start(std::string_view text, std::size_t at) {
-    if (at >= text.size() || text[at] != '-') return false;
-    return at + 1 == text.size() || text[at + 1] == ' ' || text[at + 1] == '\n' || text[at + 1] == '\r';
-}
-
-// Whole entries at `indent`, ending with a line break: the first line starts
-// one, no line is less indented (blank lines aside), every line at `indent` starts one, and no
-// long run of blanks (which the YAML reader's cost budget would count).
-bool whole_entries(std::string_view suffix, std::size_t indent) {
-    // Without a final line break, the next bytes appended would continue its last line.
-    if (suffix.empty() || suffix.back() != '\n') return false;
-    if (has_lone_cr(suffix) || indent_at(suffix, 0) != indent || !item_start(suffix, indent)) return false;
-    if (has_alias(suffix) || has_marker_or_version(suffix)) return false;
-    std::size_t run = 0;
-    for (char c : suffix) {
-        run = is_blank(c) ? run + 1 : 0;
-        if (run >= kMaxBlankRun) return false;
-    }
-    for (std::size_t at = 0; at < suffix.size();) {
-        std::size_t end = suffix.find('\n', at);
-        if (end == std::string_view::npos) end = suffix.size();
-        const std::string_view line = suffix.substr(at, end - at);
-        const std::size_t n = indent_at(suffix, at);
-        const bool blank = trim(line).empty();
-        if (!blank && (n < indent || (n == indent && !item_start(suffix, at + n)))) return false;
-        at = end + 1;
-    }
-    return true;
 }
 
 }  // namespace
@@ -288,100 +211,6 @@ bool entries_are_clean(const SchemaSet& schemas, const Artifact& log, unsigned c
 
 namespace {
 
-// Reads the log front to back in windows of whole entries: each one ends
-// just before a line that starts an entry at `indent`, or at the file's end.
-class WindowReader {
-public:
-    WindowReader(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes)
-        : fs_(fs), path_(std::move(path)), size_(size), window_bytes_(std::max<std::size_t>(window_bytes, 1)) {}
-
-    // The lines up to `entries:` and the first window of entries after
-    // them; fixes the entries' indentation. nullopt: not a layout to stream.
-    std::optional<std::string> first() {
-        if (!fill()) return std::nullopt;
-        const std::size_t key = carry_.rfind("entries:", 0) == 0 ? 0 : carry_.find("\nentries:");
-        if (key == std::string::npos) return std::nullopt;
-        const std::size_t item = carry_.find('\n', key + 1);
-        if (item == std::string::npos) return std::nullopt;
-        header_ = item + 1;
-        indent_ = indent_at(carry_, header_);
-        if (!item_start(carry_, header_ + indent_)) return std::nullopt;  // a comment, a flow list, ...
-        return cut(header_);
-    }
-
-    // The next window; nullopt at the end or when it cannot be cut (failed()).
-    std::optional<std::string> next() {
-        if (carry_.empty() && offset_ >= size_) return std::nullopt;
-        if (!fill()) return std::nullopt;
-        return cut(0);
-    }
-
-    bool failed() const { return failed_; }
-    std::size_t header() const { return header_; }
-    std::size_t indent() const { return indent_; }
-
-private:
-    bool fill() {
-        if (offset_ >= size_ || carry_.size() >= window_bytes_) return true;
-        Result<FileRange> range = fs_.read_range(path_, offset_, window_bytes_);
-        if (!range || range->file_size != size_ || (range->bytes.empty() && offset_ < size_)) {
-            failed_ = true;
-            return false;
-        }
-        offset_ += range->bytes.size();
-        carry_ += range->bytes;
-        return true;
-    }
-
-    // Up to the last entry start in the carried bytes after `from` (all of
-    // them at the file's end); an entry longer than a window grows it.
-    std::optional<std::string> cut(std::size_t from) {
-        for (;;) {
-            const std::size_t at = offset_ >= size_ ? carry_.size() : last_item_line(from);
-            if (at != std::string::npos) {
-                std::string window = carry_.substr(0, at);
-                carry_.erase(0, at);
-                return window;
-            }
-            const std::size_t had = carry_.size();
-            if (!fill_more() || carry_.size() == had) {
-                failed_ = true;
-                return std::nullopt;
-            }
-        }
-    }
-
-    bool fill_more() {
-        Result<FileRange> range = fs_.read_range(path_, offset_, window_bytes_);
-        if (!range || range->file_size != size_) return false;
-        offset_ += range->bytes.size();
-        carry_ += range->bytes;
-        return true;
-    }
-
-    std::size_t last_item_line(std::size_t from) const {
-        for (std::size_t nl = carry_.rfind('\n'); nl != std::string::npos && nl + 1 > from;
-             nl = nl == 0 ? std::string::npos : carry_.rfind('\n', nl - 1)) {
-            const std::size_t at = nl + 1;
-            if (at > from && at < carry_.size() && indent_at(carry_, at) == indent_ &&
-                item_start(carry_, at + indent_)) {
-                return at;
-            }
-        }
-        return std::string::npos;
-    }
-
-    const FileSystem& fs_;
-    std::string path_;
-    std::uint64_t size_;
-    std::size_t window_bytes_;
-    std::uint64_t offset_ = 0;
-    std::string carry_;
-    std::size_t header_ = 0;
-    std::size_t indent_ = 0;
-    bool failed_ = false;
-};
-
 std::optional<Artifact> parsed_log(const WorkspacePaths& ws, std::string text) {
     Result<Document> doc = parse_yaml(std::move(text), ws.artifact_display(ArtifactType::Progress));
     if (!doc || !doc->root().is_mapping()) return std::nullopt;
@@ -398,7 +227,7 @@ std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const
     const StampedFile before = stamp_file(fs, path);
     if (!before.stamp || before.stamp->size < windows.stream_from_bytes || before.stamp->size > kMaxFileBytes) return std::nullopt;
     const Instant now = current_instant();
-    WindowReader reader(fs, path, before.stamp->size, windows.window_bytes);
+    EntryWindowReader reader(fs, path, before.stamp->size, windows.window_bytes);
     std::optional<std::string> first = reader.first();
     if (!first) return std::nullopt;
     FastHasher hasher;

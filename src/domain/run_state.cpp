@@ -73,13 +73,14 @@ Result<std::set<std::string>> used_run_ids(const FileSystem& fs, const Workspace
     std::set<std::string> ids;
     const std::string name = artifact_file_name(ArtifactType::Progress);
     if (!fs.file_exists(ws.path_of(name))) return ids;
-    Result<Document> log = load_yaml_file(fs, ws.path_of(name), ws.display_of(name));
-    if (!log) return log.error();
-    const NodeRef entries = log->root().find("entries");
-    for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
-        const std::string id = lower_ascii(trim(entries.item(i).find("replayId").as_string()));
-        if (!id.empty()) ids.insert(id);
-    }
+    Status read = for_each_log_entry(
+        fs, ws.path_of(name), ws.display_of(name), [&] { ids.clear(); },
+        [&](NodeRef entry) {
+            const std::string id = lower_ascii(trim(entry.find("replayId").as_string()));
+            if (!id.empty()) ids.insert(id);
+            return true;
+        });
+    if (!read) return read.error();
     return ids;
 }
 

@@ -1,5 +1,6 @@
 // Where a run stands (see the header).
 #include "small/model/resume_point.hpp"
+#include "small/model/workspace.hpp"
 
 #include <algorithm>
 #include <unordered_map>
@@ -485,6 +486,19 @@ LogFacts log_facts(NodeRef progress_root, const std::string& run_id) {
         add_entry_facts(f, entry_text(entries.item(i)), i + 1, run_id);
     }
     f.entries = entries.is_sequence() ? entries.size() : 0;
+    return f;
+}
+
+Result<LogFacts> read_log_facts(const FileSystem& fs, const std::string& path, const std::string& display,
+                                const std::string& run_id) {
+    LogFacts f;
+    Status read = for_each_log_entry(
+        fs, path, display, [&] { f = LogFacts{}; },
+        [&](NodeRef entry) {
+            add_entry_facts(f, entry_text(entry), ++f.entries, run_id);
+            return true;
+        });
+    if (!read) return read.error();
     return f;
 }
 

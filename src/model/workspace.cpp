@@ -270,4 +270,25 @@ Status check_workspace_scope(const WorkspaceMetadata& meta, WorkspaceScope scope
     return e;
 }
 
+Status for_each_log_entry(const FileSystem& fs, const std::string& path, const std::string& display,
+                          const std::function<void()>& restart, const std::function<bool(NodeRef entry)>& visit,
+                          const LogWindows& windows) {
+    bool stopped = false, visited = false;
+    const bool whole_pass = for_each_entry_window(fs, path, display, windows, [&](NodeRef entries) {
+        for (std::size_t i = 0; !stopped && i < entries.size(); ++i) {
+            visited = true;
+            stopped = !visit(entries.item(i));
+        }
+    });
+    if (whole_pass || stopped) return ok_status();
+    if (visited) restart();
+    Result<Document> doc = load_yaml_file(fs, path, display);
+    if (!doc) return doc.error();
+    const NodeRef entries = doc->root().find("entries");
+    for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
+        if (!visit(entries.item(i))) break;
+    }
+    return ok_status();
+}
+
 }  // namespace small

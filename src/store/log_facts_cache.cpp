@@ -175,9 +175,9 @@ Result<LogFacts> cached_log_facts(const FileSystem& fs, const WorkspacePaths& ws
             if (auto cached = decode_facts(*body); cached && cached->first == run_id) return std::move(cached->second);
         }
     }
-    Result<Document> doc = load_yaml_file(fs, path, ws.display_of(name));
-    if (!doc) return doc.error();
-    LogFacts facts = log_facts(doc->root(), run_id);
+    Result<LogFacts> read = read_log_facts(fs, path, ws.display_of(name), run_id);
+    if (!read) return read.error();
+    LogFacts facts = std::move(*read);
     if (before && fs.version_stamp(path) == before) {
         write_stamped_cache(fs, ws, kProgressFactsName, *before, encode_facts(run_id, facts));
     }

@@ -15,6 +15,7 @@
 
 #include "small/base/filesystem.hpp"
 #include "small/base/timestamp.hpp"
+#include "small/doc/entry_windows.hpp"
 #include "small/model/workspace.hpp"
 
 namespace small {
@@ -92,10 +93,6 @@ bool entries_are_clean(const SchemaSet& schemas, const Artifact& log, unsigned c
 // nullopt when the log is shorter than `windows.stream_from_bytes`, has a finding of its
 // own, a layout a window cannot be cut from (see load_after_prefix), or
 // changed while it was read: the verdict then reads it whole.
-struct LogWindows {
-    std::uint64_t stream_from_bytes = std::uint64_t{8} << 20;
-    std::size_t window_bytes = std::size_t{4} << 20;  // a window's document takes about ten times as much
-};
 std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const WorkspacePaths& ws,
                                                      const SchemaSet& schemas, unsigned checks,
                                                      const LogWindows& windows);

@@ -45,6 +45,7 @@
 #include <string_view>
 #include <vector>
 
+#include "small/base/filesystem.hpp"
 #include "small/doc/document.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/plan_summary.hpp"
@@ -156,6 +157,10 @@ struct LogFacts {
     std::uint64_t entries = 0;  // every entry, work or not (an appended entry's position follows)
 };
 LogFacts log_facts(NodeRef progress_root, const std::string& run_id);
+// The same of the log file at `path`, read in windows when it is long
+// (memory flat in its length); the whole read's error otherwise.
+Result<LogFacts> read_log_facts(const FileSystem& fs, const std::string& path, const std::string& display,
+                                const std::string& run_id);
 
 // One entry's fields as written (untrimmed), and the fold log_facts makes of
 // the entries in order: an append advances facts without reading the log

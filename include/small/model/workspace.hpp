@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "small/doc/document.hpp"
+#include "small/doc/entry_windows.hpp"
 #include "small/model/layout.hpp"
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
@@ -72,6 +73,18 @@ void add_progress(ArtifactSet& set, const FileSystem& fs, const WorkspacePaths& 
 
 // Loads and parses one YAML file of the workspace; the root must be a mapping.
 Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, const std::string& display);
+
+// Calls `visit` for every entry of the `entries` list of the log at `path`,
+// in order, until it returns false: in windows when the log is long (memory
+// stays flat), else, or when windows cannot follow it, from a whole read;
+// `restart` comes first when a whole read follows a partial windowed pass.
+// The error is the whole read's (a missing file, a parse error with its
+// position); a log without an `entries` list visits nothing. An entry's
+// marks are lines of its window, not of the file: a caller that reports
+// positions reads the file whole.
+Status for_each_log_entry(const FileSystem& fs, const std::string& path, const std::string& display,
+                          const std::function<void()>& restart, const std::function<bool(NodeRef entry)>& visit,
+                          const LogWindows& windows = {});
 
 // workspace.small.yml (not a canonical artifact; no schema).
 enum class WorkspaceKind { RepoRoot, Examples };

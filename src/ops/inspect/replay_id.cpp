@@ -35,9 +35,9 @@ Result<std::string> current_manifest_id(const FileSystem& fs, const WorkspacePat
 bool run_has_work(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
     const std::string name = artifact_file_name(ArtifactType::Progress);
     if (!fs.file_exists(ws.path_of(name))) return false;
-    Result<Document> log = load_yaml_file(fs, ws.path_of(name), ws.display_of(name));
-    if (!log) return true;
-    for (const auto& [id, work] : log_facts(log->root(), run_id).tasks) {
+    const Result<LogFacts> facts = read_log_facts(fs, ws.path_of(name), ws.display_of(name), run_id);
+    if (!facts) return true;
+    for (const auto& [id, work] : facts->tasks) {
         if (!work.last_status.empty()) return true;
     }
     return false;

@@ -623,3 +623,62 @@ TEST(WorkspaceLoadRace, AFileThatStaysBrokenIsReported) {
 
 }  // namespace
 }  // namespace small
+
+// Issue 39: the log read in windows visits what a whole read visits, in
+// order, whatever the layout (a layout windows cannot follow is read whole).
+namespace small {
+namespace {
+
+std::vector<std::string> visited(const MemoryFileSystem& fs, const LogWindows& windows, int& restarts) {
+    std::vector<std::string> seen;
+    const Status read = for_each_log_entry(
+        fs, "/w/.small/progress.small.yml", ".small/progress.small.yml",
+        [&] {
+            ++restarts;
+            seen.clear();
+        },
+        [&](NodeRef entry) {
+            seen.push_back(std::string(entry.find("task_id").as_string()) + "/" +
+                           std::to_string(entry.find("evidence").as_string().size()));
+            return true;
+        },
+        windows);
+    if (!read) seen.push_back("error: " + read.error().message);
+    return seen;
+}
+
+TEST(LogEntryWindows, VisitTheEntriesAWholeReadVisits) {
+    std::string entries;
+    for (int i = 1; i <= 40; ++i) {
+        entries += "  - task_id: \"t" + std::to_string(i) + "\"\n    evidence: \"" + std::string(i % 7 * 5, 'x') +
+                   "\"\n";
+        if (i % 9 == 0) entries += "    notes: |\n      a block\n      of lines\n";
+    }
+    const std::string head = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n";
+    const std::vector<std::string> logs = {
+        head + entries,
+        "# a comment\n" + head + entries,
+        head + "  # a comment before the first entry\n" + entries,                   // read whole
+        head + entries + "trailing: key\n",                                           // read whole
+        head + entries.substr(0, entries.size() - 1),                                 // no final line break
+        "small_version: \"1.0.0\"\nowner: &o \"agent\"\nentries:\n" + entries + "  - task_id: *o\n",  // an alias
+        head + entries + "  - task_id: [broken\n",                                    // a parse error
+        "small_version: \"1.0.0\"\nentries:\n- task_id: \"indentless\"\n- task_id: \"second\"\n",
+    };
+    int windowed_whole_passes = 0;
+    for (const std::string& log : logs) {
+        MemoryFileSystem fs;
+        fs.add_file("/w/.small/progress.small.yml", log);
+        int restarts = 0;
+        const std::vector<std::string> whole = visited(fs, LogWindows{UINT64_MAX, 1}, restarts);
+        for (std::size_t window : {1u, 40u, 150u, 1000u, 100000u}) {
+            int windowed_restarts = 0;
+            EXPECT_EQ(visited(fs, LogWindows{0, window}, windowed_restarts), whole) << "window " << window << "\n" << log;
+            windowed_whole_passes += windowed_restarts == 0;
+        }
+    }
+    EXPECT_GT(windowed_whole_passes, 10);  // not vacuous: many were read in windows to the end
+}
+
+}  // namespace
+}  // namespace small

@@ -1,0 +1,82 @@
+// Reading a long block list (the progress log's `entries:`) in windows of
+// whole entries, so that memory stays flat in its length (issue 39). A
+// window is parsed behind the lines up to `entries:`; that reads its entries
+// exactly as the whole file would only when they are whole entries at the
+// list's indentation (whole_entries), and anything else is left to a read of
+// the whole file: the checks below say when.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "small/base/filesystem.hpp"
+#include "small/doc/document.hpp"
+
+namespace small {
+
+// Runs of blanks in a window stay far below the 64 the YAML reader's cost
+// budget lets pass free (a run across windows would be counted once).
+inline constexpr std::size_t kMaxBlankRun = 16;
+
+// A line break other than LF or CRLF (YAML also breaks lines at a lone CR).
+bool has_lone_cr(std::string_view text);
+// A `*` where an alias may start: a window without one cannot reach an
+// anchor of another window, and spends none of the alias budget.
+bool has_alias(std::string_view text);
+// What could end the document early (`---`/`...`), or put the first
+// `small_version:` line FMT-1 reads outside the header.
+bool has_marker_or_version(std::string_view text);
+// Blank bytes at the end of `text`.
+std::size_t trailing_blanks(std::string_view text);
+// Spaces before the first non-space byte of the line at `at`.
+std::size_t indent_at(std::string_view text, std::size_t at);
+// Whether an entry's `-` is at `at`.
+bool item_start(std::string_view text, std::size_t at);
+// Whole entries at `indent`, ending with a line break: the first line starts
+// one, no line is less indented (blank lines aside), every line at `indent`
+// starts one; no alias, document marker, `small_version:`, lone CR or long
+// run of blanks.
+bool whole_entries(std::string_view text, std::size_t indent);
+
+// How a long log is read: in windows of about `window_bytes` once it has
+// `stream_from_bytes` (shorter ones are read whole: fast and small enough).
+struct LogWindows {
+    std::uint64_t stream_from_bytes = std::uint64_t{8} << 20;
+    std::size_t window_bytes = std::size_t{4} << 20;  // a window's document takes about ten times as much
+};
+
+// Reads a file of `size` bytes front to back in windows: the first one
+// holds the lines up to `entries:` and the first entries, each next one
+// ends just before a line that starts an entry at the list's indentation
+// (or at the file's end). Checks nothing of what it cuts (whole_entries does).
+class EntryWindowReader {
+public:
+    EntryWindowReader(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes);
+    ~EntryWindowReader();
+    // The header and the first window; nullopt: not a layout to read in windows.
+    std::optional<std::string> first();
+    // The next window; nullopt at the end, or when it cannot be cut (failed()).
+    std::optional<std::string> next();
+    bool failed() const;
+    std::size_t header() const;  // bytes up to and including the `entries:` line
+    std::size_t indent() const;  // the entries' indentation
+
+private:
+    class Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Calls `take` with the `entries` list of each window of the log at `path`
+// in order (each a document of the header and that window), as a whole read
+// would list them. false when the log cannot be read so (too short, a layout
+// windows cannot follow, a window that does not parse, a change while it was
+// read): `take` may have been called, and the caller reads the whole file.
+bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
+                           const LogWindows& windows, const std::function<void(NodeRef entries)>& take);
+
+}  // namespace small
