@@ -315,6 +315,28 @@ TEST_F(McpAnswersTest, TheOutsideChangesAreVisibleInTheAnswers) {
     EXPECT_NE(failed.find("S4"), std::string::npos) << failed;
 }
 
+// Before there is a workspace, resume says to call init; one made from
+// outside (the CLI's init) is in the next answer.
+TEST(McpAnswersWithoutWorkspace, AWorkspaceMadeOutsideIsSeen) {
+    RealFileSystem disk;
+    test_support::TempDir tmp;
+    const AnswerClocks clocks{[](const FileSystem& fs) { return fs.change_clock_ns().value_or(0) + kHourNs; }, {}};
+    mcp::Server server(disk, mcp::ServerOptions{locate_workspace(disk, tmp.root(), tmp.root()), WorkspaceScope::Root, "9.9.9", clocks});
+    server.handle(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{}})");
+    const std::string resume = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"resume"}})";
+    const std::string missing = server.handle(resume).value_or("");
+    ASSERT_NE(missing.find("init"), std::string::npos) << missing;
+    EXPECT_EQ(server.handle(resume).value_or(""), missing);
+    EXPECT_EQ(server.answer_counts().served, 1u);
+    InitRequest req;
+    req.cwd = tmp.root();
+    req.intent = "Made outside";
+    req.no_agents = true;
+    ASSERT_TRUE(init_command(disk, req));
+    EXPECT_NE(server.handle(resume).value_or("").find("Made outside"), std::string::npos);
+    EXPECT_EQ(server.answer_counts().computed, 2u);
+}
+
 TEST_F(McpAnswersTest, ArgumentsAreOfTheKey) {
     until_served("resume");
     const std::size_t computed_before = computed();
