@@ -4,7 +4,8 @@
 usage: bench/run.py --small PATH [--runs N] [--workdir DIR] [--keep] [--json FILE]
                     [--workspace NAME ...] [--command NAME ...] [--timeout SECONDS]
                     [--scaling] [--scaling-entries N ...] [--floor] [--floor-runs N]
-                    [--verdicts] [--reference PATH] [--reference-runs N] [--sides] [--no-commands]
+                    [--verdicts] [--reference PATH] [--reference-runs N] [--sides] [--mcp]
+                    [--mcp-calls N] [--no-commands]
 
 Workspaces are made once by ../shared/bench/gen_workspace.py (relative to the repository)
 and reused for every run; each must pass `small validate` before it is measured. Each
@@ -26,6 +27,9 @@ before each run when the binary lacks the flag), warm, and warm after a one-entr
 --verdicts' workspaces, and prints how many times faster small is in the same runs.
 --sides measures `status --all` on a git repository whose 1,000-task workspace (1k and 100k entries)
 is checked out in 8 work trees (each with its own entry and task) plus 2 branches not checked out.
+--mcp times one long-lived `small mcp` server answering resume, ready and check (bench/mcp_bench.py) on a
+copy of each selected workspace made a git repository: the first call of each tool and the median, p90 and
+max of the --mcp-calls after it (answered from memory while nothing changes, issue 39).
 --no-commands skips the per-command table.
 
 Standard library only.
@@ -42,6 +46,9 @@ import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mcp_bench  # noqa: E402  (beside this script)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GENERATOR = os.path.join(REPO, "..", "shared", "bench", "gen_workspace.py")
@@ -291,6 +298,25 @@ VERDICT_COMMANDS = [
 VERDICT_STATES = ["cold", "warm", "+1 entry"]
 VERDICT_CACHE_FILES = ("progress.verified", "verified")  # prefixes of the cache's files in .small-cache/
 VERDICT_APPEND = ["progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", "bench"]
+
+
+# --mcp: one `small mcp` server per workspace copy (the generated one is never written),
+# a git repository as a workspace in use is; bench/mcp_bench.py times its calls.
+def measure_mcp(small, ws_spec, ws, calls, workdir):
+    copy = os.path.join(workdir, "mcp-" + ws_spec["name"])
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(ws, copy, symlinks=True)
+    subprocess.run(["git", "init", "-q", copy], check=True)
+    rows = mcp_bench.measure(small, copy, calls)
+    for r in rows:
+        r["workspace"] = ws_spec["name"]
+    return rows
+
+
+def print_mcp_table(rows):
+    for name in dict.fromkeys(r["workspace"] for r in rows):
+        print("%s:" % name)
+        mcp_bench.print_rows([r for r in rows if r["workspace"] == name])
 
 
 def drop_verified_cache(ws):
@@ -826,12 +852,19 @@ def main():
     ap.add_argument("--sides", action="store_true",
                     help="also time `status --all` over %d work trees and 2 branches of a 1,000-task "
                          "workspace (1k and 100k entries)" % SIDES_WORKTREES)
+    ap.add_argument("--mcp", action="store_true",
+                    help="also time one long-lived `small mcp` answering resume, ready and check "
+                         "(bench/mcp_bench.py) on a copy of each selected workspace")
+    ap.add_argument("--mcp-calls", type=int, default=mcp_bench.DEFAULT_CALLS, metavar="N",
+                    help="calls per tool for --mcp, the first one cold (default %d)" % mcp_bench.DEFAULT_CALLS)
     ap.add_argument("--no-commands", action="store_true",
-                    help="skip the per-command table (to run only --floor and/or --verdicts)")
+                    help="skip the per-command table (to run only --floor, --verdicts, --sides and/or --mcp)")
     args = ap.parse_args()
 
     if args.runs < 1 or args.floor_runs < 1:
         ap.error("--runs and --floor-runs must be at least 1")
+    if args.mcp_calls < 2:
+        ap.error("--mcp-calls must be at least 2 (the first call is the cold one)")
     small = os.path.abspath(args.small)
     reference = os.path.abspath(args.reference) if args.reference else None
     if reference and not (os.path.isfile(reference) and os.access(reference, os.X_OK)):
@@ -856,11 +889,11 @@ def main():
     commands = [] if args.no_commands else [c for c in all_commands if not args.command or c["name"] in args.command]
     if not args.no_commands and (not workspaces or not commands):
         ap.error("no workspace or command selected")
-    if args.no_commands and not (args.floor or args.verdicts or args.sides):
-        ap.error("--no-commands leaves nothing to measure without --floor, --verdicts or --sides")
-    if args.verdicts and not workspaces:
+    if args.no_commands and not (args.floor or args.verdicts or args.sides or args.mcp):
+        ap.error("--no-commands leaves nothing to measure without --floor, --verdicts, --sides or --mcp")
+    if (args.verdicts or args.mcp) and not workspaces:
         ap.error("no workspace selected")
-    if not commands and not args.verdicts:
+    if not commands and not args.verdicts and not args.mcp:
         workspaces = []
 
     if args.workdir:
@@ -880,6 +913,7 @@ def main():
     sides = []
     floor = []
     verdicts = []
+    mcp = []
     invalid = []
     try:
         if args.floor:
@@ -908,6 +942,12 @@ def main():
                                           args.reference_max_entries):
                     r["log_mb"] = round(log_mb, 2)
                     verdicts.append(r)
+            if args.mcp:
+                log("mcp: %s, %d calls per tool" % (w["name"], args.mcp_calls))
+                try:
+                    mcp += measure_mcp(small, w, paths[w["name"]], args.mcp_calls, workdir)
+                except RuntimeError as e:
+                    invalid.append("small mcp failed on %s: %s" % (w["name"], e))
     finally:
         if temporary and not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -953,6 +993,10 @@ def main():
         print_table(verdicts)
         print()
         print_verdict_table(verdicts)
+    if mcp:
+        print("\nmcp: one `small mcp` per workspace copy (a git repository); first = a tool's first call, "
+              "median/p90/max over the %d after it; ping = the client's and the pipe's own cost" % (args.mcp_calls - 1))
+        print_mcp_table(mcp)
     failed = [r for r in results + verdicts + sides if not r["ok"]]
     for r in failed:
         print("\nFAILED %s / %s: exit codes %s (expected %d)\n%s"
@@ -967,7 +1011,7 @@ def main():
             json.dump({"small": small, "reference": reference, "runs": args.runs, "validated": True,
                        "rss_method": "gnu-time" if rss_wrapper else "wait4",
                        "machine": host, "load_average": load_before, "results": results,
-                       "floor": floor, "verdicts": verdicts}, f, indent=2)
+                       "floor": floor, "verdicts": verdicts, "mcp": mcp}, f, indent=2)
             f.write("\n")
         log("results written to %s" % args.json)
     return 1 if failed or floor_failed else 0

@@ -67,6 +67,18 @@ json resource_entries() {
     return list;
 }
 
+// Issue 41: the text a client may show passes the one output sanitizer.
+json result_json(const ToolResult& r) {
+    return {{"content", json::array({{{"type", "text"}, {"text", visible_lines(r.text)}}})},
+            {"structuredContent", r.structured},
+            {"isError", r.is_error}};
+}
+
+// The tools whose answers are kept while their inputs are unchanged: the
+// ones an agent calls again and again, whose dependence on the clock
+// tools.cpp works out (steady_until).
+bool answered_from_memory(const std::string& tool) { return tool == "resume" || tool == "ready" || tool == "check"; }
+
 }  // namespace
 
 const json& tools_list() {
@@ -74,7 +86,8 @@ const json& tools_list() {
     return result;
 }
 
-Server::Server(const FileSystem& fs, ServerOptions options) : fs_(fs), options_(std::move(options)) {}
+Server::Server(const FileSystem& fs, ServerOptions options)
+    : fs_(fs), options_(std::move(options)), answers_(options_.clocks) {}
 
 std::string Server::oversized_line_error(std::size_t cap) {
     return error_line(nullptr, kParseError,
@@ -173,13 +186,23 @@ json Server::call_tool(const json& params, bool& ok) {
     // Unknown tools are a protocol error (MCP says so); wrong arguments for a
     // known one are the tool's error, which the agent reads and corrects.
     const json arguments = params.value("arguments", json::object());
-    const std::optional<std::string> problem = argument_problem((*tool)["inputSchema"], arguments);
-    const ToolResult r = problem ? argument_failure(name, *problem)
-                                 : run_tool(name, arguments, ToolContext{fs_, options_.ws, options_.scope, options_.version});
-    // Issue 41: the text a client may show passes the one output sanitizer.
-    return {{"content", json::array({{{"type", "text"}, {"text", visible_lines(r.text)}}})},
-            {"structuredContent", r.structured},
-            {"isError", r.is_error}};
+    if (const std::optional<std::string> problem = argument_problem((*tool)["inputSchema"], arguments)) {
+        return result_json(argument_failure(name, *problem));
+    }
+    const auto run = [&](const FileSystem& fs, Instant asked_at) {
+        return run_tool(name, arguments, ToolContext{fs, options_.ws, options_.scope, options_.version, asked_at});
+    };
+    if (answered_from_memory(name)) {
+        return answers_.answer(name + "\n" + dump(arguments), fs_, [&](const FileSystem& fs, Instant asked_at) {
+            const ToolResult r = run(fs, asked_at);
+            return TimedAnswer{result_json(r), r.steady_until};
+        });
+    }
+    const json result = result_json(run(fs_, current_instant()));
+    // A tool that may write (and claims, which exchanges with the remote):
+    // nothing kept is trusted after it, whatever its stamps say.
+    if (!(*tool)["annotations"].value("readOnlyHint", false)) answers_.clear();
+    return result;
 }
 
 json Server::read_resource(const json& params, bool& ok) {

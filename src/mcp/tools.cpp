@@ -30,7 +30,9 @@
 #include "small/report/session.hpp"
 #include "small/report/status.hpp"
 #include "small/report/status_brief.hpp"
+#include "small/store/claim_store.hpp"
 #include "small/store/workspace_lock.hpp"
+#include "small/mcp/answer_cache.hpp"
 
 namespace small::mcp {
 
@@ -259,6 +261,27 @@ std::vector<std::string> texts(const json& args, const char* key) {
     return args.value(key, std::vector<std::string>{});
 }
 
+// --- how long an answer holds (issue 39) ---
+
+// Until when the clock leaves an answer built from the claims table as it
+// is (leases, their dates, the table's age); nullopt when the table has
+// records left out, which a later clock may accept.
+std::optional<Instant> claims_horizon(const ToolContext& ctx) {
+    std::vector<std::string> left_out;
+    const Result<ClaimTable> table = read_claim_table(ctx.fs, locate_claim_store(ctx.fs, ctx.ws), &left_out);
+    if (!table || !left_out.empty()) return std::nullopt;
+    return claims_steady_until(*table, ctx.asked_at, this_host_name());
+}
+
+// A verdict reads the clock only for INV-R8 (an entry too far ahead of it),
+// which a later clock can only clear: without that finding it holds.
+std::optional<Instant> verdict_horizon(const Verdict& verdict) {
+    for (const Finding& f : verdict.all_findings()) {
+        if (f.rule == "INV-R8") return std::nullopt;
+    }
+    return kSteadyForever;
+}
+
 // --- the tools ---
 
 // "Plan: 5 tasks (2 completed, 1 in_progress, 2 pending); next: task-3; run
@@ -361,6 +384,7 @@ ToolResult resume_tool(const json& args, const ToolContext& ctx) {
     ToolResult r;
     r.structured = with_envelope(std::move(body), "status", kExitOk);
     r.text = fit.text;
+    r.steady_until = claims_horizon(ctx);  // the primer's claim lines and the resume point
     return r;
 }
 
@@ -525,7 +549,11 @@ ToolResult ready_tool(const json&, const ToolContext& ctx) {
     const std::string text = items.empty()
                                  ? "No task is ready for " + r->agent + " (claims: the claims tool; waits: the status tool)"
                                  : listing(plural(items.size(), "task", "tasks") + " ready", items);
-    return success("ready", std::move(body), text);
+    ToolResult out = success("ready", std::move(body), text);
+    out.steady_until = claims_horizon(ctx);
+    // A held claim's seconds_left counts down: the answer holds for this second only.
+    if (out.steady_until && !r->held.empty()) out.steady_until = std::min(*out.steady_until, Instant{ctx.asked_at.seconds + 1, 0});
+    return out;
 }
 
 // "2 claims: task-2 by sdk-agent (you) until 14:05; task-4 by other until 15:00."
@@ -611,6 +639,7 @@ ToolResult check_tool(const json&, const ToolContext& ctx) {
     ToolResult r;
     r.structured = with_envelope(check_json(verdict, code), "check", code);
     r.is_error = verdict.outcome != VerdictOutcome::Ok;
+    r.steady_until = verdict_horizon(verdict);
     std::size_t errors = 0, warnings = 0;
     std::string listed;
     for (const Finding& f : verdict.all_findings()) {

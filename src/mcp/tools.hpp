@@ -8,6 +8,7 @@
 #include <string>
 
 #include "small/base/filesystem.hpp"
+#include "small/base/timestamp.hpp"
 #include "small/model/workspace.hpp"
 
 namespace small::mcp {
@@ -20,6 +21,7 @@ struct ToolContext {
     const WorkspacePaths& ws;
     WorkspaceScope scope;
     std::string version;
+    Instant asked_at;  // the wall clock before the call began: steady_until counts from it
 };
 
 // A tools/call result: structuredContent (the --json document of the same
@@ -28,6 +30,9 @@ struct ToolResult {
     nlohmann::json structured;
     std::string text;
     bool is_error = false;
+    // Until when the clock leaves this answer as it is (issue 39: mcp/answer_cache
+    // keeps it no longer); nullopt when that was not worked out (never kept).
+    std::optional<Instant> steady_until;
 };
 
 // Every tool's tools/list entry, in the listed order.

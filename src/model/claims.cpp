@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <limits>
 #include <map>
 #include <cstdlib>
 
@@ -332,6 +333,33 @@ LeaseState lease_state(const Claim& claim, Instant now, std::string_view this_ho
     const Instant latest = plus_seconds(now, kClaimSkewSeconds);
     if (claim.claimed_at > latest || claim.renewed_at > latest) return LeaseState::FromFuture;
     return now < lease_end(claim, this_host) ? LeaseState::Live : LeaseState::Expired;
+}
+
+namespace {
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+// The first whole second after `now` of the lattice start + k * step.
+Instant next_on_lattice(std::int64_t start, std::int64_t step, Instant now) {
+    return Instant{start + (floor_div(now.seconds - start, step) + 1) * step, 0};
+}
+
+}  // namespace
+
+Instant claims_steady_until(const ClaimTable& table, Instant now, std::string_view this_host) {
+    Instant until{std::numeric_limits<std::int64_t>::max(), 0};
+    const auto bound = [&](Instant at) {
+        if (now < at && at < until) until = at;
+    };
+    for (const Claim& c : table.claims) {
+        bound(lease_end(c, this_host));                      // live -> expired
+        bound(plus_seconds(c.claimed_at, -kClaimSkewSeconds));  // from the future -> live
+        bound(plus_seconds(c.renewed_at, -kClaimSkewSeconds));
+    }
+    if (!table.claims.empty()) bound(next_on_lattice(0, 86400, now));  // "14:05 UTC" loses or gains its date
+    // Ages are counted in whole seconds and shown in minutes or larger units.
+    if (table.synced_at.seconds != 0) bound(next_on_lattice(table.synced_at.seconds, 60, now));
+    return until;
 }
 
 bool is_mine(const Claim& claim, const ClaimContext& ctx) {

@@ -122,6 +122,122 @@ TEST(Mcp, ArgumentMistakesAreToolErrorsAndPlanEditsSayTheTool) {
     EXPECT_EQ(run_in(dir.path(), {"check", "--strict"}).exit_code, 0);
 }
 
+// `small mcp` kept running, spoken to one line at a time (a client's
+// session), so that the CLI can write between two calls.
+class LiveServer {
+public:
+    explicit LiveServer(const RunOptions& opts) {
+        const fs::path cwd = opts.cwd;
+        const ExecArgs exec_args({"mcp"}, opts);
+        int in[2], out[2];
+        if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
+        pid_ = ::fork();
+        if (pid_ == 0) {
+            ::dup2(in[0], STDIN_FILENO);
+            ::dup2(out[1], STDOUT_FILENO);
+            if (::chdir(cwd.c_str()) != 0) ::_exit(126);
+            exec_args.exec();
+            ::_exit(127);
+        }
+        ::close(in[0]);
+        ::close(out[1]);
+        to_ = in[1];
+        from_ = out[0];
+    }
+    ~LiveServer() {
+        ::close(to_);
+        ::close(from_);
+        int status = 0;
+        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    LiveServer(const LiveServer&) = delete;
+    LiveServer& operator=(const LiveServer&) = delete;
+
+    // Sends `lines` (requests and notifications) and returns the answer to
+    // the last request (one line, no newline); every request is answered.
+    std::string send(const std::string& lines) {
+        for (std::size_t done = 0; done < lines.size();) {
+            const ssize_t n = ::write(to_, lines.data() + done, lines.size() - done);
+            if (n <= 0) return "";
+            done += static_cast<std::size_t>(n);
+        }
+        const std::size_t requests = count(lines, "\"id\"");
+        std::string answer;
+        for (std::size_t i = 0; i < requests; ++i) answer = take_line();
+        return answer;
+    }
+    // The answer to tools/call `tool` with no arguments.
+    std::string call(const std::string& tool) { return send(rpc(9, "tools/call", {{"name", tool}})); }
+
+private:
+    static std::size_t count(const std::string& text, const std::string& what) {
+        std::size_t n = 0;
+        for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+        return n;
+    }
+    std::string take_line() {
+        while (pending_.find('\n') == std::string::npos) {
+            pollfd p{from_, POLLIN, 0};
+            if (::poll(&p, 1, 30'000) <= 0) return "";
+            char buf[65536];
+            const ssize_t n = ::read(from_, buf, sizeof buf);
+            if (n <= 0) return "";
+            pending_.append(buf, static_cast<std::size_t>(n));
+        }
+        const std::size_t nl = pending_.find('\n');
+        std::string line = pending_.substr(0, nl);
+        pending_.erase(0, nl + 1);
+        return line;
+    }
+
+    pid_t pid_ = -1;
+    int to_ = -1, from_ = -1;
+    std::string pending_;
+};
+
+// Issue 39: a server kept running answers resume, ready and check from
+// memory while nothing changed, yet a write the CLI makes beside it is in
+// the very next answer, which is byte for byte what a server started
+// afterwards says.
+TEST(Mcp, ALongLivedServerSeesTheWritesOfTheCliBesideIt) {
+    TempDir dir;
+    ASSERT_EQ(run_in(dir.path(), {"init", "--no-agents", "--intent", "Ship the widget"}).exit_code, 0);
+    RunOptions as_alice;  // the server's agent, named: bob's claims are not hers
+    as_alice.cwd = dir.path();
+    as_alice.env = {{"SMALL_AGENT", "alice"}};
+    LiveServer server(as_alice);
+    ASSERT_TRUE(contains(server.send(kInitialize), "protocolVersion"));
+    const auto fresh = [&](const std::string& tool) {
+        RunOptions once = as_alice;
+        once.stdin_text = kInitialize + rpc(9, "tools/call", {{"name", tool}});
+        const std::vector<json> out = replies(run_small({"mcp"}, once));
+        return out.size() == 2 ? out[1].dump() : std::string();
+    };
+    const std::vector<std::vector<std::string>> writes = {
+        {"plan", "--add", "Outside task"},
+        {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done outside"},
+        {"claim", "task-2", "--agent", "bob"},
+        {"handoff"},
+    };
+    for (const std::vector<std::string>& write : writes) {
+        for (const char* tool : {"resume", "ready", "check"}) {
+            EXPECT_EQ(json::parse(server.call(tool)).dump(), json::parse(server.call(tool)).dump()) << tool;
+        }
+        ASSERT_EQ(run_in(dir.path(), write).exit_code, 0) << write[0];
+        for (const char* tool : {"resume", "ready", "check"}) {
+            const std::string now = server.call(tool);
+            EXPECT_EQ(json::parse(now).dump(), fresh(tool)) << tool << " after small " << write[0];
+        }
+    }
+    EXPECT_TRUE(contains(server.call("resume"), "bob holds task-2")) << "the claim made outside";
+    EXPECT_FALSE(contains(server.call("ready"), "Outside task")) << "task-2 is bob's now";
+    write_file(dir.path() / ".small/notes.txt", "stray");
+    EXPECT_TRUE(contains(server.call("check"), "S4")) << "a file added to .small/ is seen at once";
+    fs::remove(dir.path() / ".small/notes.txt");
+    EXPECT_EQ(json::parse(server.call("check"))["result"]["isError"], false);
+}
+
 TEST(Mcp, DirFlagNamesTheWorkspace) {
     TempDir dir, elsewhere;
     ASSERT_EQ(run_in(dir.path(), {"init", "--no-agents"}).exit_code, 0);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "small/base/filesystem.hpp"
+#include "small/mcp/answer_cache.hpp"
 #include "small/model/workspace.hpp"
 
 namespace small::mcp {
@@ -43,6 +44,7 @@ struct ServerOptions {
     WorkspacePaths ws;                           // the workspace every tool works on
     WorkspaceScope scope = WorkspaceScope::Root;  // --workspace
     std::string version;                          // serverInfo.version
+    AnswerClocks clocks{};                        // what the answer cache reads (tests shift them)
 };
 
 class Server {
@@ -57,6 +59,8 @@ public:
     static std::string oversized_line_error(std::size_t cap);
 
     bool initialized() const { return initialized_; }
+    // How many resume, ready and check calls were answered from memory (tests).
+    const AnswerCache::Counts& answer_counts() const { return answers_.counts(); }
 
 private:
     nlohmann::json dispatch(const std::string& method, const nlohmann::json& params, bool& ok);
@@ -67,6 +71,7 @@ private:
     const FileSystem& fs_;
     ServerOptions options_;
     bool initialized_ = false;
+    AnswerCache answers_;  // issue 39: resume, ready and check while nothing changed
 };
 
 // The tools/list result (the exact bytes an agent pays for in its context).

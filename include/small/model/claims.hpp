@@ -136,6 +136,16 @@ std::string claimed_text(const Claim& claim, Instant now);
 // "14:05" in UTC for the primer; the date too when it is not `now`'s day.
 std::string lease_until_text(const Claim& claim, Instant now);
 
+// The first moment after `now` at which what the table says could read
+// differently by the clock alone (issue 39: an answer built from it is
+// kept until then): a lease ending or no longer from the future, the next
+// UTC day (lease_until_text), the next whole minute of the table's age
+// since its last exchange (the "as of N minutes ago" notes). A table
+// without claims and never exchanged never changes by the clock. Records
+// parse_claims_json left out are not known here: the caller keeps nothing
+// built from such a table (one may become valid later).
+Instant claims_steady_until(const ClaimTable& table, Instant now, std::string_view this_host);
+
 // The live claim on `task` held by another agent (nullptr when none).
 const Claim* held_by_other(const ClaimTable& table, std::string_view task, const ClaimContext& ctx);
 

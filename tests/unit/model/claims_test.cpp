@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -352,6 +353,67 @@ TEST(ResumeWithClaims, NamesTheAgentsOwnTaskNeverAnothersClaim) {
     EXPECT_TRUE(r.action.tool.empty()) << "no step that would be refused";
     EXPECT_NE(r.action.stop.find("claimed by another agent"), std::string::npos) << r.action.stop;
     EXPECT_NE(r.steps.front().find("a (alice until 14:05 UTC); b (carol"), std::string::npos) << r.steps.front();
+}
+
+// Issue 39: until when the clock leaves what a table says as it is.
+TEST(SteadyUntil, ATableWithoutClaimsOrExchangeNeverChangesByTheClock) {
+    ClaimTable t;
+    EXPECT_EQ(claims_steady_until(t, kNoon, "here").seconds, std::numeric_limits<std::int64_t>::max());
+    t.settle(Settlement{"task-1", TaskStatus::Completed, "bob", "main", "", at(-10), true});
+    EXPECT_EQ(claims_steady_until(t, kNoon, "here").seconds, std::numeric_limits<std::int64_t>::max())
+        << "a settlement reads alike at any later time";
+}
+
+TEST(SteadyUntil, EndsAtTheFirstLeaseEndStartDayOrMinuteOfAge) {
+    ClaimTable t;
+    t.put(claim("task-1", "bob", kNoon, 3600));
+    EXPECT_EQ(claims_steady_until(t, at(10), "here"), at(3600)) << "the lease ends";
+    t.put(claim("task-1", "bob", kNoon, 3600, "there"));
+    EXPECT_EQ(claims_steady_until(t, at(10), "here"), at(3600 + kClaimSkewSeconds)) << "another host's grace";
+    t.put(claim("task-1", "bob", at(kClaimSkewSeconds + 100), 3600, "there"));
+    EXPECT_EQ(claims_steady_until(t, kNoon, "here"), at(100)) << "no longer from the future";
+    t.put(claim("task-1", "bob", kNoon, 30 * 86400));
+    const Instant midnight{(kNoon.seconds / 86400 + 1) * 86400, 0};
+    EXPECT_EQ(claims_steady_until(t, at(10), "here"), midnight) << "the lease's date appears";
+    t.synced_at = at(-30);
+    EXPECT_EQ(claims_steady_until(t, at(10), "here"), at(30)) << "the age's next minute";
+}
+
+// Random tables and clocks: between `now` and the limit, every lease state,
+// lease text and age the table shows reads as it did at `now`.
+TEST(SteadyUntil, NothingTheTableShowsChangesBeforeTheLimit) {
+    std::mt19937 rng(39);
+    const auto shown = [](const ClaimTable& t, Instant when) {
+        std::string out;
+        for (const Claim& c : t.claims) {
+            out += std::to_string(static_cast<int>(lease_state(c, when, "here"))) + lease_until_text(c, when) + ";";
+        }
+        const std::int64_t age = when.seconds - t.synced_at.seconds;
+        if (t.synced_at.seconds && age >= 60) out += duration_text(age);
+        return out;
+    };
+    for (int round = 0; round < 300; ++round) {
+        ClaimTable t;
+        for (int i = 0; i < static_cast<int>(rng() % 4); ++i) {
+            const Instant when = at(static_cast<std::int64_t>(rng() % 200000) - 100000);
+            t.put(claim("t" + std::to_string(i), "bob", when, 60 + rng() % 90000, rng() % 2 ? "here" : "there"));
+        }
+        if (rng() % 2) t.synced_at = at(static_cast<std::int64_t>(rng() % 200000) - 150000);
+        const Instant now{at(static_cast<std::int64_t>(rng() % 100000)).seconds, static_cast<std::uint32_t>(rng() % 1'000'000'000)};
+        const Instant until = claims_steady_until(t, now, "here");
+        ASSERT_LT(now, until);
+        const std::string before = shown(t, now);
+        const std::int64_t span = std::min<std::int64_t>(until.seconds - now.seconds, 400000);
+        for (int k = 0; k < 20; ++k) {
+            const Instant then{now.seconds + (span ? static_cast<std::int64_t>(rng() % span) : 0), now.nanos};
+            if (!(then < until)) continue;
+            EXPECT_EQ(shown(t, then), before) << "round " << round;
+        }
+        const Instant last = until.nanos ? Instant{until.seconds, until.nanos - 1} : Instant{until.seconds - 1, 999'999'999};
+        if (now < last && until.seconds < std::numeric_limits<std::int64_t>::max()) {
+            EXPECT_EQ(shown(t, last), before) << "round " << round;
+        }
+    }
 }
 
 // Random plans (a DAG: dependencies point back), random claims by random
