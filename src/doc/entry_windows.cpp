@@ -205,19 +205,19 @@ bool plain_header(std::string_view header) {
     return true;
 }
 
-bool take_window(std::string text, const std::string& display, const std::function<void(NodeRef)>& take) {
+bool take_window(std::string text, const std::string& display, const std::function<void(const Document&)>& take) {
     Result<Document> doc = parse_yaml(std::move(text), display);
     if (!doc || !doc->root().is_mapping() || doc->root().size() == 0) return false;
     const NodeRef root = doc->root();
     if (root.key(root.size() - 1) != "entries" || !root.value(root.size() - 1).is_sequence()) return false;
-    take(root.value(root.size() - 1));
+    take(*doc);
     return true;
 }
 
 }  // namespace
 
 bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
-                           const LogWindows& windows, const std::function<void(NodeRef entries)>& take) {
+                           const LogWindows& windows, const std::function<void(const Document& window)>& take) {
     const std::optional<FileInfo> before = fs.stat(path);
     const std::optional<FileStamp> stamp = before ? stamp_of(*before) : std::nullopt;
     if (!stamp || stamp->size < windows.stream_from_bytes || stamp->size > kMaxFileBytes) return false;

@@ -1,5 +1,6 @@
 // The handoff file (see the header).
 #include "small/domain/handoff_file.hpp"
+#include "small/store/log_facts_cache.hpp"
 
 #include <algorithm>
 #include <map>
@@ -159,11 +160,20 @@ std::vector<PlanTaskOutline> outline_of(const YamlValue& plan) {
     return out;
 }
 
+// The log's facts, cached or read in windows (a long log costs no memory
+// of its size); a missing log is the error loading it gives.
+Result<LogFacts> progress_facts(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
+    if (!fs.file_exists(ws.artifact_path(ArtifactType::Progress))) {
+        return load_artifact(fs, ws, ArtifactType::Progress).error();
+    }
+    return cached_log_facts(fs, ws, run_id);
+}
+
 Status compute_resume(HandoffInputs& in, const FileSystem& fs, const WorkspacePaths& ws, const YamlValue& plan,
                       const std::string& run_id) {
-    Result<Document> progress = load_artifact(fs, ws, ArtifactType::Progress);
-    if (!progress) return progress.error();
-    const LogFacts facts = log_facts(progress->root(), run_id);
+    Result<LogFacts> read = progress_facts(fs, ws, run_id);
+    if (!read) return read.error();
+    const LogFacts& facts = *read;
     const std::vector<PlanTaskOutline> outline = outline_of(plan);
     const WorkFacts mine = with_local_work(fs, ws, run_id, facts.tasks);
     in.point = resume_point(outline, claimed_facts(fs, ws, mine));
@@ -234,15 +244,15 @@ Result<HandoffResult> regenerate_handoff(const FileSystem& fs, const WorkspacePa
                                         const HandoffOptions& opts) {
     Result<Document> plan_doc = load_artifact(fs, ws, ArtifactType::Plan);
     if (!plan_doc) return plan_doc.error();
-    Result<Document> progress = load_artifact(fs, ws, ArtifactType::Progress);
-    if (!progress) return progress.error();
+    Result<LogFacts> read = progress_facts(fs, ws, session.run_replay_id);
+    if (!read) return read.error();
     if (Status s = require_parseable(fs, ws, {ArtifactType::Intent, ArtifactType::Constraints}); !s) {
         return s.error();
     }
     const YamlValue plan = to_yaml_value(plan_doc->root());
 
     HandoffInputs in;
-    const LogFacts facts = log_facts(progress->root(), session.run_replay_id);
+    const LogFacts& facts = *read;
     const std::vector<PlanTaskOutline> outline = outline_of(plan);
     const WorkFacts mine = with_local_work(fs, ws, session.run_replay_id, facts.tasks);
     in.point = resume_point(outline, claimed_facts(fs, ws, mine));

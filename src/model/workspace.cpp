@@ -274,7 +274,8 @@ Status for_each_log_entry(const FileSystem& fs, const std::string& path, const s
                           const std::function<void()>& restart, const std::function<bool(NodeRef entry)>& visit,
                           const LogWindows& windows) {
     bool stopped = false, visited = false;
-    const bool whole_pass = for_each_entry_window(fs, path, display, windows, [&](NodeRef entries) {
+    const bool whole_pass = for_each_entry_window(fs, path, display, windows, [&](const Document& window) {
+        const NodeRef entries = window.root().find("entries");
         for (std::size_t i = 0; !stopped && i < entries.size(); ++i) {
             visited = true;
             stopped = !visit(entries.item(i));

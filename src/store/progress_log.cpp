@@ -1,4 +1,5 @@
 #include "small/store/progress_log.hpp"
+#include "small/doc/entry_windows.hpp"
 
 
 #include <algorithm>
@@ -278,6 +279,29 @@ Result<ProgressTail> parse_tail(std::string bytes, const WorkspacePaths& ws) {
     return tail;
 }
 
+// The tail of a long log read in windows (doc/entry_windows): every window
+// parses, the last gives the last entry and where the next goes. nullopt
+// when windows cannot follow the log: it is read whole.
+std::optional<ProgressTail> windowed_tail(const FileSystem& fs, const WorkspacePaths& ws, const std::string& file,
+                                          std::uint64_t size) {
+    std::optional<Result<ProgressTail>> last;
+    const bool read = for_each_entry_window(fs, file, ws.display_of(kProgressFile), LogWindows{}, [&](const Document& w) {
+        Result<AppendPoint> point = progress_append_point(w.source(), w);
+        if (!point || point->inline_empty_list || point->needs_newline) return last.reset();
+        ProgressTail tail;
+        tail.size = size;
+        tail.point = *point;
+        tail.point.offset = static_cast<std::size_t>(size - (w.source().size() - point->offset));
+        const NodeRef entries = w.root().find("entries");
+        if (entries.size() == 0) return last.reset();
+        Result<Instant> at = last_entry_instant(entries);
+        if (at) tail.last_instant = *at, tail.has_entries = true;
+        last = at ? Result<ProgressTail>(tail) : Result<ProgressTail>(at.error());
+    });
+    if (!read || !last || !*last) return std::nullopt;  // an invalid last timestamp: the whole read says where
+    return **last;
+}
+
 // Reads the whole file, making sure it did not change (nor was replaced) meanwhile.
 Result<std::string> read_stable(const FileSystem& fs, const std::string& path, FileStamp& stamp) {
     for (int attempt = 0; attempt < 3; ++attempt) {
@@ -298,6 +322,10 @@ Result<ProgressTail> read_tail(const FileSystem& fs, const WorkspacePaths& ws) {
     Result<FileStamp> stamp = log_stamp(fs, file);
     if (!stamp) return stamp.error();
     if (std::optional<ProgressTail> hit = cached_tail(fs, ws, file, *stamp)) return *hit;
+    if (std::optional<ProgressTail> tail = windowed_tail(fs, ws, file, stamp->size)) {
+        store_cache(fs, ws, file, *tail, *stamp);
+        return *tail;
+    }
     Result<std::string> bytes = read_stable(fs, file, *stamp);
     if (!bytes) return bytes.error();
     Result<ProgressTail> tail = parse_tail(std::move(*bytes), ws);

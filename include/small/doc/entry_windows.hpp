@@ -71,12 +71,12 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Calls `take` with the `entries` list of each window of the log at `path`
-// in order (each a document of the header and that window), as a whole read
-// would list them. false when the log cannot be read so (too short, a layout
+// Calls `take` with each window of the log at `path` in order: a document
+// of the header and that window, its root a mapping whose last key is the
+// `entries` list, listing them as a whole read would. false when the log cannot be read so (too short, a layout
 // windows cannot follow, a window that does not parse, a change while it was
 // read): `take` may have been called, and the caller reads the whole file.
 bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
-                           const LogWindows& windows, const std::function<void(NodeRef entries)>& take);
+                           const LogWindows& windows, const std::function<void(const Document& window)>& take);
 
 }  // namespace small
