@@ -163,13 +163,10 @@ Result<FocusedGraph> focus_graph(const PlanGraph& graph, const GraphFocus& focus
 
 std::string focus_scope(const FocusedGraph& shown, const GraphFocus& focus) {
     if (!focus.open && focus.task.empty()) return {};
-    std::string what = focus.open ? "the open ones" : "";
-    if (!focus.task.empty()) {
-        const std::string around = focus.task + " and " + count_of(focus.depth, "hop", "hops") +
-                                   " of its dependencies and dependents";
-        what = focus.open ? "the open ones among " + around : around;
-    }
-    if (focus.open) what += " and what they wait on";
+    std::string what;
+    if (focus.task.empty()) what = "the open ones and what they wait on";
+    else if (!focus.open) what = focus.task + " and " + count_of(focus.depth, "hop", "hops") + " of its dependencies and dependents";
+    else what = "the open ones within " + count_of(focus.depth, "hop", "hops") + " of " + focus.task + " and what they wait on";
     return std::to_string(shown.chosen) + " of " + count_of(shown.in_plan, "task", "tasks") + ": " + what;
 }
 
