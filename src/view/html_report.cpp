@@ -175,7 +175,7 @@ string graph_section(const BoardReport& board, std::size_t limit, std::vector<st
     if (!work || all_open) return out + drawing_html(graph, "", notes) + "</section>";
     const string note = focus_note(*work, open);
     if (work->graph.tasks.empty()) out += "<p class=\"note\">Nothing open: every task is completed or cancelled.</p>";
-    else out += "<h3>Open work</h3><p class=\"muted\">" + esc(note) + ".</p>" + drawing_html(work->graph, note, notes);
+    else out += "<h3>Open work</h3><p class=\"muted\">" + esc(note) + ".</p>" + drawing_html(work->graph, "", notes);
     if (!work->left_out.empty()) notes.push_back("the open-work graph: " + note + " (`small graph --open` draws them all)");
     if (graph.tasks.size() <= limit) {
         out += string("<details class=\"whole-plan\"") + (work->graph.tasks.empty() ? " open" : "") +
