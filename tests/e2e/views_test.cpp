@@ -339,7 +339,7 @@ void write_large_workspace(const fs::path& root, std::size_t tasks, std::size_t 
     std::string log = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n";
     for (std::size_t j = 0; j < entries; ++j) {
         const std::size_t t = j % (tasks - 1) + 1;
-        char when[64];
+        char when[128];
         std::snprintf(when, sizeof when, "2026-01-01T%02zu:%02zu:%02zu.%09zuZ", j / 3600, j / 60 % 60, j % 60, j);
         log += std::string("  - timestamp: \"") + when + "\"\n    task_id: \"task-" + std::to_string(t) +
                "\"\n    status: \"completed\"\n    evidence: \"Completed step " + std::to_string(j) + " of task-" +
