@@ -104,6 +104,9 @@ COMMANDS = [
     # the graph's SVG is laid out by Graphviz (libgvc); the report page is both and more.
     {"name": "board", "argv": ["board", "--width", "160"], "mutates": False, "expect_exit": 0},
     {"name": "graph --format svg", "argv": ["graph", "--format", "svg"], "mutates": False, "expect_exit": 0},
+    # Issue 39: the open work and what it waits on, in rows at most 4,000 px wide.
+    {"name": "graph --format svg --open", "argv": ["graph", "--format", "svg", "--open"], "mutates": False,
+     "expect_exit": 0},
     {"name": "report --html", "argv": ["report", "--html"], "mutates": False, "expect_exit": 0},
     # Every entry of the log as JSON: linear in the log by nature.
     {"name": "emit --include progress", "argv": ["emit", "--include", "progress"], "mutates": False,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "small/base/utf8.hpp"
 
@@ -15,6 +16,55 @@ std::string excerpt(std::string_view text, std::size_t max) {
         if (chars++ == max) return std::string(text.substr(0, i)) + "\u2026";
     }
     return std::string(text);
+}
+
+namespace {
+
+std::size_t code_points(std::string_view text) {
+    std::size_t n = 0;
+    for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+}
+
+// The byte length of the first `chars` code points of `text`.
+std::size_t prefix_bytes(std::string_view text, std::size_t chars) {
+    std::size_t i = 0;
+    for (std::size_t seen = 0; i < text.size(); ++i) {
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80 && seen++ == chars) break;
+    }
+    return i;
+}
+
+}  // namespace
+
+std::vector<std::string> wrap_words(std::string_view text, std::size_t width, std::size_t first_width) {
+    width = std::max<std::size_t>(width, 1);
+    first_width = first_width ? first_width : width;
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t used = 0;  // code points in `line`
+    const auto room = [&] { return lines.empty() ? first_width : width; };
+    for (std::size_t start = 0; start < text.size();) {
+        const std::size_t space = std::min(text.find(' ', start), text.size());
+        std::string_view word = text.substr(start, space - start);
+        start = space + 1;
+        while (!word.empty()) {
+            const std::size_t chars = code_points(word);
+            if (used > 0 && used + 1 + chars <= room()) {
+                line += ' ';
+                line += word;
+                used += 1 + chars;
+                break;
+            }
+            if (used > 0) lines.push_back(std::exchange(line, {}));
+            const std::size_t take = prefix_bytes(word, room());  // the whole word when it fits
+            line.assign(word.substr(0, take));
+            used = std::min(chars, room());
+            word.remove_prefix(take);
+        }
+    }
+    if (used > 0) lines.push_back(std::move(line));
+    return lines;
 }
 
 namespace {

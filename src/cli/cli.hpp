@@ -25,6 +25,7 @@
 #include "small/report/findings.hpp"
 #include "small/report/session.hpp"
 #include "small/store/workspace_lock.hpp"
+#include "small/view/graph_focus.hpp"
 
 namespace small::cli {
 
@@ -172,6 +173,16 @@ struct WorkspaceFlags {
     std::string scope = "root";
 };
 void add_workspace_flags(CLI::App* cmd, WorkspaceFlags& flags, const std::string& scope_help);
+
+// --open, --task, --depth and --limit, shared by `board` and `graph` (view_flags.cpp).
+struct FocusFlags {
+    bool open = false;
+    std::string task;
+    std::optional<std::size_t> depth, limit;
+};
+void add_focus_flags(CLI::App* cmd, FocusFlags& flags, const std::string& limit_help);
+// The focus the flags ask for (the limit 0 when not given); Usage error: --depth without --task.
+Result<GraphFocus> focus_of(const FocusFlags& flags);
 
 // The workspace those flags name (D5) and the parsed scope (Usage error on a bad value).
 struct Target {

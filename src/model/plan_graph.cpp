@@ -165,6 +165,7 @@ PlanGraph plan_graph(const std::vector<PlanTaskOutline>& plan, const WorkFacts& 
         if (work != facts.end()) {  // claimed_by: another agent's claim; held_until: the asker's own
             task.mine = work->second.claimed_by.empty() && !work->second.held_until.empty();
             task.claim = task.mine ? work->second.held_until : work->second.claimed_by;
+            if (task.status.is(TaskStatus::Blocked)) task.blocked_reason = work->second.blocked_reason;
         }
         open_task[v] = !is_done(task.status);
         g.tasks.push_back(std::move(task));

@@ -19,8 +19,8 @@
 #include "small/store/atomic_file.hpp"
 #include "small/ops/inspect/verdict.hpp"
 #include "small/view/board_text.hpp"
+#include "small/view/graph_focus.hpp"
 #include "small/view/graph_render.hpp"
-#include "small/view/graphviz.hpp"
 
 namespace small {
 
@@ -39,7 +39,7 @@ h2{font-size:16px;margin:0 0 12px}h3{font-size:14px;margin:14px 0 6px}code,pre,.
 .board{display:grid;grid-auto-flow:column;grid-auto-columns:minmax(220px,1fr);gap:12px;overflow-x:auto}.column{background:var(--bg);border-radius:8px;padding:8px}
 .column h3{margin:2px 4px 8px;text-transform:uppercase;letter-spacing:.04em;font-size:12px;color:var(--muted)}
 .card{background:#fff;border:1px solid var(--line);border-left:4px solid var(--border);border-radius:6px;padding:8px 10px;margin:0 0 8px}
-.card .id{font-weight:600}.card .title{margin:2px 0}.card .meta{color:var(--muted);font-size:12px}.mark{display:inline-block;font-size:11px;border-radius:4px;padding:0 5px;margin-left:4px}
+.card .id{font-weight:600}.card .blocked{color:#991b1b}.card .title{margin:2px 0}.card .meta{color:var(--muted);font-size:12px}.mark{display:inline-block;font-size:11px;border-radius:4px;padding:0 5px;margin-left:4px}
 .mark.ready{background:#dbeafe;color:var(--blue)}.mark.critical{background:#fee2e2;color:var(--red)}.mark.cycle{background:#fae8ff;color:var(--purple)}
 .graph{overflow:auto;max-height:760px;border:1px solid var(--line);border-radius:8px;background:#fff}.graph svg{max-width:none}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;border-bottom:1px solid var(--line);padding:5px 8px;vertical-align:top}th{font-size:12px;color:var(--muted);font-weight:600}
@@ -103,79 +103,87 @@ string summary_section(const BoardReport& board, const Verdict& verdict, std::si
     return out + "</section>";
 }
 
-string board_section(const BoardReport& board) {
+string card_html(const BoardCard& card, const string& column, const char* border) {
+    string out = "<article class=\"card\" data-task=\"" + esc(card.id) + "\" data-status=\"" + esc(column) +
+                 "\" style=\"--border:" + border + "\"><div><span class=\"id\">" + esc(card.id) + "</span>";
+    for (const string& mark : card.marks) {
+        const string cls = mark == "critical path" ? "critical" : mark;
+        out += "<span class=\"mark " + cls + "\">" + esc(mark) + "</span>";
+    }
+    out += "</div>";
+    if (!card.title.empty()) out += "<div class=\"title\">" + esc(card.title) + "</div>";
+    if (!card.claim.empty()) out += "<div class=\"meta\">claimed by " + esc(card.claim) + "</div>";
+    if (!card.blocked_reason.empty()) out += "<div class=\"meta blocked\">blocked: " + esc(card.blocked_reason) + "</div>";
+    if (!card.waits_on.empty()) {
+        string waits;
+        for (const string& id : card.waits_on) waits += (waits.empty() ? "" : ", ") + esc(id);
+        out += "<div class=\"meta\">waits on " + waits + "</div>";
+    }
+    if (!card.evidence.text.empty() && card.evidence.text != card.blocked_reason) {
+        out += "<div class=\"meta\">" + esc(card.evidence.timestamp.substr(0, 19)) + " &mdash; " + esc(card.evidence.text) + "</div>";
+    }
+    return out + "</article>";
+}
+
+// The board with each settled column folded to its newest few cards and a count.
+string board_section(const BoardReport& board, std::size_t settled_cards) {
+    GraphFocus fold;
+    fold.settled_newest = settled_cards;
+    Result<FocusedGraph> shown = focus_graph(board.graph, fold, recent_tasks(board));
+    if (!shown) return "<section id=\"board\"><h2>Board</h2><p class=\"note\">" + esc(shown.error().message) + "</p></section>";
     string out = "<section id=\"board\"><h2>Board</h2><div class=\"board\">";
     for (const string& column : board.columns) {
-        const std::vector<BoardCard> cards = board_cards(board, column);
-        if (cards.empty() && !WrittenStatus(column).known()) continue;
+        const std::vector<BoardCard> cards = board_cards(board, *shown, column);
+        const auto folded = shown->left_out.find(column);
+        const std::size_t more = folded == shown->left_out.end() ? 0 : folded->second;
+        if (cards.empty() && more == 0 && !WrittenStatus(column).known()) continue;
         const StatusColors c = status_colors(WrittenStatus(column));
         out += "<div class=\"column\" data-status=\"" + esc(column) + "\"><h3>" + esc(column) + " (" +
-               std::to_string(cards.size()) + ")</h3>";
-        for (const BoardCard& card : cards) {
-            out += "<article class=\"card\" data-task=\"" + esc(card.id) + "\" data-status=\"" + esc(column) +
-                   "\" style=\"--border:" + c.border + "\"><div><span class=\"id\">" + esc(card.id) + "</span>";
-            for (const string& mark : card.marks) {
-                const string cls = mark == "critical path" ? "critical" : mark;
-                out += "<span class=\"mark " + cls + "\">" + esc(mark) + "</span>";
-            }
-            out += "</div>";
-            if (!card.title.empty()) out += "<div class=\"title\">" + esc(card.title) + "</div>";
-            if (!card.claim.empty()) out += "<div class=\"meta\">claimed by " + esc(card.claim) + "</div>";
-            if (!card.waits_on.empty()) {
-                string waits;
-                for (const string& id : card.waits_on) waits += (waits.empty() ? "" : ", ") + esc(id);
-                out += "<div class=\"meta\">waits on " + waits + "</div>";
-            }
-            if (!card.evidence.text.empty()) {
-                out += "<div class=\"meta\">" + esc(card.evidence.timestamp.substr(0, 19)) + " &mdash; " +
-                       esc(card.evidence.text) + "</div>";
-            }
-            out += "</article>";
+               std::to_string(cards.size() + more) + ")</h3>";
+        for (const BoardCard& card : cards) out += card_html(card, column, c.border);
+        if (more) {
+            out += "<p class=\"more muted\" data-more=\"" + std::to_string(more) + "\">&hellip; and " + std::to_string(more) +
+                   " more " + esc(column) + ", older (<code>small board --limit 0</code> lists them all)</p>";
         }
         out += "</div>";
     }
     return out + "</div></section>";
 }
 
-// The graph to draw: all of it, or for a large plan its open tasks and
-// what they wait on.
-PlanGraph drawn_graph(const PlanGraph& graph, std::size_t limit, std::vector<string>& notes) {
-    if (graph.tasks.size() <= limit) return graph;
-    std::unordered_set<string> keep;
-    for (const GraphTask& t : graph.tasks) {
-        if (!is_done(t.status)) keep.insert(t.id);
-    }
-    for (const GraphEdge& e : graph.edges) {
-        if (keep.count(e.to)) keep.insert(e.from);
-    }
-    PlanGraph g = graph;
-    g.tasks.clear();
-    for (const GraphTask& t : graph.tasks) {
-        if (keep.count(t.id) && g.tasks.size() < limit) g.tasks.push_back(t);
-    }
-    std::unordered_set<string> shown;
-    for (const GraphTask& t : g.tasks) shown.insert(t.id);
-    std::erase_if(g.edges, [&](const GraphEdge& e) { return !shown.count(e.to) || (!e.missing && !shown.count(e.from)); });
-    notes.push_back("the graph shows " + std::to_string(g.tasks.size()) + " of " + std::to_string(graph.tasks.size()) +
-                    " tasks: the open ones and what they wait on (`small graph` draws them all)");
-    return g;
-}
-
-string graph_section(const PlanGraph& graph, std::size_t limit, std::vector<string>& notes) {
-    std::vector<string> local;
-    const PlanGraph drawn = drawn_graph(graph, limit, local);
-    string out = "<section id=\"graph\"><h2>Dependency graph</h2>";
-    for (const string& n : local) out += "<p class=\"note\">" + esc(n) + "</p>";
-    notes.insert(notes.end(), local.begin(), local.end());
-    const string dot = graph_dot(drawn);
-    Result<string> svg = graphviz_svg(dot);
+// `graph` as inline SVG, or as DOT text when Graphviz cannot draw it.
+string drawing_html(const PlanGraph& graph, const string& caption, std::vector<string>& notes) {
+    Result<string> svg = graph_svg(graph, caption);
     if (svg) {
         const std::size_t start = svg->find("<svg");
-        out += "<div class=\"graph\">" + (start == string::npos ? *svg : svg->substr(start)) + "</div>";
+        return "<div class=\"graph\">" + (start == string::npos ? *svg : svg->substr(start)) + "</div>";
+    }
+    notes.push_back("no drawing of the graph: " + svg.error().message);
+    return "<p class=\"note\">" + esc(svg.error().message) + " (" + esc(svg.error().hint) +
+           "). The graph in Graphviz DOT:</p><pre>" + esc(graph_dot(graph, GraphDrawing{caption})) + "</pre>";
+}
+
+// The open work first (what a reader comes for), at most `limit` tasks;
+// the whole plan below, folded, when it has other tasks and at most `limit`.
+string graph_section(const BoardReport& board, std::size_t limit, std::vector<string>& notes) {
+    const PlanGraph& graph = board.graph;
+    GraphFocus open;
+    open.open = true;
+    open.limit = limit;
+    Result<FocusedGraph> work = focus_graph(graph, open, recent_tasks(board));
+    string out = "<section id=\"graph\"><h2>Dependency graph</h2>";
+    const bool all_open = work && work->chosen == graph.tasks.size() && work->left_out.empty();
+    if (!work || all_open) return out + drawing_html(graph, "", notes) + "</section>";
+    const string note = focus_note(*work, open);
+    if (work->graph.tasks.empty()) out += "<p class=\"note\">Nothing open: every task is completed or cancelled.</p>";
+    else out += "<h3>Open work</h3><p class=\"muted\">" + esc(note) + ".</p>" + drawing_html(work->graph, "", notes);
+    if (!work->left_out.empty()) notes.push_back("the open-work graph: " + note + " (`small graph --open` draws them all)");
+    if (graph.tasks.size() <= limit) {
+        out += string("<details class=\"whole-plan\"") + (work->graph.tasks.empty() ? " open" : "") +
+               "><summary>The whole plan: " + std::to_string(graph.tasks.size()) + " tasks</summary>" +
+               drawing_html(graph, "", notes) + "</details>";
     } else {
-        notes.push_back("no drawing of the graph: " + svg.error().message);
-        out += "<p class=\"note\">" + esc(svg.error().message) + " (" + esc(svg.error().hint) +
-               "). The graph in Graphviz DOT:</p><pre>" + esc(dot) + "</pre>";
+        out += "<p class=\"note\">The whole plan (" + std::to_string(graph.tasks.size()) +
+               " tasks) is not drawn here: <code>small graph --format svg -o plan.svg</code> draws it.</p>";
     }
     return out + "</section>";
 }
@@ -326,8 +334,8 @@ Result<HtmlReport> html_report(const FileSystem& fs, const WorkspacePaths& ws, c
     const Verdict& verdict = run->verdict;
     const std::vector<Finding> findings = verdict.all_findings();
     report.findings = findings.size();
-    string body = summary_section(*board, verdict, count_errors(findings)) + board_section(*board) +
-                  graph_section(board->graph, options.graph_tasks, report.notes) + findings_section(findings) +
+    string body = summary_section(*board, verdict, count_errors(findings)) + board_section(*board, options.settled_cards) +
+                  graph_section(*board, options.graph_tasks, report.notes) + findings_section(findings) +
                   timeline_section(*board, options.per_task) +
                   runs_section(fs, ws, options.runs, report.notes);
     if (options.all) body += sides_section(fs, ws, report.notes);
@@ -348,11 +356,15 @@ Result<HtmlReport> html_report(const FileSystem& fs, const WorkspacePaths& ws, c
     return report;
 }
 
-Status write_html_report(const FileSystem& fs, const std::string& path, std::string_view html) {
-    if (Status inside = refuse_target_inside_small_dir(fs, path, "report"); !inside) return inside;
+Status write_view_file(const FileSystem& fs, const std::string& path, std::string_view text, const std::string& command) {
+    if (Status inside = refuse_target_inside_small_dir(fs, path, command); !inside) return inside;
     const std::string dir = parent_path(path);
     if (!fs.directory_exists(dir)) return Error::system("cannot write " + path + ": its folder does not exist");
-    return write_file_in_folder_atomic(fs, dir, path.substr(dir.size() + (dir == "/" ? 0 : 1)), html, 0644);
+    return write_file_in_folder_atomic(fs, dir, path.substr(dir.size() + (dir == "/" ? 0 : 1)), text, 0644);
+}
+
+Status write_html_report(const FileSystem& fs, const std::string& path, std::string_view html) {
+    return write_view_file(fs, path, html, "report");
 }
 
 }  // namespace small

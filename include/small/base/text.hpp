@@ -54,6 +54,12 @@ inline constexpr std::size_t kMessageValueChars = 80;
 // `text` cut to at most `max` characters (UTF-8 code points, never split),
 // with "…" appended when cut.
 std::string excerpt(std::string_view text, std::size_t max = kMessageValueChars);
+// `text` in lines of at most `width` characters (UTF-8 code points, never
+// split; width >= 1), broken at spaces; a word longer than a line is broken
+// inside. Nothing is left out: the lines joined by spaces give back the text
+// with its runs of spaces as one. "" gives no line. `first_width`, when not
+// 0, is the first line's (a hanging indent leaves the later ones narrower).
+std::vector<std::string> wrap_words(std::string_view text, std::size_t width, std::size_t first_width = 0);
 // excerpt() in double quotes: "value" or "first 80 characters…".
 std::string quoted_excerpt(std::string_view text, std::size_t max = kMessageValueChars);
 

@@ -24,6 +24,7 @@ struct GraphTask {
     bool in_cycle = false;  // part of a dependency cycle
     std::string claim;      // a live claim: "alice until 14:05 UTC" ("" none)
     bool mine = false;      // the claim is the asking agent's
+    std::string blocked_reason;  // a blocked task's: the newest entry that blocked it gave it ("" none)
 };
 
 struct GraphEdge {

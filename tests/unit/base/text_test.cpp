@@ -71,3 +71,22 @@ TEST(Visible, LinesKeepTheirBreaksButNoneStartsAWorkflowCommand) {
 
 }  // namespace
 }  // namespace small
+
+namespace small {
+namespace {
+
+TEST(WrapWords, BreaksAtSpacesAndKeepsEveryWord) {
+    using V = std::vector<std::string>;
+    EXPECT_EQ(wrap_words("", 10), V{});
+    EXPECT_EQ(wrap_words("DBA must grant access to the replica", 12), (V{"DBA must", "grant access", "to the", "replica"}));
+    EXPECT_EQ(wrap_words("a  b", 10), V{"a b"});  // a run of spaces is one
+    // A word longer than a line is broken inside, at character boundaries.
+    EXPECT_EQ(wrap_words("see https://example.com/x", 8), (V{"see", "https://", "example.", "com/x"}));
+    EXPECT_EQ(wrap_words("\u00e9\u00e9\u00e9\u00e9\u00e9", 2), (V{"\u00e9\u00e9", "\u00e9\u00e9", "\u00e9"}));
+    EXPECT_EQ(wrap_words("abc", 0), (V{"a", "b", "c"}));  // width 0 counts as 1
+    // A first line of its own width: the later ones leave room for an indent.
+    EXPECT_EQ(wrap_words("blocked: DBA must grant it", 8, 12), (V{"blocked: DBA", "must", "grant it"}));
+}
+
+}  // namespace
+}  // namespace small

@@ -152,3 +152,152 @@ TEST(HtmlEscape, EscapesWhatHtmlReads) {
 
 }  // namespace
 }  // namespace small
+
+#include <sstream>
+
+#include "small/view/graph_focus.hpp"
+
+namespace small {
+namespace {
+
+// Every word of `words` appears in `text` in order, once the board's
+// indents and column separators are taken out (a wrapped line keeps them).
+bool keeps_every_word(const std::string& text, const std::string& words) {
+    std::istringstream in(words);
+    std::size_t from = 0;
+    for (std::string word; in >> word;) {
+        from = text.find(word.substr(0, 4), from);  // a word broken across lines starts on the first
+        if (from == std::string::npos) return false;
+    }
+    std::string joined;  // the text without line breaks and indents: a broken word comes back whole
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        const std::size_t start = line.find_first_not_of(' ');
+        joined += start == std::string::npos ? "" : line.substr(start);
+    }
+    std::string squeezed;
+    for (const char c : words) {
+        if (c != ' ') squeezed += c;
+    }
+    std::string flat;
+    for (const char c : joined) {
+        if (c != ' ') flat += c;
+    }
+    return flat.find(squeezed) != std::string::npos;
+}
+
+const std::string kReason =
+    "DBA must grant the migration role write access on the production replica before the schema change; "
+    "ticket https://tickets.example.com/browse/OPS-4711-a-very-long-address";
+
+BoardReport blocked_board() {
+    WorkFacts facts;
+    facts["m"].last_status = WrittenStatus("blocked");
+    facts["m"].blocked_reason = kReason;
+    BoardReport b;
+    b.graph = plan_graph({PlanTaskOutline{"m", WrittenStatus("blocked"), {}, "Migrate", ""}}, facts);
+    b.columns = board_columns(b.graph);
+    b.evidence["m"] = CardEvidence{"2026-11-28T10:00:00Z", "blocked", kReason};
+    return b;
+}
+
+TEST(BoardText, ABlockedReasonWrapsAndKeepsEveryWord) {
+    for (const std::size_t width : {24u, 40u, 100u}) {
+        const std::string text = board_text(blocked_board(), {width, false});
+        const std::string cards = text.substr(0, text.find("\n\n1 tasks"));
+        EXPECT_LE(widest_line(cards), width) << text;
+        EXPECT_TRUE(keeps_every_word(cards, "blocked: " + kReason)) << text;
+        EXPECT_EQ(text.find("\u2026"), std::string::npos) << text;  // nothing cut
+        EXPECT_EQ(text.find("> 2026"), std::string::npos) << text;  // not again as the evidence line
+    }
+    const nlohmann::json j = board_json(blocked_board());
+    EXPECT_EQ(j["columns"][2]["tasks"][0]["blocked_reason"], kReason);
+}
+
+TEST(BoardText, AFoldedColumnCountsItsCardsAndSaysHowManyMore) {
+    std::vector<PlanTaskOutline> plan;
+    for (int i = 1; i <= 8; ++i) plan.push_back(PlanTaskOutline{"c" + std::to_string(i), WrittenStatus("completed"), {}, "", ""});
+    plan.push_back(PlanTaskOutline{"p", WrittenStatus("pending"), {"c8"}, "", ""});
+    BoardReport b;
+    b.graph = plan_graph(plan, {});
+    b.columns = board_columns(b.graph);
+    GraphFocus focus;
+    focus.settled_newest = 5;
+    const Result<FocusedGraph> shown = focus_graph(b.graph, focus, recent_tasks(b));
+    ASSERT_TRUE(shown.ok());
+    const std::string text = board_text(b, *shown, focus, {200, false});
+    EXPECT_NE(text.find("completed (8)"), std::string::npos) << text;
+    EXPECT_NE(text.find("\u2026 3 more completed not shown (--limit 0 shows all)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("c3\n"), std::string::npos) << text;  // the oldest three folded
+    EXPECT_NE(text.find("c8"), std::string::npos) << text;
+    EXPECT_NE(text.find("9 tasks, 1 ready; 3 not shown (3 completed): --limit 0 shows all"), std::string::npos) << text;
+    const nlohmann::json j = board_json(b, *shown, focus);
+    EXPECT_EQ(j["columns"][3]["left_out"], 3);
+    EXPECT_EQ(j["columns"][3]["tasks"].size(), 5u);
+    EXPECT_EQ(j["left_out"]["count"], 3);
+    EXPECT_EQ(board_text(b, {60, false}).find("not shown"), std::string::npos);  // no focus: every card
+}
+
+// A plan of `n` tasks: a chain, the last `open` not settled; every fifth
+// also waits on the first task (long arrows across rows).
+PlanGraph large_plan(std::size_t n, std::size_t open) {
+    std::vector<PlanTaskOutline> plan;
+    for (std::size_t i = 1; i <= n; ++i) {
+        std::vector<std::string> deps;
+        if (i > 1) deps.push_back("task-" + std::to_string(i - 1));
+        if (i > 2 && i % 5 == 0) deps.push_back("task-1");
+        plan.push_back(PlanTaskOutline{"task-" + std::to_string(i), WrittenStatus(i + open > n ? "pending" : "completed"),
+                                       deps, "Task number " + std::to_string(i) + " of the large plan", ""});
+    }
+    return plan_graph(plan, {});
+}
+
+TEST(GraphRender, ASmallPlanIsOneBandLeftToRightALargeOneRows) {
+    const std::string small = graph_dot(sample());
+    EXPECT_NE(small.find("rankdir=LR"), std::string::npos);
+    EXPECT_EQ(small.find("rank=same"), std::string::npos);
+    const std::string large = graph_dot(large_plan(1000, 0));
+    EXPECT_NE(large.find("rankdir=TB"), std::string::npos);
+    EXPECT_GT(count(large, "rank=same"), 40u);
+    GraphDrawing drawing;
+    drawing.caption = "2 of 1000 tasks: the open ones";
+    EXPECT_NE(graph_dot(sample(), drawing).find("label=\"2 of 1000 tasks: the open ones\\l\""), std::string::npos);
+    EXPECT_NE(graph_mermaid(sample(), drawing.caption).find("%% 2 of 1000 tasks"), std::string::npos);
+}
+
+TEST(GraphRender, ALongTitleWrapsAndIsCutOnlyAfterFourLines) {
+    PlanGraph g = sample();
+    g.tasks[0].title = std::string(200, 'x');
+    const std::string dot = graph_dot(g);
+    EXPECT_NE(dot.find(std::string(32, 'x') + "\\n" + std::string(32, 'x')), std::string::npos) << dot;
+    EXPECT_NE(dot.find("tooltip=\"" + std::string(200, 'x') + "\""), std::string::npos);
+}
+
+TEST(GraphRender, SvgWidthIsReadInPixels) {
+    EXPECT_DOUBLE_EQ(svg_width_px("<svg width=\"300pt\" height=\"2pt\""), 400);
+    EXPECT_DOUBLE_EQ(svg_width_px("<svg width=\"300px\""), 300);
+    EXPECT_DOUBLE_EQ(svg_width_px("no svg"), 0);
+}
+
+// Issue 39: the 1,000-task plan, whole or --open, in rows a browser shows.
+TEST(Graphviz, TheSvgOfAThousandTasksIsAtMost4000PxWide) {
+    if (!graphviz_svg("digraph { a }").ok()) {
+        if (std::getenv("CI")) FAIL() << "CI installs libgvc6 (scripts/setup.sh)";
+        GTEST_SKIP() << "no Graphviz";
+    }
+    const PlanGraph plan = large_plan(1000, 400);
+    GraphFocus open;
+    open.open = true;
+    const Result<FocusedGraph> work = focus_graph(plan, open);
+    ASSERT_TRUE(work.ok());
+    for (const PlanGraph* g : {&plan, &work->graph}) {
+        const Result<std::string> svg = graph_svg(*g, "a caption");
+        ASSERT_TRUE(svg.ok()) << svg.error().describe();
+        EXPECT_GT(svg_width_px(*svg), 1000);
+        EXPECT_LE(svg_width_px(*svg), kMaxDrawingWidthPx);
+        EXPECT_NE(svg->find("Task number 1000 "), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace small
