@@ -1,5 +1,6 @@
 // `small start` (see the header).
 #include "small/ops/session/start.hpp"
+#include "small/store/log_facts_cache.hpp"
 
 #include "small/base/text.hpp"
 #include "small/check/placeholder.hpp"
@@ -22,10 +23,9 @@ namespace {
 // is not left with a run that no longer matches them.
 Result<std::string> repinned_run_id(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,
                                     const YamlValue& plan) {
-    Result<Document> progress = load_artifact(fs, ws, ArtifactType::Progress);
-    if (!progress) return progress.error();
-    const LogFacts facts = log_facts(progress->root(), session.run_replay_id);
-    for (const auto& [id, work] : facts.tasks) {
+    Result<LogFacts> facts = cached_log_facts(fs, ws, session.run_replay_id);  // read in windows when long
+    if (!facts) return facts.error();
+    for (const auto& [id, work] : facts->tasks) {
         if (!work.last_status.empty()) return std::string();  // the run's work has started: keep its id
     }
     Result<std::string> manifest = manifest_id_on_disk(fs, ws, emit_document(plan));
