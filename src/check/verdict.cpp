@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "rules_internal.hpp"
+#include "small/base/fast_hash.hpp"
+#include "small/doc/yaml.hpp"
 
 namespace small {
 
@@ -192,6 +194,73 @@ bool require_files(const VerdictInput& in, Verdict& v) {
 }
 
 }  // namespace
+
+bool entries_are_clean(const SchemaSet& schemas, const Artifact& log, unsigned checks, Instant now) {
+    if ((checks & kPrefixSchema) && !schemas.validate(artifact_name(ArtifactType::Progress), log.doc).empty()) {
+        return false;
+    }
+    if (!(checks & (kPrefixRules | kPrefixStrict))) return true;
+    const NodeRef root = log.doc.root();
+    std::vector<Finding> out;
+    rules::Reporter r(out, log.display, file_order(ArtifactType::Progress));
+    rules::check_global(root, ArtifactType::Progress, r);
+    rules::check_progress(root, now, r);
+    if (checks & kPrefixStrict) rules::check_secrets_and_links(root, ArtifactType::Progress, r);
+    return out.empty();
+}
+
+// ---- The whole log in windows (issue 39) ----
+
+namespace {
+
+std::optional<Artifact> parsed_log(const WorkspacePaths& ws, std::string text) {
+    Result<Document> doc = parse_yaml(std::move(text), ws.artifact_display(ArtifactType::Progress));
+    if (!doc || !doc->root().is_mapping()) return std::nullopt;
+    return Artifact{ArtifactType::Progress, ws.artifact_path(ArtifactType::Progress),
+                    ws.artifact_display(ArtifactType::Progress), std::move(*doc)};
+}
+
+}  // namespace
+
+std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const WorkspacePaths& ws,
+                                                     const SchemaSet& schemas, unsigned checks,
+                                                     const LogWindows& windows) {
+    const std::string path = ws.artifact_path(ArtifactType::Progress);
+    const StampedFile before = stamp_file(fs, path);
+    if (!before.stamp || before.stamp->size < windows.stream_from_bytes || before.stamp->size > kMaxFileBytes) return std::nullopt;
+    const Instant now = current_instant();
+    EntryWindowReader reader(fs, path, before.stamp->size, windows.window_bytes);
+    std::optional<std::string> first = reader.first();
+    if (!first) return std::nullopt;
+    FastHasher hasher;
+    hasher.update(*first);
+    const std::optional<Artifact> head_log = parsed_log(ws, *first);
+    if (!head_log || !entries_are_clean(schemas, *head_log, checks, now)) return std::nullopt;
+    std::optional<VerifiedPrefix> prefix = start_prefix(*head_log, checks);
+    if (!prefix || prefix->item_indent != reader.indent() || prefix->header_length != reader.header()) {
+        return std::nullopt;
+    }
+    const std::string header = first->substr(0, static_cast<std::size_t>(prefix->header_length));
+    first.reset();
+    while (std::optional<std::string> window = reader.next()) {
+        if (!whole_entries(*window, prefix->item_indent)) return std::nullopt;
+        hasher.update(*window);
+        const std::size_t bytes = window->size();
+        const std::optional<Artifact> log = parsed_log(ws, header + *window);
+        window.reset();
+        if (!log || !entries_are_clean(schemas, *log, checks, now)) return std::nullopt;
+        const NodeRef entries = log->doc.root().find("entries");
+        if (!continues_prefix(*prefix, entries, now)) return std::nullopt;
+        fold_entries(*prefix, entries);
+        prefix->length += bytes;
+    }
+    if (reader.failed() || prefix->length != before.stamp->size) return std::nullopt;
+    if (stamp_file(fs, path).stamp != before.stamp) return std::nullopt;  // written meanwhile
+    prefix->hash = hasher.digest();
+    record_stamp(*prefix, before.stamp, before.clock_ns);
+    return prefix;
+}
+
 
 namespace {
 

@@ -99,10 +99,14 @@ public:
     // them; fixes the entries' indentation. nullopt: not a layout to stream.
     std::optional<std::string> first() {
         if (!fill()) return std::nullopt;
-        const std::size_t key = carry_.rfind("entries:", 0) == 0 ? 0 : carry_.find("\nentries:");
-        if (key == std::string::npos) return std::nullopt;
-        const std::size_t item = carry_.find('\n', key + 1);
-        if (item == std::string::npos) return std::nullopt;
+        std::size_t key = std::string::npos, item = std::string::npos;
+        for (;;) {  // the header may be longer than a window
+            key = carry_.rfind("entries:", 0) == 0 ? 0 : carry_.find("\nentries:");
+            item = key == std::string::npos ? key : carry_.find('\n', key + 1);
+            // The first entry's line, whole, decides its indentation.
+            if (item != std::string::npos && carry_.find('\n', item + 1) != std::string::npos) break;
+            if (offset_ >= size_ || !fill_more()) return std::nullopt;
+        }
         header_ = item + 1;
         indent_ = indent_at(carry_, header_);
         if (!item_start(carry_, header_ + indent_)) return std::nullopt;  // a comment, a flow list, ...

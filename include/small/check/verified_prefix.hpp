@@ -82,21 +82,6 @@ struct StampedFile {
 };
 StampedFile stamp_file(const FileSystem& fs, const std::string& path);
 
-// Whether a log's own checks (`checks`: schema, rules, strict scans of the
-// log alone; not the rules that span files) find nothing in `log`.
-class SchemaSet;
-bool entries_are_clean(const SchemaSet& schemas, const Artifact& log, unsigned checks, Instant now);
-
-// The whole log as one verified prefix, read in windows of whole entries
-// (a few MB each: memory stays flat in the log's length) and checked by
-// `checks` window by window, the facts folded as appends would fold them.
-// nullopt when the log is shorter than `windows.stream_from_bytes`, has a finding of its
-// own, a layout a window cannot be cut from (see load_after_prefix), or
-// changed while it was read: the verdict then reads it whole.
-std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const WorkspacePaths& ws,
-                                                     const SchemaSet& schemas, unsigned checks,
-                                                     const LogWindows& windows);
-
 // `prefix` with the stamp the file had while it was read whole (`clock_ns`
 // read before `stamp` was taken); no stamp when the file was not the same
 // file, unchanged, throughout.

@@ -1,0 +1,65 @@
+// doc/entry_windows: where a long block list may be cut, and the reader
+// that cuts it (the readers built on it are tested in model/workspace_test
+// and check/verified_prefix_test against whole reads).
+#include "small/doc/entry_windows.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace small {
+namespace {
+
+TEST(WholeEntries, AcceptsEntriesAtTheIndentationEndingWithALineBreak) {
+    EXPECT_TRUE(whole_entries("  - a: \"1\"\n    b: \"2\"\n  - a: \"3\"\n", 2));
+    EXPECT_TRUE(whole_entries("- a: 1\n  b: |\n    text\n", 0));
+}
+
+TEST(WholeEntries, RefusesWhatAWholeReadCouldReadDifferently) {
+    for (const std::string& text : {
+             std::string("  - a: 1"),                       // no final line break
+             std::string("    b: 2\n  - a: 1\n"),           // continues an entry
+             std::string("  - a: 1\nkey: 2\n"),             // a top-level key
+             std::string("  - a: *anchor\n"),               // an alias
+             std::string("  - a: 1\n---\n"),                // a document marker
+             std::string("  - a: 1\r  - b: 2\n"),           // a lone CR
+             std::string("  - a: 1\n  small_version: 1\n"),  // a second version line
+             std::string("  - a: 1\n") + std::string(20, '\n') + "  - b: 2\n",  // a long blank run
+             std::string("  # note\n  - a: 1\n"),           // not an entry first
+         }) {
+        EXPECT_FALSE(whole_entries(text, 2)) << text;
+    }
+}
+
+TEST(EntryWindowReader, CutsOnlyBeforeEntriesAndCoversEveryByte) {
+    std::string log = "small_version: \"1.0.0\"\nentries:\n";
+    for (int i = 0; i < 50; ++i) log += "  - n: \"" + std::to_string(i) + "\"\n    text: |\n      - not an entry\n";
+    MemoryFileSystem fs;
+    fs.add_file("/log.yml", log);
+    for (std::size_t window : {1u, 30u, 200u, 100000u}) {
+        EntryWindowReader reader(fs, "/log.yml", log.size(), window);
+        std::optional<std::string> first = reader.first();
+        ASSERT_TRUE(first);
+        EXPECT_EQ(reader.header(), log.find("  - n:"));
+        EXPECT_EQ(reader.indent(), 2u);
+        std::string all = *first;
+        while (std::optional<std::string> w = reader.next()) {
+            EXPECT_TRUE(w->rfind("  - n: ", 0) == 0) << "window " << window << ": " << *w;
+            all += *w;
+        }
+        EXPECT_FALSE(reader.failed());
+        EXPECT_EQ(all, log) << "window " << window;
+    }
+}
+
+TEST(EntryWindowReader, ALayoutWithoutAnEntryAfterTheKeyIsNotCut) {
+    MemoryFileSystem fs;
+    const std::string log = "small_version: \"1.0.0\"\nentries: []\n";
+    fs.add_file("/log.yml", log);
+    EntryWindowReader reader(fs, "/log.yml", log.size(), 16);
+    EXPECT_FALSE(reader.first());
+}
+
+}  // namespace
+}  // namespace small
