@@ -105,7 +105,8 @@ public:
             item = key == std::string::npos ? key : carry_.find('\n', key + 1);
             // The first entry's line, whole, decides its indentation.
             if (item != std::string::npos && carry_.find('\n', item + 1) != std::string::npos) break;
-            if (offset_ >= size_ || !fill_more()) return std::nullopt;
+            const std::size_t had = carry_.size();
+            if (offset_ >= size_ || !fill_more() || carry_.size() == had) return std::nullopt;
         }
         header_ = item + 1;
         indent_ = indent_at(carry_, header_);

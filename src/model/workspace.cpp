@@ -281,7 +281,7 @@ Status for_each_log_entry(const FileSystem& fs, const std::string& path, const s
             stopped = !visit(entries.item(i));
         }
     });
-    if (whole_pass || stopped) return ok_status();
+    if (whole_pass) return ok_status();  // a stop early still needs every window to have read as the whole file
     if (visited) restart();
     Result<Document> doc = load_yaml_file(fs, path, display);
     if (!doc) return doc.error();

@@ -680,5 +680,19 @@ TEST(LogEntryWindows, VisitTheEntriesAWholeReadVisits) {
     EXPECT_GT(windowed_whole_passes, 10);  // not vacuous: many were read in windows to the end
 }
 
+// A visitor that stops early still gets the error a later window's parse
+// gives, as from a whole read.
+TEST(LogEntryWindows, AStopEarlyStillReportsALaterParseError) {
+    std::string log = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n";
+    for (int i = 0; i < 30; ++i) log += "  - task_id: \"t" + std::to_string(i) + "\"\n";
+    log += "  - task_id: [broken\n";
+    MemoryFileSystem fs;
+    fs.add_file("/w/.small/progress.small.yml", log);
+    const Status read = for_each_log_entry(
+        fs, "/w/.small/progress.small.yml", ".small/progress.small.yml", [] {}, [](NodeRef) { return false; },
+        LogWindows{0, 40});
+    EXPECT_FALSE(read.ok());
+}
+
 }  // namespace
 }  // namespace small
