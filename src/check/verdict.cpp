@@ -405,10 +405,11 @@ std::optional<LogAfterPrefix> load_beside_others(const VerdictInput& in, std::op
 // every check the verdict makes, `checks`) when that decides it exactly;
 // with the prefix to keep.
 template <class Run>
-std::optional<Verdict> from_prefix(const VerdictInput& in, Run run) {
+std::optional<Verdict> from_prefix(const VerdictInput& in, Run run, bool& log_read) {
     std::optional<ArtifactSet> others;
     std::optional<LogAfterPrefix> after = load_beside_others(in, others);
     if (!after) return std::nullopt;
+    log_read = true;  // the log still starts with the prefix: what is left to decide is in what follows
     Source src;
     src.after = &*after;
     src.before = in.prefix;
@@ -427,14 +428,19 @@ std::optional<Verdict> from_prefix(const VerdictInput& in, Run run) {
 // to keep.
 template <class Run>
 Verdict with_prefix(const VerdictInput& in, unsigned checks, Run run) {
+    bool log_read = false;
     if (in.prefix && (in.prefix->checks & checks) == checks) {
-        if (std::optional<Verdict> v = from_prefix(in, run)) return std::move(*v);
+        if (std::optional<Verdict> v = from_prefix(in, run, log_read)) return std::move(*v);
     }
-    if (const std::optional<VerifiedPrefix> streamed =
-            stream_verified_prefix(in.fs, in.paths, in.schemas, checks, in.windows)) {
+    // A prefix that matched but could not decide (a finding in the new entries,
+    // S2 undecided) would not decide in windows either: straight to the whole read.
+    const std::optional<VerifiedPrefix> streamed =
+        log_read ? std::nullopt : stream_verified_prefix(in.fs, in.paths, in.schemas, checks, in.windows);
+    if (streamed) {
         VerdictInput windows = in;
         windows.prefix = &*streamed;
-        if (std::optional<Verdict> v = from_prefix(windows, run)) {
+        bool unused = false;
+        if (std::optional<Verdict> v = from_prefix(windows, run, unused)) {
             v->used_prefix = false;  // no cache vouched: the whole log was read
             v->read_in_windows = true;
             if (in.want_prefix && !v->next_prefix) v->next_prefix = *streamed;
