@@ -9,8 +9,11 @@
 // again; and it builds the text of a multi-line scalar line by line, each
 // line looking over all the blank lines that follow it. These rules find
 // such text in one pass, before libfyaml sees it.
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "small/base/utf8.hpp"
@@ -54,15 +57,10 @@ public:
         : s_(bytes), budget_(kBlankBudgetBase + kBlankBudgetPerByte * bytes.size()) {}
 
     std::optional<CostlyConstruct> run() {
-        std::size_t i = 0;
-        while (i < s_.size()) {
-            if (!kMayStart[static_cast<unsigned char>(s_[i])]) {  // most bytes: one look-up
-                ++i;
-                continue;
-            }
-            std::optional<CostlyConstruct> found;
+        std::optional<CostlyConstruct> found;
+        for (std::size_t i = next_candidate(0); i < s_.size(); i = next_candidate(i)) {
             if (is_blank(s_[i])) {
-                i = blank_run(i, found);
+                i = blank_run_end(i, found);
             } else if (s_[i] == '%' && (i == 0 || s_[i - 1] == '\n')) {
                 i = directive(i, found);
             } else if ((s_[i] == '&' || s_[i] == '*') && starts_token(i)) {
@@ -78,11 +76,38 @@ public:
     }
 
 private:
+    // The first byte at or after i that may start a costly construct. All
+    // of them are below '+' (0x2B): eight bytes without one are skipped at
+    // once, the others looked up one by one.
+    std::size_t next_candidate(std::size_t i) const {
+        constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHighBits = 0x8080808080808080ULL;
+        const char* data = s_.data();
+        const std::size_t n = s_.size();
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t word = 0;
+            std::memcpy(&word, data + i, 8);
+            if (((word - kOnes * '+') & ~word & kHighBits) != 0) break;  // some byte below '+'
+        }
+        while (i < n && !kMayStart[static_cast<unsigned char>(data[i])]) ++i;
+        return i;
+    }
+
     bool starts_token(std::size_t i) const { return i == 0 || is_blank(s_[i - 1]) || is_flow_indicator(s_[i - 1]); }
 
     std::size_t line_end(std::size_t i) const {
         const std::size_t nl = s_.find('\n', i);
         return nl == std::string_view::npos ? s_.size() : nl;
+    }
+
+    // Most runs are a space or a line break and an indentation: no run of
+    // kFreeBlankRun blanks or fewer costs anything (blank_run), so those are
+    // only skipped.
+    std::size_t blank_run_end(std::size_t start, std::optional<CostlyConstruct>& found) {
+        const std::size_t limit = std::min(s_.size(), start + kFreeBlankRun + 1);
+        std::size_t end = start + 1;
+        while (end < limit && is_blank(s_[end])) ++end;
+        if (end - start <= kFreeBlankRun && (end == s_.size() || !is_blank(s_[end]))) return end;
+        return blank_run(start, found);
     }
 
     // Two loops cost the square of a run of blanks. The look-ahead scans the
