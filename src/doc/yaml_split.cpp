@@ -82,8 +82,9 @@ private:
     }
 
     bool step(const Line& l, std::uint32_t line) {
-        const std::size_t first = l.text.find_first_not_of(' ');
-        if (first == std::string_view::npos || l.text[first] == '#') return true;  // blank or comment
+        std::size_t first = 0;
+        while (first < l.text.size() && l.text[first] == ' ') ++first;
+        if (first == l.text.size() || l.text[first] == '#') return true;  // blank or comment
         if (l.text[first] == '\t') return false;
         if (first == 0) return top_level(l, line);
         if (!current_) return true;
