@@ -8,8 +8,10 @@
 // columns. Any other item is parsed by libfyaml alone and its nodes copied
 // in; whatever could read differently in context declines the whole piece,
 // which libfyaml then parses as before. libfyaml stays the authority (D2).
+#include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdint>
 #include <cstring>
 
 #include "small/base/text.hpp"
@@ -27,6 +29,24 @@ constexpr std::array<bool, 256> kStopsText = [] {
     for (int c = 0; c < 256; ++c) table[c] = c < 0x20 || c >= 0x7F || c == '"' || c == '\\';
     return table;
 }();
+
+// The first byte at or after i that kStopsText, eight bytes at a time
+// where none of them does.
+std::size_t plain_text_end(std::string_view s, std::size_t i) {
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHighBits = 0x8080808080808080ULL;
+    const auto has_byte = [](std::uint64_t word, unsigned char c) {
+        const std::uint64_t t = word ^ (kOnes * c);
+        return (t - kOnes) & ~t & kHighBits;
+    };
+    for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, s.data() + i, 8);
+        const std::uint64_t control_or_high = (word | ((word - kOnes * 0x20) & ~word)) & kHighBits;
+        if (control_or_high | has_byte(word, '"') | has_byte(word, '\\') | has_byte(word, 0x7F)) break;
+    }
+    while (i < s.size() && !kStopsText[static_cast<unsigned char>(s[i])]) ++i;
+    return i;
+}
 
 bool is_key_start(char c) { return is_ascii_alpha(c) || c == '_'; }
 bool is_key_char(char c) { return is_ascii_alnum(c) || c == '_' || c == '-'; }
@@ -109,7 +129,7 @@ private:
         return nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - src_.data()) + 1 : src_.size();
     }
     bool scan_item(std::size_t pos, std::uint32_t line, std::size_t& end, std::uint32_t& end_line);
-    bool scan_member(std::size_t line_start, std::size_t key_start, std::uint32_t line);
+    std::size_t scan_member(std::size_t line_start, std::size_t key_start, std::uint32_t line);
     bool scan_rest_of_text(std::size_t from, std::size_t& close, bool& escaped) const;
     bool is_string_key(std::string_view key) const;
     void emit_item(std::uint32_t line);
@@ -167,24 +187,26 @@ bool CanonicalReader::scan_rest_of_text(std::size_t from, std::size_t& close, bo
 }
 
 // `key: "text"` at key_start, ending its line.
-bool CanonicalReader::scan_member(std::size_t line_start, std::size_t key_start, std::uint32_t line) {
+// `key: "text"` at key_start, ending its line: where the next line
+// starts, or npos when the line is not canonical.
+std::size_t CanonicalReader::scan_member(std::size_t line_start, std::size_t key_start, std::uint32_t line) {
+    constexpr std::size_t kNo = std::string_view::npos;
     std::size_t i = key_start;
-    if (i >= src_.size() || !is_key_start(src_[i])) return false;
+    if (i >= src_.size() || !is_key_start(src_[i])) return kNo;
     while (i < src_.size() && is_key_char(src_[i])) ++i;
     const std::string_view key = src_.substr(key_start, i - key_start);
-    if (src_.compare(i, 3, ": \"") != 0 || !is_string_key(key)) return false;
+    if (src_.compare(i, 3, ": \"") != 0 || !is_string_key(key)) return kNo;
     const std::size_t text_begin = i + 3;
-    std::size_t close = text_begin;
-    while (close < src_.size() && !kStopsText[static_cast<unsigned char>(src_[close])]) ++close;
+    std::size_t close = plain_text_end(src_, text_begin);
     bool escaped = false;
-    if (close < src_.size() && src_[close] != '"' && !scan_rest_of_text(close, close, escaped)) return false;
-    if (close >= src_.size()) return false;
-    if (close + 1 < src_.size() && src_[close + 1] != '\n') return false;  // a comment, blanks, CR
+    if (close < src_.size() && src_[close] != '"' && !scan_rest_of_text(close, close, escaped)) return kNo;
+    if (close >= src_.size()) return kNo;
+    if (close + 1 < src_.size() && src_[close + 1] != '\n') return kNo;  // a comment, blanks, CR
     for (const ItemMember& m : members_) {
-        if (m.key == key) return false;  // libfyaml's loader reports it
+        if (m.key == key) return kNo;  // libfyaml's loader reports it
     }
     members_.push_back({key, text_begin, close, line, static_cast<std::uint32_t>(text_begin - line_start + 1), escaped});
-    return true;
+    return std::min(close + 2, src_.size());
 }
 
 // The item at pos, if every line of it is canonical; `end` is where the
@@ -192,18 +214,17 @@ bool CanonicalReader::scan_member(std::size_t line_start, std::size_t key_start,
 bool CanonicalReader::scan_item(std::size_t pos, std::uint32_t line, std::size_t& end, std::uint32_t& end_line) {
     members_.clear();
     if (src_.size() - pos < indent_ + 2 || src_[pos + indent_ + 1] != ' ') return false;
-    if (!scan_member(pos, pos + indent_ + 2, line)) return false;
-    std::size_t at = next_line(pos);
+    std::size_t at = scan_member(pos, pos + indent_ + 2, line);
     ++line;
     while (at < src_.size() && !item_at(at)) {
         if (src_.size() - at < indent_ + 2 || std::memcmp(src_.data() + at, src_.data() + pos, indent_) != 0 ||
             src_[at + indent_] != ' ' || src_[at + indent_ + 1] != ' ') {
             return false;
         }
-        if (!scan_member(at, at + indent_ + 2, line)) return false;
-        at = next_line(at);
+        at = scan_member(at, at + indent_ + 2, line);
         ++line;
     }
+    if (at == std::string_view::npos) return false;
     end = at;
     end_line = line;
     return true;
