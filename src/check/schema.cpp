@@ -239,10 +239,16 @@ private:
         std::array<bool, 256> in_class{};
         std::size_t min = 0, max = 0;
     };
+    struct Property {
+        std::string name;
+        std::size_t rule;
+        bool required = false;
+    };
     struct Rule {
         std::uint8_t kinds = 0;  // bit per NodeKind; 0: any
-        std::vector<std::string> required;
-        std::vector<std::pair<std::string, std::size_t>> properties;  // sorted by name
+        std::vector<std::string> required;  // those without a property of their own
+        std::vector<Property> properties;
+        std::size_t required_properties = 0;
         bool closed = false;  // additionalProperties: false
         std::optional<std::uint64_t> min_length, min_items;
         std::optional<std::vector<std::string>> one_of_strings;  // enum
@@ -318,8 +324,28 @@ private:
         for (const auto& [key, value] : schema.items()) {
             if (!is_annotation(key) && !add_keyword(at, key, value)) return false;
         }
-        std::sort(rules_[at].properties.begin(), rules_[at].properties.end());
+        mark_required(rules_[at]);
         return true;
+    }
+
+    // Required names that have a property are counted as the members are
+    // judged; only the others are looked up. A name required twice counts once.
+    static void mark_required(Rule& r) {
+        std::sort(r.required.begin(), r.required.end());
+        r.required.erase(std::unique(r.required.begin(), r.required.end()), r.required.end());
+        std::erase_if(r.required, [&](const std::string& name) {
+            for (Property& p : r.properties) {
+                if (p.name == name) return p.required = true, ++r.required_properties, true;
+            }
+            return false;
+        });
+    }
+
+    static const Property* property_named(const Rule& r, std::string_view name) {
+        for (const Property& p : r.properties) {
+            if (p.name.size() == name.size() && !name.empty() && p.name[0] == name[0] && p.name == name) return &p;
+        }
+        return nullptr;
     }
 
     bool add_child(const SchemaJson& schema, std::size_t& index) {
@@ -375,7 +401,7 @@ bool QuickSchema::add_keyword(std::size_t at, const std::string& key, const Sche
         for (const auto& [name, sub] : value.items()) {
             std::size_t child = 0;
             if (!add_child(sub, child)) return false;
-            rules_[at].properties.emplace_back(name, child);
+            rules_[at].properties.push_back({name, child});
         }
         return true;
     }
@@ -424,23 +450,33 @@ QuickSchema::Verdict QuickSchema::judge_string(const Rule& r, std::string_view s
     }
     if (r.constant && *r.constant != s) return Verdict::Invalid;
     if (r.pattern && !matches(*r.pattern, s)) return Verdict::Invalid;
-    if (!r.min_length || s.size() < *r.min_length) return r.min_length ? Verdict::Invalid : Verdict::Valid;
+    if (!r.min_length) return Verdict::Valid;
+    const std::uint64_t n = *r.min_length;
+    if (s.size() < n) return Verdict::Invalid;
+    // n ASCII bytes other than NUL first: n characters to valijson too.
+    if (std::all_of(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n),
+                    [](char c) { return c != '\0' && static_cast<unsigned char>(c) < 0x80; })) {
+        return Verdict::Valid;
+    }
     const std::optional<std::uint64_t> length = characters(s);
     if (!length) return Verdict::Unsure;
-    return holds(*length >= *r.min_length);
+    return holds(*length >= n);
 }
 
 QuickSchema::Verdict QuickSchema::judge_mapping(const Rule& r, NodeRef v) const {
+    Verdict out = Verdict::Valid;
+    std::size_t required_seen = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const Property* p = property_named(r, v.key(i));
+        if (!p && r.closed) return Verdict::Invalid;
+        if (!p) continue;
+        required_seen += p->required ? 1 : 0;  // keys are unique (the loader refuses duplicates)
+        out = both(out, judge(p->rule, v.value(i)));
+        if (out == Verdict::Invalid) return out;
+    }
+    if (required_seen != r.required_properties) return Verdict::Invalid;
     for (const std::string& name : r.required) {
         if (!v.find(name).valid()) return Verdict::Invalid;
-    }
-    Verdict out = Verdict::Valid;
-    for (std::size_t i = 0; i < v.size() && out != Verdict::Invalid; ++i) {
-        const std::string_view key = v.key(i);
-        const auto it = std::lower_bound(r.properties.begin(), r.properties.end(), key,
-                                         [](const auto& p, std::string_view k) { return p.first < k; });
-        if (it != r.properties.end() && it->first == key) out = both(out, judge(it->second, v.value(i)));
-        else if (r.closed) out = Verdict::Invalid;
     }
     return out;
 }

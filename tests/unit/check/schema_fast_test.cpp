@@ -191,7 +191,6 @@ void run_mutations(const SchemaSet& set, const std::map<std::string, std::string
     }
     EXPECT_GT(counts.accepted, 1000u);
     EXPECT_GT(counts.refused, 1000u);
-    EXPECT_GT(counts.unsure, 0u);
 }
 
 TEST(SchemaFastPath, AgreesWithValijsonOnTheEmbeddedSchemas) {
@@ -224,6 +223,23 @@ TEST(SchemaFastPath, LargeLogsAreJudgedInChunksAndOneBadEntryDeclines) {
     compare(*set, "progress", reference, doc, counts);
     EXPECT_EQ(counts.accepted, 1u);
     EXPECT_EQ(counts.refused, 1u);
+}
+
+// valijson counts a string's characters up to its first NUL: a minLength
+// the first bytes do not settle is left to valijson.
+TEST(SchemaFastPath, TextWithNulIsJudgedAsValijsonCountsIt) {
+    Result<SchemaSet> set = SchemaSet::embedded();
+    ASSERT_TRUE(set.ok());
+    const Reference reference(embedded_schema("progress"));
+    Json doc = valid_documents()["progress"];
+    Counts counts;
+    for (const std::string id : {std::string("x\0", 2), std::string("\0x", 2), std::string("\xC3\xA9\0", 3)}) {
+        doc["entries"][0]["task_id"] = id;
+        compare(*set, "progress", reference, doc, counts);
+    }
+    EXPECT_EQ(counts.accepted, 1u);  // an ASCII "x" before the NUL settles it
+    EXPECT_EQ(counts.unsure, 1u);    // "é" then NUL: valid, but only valijson says so
+    EXPECT_EQ(counts.refused, 1u);   // NUL first: valijson counts 0 characters
 }
 
 // A schema with a keyword (or a form of one) the fast path does not read is
