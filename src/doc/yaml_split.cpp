@@ -143,6 +143,15 @@ struct Piece {
     ParseStats stats;
 };
 
+std::size_t count_newlines(std::string_view text) {
+    std::size_t n = 0;
+    for (const char* p = text.data(), *end = p + text.size();
+         (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) != nullptr; ++p) {
+        ++n;
+    }
+    return n;
+}
+
 // The line at `at` (the one after a piece), empty at the end of the text.
 std::string_view following_line(std::string_view text, std::size_t at) {
     const std::size_t nl = text.find('\n', at);
@@ -182,8 +191,7 @@ std::optional<Document> parse_yaml_split(std::string& bytes, const std::string& 
                      block->items[a].second, block->items[b - 1], std::nullopt, {}};
     }
     // The head keeps the block's line breaks so later lines keep their numbers.
-    const std::size_t newlines = static_cast<std::size_t>(
-        std::count(bytes.begin() + static_cast<std::ptrdiff_t>(block->start), bytes.begin() + static_cast<std::ptrdiff_t>(block->end), '\n'));
+    const std::size_t newlines = count_newlines(std::string_view(bytes).substr(block->start, block->end - block->start));
     std::string head_text = bytes.substr(0, block->start) + std::string(newlines, '\n') + bytes.substr(block->end);
     std::optional<Document> head;
     ParseStats head_stats;
