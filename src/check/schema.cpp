@@ -466,12 +466,14 @@ QuickSchema::Verdict QuickSchema::judge_string(const Rule& r, std::string_view s
 QuickSchema::Verdict QuickSchema::judge_mapping(const Rule& r, NodeRef v) const {
     Verdict out = Verdict::Valid;
     std::size_t required_seen = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        const Property* p = property_named(r, v.key(i));
+    const Document& doc = *v.document();
+    const Document::Node& node = doc.node(v.index());
+    for (std::uint32_t c = node.children.first; c < node.children.first + node.children.count; c += 2) {
+        const Property* p = property_named(r, NodeRef(&doc, doc.child(c)).scalar_text());  // v.key(i)
         if (!p && r.closed) return Verdict::Invalid;
         if (!p) continue;
         required_seen += p->required ? 1 : 0;  // keys are unique (the loader refuses duplicates)
-        out = both(out, judge(p->rule, v.value(i)));
+        out = both(out, judge(p->rule, NodeRef(&doc, doc.child(c + 1))));
         if (out == Verdict::Invalid) return out;
     }
     if (required_seen != r.required_properties) return Verdict::Invalid;
@@ -488,9 +490,11 @@ QuickSchema::Verdict QuickSchema::judge_sequence(const Rule& r, NodeRef v) const
     constexpr std::size_t kChunk = 4096;
     const std::size_t chunks = (v.size() + kChunk - 1) / kChunk;
     std::vector<Verdict> verdicts(chunks, Verdict::Valid);
+    const Document& doc = *v.document();
+    const std::uint32_t first = doc.node(v.index()).children.first;
     const auto check = [&](std::size_t c) {
         for (std::size_t i = c * kChunk; i < std::min(v.size(), (c + 1) * kChunk) && verdicts[c] != Verdict::Invalid; ++i) {
-            verdicts[c] = both(verdicts[c], judge(*r.items, v.item(i)));
+            verdicts[c] = both(verdicts[c], judge(*r.items, NodeRef(&doc, doc.child(first + static_cast<std::uint32_t>(i)))));
         }
     };
     if (chunks > 1) run_parallel(chunks, check);

@@ -270,12 +270,17 @@ std::optional<std::string> secret_key_reason(std::string_view key) {
 // Every rule but the assignment (which needs a '=') matches a run of 10 or
 // more token characters: a prefixed token (15+), "-----BEGIN", a bearer
 // token (20+), a JWT segment (10+), a base64 word (32+). Prose rarely has one.
+// Such a run covers one of every kShortestRun positions: only those are
+// looked at, and the run around them measured.
 bool may_hold_secret(std::string_view value) {
-    std::size_t run = 0;
-    for (const char c : value) {
-        if (c == '=') return true;
-        run = kTokenChar[static_cast<unsigned char>(c)] ? run + 1 : 0;
-        if (run >= kShortestRun) return true;
+    if (value.find('=') != std::string_view::npos) return true;
+    const auto token = [&](std::size_t i) { return kTokenChar[static_cast<unsigned char>(value[i])]; };
+    for (std::size_t p = kShortestRun - 1; p < value.size(); p += kShortestRun) {
+        if (!token(p)) continue;
+        std::size_t begin = p, end = p + 1;
+        while (begin > 0 && end - begin < kShortestRun && token(begin - 1)) --begin;
+        while (end < value.size() && end - begin < kShortestRun && token(end)) ++end;
+        if (end - begin >= kShortestRun) return true;
     }
     return false;
 }

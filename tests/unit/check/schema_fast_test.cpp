@@ -233,7 +233,7 @@ TEST(SchemaFastPath, TextWithNulIsJudgedAsValijsonCountsIt) {
     const Reference reference(embedded_schema("progress"));
     Json doc = valid_documents()["progress"];
     Counts counts;
-    for (const std::string id : {std::string("x\0", 2), std::string("\0x", 2), std::string("\xC3\xA9\0", 3)}) {
+    for (const std::string& id : {std::string("x\0", 2), std::string("\0x", 2), std::string("\xC3\xA9\0", 3)}) {
         doc["entries"][0]["task_id"] = id;
         compare(*set, "progress", reference, doc, counts);
     }
