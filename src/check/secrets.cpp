@@ -217,7 +217,8 @@ constexpr std::array<bool, 256> kTokenChar = [] {
     }
     return table;
 }();
-constexpr std::size_t kShortestRun = 10;  // "-----BEGIN", a JWT's first segment
+constexpr std::size_t kShortestRun = 10;          // "-----BEGIN"
+constexpr std::size_t kShortestPrefixedRun = 15;  // a prefixed token: "xoxb-" and ten
 // The shortest shape (a Slack token) has 15 characters; most values are shorter.
 constexpr std::size_t kShortestValue = 15;
 
@@ -256,6 +257,21 @@ bool looks_like_encoded_secret(std::string_view value) {
     return looks_random(word.substr(0, word.find('=')));
 }
 
+// Whether `value` has a run of `length` or more token characters. Such a run
+// covers one of every `length` positions: only those are looked at, and the
+// run around them measured.
+bool has_token_run(std::string_view value, std::size_t length) {
+    const auto token = [&](std::size_t i) { return kTokenChar[static_cast<unsigned char>(value[i])]; };
+    for (std::size_t p = length - 1; p < value.size(); p += length) {
+        if (!token(p)) continue;
+        std::size_t begin = p, end = p + 1;
+        while (begin > 0 && end - begin < length && token(begin - 1)) --begin;
+        while (end < value.size() && end - begin < length && token(end)) ++end;
+        if (end - begin >= length) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 std::optional<std::string> secret_key_reason(std::string_view key) {
@@ -267,22 +283,13 @@ std::optional<std::string> secret_key_reason(std::string_view key) {
     return std::nullopt;
 }
 
-// Every rule but the assignment (which needs a '=') matches a run of 10 or
-// more token characters: a prefixed token (15+), "-----BEGIN", a bearer
-// token (20+), a JWT segment (10+), a base64 word (32+). Prose rarely has one.
-// Such a run covers one of every kShortestRun positions: only those are
-// looked at, and the run around them measured.
+// What each rule needs: the assignment a '='; a prefixed token a run of 15
+// or more token characters (xoxb- and ten), a bearer token 20, a JWT 32
+// (three segments of ten joined by '.'), a base64 word 32; a private key
+// block "-----" and the run "-----BEGIN". Prose and timestamps have none.
 bool may_hold_secret(std::string_view value) {
-    if (value.find('=') != std::string_view::npos) return true;
-    const auto token = [&](std::size_t i) { return kTokenChar[static_cast<unsigned char>(value[i])]; };
-    for (std::size_t p = kShortestRun - 1; p < value.size(); p += kShortestRun) {
-        if (!token(p)) continue;
-        std::size_t begin = p, end = p + 1;
-        while (begin > 0 && end - begin < kShortestRun && token(begin - 1)) --begin;
-        while (end < value.size() && end - begin < kShortestRun && token(end)) ++end;
-        if (end - begin >= kShortestRun) return true;
-    }
-    return false;
+    if (value.find('=') != std::string_view::npos || has_token_run(value, kShortestPrefixedRun)) return true;
+    return value.find("-----") != std::string_view::npos && has_token_run(value, kShortestRun);
 }
 
 std::optional<std::string> secret_value_reason(std::string_view value) {

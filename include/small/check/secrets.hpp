@@ -18,7 +18,8 @@ std::optional<std::string> secret_key_reason(std::string_view key);
 std::optional<std::string> secret_value_reason(std::string_view value);
 
 // The cheap test secret_value_reason starts with: false only when no rule
-// can match `value` (no '=' and no run of 10 or more token characters),
+// can match `value` (no '=', no run of 15 or more token characters, and no
+// run of 10 beside a "-----"),
 // and secret_value_reason_unfiltered, the rules without it; public so that a
 // test can prove the test hides no finding.
 bool may_hold_secret(std::string_view value);
