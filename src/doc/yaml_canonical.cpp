@@ -49,7 +49,11 @@ std::size_t plain_text_end(std::string_view s, std::size_t i) {
 }
 
 bool is_key_start(char c) { return is_ascii_alpha(c) || c == '_'; }
-bool is_key_char(char c) { return is_ascii_alnum(c) || c == '_' || c == '-'; }
+constexpr std::array<bool, 256> kKeyChar = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0; c < 256; ++c) table[c] = is_ascii_alnum(static_cast<char>(c)) || c == '_' || c == '-';
+    return table;
+}();
 
 // Non-ASCII characters YAML does not print raw or that a YAML 1.1 reader
 // takes for a line break (C1, NEL, LS, PS, BOM, U+FFFE/FFFF): the writer
@@ -191,11 +195,13 @@ bool CanonicalReader::scan_rest_of_text(std::size_t from, std::size_t& close, bo
 // starts, or npos when the line is not canonical.
 std::size_t CanonicalReader::scan_member(std::size_t line_start, std::size_t key_start, std::uint32_t line) {
     constexpr std::size_t kNo = std::string_view::npos;
+    const char* const data = src_.data();
+    const std::size_t size = src_.size();
     std::size_t i = key_start;
-    if (i >= src_.size() || !is_key_start(src_[i])) return kNo;
-    while (i < src_.size() && is_key_char(src_[i])) ++i;
-    const std::string_view key = src_.substr(key_start, i - key_start);
-    if (src_.compare(i, 3, ": \"") != 0 || !is_string_key(key)) return kNo;
+    if (i >= size || !is_key_start(data[i])) return kNo;
+    while (i < size && kKeyChar[static_cast<unsigned char>(data[i])]) ++i;
+    const std::string_view key(data + key_start, i - key_start);
+    if (size - i < 3 || data[i] != ':' || data[i + 1] != ' ' || data[i + 2] != '"' || !is_string_key(key)) return kNo;
     const std::size_t text_begin = i + 3;
     std::size_t close = plain_text_end(src_, text_begin);
     bool escaped = false;
@@ -203,7 +209,7 @@ std::size_t CanonicalReader::scan_member(std::size_t line_start, std::size_t key
     if (close >= src_.size()) return kNo;
     if (close + 1 < src_.size() && src_[close + 1] != '\n') return kNo;  // a comment, blanks, CR
     for (const ItemMember& m : members_) {
-        if (m.key == key) return kNo;  // libfyaml's loader reports it
+        if (m.key.size() == key.size() && m.key == key) return kNo;  // libfyaml's loader reports it
     }
     members_.push_back({key, text_begin, close, line, static_cast<std::uint32_t>(text_begin - line_start + 1), escaped});
     return std::min(close + 2, src_.size());
