@@ -94,7 +94,7 @@ std::string pick(std::mt19937& rng, const std::vector<std::string>& v, std::size
 
 // One item: `- key: value` and member lines, now and then a line of
 // another shape.
-std::string random_item(std::mt19937& rng, const std::string& indent, int near_miss_percent) {
+std::string random_item(std::mt19937& rng, const std::string& indent, int near_miss_percent, bool crlf = false) {
     static const std::vector<std::string> kOddLines = {
         "", "# comment", "  # indented comment", "\t", "   ", "\r", "#", "---", "..."};
     std::string out;
@@ -112,7 +112,7 @@ std::string random_item(std::mt19937& rng, const std::string& indent, int near_m
         if (value.empty()) line.pop_back();  // `key:` with nothing after it
         if (static_cast<int>(rng() % 800) < near_miss_percent) line = lead + key + ":  " + value;
         if (static_cast<int>(rng() % 800) < near_miss_percent) line = lead + key + ":" + value;
-        out += line + (static_cast<int>(rng() % 800) < near_miss_percent ? "\r\n" : "\n");
+        out += line + (crlf || static_cast<int>(rng() % 800) < near_miss_percent ? "\r\n" : "\n");
         if (static_cast<int>(rng() % 800) < near_miss_percent) out += kOddLines[rng() % kOddLines.size()] + "\n";
     }
     if (static_cast<int>(rng() % 1600) < near_miss_percent) out = indent + "-\n";
@@ -124,7 +124,8 @@ std::string random_item(std::mt19937& rng, const std::string& indent, int near_m
 std::string random_piece(std::mt19937& rng, const std::string& indent, int near_miss_percent) {
     std::string piece;
     const std::size_t items = 1 + rng() % 12;
-    for (std::size_t i = 0; i < items; ++i) piece += random_item(rng, indent, near_miss_percent);
+    const bool crlf = rng() % 5 == 0;  // a log checked out with CRLF line ends
+    for (std::size_t i = 0; i < items; ++i) piece += random_item(rng, indent, near_miss_percent, crlf);
     if (rng() % 4 == 0 && !piece.empty()) piece.pop_back();  // no final line break
     return piece;
 }
@@ -152,7 +153,7 @@ TEST(YamlCanonical, RandomPiecesReadAsLibfyamlReadsThem) {
     EXPECT_GT(accepted, 1000u);
     EXPECT_GT(declined, 100u);
     EXPECT_GT(read, 10000u);
-    EXPECT_GT(grafted, 1000u);
+    EXPECT_GT(grafted, 500u);
 }
 
 TEST(YamlCanonical, WriterOutputIsReadWithoutLibfyaml) {
@@ -181,6 +182,21 @@ TEST(YamlCanonical, OtherItemsAreGraftedFromLibfyaml) {
     EXPECT_TRUE(o.read);
     EXPECT_EQ(o.stats.items_read, 1u);
     EXPECT_EQ(o.stats.items_grafted, 2u);
+}
+
+// Grafts set libfyaml up item by item: a piece where they are more than a
+// quarter of the items is left to one parse of the whole piece.
+TEST(YamlCanonical, PiecesOfMostlyOtherItemsAreLeftToLibfyaml) {
+    std::string mostly_plain, mostly_canonical;
+    for (int i = 0; i < 40; ++i) mostly_plain += "  - task_id: task-" + std::to_string(i) + "\n";
+    for (int i = 0; i < 120; ++i) {
+        mostly_canonical += i % 6 == 0 ? "  - task_id: task-" + std::to_string(i) + "\n"
+                                       : "  - task_id: \"task-" + std::to_string(i) + "\"\n";
+    }
+    EXPECT_FALSE(check_piece(mostly_plain).read);
+    const Outcome o = check_piece(mostly_canonical);
+    EXPECT_TRUE(o.read);
+    EXPECT_EQ(o.stats.items_grafted, 20u);
 }
 
 TEST(YamlCanonical, WhatCouldReadDifferentlyInContextIsDeclined) {
