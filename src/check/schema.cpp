@@ -315,6 +315,7 @@ private:
     }
 
     bool add_keyword(std::size_t at, const std::string& key, const SchemaJson& value);
+    bool add_value_keyword(std::size_t at, const std::string& key, const SchemaJson& value);
 
     // Compiles `schema` into rules_ at a new index; false on anything unknown.
     bool add(const SchemaJson& schema) {
@@ -343,7 +344,7 @@ private:
 
     static const Property* property_named(const Rule& r, std::string_view name) {
         for (const Property& p : r.properties) {
-            if (p.name.size() == name.size() && !name.empty() && p.name[0] == name[0] && p.name == name) return &p;
+            if (p.name.size() == name.size() && (name.empty() || p.name[0] == name[0]) && p.name == name) return &p;
         }
         return nullptr;
     }
@@ -381,29 +382,13 @@ private:
     std::vector<Rule> rules_;
 };
 
-bool QuickSchema::add_keyword(std::size_t at, const std::string& key, const SchemaJson& value) {
-    // rules_ may grow while children are added: index it, never keep a reference.
+// Keywords about the value itself. rules_ may grow while children are
+// added: index it, never keep a reference.
+bool QuickSchema::add_value_keyword(std::size_t at, const std::string& key, const SchemaJson& value) {
     if (key == "type") {
         if (!value.is_string()) return false;
         const std::optional<std::uint8_t> kinds = kinds_of(value.get<std::string>());
         return kinds && (rules_[at].kinds = *kinds, true);
-    }
-    if (key == "required") {
-        if (!value.is_array()) return false;
-        for (const auto& name : value) {
-            if (!name.is_string()) return false;
-            rules_[at].required.push_back(name.get<std::string>());
-        }
-        return true;
-    }
-    if (key == "properties") {
-        if (!value.is_object()) return false;
-        for (const auto& [name, sub] : value.items()) {
-            std::size_t child = 0;
-            if (!add_child(sub, child)) return false;
-            rules_[at].properties.push_back({name, child});
-        }
-        return true;
     }
     if (key == "additionalProperties") return value.is_boolean() && (rules_[at].closed = !value.get<bool>(), true);
     if (key == "minLength" || key == "minItems") {
@@ -428,6 +413,28 @@ bool QuickSchema::add_keyword(std::size_t at, const std::string& key, const Sche
         std::optional<Pattern> pattern = compile_pattern(value.get<std::string>());
         return pattern && (rules_[at].pattern = std::move(pattern), true);
     }
+    return false;
+}
+
+// Keywords about members, items and branches: each child schema is compiled too.
+bool QuickSchema::add_keyword(std::size_t at, const std::string& key, const SchemaJson& value) {
+    if (key == "required") {
+        if (!value.is_array()) return false;
+        for (const auto& name : value) {
+            if (!name.is_string()) return false;
+            rules_[at].required.push_back(name.get<std::string>());
+        }
+        return true;
+    }
+    if (key == "properties") {
+        if (!value.is_object()) return false;
+        for (const auto& [name, sub] : value.items()) {
+            std::size_t child = 0;
+            if (!add_child(sub, child)) return false;
+            rules_[at].properties.push_back({name, child});
+        }
+        return true;
+    }
     if (key == "oneOf" || key == "items") {
         const bool one_of = key == "oneOf";
         if (one_of ? !value.is_array() || value.empty() : !value.is_object()) return false;
@@ -439,7 +446,7 @@ bool QuickSchema::add_keyword(std::size_t at, const std::string& key, const Sche
         }
         return true;
     }
-    return false;
+    return add_value_keyword(at, key, value);
 }
 
 // Each keyword applies to its own kind of value only (valijson's visitors

@@ -3,11 +3,12 @@
 //     <indent>- key: "text"
 //     <indent>  key: "text"
 // (a simple key; double-quoted text on one line whose escapes are at most
-// \" \\ \n \t \r, and no character the writer would escape) and builds the
-// nodes libfyaml's loader builds from them: same kinds, texts, lines and
-// columns. Any other item is parsed by libfyaml alone and its nodes copied
-// in; whatever could read differently in context declines the whole piece,
-// which libfyaml then parses as before. libfyaml stays the authority (D2).
+// \" \\ \n \t \r, and no character the writer would escape; "\n" or "\r\n"
+// line ends) and builds the nodes libfyaml's loader builds from them: same
+// kinds, texts, lines and columns. Any other item is parsed by libfyaml as
+// it stands in its file and its nodes copied in; whatever could read
+// differently declines the whole piece, which libfyaml then parses as
+// before. libfyaml stays the authority (D2).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -198,7 +199,6 @@ bool CanonicalReader::scan_rest_of_text(std::size_t from, std::size_t& close, bo
     return false;
 }
 
-// `key: "text"` at key_start, ending its line.
 // `key: "text"` at key_start, ending its line: where the next line
 // starts, or npos when the line is not canonical.
 std::size_t CanonicalReader::scan_member(std::size_t line_start, std::size_t key_start, std::uint32_t line) {
