@@ -13,11 +13,14 @@ constexpr std::int64_t kSecondsPerDay = 86'400;
 
 // The reference's pre-check: the time part (after the first 'T', or the whole
 // text when there is none, cut at the first 'Z', '+' or '-') must hold a '.'.
+// A '.' in the time: after the 'T', before the offset (Z, + or -).
 bool has_fraction_marker(std::string_view s) {
     const auto t = s.find('T');
-    std::string_view time = t == std::string_view::npos ? s : s.substr(t + 1);
-    time = time.substr(0, time.find_first_of("Z+-"));
-    return time.find('.') != std::string_view::npos;
+    for (std::size_t i = t == std::string_view::npos ? 0 : t + 1; i < s.size(); ++i) {
+        if (s[i] == 'Z' || s[i] == '+' || s[i] == '-') return false;
+        if (s[i] == '.') return true;
+    }
+    return false;
 }
 
 bool is_leap_year(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }

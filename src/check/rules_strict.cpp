@@ -1,6 +1,7 @@
 // Strict-mode rules: secrets (SEC), insecure links (LINK) and the
 // cross-artifact rules S1-S3.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -52,18 +53,11 @@ public:
 
     void walk(NodeRef node) {
         if (node.is_mapping()) {
-            for (std::size_t i = 0; i < node.size(); ++i) {
-                path_.push_back({node.key(i), 0, false});
-                if (!exempt_from_secret_scan(path_)) {
-                    if (auto why = key_reason(node.key(i))) report_secret(node.key_node(i), *why);
-                    walk(node.value(i));
-                }
-                path_.pop_back();
-            }
+            walk_members(node);
         } else if (node.is_sequence()) {
-            for (std::size_t i = 0; i < node.size(); ++i) {
+            for (std::uint32_t i = 0; i < node.size(); ++i) {
                 path_.push_back({{}, i, true});
-                walk(node.item(i));
+                walk(child(node, i));
                 path_.pop_back();
             }
         } else if (node.is_string()) {
@@ -72,6 +66,26 @@ public:
     }
 
 private:
+    // Child i of a container (a mapping's are key, value, ...), read from
+    // the document directly: a log has a million of them.
+    static NodeRef child(NodeRef container, std::uint32_t i) {
+        const Document& doc = *container.document();
+        return {&doc, doc.child(doc.node(container.index()).children.first + i)};
+    }
+
+    void walk_members(NodeRef node) {
+        const auto count = static_cast<std::uint32_t>(2 * node.size());
+        for (std::uint32_t c = 0; c < count; c += 2) {
+            const NodeRef key = child(node, c);
+            path_.push_back({key.scalar_text(), 0, false});
+            if (!exempt_from_secret_scan(path_)) {
+                if (const auto& why = key_reason(key.scalar_text(), c / 2)) report_secret(key, *why);
+                walk(child(node, c + 1));
+            }
+            path_.pop_back();
+        }
+    }
+
     void check_string(NodeRef node) {
         const std::string_view text = node.as_string();
         const bool commit = !path_.empty() && !path_.back().is_index && path_.back().key == "commit";
@@ -88,17 +102,23 @@ private:
                  "remove the secret from .small/; keep secrets in a secret store or environment");
     }
 
-    // The same few keys repeat in every entry: judge each name once.
-    const std::optional<std::string>& key_reason(std::string_view key) {
+    // The same few keys repeat in every entry, mostly in the same places:
+    // judge each name once, and look first at the name last seen at this
+    // member position.
+    const std::optional<std::string>& key_reason(std::string_view key, std::size_t position) {
+        auto& recent = recent_[position % recent_.size()];
+        if (recent.second && recent.first == key) return *recent.second;
         auto it = key_memo_.find(key);
         if (it == key_memo_.end()) it = key_memo_.emplace(key, secret_key_reason(key)).first;
+        recent = {key, &it->second};
         return it->second;
     }
 
     Reporter& r_;
     bool progress_;
     std::vector<PathStep> path_;
-    std::unordered_map<std::string_view, std::optional<std::string>> key_memo_;
+    std::unordered_map<std::string_view, std::optional<std::string>> key_memo_;  // nodes: values stay put
+    std::array<std::pair<std::string_view, const std::optional<std::string>*>, 16> recent_{};
 };
 
 std::string lower(std::string_view s) {

@@ -4,6 +4,7 @@
 #include "small/doc/node_json.hpp"
 #include "small/base/parallel.hpp"
 #include "small/base/text.hpp"
+#include "small/base/utf8.hpp"
 
 #include <nlohmann/json.hpp>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -13,8 +14,12 @@
 #include <valijson/validator.hpp>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstring>
 #include <mutex>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace small {
@@ -204,6 +209,337 @@ Mark mark_for(NodeRef root, const std::string& pointer) {
     }
 }
 
+
+}  // namespace
+
+// ---- The fast accept path ----
+// valijson stays the authority. This validator is compiled from the same
+// schema JSON (format already stripped) and knows only the keywords the
+// SMALL schemas use, with valijson's semantics: strict types, minLength in
+// the code points valijson counts, an ECMAScript pattern of the one form
+// `^[class]{m,n}$`. It answers only "certainly valid"; a schema with any
+// other keyword gets none, and any doubt sends the document to valijson.
+namespace fast_accept {
+
+class QuickSchema {
+public:
+    // Null when the schema holds anything this validator does not know.
+    static std::unique_ptr<QuickSchema> compile(const SchemaJson& schema) {
+        auto quick = std::unique_ptr<QuickSchema>(new QuickSchema());
+        if (!quick->add(schema)) return nullptr;
+        return quick;
+    }
+
+    bool certainly_valid(NodeRef value) const { return judge(0, value) == Verdict::Valid; }
+
+private:
+    enum class Verdict { Valid, Invalid, Unsure };
+    // `^[class]{min,max}$`: every byte in the class, the length in range.
+    struct Pattern {
+        std::array<bool, 256> in_class{};
+        std::size_t min = 0, max = 0;
+    };
+    struct Property {
+        std::string name;
+        std::size_t rule;
+        bool required = false;
+    };
+    struct Rule {
+        std::uint8_t kinds = 0;  // bit per NodeKind; 0: any
+        std::vector<std::string> required;  // those without a property of their own
+        std::vector<Property> properties;
+        std::size_t required_properties = 0;
+        bool closed = false;  // additionalProperties: false
+        std::optional<std::uint64_t> min_length, min_items;
+        std::optional<std::vector<std::string>> one_of_strings;  // enum
+        std::optional<std::string> constant;
+        std::optional<Pattern> pattern;
+        std::vector<std::size_t> one_of;
+        std::optional<std::size_t> items;
+    };
+
+    QuickSchema() = default;
+
+    static std::uint8_t bit(NodeKind k) { return static_cast<std::uint8_t>(1u << static_cast<unsigned>(k)); }
+
+    static std::optional<std::uint8_t> kinds_of(const std::string& type) {
+        if (type == "string") return bit(NodeKind::String);
+        if (type == "object") return bit(NodeKind::Mapping);
+        if (type == "array") return bit(NodeKind::Sequence);
+        if (type == "boolean") return bit(NodeKind::Bool);
+        if (type == "null") return bit(NodeKind::Null);
+        if (type == "integer") return bit(NodeKind::Int);
+        if (type == "number") return static_cast<std::uint8_t>(bit(NodeKind::Int) | bit(NodeKind::Float));
+        return std::nullopt;
+    }
+
+    static std::optional<std::uint64_t> count_of(const SchemaJson& j) {
+        if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+        return std::nullopt;
+    }
+
+    static bool is_class_char(char c) { return is_ascii_alnum(c); }
+
+    // `^[a-f0-9]{64}$`, `^[a-fA-F0-9]{7,40}$`: the only pattern form read.
+    static std::optional<Pattern> compile_pattern(std::string_view p) {
+        if (!p.starts_with("^[") || !p.ends_with("}$")) return std::nullopt;
+        const std::size_t close = p.find(']');
+        const std::size_t brace = p.find('{');
+        if (close == std::string_view::npos || brace != close + 1) return std::nullopt;
+        Pattern out;
+        const std::string_view set = p.substr(2, close - 2);
+        for (std::size_t i = 0; i < set.size(); ++i) {
+            const char first = set[i];
+            char last = first;
+            if (i + 2 < set.size() && set[i + 1] == '-') last = set[i += 2];
+            if (!is_class_char(first) || !is_class_char(last) || first > last) return std::nullopt;
+            for (int c = first; c <= last; ++c) out.in_class[static_cast<unsigned char>(c)] = true;
+        }
+        const std::string_view bounds = p.substr(brace + 1, p.size() - brace - 3);
+        const std::size_t comma = bounds.find(',');
+        const auto number = [](std::string_view digits, std::size_t& n) {
+            if (digits.empty() || digits.size() > 6) return false;
+            const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+            return ec == std::errc() && end == digits.data() + digits.size();
+        };
+        if (set.empty() || !number(bounds.substr(0, comma), out.min)) return std::nullopt;
+        out.max = out.min;
+        if (comma != std::string_view::npos && !number(bounds.substr(comma + 1), out.max)) return std::nullopt;
+        if (out.min > out.max) return std::nullopt;
+        return out;
+    }
+
+    static bool is_annotation(const std::string& key) {
+        return key == "$schema" || key == "$id" || key == "title" || key == "description" || key == "$comment" ||
+               key == "default" || key == "examples";
+    }
+
+    bool add_keyword(std::size_t at, const std::string& key, const SchemaJson& value);
+    bool add_value_keyword(std::size_t at, const std::string& key, const SchemaJson& value);
+
+    // Compiles `schema` into rules_ at a new index; false on anything unknown.
+    bool add(const SchemaJson& schema) {
+        if (!schema.is_object()) return false;
+        const std::size_t at = rules_.size();
+        rules_.emplace_back();
+        for (const auto& [key, value] : schema.items()) {
+            if (!is_annotation(key) && !add_keyword(at, key, value)) return false;
+        }
+        mark_required(rules_[at]);
+        return true;
+    }
+
+    // Required names that have a property are counted as the members are
+    // judged; only the others are looked up. A name required twice counts once.
+    static void mark_required(Rule& r) {
+        std::sort(r.required.begin(), r.required.end());
+        r.required.erase(std::unique(r.required.begin(), r.required.end()), r.required.end());
+        std::erase_if(r.required, [&](const std::string& name) {
+            for (Property& p : r.properties) {
+                if (p.name == name) return p.required = true, ++r.required_properties, true;
+            }
+            return false;
+        });
+    }
+
+    static const Property* property_named(const Rule& r, std::string_view name) {
+        for (const Property& p : r.properties) {
+            if (p.name.size() == name.size() && (name.empty() || p.name[0] == name[0]) && p.name == name) return &p;
+        }
+        return nullptr;
+    }
+
+    bool add_child(const SchemaJson& schema, std::size_t& index) {
+        index = rules_.size();
+        return add(schema);
+    }
+
+    static Verdict both(Verdict a, Verdict b) {
+        if (a == Verdict::Invalid || b == Verdict::Invalid) return Verdict::Invalid;
+        return a == Verdict::Unsure || b == Verdict::Unsure ? Verdict::Unsure : Verdict::Valid;
+    }
+    static Verdict holds(bool ok) { return ok ? Verdict::Valid : Verdict::Invalid; }
+
+    // valijson's u8_strlen, where it is sure to be the count of characters:
+    // valid UTF-8 without NUL (it stops at a NUL).
+    static std::optional<std::uint64_t> characters(std::string_view s) {
+        if (std::memchr(s.data(), '\0', s.size()) != nullptr || !is_valid_utf8(s)) return std::nullopt;
+        return static_cast<std::uint64_t>(
+            std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    }
+
+    static bool matches(const Pattern& p, std::string_view s) {
+        if (s.size() < p.min || s.size() > p.max) return false;
+        return std::all_of(s.begin(), s.end(), [&](char c) { return p.in_class[static_cast<unsigned char>(c)]; });
+    }
+
+    Verdict judge_string(const Rule& r, std::string_view s) const;
+    Verdict judge_mapping(const Rule& r, NodeRef v) const;
+    Verdict judge_sequence(const Rule& r, NodeRef v) const;
+    Verdict judge_one_of(const Rule& r, NodeRef v) const;
+    Verdict judge(std::size_t rule, NodeRef v) const;
+
+    std::vector<Rule> rules_;
+};
+
+// Keywords about the value itself. rules_ may grow while children are
+// added: index it, never keep a reference.
+bool QuickSchema::add_value_keyword(std::size_t at, const std::string& key, const SchemaJson& value) {
+    if (key == "type") {
+        if (!value.is_string()) return false;
+        const std::optional<std::uint8_t> kinds = kinds_of(value.get<std::string>());
+        return kinds && (rules_[at].kinds = *kinds, true);
+    }
+    if (key == "additionalProperties") return value.is_boolean() && (rules_[at].closed = !value.get<bool>(), true);
+    if (key == "minLength" || key == "minItems") {
+        const std::optional<std::uint64_t> n = count_of(value);
+        if (!n) return false;
+        (key == "minLength" ? rules_[at].min_length : rules_[at].min_items) = n;
+        return true;
+    }
+    if (key == "enum") {
+        if (!value.is_array() || value.empty()) return false;
+        std::vector<std::string> values;
+        for (const auto& v : value) {
+            if (!v.is_string()) return false;
+            values.push_back(v.get<std::string>());
+        }
+        rules_[at].one_of_strings = std::move(values);
+        return true;
+    }
+    if (key == "const") return value.is_string() && (rules_[at].constant = value.get<std::string>(), true);
+    if (key == "pattern") {
+        if (!value.is_string()) return false;
+        std::optional<Pattern> pattern = compile_pattern(value.get<std::string>());
+        return pattern && (rules_[at].pattern = std::move(pattern), true);
+    }
+    return false;
+}
+
+// Keywords about members, items and branches: each child schema is compiled too.
+bool QuickSchema::add_keyword(std::size_t at, const std::string& key, const SchemaJson& value) {
+    if (key == "required") {
+        if (!value.is_array()) return false;
+        for (const auto& name : value) {
+            if (!name.is_string()) return false;
+            rules_[at].required.push_back(name.get<std::string>());
+        }
+        return true;
+    }
+    if (key == "properties") {
+        if (!value.is_object()) return false;
+        for (const auto& [name, sub] : value.items()) {
+            std::size_t child = 0;
+            if (!add_child(sub, child)) return false;
+            rules_[at].properties.push_back({name, child});
+        }
+        return true;
+    }
+    if (key == "oneOf" || key == "items") {
+        const bool one_of = key == "oneOf";
+        if (one_of ? !value.is_array() || value.empty() : !value.is_object()) return false;
+        for (const auto& sub : one_of ? value : SchemaJson::array({value})) {
+            std::size_t child = 0;
+            if (!add_child(sub, child)) return false;
+            if (one_of) rules_[at].one_of.push_back(child);
+            else rules_[at].items = child;
+        }
+        return true;
+    }
+    return add_value_keyword(at, key, value);
+}
+
+// Each keyword applies to its own kind of value only (valijson's visitors
+// return true for the others); enum and const compare strings strictly.
+QuickSchema::Verdict QuickSchema::judge_string(const Rule& r, std::string_view s) const {
+    if (r.one_of_strings && std::find(r.one_of_strings->begin(), r.one_of_strings->end(), s) == r.one_of_strings->end()) {
+        return Verdict::Invalid;
+    }
+    if (r.constant && *r.constant != s) return Verdict::Invalid;
+    if (r.pattern && !matches(*r.pattern, s)) return Verdict::Invalid;
+    if (!r.min_length) return Verdict::Valid;
+    const std::uint64_t n = *r.min_length;
+    if (s.size() < n) return Verdict::Invalid;
+    // n ASCII bytes other than NUL first: n characters to valijson too.
+    if (std::all_of(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n),
+                    [](char c) { return c != '\0' && static_cast<unsigned char>(c) < 0x80; })) {
+        return Verdict::Valid;
+    }
+    const std::optional<std::uint64_t> length = characters(s);
+    if (!length) return Verdict::Unsure;
+    return holds(*length >= n);
+}
+
+QuickSchema::Verdict QuickSchema::judge_mapping(const Rule& r, NodeRef v) const {
+    Verdict out = Verdict::Valid;
+    std::size_t required_seen = 0;
+    const Document& doc = *v.document();
+    const Document::Node& node = doc.node(v.index());
+    for (std::uint32_t c = node.children.first; c < node.children.first + node.children.count; c += 2) {
+        const Property* p = property_named(r, NodeRef(&doc, doc.child(c)).scalar_text());  // v.key(i)
+        if (!p && r.closed) return Verdict::Invalid;
+        if (!p) continue;
+        required_seen += p->required ? 1 : 0;  // keys are unique (the loader refuses duplicates)
+        out = both(out, judge(p->rule, NodeRef(&doc, doc.child(c + 1))));
+        if (out == Verdict::Invalid) return out;
+    }
+    if (required_seen != r.required_properties) return Verdict::Invalid;
+    for (const std::string& name : r.required) {
+        if (!v.find(name).valid()) return Verdict::Invalid;
+    }
+    return out;
+}
+
+QuickSchema::Verdict QuickSchema::judge_sequence(const Rule& r, NodeRef v) const {
+    if (r.min_items && v.size() < *r.min_items) return Verdict::Invalid;
+    if (!r.items) return Verdict::Valid;
+    // A progress log's entries: checked in chunks on all cores.
+    constexpr std::size_t kChunk = 4096;
+    const std::size_t chunks = (v.size() + kChunk - 1) / kChunk;
+    std::vector<Verdict> verdicts(chunks, Verdict::Valid);
+    const Document& doc = *v.document();
+    const std::uint32_t first = doc.node(v.index()).children.first;
+    const auto check = [&](std::size_t c) {
+        for (std::size_t i = c * kChunk; i < std::min(v.size(), (c + 1) * kChunk) && verdicts[c] != Verdict::Invalid; ++i) {
+            verdicts[c] = both(verdicts[c], judge(*r.items, NodeRef(&doc, doc.child(first + static_cast<std::uint32_t>(i)))));
+        }
+    };
+    if (chunks > 1) run_parallel(chunks, check);
+    else if (chunks == 1) check(0);
+    Verdict out = Verdict::Valid;
+    for (Verdict c : verdicts) out = both(out, c);
+    return out;
+}
+
+QuickSchema::Verdict QuickSchema::judge_one_of(const Rule& r, NodeRef v) const {
+    std::size_t valid = 0;
+    bool unsure = false;
+    for (std::size_t branch : r.one_of) {
+        const Verdict b = judge(branch, v);
+        valid += b == Verdict::Valid;
+        unsure = unsure || b == Verdict::Unsure;
+    }
+    if (valid > 1) return Verdict::Invalid;
+    return unsure ? Verdict::Unsure : holds(valid == 1);
+}
+
+QuickSchema::Verdict QuickSchema::judge(std::size_t rule, NodeRef v) const {
+    const Rule& r = rules_[rule];
+    if (r.kinds != 0 && (r.kinds & bit(v.kind())) == 0) return Verdict::Invalid;
+    Verdict out = r.one_of.empty() ? Verdict::Valid : judge_one_of(r, v);
+    if (out == Verdict::Invalid) return out;
+    if (v.is_string()) return both(out, judge_string(r, v.as_string()));
+    // enum and const of strings fail every other value.
+    if (r.one_of_strings || r.constant) return Verdict::Invalid;
+    if (v.is_mapping()) return both(out, judge_mapping(r, v));
+    if (v.is_sequence()) return both(out, judge_sequence(r, v));
+    return out;
+}
+
+}  // namespace fast_accept
+
+namespace {
+
 }  // namespace
 
 struct SchemaSet::Impl {
@@ -218,6 +554,7 @@ struct SchemaSet::Impl {
         SchemaJson source;
         valijson::Schema schema;
         std::vector<std::unique_ptr<ChunkableArray>> arrays;
+        std::unique_ptr<fast_accept::QuickSchema> quick;  // null: valijson alone
     };
     std::map<std::string, std::unique_ptr<Compiled>, std::less<>> schemas;
     // Embedded schemas compiled on first use (embedded_shared): a write
@@ -273,6 +610,7 @@ std::unique_ptr<SchemaSet::Impl::Compiled> compile_schema(const std::string& tex
     compiled->source = SchemaJson::parse(text);
     strip_format_keywords(compiled->source);
     populate(compiled->source, compiled->schema);
+    compiled->quick = fast_accept::QuickSchema::compile(compiled->source);
     if (compiled->source.contains("properties") && compiled->source["properties"].is_object()) {
         for (const auto& [name, property] : compiled->source["properties"].items()) {
             if (!chunkable(property)) continue;
@@ -559,6 +897,7 @@ std::vector<SchemaViolation> SchemaSet::validate(std::string_view artifact, cons
     if (!found) return out;
     const Impl::Compiled& compiled = *found;
     const NodeRef root = doc.root();
+    if (compiled.quick && root.valid() && compiled.quick->certainly_valid(root)) return out;
     if (!root.is_mapping()) {
         const SchemaJson instance = root.valid() ? to_json(root) : SchemaJson::object();
         const std::lock_guard<std::mutex> lock(impl_->shell_mutex);
@@ -591,6 +930,12 @@ std::vector<SchemaViolation> SchemaSet::validate(std::string_view artifact, cons
         return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);
     });
     return out;
+}
+
+bool SchemaSet::fast_accepts(std::string_view artifact, const Document& doc) const {
+    std::string broken;
+    const Impl::Compiled* compiled = impl_->get(artifact, broken);
+    return compiled && compiled->quick && doc.root().valid() && compiled->quick->certainly_valid(doc.root());
 }
 
 const char* embedded_schema(std::string_view artifact) {

@@ -186,29 +186,41 @@ const char* token_shape_at(std::string_view text, std::size_t pos) {
 }
 
 // Characters that can begin any recognised shape; everything else is skipped.
-bool may_start_shape(char c) {
-    switch (c) {
-        case 'A': case 'g': case 'x': case 's': case 'r': case '-':
-        case 'b': case 'B': case 'e':
-            return true;
-        default:
-            return false;
-    }
-}
+constexpr std::array<bool, 256> kMayStartShape = [] {
+    std::array<bool, 256> table{};
+    for (const unsigned char c : {'A', 'g', 'x', 's', 'r', '-', 'b', 'B', 'e'}) table[c] = true;
+    return table;
+}();
 
 const char* find_token_shape(std::string_view text) {
     for (std::size_t pos = 0; pos < text.size(); ++pos) {
-        if (!may_start_shape(text[pos])) continue;
+        if (!kMayStartShape[static_cast<unsigned char>(text[pos])]) continue;
         if (pos > 0 && is_ascii_alnum(text[pos - 1])) continue;  // only at word starts
         if (const char* reason = token_shape_at(text, pos)) return reason;
     }
-    // Less specific, so only when no known token names the secret better.
+    // Less specific, so only when no known token names the secret better;
+    // an assignment needs its '='.
+    if (text.find('=') == std::string_view::npos) return nullptr;
     for (std::size_t pos = 0; pos < text.size(); ++pos) {
         if (pos > 0 && is_ascii_alnum(text[pos - 1])) continue;
         if (credential_assignment_at(text, pos)) return "value assigns a literal to a secret-named variable";
     }
     return nullptr;
 }
+
+// Characters of the tokens, keys and base64 words the rules look for.
+constexpr std::array<bool, 256> kTokenChar = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0; c < 256; ++c) {
+        table[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+                   c == '-' || c == '+' || c == '/' || c == '.' || c == '~' || c == '=';
+    }
+    return table;
+}();
+constexpr std::size_t kShortestRun = 10;          // "-----BEGIN"
+constexpr std::size_t kShortestPrefixedRun = 15;  // a prefixed token: "xoxb-" and ten
+// The shortest shape (a Slack token) has 15 characters; most values are shorter.
+constexpr std::size_t kShortestValue = 15;
 
 // ---- the reference's whole-value rule: ^[A-Za-z0-9+/]{32,}={0,2}$ ----
 
@@ -245,6 +257,21 @@ bool looks_like_encoded_secret(std::string_view value) {
     return looks_random(word.substr(0, word.find('=')));
 }
 
+// Whether `value` has a run of `length` or more token characters. Such a run
+// covers one of every `length` positions: only those are looked at, and the
+// run around them measured.
+bool has_token_run(std::string_view value, std::size_t length) {
+    const auto token = [&](std::size_t i) { return kTokenChar[static_cast<unsigned char>(value[i])]; };
+    for (std::size_t p = length - 1; p < value.size(); p += length) {
+        if (!token(p)) continue;
+        std::size_t begin = p, end = p + 1;
+        while (begin > 0 && end - begin < length && token(begin - 1)) --begin;
+        while (end < value.size() && end - begin < length && token(end)) ++end;
+        if (end - begin >= length) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 std::optional<std::string> secret_key_reason(std::string_view key) {
@@ -256,9 +283,22 @@ std::optional<std::string> secret_key_reason(std::string_view key) {
     return std::nullopt;
 }
 
+// What each rule needs: the assignment a '='; a prefixed token a run of 15
+// or more token characters (xoxb- and ten), a bearer token 20, a JWT 32
+// (three segments of ten joined by '.'), a base64 word 32; a private key
+// block "-----" and the run "-----BEGIN". Prose and timestamps have none.
+bool may_hold_secret(std::string_view value) {
+    if (value.find('=') != std::string_view::npos || has_token_run(value, kShortestPrefixedRun)) return true;
+    return value.find("-----") != std::string_view::npos && has_token_run(value, kShortestRun);
+}
+
 std::optional<std::string> secret_value_reason(std::string_view value) {
-    // The shortest shape (a Slack token) has 15 characters; most values are shorter.
-    if (value.size() < 15) return std::nullopt;
+    if (value.size() < kShortestValue || !may_hold_secret(value)) return std::nullopt;
+    return secret_value_reason_unfiltered(value);
+}
+
+std::optional<std::string> secret_value_reason_unfiltered(std::string_view value) {
+    if (value.size() < kShortestValue) return std::nullopt;
     if (const char* reason = find_token_shape(value)) return std::string(reason);
     if (looks_like_encoded_secret(value))
         return std::string("value looks like an encoded secret (32+ base64 characters)");

@@ -9,8 +9,11 @@
 // again; and it builds the text of a multi-line scalar line by line, each
 // line looking over all the blank lines that follow it. These rules find
 // such text in one pass, before libfyaml sees it.
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "small/base/utf8.hpp"
@@ -41,28 +44,16 @@ std::string code_point_name(char32_t c) {
     return buf;
 }
 
-// The bytes a costly construct can start with.
-constexpr std::array<bool, 256> kMayStart = [] {
-    std::array<bool, 256> table{};
-    for (const unsigned char c : {' ', '\t', '\r', '\n', '%', '&', '*', '!'}) table[c] = true;
-    return table;
-}();
-
 class CostScan {
 public:
     explicit CostScan(std::string_view bytes)
         : s_(bytes), budget_(kBlankBudgetBase + kBlankBudgetPerByte * bytes.size()) {}
 
     std::optional<CostlyConstruct> run() {
-        std::size_t i = 0;
-        while (i < s_.size()) {
-            if (!kMayStart[static_cast<unsigned char>(s_[i])]) {  // most bytes: one look-up
-                ++i;
-                continue;
-            }
-            std::optional<CostlyConstruct> found;
+        std::optional<CostlyConstruct> found;
+        for (std::size_t i = next_candidate(0); i < s_.size(); i = next_candidate(i)) {
             if (is_blank(s_[i])) {
-                i = blank_run(i, found);
+                i = blank_run(i, found);  // a run too long to be free
             } else if (s_[i] == '%' && (i == 0 || s_[i - 1] == '\n')) {
                 i = directive(i, found);
             } else if ((s_[i] == '&' || s_[i] == '*') && starts_token(i)) {
@@ -78,6 +69,53 @@ public:
     }
 
 private:
+    // Where the next construct that may cost something starts: a '!', '%',
+    // '&' or '*', or a run of more than kFreeBlankRun blanks (shorter runs
+    // cost nothing, see blank_run). Such a run fills eight bytes in a row, so
+    // only the words of eight bytes that hold one of those four bytes or no
+    // byte above ' ' are looked into; the others are skipped whole.
+    std::size_t next_candidate(std::size_t i) const {
+        constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHighBits = 0x8080808080808080ULL;
+        const auto has_byte = [&](std::uint64_t word, char c) {
+            const std::uint64_t t = word ^ (kOnes * static_cast<unsigned char>(c));
+            return ((t - kOnes) & ~t & kHighBits) != 0;
+        };
+        const std::size_t n = s_.size();
+        for (; i + 8 <= n;) {
+            std::uint64_t word = 0;
+            std::memcpy(&word, s_.data() + i, 8);
+            const bool rare = has_byte(word, '!') || has_byte(word, '%') || has_byte(word, '&') || has_byte(word, '*');
+            const bool low = (((word + kOnes * (0x7F - ' ')) | word) & kHighBits) == 0;  // every byte <= ' '
+            if (!rare && !low) {
+                i += 8;
+                continue;
+            }
+            if (const std::optional<std::size_t> at = inspect(i, i + 8)) return *at;
+        }
+        if (const std::optional<std::size_t> at = inspect(i, n)) return *at;
+        return n;
+    }
+
+    // Bytes i..stop one by one: a '!', '%', '&' or '*', or the start of a run
+    // of blanks too long to be free (looked for back and ahead: the scan may
+    // have skipped its start), is returned; i moves past the rest.
+    std::optional<std::size_t> inspect(std::size_t& i, std::size_t stop) const {
+        while (i < stop) {
+            const char c = s_[i];
+            if (c == '!' || c == '%' || c == '&' || c == '*') return i;
+            if (!is_blank(c)) {
+                ++i;
+                continue;
+            }
+            std::size_t start = i, end = i + 1;
+            while (start > 0 && is_blank(s_[start - 1])) --start;
+            while (end < s_.size() && is_blank(s_[end])) ++end;
+            if (end - start > kFreeBlankRun) return start;
+            i = end;
+        }
+        return std::nullopt;
+    }
+
     bool starts_token(std::size_t i) const { return i == 0 || is_blank(s_[i - 1]) || is_flow_indicator(s_[i - 1]); }
 
     std::size_t line_end(std::size_t i) const {

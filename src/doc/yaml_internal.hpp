@@ -1,4 +1,5 @@
-// Internals of the YAML loader shared by yaml.cpp and yaml_split.cpp.
+// Internals of the YAML loader shared by yaml.cpp, yaml_split.cpp,
+// yaml_canonical.cpp and yaml_cost.cpp.
 #pragma once
 
 #include <optional>
@@ -45,5 +46,37 @@ std::string syntax_error_hint(std::string_view bytes, Mark at, std::string_view 
 // caller then parses sequentially, which also yields the exact error.
 // On success `bytes` has been moved into the document.
 std::optional<Document> parse_yaml_split(std::string& bytes, const std::string& file, const YamlLimits& limits);
+
+// How a piece was read by read_canonical_items (tests prove both ways ran).
+struct CanonicalStats {
+    std::size_t items_read = 0;     // read by the canonical reader
+    std::size_t items_grafted = 0;  // parsed by libfyaml alone and copied in
+};
+
+// One piece of parse_yaml_split (a block sequence's items at `indent`,
+// starting at an item line; `following` is the line after it, or nothing at
+// the end of the file) read without libfyaml where its items are in the
+// canonical form small writes (`- key: "text"` lines), other items by
+// parse_item_in_context: the document the sequential parse builds for those
+// items (lines counted from the piece's first), or nothing when the reader
+// cannot prove that (the caller then parses the piece with libfyaml).
+std::optional<Document> read_canonical_items(std::string piece, std::string_view following, const std::string& file,
+                                             const YamlLimits& limits, ParseStats* parse_stats = nullptr,
+                                             CanonicalStats* stats = nullptr);
+
+// One item (its lines, from its `-` line to the next item's) parsed by
+// libfyaml as it stands in its file: under a key, as the items are under
+// `entries:`, and followed by the line that follows it there (libfyaml
+// accepts some text at the end of its input that it refuses before another
+// line). Nothing when that fails, holds an alias, or the item has no token
+// of its own.
+std::optional<Document> parse_item_in_context(std::string_view item, std::string_view following, std::size_t indent,
+                                              const std::string& file, const YamlLimits& piece_limits);
+
+// Whether a piece libfyaml parsed alone reads as in its file: its first
+// item has a token of its own, and its last item (`last_item`, at line
+// `last_item_line` of the piece) is the same when parsed in its context.
+bool piece_reads_in_context(const Document& piece, std::string_view last_item, std::uint32_t last_item_line,
+                            std::string_view following, const std::string& file, const YamlLimits& piece_limits);
 
 }  // namespace small

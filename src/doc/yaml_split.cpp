@@ -3,7 +3,11 @@
 // at the sequence's indentation is a safe cut point in valid YAML (item
 // content, block scalars and multi-line scalars are indented deeper). The
 // head (the file with the block cut out) and the pieces are parsed on all
-// cores and spliced. Anything unusual falls back to one sequential parse.
+// cores and spliced; a piece of small's canonical items is read without
+// libfyaml (yaml_canonical.cpp). libfyaml reads some text at the end of its
+// input that it refuses before another line, and places an empty item by the
+// token before it: a piece is kept only if its ends read as in the file.
+// Anything unusual falls back to one sequential parse.
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -78,8 +82,9 @@ private:
     }
 
     bool step(const Line& l, std::uint32_t line) {
-        const std::size_t first = l.text.find_first_not_of(' ');
-        if (first == std::string_view::npos || l.text[first] == '#') return true;  // blank or comment
+        std::size_t first = 0;
+        while (first < l.text.size() && l.text[first] == ' ') ++first;
+        if (first == l.text.size() || l.text[first] == '#') return true;  // blank or comment
         if (l.text[first] == '\t') return false;
         if (first == 0) return top_level(l, line);
         if (!current_) return true;
@@ -133,9 +138,40 @@ private:
 struct Piece {
     std::size_t begin, end;
     std::uint32_t line_offset;
+    std::pair<std::size_t, std::uint32_t> last_item;  // (offset, lines before)
     std::optional<Document> doc;
     ParseStats stats;
 };
+
+std::size_t count_newlines(std::string_view text) {
+    std::size_t n = 0;
+    for (const char* p = text.data(), *end = p + text.size();
+         (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) != nullptr; ++p) {
+        ++n;
+    }
+    return n;
+}
+
+// The line at `at` (the one after a piece), empty at the end of the text.
+std::string_view following_line(std::string_view text, std::size_t at) {
+    const std::size_t nl = text.find('\n', at);
+    return text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl + 1 - at);
+}
+
+// A piece: small's canonical items read directly, else libfyaml's parse of
+// it, kept if its ends read as in the file (piece_reads_in_context).
+void parse_piece(std::string_view bytes, Piece& p, const std::string& file, const YamlLimits& limits) {
+    const std::string_view following = following_line(bytes, p.end);
+    if (auto fast = read_canonical_items(std::string(bytes.substr(p.begin, p.end - p.begin)), following, file, limits, &p.stats)) {
+        p.doc = std::move(*fast);
+        return;
+    }
+    Result<Document> r = parse_yaml_events(std::string(bytes.substr(p.begin, p.end - p.begin)), file, limits, &p.stats);
+    const std::string_view last = bytes.substr(p.last_item.first, p.end - p.last_item.first);
+    if (r && piece_reads_in_context(*r, last, p.last_item.second - p.line_offset + 1, following, file, limits)) {
+        p.doc = std::move(*r);
+    }
+}
 
 
 }  // namespace
@@ -152,11 +188,10 @@ std::optional<Document> parse_yaml_split(std::string& bytes, const std::string& 
         const std::size_t a = k * block->items.size() / count;
         const std::size_t b = (k + 1) * block->items.size() / count;
         pieces[k] = {block->items[a].first, b < block->items.size() ? block->items[b].first : block->end,
-                     block->items[a].second, std::nullopt, {}};
+                     block->items[a].second, block->items[b - 1], std::nullopt, {}};
     }
     // The head keeps the block's line breaks so later lines keep their numbers.
-    const std::size_t newlines = static_cast<std::size_t>(
-        std::count(bytes.begin() + static_cast<std::ptrdiff_t>(block->start), bytes.begin() + static_cast<std::ptrdiff_t>(block->end), '\n'));
+    const std::size_t newlines = count_newlines(std::string_view(bytes).substr(block->start, block->end - block->start));
     std::string head_text = bytes.substr(0, block->start) + std::string(newlines, '\n') + bytes.substr(block->end);
     std::optional<Document> head;
     ParseStats head_stats;
@@ -169,9 +204,7 @@ std::optional<Document> parse_yaml_split(std::string& bytes, const std::string& 
             if (r) head = std::move(*r);
             return;
         }
-        Piece& p = pieces[job];
-        Result<Document> r = parse_yaml_events(bytes.substr(p.begin, p.end - p.begin), file, piece_limits, &p.stats);
-        if (r && r->root().is_sequence()) p.doc = std::move(*r);
+        parse_piece(bytes, pieces[job], file, piece_limits);
     });
 
     if (!head || !head->root().is_mapping()) return std::nullopt;

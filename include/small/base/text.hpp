@@ -7,12 +7,15 @@
 
 namespace small {
 
-// Without leading and trailing ASCII white space (as Go's TrimSpace does for ASCII).
+// Without leading and trailing ASCII white space (as Go's TrimSpace does for ASCII):
+// " \t\r\n\f\v", which are ' ' and '\t' (9) to '\r' (13).
 inline std::string_view trim(std::string_view s) {
-    constexpr std::string_view ws = " \t\r\n\f\v";
-    const auto first = s.find_first_not_of(ws);
-    if (first == std::string_view::npos) return {};
-    return s.substr(first, s.find_last_not_of(ws) - first + 1);
+    const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+    std::size_t first = 0, end = s.size();
+    while (first < end && space(s[first])) ++first;
+    if (first == end) return {};
+    while (space(s[end - 1])) --end;
+    return s.substr(first, end - first);
 }
 
 // The lines of `text` without their '\n' (a last line without one included:

@@ -231,11 +231,14 @@ inline NodeRef NodeRef::value(std::size_t i) const {
     return {doc_, doc_->child(doc_->node(index_).children.first + static_cast<std::uint32_t>(2 * i + 1))};
 }
 
+// key(i) == k over the children directly: the lookup of every rule.
 inline NodeRef NodeRef::find(std::string_view k) const {
     if (!is_mapping()) return {};
-    const std::size_t n = size();
-    for (std::size_t i = 0; i < n; ++i) {
-        if (key(i) == k) return value(i);
+    const Document::Node& n = doc_->node(index_);
+    for (std::uint32_t c = n.children.first; c < n.children.first + n.children.count; c += 2) {
+        const Document::Node& key = doc_->node(doc_->child(c));
+        const bool scalar = key.kind != NodeKind::Sequence && key.kind != NodeKind::Mapping;
+        if ((scalar ? doc_->text(key) : std::string_view()) == k) return {doc_, doc_->child(c + 1)};
     }
     return {};
 }

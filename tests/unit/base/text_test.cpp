@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -67,6 +68,27 @@ TEST(Visible, ShowsEveryControlCharacterAsAnEscape) {
 TEST(Visible, LinesKeepTheirBreaksButNoneStartsAWorkflowCommand) {
     EXPECT_EQ(visible_lines("one\ntwo\tcol"), "one\ntwo\tcol");
     EXPECT_EQ(visible_lines("ok\n::error::fake\n  ::warning::x\r\n"), "ok\n\\::error::fake\n\\  ::warning::x\\r\n");
+}
+
+// trim strips exactly " \t\r\n\f\v" at both ends: every short string over
+// those, their neighbours ('\b', '\x0e', '\x1f', '!') and a letter.
+TEST(Trim, StripsAsciiWhiteSpaceOnly) {
+    const std::string alphabet = std::string(" \t\r\n\f\v\b\x0e\x1f!a") + '\0';
+    const auto reference = [](std::string_view s) {
+        constexpr std::string_view ws = " \t\r\n\f\v";
+        const auto first = s.find_first_not_of(ws);
+        if (first == std::string_view::npos) return std::string_view();
+        return s.substr(first, s.find_last_not_of(ws) - first + 1);
+    };
+    std::vector<std::string> strings = {""};
+    for (int length = 1; length <= 4; ++length) {
+        std::vector<std::string> longer;
+        for (const std::string& s : strings) {
+            for (char c : alphabet) longer.push_back(s + c);
+        }
+        for (const std::string& s : longer) EXPECT_EQ(trim(s), reference(s)) << s.size();
+        strings = std::move(longer);
+    }
 }
 
 }  // namespace

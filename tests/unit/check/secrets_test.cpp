@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <regex>
 #include <string>
+#include <vector>
 
 #include "support/fixtures.hpp"
 
@@ -227,6 +232,76 @@ TEST(SecretValue, PlaceholdersAndShortOrProseAssignmentsAreNotSecrets) {
                           "rotated the token after review", "passwords=are not assigned here"}) {
         expect_clean_value(v);
     }
+}
+
+// ---- the prefilter hides no finding ----
+
+// Every string literal of this file (the secrets and the clean values above).
+std::vector<std::string> literals_of_this_file() {
+    std::ifstream in(std::string(SMALL_SOURCE_DIR) + "/tests/unit/check/secrets_test.cpp");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::string> out;
+    const std::regex literal(R"re("((?:[^"\\\n]|\\.)*)")re");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), literal); it != std::sregex_iterator(); ++it) {
+        std::string value;
+        const std::string raw = (*it)[1];
+        for (std::size_t i = 0; i < raw.size(); ++i) {
+            if (raw[i] != '\\' || i + 1 == raw.size()) {
+                value += raw[i];
+                continue;
+            }
+            const char e = raw[++i];
+            value += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+        }
+        out.push_back(value);
+    }
+    return out;
+}
+
+// Values near the rules' edges: runs of token characters around the
+// shortest lengths, prefixes, assignments, separators.
+std::vector<std::string> generated_values() {
+    const std::vector<std::string> parts = {
+        "AKIA", "ASIA", "ghp_", "github_pat_", "glpat-", "xoxb-", "sk-", "sk_live_", "rk_live_", "AIza", "eyJ",
+        "-----BEGIN ", "RSA PRIVATE KEY-----", "Bearer ", "bearer\t", "password=", "API_KEY=\"", "token='", "=",
+        " ", ";", ":", ".", "\"", "'", "\t", "\xC3\xA9", "/", "+", "~", "_", "-", "$X", "<x>", "***", "==", "\n"};
+    std::mt19937 rng(39);
+    std::vector<std::string> out;
+    const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    for (int i = 0; i < 40000; ++i) {
+        std::string v;
+        const int pieces = 1 + static_cast<int>(rng() % 6);
+        for (int p = 0; p < pieces; ++p) {
+            if (rng() % 2) {
+                v += parts[rng() % parts.size()];
+            } else {
+                const std::size_t run = std::vector<std::size_t>{5, 9, 10, 14, 15, 16, 19, 20, 22, 31, 32, 36, 40}[rng() % 13];
+                for (std::size_t k = 0; k < run; ++k) v += alphabet[rng() % (rng() % 3 == 0 ? 26 : alphabet.size())];
+            }
+        }
+        out.push_back(v);
+    }
+    return out;
+}
+
+TEST(SecretValue, PrefilterHidesNoFinding) {
+    std::vector<std::string> corpus = literals_of_this_file();
+    ASSERT_GT(corpus.size(), 100u);
+    const std::vector<std::string> generated = generated_values();
+    corpus.insert(corpus.end(), generated.begin(), generated.end());
+    std::size_t found = 0, skipped = 0;
+    for (const std::string& v : corpus) {
+        const std::optional<std::string> full = secret_value_reason_unfiltered(v);
+        EXPECT_EQ(secret_value_reason(v), full) << v;
+        if (full) {
+            EXPECT_TRUE(may_hold_secret(v)) << v;
+        }
+        found += full.has_value();
+        skipped += !may_hold_secret(v) && v.size() >= 15;
+    }
+    // Both ways ran: findings behind the prefilter, long values it skipped.
+    EXPECT_GT(found, 1000u);
+    EXPECT_GT(skipped, 100u);
 }
 
 }  // namespace small

@@ -112,5 +112,30 @@ TEST(YamlSplit, AliasAcrossPiecesFallsBackAndResolves) {
     expect_split_matches_sequential(text);
 }
 
+// 2048 items of 1 KB: two pieces on any machine, cut before item 1024.
+std::string two_piece_log(const std::string& item_1023, const std::string& item_1024) {
+    std::string s = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n";
+    for (int i = 0; i < 2048; ++i) {
+        if (i == 1023) s += item_1023;
+        else if (i == 1024) s += item_1024;
+        else s += "  - task_id: \"task-1\"\n    notes: \"" + std::string(1000, 'x') + "\"\n";
+    }
+    return s;
+}
+
+TEST(YamlSplit, TextLibfyamlRefusesBeforeAnotherItemFailsAtAPieceEnd) {
+    // Alone (at the end of its input) libfyaml reads this item; before the next one it refuses it.
+    const std::string text = two_piece_log("  - 'q':\n    a-b:\"x\"\n", "  - task_id: \"task-2\"\n");
+    EXPECT_FALSE(parse_yaml(text, "t.yml").ok());
+    expect_split_matches_sequential(text);
+}
+
+TEST(YamlSplit, EmptyItemAtAPieceStartIsPlacedAsSequential) {
+    // An empty item is placed at the end of the token before it: the previous item's.
+    const std::string text = two_piece_log("  - task_id: \"task-1\"\n", "  -\n");
+    ASSERT_TRUE(parse_yaml(text, "t.yml").ok());
+    expect_split_matches_sequential(text);
+}
+
 }  // namespace
 }  // namespace small
