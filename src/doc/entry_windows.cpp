@@ -35,10 +35,14 @@ bool has_alias(std::string_view text) {
 // What could end the document early (`---`/`...`), or put the first
 // `small_version:` line FMT-1 reads outside the header.
 bool has_marker_or_version(std::string_view text) {
-    for (const char* marker : {"\n---", "\n...", "small_version:"}) {
-        if (text.find(marker) != std::string_view::npos) return true;
+    // One pass over the line breaks, and memmem for the version key: three
+    // finds would each stop at every line break or every 's'.
+    for (std::size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1)) {
+        const std::string_view next = text.substr(at + 1, 3);
+        if (next == "---" || next == "...") return true;
     }
-    return false;
+    constexpr std::string_view kVersionKey = "small_version:";
+    return memmem(text.data(), text.size(), kVersionKey.data(), kVersionKey.size()) != nullptr;
 }
 
 // Blank bytes at the end of `text`: a run the reader's cost budget counts
@@ -65,23 +69,35 @@ bool item_start(std::string_view text, std::size_t at) {
 // Whole entries at `indent`, ending with a line break: the first line starts
 // one, no line is less indented (blank lines aside), every line at `indent` starts one, and no
 // long run of blanks (which the YAML reader's cost budget would count).
+namespace {
+
+// A run of kMaxBlankRun blanks or more. Such a run covers a position one
+// less than a multiple of kMaxBlankRun, so only those are looked at, and the
+// run is measured around each blank one.
+bool has_long_blank_run(std::string_view text) {
+    for (std::size_t at = kMaxBlankRun - 1; at < text.size(); at += kMaxBlankRun) {
+        if (!blank_byte(text[at])) continue;
+        std::size_t from = at, to = at + 1;
+        while (from > 0 && blank_byte(text[from - 1])) --from;
+        while (to < text.size() && blank_byte(text[to])) ++to;
+        if (to - from >= kMaxBlankRun) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 bool whole_entries(std::string_view suffix, std::size_t indent) {
     // Without a final line break, the next bytes appended would continue its last line.
     if (suffix.empty() || suffix.back() != '\n') return false;
     if (has_lone_cr(suffix) || indent_at(suffix, 0) != indent || !item_start(suffix, indent)) return false;
-    if (has_alias(suffix) || has_marker_or_version(suffix)) return false;
-    std::size_t run = 0;
-    for (char c : suffix) {
-        run = blank_byte(c) ? run + 1 : 0;
-        if (run >= kMaxBlankRun) return false;
-    }
+    if (has_alias(suffix) || has_marker_or_version(suffix) || has_long_blank_run(suffix)) return false;
     for (std::size_t at = 0; at < suffix.size();) {
         std::size_t end = suffix.find('\n', at);
         if (end == std::string_view::npos) end = suffix.size();
-        const std::string_view line = suffix.substr(at, end - at);
         const std::size_t n = indent_at(suffix, at);
-        const bool blank = trim(line).empty();
-        if (!blank && (n < indent || (n == indent && !item_start(suffix, at + n)))) return false;
+        const bool in_entry = n > indent || (n == indent && item_start(suffix, at + n));
+        if (!in_entry && !trim(suffix.substr(at, end - at)).empty()) return false;
         at = end + 1;
     }
     return true;

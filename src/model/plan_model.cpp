@@ -118,10 +118,15 @@ std::vector<std::string> unmet_dependencies(const YamlValue& plan, std::string_v
 
 bool is_bookkeeping_entry(std::string_view task_id, std::string_view evidence, std::string_view notes) {
     if (task_id.substr(0, 5) == "meta/") return true;
-    for (const std::string_view via :
-         {std::string_view(" via small plan"), std::string_view(" via small claim"), std::string_view(" via small release"),
-          std::string_view(" via small merge"), kViaMcpPlanTool}) {
-        if (evidence.find(via) != std::string_view::npos) return true;
+    // One scan for " via " (every marker starts so), then the markers compared in place:
+    // a verdict folds every entry of the log through here.
+    for (std::size_t at = evidence.find(" via "); at != std::string_view::npos; at = evidence.find(" via ", at + 1)) {
+        const std::string_view rest = evidence.substr(at);
+        for (const std::string_view via :
+             {std::string_view(" via small plan"), std::string_view(" via small claim"),
+              std::string_view(" via small release"), std::string_view(" via small merge"), kViaMcpPlanTool}) {
+            if (rest.starts_with(via)) return true;
+        }
     }
     return notes.substr(0, 11) == "small plan " || notes.starts_with(kMcpPlanToolNotes);
 }

@@ -32,6 +32,31 @@ TEST(WholeEntries, RefusesWhatAWholeReadCouldReadDifferently) {
     }
 }
 
+// The blank-run check looks at every kMaxBlankRun-th byte only: a run one
+// short of the limit passes and a run at the limit is refused, wherever it starts.
+TEST(WholeEntries, FindsABlankRunAtTheLimitAtEveryOffset) {
+    for (std::size_t lead = 0; lead < 2 * kMaxBlankRun + 3; ++lead) {
+        for (const char blank : {' ', '\t', '\n'}) {
+            const std::string head = "  - a: \"" + std::string(lead, 'x') + "\"";
+            const std::string shorter = head + std::string(kMaxBlankRun - 2, blank) + "\n";
+            const std::string limit = head + std::string(kMaxBlankRun - 1, blank) + "\n";
+            EXPECT_TRUE(whole_entries(shorter, 2)) << lead << " " << int(blank);
+            EXPECT_FALSE(whole_entries(limit, 2)) << lead << " " << int(blank);
+        }
+    }
+}
+
+TEST(HasMarkerOrVersion, FindsDocumentMarkersAfterALineBreakAndTheVersionKeyAnywhere) {
+    EXPECT_TRUE(has_marker_or_version("  - a: 1\n---\n"));
+    EXPECT_TRUE(has_marker_or_version("  - a: 1\n..."));
+    EXPECT_TRUE(has_marker_or_version("  - a: 1\n    small_version: \"1\"\n"));
+    EXPECT_TRUE(has_marker_or_version("xsmall_version:"));
+    EXPECT_FALSE(has_marker_or_version("---\n  - a: 1\n"));  // only after a line break
+    EXPECT_FALSE(has_marker_or_version("  - a: 1\n--"));
+    EXPECT_FALSE(has_marker_or_version("  - a: 1\n  ---\n  - b: small_version\n"));
+    EXPECT_FALSE(has_marker_or_version(""));
+}
+
 TEST(EntryWindowReader, CutsOnlyBeforeEntriesAndCoversEveryByte) {
     std::string log = "small_version: \"1.0.0\"\nentries:\n";
     for (int i = 0; i < 50; ++i) log += "  - n: \"" + std::to_string(i) + "\"\n    text: |\n      - not an entry\n";
