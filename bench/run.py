@@ -4,7 +4,7 @@
 usage: bench/run.py --small PATH [--runs N] [--workdir DIR] [--keep] [--json FILE]
                     [--workspace NAME ...] [--command NAME ...] [--timeout SECONDS]
                     [--scaling] [--scaling-entries N ...] [--floor] [--floor-runs N]
-                    [--verdicts] [--reference PATH] [--reference-runs N] [--sides] [--mcp]
+                    [--verdicts] [--reference PATH] [--reference-runs N] [--cold-pairs] [--sides] [--mcp]
                     [--mcp-calls N] [--no-commands]
 
 Workspaces are made once by ../shared/bench/gen_workspace.py (relative to the repository)
@@ -25,6 +25,9 @@ verify --strict on a copy of each workspace cold (--no-cache, or the verified-pr
 before each run when the binary lacks the flag), warm, and warm after a one-entry append.
 --reference PATH adds another SMALL CLI (the Go reference) to --floor's interleaved runs and
 --verdicts' workspaces, and prints how many times faster small is in the same runs.
+--cold-pairs (with --reference) runs validate, lint --strict, verify --strict and check --strict of both
+CLIs cold (small with --no-cache; the reference has no cache) in turn on each selected workspace, --runs
+rounds after a warm-up round, and prints each pair's medians, CPU, peak RSS and ratio: one paired run.
 --sides measures `status --all` on a git repository whose 1,000-task workspace (1k and 100k entries)
 is checked out in 8 work trees (each with its own entry and task) plus 2 branches not checked out.
 --mcp times one long-lived `small mcp` server answering resume, ready and check (bench/mcp_bench.py) on a
@@ -409,6 +412,58 @@ def measure_verdicts(small, ws_spec, ws, runs, workdir, timeout, rss_wrapper, re
                   "cold_method": None, "note": None})
         results.append(r)
     return results
+
+
+# --cold-pairs: the four verdict commands, each of small (cold: --no-cache) and of the
+# reference run in turn on the same workspace, so both see the same machine.
+COLD_PAIRS = [["validate"], ["lint", "--strict"], ["verify", "--strict"], ["check", "--strict"]]
+
+
+def measure_cold_pairs(small, reference, ws_spec, ws, runs, workdir, timeout, rss_wrapper):
+    """One row per COLD_PAIRS command: `runs` rounds (after one warm-up round) in which small and
+    the reference run one after the other; medians of wall and CPU time, peak RSS, exit codes."""
+    rows = []
+    for argv in COLD_PAIRS:
+        sides = {"small": [small] + argv + ["--no-cache", "--dir", ws], "reference": [reference] + argv + ["--dir", ws]}
+        got = {k: {"wall": [], "cpu": [], "rss": [], "codes": [], "failure": None} for k in sides}
+        log("cold pairs: %s %s x%d rounds (+1 warm-up)" % (ws_spec["name"], " ".join(argv), runs))
+        for i in range(runs + 1):
+            for k, cmd in sides.items():
+                wall, cpu_s, rss_kb, code, out = run_once(cmd, workdir, timeout, rss_wrapper)
+                if code != 0 and got[k]["failure"] is None:
+                    got[k]["failure"] = "$ %s\n%s" % (" ".join(cmd), tail(out))
+                os.unlink(out)
+                if i == 0:
+                    continue
+                got[k]["wall"].append(wall * 1000.0)
+                got[k]["cpu"].append(cpu_s * 1000.0)
+                got[k]["rss"].append(rss_kb / 1024.0)
+                got[k]["codes"].append(code)
+        row = {"workspace": ws_spec["name"], "entries": ws_spec["entries"], "command": " ".join(argv), "runs": runs}
+        for k, g in got.items():
+            row[k] = {"median_ms": round(statistics.median(g["wall"]), 1), "min_ms": round(min(g["wall"]), 1),
+                      "max_ms": round(max(g["wall"]), 1), "median_cpu_ms": round(statistics.median(g["cpu"]), 1),
+                      "peak_rss_mb": round(max(g["rss"]), 1), "exit_codes": g["codes"],
+                      "ok": g["failure"] is None, "failure_output": g["failure"]}
+        rows.append(row)
+    return rows
+
+
+def print_cold_pairs(rows):
+    head = ["workspace", "command", "small median ms (min-max)", "CPU ms", "RSS MB",
+            "reference median ms (min-max)", "CPU ms", "RSS MB", "x faster", "x less CPU"]
+    out = []
+    for r in rows:
+        a, b = r["small"], r["reference"]
+        ok = a["ok"] and b["ok"]
+        out.append([r["workspace"], r["command"],
+                    "%.1f (%.1f-%.1f)" % (a["median_ms"], a["min_ms"], a["max_ms"]), "%.1f" % a["median_cpu_ms"],
+                    "%.0f" % a["peak_rss_mb"],
+                    "%.1f (%.1f-%.1f)" % (b["median_ms"], b["min_ms"], b["max_ms"]), "%.1f" % b["median_cpu_ms"],
+                    "%.0f" % b["peak_rss_mb"],
+                    "%.0f" % (b["median_ms"] / a["median_ms"]) if ok else "FAILED",
+                    "%.0f" % (b["median_cpu_ms"] / a["median_cpu_ms"]) if ok and a["median_cpu_ms"] else "-"])
+    print_rows(head, out, right=set(range(2, len(head))))
 
 
 def print_verdict_table(results):
@@ -852,6 +907,9 @@ def main():
     ap.add_argument("--reference-max-entries", type=int, default=100000, metavar="N",
                     help="skip the reference's verdicts on workspaces with more entries (default 100000: "
                          "it needs ~1.4 GB and ~20 s per run at 100k)")
+    ap.add_argument("--cold-pairs", action="store_true",
+                    help="with --reference: validate, lint --strict, verify --strict and check --strict of "
+                         "small (--no-cache) and the reference in turn on each selected workspace, --runs rounds")
     ap.add_argument("--sides", action="store_true",
                     help="also time `status --all` over %d work trees and 2 branches of a 1,000-task "
                          "workspace (1k and 100k entries)" % SIDES_WORKTREES)
@@ -872,8 +930,10 @@ def main():
     reference = os.path.abspath(args.reference) if args.reference else None
     if reference and not (os.path.isfile(reference) and os.access(reference, os.X_OK)):
         ap.error("%s is not an executable file" % args.reference)
-    if reference and not (args.floor or args.verdicts):
-        ap.error("--reference is measured only with --floor or --verdicts")
+    if reference and not (args.floor or args.verdicts or args.cold_pairs):
+        ap.error("--reference is measured only with --floor, --verdicts or --cold-pairs")
+    if args.cold_pairs and not reference:
+        ap.error("--cold-pairs needs --reference PATH")
     if args.reference_runs < 1:
         ap.error("--reference-runs must be at least 1")
     if reference:
@@ -892,11 +952,11 @@ def main():
     commands = [] if args.no_commands else [c for c in all_commands if not args.command or c["name"] in args.command]
     if not args.no_commands and (not workspaces or not commands):
         ap.error("no workspace or command selected")
-    if args.no_commands and not (args.floor or args.verdicts or args.sides or args.mcp):
-        ap.error("--no-commands leaves nothing to measure without --floor, --verdicts, --sides or --mcp")
-    if (args.verdicts or args.mcp) and not workspaces:
+    if args.no_commands and not (args.floor or args.verdicts or args.sides or args.mcp or args.cold_pairs):
+        ap.error("--no-commands leaves nothing to measure without --floor, --verdicts, --cold-pairs, --sides or --mcp")
+    if (args.verdicts or args.mcp or args.cold_pairs) and not workspaces:
         ap.error("no workspace selected")
-    if not commands and not args.verdicts and not args.mcp:
+    if not commands and not args.verdicts and not args.mcp and not args.cold_pairs:
         workspaces = []
 
     if args.workdir:
@@ -916,6 +976,7 @@ def main():
     sides = []
     floor = []
     verdicts = []
+    pairs = []
     mcp = []
     invalid = []
     try:
@@ -945,6 +1006,9 @@ def main():
                                           args.reference_max_entries):
                     r["log_mb"] = round(log_mb, 2)
                     verdicts.append(r)
+            if args.cold_pairs:
+                pairs += measure_cold_pairs(small, reference, w, paths[w["name"]], args.runs, workdir, args.timeout,
+                                            rss_wrapper)
             if args.mcp:
                 log("mcp: %s, %d calls per tool" % (w["name"], args.mcp_calls))
                 try:
@@ -996,11 +1060,19 @@ def main():
         print_table(verdicts)
         print()
         print_verdict_table(verdicts)
+    if pairs:
+        print("\ncold pairs: small (--no-cache) and the reference in turn, %d rounds after a warm-up round; "
+              "medians; peak RSS the largest of the rounds" % args.runs)
+        print_cold_pairs(pairs)
     if mcp:
         print("\nmcp: one `small mcp` per workspace copy (a git repository); first = a tool's first call, "
               "median/p90/max over the %d after it; ping = the client's and the pipe's own cost" % (args.mcp_calls - 1))
         print_mcp_table(mcp)
     failed = [r for r in results + verdicts + sides if not r["ok"]]
+    for r in pairs:
+        for k in ("small", "reference"):
+            if not r[k]["ok"]:
+                print("\nFAILED cold pair %s / %s (%s)\n%s" % (r["workspace"], r["command"], k, r[k]["failure_output"]))
     for r in failed:
         print("\nFAILED %s / %s: exit codes %s (expected %d)\n%s"
               % (r["workspace"], r["command"], r["exit_codes"], r["expect_exit"], r["failure_output"] or ""))
@@ -1014,10 +1086,11 @@ def main():
             json.dump({"small": small, "reference": reference, "runs": args.runs, "validated": True,
                        "rss_method": "gnu-time" if rss_wrapper else "wait4",
                        "machine": host, "load_average": load_before, "results": results,
-                       "floor": floor, "verdicts": verdicts, "mcp": mcp}, f, indent=2)
+                       "floor": floor, "verdicts": verdicts, "cold_pairs": pairs, "mcp": mcp}, f, indent=2)
             f.write("\n")
         log("results written to %s" % args.json)
-    return 1 if failed or floor_failed else 0
+    pairs_failed = [r for r in pairs if not (r["small"]["ok"] and r["reference"]["ok"])]
+    return 1 if failed or floor_failed or pairs_failed else 0
 
 
 if __name__ == "__main__":

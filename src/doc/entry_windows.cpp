@@ -66,9 +66,6 @@ bool item_start(std::string_view text, std::size_t at) {
     return at + 1 == text.size() || text[at + 1] == ' ' || text[at + 1] == '\n' || text[at + 1] == '\r';
 }
 
-// Whole entries at `indent`, ending with a line break: the first line starts
-// one, no line is less indented (blank lines aside), every line at `indent` starts one, and no
-// long run of blanks (which the YAML reader's cost budget would count).
 namespace {
 
 // A run of kMaxBlankRun blanks or more. Such a run covers a position one
@@ -87,6 +84,9 @@ bool has_long_blank_run(std::string_view text) {
 
 }  // namespace
 
+// Whole entries at `indent`, ending with a line break: the first line starts
+// one, no line is less indented (blank and comment lines aside), every other line at
+// `indent` starts one, and no long run of blanks (which the YAML reader's cost budget would count).
 bool whole_entries(std::string_view suffix, std::size_t indent) {
     // Without a final line break, the next bytes appended would continue its last line.
     if (suffix.empty() || suffix.back() != '\n') return false;
@@ -97,7 +97,10 @@ bool whole_entries(std::string_view suffix, std::size_t indent) {
         if (end == std::string_view::npos) end = suffix.size();
         const std::size_t n = indent_at(suffix, at);
         const bool in_entry = n > indent || (n == indent && item_start(suffix, at + n));
-        if (!in_entry && !trim(suffix.substr(at, end - at)).empty()) return false;
+        // A comment line this far left ends any block scalar before it, and
+        // windows are never cut at one: it reads the same in a window.
+        const bool comment = at + n < end && suffix[at + n] == '#';
+        if (!in_entry && !comment && !trim(suffix.substr(at, end - at)).empty()) return false;
         at = end + 1;
     }
     return true;

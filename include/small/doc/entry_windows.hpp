@@ -38,8 +38,8 @@ std::size_t indent_at(std::string_view text, std::size_t at);
 // Whether an entry's `-` is at `at`.
 bool item_start(std::string_view text, std::size_t at);
 // Whole entries at `indent`, ending with a line break: the first line starts
-// one, no line is less indented (blank lines aside), every line at `indent`
-// starts one; no alias, document marker, `small_version:`, lone CR or long
+// one, no line is less indented (blank and comment lines aside), every other
+// line at `indent` starts one; no alias, document marker, `small_version:`, lone CR or long
 // run of blanks.
 bool whole_entries(std::string_view text, std::size_t indent);
 

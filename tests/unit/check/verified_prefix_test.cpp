@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <random>
 #include <string>
@@ -19,6 +21,7 @@
 #include "small/model/resume_point.hpp"
 #include "small/store/verified_cache.hpp"
 #include "support/fixtures.hpp"
+#include "support/temp_dir.hpp"
 
 namespace small {
 namespace {
@@ -134,6 +137,7 @@ public:
             out += i + "  evidence: \"" + evidence + "\"" + nl();
         }
         if (pick(3) == 0) out += i + "  notes: |" + nl() + i + "    line one" + nl() + i + "    line two" + nl();
+        if (rich_) out += rich_lines();
         if (defect == 7) out += i + "  surprise: 1" + nl();  // not in the schema
         const int run = pick(4);
         if (run == 0) out += i + "  replayId: \"" + std::string(kRunId) + "\"" + nl();
@@ -147,9 +151,16 @@ public:
         out += "owner: \"agent\"" + nl() + "entries:" + (pick(5) == 0 ? std::string("  # newest last") : "") + nl();
         // Now and then a defect a narrower verdict does not see (validate: INV-*; lint: secrets).
         const int flawed = pick(4) == 0 ? pick(entries) : -1;
-        for (int n = 0; n < entries; ++n) out += entry(n == flawed ? 2 + pick(5) : 0);
+        for (int n = 0; n < entries; ++n) {
+            out += entry(n == flawed ? 2 + pick(5) : 0);
+            if (rich_ && pick(6) == 0) out += pick(2) ? nl() : (pick(2) ? indent_ : "") + "# between entries" + nl();
+        }
         return out;
     }
+
+    // Comments, folded and kept block scalars and blank lines inside entries
+    // (windows cut only before an entry, so these must read as in the whole file).
+    void enable_rich_entries() { rich_ = true; }
 
     // Bytes that do not make whole entries, or make them oddly.
     std::string odd_suffix() {
@@ -170,7 +181,20 @@ public:
     }
 
 private:
+    std::string rich_lines() {
+        const std::string i = indent_;
+        switch (pick(6)) {
+            case 0: return i + "  # a comment in the entry" + nl();
+            case 1: return i + "  command_summary: |+" + nl() + i + "    kept" + nl() + nl() + nl();
+            case 2: return i + "  command_summary: >-" + nl() + i + "    folded" + nl() + nl() + i + "    text" + nl();
+            case 3: return i + "  command_summary: |" + nl() + i + "    # not a comment" + nl() + i + "    - not an entry" + nl();
+            case 4: return nl();
+            default: return "";
+        }
+    }
+
     std::mt19937 rng_;
+    bool rich_ = false;
     std::string indent_;
     bool crlf_ = false;
     int tasks_ = 4;
@@ -309,6 +333,7 @@ TEST(VerifiedPrefix, WindowsNeverChangeAVerdict) {
     int windowed = 0, clean = 0;
     for (int c = 0; c < kCases; ++c) {
         Gen g(static_cast<unsigned>(1000 + c));
+        if (c % 2) g.enable_rich_entries();
         TestWorkspace ws;
         ws.set("plan", g.plan());
         ws.set("progress", g.progress(1 + g.pick(12)));
@@ -341,6 +366,44 @@ TEST(VerifiedPrefix, WindowsNeverChangeAVerdict) {
     // Not vacuous: most clean logs were read in windows.
     EXPECT_GT(clean, kCases / 3);
     EXPECT_GT(windowed, clean / 2);
+}
+
+// The same on a real filesystem: the reader's reads at offsets, the stamps
+// taken before and after, and the prefix's recorded stamp.
+TEST(VerifiedPrefix, WindowsOnARealFileSystemReadAsTheWholeLog) {
+    int windowed = 0, clean = 0;
+    for (int c = 0; c < 24; ++c) {
+        Gen g(static_cast<unsigned>(5000 + c));
+        g.enable_rich_entries();
+        TestWorkspace ws;
+        ws.set("plan", g.plan());
+        ws.set("progress", g.progress(4 + g.pick(30)));
+        const test_support::TempDir dir;
+        std::filesystem::create_directory(dir.path(".small"));
+        for (const char* name : {"intent", "constraints", "plan", "progress", "handoff", "workspace"}) {
+            std::ofstream(dir.path(std::string(".small/") + name + ".small.yml"), std::ios::binary) << ws.text(name);
+        }
+        const RealFileSystem fs;
+        const WorkspacePaths paths = locate_workspace(fs, dir.root(), dir.root());
+        VerdictOptions strict;
+        strict.strict = true;
+        const auto verdict = [&](LogWindows windows) {
+            return run_check(VerdictInput{fs, paths, builtin_schemas(), nullptr, true, windows}, strict);
+        };
+        const Verdict in_windows = verdict(LogWindows{0, static_cast<std::size_t>(16 + g.pick(600))});
+        const Verdict whole = verdict(kWhole);
+        ASSERT_EQ(full(in_windows), full(whole)) << "case " << c << "\n" << ws.text("progress");
+        ASSERT_EQ(in_windows.next_prefix.has_value(), whole.next_prefix.has_value()) << "case " << c;
+        if (whole.next_prefix) {
+            VerifiedPrefix same = *whole.next_prefix;
+            same.stamp_clock_ns = in_windows.next_prefix->stamp_clock_ns;  // read at each verdict's start
+            EXPECT_TRUE(in_windows.next_prefix->stamp.has_value());
+            EXPECT_EQ(*in_windows.next_prefix, same) << "case " << c;
+        }
+        windowed += in_windows.read_in_windows;
+        clean += whole.next_prefix.has_value();
+    }
+    EXPECT_GT(windowed, 6) << clean;  // not vacuous
 }
 
 // An append without a final line break must not become verified: the next

@@ -14,6 +14,9 @@ namespace {
 TEST(WholeEntries, AcceptsEntriesAtTheIndentationEndingWithALineBreak) {
     EXPECT_TRUE(whole_entries("  - a: \"1\"\n    b: \"2\"\n  - a: \"3\"\n", 2));
     EXPECT_TRUE(whole_entries("- a: 1\n  b: |\n    text\n", 0));
+    // Comment lines at or left of the entries' indentation, after the first entry.
+    EXPECT_TRUE(whole_entries("  - a: 1\n  # why\n# aside\n  - a: 2\n", 2));
+    EXPECT_TRUE(whole_entries("- a: 1\n# why\n", 0));
 }
 
 TEST(WholeEntries, RefusesWhatAWholeReadCouldReadDifferently) {
