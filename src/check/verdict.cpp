@@ -241,9 +241,15 @@ std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const
         return std::nullopt;
     }
     const std::string header = first->substr(0, static_cast<std::size_t>(prefix->header_length));
+    std::string last = last_entry_of(std::string_view(*first).substr(header.size()), prefix->item_indent);
     first.reset();
     while (std::optional<std::string> window = reader.next()) {
         if (!whole_entries(*window, prefix->item_indent)) return std::nullopt;
+        const std::size_t line = window->find('\n');
+        if (!last_entry_reads_the_same_before(last, prefix->item_indent, std::string_view(*window).substr(0, line + 1))) {
+            return std::nullopt;  // the previous window's last entry was read at the end of its input
+        }
+        last = last_entry_of(*window, prefix->item_indent);
         hasher.update(*window);
         const std::size_t bytes = window->size();
         const std::optional<Artifact> log = parsed_log(ws, header + *window);
@@ -255,6 +261,7 @@ std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const
         prefix->length += bytes;
     }
     if (reader.failed() || prefix->length != before.stamp->size) return std::nullopt;
+    if (!last_entry_reads_the_same_before(last, prefix->item_indent)) return std::nullopt;  // as in start_prefix
     if (stamp_file(fs, path).stamp != before.stamp) return std::nullopt;  // written meanwhile
     prefix->hash = hasher.digest();
     record_stamp(*prefix, before.stamp, before.clock_ns);
@@ -374,7 +381,7 @@ std::optional<VerifiedPrefix> prefix_after(const VerdictInput& in, const Artifac
                                            unsigned missing) {
     if (after.size > in.prefix->length) {
         if (!passes_missing_checks(in, log, *in.prefix, missing)) return std::nullopt;
-        return extend_prefix(*in.prefix, log.doc.root().find("entries"), after);
+        return extend_prefix(*in.prefix, log.doc, after);
     }
     if (after.trusted) return std::nullopt;
     VerifiedPrefix same = *in.prefix;

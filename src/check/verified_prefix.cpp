@@ -2,8 +2,10 @@
 // bytes are parsed behind the header (the lines up to `entries:`) as a
 // document of their own. That reads them exactly as the whole file would
 // only when they are whole new entries: they start with an entry's `-` at
-// the entries' indentation (which closes whatever the last verified entry
-// left open) and nothing in them is less indented. Anything else, and any
+// the entries' indentation and nothing in them is less indented, and the
+// last verified entry reads the same before another entry as it did at the
+// end of the file (libfyaml accepts some text at the end of its input that it
+// refuses before another line: such a prefix is not kept). Anything else, and any
 // layout where the two readings could differ (aliases into the verified
 // bytes, a document marker, a lone CR), is left to the whole-log verdict.
 #include "small/check/verified_prefix.hpp"
@@ -92,6 +94,7 @@ std::optional<VerifiedPrefix> start_prefix(const Artifact& progress, unsigned ch
     if (!item_start(text, *item + indent) || first.column < indent + 2) return std::nullopt;
     const std::string_view verified = std::string_view(text).substr(*header);
     if (has_alias(text) || has_marker_or_version(verified) || trailing_blanks(text) >= kMaxBlankRun) return std::nullopt;
+    if (!last_entry_reads_the_same_before(verified, indent)) return std::nullopt;  // an append would change it
     VerifiedPrefix p;
     p.length = text.size();
     p.header_length = *header;
@@ -181,9 +184,16 @@ bool continues_prefix(const VerifiedPrefix& before, NodeRef entries, Instant now
     return !next || *last < *next;  // an unreadable one is the new entries' own finding
 }
 
-VerifiedPrefix extend_prefix(const VerifiedPrefix& before, NodeRef entries, const LogAfterPrefix& after) {
+std::optional<VerifiedPrefix> extend_prefix(const VerifiedPrefix& before, const Document& appended,
+                                            const LogAfterPrefix& after) {
     VerifiedPrefix p = before;
     if (after.size == before.length) return p;
+    const std::string_view text = appended.source();
+    if (text.size() < before.header_length ||
+        !last_entry_reads_the_same_before(text.substr(before.header_length), before.item_indent)) {
+        return std::nullopt;  // as in start_prefix
+    }
+    const NodeRef entries = appended.root().find("entries");
     fold_entries(p, entries);
     p.length = after.size;
     p.hash = after.whole_hash;

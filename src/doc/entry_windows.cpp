@@ -6,6 +6,7 @@
 
 #include "small/base/text.hpp"
 #include "small/doc/yaml.hpp"
+#include "yaml_internal.hpp"
 
 namespace small {
 
@@ -102,6 +103,40 @@ bool whole_entries(std::string_view suffix, std::size_t indent) {
         const bool comment = at + n < end && suffix[at + n] == '#';
         if (!in_entry && !comment && !trim(suffix.substr(at, end - at)).empty()) return false;
         at = end + 1;
+    }
+    return true;
+}
+
+
+namespace {
+
+// Offset of the last line of `text` that starts an entry at `indent`.
+std::optional<std::size_t> last_entry_start(std::string_view text, std::size_t indent) {
+    for (std::size_t end = text.size(); end > 0;) {
+        const std::size_t nl = end >= 2 ? text.rfind('\n', end - 2) : std::string_view::npos;
+        const std::size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
+        if (indent_at(text, begin) == indent && item_start(text, begin + indent)) return begin;
+        end = begin;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string last_entry_of(std::string_view entries, std::size_t indent) {
+    const std::optional<std::size_t> last = last_entry_start(entries, indent);
+    return last ? std::string(entries.substr(*last)) : std::string();
+}
+
+bool last_entry_reads_the_same_before(std::string_view entries, std::size_t indent, std::string_view next_line) {
+    const std::optional<std::size_t> last = last_entry_start(entries, indent);
+    if (!last) return false;
+    const std::string_view entry = entries.substr(*last);
+    const YamlLimits limits;
+    if (!next_line.empty()) return item_reads_the_same_before(entry, next_line, indent, "", limits);
+    const std::string pad(indent, ' ');
+    for (const std::string& line : {pad + "- a: b\n", pad + "-\n"}) {
+        if (!item_reads_the_same_before(entry, line, indent, "", limits)) return false;
     }
     return true;
 }
@@ -229,6 +264,13 @@ bool plain_header(std::string_view header) {
     return true;
 }
 
+// The seam between two windows: the first one's last entry was read at the
+// end of its input; in the file, the next window's first line follows it.
+bool reads_the_same_across(std::string_view before, std::string_view after, std::size_t indent) {
+    const std::size_t end = after.find('\n');
+    return last_entry_reads_the_same_before(before, indent, after.substr(0, end == std::string_view::npos ? end : end + 1));
+}
+
 bool take_window(std::string text, const std::string& display, const std::function<void(const Document&)>& take) {
     Result<Document> doc = parse_yaml(std::move(text), display);
     if (!doc || !doc->root().is_mapping() || doc->root().size() == 0) return false;
@@ -252,9 +294,14 @@ bool for_each_entry_window(const FileSystem& fs, const std::string& path, const 
     if (!plain_header(header) || !whole_entries(std::string_view(*first).substr(header.size()), reader.indent())) {
         return false;
     }
+    std::string last = last_entry_of(std::string_view(*first).substr(header.size()), reader.indent());
     if (!take_window(std::move(*first), display, take)) return false;
     while (std::optional<std::string> window = reader.next()) {
-        if (!whole_entries(*window, reader.indent()) || !take_window(header + *window, display, take)) return false;
+        if (!whole_entries(*window, reader.indent()) || !reads_the_same_across(last, *window, reader.indent())) {
+            return false;
+        }
+        last = last_entry_of(*window, reader.indent());
+        if (!take_window(header + *window, display, take)) return false;
     }
     if (reader.failed()) return false;
     const std::optional<FileInfo> after = fs.stat(path);

@@ -409,4 +409,12 @@ bool piece_reads_in_context(const Document& piece, std::string_view last_item, s
                                std::int64_t{last_item_line} - 1 - kContextLines);
 }
 
+bool item_reads_the_same_before(std::string_view item, std::string_view following, std::size_t indent,
+                                const std::string& file, const YamlLimits& limits) {
+    const std::optional<Document> alone = parse_item_in_context(item, {}, indent, file, limits);
+    if (!alone) return false;
+    const std::optional<Document> before = parse_item_in_context(item, following, indent, file, limits);
+    return before && same_node(item_in_context(*alone), item_in_context(*before), 0);
+}
+
 }  // namespace small

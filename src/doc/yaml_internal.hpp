@@ -55,7 +55,8 @@ struct CanonicalStats {
 
 // One piece of parse_yaml_split (a block sequence's items at `indent`,
 // starting at an item line; `following` is the line after it, or nothing at
-// the end of the file) read without libfyaml where its items are in the
+// the end of the file: an item line at `indent`, or a line less indented,
+// never a line that would continue the piece's last item) read without libfyaml where its items are in the
 // canonical form small writes (`- key: "text"` lines), other items by
 // parse_item_in_context: the document the sequential parse builds for those
 // items (lines counted from the piece's first), or nothing when the reader
@@ -78,5 +79,11 @@ std::optional<Document> parse_item_in_context(std::string_view item, std::string
 // `last_item_line` of the piece) is the same when parsed in its context.
 bool piece_reads_in_context(const Document& piece, std::string_view last_item, std::uint32_t last_item_line,
                             std::string_view following, const std::string& file, const YamlLimits& piece_limits);
+
+// Whether `item` (one item at `indent`, as for parse_item_in_context) reads
+// the same before `following` (the next item's first line) as at the end of
+// the input; false when either reading fails.
+bool item_reads_the_same_before(std::string_view item, std::string_view following, std::size_t indent,
+                                const std::string& file, const YamlLimits& limits);
 
 }  // namespace small

@@ -20,8 +20,10 @@ namespace small {
 namespace {
 
 // The binary's version is part of the key: a newer small may check more.
+// Format 3: a prefix no longer ends with an entry an append would read
+// otherwise, so prefixes kept by format 2 are not trusted.
 const std::string& stamp() {
-    static const std::string s = "small verified-prefix 2 " + std::string(tool_version());
+    static const std::string s = "small verified-prefix 3 " + std::string(tool_version());
     return s;
 }
 

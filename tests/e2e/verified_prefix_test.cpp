@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <thread>
 #include <optional>
@@ -62,7 +63,7 @@ protected:
 TEST_F(VerifiedPrefixE2E, ACleanVerdictKeepsThePrefixAndAnAppendedDefectIsStillFound) {
     ok({"check", "--strict"});
     ASSERT_TRUE(fs::exists(cache()));
-    EXPECT_TRUE(contains(read_file(cache()), "small verified-prefix 2"));
+    EXPECT_TRUE(contains(read_file(cache()), "small verified-prefix 3"));
     append("  - timestamp: \"2099-06-01T10:20:00Z\"\n    task_id: \"task-2\"\n    status: \"completed\"\n"
            "    evidence: \"no fraction\"\n");
     for (const char* verdict : {"check", "verify", "lint", "validate"}) {
@@ -72,6 +73,28 @@ TEST_F(VerifiedPrefixE2E, ACleanVerdictKeepsThePrefixAndAnAppendedDefectIsStillF
             EXPECT_TRUE(contains(r.out + r.err, "[INV-R5]")) << r;
         }
     }
+}
+
+// libfyaml reads `command_ref:` then `a:"x"` at the key's indentation as a
+// value at the end of the file, and refuses it once another entry follows:
+// the clean verdict on the first file must not vouch for the second.
+TEST_F(VerifiedPrefixE2E, AnEntryThatReadsOtherwiseBeforeAnotherIsNotVouchedFor) {
+    // Dated now, after the entries the set-up wrote, so the first file is clean.
+    const auto stamp = [](int nanos) {
+        const std::time_t now = std::time(nullptr) + 1;  // after every entry of this second
+        char text[64];
+        std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", std::gmtime(&now));
+        return std::string(text) + "." + std::to_string(900000000 + nanos) + "Z";
+    };
+    append("  - timestamp: \"" + stamp(1) + "\"\n    task_id: \"meta/note\"\n"
+           "    evidence: \"ran it\"\n    command_ref:\n    a:\"x\"\n");
+    const RunResult clean = same_as_without_cache({"check", "--strict"});
+    ASSERT_EQ(clean.exit_code, 0) << clean;
+    append("  - timestamp: \"" + stamp(2) + "\"\n    task_id: \"meta/note\"\n"
+           "    evidence: \"ran it again\"\n");
+    const RunResult r = same_as_without_cache({"check", "--strict"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.out + r.err, "[LOAD]")) << r;
 }
 
 TEST_F(VerifiedPrefixE2E, AnAppendByTheToolIsCheckedAndTheCacheMovesOn) {
@@ -138,7 +161,7 @@ TEST_F(VerifiedPrefixE2E, AStampThatVouchesStillSeesASameSizeEditWithTheMtimeRes
 
 TEST_F(VerifiedPrefixE2E, ACorruptCacheIsIgnoredAndReplaced) {
     ok({"check", "--strict"});
-    std::ofstream(cache(), std::ios::trunc) << "small verified-prefix 2 garbage\nP 1 2\n";
+    std::ofstream(cache(), std::ios::trunc) << "small verified-prefix 3 garbage\nP 1 2\n";
     const RunResult r = same_as_without_cache({"check", "--strict"});
     EXPECT_EQ(r.exit_code, 0) << r;
     EXPECT_TRUE(contains(read_file(cache()), "\nP "));

@@ -49,7 +49,8 @@ void fold_entries(VerifiedPrefix& prefix, NodeRef entries);
 // A prefix covering all of `progress` as loaded (its text is the whole
 // file), found clean by `checks`; nullopt when its layout does not allow
 // appending to be recognised (a flow `entries`, a key after it, a document
-// marker, an alias, no final line break, ...).
+// marker, an alias, no final line break, a last entry that reads otherwise
+// once another entry follows, ...).
 std::optional<VerifiedPrefix> start_prefix(const Artifact& progress, unsigned checks);
 
 // The log as the verdict sees it after a verified prefix: the header and
@@ -72,8 +73,11 @@ std::optional<LogAfterPrefix> load_after_prefix(const FileSystem& fs, const Work
 // the seam) and no verified entry is now dated too far ahead (INV-R8).
 bool continues_prefix(const VerifiedPrefix& before, NodeRef entries, Instant now);
 
-// `before` extended to all of `after`'s file, whose appended entries are `entries`.
-VerifiedPrefix extend_prefix(const VerifiedPrefix& before, NodeRef entries, const LogAfterPrefix& after);
+// `before` extended to all of `after`'s file, whose appended entries were read
+// behind the header as `appended`; nothing when the last of them could read
+// otherwise once another entry follows.
+std::optional<VerifiedPrefix> extend_prefix(const VerifiedPrefix& before, const Document& appended,
+                                            const LogAfterPrefix& after);
 
 // A file's stamp and the filesystem's change clock read just before it.
 struct StampedFile {

@@ -42,6 +42,14 @@ bool item_start(std::string_view text, std::size_t at);
 // line at `indent` starts one; no alias, document marker, `small_version:`, lone CR or long
 // run of blanks.
 bool whole_entries(std::string_view text, std::size_t indent);
+// Whether the last entry of `entries` (whole entries at `indent`) reads the
+// same before another entry as at the end of the input: libfyaml accepts some
+// text at the end of its input that it refuses before another line. The other
+// entry starts with `next_line`; without one, with the ways an entry starts.
+bool last_entry_reads_the_same_before(std::string_view entries, std::size_t indent,
+                                      std::string_view next_line = {});
+// The last entry of `entries` (from its `-` line on), or "" when none starts at `indent`.
+std::string last_entry_of(std::string_view entries, std::size_t indent);
 
 // How a long log is read: in windows of about `window_bytes` once it has
 // `stream_from_bytes` (shorter ones are read whole: fast and small enough).

@@ -2,6 +2,8 @@
 // that cuts it (the readers built on it are tested in model/workspace_test
 // and check/verified_prefix_test against whole reads).
 #include "small/doc/entry_windows.hpp"
+#include "small/base/filesystem.hpp"
+#include "small/doc/document.hpp"
 
 #include <gtest/gtest.h>
 
@@ -78,6 +80,31 @@ TEST(EntryWindowReader, CutsOnlyBeforeEntriesAndCoversEveryByte) {
         }
         EXPECT_FALSE(reader.failed());
         EXPECT_EQ(all, log) << "window " << window;
+    }
+}
+
+// libfyaml reads `b:` then `c:"x"` at the key's indentation at the end of
+// its input, and refuses it before another entry: no window may end there.
+TEST(ForEachEntryWindow, AnEntryThatReadsOtherwiseBeforeTheNextWindowStopsTheWindows) {
+    const std::string odd = "  - a: \"1\"\n    b:\n    c:\"x\"\n";
+    EXPECT_FALSE(last_entry_reads_the_same_before(odd, 2));
+    EXPECT_FALSE(last_entry_reads_the_same_before("  - a: \"0\"\n" + odd, 2, "  - a: \"2\"\n"));
+    EXPECT_TRUE(last_entry_reads_the_same_before(odd + "  - a: \"2\"\n", 2));
+    EXPECT_EQ(last_entry_of("  - a: 1\n  # c\n  - b: 2\n    c: 3\n", 2), "  - b: 2\n    c: 3\n");
+    const std::string head = "small_version: \"1.0.0\"\nentries:\n";
+    for (const bool with_odd : {false, true}) {
+        std::string log = head;
+        for (int i = 0; i < 20; ++i) log += i == 7 && with_odd ? odd : "  - a: \"" + std::to_string(i) + "\"\n";
+        MemoryFileSystem fs;
+        fs.add_file("/log.yml", log);
+        for (std::size_t window = 1; window < 120; window += 5) {
+            int windows = 0;
+            const bool read = for_each_entry_window(fs, "/log.yml", "log", LogWindows{0, window},
+                                                    [&](const Document&) { ++windows; });
+            // Without the odd entry every cut reads as the file; with it, a cut right after it must fail.
+            if (!with_odd) EXPECT_TRUE(read) << window;
+            if (with_odd) EXPECT_FALSE(read) << window;
+        }
     }
 }
 
