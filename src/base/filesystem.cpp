@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -265,6 +266,24 @@ std::optional<std::int64_t> RealFileSystem::change_clock_ns() const {
     struct timespec ts {};
     if (::clock_gettime(CLOCK_REALTIME_COARSE, &ts) != 0) return std::nullopt;
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+namespace {
+
+// Filesystems whose inode times a server (or a FUSE daemon) sets: NFS, SMB
+// and CIFS, AFS, Coda, Ceph, 9P, virtiofs, Lustre, GPFS and every FUSE one.
+bool remote_times(decltype(statfs::f_type) type) {
+    constexpr std::uint32_t kRemote[] = {0x6969,     0x517B,     0xFF534D42, 0xFE534D42, 0x5346414F, 0x73757245,
+                                         0x00C36400, 0x01021997, 0x6A656A63, 0x0BD00BD0, 0x47504653, 0x65735546};
+    const auto magic = static_cast<std::uint32_t>(type);
+    return std::find(std::begin(kRemote), std::end(kRemote), magic) != std::end(kRemote);
+}
+
+}  // namespace
+
+bool RealFileSystem::times_from_change_clock(const std::string& path) const {
+    struct statfs info {};
+    return ::statfs(path.c_str(), &info) == 0 && !remote_times(info.f_type);
 }
 
 std::optional<std::string> RealFileSystem::version_stamp(const std::string& path) const {

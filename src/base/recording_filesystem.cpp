@@ -106,6 +106,7 @@ void RecordingFileSystem::saw_bytes(const std::string& path, const Result<std::o
     }
     const std::optional<FileStamp> stamp = content_stamp(**before);
     if (!stamp) return unprovable();  // a link read through, a FIFO: no stamp says what was read
+    if (!inner_.times_from_change_clock(path)) return unprovable();  // a server's clock stamped it
     const std::lock_guard<std::mutex> hold(mutex_);
     const auto [it, added] = inputs_.contents.emplace(path, *stamp);
     if (!added && !(it->second == *stamp)) inputs_.provable = false;
@@ -209,6 +210,9 @@ std::optional<std::string> RecordingFileSystem::version_stamp(const std::string&
 // Only decides whether a cache of the store may be trusted, never what the
 // answer says (a verified prefix never changes a verdict): not an input.
 std::optional<std::int64_t> RecordingFileSystem::change_clock_ns() const { return inner_.change_clock_ns(); }
+bool RecordingFileSystem::times_from_change_clock(const std::string& path) const {
+    return inner_.times_from_change_clock(path);
+}
 
 Result<std::unique_ptr<StagedWrite>> RecordingFileSystem::stage_file(const FileWrite& write, std::string_view bytes) const {
     return inner_.stage_file(write, bytes);

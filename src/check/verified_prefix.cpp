@@ -107,7 +107,8 @@ std::optional<VerifiedPrefix> start_prefix(const Artifact& progress, unsigned ch
 
 StampedFile stamp_file(const FileSystem& fs, const std::string& path) {
     StampedFile out;
-    out.clock_ns = fs.change_clock_ns().value_or(0);  // before the stamp: see stamp_proves_unchanged
+    // Read before the stamp (see stamp_proves_unchanged); none where a server stamps the times.
+    out.clock_ns = fs.times_from_change_clock(path) ? fs.change_clock_ns().value_or(0) : 0;
     if (const std::optional<FileInfo> info = fs.stat(path)) out.stamp = stamp_of(*info);
     return out;
 }

@@ -217,6 +217,13 @@ public:
     // since the epoch), for stamp_proves_unchanged; nullopt when it cannot
     // tell (the fakes), and then no stamp proves a file unchanged.
     virtual std::optional<std::int64_t> change_clock_ns() const { return std::nullopt; }
+    // Whether the times of `path`'s filesystem come from change_clock_ns: a
+    // local one. A network or FUSE filesystem's server stamps them with its own
+    // clock (and the client may cache them), so they prove nothing here.
+    virtual bool times_from_change_clock(const std::string& path) const {
+        (void)path;
+        return true;
+    }
 
     // ---- The write half. Paths are absolute and normalised. Where a member
     // takes a `root`, no symbolic link below it is followed (refused:
@@ -289,6 +296,7 @@ public:
                                            std::size_t length) const override;
     std::optional<std::string> version_stamp(const std::string& path) const override;
     std::optional<std::int64_t> change_clock_ns() const override;
+    bool times_from_change_clock(const std::string& path) const override;
     // The write half (src/base/disk_write.cpp): every step synced as
     // Durability says, every folder below a root opened without following links.
     Result<std::unique_ptr<StagedWrite>> stage_file(const FileWrite& write, std::string_view bytes) const override;
@@ -336,6 +344,12 @@ public:
     void add_symlink(const std::string& path);
     // Makes `path` read-only for this process (writes are refused as on disk).
     void set_read_only(const std::string& path);
+    // Times as a network filesystem's: times_from_change_clock says false.
+    void set_remote_times(bool remote) { remote_times_ = remote; }
+    bool times_from_change_clock(const std::string& path) const override {
+        (void)path;
+        return !remote_times_;
+    }
     // Every file, for a test that compares whole trees.
     std::map<std::string, std::string> files() const;
 
@@ -376,6 +390,7 @@ private:
         std::uint64_t next_generation = 1;
     };
     void put_file(const std::string& path, std::string bytes) const;  // mutex held
+    bool remote_times_ = false;
     Status check_write_path(const std::string& root, const std::string& path, const char* what) const;
     mutable std::mutex mutex_;
     mutable Tree tree_;

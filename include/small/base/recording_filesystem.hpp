@@ -65,6 +65,7 @@ public:
                                            std::size_t length) const override;
     std::optional<std::string> version_stamp(const std::string& path) const override;
     std::optional<std::int64_t> change_clock_ns() const override;
+    bool times_from_change_clock(const std::string& path) const override;
 
     Result<std::unique_ptr<StagedWrite>> stage_file(const FileWrite& write, std::string_view bytes) const override;
     Status check_replaceable(const std::string& root, const std::string& path) const override;

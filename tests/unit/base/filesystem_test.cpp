@@ -370,5 +370,13 @@ TEST_F(FileSystemReal, TheChangeClockIsTheOneFileTimesComeFrom) {
     EXPECT_GE(small::stamp_of(*info)->mtime_ns, *before);
 }
 
+// The test folder is on a local filesystem (a temp dir); a missing path
+// proves nothing.
+TEST_F(FileSystemReal, ALocalFolderTakesItsTimesFromTheChangeClock) {
+    write("here", "x");
+    EXPECT_TRUE(real_.times_from_change_clock(path("here")));
+    EXPECT_FALSE(real_.times_from_change_clock(path("nowhere/at/all")));
+}
+
 }  // namespace
 }  // namespace small

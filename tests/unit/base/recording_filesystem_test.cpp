@@ -57,6 +57,19 @@ TEST_F(RecordingFileSystemTest, BytesReadAreProvedUnchangedByTheirStamp) {
     EXPECT_FALSE(still_the_same(disk_, in, later()));
 }
 
+// A network filesystem's server stamps its times with its own clock: bytes
+// read from it are never proved unchanged by this machine's clock.
+TEST(RecordingFileSystem, BytesFromAFilesystemWithRemoteTimesAreNotProvable) {
+    for (const bool remote : {false, true}) {
+        MemoryFileSystem mem;
+        mem.add_file("/a.yml", "x\n");
+        mem.set_remote_times(remote);
+        RecordingFileSystem recording(mem, std::int64_t{1});
+        ASSERT_TRUE(static_cast<const FileSystem&>(recording).read_file("/a.yml"));
+        EXPECT_EQ(recording.take().provable, !remote);
+    }
+}
+
 TEST_F(RecordingFileSystemTest, EveryKindOfReadIsStamped) {
     const RecordedInputs in = record(later(), [&](const FileSystem& fs) {
         EXPECT_TRUE(fs.read_range(file_, 0, 4));
