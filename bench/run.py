@@ -1006,7 +1006,10 @@ def main():
                                           args.reference_max_entries):
                     r["log_mb"] = round(log_mb, 2)
                     verdicts.append(r)
-            if args.cold_pairs:
+            if args.cold_pairs and w["entries"] > args.reference_max_entries:
+                log("cold pairs: skipping %s: %d entries, more than --reference-max-entries %d"
+                    % (w["name"], w["entries"], args.reference_max_entries))
+            elif args.cold_pairs:
                 pairs += measure_cold_pairs(small, reference, w, paths[w["name"]], args.runs, workdir, args.timeout,
                                             rss_wrapper)
             if args.mcp:
