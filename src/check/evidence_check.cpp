@@ -156,8 +156,9 @@ Status check_stale(Context& c, const std::map<std::string, CompletedEntry>& newe
 }
 
 // What follows the entries' pass: EV-STALE once the run's start is known.
+// `r` is the report `c` adds its findings to.
 Result<EvidenceReport> finish_report(Context& c, const FileSystem& fs, const WorkspacePaths& ws, const EntryPass& pass,
-                                     EvidenceReport r) {
+                                     EvidenceReport& r) {
     r.commits = pass.commits;
     r.links = pass.links;
     Result<RunStart> start = find_run_start(fs, ws);
@@ -169,7 +170,7 @@ Result<EvidenceReport> finish_report(Context& c, const FileSystem& fs, const Wor
         if (Status s = check_stale(c, pass.newest, *completed, *start->at); !s) return s.error();
     }
     sort_findings(r.findings);
-    return r;
+    return std::move(r);
 }
 
 // A long log read in windows (issue 39): exact when nothing is found, since a
@@ -188,7 +189,7 @@ std::optional<Result<EvidenceReport>> windowed_evidence(const GitRepo& repo, con
         pass.visit(c, window.root().find("entries"));
     });
     if (!read || !r.findings.empty()) return std::nullopt;
-    Result<EvidenceReport> out = finish_report(c, fs, ws, pass, std::move(r));
+    Result<EvidenceReport> out = finish_report(c, fs, ws, pass, r);
     if (out && !out->findings.empty()) return std::nullopt;
     return out;
 }
@@ -211,7 +212,7 @@ Result<EvidenceReport> check_evidence(const FileSystem& fs, const WorkspacePaths
     Context c{*repo, std::move(*ancestors), {}, ws.display_of(kProgressFileName), &r.findings};
     EntryPass pass;
     pass.visit(c, doc->root().find("entries"));
-    return finish_report(c, fs, ws, pass, std::move(r));
+    return finish_report(c, fs, ws, pass, r);
 }
 
 }  // namespace small
