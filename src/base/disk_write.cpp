@@ -230,9 +230,8 @@ Status same_filesystem(int tmp_dir, int target_dir, const std::string& tmp_displ
                          target_display + ", so the write could not be atomic (" + std::strerror(EXDEV) + ")");
 }
 
-// Gives the staged file the bytes and the target's permissions, durably.
-Status fill_temp(TempFile& temp, std::string_view bytes, const std::optional<ExistingTarget>& existing,
-                 const std::string& path, Durability sync) {
+// Gives the staged file the target's permissions.
+Status give_permissions(TempFile& temp, const std::optional<ExistingTarget>& existing, const std::string& path) {
     if (existing) {
         // Best effort: only root may give a file away; keeping our own
         // ownership otherwise is harmless.
@@ -241,12 +240,24 @@ Status fill_temp(TempFile& temp, std::string_view bytes, const std::optional<Exi
         }
         if (::fchmod(temp.fd.get(), existing->permissions) != 0) return Error::from_errno("cannot write", path, errno);
     }
-    if (const int err = write_all(temp.fd.get(), bytes); err != 0) return Error::from_errno("cannot write", path, err);
+    return ok_status();
+}
+
+// Syncs (as `sync` says) and closes the filled staged file.
+Status close_temp(TempFile& temp, const std::string& path, Durability sync) {
     if (sync != Durability::None) {
         if (const int err = fsync_fd(temp.fd.get()); err != 0) return Error::from_errno("cannot write", path, err);
     }
     if (const int err = temp.fd.close_checked(); err != 0) return Error::from_errno("cannot write", path, err);
     return ok_status();
+}
+
+// Gives the staged file the bytes and the target's permissions, durably.
+Status fill_temp(TempFile& temp, std::string_view bytes, const std::optional<ExistingTarget>& existing,
+                 const std::string& path, Durability sync) {
+    if (Status given = give_permissions(temp, existing, path); !given) return given;
+    if (const int err = write_all(temp.fd.get(), bytes); err != 0) return Error::from_errno("cannot write", path, err);
+    return close_temp(temp, path, sync);
 }
 
 // A staged temporary file and where it goes.
@@ -369,7 +380,17 @@ std::string read_holder_record(int fd) {
 
 }  // namespace
 
-Result<std::unique_ptr<StagedWrite>> RealFileSystem::stage_file(const FileWrite& write, std::string_view bytes) const {
+namespace {
+
+// A staged write's temporary file, open and not yet filled, and the
+// permissions it is to get (an existing target's, unless exact_mode).
+struct Staging {
+    std::unique_ptr<DiskStagedWrite> staged;
+    TempFile temp;
+    std::optional<ExistingTarget> kept;
+};
+
+Result<Staging> begin_staging(const FileWrite& write) {
     Result<RootedPath> at = below_root(write.root, write.path, "write");
     if (!at) return at.error();
     Result<RootedPath> tmp = without_trailing_slashes(write.staging_dir) == at->root
@@ -399,13 +420,45 @@ Result<std::unique_ptr<StagedWrite>> RealFileSystem::stage_file(const FileWrite&
     Result<TempFile> temp = create_temp(tmp_dir->get(), staged->name, static_cast<mode_t>(write.mode), tmp_display);
     if (!temp) return temp.error();
     staged->tmp_dir = std::move(*tmp_dir);
-    staged->temp_name = temp->name;
-    const std::optional<ExistingTarget> kept = write.exact_mode ? std::nullopt : *existing;
-    if (Status filled = fill_temp(*temp, bytes, kept, write.path, write.durability); !filled) return filled.error();
-    if (write.exact_mode && ::fchmodat(staged->tmp_dir.get(), staged->temp_name.c_str(), write.mode, 0) != 0) {
+    staged->temp_name = temp->name;  // from here on, the staged write removes the file unless published
+    return Staging{std::move(staged), std::move(*temp), write.exact_mode ? std::nullopt : *existing};
+}
+
+Result<std::unique_ptr<StagedWrite>> finish_staging(Staging& s, const FileWrite& write) {
+    if (write.exact_mode && ::fchmodat(s.staged->tmp_dir.get(), s.staged->temp_name.c_str(), write.mode, 0) != 0) {
         return Error::from_errno("cannot write", write.path, errno);
     }
-    return std::unique_ptr<StagedWrite>(std::move(staged));
+    return std::unique_ptr<StagedWrite>(std::move(s.staged));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<StagedWrite>> RealFileSystem::stage_file(const FileWrite& write, std::string_view bytes) const {
+    Result<Staging> s = begin_staging(write);
+    if (!s) return s.error();
+    if (Status filled = fill_temp(s->temp, bytes, s->kept, write.path, write.durability); !filled) return filled.error();
+    return finish_staging(*s, write);
+}
+
+// The copy goes through the stream's one buffer straight into the staged
+// file: memory stays flat whatever the source's size.
+Result<std::unique_ptr<StagedWrite>> RealFileSystem::stage_copy(const FileWrite& write, const std::string& from_dir,
+                                                                const std::string& from_name,
+                                                                const std::function<void(std::string_view)>& take) const {
+    Result<Staging> s = begin_staging(write);
+    if (!s) return s.error();
+    if (Status given = give_permissions(s->temp, s->kept, write.path); !given) return given.error();
+    Result<std::uint64_t> copied =
+        stream_file_no_follow(from_dir, from_name, [&](std::string_view piece) -> Status {
+            if (const int err = write_all(s->temp.fd.get(), piece); err != 0) {
+                return Error::from_errno("cannot write", write.path, err);
+            }
+            take(piece);
+            return ok_status();
+        });
+    if (!copied) return copied.error();
+    if (Status closed = close_temp(s->temp, write.path, write.durability); !closed) return closed.error();
+    return finish_staging(*s, write);
 }
 
 Status RealFileSystem::check_replaceable(const std::string& root, const std::string& path) const {

@@ -39,10 +39,7 @@ Error refused_read(const std::string& path, const std::string& why) {
     return e;
 }
 
-Error too_large(const std::string& path) {
-    return refused_read(path, "it is larger than " + std::to_string(kMaxFileBytes >> 20) +
-                                  " MiB, the most small reads from one file; shorten it");
-}
+Error too_large(const std::string& path) { return file_too_large(path, kMaxFileBytes); }
 
 // The rest of an open regular file, at most kMaxFileBytes (it may grow while read).
 Result<std::string> read_bounded(int fd, std::uint64_t size_hint, const std::string& path) {
@@ -128,7 +125,27 @@ Result<FileRange> read_open_range(int fd, const std::string& path, std::uint64_t
     return range;
 }
 
+// Whether an open file still is what `before` said: a write or a rename
+// over it meanwhile moved its size or its times.
+bool same_version(const struct stat& before, const struct stat& after) {
+    return before.st_size == after.st_size && before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+           before.st_mtim.tv_nsec == after.st_mtim.tv_nsec && before.st_ctim.tv_sec == after.st_ctim.tv_sec &&
+           before.st_ctim.tv_nsec == after.st_ctim.tv_nsec;
+}
+
+Error changed_while_read(const std::string& path) {
+    Error e = Error::system("cannot read " + path + ": it changed while it was read; run the command again");
+    e.file = path;
+    return e;
+}
+
 }  // namespace
+
+Error file_too_large(const std::string& path, std::uint64_t limit) {
+    const std::string size = limit % (std::uint64_t{1} << 20) == 0 ? std::to_string(limit >> 20) + " MiB"
+                                                                    : std::to_string(limit) + " bytes";
+    return refused_read(path, "it is larger than " + size + ", the most small reads from one file; shorten it");
+}
 
 // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
 // (it changes nothing for regular files).
@@ -339,6 +356,61 @@ Result<FileRange> RealFileSystem::read_range_no_follow(const std::string& dir, c
     Result<Fd> fd = open_no_follow(dir, name);
     if (!fd) return fd.error();
     return read_open_range(fd->get(), join(dir, name), offset, length);
+}
+
+Result<std::uint64_t> RealFileSystem::stream_file_no_follow(const std::string& dir, const std::string& name,
+                                                            const std::function<Status(std::string_view)>& take) const {
+    Result<Fd> fd = open_no_follow(dir, name);
+    if (!fd) return fd.error();
+    const std::string path = join(dir, name);
+    struct stat before {};
+    if (::fstat(fd->get(), &before) != 0) return located_errno("cannot read", path, errno);
+    if (S_ISDIR(before.st_mode)) return located_errno("cannot read", path, EISDIR);
+    if (!S_ISREG(before.st_mode)) {
+        return refused_read(path, std::string("it is ") + not_regular_kind(before.st_mode) + ", not a regular file");
+    }
+    std::vector<char> buffer(kStreamPieceBytes);
+    std::uint64_t done = 0;
+    for (;;) {
+        const ssize_t n = ::pread(fd->get(), buffer.data(), buffer.size(), static_cast<off_t>(done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return located_errno("cannot read", path, errno);
+        if (n == 0) break;
+        if (Status s = take(std::string_view(buffer.data(), static_cast<std::size_t>(n))); !s) return s.error();
+        done += static_cast<std::uint64_t>(n);
+    }
+    struct stat after {};
+    if (::fstat(fd->get(), &after) != 0) return located_errno("cannot read", path, errno);
+    if (!same_version(before, after) || done != static_cast<std::uint64_t>(after.st_size)) {
+        return changed_while_read(path);
+    }
+    return done;
+}
+
+Result<std::uint64_t> FileSystem::stream_file_no_follow(const std::string& dir, const std::string& name,
+                                                        const std::function<Status(std::string_view)>& take) const {
+    const std::string path = join(dir, name);
+    const std::optional<std::string> before = version_stamp(path);
+    Result<std::string> all = read_file_no_follow(dir, name);
+    if (!all) return all.error();
+    for (std::size_t at = 0; at < all->size(); at += kStreamPieceBytes) {
+        if (Status s = take(std::string_view(*all).substr(at, kStreamPieceBytes)); !s) return s.error();
+    }
+    if (version_stamp(path) != before) return changed_while_read(path);
+    return static_cast<std::uint64_t>(all->size());
+}
+
+Result<std::unique_ptr<StagedWrite>> FileSystem::stage_copy(const FileWrite& write, const std::string& from_dir,
+                                                            const std::string& from_name,
+                                                            const std::function<void(std::string_view)>& take) const {
+    std::string bytes;
+    Result<std::uint64_t> read = stream_file_no_follow(from_dir, from_name, [&](std::string_view piece) {
+        bytes += piece;
+        take(piece);
+        return ok_status();
+    });
+    if (!read) return read.error();
+    return stage_file(write, bytes);
 }
 
 std::optional<FileInfo> FileSystem::stat(const std::string& path) const {

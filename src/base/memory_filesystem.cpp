@@ -112,11 +112,76 @@ bool MemoryFileSystem::is_symlink(const std::string& path) const {
     return tree_.symlinks.count(path) != 0;
 }
 
+void MemoryFileSystem::set_max_read_bytes(std::uint64_t bytes) {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    tree_.max_read_bytes = bytes;
+}
+
+std::uint64_t MemoryFileSystem::max_read_bytes() const {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    return tree_.max_read_bytes;
+}
+
 Result<std::string> MemoryFileSystem::read_file(const std::string& path) const {
     const std::lock_guard<std::mutex> hold(mutex_);
     const auto it = tree_.files.find(path);
     if (it == tree_.files.end()) return memory_errno("cannot read", path, ENOENT);
+    if (it->second.size() > tree_.max_read_bytes) return file_too_large(path, tree_.max_read_bytes);
     return it->second;
+}
+
+Result<FileRange> MemoryFileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    const auto it = tree_.files.find(path);
+    if (it == tree_.files.end()) return memory_errno("cannot read", path, ENOENT);
+    FileRange range;
+    range.file_size = it->second.size();
+    if (offset < it->second.size()) range.bytes = it->second.substr(static_cast<std::size_t>(offset), length);
+    return range;
+}
+
+// Any size (the read limit bounds whole reads only), in pieces, one version.
+Result<std::uint64_t> MemoryFileSystem::stream_file_no_follow(const std::string& dir, const std::string& name,
+                                                              const std::function<Status(std::string_view)>& take) const {
+    const std::string path = (dir == "/" ? "" : dir) + "/" + name;
+    for (const std::string& at : {dir, path}) {
+        if (is_symlink(at)) {
+            Error e = Error::invalid("cannot read " + at + ": it is a symbolic link, and small does not follow one here; "
+                                     "replace the link with the file or folder it points to");
+            e.file = at;
+            return e;
+        }
+    }
+    std::string bytes;
+    const std::optional<std::string> before = version_stamp(path);
+    {
+        const std::lock_guard<std::mutex> hold(mutex_);
+        const auto it = tree_.files.find(path);
+        if (it == tree_.files.end()) return memory_errno("cannot read", path, ENOENT);
+        bytes = it->second;
+    }
+    for (std::size_t at = 0; at < bytes.size(); at += kStreamPieceBytes) {
+        if (Status s = take(std::string_view(bytes).substr(at, kStreamPieceBytes)); !s) return s.error();
+    }
+    if (version_stamp(path) != before) {
+        Error e = Error::system("cannot read " + path + ": it changed while it was read; run the command again");
+        e.file = path;
+        return e;
+    }
+    return static_cast<std::uint64_t>(bytes.size());
+}
+
+Result<std::uint64_t> MemoryFileSystem::stream_prefix(const std::string& path, std::uint64_t length,
+                                                      const std::function<void(std::string_view)>& take) const {
+    std::string bytes;
+    {
+        const std::lock_guard<std::mutex> hold(mutex_);
+        const auto it = tree_.files.find(path);
+        if (it == tree_.files.end()) return memory_errno("cannot read", path, ENOENT);
+        bytes = it->second;
+    }
+    take(std::string_view(bytes).substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(length, bytes.size()))));
+    return static_cast<std::uint64_t>(bytes.size());
 }
 
 bool MemoryFileSystem::file_exists(const std::string& path) const {
@@ -137,6 +202,7 @@ std::optional<FileInfo> MemoryFileSystem::stat(const std::string& path) const {
     if (!info || info->kind != FileKind::Regular) return info;
     if (write_access_errno(path) != 0) info->mode = 0444;
     const std::lock_guard<std::mutex> hold(mutex_);
+    if (const auto it = tree_.files.find(path); it != tree_.files.end()) info->size = it->second.size();
     info->identity = {1, tree_.inodes[path]};
     info->ctime_sec = static_cast<std::int64_t>(tree_.generations[path]);  // changes with every write
     return info;

@@ -201,6 +201,14 @@ Result<FileRange> RecordingFileSystem::read_range_no_follow(const std::string& d
     return reading(join_path(dir, name), [&] { return inner_.read_range_no_follow(dir, name, offset, length); });
 }
 
+Result<std::uint64_t> RecordingFileSystem::stream_file_no_follow(
+    const std::string& dir, const std::string& name, const std::function<Status(std::string_view)>& take) const {
+    saw_answer(PathQuestion::IsSymlink, dir, flag(inner_.is_symlink(dir)));
+    return reading(join_path(dir, name), [&] { return inner_.stream_file_no_follow(dir, name, take); });
+}
+
+std::uint64_t RecordingFileSystem::max_read_bytes() const { return inner_.max_read_bytes(); }
+
 std::optional<std::string> RecordingFileSystem::version_stamp(const std::string& path) const {
     std::optional<std::string> v = inner_.version_stamp(path);
     saw_answer(PathQuestion::VersionStamp, path, optional_text(v));
@@ -216,6 +224,12 @@ bool RecordingFileSystem::times_from_change_clock(const std::string& path) const
 
 Result<std::unique_ptr<StagedWrite>> RecordingFileSystem::stage_file(const FileWrite& write, std::string_view bytes) const {
     return inner_.stage_file(write, bytes);
+}
+// The source is read, but a copy's outcome is a write's: forwarded unrecorded.
+Result<std::unique_ptr<StagedWrite>> RecordingFileSystem::stage_copy(const FileWrite& write, const std::string& from_dir,
+                                                                     const std::string& from_name,
+                                                                     const std::function<void(std::string_view)>& take) const {
+    return inner_.stage_copy(write, from_dir, from_name, take);
 }
 Status RecordingFileSystem::check_replaceable(const std::string& root, const std::string& path) const {
     return inner_.check_replaceable(root, path);

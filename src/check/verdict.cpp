@@ -224,10 +224,12 @@ std::optional<Artifact> parsed_log(const WorkspacePaths& ws, std::string text) {
 
 std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const WorkspacePaths& ws,
                                                      const SchemaSet& schemas, unsigned checks,
-                                                     const LogWindows& windows) {
+                                                     const LogWindows& windows,
+                                                     const std::function<void(NodeRef entries)>& each) {
     const std::string path = ws.artifact_path(ArtifactType::Progress);
     const StampedFile before = stamp_file(fs, path);
-    if (!before.stamp || before.stamp->size < windows.stream_from_bytes || before.stamp->size > kMaxFileBytes) return std::nullopt;
+    // Any length: a window at a time is held (kMaxFileBytes bounds whole reads only).
+    if (!before.stamp || before.stamp->size < windows.stream_from_bytes) return std::nullopt;
     const Instant now = current_instant();
     EntryWindowReader reader(fs, path, before.stamp->size, windows.window_bytes);
     std::optional<std::string> first = reader.first();
@@ -240,6 +242,7 @@ std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const
     if (!prefix || prefix->item_indent != reader.indent() || prefix->header_length != reader.header()) {
         return std::nullopt;
     }
+    if (each) each(head_log->doc.root().find("entries"));
     const std::string header = first->substr(0, static_cast<std::size_t>(prefix->header_length));
     std::string last = last_entry_of(std::string_view(*first).substr(header.size()), prefix->item_indent);
     first.reset();
@@ -258,6 +261,7 @@ std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const
         const NodeRef entries = log->doc.root().find("entries");
         if (!continues_prefix(*prefix, entries, now)) return std::nullopt;
         fold_entries(*prefix, entries);
+        if (each) each(entries);
         prefix->length += bytes;
     }
     if (reader.failed() || prefix->length != before.stamp->size) return std::nullopt;

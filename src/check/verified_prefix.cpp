@@ -129,11 +129,14 @@ bool proved_unchanged(const VerifiedPrefix& prefix, const StampedFile& now) {
 // The bytes after the prefix, once the prefix's bytes hash as verified
 // (streamed, never held); adds them to `hasher`.
 std::optional<std::string> hashed_suffix(const FileSystem& fs, const std::string& path, const VerifiedPrefix& prefix,
-                                         FastHasher& hasher) {
+                                         std::uint64_t max_suffix, FastHasher& hasher) {
     const Result<std::uint64_t> size =
         fs.stream_prefix(path, prefix.length, [&](std::string_view piece) { hasher.update(piece); });
-    // A file too large to read is the whole-log verdict's error to report.
-    if (!size || *size < prefix.length || *size > kMaxFileBytes || hasher.digest() != prefix.hash) return std::nullopt;
+    // Only the suffix is held: a log of any length is read so, but a suffix
+    // too large to read whole is left to the windows (or the whole read's error).
+    if (!size || *size < prefix.length || *size - prefix.length > max_suffix || hasher.digest() != prefix.hash) {
+        return std::nullopt;
+    }
     Result<FileRange> tail = fs.read_range(path, prefix.length, static_cast<std::size_t>(*size - prefix.length));
     if (!tail || tail->bytes.size() != *size - prefix.length) return std::nullopt;
     hasher.update(tail->bytes);
@@ -155,7 +158,7 @@ std::optional<LogAfterPrefix> load_after_prefix(const FileSystem& fs, const Work
     std::string suffix, whole_hash = prefix.hash;
     if (!trusted) {
         FastHasher hasher;
-        std::optional<std::string> read = hashed_suffix(fs, log.path, prefix, hasher);
+        std::optional<std::string> read = hashed_suffix(fs, log.path, prefix, fs.max_read_bytes(), hasher);
         if (!read) return std::nullopt;
         suffix = std::move(*read);
         whole_hash = hasher.digest();

@@ -286,7 +286,9 @@ bool for_each_entry_window(const FileSystem& fs, const std::string& path, const 
                            const LogWindows& windows, const std::function<void(const Document& window)>& take) {
     const std::optional<FileInfo> before = fs.stat(path);
     const std::optional<FileStamp> stamp = before ? stamp_of(*before) : std::nullopt;
-    if (!stamp || stamp->size < windows.stream_from_bytes || stamp->size > kMaxFileBytes) return false;
+    // No upper bound: a window at a time is held, whatever the log's length
+    // (kMaxFileBytes bounds whole reads only).
+    if (!stamp || stamp->size < windows.stream_from_bytes) return false;
     EntryWindowReader reader(fs, path, stamp->size, windows.window_bytes);
     std::optional<std::string> first = reader.first();
     if (!first) return false;

@@ -227,7 +227,7 @@ std::pair<std::string, std::string> orphan_meta_id(const std::string& task_id) {
 Result<OrphanFixPlan> plan_orphan_fix(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
     Result<Document> plan = load_yaml_file(fs, ws.path_of(kPlanFileName), ws.display_of(kPlanFileName));
     if (!plan) return plan.error();
-    Result<Document> log = load_yaml_file(fs, ws.path_of(kProgressFileName), ws.display_of(kProgressFileName));
+    Result<Document> log = load_whole_log(fs, ws.path_of(kProgressFileName), ws.display_of(kProgressFileName));
     if (!log) return log.error();
     const NodeRef entries = log->root().find("entries");
     if (!entries.is_sequence()) {

@@ -13,11 +13,10 @@ namespace small {
 // Nettle rather than OpenSSL's libcrypto: the digest is the same (SHA-NI on
 // x86_64 either way), but a dynamically linked libcrypto cost ~2.6 M
 // instructions of relocations at every start-up (docs/performance.md).
-std::string sha256_hex(std::string_view data) {
+namespace {
+
+std::string hex_digest(sha256_ctx& ctx) {
     uint8_t digest[SHA256_DIGEST_SIZE];
-    sha256_ctx ctx;
-    sha256_init(&ctx);
-    sha256_update(&ctx, data.size(), reinterpret_cast<const uint8_t*>(data.data()));
 #if NETTLE_VERSION_MAJOR >= 4
     sha256_digest(&ctx, digest);  // nettle 4 dropped the length argument
 #else
@@ -28,8 +27,35 @@ std::string sha256_hex(std::string_view data) {
     out.reserve(2 * SHA256_DIGEST_SIZE);
     for (uint8_t byte : digest) {
         out.push_back(kHex[byte >> 4]);
-        out.push_back(kHex[byte & 0xF]);
+        out.push_back(kHex[byte & 0xf]);
     }
+    return out;
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view data) {
+    sha256_ctx ctx;
+    sha256_init(&ctx);
+    sha256_update(&ctx, data.size(), reinterpret_cast<const uint8_t*>(data.data()));
+    return hex_digest(ctx);
+}
+
+struct Sha256Hasher::State {
+    sha256_ctx ctx;
+};
+
+Sha256Hasher::Sha256Hasher() : state_(std::make_unique<State>()) { sha256_init(&state_->ctx); }
+Sha256Hasher::~Sha256Hasher() = default;
+
+void Sha256Hasher::update(std::string_view data) {
+    sha256_update(&state_->ctx, data.size(), reinterpret_cast<const uint8_t*>(data.data()));
+    bytes_ += data.size();
+}
+
+std::string Sha256Hasher::hex() {
+    std::string out = hex_digest(state_->ctx);  // nettle starts the context over
+    bytes_ = 0;
     return out;
 }
 

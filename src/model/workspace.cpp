@@ -128,9 +128,33 @@ Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, c
 
 namespace {
 
+std::string size_text(std::uint64_t bytes) {
+    return bytes >= (std::uint64_t{1} << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+}
+
+}  // namespace
+
+Result<Document> load_whole_log(const FileSystem& fs, const std::string& path, const std::string& display) {
+    const std::uint64_t limit = fs.max_read_bytes();
+    const std::optional<FileInfo> info = fs.stat(path);
+    if (!info || info->kind != FileKind::Regular || info->size <= limit) return load_yaml_file(fs, path, display);
+    Error e = Error::invalid(
+        "the log is " + size_text(info->size) + ", more than the " + size_text(limit) +
+        " small reads whole: a log this long is read in windows of whole entries, but this needs all of it at once "
+        "(a finding in the log, to say where it is, or a layout windows cannot follow)");
+    e.file = display;
+    e.hint = "look at the newest entries first (windows stop at an alias, a `---` or `...` line, a flow list, or a "
+             "line at the entries' indentation that starts no entry); keep a copy with `small archive` before "
+             "shortening the log by hand";
+    return e;
+}
+
+namespace {
+
 Result<Artifact> read_artifact(const FileSystem& fs, const WorkspacePaths& ws, ArtifactType type) {
     Artifact artifact{type, ws.artifact_path(type), ws.artifact_display(type), Document()};
-    Result<Document> doc = load_yaml_file(fs, artifact.path, artifact.display);
+    Result<Document> doc = type == ArtifactType::Progress ? load_whole_log(fs, artifact.path, artifact.display)
+                                                          : load_yaml_file(fs, artifact.path, artifact.display);
     if (!doc) return doc.error();
     artifact.doc = std::move(*doc);
     return artifact;
@@ -283,7 +307,7 @@ Status for_each_log_entry(const FileSystem& fs, const std::string& path, const s
     });
     if (whole_pass) return ok_status();  // a stop early still needs every window to have read as the whole file
     if (visited) restart();
-    Result<Document> doc = load_yaml_file(fs, path, display);
+    Result<Document> doc = load_whole_log(fs, path, display);
     if (!doc) return doc.error();
     const NodeRef entries = doc->root().find("entries");
     for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {

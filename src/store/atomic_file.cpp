@@ -200,6 +200,17 @@ Status write_file_atomic(const FileSystem& fs, const WorkspacePaths& ws, const s
     return fs.replace_file(write_of(ws, target, options.mode, options.durability, make_parents), bytes);
 }
 
+Status copy_file_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target,
+                        const std::string& from_dir, const std::string& from_name,
+                        const std::function<void(std::string_view)>& take, const WriteOptions& options) {
+    Result<std::vector<std::string>> parts = workspace_components(ws, target, "write", options.scope);
+    if (!parts) return parts.error();
+    Result<StagedFile> staged =
+        fs.stage_copy(write_of(ws, target, options.mode, options.durability, false), from_dir, from_name, take);
+    if (!staged) return staged.error();
+    return (*staged)->publish();
+}
+
 Status remove_file(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target, WriteScope scope) {
     Result<std::vector<std::string>> parts = workspace_components(ws, target, "remove", scope);
     if (!parts) return parts.error();

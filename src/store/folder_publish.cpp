@@ -11,25 +11,31 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "small/model/replay_id.hpp"
 #include "small/store/atomic_file.hpp"
 
 namespace small {
 
 namespace {
 
-Status write_one(const std::string& path, const std::string& bytes) {
+Status write_all_to(int fd, std::string_view bytes, const std::string& path) {
+    while (!bytes.empty()) {
+        const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return Error::from_errno("cannot write", path, n == 0 ? EIO : errno);
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return ok_status();
+}
+
+// A new file at `path` (never over one, never through a link) filled by
+// `fill` with its descriptor, then fsynced and closed.
+Status write_one(const std::string& path, const std::function<Status(int fd)>& fill) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) return Error::from_errno("cannot create", path, errno);
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            const int err = errno;
-            ::close(fd);
-            return Error::from_errno("cannot write", path, err);
-        }
-        done += static_cast<std::size_t>(n);
+    if (Status filled = fill(fd); !filled) {
+        ::close(fd);
+        return filled;
     }
     if (::fsync(fd) != 0) {
         const int err = errno;
@@ -39,6 +45,74 @@ Status write_one(const std::string& path, const std::string& bytes) {
     if (::close(fd) != 0) return Error::from_errno("cannot close", path, errno);
     return ok_status();
 }
+
+Status plain_name(const std::string& name) {
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+        return Error::internal("file name \"" + name + "\" is not a plain name");
+    }
+    return ok_status();
+}
+
+// A folder the user named (archive --out): its files made here, with their
+// own system calls; a copy's source read through the door.
+class NewFolderSink final : public FolderSink {
+public:
+    NewFolderSink(const FileSystem& fs, std::string side) : fs_(fs), side_(std::move(side)) {}
+
+    Status write(const std::string& name, std::string_view bytes) override {
+        if (Status s = plain_name(name); !s) return s;
+        const std::string path = side_ + "/" + name;
+        return write_one(path, [&](int fd) { return write_all_to(fd, bytes, path); });
+    }
+
+    Result<CopiedFile> copy(const std::string& from_dir, const std::string& name) override {
+        if (Status s = plain_name(name); !s) return s.error();
+        const std::string path = side_ + "/" + name;
+        Sha256Hasher hash;
+        Status written = write_one(path, [&](int fd) -> Status {
+            Result<std::uint64_t> read = fs_.stream_file_no_follow(from_dir, name, [&](std::string_view piece) {
+                hash.update(piece);
+                return write_all_to(fd, piece, path);
+            });
+            return read ? ok_status() : Status(read.error());
+        });
+        if (!written) return written.error();
+        return CopiedFile{hash.bytes(), hash.hex()};
+    }
+
+private:
+    const FileSystem& fs_;
+    std::string side_;
+};
+
+// A folder in the workspace's runtime folders: every file through the door,
+// under D7's path rules (store/atomic_file). One directory sync at the end
+// makes all the renames durable.
+class WorkspaceFolderSink final : public FolderSink {
+public:
+    WorkspaceFolderSink(const FileSystem& fs, const WorkspacePaths& ws, std::string dir)
+        : fs_(fs), ws_(ws), dir_(std::move(dir)) {}
+
+    Status write(const std::string& name, std::string_view bytes) override {
+        if (Status s = plain_name(name); !s) return s;
+        return write_file_atomic(fs_, ws_, dir_ + "/" + name, bytes, {.durability = Durability::SkipDirectorySync});
+    }
+
+    Result<CopiedFile> copy(const std::string& from_dir, const std::string& name) override {
+        if (Status s = plain_name(name); !s) return s.error();
+        Sha256Hasher hash;
+        Status copied = copy_file_atomic(fs_, ws_, dir_ + "/" + name, from_dir, name,
+                                         [&](std::string_view piece) { hash.update(piece); },
+                                         {.durability = Durability::SkipDirectorySync});
+        if (!copied) return copied.error();
+        return CopiedFile{hash.bytes(), hash.hex()};
+    }
+
+private:
+    const FileSystem& fs_;
+    const WorkspacePaths& ws_;
+    std::string dir_;
+};
 
 bool is_empty_folder(const std::string& dir) {
     std::error_code ec;
@@ -52,17 +126,10 @@ std::string parent_of(const std::string& path) {
 
 }  // namespace
 
-Status write_new_folder(const std::string& side, const PublishFiles& files) {
+Status write_new_folder(const FileSystem& fs, const std::string& side, const FolderFill& fill) {
     if (::mkdir(side.c_str(), 0755) != 0) return Error::from_errno("cannot create folder", side, errno);
-    Status written = ok_status();
-    for (const auto& [name, bytes] : files) {
-        if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
-            written = Error::internal("file name \"" + name + "\" is not a plain name");
-        } else {
-            written = write_one(side + "/" + name, bytes);
-        }
-        if (!written) break;
-    }
+    NewFolderSink sink(fs, side);
+    Status written = fill(sink);
     if (written) written = fsync_directory(side);
     if (!written) {
         std::error_code ec;
@@ -108,8 +175,8 @@ Status publish_folder(const std::string& side, const std::string& dir, bool repl
     return fsync_directory(parent_of(dir));
 }
 
-Status place_folder(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, bool in_workspace, const PublishFiles& files,
-                    bool& replaced) {
+Status place_folder(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, bool in_workspace,
+                    const FolderFill& fill, bool& replaced) {
     const std::filesystem::path target(dir);
     const std::string side =
         (target.parent_path() / ("." + target.filename().string() + ".partial-" + std::to_string(::getpid()))).string();
@@ -117,7 +184,7 @@ Status place_folder(const FileSystem& fs, const WorkspacePaths& ws, const std::s
         if (Status s = ensure_directory(fs, ws, target.parent_path().string()); !s) return s;  // refuses a linked store
         std::error_code ec;
         replaced = !std::filesystem::is_empty(dir, ec) && !ec;
-        if (Status s = write_folder_atomic(fs, ws, side, files); !s) return s;
+        if (Status s = write_folder_atomic(fs, ws, side, fill); !s) return s;
         return publish_folder(side, dir, true);
     }
     std::error_code ec;
@@ -125,7 +192,7 @@ Status place_folder(const FileSystem& fs, const WorkspacePaths& ws, const std::s
     if (ec) return Error::system("cannot create " + target.parent_path().string() + ": " + ec.message());
     // Checked before, and again where the files really went: a link swapped
     // in on the way since then is caught before the folder is published.
-    if (Status s = write_new_folder(side, files); !s) return s;
+    if (Status s = write_new_folder(fs, side, fill); !s) return s;
     if (Status s = refuse_target_inside_small_dir(fs, side, "--out"); !s) {
         std::filesystem::remove_all(side, ec);
         return s;
@@ -143,7 +210,7 @@ Status fsync_directory(const std::string& dir) {
     return ok_status();
 }
 
-Status write_folder_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, const FolderFiles& files) {
+Status write_folder_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, const FolderFill& fill) {
     const std::size_t slash = dir.rfind('/');
     if (slash == std::string::npos || slash + 1 == dir.size()) return Error::internal("folder path " + dir);
     const std::string parent = dir.substr(0, slash);
@@ -154,11 +221,11 @@ Status write_folder_atomic(const FileSystem& fs, const WorkspacePaths& ws, const
     std::error_code ec;
     std::filesystem::remove_all(partial, ec);  // a leftover of an interrupted write
     Status filled = ensure_directory(fs, ws, partial);
-    for (std::size_t i = 0; filled && i < files.size(); ++i) {
-        const bool last = i + 1 == files.size();  // one directory fsync makes all the renames durable
-        filled = write_file_atomic(fs, ws, partial + "/" + files[i].first, files[i].second,
-                                   {.durability = last ? Durability::Full : Durability::SkipDirectorySync});
+    if (filled) {
+        WorkspaceFolderSink sink(fs, ws, partial);
+        filled = fill(sink);
     }
+    if (filled) filled = fs.sync_directory(partial);  // every rename into it durable at once
     if (filled && ::rename(partial.c_str(), dir.c_str()) != 0) {
         filled = Error::from_errno("cannot move " + partial + " to", dir, errno);
     }
@@ -167,6 +234,15 @@ Status write_folder_atomic(const FileSystem& fs, const WorkspacePaths& ws, const
         return filled;
     }
     return fsync_directory(parent);
+}
+
+Status write_folder_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, const FolderFiles& files) {
+    return write_folder_atomic(fs, ws, dir, [&files](FolderSink& sink) {
+        for (const auto& [name, bytes] : files) {
+            if (Status s = sink.write(name, bytes); !s) return s;
+        }
+        return ok_status();
+    });
 }
 
 void discard_tree(const std::string& dir) {

@@ -268,10 +268,16 @@ std::string snapshot_meta_json(const SnapshotMeta& m) {
 Result<RunSnapshotWritten> write_run_snapshot(const FileSystem& fs, const WorkspacePaths& ws, const RunSnapshotRequest& req) {
     if (!is_snapshot_name(req.name)) return Error::internal("snapshot name \"" + req.name + "\" is not a replay id");
     if (Status s = refuse_linked_store(fs, req.store); !s) return s.error();
-    Result<FolderFiles> read = artifacts_to_copy(fs, ws, kArtifactTypes);
-    if (!read) return read.error();
-    FolderFiles files = std::move(*read);
-    files.emplace_back(kMetaFileName, snapshot_meta_json(req.meta));
+    // The artifacts that exist, copied streamed (a long log costs no memory
+    // of its size), then meta.json.
+    const FolderFill files = [&](FolderSink& sink) -> Status {
+        for (ArtifactType t : kArtifactTypes) {
+            const std::string name = artifact_file_name(t);
+            if (!fs.file_exists(ws.path_of(name))) continue;
+            if (Result<CopiedFile> copied = sink.copy(ws.small_dir, name); !copied) return copied.error();
+        }
+        return sink.write(kMetaFileName, snapshot_meta_json(req.meta));
+    };
     RunSnapshotWritten out;
     out.dir = req.store + "/" + req.name;
     if (fs.is_symlink(out.dir)) return not_a_link(out.dir);

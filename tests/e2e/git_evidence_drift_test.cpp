@@ -1,5 +1,8 @@
 // `small verify --evidence`, `small drift` and doctor's git lines end to
 // end: the real binary on repositories made with the real git.
+#include <algorithm>
+#include <cstdio>
+
 #include "support/git_fixture.hpp"
 
 namespace small_e2e {
@@ -99,6 +102,58 @@ TEST_F(GitEvidenceE2E, ACompletedTaskWhoseCommitPredatesTheRunIsStale) {
               0);
     const RunResult ok = small({"verify", "--evidence"});
     EXPECT_EQ(ok.exit_code, 0) << ok;  // the newest completed entry is what counts
+}
+
+// Issue 39: a long log (8 MB or more) is checked in windows, memory flat in
+// its length; a finding sends the check to the whole read, which gives it
+// its exact position.
+TEST_F(GitEvidenceE2E, ALongLogIsCheckedInWindowsAndAFindingKeepsItsPosition) {
+    git_out({"init", "-q", "-b", "main"});
+    write_file(repo() / "a.txt", "a\n");
+    git_out({"add", "a.txt"});
+    env_.push_back({"GIT_COMMITTER_DATE", "2020-01-01T00:00:00Z"});
+    git_out({"commit", "-q", "-m", "old"});
+    env_.pop_back();
+    const std::string old = git_out({"rev-parse", "HEAD"});
+    ASSERT_EQ(small({"init", "--no-agents"}).exit_code, 0);  // the run starts now
+    const std::string fresh = commit_file("b.txt", "new work");
+    // Older entries of no run before the run's first one: about 9 MB.
+    const fs::path log_path = repo() / ".small" / "progress.small.yml";
+    std::string log = read_file(log_path);
+    const std::size_t first = log.find("  - timestamp:");
+    ASSERT_NE(first, std::string::npos);
+    std::string filler;
+    for (int i = 0; i < 60000; ++i) {
+        char ts[48];
+        std::snprintf(ts, sizeof ts, "2026-01-01T%02d:%02d:%02d.%09dZ", i / 3600, i / 60 % 60, i % 60, i);
+        filler += std::string("  - timestamp: \"") + ts + "\"\n    task_id: \"task-1\"\n    status: \"in_progress\"\n" +
+                  "    evidence: \"earlier step " + std::to_string(i) + " of the long log\"\n";
+        if (i % 1000 == 0) filler += "    commit: \"" + fresh + "\"\n";
+    }
+    log.insert(first, filler);
+    write_file(log_path, log);
+    ASSERT_GT(log.size(), std::size_t{8} << 20);
+
+    ASSERT_EQ(small({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done", "--commit", fresh})
+                  .exit_code,
+              0);
+    const RunResult ok = small({"verify", "--evidence"});
+    EXPECT_EQ(ok.exit_code, 0) << ok;
+
+    const RunResult stale =
+        small({"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "again", "--commit", old});
+    ASSERT_EQ(stale.exit_code, 0) << stale;
+    const std::string now = read_file(log_path);
+    const std::size_t at = now.find("commit: \"" + old);
+    ASSERT_NE(at, std::string::npos);
+    const std::string line = std::to_string(std::count(now.begin(), now.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1);
+    const RunResult r = small({"verify", "--evidence"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_NE(r.err.find("[EV-STALE]"), std::string::npos) << r;
+    EXPECT_NE(r.err.find(".small/progress.small.yml:" + line + ":"), std::string::npos) << "line " << line << "\n" << r;
+    const RunResult doctor = small({"doctor"});
+    EXPECT_EQ(doctor.exit_code, 1) << doctor;
+    EXPECT_NE(doctor.err.find(".small/progress.small.yml:" + line + ":"), std::string::npos) << doctor;
 }
 
 TEST_F(GitEvidenceE2E, DriftReportsFilesOutsideTheScopeAndInsideExclusions) {

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nettle/sha2.h>
+#include <nettle/version.h>
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.hpp"
@@ -220,6 +222,73 @@ TEST(RunHistoryE2E, SymlinkedStoresAndSnapshotsAreRefused) {
     r = run_in(root, {"archive"});
     EXPECT_EQ(r.exit_code, 1) << r;
     EXPECT_FALSE(fs::exists(elsewhere / id));
+}
+
+std::string sha256_of(const std::string& bytes) {
+    sha256_ctx ctx;
+    sha256_init(&ctx);
+    sha256_update(&ctx, bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()));
+    uint8_t digest[SHA256_DIGEST_SIZE];
+#if NETTLE_VERSION_MAJOR >= 4
+    sha256_digest(&ctx, digest);
+#else
+    sha256_digest(&ctx, sizeof digest, digest);
+#endif
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (uint8_t b : digest) out += std::string{kHex[b >> 4], kHex[b & 0xf]};
+    return out;
+}
+
+// Issue 39: archive, archive --out and run snapshot copy the log streamed
+// (one buffer, hashed while copied, whatever its length): the copy is the
+// log byte for byte and the manifest holds its SHA-256; --verify hashes it
+// streamed too.
+TEST(RunHistoryE2E, ALongLogIsCopiedByteForByteWithItsHash) {
+    TempDir tmp;
+    const fs::path root = tmp.path() / "ws";
+    fs::create_directories(root);
+    const std::string id = make_workspace(root, "Task");
+    const fs::path log_path = root / ".small/progress.small.yml";
+    std::string log = read_file(log_path);
+    for (int i = 0; i < 12000; ++i) {  // about 3 MB: several of the copy's 1 MiB pieces
+        log += "  - timestamp: \"2026-01-01T00:00:00." + std::to_string(100000000 + i) +
+               "Z\"\n    task_id: \"task-1\"\n    status: \"in_progress\"\n    evidence: \"step " + std::to_string(i) +
+               " of a long log\"\n    replayId: \"" + id + "\"\n";
+    }
+    write_file(log_path, log);
+    ASSERT_GT(log.size(), 2u << 20);
+    const std::string digest = sha256_of(log);
+    const auto archived_log = [&](const json& doc) {
+        for (const json& f : doc["files"]) {
+            if (f.value("name", "") == "progress.small.yml") return f;
+        }
+        return json();
+    };
+
+    json doc = run_json(root, {"archive"}, 0);
+    const fs::path dir = root / ".small-archive" / id;
+    EXPECT_EQ(archived_log(doc).value("sha256", ""), digest) << doc.dump(2);
+    EXPECT_EQ(archived_log(doc).value("bytes", std::size_t{0}), log.size());
+    EXPECT_TRUE(read_file(dir / "progress.small.yml") == log);
+    EXPECT_TRUE(contains(read_file(dir / "archive.small.yml"), digest));
+    EXPECT_EQ(run_in(root, {"archive", "--verify", dir.string()}).exit_code, 0);
+
+    doc = run_json(root, {"archive", "--out", "out/big"}, 0);
+    EXPECT_EQ(archived_log(doc).value("sha256", ""), digest);
+    EXPECT_TRUE(read_file(root / "out/big/progress.small.yml") == log);
+    EXPECT_EQ(run_in(root, {"archive", "--verify", (root / "out/big").string()}).exit_code, 0);
+
+    run_json(root, {"run", "snapshot"}, 0);
+    EXPECT_TRUE(read_file(root / ".small-runs" / id / "progress.small.yml") == log);
+
+    // A byte changed deep in the copy (same size) is found by the streamed hash.
+    std::string tampered = log;
+    tampered[tampered.size() - 100] = tampered[tampered.size() - 100] == 'x' ? 'y' : 'x';
+    write_file(dir / "progress.small.yml", tampered);
+    doc = run_json(root, {"archive", "--verify", dir.string()}, 1);
+    EXPECT_FALSE(doc.value("verified", true));
+    EXPECT_TRUE(contains(doc.dump(), "mismatch")) << doc.dump(2);
 }
 
 TEST(RunHistoryE2E, ArchiveWritesAFreshFolderAndVerifiesIt) {

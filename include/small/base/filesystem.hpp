@@ -137,6 +137,13 @@ struct LockAttempt {
 // The largest file the library reads (artifacts, drafts, AGENTS.md, a draft
 // on standard input): anything larger is refused, not read into memory.
 inline constexpr std::uint64_t kMaxFileBytes = std::uint64_t{256} << 20;  // 256 MiB
+// What read_file says of a file larger than `limit` (Kind::Invalid, the
+// path as its location).
+Error file_too_large(const std::string& path, std::uint64_t limit = kMaxFileBytes);
+
+// The buffer a file is streamed through (stream_file_no_follow, stage_copy):
+// copying or hashing a log costs this much memory, whatever its length.
+inline constexpr std::size_t kStreamPieceBytes = std::size_t{1} << 20;  // 1 MiB
 
 // The const members may be called from several threads at once (a warm verdict
 // hashes the log on one thread while another reads the other files): an
@@ -146,6 +153,9 @@ inline constexpr std::uint64_t kMaxFileBytes = std::uint64_t{256} << 20;  // 256
 class FileSystem {
 public:
     virtual ~FileSystem() = default;
+    // The largest file read_file (and the whole reads built on it) reads:
+    // kMaxFileBytes, except in a fake that stands in for a larger disk.
+    virtual std::uint64_t max_read_bytes() const { return kMaxFileBytes; }
     // Whole file contents; Error::Kind::System when missing or unreadable
     // (the message says which). Only regular files are read: a FIFO, device
     // or socket is refused without blocking, and so is a file larger than
@@ -202,6 +212,17 @@ public:
     virtual Result<std::string> read_file_no_follow(const std::string& dir, const std::string& name) const;
     virtual Result<FileRange> read_range_no_follow(const std::string& dir, const std::string& name,
                                                    std::uint64_t offset, std::size_t length) const;
+    // The whole regular file `dir`/`name` (neither followed, as
+    // read_file_no_follow), handed to `take` piece by piece through one
+    // buffer of kStreamPieceBytes, at any size (nothing is held, so no
+    // kMaxFileBytes); returns its size. A `take` that fails stops the read
+    // with its error. What `take` saw is one version of the file: one whose
+    // size or times moved while it was read is refused (Kind::System, "...
+    // changed while it was read; run the command again"). The default (for
+    // fakes) reads it whole, hands it over in pieces and compares
+    // version_stamp before and after.
+    virtual Result<std::uint64_t> stream_file_no_follow(const std::string& dir, const std::string& name,
+                                                        const std::function<Status(std::string_view)>& take) const;
     // The whole regular file `path`, or nullopt when nothing is there; a
     // link (at `path` or its folder) or a non-file is refused (Kind::Invalid).
     // For small files of the store (journals, caches).
@@ -237,6 +258,14 @@ public:
     virtual Result<std::unique_ptr<StagedWrite>> stage_file(const FileWrite& write, std::string_view bytes) const;
     // stage_file and publish in one step.
     Status replace_file(const FileWrite& write, std::string_view bytes) const;
+    // Stages for `write.path` (as stage_file) a copy of the regular file
+    // `from_dir`/`from_name`, read as stream_file_no_follow reads it (through
+    // one buffer, at any size; refused when it changed meanwhile); `take`
+    // sees every piece copied (to hash it). The default (for fakes) collects
+    // the pieces and stages them as bytes.
+    virtual Result<std::unique_ptr<StagedWrite>> stage_copy(const FileWrite& write, const std::string& from_dir,
+                                                            const std::string& from_name,
+                                                            const std::function<void(std::string_view)>& take) const;
     // Whether replace_file would be accepted now: no link on the way, the
     // target absent or a regular file this process may write.
     virtual Status check_replaceable(const std::string& root, const std::string& path) const;
@@ -294,12 +323,17 @@ public:
     Result<std::string> read_file_no_follow(const std::string& dir, const std::string& name) const override;
     Result<FileRange> read_range_no_follow(const std::string& dir, const std::string& name, std::uint64_t offset,
                                            std::size_t length) const override;
+    Result<std::uint64_t> stream_file_no_follow(const std::string& dir, const std::string& name,
+                                                const std::function<Status(std::string_view)>& take) const override;
     std::optional<std::string> version_stamp(const std::string& path) const override;
     std::optional<std::int64_t> change_clock_ns() const override;
     bool times_from_change_clock(const std::string& path) const override;
     // The write half (src/base/disk_write.cpp): every step synced as
     // Durability says, every folder below a root opened without following links.
     Result<std::unique_ptr<StagedWrite>> stage_file(const FileWrite& write, std::string_view bytes) const override;
+    Result<std::unique_ptr<StagedWrite>> stage_copy(const FileWrite& write, const std::string& from_dir,
+                                                    const std::string& from_name,
+                                                    const std::function<void(std::string_view)>& take) const override;
     Status check_replaceable(const std::string& root, const std::string& path) const override;
     Status make_directories(const std::string& root, const std::string& dir) const override;
     Status create_directories(const std::string& dir) const override;
@@ -352,8 +386,18 @@ public:
     }
     // Every file, for a test that compares whole trees.
     std::map<std::string, std::string> files() const;
+    // Whole reads (read_file, read_file_no_follow) refuse a file larger
+    // than `bytes`, as the disk refuses one larger than kMaxFileBytes, which
+    // a unit test cannot afford to build; ranges and streams read any size.
+    void set_max_read_bytes(std::uint64_t bytes);
 
+    std::uint64_t max_read_bytes() const override;
     Result<std::string> read_file(const std::string& path) const override;
+    Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override;
+    Result<std::uint64_t> stream_prefix(const std::string& path, std::uint64_t length,
+                                        const std::function<void(std::string_view)>& take) const override;
+    Result<std::uint64_t> stream_file_no_follow(const std::string& dir, const std::string& name,
+                                                const std::function<Status(std::string_view)>& take) const override;
     bool file_exists(const std::string& path) const override;
     bool directory_exists(const std::string& path) const override;
     bool is_symlink(const std::string& path) const override;
@@ -388,6 +432,7 @@ private:
         std::set<std::string> read_only;
         std::set<std::string> locked;
         std::uint64_t next_generation = 1;
+        std::uint64_t max_read_bytes = kMaxFileBytes;
     };
     void put_file(const std::string& path, std::string bytes) const;  // mutex held
     bool remote_times_ = false;

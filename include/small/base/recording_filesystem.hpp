@@ -63,11 +63,17 @@ public:
     Result<std::string> read_file_no_follow(const std::string& dir, const std::string& name) const override;
     Result<FileRange> read_range_no_follow(const std::string& dir, const std::string& name, std::uint64_t offset,
                                            std::size_t length) const override;
+    Result<std::uint64_t> stream_file_no_follow(const std::string& dir, const std::string& name,
+                                                const std::function<Status(std::string_view)>& take) const override;
+    std::uint64_t max_read_bytes() const override;
     std::optional<std::string> version_stamp(const std::string& path) const override;
     std::optional<std::int64_t> change_clock_ns() const override;
     bool times_from_change_clock(const std::string& path) const override;
 
     Result<std::unique_ptr<StagedWrite>> stage_file(const FileWrite& write, std::string_view bytes) const override;
+    Result<std::unique_ptr<StagedWrite>> stage_copy(const FileWrite& write, const std::string& from_dir,
+                                                    const std::string& from_name,
+                                                    const std::function<void(std::string_view)>& take) const override;
     Status check_replaceable(const std::string& root, const std::string& path) const override;
     Status make_directories(const std::string& root, const std::string& dir) const override;
     Status create_directories(const std::string& dir) const override;

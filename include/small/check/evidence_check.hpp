@@ -19,6 +19,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/check/finding.hpp"
+#include "small/doc/entry_windows.hpp"
 #include "small/model/layout.hpp"
 
 namespace small {
@@ -31,7 +32,9 @@ struct EvidenceReport {
 };
 
 // Usage error (exit 2) outside a git repository; Invalid/System when the
-// progress log or plan cannot be read.
-Result<EvidenceReport> check_evidence(const FileSystem& fs, const WorkspacePaths& ws);
+// progress log or plan cannot be read. A long log is read in `windows`
+// (memory flat in its length, any length; issue 39); a finding sends it to
+// the whole read, which says where.
+Result<EvidenceReport> check_evidence(const FileSystem& fs, const WorkspacePaths& ws, const LogWindows& windows = {});
 
 }  // namespace small

@@ -2,6 +2,7 @@
 // load once, then schema -> invariants -> verify rules, as findings.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,10 +76,14 @@ bool entries_are_clean(const SchemaSet& schemas, const Artifact& log, unsigned c
 // `checks` window by window, the facts folded as appends would fold them.
 // nullopt when the log is shorter than `windows.stream_from_bytes`, has a finding of its
 // own, a layout a window cannot be cut from (see load_after_prefix), or
-// changed while it was read: the verdict then reads it whole.
+// changed while it was read: the verdict then reads it whole. Any length
+// (a window at a time is held). `each`, when given, sees every window's
+// entries once they passed, in order (a caller folding facts of its own in
+// the same pass drops them on nullopt).
 std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const WorkspacePaths& ws,
                                                      const SchemaSet& schemas, unsigned checks,
-                                                     const LogWindows& windows);
+                                                     const LogWindows& windows,
+                                                     const std::function<void(NodeRef entries)>& each = {});
 
 // `small validate`: load + schema.
 Verdict run_validate(const VerdictInput& in);

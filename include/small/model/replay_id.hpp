@@ -3,6 +3,8 @@
 // constraints member is left out when that file does not exist.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -15,6 +17,24 @@ inline constexpr std::string_view kProtocolVersion = "1.0.0";
 
 // Lower-case hex SHA-256 of `data` (nettle).
 std::string sha256_hex(std::string_view data);
+
+// The same of bytes given piece by piece (a file streamed through a buffer).
+class Sha256Hasher {
+public:
+    Sha256Hasher();
+    ~Sha256Hasher();
+    Sha256Hasher(const Sha256Hasher&) = delete;
+    Sha256Hasher& operator=(const Sha256Hasher&) = delete;
+    void update(std::string_view data);
+    std::uint64_t bytes() const { return bytes_; }  // given since the start
+    // The digest of everything given; the hasher then starts over.
+    std::string hex();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+    std::uint64_t bytes_ = 0;
+};
 
 // How the members' files are named in errors ("" leaves the file out and
 // names the member instead, e.g. "intent: number ...").

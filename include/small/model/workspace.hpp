@@ -74,6 +74,12 @@ void add_progress(ArtifactSet& set, const FileSystem& fs, const WorkspacePaths& 
 // Loads and parses one YAML file of the workspace; the root must be a mapping.
 Result<Document> load_yaml_file(const FileSystem& fs, const std::string& path, const std::string& display);
 
+// The progress log at `path` read whole, as load_yaml_file reads a file;
+// a log larger than the file system reads whole (kMaxFileBytes) is refused
+// with what to do (Invalid): the windowed readers below read one of any
+// length, but whatever needs the whole file at once cannot.
+Result<Document> load_whole_log(const FileSystem& fs, const std::string& path, const std::string& display);
+
 // Calls `visit` for every entry of the `entries` list of the log at `path`,
 // in order, until it returns false: in windows when the log is long (memory
 // stays flat), else, or when windows cannot follow it, from a whole read;

@@ -24,11 +24,10 @@
 // and strerror.
 #pragma once
 
-#include <functional>
-
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -72,6 +71,15 @@ inline constexpr WriteOptions kCacheWrite{.durability = Durability::None};
 // its durability is unknown; the error says so).
 Status write_file_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target, std::string_view bytes,
                          const WriteOptions& options = {});
+
+// The same with a copy of the regular file `from_dir`/`from_name` (neither
+// followed) as the bytes, streamed through one buffer whatever its size
+// (FileSystem::stage_copy); `take` sees every piece copied, so a hash of
+// the copy costs no second read. Refused, nothing written, when the source
+// changed while it was copied.
+Status copy_file_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target,
+                        const std::string& from_dir, const std::string& from_name,
+                        const std::function<void(std::string_view)>& take, const WriteOptions& options = {});
 
 // The two halves of write_file_atomic, for a caller that overlaps the
 // data's fsync with other work (commit_workspace_change stages its files

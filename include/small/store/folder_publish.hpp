@@ -4,8 +4,11 @@
 // folder never mixes with the stale files of an older one.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,12 +18,36 @@
 
 namespace small {
 
+// A file copied into a folder: its size and SHA-256, hashed while copied.
+struct CopiedFile {
+    std::uint64_t bytes = 0;
+    std::string sha256;
+};
+
+// What a folder is filled with while it is still aside, file by file: bytes
+// given, or a copy of a file streamed through one buffer (a long progress
+// log costs no memory of its size). Names are plain file names.
+class FolderSink {
+public:
+    virtual ~FolderSink() = default;
+    virtual Status write(const std::string& name, std::string_view bytes) = 0;
+    // A copy of the regular file `from_dir`/`name` (neither followed: read
+    // as FileSystem::stream_file_no_follow reads it). Refused, and the
+    // folder never published, when the file changed while it was copied:
+    // a copy is always one version of the file, whose hash it reports.
+    virtual Result<CopiedFile> copy(const std::string& from_dir, const std::string& name) = 0;
+};
+// Fills the folder; an error leaves nothing of it.
+using FolderFill = std::function<Status(FolderSink& sink)>;
+
 // Creates the folder `dir` (absolute, below ws.root, inside `.small*`)
-// holding exactly `files` (name, bytes), all or nothing: the files are
+// holding exactly what `fill` puts there, all or nothing: the files are
 // written into the side folder `<parent>/.<name>.partial`, which is then
 // renamed to `dir`, so `dir` never exists incomplete. `dir` must not exist.
 // On failure nothing of the side folder remains. The parent is created when
 // missing (the caller may want to know: see lstat before calling).
+Status write_folder_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, const FolderFill& fill);
+// The same holding exactly `files` (name, bytes).
 using FolderFiles = std::vector<std::pair<std::string, std::string>>;
 Status write_folder_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, const FolderFiles& files);
 
@@ -33,13 +60,12 @@ void discard_empty_folder(const std::string& dir);
 // fsync() on a directory, making renames and creations inside it durable.
 Status fsync_directory(const std::string& dir);
 
-using PublishFiles = std::vector<std::pair<std::string, std::string>>;  // plain file name, bytes
-
-// Creates `side` (it must not exist; its parent must) holding exactly
-// `files`, each fsynced, then the folder itself. A failure removes `side`.
-// For a folder the user named (`archive --out`): the D7 workspace rules of
+// Creates `side` (it must not exist; its parent must) holding exactly what
+// `fill` puts there, each file fsynced, then the folder itself (a copy's
+// source is read through `fs`). A failure removes `side`. For a folder the
+// user named (`archive --out`): the D7 workspace rules of
 // write_folder_atomic do not apply there.
-Status write_new_folder(const std::string& side, const PublishFiles& files);
+Status write_new_folder(const FileSystem& fs, const std::string& side, const FolderFill& fill);
 
 // Moves the complete folder `side` to `dir`. `dir` absent or an empty
 // folder: a plain rename. `dir` a non-empty folder: with `replace`, the two
@@ -48,16 +74,16 @@ Status write_new_folder(const std::string& side, const PublishFiles& files);
 // symbolic link or a file: refused. The parent folder is fsynced.
 Status publish_folder(const std::string& side, const std::string& dir, bool replace);
 
-// Puts the folder `dir` holding exactly `files` in place, all or nothing:
-// written beside it as `.<name>.partial-<pid>`, then published.
+// Puts the folder `dir` holding exactly what `fill` puts there in place,
+// all or nothing: written beside it as `.<name>.partial-<pid>`, then published.
 // `in_workspace`: `dir` lies in the workspace's runtime folders (the D7
 // rules of write_folder_atomic apply; an existing folder is replaced, and
 // `replaced` says whether it held anything). Otherwise it is a place the
 // user named (`archive --out`): its parent is created when missing, a
 // non-empty folder is never replaced, and a folder that really lies inside
 // a `.small/` (through a link) is refused.
-Status place_folder(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, bool in_workspace, const PublishFiles& files,
-                    bool& replaced);
+Status place_folder(const FileSystem& fs, const WorkspacePaths& ws, const std::string& dir, bool in_workspace,
+                    const FolderFill& fill, bool& replaced);
 
 // --- Scratch folders ---
 // A directory a command makes for its own use and removes again (selftest).

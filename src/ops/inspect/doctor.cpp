@@ -5,6 +5,8 @@
 
 #include "small/base/text.hpp"
 #include "small/check/invariants.hpp"
+#include "small/check/verdict.hpp"
+#include "small/check/verified_prefix.hpp"
 #include "small/doc/yaml_writer.hpp"
 #include "small/model/plan_summary.hpp"
 #include "small/model/resume_point.hpp"
@@ -21,10 +23,37 @@ namespace small {
 
 namespace {
 
+// What doctor reads of the log beyond the rules: the per-task facts (the
+// run state, the handoff's freshness), the entry count and the task ids
+// merges renamed (D21), folded entry by entry so that a log read in windows
+// gives what the whole one gives.
+struct LogSummary {
+    LogFacts facts;
+    std::vector<std::string> renames;  // "old -> new at <timestamp>", oldest first
+
+    void fold(NodeRef entries, const std::string& run_id) {
+        for (std::size_t i = 0; entries.is_sequence() && i < entries.size(); ++i) {
+            const NodeRef entry = entries.item(i);
+            add_entry_facts(facts, entry_text(entry), ++facts.entries, run_id);
+            const NodeRef notes = entry.find("notes");
+            if (!notes.is_string()) continue;
+            if (const std::optional<TaskRename> r = parse_rename_note(notes.as_string())) {
+                renames.push_back(describe_rename(*r) + " at " + std::string(entry.find("timestamp").as_string()));
+            }
+        }
+    }
+};
+
+// The content checks of the artifacts as loaded, before any is reported.
+struct ContentFindings {
+    std::vector<Finding> schema, invariants, strict, verify;
+    bool undecided = false;  // a rule needed the entries the verified prefix stands for
+};
+
 class Doctor {
 public:
-    Doctor(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas)
-        : fs_(fs), ws_(ws), schemas_(schemas) {}
+    Doctor(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas, const LogWindows& windows)
+        : fs_(fs), ws_(ws), schemas_(schemas), windows_(windows) {}
 
     DoctorReport run() {
         if (!workspace()) return finish();
@@ -34,11 +63,22 @@ public:
         index_conflicts();
         merge_strategy();
         if (files_ok && loading()) {
-            findings_check("Schema", check_schemas(schemas_, set_), "All artifacts pass schema validation",
+            ContentFindings content = content_findings();
+            // Issue 39: read in windows, the verdict is exact only without a
+            // finding in the log itself (the windows cannot say where it is)
+            // and when no rule needed the verified entries: else the whole
+            // read decides, as for every verdict.
+            if (prefix_ && !exact(content)) {
+                prefix_.reset();
+                if (!load_whole()) return finish();
+                content = content_findings();
+            }
+            findings_check("Schema", std::move(content.schema), "All artifacts pass schema validation",
                            "Fix the schema violation, then run: small validate");
-            invariants();
-            strict();
-            replay_id();
+            findings_check("Invariant", std::move(content.invariants), "All protocol invariants satisfied",
+                           "Fix the invariant violation, then run: small lint");
+            strict(std::move(content.strict));
+            replay_id(std::move(content.verify));
             version();
             run_state();
             progress();
@@ -165,7 +205,34 @@ private:
             "Run: small fix --runtime-layout");
     }
 
-    bool loading() {
+    // A long log (issue 39) is read in windows: the verified prefix of every
+    // check doctor makes of the log alone, and in the same pass the facts,
+    // the count and the renames; then the other artifacts beside the entries
+    // appended since (none, unless a write landed meanwhile). Anything else
+    // (a short log, a finding in the log, a layout windows cannot follow, a
+    // file that does not load) is read whole, as before.
+    bool loading() { return load_windowed() || load_whole(); }
+
+    bool load_windowed() {
+        const std::string run = run_id();
+        LogSummary summary;
+        std::optional<VerifiedPrefix> prefix =
+            stream_verified_prefix(fs_, ws_, schemas_, kPrefixSchema | kPrefixRules | kPrefixStrict, windows_,
+                                   [&](NodeRef entries) { summary.fold(entries, run); });
+        if (!prefix) return false;
+        std::optional<LogAfterPrefix> after = load_after_prefix(fs_, ws_, *prefix);
+        if (!after) return false;
+        summary.fold(after->progress.doc.root().find("entries"), run);
+        ArtifactSet set = load_artifacts(fs_, ws_, std::move(after->progress));
+        if (!set.complete()) return false;
+        set_ = std::move(set);
+        prefix_ = std::move(prefix);
+        summary_ = std::move(summary);
+        return true;
+    }
+
+    bool load_whole() {
+        summary_.reset();
         set_ = load_artifacts(fs_, ws_);
         if (set_.complete()) return true;
         std::vector<Finding> findings;
@@ -254,23 +321,41 @@ private:
         }
     }
 
-    void invariants() {
+    // Schema, invariants, the strict rules and the verify rules of the set
+    // as loaded (with the verified prefix when the log was read in windows).
+    ContentFindings content_findings() {
+        ContentFindings c;
+        c.schema = check_schemas(schemas_, set_);
         InvariantOptions o;
-        o.run_replay_id = meta_ ? meta_->run_replay_id : std::string();
-        findings_check("Invariant", check_invariants(set_, o), "All protocol invariants satisfied",
-                       "Fix the invariant violation, then run: small lint");
-    }
-
-    // The rules only strict mode applies (secrets, links, S1-S4).
-    void strict() {
-        InvariantOptions o;
+        o.run_replay_id = run_id();
+        o.before = prefix_ ? &*prefix_ : nullptr;
+        o.undecided = &c.undecided;
+        c.invariants = check_invariants(set_, o);
         o.strict = true;
-        o.run_replay_id = meta_ ? meta_->run_replay_id : std::string();
-        std::vector<Finding> findings;
+        // The rules only strict mode applies (secrets, links, S1-S3; S4 below).
         for (Finding& f : check_invariants(set_, o)) {
             if (f.rule == "SEC" || f.rule == "LINK" || f.rule == "S1" || f.rule == "S2" || f.rule == "S3")
-                findings.push_back(std::move(f));
+                c.strict.push_back(std::move(f));
         }
+        c.verify = check_verify_rules(set_);
+        return c;
+    }
+
+    // Whether findings of a set read after a verified prefix are the whole
+    // read's: none about the log's own content (S1 stands at `entries:` and
+    // FMT-1 in the header, which windows read as the whole file does).
+    bool exact(const ContentFindings& c) const {
+        if (c.undecided) return false;
+        const std::string log = ws_.artifact_display(ArtifactType::Progress);
+        for (const std::vector<Finding>* list : {&c.schema, &c.invariants, &c.strict, &c.verify}) {
+            for (const Finding& f : *list) {
+                if (f.file == log && f.rule != "S1" && f.rule != "FMT-1") return false;
+            }
+        }
+        return true;
+    }
+
+    void strict(std::vector<Finding> findings) {
         if (layout_.unexpected.size() > layout_.legacy.size()) {
             for (Finding& f : layout_findings(layout_, ws_)) findings.push_back(std::move(f));
         }
@@ -280,8 +365,7 @@ private:
                           : "Fix the findings, then run: small check --strict");
     }
 
-    void replay_id() {
-        std::vector<Finding> findings = check_verify_rules(set_);
+    void replay_id(std::vector<Finding> findings) {
         if (meta_ && meta_->run_id_error) {
             Finding f = finding_from_error(*meta_->run_id_error, kWorkspaceFileOrder);
             f.rule = "WS-2";
@@ -343,29 +427,20 @@ private:
     }
 
     void progress() {
-        const NodeRef entries = set_.root(ArtifactType::Progress).find("entries");
-        const std::size_t n = entries.is_sequence() ? entries.size() : 0;
+        const std::uint64_t n = summary().facts.entries;
         if (n == 0) {
             add("Progress", DoctorStatus::Ok, "No progress entries yet (fresh run)",
                 "Record work with: small progress add, small checkpoint or small apply");
         } else {
             add("Progress", DoctorStatus::Ok, std::to_string(n) + " progress entries recorded");
         }
-        merge_renames(entries, n);
+        merge_renames();
     }
 
     // D21: the task ids merges renamed (a task both sides added under one
     // id), from the log's records: the newest few.
-    void merge_renames(NodeRef entries, std::size_t n) {
-        std::vector<std::string> said;
-        for (std::size_t i = 0; i < n; ++i) {
-            const NodeRef notes = entries.item(i).find("notes");
-            if (!notes.is_string()) continue;
-            if (const std::optional<TaskRename> r = parse_rename_note(notes.as_string())) {
-                said.push_back(describe_rename(*r) + " at " +
-                               std::string(entries.item(i).find("timestamp").as_string()));
-            }
-        }
+    void merge_renames() {
+        const std::vector<std::string>& said = summary().renames;
         if (said.empty()) return;
         constexpr std::size_t kShown = 3;
         std::string message =
@@ -392,10 +467,15 @@ private:
     static constexpr const char* kUnrecorded = "it does not record what it was computed from";
 
     std::string run_id() const { return meta_ ? meta_->run_replay_id : std::string(); }
-    const LogFacts& facts() {
-        if (!facts_) facts_ = log_facts(set_.root(ArtifactType::Progress), run_id());
-        return *facts_;
+    // The log's summary: folded beside the windows, or from the whole log read.
+    const LogSummary& summary() {
+        if (!summary_) {
+            summary_.emplace();
+            summary_->fold(set_.root(ArtifactType::Progress).find("entries"), run_id());
+        }
+        return *summary_;
     }
+    const LogFacts& facts() { return summary().facts; }
     // The per-task facts with this checkout's own tasks marked (store/local_work), read once.
     const WorkFacts& own_facts() {
         if (!own_facts_) own_facts_ = with_local_work(fs_, ws_, run_id(), facts().tasks);
@@ -414,12 +494,16 @@ private:
     const FileSystem& fs_;
     const WorkspacePaths& ws_;
     const SchemaSet& schemas_;
+    const LogWindows& windows_;
     DoctorReport report_;
     std::optional<WorkspaceMetadata> meta_;
     LayoutScan layout_;
     ArtifactSet set_;
+    // Set when the log was read in windows: `set_` then holds the entries
+    // after it (check/verified_prefix), and the rules add what it carries.
+    std::optional<VerifiedPrefix> prefix_;
     std::vector<std::string> unmerged_;  // file names git's index holds in conflict
-    std::optional<LogFacts> facts_;
+    std::optional<LogSummary> summary_;
     std::optional<WorkFacts> own_facts_;
 };
 
@@ -434,8 +518,9 @@ const char* doctor_status_name(DoctorStatus status) {
     return "error";
 }
 
-DoctorReport doctor_command(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas) {
-    return Doctor(fs, ws, schemas).run();
+DoctorReport doctor_command(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas,
+                            const LogWindows& windows) {
+    return Doctor(fs, ws, schemas, windows).run();
 }
 
 }  // namespace small

@@ -83,15 +83,18 @@ Result<ArchiveResult> archive_command(const FileSystem& fs, const WorkspacePaths
     if (!default_dir) {
         if (Status s = refuse_target_inside_small_dir(fs, r.dir, "--out"); !s) return s.error();
     }
-    PublishFiles files;
-    for (const std::string& name : *names) {
-        if (!fs.file_exists(ws.path_of(name))) continue;  // as the reference: skipped
-        Result<std::string> bytes = fs.read_file_no_follow(ws.small_dir, name);
-        if (!bytes) return bytes.error();
-        r.files.push_back({name, sha256_hex(*bytes), bytes->size()});
-        files.emplace_back(name, std::move(*bytes));
-    }
-    files.emplace_back(std::string(kArchiveManifestName), manifest_text(r, ws.root));
+    // Each file copied streamed and hashed while copied (a long log costs no
+    // memory of its size, and is read once), then the manifest of those hashes.
+    const FolderFill files = [&](FolderSink& sink) -> Status {
+        r.files.clear();
+        for (const std::string& name : *names) {
+            if (!fs.file_exists(ws.path_of(name))) continue;  // as the reference: skipped
+            Result<CopiedFile> copied = sink.copy(ws.small_dir, name);
+            if (!copied) return copied.error();
+            r.files.push_back({name, copied->sha256, static_cast<std::size_t>(copied->bytes)});
+        }
+        return sink.write(std::string(kArchiveManifestName), manifest_text(r, ws.root));
+    };
     if (Status s = place_folder(fs, ws, r.dir, default_dir, files, r.replaced); !s) return s.error();
     const GitFacts git = read_git_facts(fs, ws.root);
     if (Status s = append_run_index(fs, ws, run_store_dir(ws, ""), {r.replay_id, r.archived_at, git.sha, run->summary, "archive"});
@@ -128,10 +131,15 @@ Result<ArchiveVerifyResult> archive_verify_command(const FileSystem& fs, const s
             c.status = "invalid";  // never joined into a path
         } else if (fs.is_symlink(path) || !fs.file_exists(path)) {
             c.status = "missing";
-        } else if (Result<std::string> bytes = fs.read_file_no_follow(dir, c.name); !bytes) {
-            return bytes.error();
         } else {
-            c.actual = sha256_hex(*bytes);
+            // Hashed streamed: an archived log of any length costs one buffer.
+            Sha256Hasher hash;
+            Result<std::uint64_t> read = fs.stream_file_no_follow(dir, c.name, [&](std::string_view piece) {
+                hash.update(piece);
+                return ok_status();
+            });
+            if (!read) return read.error();
+            c.actual = hash.hex();
             c.status = c.actual == c.expected ? "ok" : "mismatch";
         }
         out.files.push_back(std::move(c));

@@ -239,6 +239,99 @@ TEST_P(FileSystemWrite, OneLockHolderAtATime) {
     EXPECT_TRUE(third->lock) << "released with its holder";
 }
 
+// Issue 39: a file of any length is streamed through one buffer (a long
+// log is archived, snapshotted and verified without being held).
+std::string bytes_of(std::size_t n) {
+    std::string out;
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<char>('a' + i % 23));
+    return out;
+}
+
+TEST_P(FileSystemWrite, AStreamHandsOverTheWholeFileInPieces) {
+    const std::string bytes = bytes_of(2 * kStreamPieceBytes + 7);
+    ASSERT_TRUE(fs().replace_file(disk().write("log.yml"), bytes));
+    std::string seen;
+    std::size_t pieces = 0;
+    Result<std::uint64_t> size = fs().stream_file_no_follow(disk().root(), "log.yml", [&](std::string_view piece) {
+        EXPECT_LE(piece.size(), kStreamPieceBytes);
+        seen += piece;
+        ++pieces;
+        return ok_status();
+    });
+    ASSERT_TRUE(size) << size.error().describe();
+    EXPECT_EQ(*size, bytes.size());
+    EXPECT_EQ(seen, bytes);
+    EXPECT_GE(pieces, 3u);
+}
+
+TEST_P(FileSystemWrite, AStreamStopsAtItsReadersError) {
+    ASSERT_TRUE(fs().replace_file(disk().write("log.yml"), bytes_of(kStreamPieceBytes + 1)));
+    std::size_t pieces = 0;
+    Result<std::uint64_t> r = fs().stream_file_no_follow(disk().root(), "log.yml", [&](std::string_view) {
+        ++pieces;
+        return Status(Error::system("disk full"));
+    });
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message, "disk full");
+    EXPECT_EQ(pieces, 1u);
+}
+
+// What a stream hands over is one version of the file: an append (or any
+// write) while it is read is refused, never half seen.
+TEST_P(FileSystemWrite, AFileThatChangesWhileStreamedIsRefused) {
+    const std::string bytes = bytes_of(kStreamPieceBytes + 10);
+    ASSERT_TRUE(fs().replace_file(disk().write("log.yml"), bytes));
+    bool appended = false;
+    Result<std::uint64_t> r = fs().stream_file_no_follow(disk().root(), "log.yml", [&](std::string_view) {
+        if (!appended) appended = static_cast<bool>(fs().append_file(disk().at("log.yml"), "more\n", bytes.size()));
+        return ok_status();
+    });
+    ASSERT_TRUE(appended);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().kind, Error::Kind::System);
+    EXPECT_NE(r.error().message.find("changed while it was read"), std::string::npos) << r.error().message;
+}
+
+TEST_P(FileSystemWrite, AStreamFollowsNoLink) {
+    disk().make_link(disk().at("log.yml"));
+    Result<std::uint64_t> r =
+        fs().stream_file_no_follow(disk().root(), "log.yml", [](std::string_view) { return ok_status(); });
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().kind, Error::Kind::Invalid);
+    EXPECT_NE(r.error().message.find("symbolic link"), std::string::npos) << r.error().message;
+}
+
+TEST_P(FileSystemWrite, AStagedCopyIsTheSourceOnceItIsPublished) {
+    const std::string bytes = bytes_of(kStreamPieceBytes + 3);
+    ASSERT_TRUE(fs().replace_file(disk().write("log.yml"), bytes));
+    ASSERT_TRUE(fs().replace_file(disk().write("copy.yml"), "old\n"));
+    std::string taken;
+    Result<std::unique_ptr<StagedWrite>> staged = fs().stage_copy(
+        disk().write("copy.yml"), disk().root(), "log.yml", [&](std::string_view piece) { taken += piece; });
+    ASSERT_TRUE(staged) << staged.error().describe();
+    EXPECT_EQ(text("copy.yml"), "old\n") << "invisible until published";
+    ASSERT_TRUE((*staged)->publish());
+    EXPECT_EQ(text("copy.yml"), bytes);
+    EXPECT_EQ(taken, bytes) << "the reader saw what was written";
+}
+
+TEST_P(FileSystemWrite, ACopyOfAFileThatChangesIsNeverStaged) {
+    const std::string bytes = bytes_of(kStreamPieceBytes + 10);
+    ASSERT_TRUE(fs().replace_file(disk().write("log.yml"), bytes));
+    bool appended = false;
+    Result<std::unique_ptr<StagedWrite>> staged =
+        fs().stage_copy(disk().write("copy.yml"), disk().root(), "log.yml", [&](std::string_view) {
+            if (!appended) appended = static_cast<bool>(fs().append_file(disk().at("log.yml"), "more\n", bytes.size()));
+        });
+    ASSERT_TRUE(appended);
+    ASSERT_FALSE(staged);
+    EXPECT_NE(staged.error().message.find("changed while it was read"), std::string::npos) << staged.error().message;
+    EXPECT_FALSE(fs().file_exists(disk().at("copy.yml")));
+    Result<std::vector<DirEntry>> staging = fs().list_directory(disk().at("tmp"));
+    EXPECT_TRUE(!staging || staging->empty()) << "and leaves nothing behind";
+}
+
 INSTANTIATE_TEST_SUITE_P(BothDisks, FileSystemWrite, ::testing::Values(true, false),
                          [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "Real" : "Memory"; });
 
@@ -254,6 +347,36 @@ TEST(FileSystemWrite, AFileSystemThatCannotWriteSaysSo) {
     const Status s = fs.replace_file(FileWrite{.root = "/r", .path = "/r/a", .staging_dir = "/r/t"}, "x");
     ASSERT_FALSE(s);
     EXPECT_EQ(s.error().kind, Error::Kind::Internal);
+}
+
+// The fake stands in for a disk larger than a test can build: whole reads
+// refuse what is over its limit, as the disk refuses what is over
+// kMaxFileBytes, while ranges, prefixes and streams read any size.
+TEST(MemoryFileSystemLimit, OnlyWholeReadsAreBounded) {
+    MemoryFileSystem fs;
+    fs.add_file("/w/log.yml", std::string(100, 'x'));
+    fs.set_max_read_bytes(64);
+    EXPECT_EQ(fs.max_read_bytes(), 64u);
+    Result<std::string> whole = fs.read_file("/w/log.yml");
+    ASSERT_FALSE(whole);
+    EXPECT_EQ(whole.error().kind, Error::Kind::Invalid);
+    EXPECT_EQ(whole.error().message,
+              "cannot read /w/log.yml: it is larger than 64 bytes, the most small reads from one file; shorten it");
+    EXPECT_FALSE(fs.read_file_no_follow("/w", "log.yml"));
+    ASSERT_TRUE(fs.stat("/w/log.yml"));
+    EXPECT_EQ(fs.stat("/w/log.yml")->size, 100u);
+    Result<FileRange> range = fs.read_range("/w/log.yml", 90, 64);
+    ASSERT_TRUE(range);
+    EXPECT_EQ(range->bytes, std::string(10, 'x'));
+    EXPECT_EQ(range->file_size, 100u);
+    std::string prefix;
+    ASSERT_TRUE(fs.stream_prefix("/w/log.yml", 80, [&](std::string_view piece) { prefix += piece; }));
+    EXPECT_EQ(prefix.size(), 80u);
+    Result<std::uint64_t> streamed =
+        fs.stream_file_no_follow("/w", "log.yml", [](std::string_view) { return ok_status(); });
+    ASSERT_TRUE(streamed);
+    EXPECT_EQ(*streamed, 100u);
+    EXPECT_EQ(RealFileSystem().max_read_bytes(), kMaxFileBytes);
 }
 
 }  // namespace

@@ -413,6 +413,44 @@ TEST(VerifiedPrefix, WindowsOnARealFileSystemReadAsTheWholeLog) {
     EXPECT_GT(windowed, 6) << clean;  // not vacuous
 }
 
+// Issue 39: windows hold a window at a time, so a log longer than the file
+// system reads whole (kMaxFileBytes on a disk; the fake's limit here) is
+// judged in windows, and its prefix kept; only a finding in it needs the
+// whole read, which is refused saying what to do.
+TEST(VerifiedPrefix, WindowsJudgeALogLargerThanAWholeRead) {
+    Gen g(7);
+    TestWorkspace ws;
+    ws.set("plan", g.plan());
+    std::string log = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n";
+    for (int i = 0; i < 60; ++i) log += g.entry();
+    ws.set("progress", log);
+    MemoryFileSystem fs = ws.fs();
+    fs.set_max_read_bytes(log.size() / 3);
+    const Verdict clean = run(Kind::Check, fs, nullptr, true, LogWindows{0, 200});
+    EXPECT_EQ(clean.outcome, VerdictOutcome::Ok) << full(clean);
+    EXPECT_TRUE(clean.read_in_windows);
+    ASSERT_TRUE(clean.next_prefix);
+    EXPECT_EQ(clean.next_prefix->length, log.size());
+    EXPECT_EQ(clean.next_prefix->entries, 60u);
+    // Warm: the prefix decides, nothing is read whole either.
+    ws.text("progress") += g.entry();
+    MemoryFileSystem appended = ws.fs();
+    appended.set_max_read_bytes(log.size() / 3);
+    const Verdict warm = run(Kind::Check, appended, &*clean.next_prefix, true, LogWindows{0, 200});
+    EXPECT_EQ(warm.outcome, VerdictOutcome::Ok) << full(warm);
+    EXPECT_TRUE(warm.used_prefix);
+
+    ws.text("progress") += g.entry(1);  // INV-R5: a finding, whose position needs the whole log
+    MemoryFileSystem flawed = ws.fs();
+    flawed.set_max_read_bytes(log.size() / 3);
+    const Verdict refused = run(Kind::Check, flawed, nullptr, true, LogWindows{0, 200});
+    EXPECT_EQ(refused.outcome, VerdictOutcome::Invalid) << full(refused);
+    ASSERT_EQ(refused.blocking.size(), 1u) << full(refused);
+    EXPECT_EQ(refused.blocking[0].file, ".small/progress.small.yml");
+    EXPECT_NE(refused.blocking[0].message.find("small reads whole"), std::string::npos) << full(refused);
+    EXPECT_NE(refused.blocking[0].hint.find("small archive"), std::string::npos) << full(refused);
+}
+
 // An append without a final line break must not become verified: the next
 // append would continue its last line, which the file reads as one line.
 TEST(VerifiedPrefix, AnAppendWithoutAFinalLineBreakIsNotKept) {

@@ -166,6 +166,24 @@ TEST(ReplayId, Sha256HexMatchesKnownAnswers) {
               "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+// Bytes given piece by piece (a file streamed through a buffer) hash as
+// the same bytes given at once; the hasher starts over after each digest.
+TEST(ReplayId, Sha256HasherMatchesTheWholeDigest) {
+    const std::string text = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    for (std::size_t cut = 0; cut <= text.size(); cut += 7) {
+        Sha256Hasher h;
+        h.update(std::string_view(text).substr(0, cut));
+        h.update(std::string_view(text).substr(cut));
+        EXPECT_EQ(h.bytes(), text.size());
+        EXPECT_EQ(h.hex(), sha256_hex(text)) << "cut at " << cut;
+    }
+    Sha256Hasher h;
+    for (int i = 0; i < 1000; ++i) h.update(std::string(1000, 'a'));
+    EXPECT_EQ(h.hex(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    EXPECT_EQ(h.bytes(), 0u);
+    EXPECT_EQ(h.hex(), sha256_hex("")) << "started over";
+}
+
 TEST(ReplayId, IsDefinedOverTheCanonicalManifest) {
     const Document intent = Tree().map().key("b").integer(2, "2").key("a").str("x").end().done();
     const Document plan = Tree().seq().end().done();

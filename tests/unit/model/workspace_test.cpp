@@ -694,5 +694,31 @@ TEST(LogEntryWindows, AStopEarlyStillReportsALaterParseError) {
     EXPECT_FALSE(read.ok());
 }
 
+// A window at a time is held, so a log longer than the file system reads
+// whole (kMaxFileBytes on a disk; the fake's limit here) is visited in
+// windows; a layout that needs the whole read is refused with what to do.
+TEST(LogEntryWindows, ALogLargerThanAWholeReadIsVisitedInWindows) {
+    std::string log = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n";
+    for (int i = 0; i < 200; ++i) log += "  - task_id: \"t" + std::to_string(i) + "\"\n    evidence: \"done\"\n";
+    MemoryFileSystem fs;
+    fs.add_file("/w/.small/progress.small.yml", log);
+    fs.set_max_read_bytes(log.size() / 4);
+    int restarts = 0;
+    const std::vector<std::string> seen = visited(fs, LogWindows{0, 100}, restarts);
+    ASSERT_EQ(seen.size(), 200u) << (seen.empty() ? "" : seen.back());
+    EXPECT_EQ(seen.back(), "t199/4");
+    EXPECT_EQ(restarts, 0);
+
+    fs.add_file("/w/.small/progress.small.yml", log + "trailing: key\n");  // windows cannot follow it
+    const std::vector<std::string> refused = visited(fs, LogWindows{0, 100}, restarts);
+    ASSERT_FALSE(refused.empty());
+    EXPECT_NE(refused.back().find("small reads whole"), std::string::npos) << refused.back();
+    Result<Document> whole = load_whole_log(fs, "/w/.small/progress.small.yml", ".small/progress.small.yml");
+    ASSERT_FALSE(whole);
+    EXPECT_EQ(whole.error().kind, Error::Kind::Invalid);
+    EXPECT_EQ(whole.error().file, ".small/progress.small.yml");
+    EXPECT_NE(whole.error().hint.find("small archive"), std::string::npos) << whole.error().hint;
+}
+
 }  // namespace
 }  // namespace small

@@ -3,9 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
+#include "small/domain/artifact_merge.hpp"
 #include "small/model/plan_summary.hpp"
+#include "small/model/resume_point.hpp"
 #include "small/ops/inspect/doctor.hpp"
 #include "small/ops/inspect/emit.hpp"
 #include "small/ops/inspect/status.hpp"
@@ -378,6 +383,168 @@ TEST(DoctorOp, MissingFilesAreNamedInCanonicalOrder) {
     t.remove("intent");
     const DoctorReport r = doctor_of(t);
     EXPECT_EQ(check_named(r, "Files")->message, "Missing files: intent.small.yml, handoff.small.yml");
+}
+
+// --- doctor on a long log (issue 39) --------------------------------------
+
+// The whole report, every finding's position included.
+std::string report_text(const DoctorReport& r) {
+    std::string out = std::to_string(r.errors) + " errors, " + std::to_string(r.warnings) + " warnings\n";
+    for (const DoctorCheck& c : r.checks) {
+        out += std::string("[") + doctor_status_name(c.status) + "] " + c.category + ": " + c.message + " -> " +
+               c.suggestion + "\n";
+        for (const Finding& f : c.findings) {
+            std::string message = f.message;  // INV-R8 quotes the clock, which moves between two runs
+            if (const std::size_t at = message.find("ahead of the clock ("); at != std::string::npos) message.resize(at);
+            out += "  " + f.rule + "/" + std::to_string(static_cast<int>(f.severity)) + " " + f.file + ":" +
+                   std::to_string(f.mark.line) + ":" + std::to_string(f.mark.column) + " " + f.pointer + " " + message +
+                   " | " + f.hint + "\n";
+        }
+    }
+    return out;
+}
+
+std::string entry_text_at(int n, const std::string& task, const std::string& evidence, const std::string& notes = "") {
+    char ts[64];
+    std::snprintf(ts, sizeof ts, "2025-06-01T%02d:%02d:%02d.%09dZ", 10 + n / 3600, n / 60 % 60, n % 60, 100000000 + n);
+    std::string out = "  - timestamp: \"" + std::string(ts) + "\"\n    task_id: \"" + task + "\"\n    status: \"" +
+                      (n % 3 ? "in_progress" : "completed") + "\"\n    evidence: \"" + evidence + "\"\n";
+    if (!notes.empty()) out += "    notes: " + notes + "\n";
+    return out + "    replayId: \"" + testing::kRunId + "\"\n";
+}
+
+constexpr const char* kFourTasks = R"(small_version: "1.0.0"
+owner: "agent"
+tasks:
+  - id: "task-1"
+    title: "One"
+    status: "completed"
+  - id: "task-2"
+    title: "Two"
+    status: "in_progress"
+  - id: "task-3"
+    title: "Three"
+  - id: "task-4"
+    title: "Four"
+    depends_on: ["task-3"]
+)";
+
+// A run of `n` entries over four tasks; `odd` (when >= 0) is entry `odd` replaced by `odd_entry`.
+std::string long_log(int n, int odd = -1, const std::string& odd_entry = "") {
+    std::string out = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n";
+    for (int i = 0; i < n; ++i) {
+        out += i == odd ? odd_entry : entry_text_at(i, "task-" + std::to_string(1 + i % 4), "step " + std::to_string(i));
+    }
+    return out;
+}
+
+TestWorkspace long_workspace(const std::string& log) {
+    TestWorkspace t;
+    t.set("plan", kFourTasks);
+    t.set("progress", log);
+    return t;
+}
+
+// The handoff's first line records the plan and log it was computed from.
+void record_handoff_source(TestWorkspace& t) {
+    Result<Document> plan = parse_yaml(t.text("plan"), "plan");
+    Result<Document> log = parse_yaml(t.text("progress"), "progress");
+    ASSERT_TRUE(plan && log);
+    const HandoffSource source =
+        handoff_source(outline_plan(plan->root()), log_facts(log->root(), testing::kRunId));
+    t.set("handoff", source_comment(source) + t.text("handoff"));
+}
+
+constexpr LogWindows kWholeLog{UINT64_MAX, 1};
+
+DoctorReport doctor_with(const MemoryFileSystem& fs, const LogWindows& windows) {
+    Result<SchemaSet> schemas = SchemaSet::embedded();
+    EXPECT_TRUE(schemas);
+    return doctor_command(fs, TestWorkspace::paths(fs), *schemas, windows);
+}
+
+struct LongCase {
+    const char* what;
+    std::function<void(TestWorkspace&)> change;
+    bool log_finding;  // a finding in the log itself: only the whole read says where
+    const char* shows;  // what the report says of it
+};
+
+std::vector<LongCase> long_cases() {
+    constexpr int kEntries = 40;
+    const auto odd = [](int at, std::string entry) {
+        return [at, entry](TestWorkspace& t) { t.set("progress", long_log(kEntries, at, entry)); };
+    };
+    return {
+        {"clean", [](TestWorkspace&) {}, false, "40 progress entries recorded"},
+        {"fresh handoff", [](TestWorkspace& t) { record_handoff_source(t); }, false, "[ok] Strict"},
+        {"stale handoff",
+         [](TestWorkspace& t) {
+             record_handoff_source(t);
+             t.append("progress", entry_text_at(kEntries, "task-2", "later work"));
+         },
+         false, "Handoff is stale: 1 work entry was added"},
+        {"renamed by a merge",
+         odd(17, entry_text_at(17, "task-3", "Renamed task task-9 to task-3 via small merge",
+                               "'" + rename_note(TaskRename{"task-9", "task-3", "Three"}) + "'")),
+         false, "[ok] Merge Renames: 1 task id(s) renamed"},
+        {"plan finding", [](TestWorkspace& t) { t.replace("plan", "title: \"Two\"", "title: 2"); }, false, "[error] Schema"},
+        {"intent finding", [](TestWorkspace& t) { t.replace("intent", "owner: \"human\"", "owner: \"agent\""); }, false, "intent.small.yml"},
+        {"secret", odd(23, entry_text_at(23, "task-4", "token ghp_" + std::string(36, 'a'))), true, "SEC"},
+        {"orphan task", odd(29, entry_text_at(29, "task-99", "lost")), true, "S2/"},
+        {"out of order", odd(11, entry_text_at(3, "task-4", "early")), true, "INV-R6"},
+        {"schema", odd(31, entry_text_at(31, "task-4", "x") + "    surprise: 1\n"), true, "SCHEMA"},
+        {"far ahead", [](TestWorkspace& t) {
+             t.append("progress", "  - timestamp: \"2099-01-01T00:00:00.000000000Z\"\n    task_id: \"task-1\"\n"
+                                  "    status: \"completed\"\n    evidence: \"later\"\n");
+         }, true, "INV-R8"},
+    };
+}
+
+// Issue 39: doctor reads a long log in windows, and says what it says of
+// the whole log, positions included: on a finding in the log it reads the
+// whole log to say where.
+TEST(DoctorOp, ALogReadInWindowsReportsWhatTheWholeReadReports) {
+    for (const LongCase& c : long_cases()) {
+        TestWorkspace t = long_workspace(long_log(40));
+        c.change(t);
+        const MemoryFileSystem fs = t.fs();
+        const std::string whole = report_text(doctor_with(fs, kWholeLog));
+        EXPECT_EQ(whole.find("[error] Loading"), std::string::npos) << c.what << "\n" << whole;
+        EXPECT_NE(whole.find(c.shows), std::string::npos) << c.what << "\n" << whole;
+        for (const std::size_t window : {std::size_t{1}, std::size_t{150}, std::size_t{700}, std::size_t{1} << 20}) {
+            EXPECT_EQ(report_text(doctor_with(fs, LogWindows{0, window})), whole)
+                << c.what << ", windows of " << window << " bytes";
+        }
+    }
+}
+
+// ... and needs no whole read for it while the log has no finding: a log
+// larger than the file system reads whole (kMaxFileBytes on a disk) is
+// reported in full; with a finding in it, the whole read's refusal says why
+// and what to do.
+TEST(DoctorOp, ALogOfAnyLengthIsReadInWindowsUnlessItHasAFinding) {
+    for (const LongCase& c : long_cases()) {
+        TestWorkspace t = long_workspace(long_log(40));
+        c.change(t);
+        MemoryFileSystem fs = t.fs();
+        const std::string whole = report_text(doctor_with(fs, kWholeLog));
+        fs.set_max_read_bytes(t.text("progress").size() - 1);
+        const DoctorReport windowed = doctor_with(fs, LogWindows{0, 300});
+        if (!c.log_finding) {
+            EXPECT_EQ(report_text(windowed), whole) << c.what;
+            continue;
+        }
+        const DoctorCheck* loading = check_named(windowed, "Loading");
+        ASSERT_TRUE(loading) << c.what << "\n" << report_text(windowed);
+        EXPECT_EQ(loading->status, DoctorStatus::Error);
+        ASSERT_EQ(loading->findings.size(), 1u) << c.what;
+        EXPECT_EQ(loading->findings[0].file, ".small/progress.small.yml");
+        EXPECT_NE(loading->findings[0].message.find("small reads whole"), std::string::npos)
+            << loading->findings[0].message;
+        EXPECT_NE(loading->findings[0].hint.find("small archive"), std::string::npos) << loading->findings[0].hint;
+        EXPECT_FALSE(check_named(windowed, "Schema")) << "no content check runs on a log that did not load";
+    }
 }
 
 }  // namespace

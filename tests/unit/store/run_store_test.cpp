@@ -9,6 +9,7 @@
 #include "small/ops/session/progress_add.hpp"
 #include "small/store/progress_log.hpp"
 #include "small/model/replay_id.hpp"
+#include "small/store/folder_publish.hpp"
 #include "small/store/run_store.hpp"
 #include "small/base/text.hpp"
 #include "small/check/schema.hpp"
@@ -51,6 +52,42 @@ TEST(RunStore, SnapshotReusesIdenticalBytesAndNeverOverwritesOthers) {
     EXPECT_TRUE(contains(read_text(*second + "/plan.small.yml"), "Changed since"));
     EXPECT_FALSE(contains(read_text(*first + "/plan.small.yml"), "Changed since"));
     EXPECT_FALSE(fs::exists(w.root_path(".small-runs/." + w.run_id() + ".partial")));
+}
+
+// Issue 39: a folder is filled by copies streamed through one buffer,
+// hashed while copied; a fill that fails half way leaves nothing.
+TEST(RunStore, AFolderFilledByCopiesHoldsTheirBytesAndHashes) {
+    InitWorkspace w;
+    const std::string log = w.read("progress.small.yml");
+    const std::string dir = w.root_path(".small-runs/copied");
+    CopiedFile copied;
+    const Status made = write_folder_atomic(real_fs, w.ws(), dir, [&](FolderSink& sink) -> Status {
+        Result<CopiedFile> c = sink.copy(w.ws().small_dir, "progress.small.yml");
+        if (!c) return c.error();
+        copied = *c;
+        return sink.write("note.txt", "hi\n");
+    });
+    ASSERT_TRUE(made) << made.error().describe();
+    EXPECT_EQ(read_text(dir + "/progress.small.yml"), log);
+    EXPECT_EQ(read_text(dir + "/note.txt"), "hi\n");
+    EXPECT_EQ(copied.sha256, sha256_hex(log));
+    EXPECT_EQ(copied.bytes, log.size());
+
+    const std::string failed = w.root_path(".small-runs/failed");
+    const Status refused = write_folder_atomic(real_fs, w.ws(), failed, [&](FolderSink& sink) -> Status {
+        if (Status s = sink.write("a.txt", "a"); !s) return s;
+        Result<CopiedFile> c = sink.copy(w.ws().small_dir, "missing.small.yml");
+        return c ? ok_status() : Status(c.error());
+    });
+    EXPECT_FALSE(refused);
+    EXPECT_FALSE(fs::exists(failed));
+    EXPECT_FALSE(fs::exists(w.root_path(".small-runs/.failed.partial")));
+    const Status not_plain = write_folder_atomic(real_fs, w.ws(), failed, [&](FolderSink& sink) -> Status {
+        Result<CopiedFile> c = sink.copy(w.ws().root, ".small/progress.small.yml");
+        return c ? ok_status() : Status(c.error());
+    });
+    EXPECT_FALSE(not_plain) << "a copy names a plain file name";
+    EXPECT_FALSE(fs::exists(failed));
 }
 
 TEST(RunStore, SnapshotRefusesAKeyThatIsNotAReplayId) {

@@ -10,6 +10,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/check/finding.hpp"
 #include "small/check/schema.hpp"
+#include "small/doc/entry_windows.hpp"
 #include "small/model/workspace.hpp"
 
 namespace small {
@@ -33,7 +34,10 @@ struct DoctorReport {
 // Categories, in order: Workspace, Metadata, Files, Runtime Layout, Loading,
 // Merge (conflict markers in a file that did not load), Schema, Invariant, Strict, Replay Id, Version, Run State, Progress,
 // Handoff. Without .small/ only Workspace; with files missing or not
-// loading, the content checks are left out.
-DoctorReport doctor_command(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas);
+// loading, the content checks are left out. A long log is read in
+// `windows` (memory flat in its length, any length; issue 39) unless a
+// finding in it needs the whole read to say where: the report is the same.
+DoctorReport doctor_command(const FileSystem& fs, const WorkspacePaths& ws, const SchemaSet& schemas,
+                            const LogWindows& windows = {});
 
 }  // namespace small
