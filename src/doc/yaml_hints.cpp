@@ -167,7 +167,16 @@ std::uint32_t conflict_marker_line(const std::vector<std::string_view>& lines) {
 
 }  // namespace
 
-std::string syntax_error_hint(std::string_view bytes, Mark at, std::string_view message) {
+namespace {
+
+// When the text does not show the cause: where to look, and how to see the change.
+std::string generic_hint(Mark at) {
+    return "the YAML reader stopped at line " + std::to_string(at.line) + ", column " + std::to_string(at.column) +
+           ": the mistake is there or just before it (an unclosed quote or bracket, a missing space after `:`, "
+           "a line indented off its neighbours); `git diff` shows what changed since the last commit";
+}
+
+std::string specific_hint(std::string_view bytes, Mark at, std::string_view message) {
     const std::vector<std::string_view> lines = split_lines(bytes, /*strip_cr=*/true);
     if (at.line == 0 || at.line > lines.size()) return {};
     const std::size_t index = at.line - 1;
@@ -186,6 +195,13 @@ std::string syntax_error_hint(std::string_view bytes, Mark at, std::string_view 
         }
     }
     return {};
+}
+
+}  // namespace
+
+std::string syntax_error_hint(std::string_view bytes, Mark at, std::string_view message) {
+    std::string hint = specific_hint(bytes, at, message);
+    return hint.empty() ? generic_hint(at) : hint;
 }
 
 }  // namespace small

@@ -35,7 +35,8 @@ std::optional<CostlyConstruct> find_quadratic_construct(std::string_view bytes);
 // What to do about a YAML syntax error `message` at `at` in `bytes`, when the
 // text shows a common hand-editing mistake: a tab in the indentation, an
 // unquoted value containing ": ", a line that lines up with nothing above it
-// (the hint names the column expected). "" when none applies. A text
+// (the hint names the column expected); when none applies, where to look
+// and how to see what changed (it guesses no cause). A text
 // holding git's conflict markers gets no YAML hint: the hint names the
 // markers' line and says to resolve the merge.
 std::string syntax_error_hint(std::string_view bytes, Mark at, std::string_view message);

@@ -316,9 +316,15 @@ TEST(YamlHints, ConflictMarkersGetNoYamlHint) {
     EXPECT_FALSE(contains(parse_err("a: 1\n b: 2\n=======\n").hint, "conflict")) << parse_err("a: 1\n b: 2\n").hint;
 }
 
-TEST(YamlHints, NoHintWhenTheTextDoesNotShowTheCause) {
-    EXPECT_EQ(parse_err("a: [1, 2\n").hint, "");
-    EXPECT_EQ(parse_err("a: \"open\n").hint, "");
+// Where the text does not show the cause, the hint says where to look and
+// how to see what changed, and guesses nothing.
+TEST(YamlHints, AGenericHintWhenTheTextDoesNotShowTheCause) {
+    for (const char* text : {"a: [1, 2\n", "a: \"open\n"}) {
+        const Error e = parse_err(text);
+        EXPECT_TRUE(contains(e.hint, "the YAML reader stopped at line ")) << text << "\nhint: " << e.hint;
+        EXPECT_TRUE(contains(e.hint, "git diff")) << e.hint;
+        EXPECT_FALSE(contains(e.hint, "indent it")) << e.hint;
+    }
 }
 
 }  // namespace
