@@ -186,7 +186,8 @@ std::optional<Result<EvidenceReport>> windowed_evidence(const GitRepo& repo, con
     Context c{repo, std::move(*ancestors), {}, ws.display_of(kProgressFileName), &r.findings};
     EntryPass pass;
     const bool read = for_each_entry_window(fs, path, c.display, windows, [&](const Document& window) {
-        pass.visit(c, window.root().find("entries"));
+        // After a finding the whole read decides: collect no more (memory stays one window's).
+        if (r.findings.empty()) pass.visit(c, window.root().find("entries"));
     });
     if (!read || !r.findings.empty()) return std::nullopt;
     Result<EvidenceReport> out = finish_report(c, fs, ws, pass, r);

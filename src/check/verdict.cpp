@@ -231,7 +231,7 @@ std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const
     // Any length: a window at a time is held (kMaxFileBytes bounds whole reads only).
     if (!before.stamp || before.stamp->size < windows.stream_from_bytes) return std::nullopt;
     const Instant now = current_instant();
-    EntryWindowReader reader(fs, path, before.stamp->size, windows.window_bytes);
+    EntryWindowReader reader(fs, path, before.stamp->size, windows.window_bytes, windows.max_window_bytes);
     std::optional<std::string> first = reader.first();
     if (!first) return std::nullopt;
     FastHasher hasher;

@@ -147,16 +147,24 @@ bool last_entry_reads_the_same_before(std::string_view entries, std::size_t inde
 // just before a line that starts an entry at `indent`, or at the file's end.
 class EntryWindowReader::Impl {
 public:
-    Impl(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes)
-        : fs_(fs), path_(std::move(path)), size_(size), window_bytes_(std::max<std::size_t>(window_bytes, 1)) {}
+    Impl(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes,
+         std::size_t max_window_bytes)
+        : fs_(fs),
+          path_(std::move(path)),
+          size_(size),
+          window_bytes_(std::max<std::size_t>(window_bytes, 1)),
+          max_carry_(std::max(max_window_bytes, window_bytes_)) {}
 
     // The lines up to `entries:` and the first window of entries after
     // them; fixes the entries' indentation. nullopt: not a layout to stream.
     std::optional<std::string> first() {
         if (!fill()) return std::nullopt;
-        std::size_t key = std::string::npos, item = std::string::npos;
-        for (;;) {  // the header may be longer than a window
-            key = carry_.rfind("entries:", 0) == 0 ? 0 : carry_.find("\nentries:");
+        std::size_t key = std::string::npos, item = std::string::npos, searched = 0;
+        for (;;) {  // the header may be longer than a window, not than max_carry_
+            if (key == std::string::npos) {
+                key = carry_.rfind("entries:", 0) == 0 ? 0 : carry_.find("\nentries:", searched);
+                searched = carry_.size() < 9 ? 0 : carry_.size() - 9;  // only new bytes next time
+            }
             item = key == std::string::npos ? key : carry_.find('\n', key + 1);
             // The first entry's line, whole, decides its indentation.
             if (item != std::string::npos && carry_.find('\n', item + 1) != std::string::npos) break;
@@ -212,6 +220,7 @@ private:
     }
 
     bool fill_more() {
+        if (carry_.size() >= max_carry_) return false;  // one entry, or the header, longer than a window may be
         Result<FileRange> range = fs_.read_range(path_, offset_, window_bytes_);
         if (!range || range->file_size != size_) return false;
         offset_ += range->bytes.size();
@@ -235,6 +244,7 @@ private:
     std::string path_;
     std::uint64_t size_;
     std::size_t window_bytes_;
+    std::size_t max_carry_;
     std::uint64_t offset_ = 0;
     std::string carry_;
     std::size_t header_ = 0;
@@ -243,8 +253,9 @@ private:
 };
 
 
-EntryWindowReader::EntryWindowReader(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes)
-    : impl_(std::make_unique<Impl>(fs, std::move(path), size, window_bytes)) {}
+EntryWindowReader::EntryWindowReader(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes,
+                                     std::size_t max_window_bytes)
+    : impl_(std::make_unique<Impl>(fs, std::move(path), size, window_bytes, max_window_bytes)) {}
 EntryWindowReader::~EntryWindowReader() = default;
 std::optional<std::string> EntryWindowReader::first() { return impl_->first(); }
 std::optional<std::string> EntryWindowReader::next() { return impl_->next(); }
@@ -290,7 +301,7 @@ bool for_each_entry_window(const FileSystem& fs, const std::string& path, const 
     // No upper bound: a window at a time is held, whatever the log's length
     // (kMaxFileBytes bounds whole reads only).
     if (!stamp || stamp->size < windows.stream_from_bytes) return false;
-    EntryWindowReader reader(fs, path, stamp->size, windows.window_bytes);
+    EntryWindowReader reader(fs, path, stamp->size, windows.window_bytes, windows.max_window_bytes);
     std::optional<std::string> first = reader.first();
     if (!first) return false;
     const std::string header = first->substr(0, reader.header());

@@ -56,6 +56,9 @@ std::string last_entry_of(std::string_view entries, std::size_t indent);
 struct LogWindows {
     std::uint64_t stream_from_bytes = std::uint64_t{8} << 20;
     std::size_t window_bytes = std::size_t{4} << 20;  // a window's document takes about ten times as much
+    // A window (one long entry) or a header longer than this is not read in
+    // windows: memory stays bounded, and the whole read (itself bounded) decides.
+    std::size_t max_window_bytes = std::size_t{16} << 20;
 };
 
 // Reads a file of `size` bytes front to back in windows: the first one
@@ -64,11 +67,13 @@ struct LogWindows {
 // (or at the file's end). Checks nothing of what it cuts (whole_entries does).
 class EntryWindowReader {
 public:
-    EntryWindowReader(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes);
+    EntryWindowReader(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes,
+                      std::size_t max_window_bytes = LogWindows{}.max_window_bytes);
     ~EntryWindowReader();
     // The header and the first window; nullopt: not a layout to read in windows.
     std::optional<std::string> first();
-    // The next window; nullopt at the end, or when it cannot be cut (failed()).
+    // The next window; nullopt at the end, or when it cannot be cut or would
+    // be longer than max_window_bytes (failed()).
     std::optional<std::string> next();
     bool failed() const;
     std::size_t header() const;  // bytes up to and including the `entries:` line

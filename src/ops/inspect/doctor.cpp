@@ -209,32 +209,43 @@ private:
     // check doctor makes of the log alone, and in the same pass the facts,
     // the count and the renames; then the other artifacts beside the entries
     // appended since (none, unless a write landed meanwhile). Anything else
-    // (a short log, a finding in the log, a layout windows cannot follow, a
-    // file that does not load) is read whole, as before.
-    bool loading() { return load_windowed() || load_whole(); }
+    // (a short log, a finding in the log, a layout windows cannot follow) is
+    // read whole, as before; another file that does not load is reported
+    // without reading the log again.
+    bool loading() {
+        if (const std::optional<bool> complete = load_windowed()) return *complete;
+        return load_whole();
+    }
 
-    bool load_windowed() {
+    // nullopt: the log cannot be read in windows. Else whether every file loaded
+    // (the others' errors are reported; the log, read cleanly, is not read again).
+    std::optional<bool> load_windowed() {
         const std::string run = run_id();
         LogSummary summary;
         std::optional<VerifiedPrefix> prefix =
             stream_verified_prefix(fs_, ws_, schemas_, kPrefixSchema | kPrefixRules | kPrefixStrict, windows_,
                                    [&](NodeRef entries) { summary.fold(entries, run); });
-        if (!prefix) return false;
+        if (!prefix) return std::nullopt;
         std::optional<LogAfterPrefix> after = load_after_prefix(fs_, ws_, *prefix);
-        if (!after) return false;
+        if (!after) return std::nullopt;
         summary.fold(after->progress.doc.root().find("entries"), run);
-        ArtifactSet set = load_artifacts(fs_, ws_, std::move(after->progress));
-        if (!set.complete()) return false;
-        set_ = std::move(set);
+        set_ = load_artifacts(fs_, ws_, std::move(after->progress));
         prefix_ = std::move(prefix);
         summary_ = std::move(summary);
-        return true;
+        if (set_.complete()) return true;
+        report_load_errors();
+        return false;
     }
 
     bool load_whole() {
         summary_.reset();
         set_ = load_artifacts(fs_, ws_);
         if (set_.complete()) return true;
+        report_load_errors();
+        return false;
+    }
+
+    void report_load_errors() {
         std::vector<Finding> findings;
         for (const Error& e : set_.errors) findings.push_back(finding_from_error(e, 0));
         // The count is taken before `findings` is moved (argument order is unspecified).
@@ -251,7 +262,6 @@ private:
         if (merge_left) {
             report_.checks[loading_check].suggestion = "Finish the merge first (see Merge), then run: small validate";
         }
-        return false;
     }
 
     // git stopped on a conflict in a `.small/` file (a merge, rebase or

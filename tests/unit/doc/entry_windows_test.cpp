@@ -108,6 +108,28 @@ TEST(ForEachEntryWindow, AnEntryThatReadsOtherwiseBeforeTheNextWindowStopsTheWin
     }
 }
 
+// Memory stays bounded: an entry, or a header, longer than max_window_bytes
+// stops the windows (the whole read, itself bounded, decides).
+TEST(EntryWindowReader, AnEntryOrAHeaderLongerThanTheLimitStopsTheWindows) {
+    const std::string head = "small_version: \"1.0.0\"\nentries:\n";
+    const std::string entry = "  - a: \"1\"\n";
+    const std::string huge = "  - a: |\n      " + std::string(5000, 'x') + "\n";
+    for (const bool long_header : {false, true}) {
+        const std::string log = long_header ? "# " + std::string(6000, 'h') + "\n" + head + entry + entry
+                                            : head + entry + huge + entry;
+        MemoryFileSystem fs;
+        fs.add_file("/log.yml", log);
+        int windows = 0;
+        EXPECT_FALSE(for_each_entry_window(fs, "/log.yml", "log", LogWindows{0, 64, 1024},
+                                           [&](const Document&) { ++windows; }))
+            << long_header;
+        // Without the limit the same log is read in windows.
+        EXPECT_TRUE(for_each_entry_window(fs, "/log.yml", "log", LogWindows{0, 64, 1u << 20},
+                                          [&](const Document&) { ++windows; }))
+            << long_header;
+    }
+}
+
 TEST(EntryWindowReader, ALayoutWithoutAnEntryAfterTheKeyIsNotCut) {
     MemoryFileSystem fs;
     const std::string log = "small_version: \"1.0.0\"\nentries: []\n";

@@ -547,5 +547,19 @@ TEST(DoctorOp, ALogOfAnyLengthIsReadInWindowsUnlessItHasAFinding) {
     }
 }
 
+// A plan that does not load beside a long clean log: only the plan is
+// reported, and the log (read cleanly in windows) is not read whole again.
+TEST(DoctorOp, AnotherFileThatDoesNotLoadIsReportedWithoutReadingTheLogWhole) {
+    TestWorkspace t = long_workspace(long_log(40));
+    t.replace("plan", "title: \"Two\"", "title: [\"Two\"");
+    MemoryFileSystem fs = t.fs();
+    fs.set_max_read_bytes(t.text("progress").size() - 1);
+    const DoctorReport windowed = doctor_with(fs, LogWindows{0, 300});
+    const DoctorCheck* loading = check_named(windowed, "Loading");
+    ASSERT_TRUE(loading) << report_text(windowed);
+    ASSERT_EQ(loading->findings.size(), 1u) << report_text(windowed);
+    EXPECT_EQ(loading->findings[0].file, ".small/plan.small.yml") << report_text(windowed);
+}
+
 }  // namespace
 }  // namespace small
