@@ -23,7 +23,7 @@ Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths
         if (!work.claimed_by.empty() || work.settled_as) s.taken.insert(id);  // held by another, or settled elsewhere (D21)
     }
     s.point = resume_point(s.plan, claimed);
-    s.now = handoff_source(s.plan, s.facts, mine);
+    s.now = handoff_source(s.plan, s.facts);  // as the handoff records it: shared data only
     const std::string handoff = ws.artifact_path(ArtifactType::Handoff);
     s.handoff_exists = fs.file_exists(handoff);
     if (s.handoff_exists) {
