@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -71,8 +72,14 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
 // Returns the lines the primer shows ("you hold task-3 until 14:05 UTC",
 // "bob holds task-2 until 15:00 UTC"), the agent's own first. Nothing when
 // there is no table; an unreadable one is one line saying so.
+// A lease on a task this checkout's plan (or the task's newest work) has
+// completed or cancelled is moot: it is neither marked nor listed.
 std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx,
                                      WorkFacts& facts);
+
+// The tasks this checkout's plan has completed or cancelled: a claim on one
+// is no live hold (status --all, claims, the primer, the board say so alike).
+std::set<std::string, std::less<>> done_task_ids(const FileSystem& fs, const WorkspacePaths& ws);
 
 // `facts` with the claims of this agent (claim_context(nullopt)) marked:
 // what a handoff and the resume point read (D19).
