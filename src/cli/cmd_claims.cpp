@@ -39,7 +39,8 @@ int run_claims(Context& ctx, ClaimsFlags& f) {
     if (r->claims.empty()) out.info("No claims.");
     for (const ClaimView& v : r->claims) {
         const Claim& c = v.claim;
-        std::cout << visible(c.task + "  " + c.agent + (v.mine ? " (you)" : "") + "  until " + lease_until_text(c, now) +
+        std::cout << visible(c.task + "  " + c.agent + (v.mine ? " (you)" : "") +
+                             (v.settled ? "  settled; lease ends " : "  until ") + lease_until_text(c, now) +
                              (c.published || !r->has_remote ? "" : " [not published]") + state_text(v.state))
                   << '\n';
     }

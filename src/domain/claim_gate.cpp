@@ -15,6 +15,7 @@
 #include "small/base/text.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/store/claim_store.hpp"
+#include "small/store/plan_cache.hpp"
 #include "small/store/workspace_lock.hpp"
 
 namespace small {
@@ -375,8 +376,11 @@ std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths&
     Result<ClaimTable> table = read_claim_table(fs, store);
     if (!table) return {table.error().message};
     std::vector<std::string> mine, others;
+    const std::set<std::string, std::less<>> done = done_task_ids(fs, ws);
     for (const Claim& c : table->claims) {
         if (lease_state(c, ctx.now, ctx.host) == LeaseState::Expired) continue;
+        const auto work = facts.find(c.task);
+        if (done.count(c.task) || (work != facts.end() && is_done(work->second.last_status))) continue;  // moot
         const std::string until = "until " + lease_until_text(c, ctx.now);
         if (is_mine(c, ctx)) {
             facts[c.task].held_until = c.agent + " " + until;
@@ -413,6 +417,16 @@ bool claims_shared_by_remote(const FileSystem& fs, const WorkspacePaths& ws) {
         if (Result<ClaimTable> table = read_claim_table(fs, store); table && table->synced_at.seconds) return true;
     }
     return claims_remote_likely(fs, store);
+}
+
+std::set<std::string, std::less<>> done_task_ids(const FileSystem& fs, const WorkspacePaths& ws) {
+    std::set<std::string, std::less<>> out;
+    Result<std::optional<std::vector<PlanTaskOutline>>> plan = load_plan_outline(fs, ws);
+    if (!plan || !*plan) return out;
+    for (const PlanTaskOutline& t : **plan) {
+        if (!t.id.empty() && is_done(t.status)) out.insert(t.id);
+    }
+    return out;
 }
 
 WorkFacts claimed_facts(const FileSystem& fs, const WorkspacePaths& ws, WorkFacts facts) {

@@ -181,9 +181,13 @@ Status compute_resume(HandoffInputs& in, const FileSystem& fs, const WorkspacePa
     if (!read) return read.error();
     const LogFacts& facts = *read;
     const std::vector<PlanTaskOutline> outline = outline_of(plan);
-    const WorkFacts mine = with_local_work(fs, ws, run_id, facts.tasks);
-    in.point = resume_point(outline, claimed_facts(fs, ws, mine));
-    in.computed_from = handoff_source(outline, facts, mine);
+    // The committed handoff is computed from shared data only (the plan, the
+    // log, the claims): every checkout that regenerates it from the same
+    // merged files writes the same file, so "run small handoff after the
+    // merge" settles. This checkout's own work (store/local_work) shapes its
+    // primer, not the file.
+    in.point = resume_point(outline, claimed_facts(fs, ws, facts.tasks));
+    in.computed_from = handoff_source(outline, facts);
     return ok_status();
 }
 
@@ -260,9 +264,9 @@ Result<HandoffResult> regenerate_handoff(const FileSystem& fs, const WorkspacePa
     HandoffInputs in;
     const LogFacts& facts = *read;
     const std::vector<PlanTaskOutline> outline = outline_of(plan);
-    const WorkFacts mine = with_local_work(fs, ws, session.run_replay_id, facts.tasks);
-    in.point = resume_point(outline, claimed_facts(fs, ws, mine));
-    in.computed_from = handoff_source(outline, facts, mine);
+    // Shared data only, as compute_resume: the same merged files, the same handoff.
+    in.point = resume_point(outline, claimed_facts(fs, ws, facts.tasks));
+    in.computed_from = handoff_source(outline, facts);
     if (opts.require_settled && !in.point.started.empty()) return unsettled_refusal(in.point.started);
     in.next = opts.next;
 

@@ -38,7 +38,7 @@ Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths
         const bool held = w != claimed.end() && !w->second.held_until.empty();
         if (!held && claims_shared_by_remote(fs, ws)) s.point.action = NextAction{"claim", {{"task", s.point.current, false}}, "", ""};
     }
-    s.now = handoff_source(s.plan, s.facts, mine);
+    s.now = handoff_source(s.plan, s.facts);  // as the handoff records it: shared data only
     const std::string handoff = ws.artifact_path(ArtifactType::Handoff);
     s.handoff_exists = fs.file_exists(handoff);
     if (s.handoff_exists) {

@@ -566,7 +566,8 @@ ToolResult claims_tool(const json&, const ToolContext& ctx) {
     std::vector<std::string> items;
     for (const ClaimView& v : r->claims) {
         const char* state = v.state == LeaseState::Expired ? " [expired]" : v.state == LeaseState::FromFuture ? " [from the future]" : "";
-        items.push_back(v.claim.task + " by " + v.claim.agent + (v.mine ? " (you)" : "") + " until " +
+        items.push_back(v.claim.task + " by " + v.claim.agent + (v.mine ? " (you)" : "") +
+                        (v.settled ? " settled; lease ends " : " until ") +
                         lease_until_text(v.claim, now) + state);
     }
     std::string text = items.empty() ? "No claims" : listing(plural(items.size(), "claim", "claims"), items);

@@ -457,9 +457,34 @@ constexpr std::string_view kMinePrefix = ", mine ";
 
 }  // namespace
 
+namespace {
+
+bool is_status_decision(std::string_view id, const WrittenStatus& status, std::string_view evidence) {
+    if (!status.known() || id.empty()) return false;
+    const std::string head = "Updated task " + std::string(id) + " to " + status.word();
+    if (!evidence.starts_with(head)) return false;
+    const std::string_view via = evidence.substr(head.size());
+    return via.starts_with(" via small plan --") || via == kViaMcpPlanTool;
+}
+
+}  // namespace
+
 void add_entry_facts(LogFacts& f, const EntryText& e, std::size_t seq, const std::string& run_id) {
     const std::string id(trim(e.task_id)), evidence(trim(e.evidence)), notes(trim(e.notes));
-    if (id.empty() || is_bookkeeping_entry(id, evidence, notes)) return;
+    if (id.empty()) return;
+    if (is_bookkeeping_entry(id, evidence, notes)) {
+        // A human's status decision (`small plan --pending` after a block) is
+        // not work, but it supersedes the status the task's work last wrote:
+        // every view (resume point, ready, claim, board) then reads the same
+        // status as the plan. A task without work keeps none (not started).
+        WrittenStatus status(lower_ascii(trim(e.status)));
+        const auto it = f.tasks.find(id);
+        if (it != f.tasks.end() && !it->second.last_status.empty() && is_status_decision(id, status, evidence)) {
+            it->second.last_status = std::move(status);
+            it->second.last_seq = seq;
+        }
+        return;
+    }
     ++f.work_entries;
     if (std::string ts(trim(e.timestamp)); !ts.empty()) f.newest_work = std::move(ts);
     WrittenStatus status(lower_ascii(trim(e.status)));
@@ -562,11 +587,11 @@ std::optional<HandoffSource> parse_source_comment(std::string_view text) {
 
 std::string staleness(const std::optional<HandoffSource>& was, const HandoffSource& now) {
     if (!was) return "";
-    // Another checkout's own work chose its current task; a checkout that
-    // knows none of its own (a fresh clone, CI) cannot tell, and does not say.
-    const bool other_checkout = !was->mine.empty() && !now.mine.empty() && was->mine != now.mine;
+    // A handoff is computed from shared data only (the plan and the log), so
+    // which checkout wrote it does not make it stale; an older handoff's
+    // `mine` digest is read and ignored.
     if (was->plan_digest == now.plan_digest && was->work_entries == now.work_entries && was->newest == now.newest) {
-        return other_checkout ? "it was computed in another checkout, whose own tasks differ" : "";
+        return "";
     }
     std::string why;
     if (was->plan_digest != now.plan_digest) why = "the plan changed";

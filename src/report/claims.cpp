@@ -85,6 +85,7 @@ nlohmann::json claims_json(const ClaimsResult& r, Instant now) {
         nlohmann::json j = claim_record_json(v.claim, now);
         j["state"] = state_word(v.state);
         j["yours"] = v.mine;
+        j["settled"] = v.settled;
         list.push_back(std::move(j));
     }
     nlohmann::json settled = nlohmann::json::array();

@@ -16,13 +16,17 @@ namespace {
 // a "+" line, the lines of the tasks it changed (a later line wins), so it
 // neither decodes nor re-encodes the other tasks; a full encode compacts.
 constexpr std::string_view kAppendedMark = "+";
+// The header's last field: the fold's version. "f2": a human's plan status
+// decision supersedes the task's work status; a cache an older fold wrote
+// (four fields) is recomputed, not read with other meaning.
+constexpr std::string_view kFoldVersion = "f2";
 
 std::string encode_header(const std::string& run_id, const LogFacts& f) {
     std::string out;
     append_cache_field(out, run_id);
     out += ' ' + std::to_string(f.work_entries) + ' ';
     append_cache_field(out, f.newest_work);
-    out += ' ' + std::to_string(f.entries) + '\n';
+    out += ' ' + std::to_string(f.entries) + ' ' + std::string(kFoldVersion) + '\n';
     return out;
 }
 
@@ -54,7 +58,7 @@ std::uint64_t count_of(std::string_view s) {
 
 // The header's fields (escaped) into `run_id` and `f`; false when malformed.
 bool decode_header(std::span<const std::string_view> fields, std::string& run_id, LogFacts& f) {
-    if (fields.size() != 4 || !is_count(fields[1]) || !is_count(fields[3])) return false;
+    if (fields.size() != 5 || !is_count(fields[1]) || !is_count(fields[3]) || fields[4] != kFoldVersion) return false;
     run_id = cache_field_text(fields[0]);
     f.work_entries = count_of(fields[1]);
     f.newest_work = cache_field_text(fields[2]);

@@ -149,9 +149,16 @@ std::string path_text(const std::vector<std::string>& path) {
 }
 
 std::string footer(const BoardReport& board, const FocusedGraph& shown, const GraphFocus& focus) {
-    std::size_t ready = 0;
-    for (const GraphTask& t : board.graph.tasks) ready += t.ready;
+    // "ready" counts the tasks ready to start ([ready]); a task under way is
+    // counted as in progress, so a board with only started work does not
+    // read as "0 ready" and nothing else.
+    std::size_t ready = 0, started = 0;
+    for (const GraphTask& t : board.graph.tasks) {
+        ready += t.ready;
+        started += t.status.is(TaskStatus::InProgress);
+    }
     std::string out = std::to_string(board.graph.tasks.size()) + " tasks, " + std::to_string(ready) + " ready";
+    if (started) out += ", " + std::to_string(started) + " in progress";
     if (!board.graph.critical_path.empty()) out += "; critical path: " + path_text(board.graph.critical_path);
     for (const std::vector<std::string>& cycle : board.graph.cycles) {
         out += "; cycle:";

@@ -79,6 +79,33 @@ TEST_F(ClaimsE2E, ReadyClaimReleaseAndTheRefusalOfAnotherAgentsTask) {
     EXPECT_EQ(r.exit_code, 0) << "claims add nothing the schemas or S4 forbid: " << r;
 }
 
+// A lease on a task the plan has completed (as a merge brings it in, the
+// holder's release not yet seen) holds nothing: the primer, status --all and
+// the board do not show it as a live hold, and `claims` says it is settled.
+TEST_F(ClaimsE2E, ALeaseOnACompletedTaskIsNotShownAsALiveHold) {
+    workspace_with(3, repo());
+    RunResult r = small_as("alice", {"claim", "task-2", "--ttl", "30m"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(small_as("bob", {"status", "--brief"}, repo()).out, "alice holds task-2"));
+    // The merged plan says task-2 is completed (written as a merge would).
+    std::string plan = plan_with(3);
+    plan.replace(plan.find("status: pending", plan.find("task-2")), 15, "status: completed");
+    write_file(repo() / ".small/plan.small.yml", plan);
+
+    const RunResult primer = small_as("bob", {"status", "--brief"}, repo());
+    EXPECT_FALSE(contains(primer.out, "alice holds task-2")) << primer;
+    const RunResult all = small_as("bob", {"status", "--all"}, repo());
+    EXPECT_TRUE(contains(all.out, "Claims: none live")) << all;
+    const RunResult board = small_as("bob", {"board", "--json"}, repo());
+    ASSERT_EQ(board.exit_code, 0) << board;
+    EXPECT_FALSE(contains(board.out, "alice until")) << board;
+    const json claims = run_json(repo(), {"claims", "--json"}, 0);
+    ASSERT_EQ(claims["claims"].size(), 1u) << claims.dump();
+    EXPECT_EQ(claims["claims"][0]["settled"], true) << claims.dump();
+    r = small_as("bob", {"claims"}, repo());
+    EXPECT_TRUE(contains(r.out, "task-2  alice  settled; lease ends")) << r;
+}
+
 // Every write that starts or completes a task respects claims, not only
 // progress add and checkpoint: the plan's status flags and apply's task.
 TEST_F(ClaimsE2E, PlanStatusFlagsAndApplyRefuseAnotherAgentsTask) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,8 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
 // configured claims remote: another agent may hold any task it offers.
 inline constexpr std::string_view kClaimsNeverFetched =
     "(claims not yet fetched from the remote: another agent may hold these tasks; `small claims` fetches them, `small claim` exchanges first)";
+// A lease on a task this checkout's plan (or the task's newest work) has
+// completed or cancelled is moot: it is neither marked nor listed.
 std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx,
                                      WorkFacts& facts);
 
@@ -90,6 +93,10 @@ std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths&
 // exchanged with one, or one is configured (claims_remote_likely; no
 // libgit2). Then the next step for a task nobody holds is `small claim`.
 bool claims_shared_by_remote(const FileSystem& fs, const WorkspacePaths& ws);
+
+// The tasks this checkout's plan has completed or cancelled: a claim on one
+// is no live hold (status --all, claims, the primer, the board say so alike).
+std::set<std::string, std::less<>> done_task_ids(const FileSystem& fs, const WorkspacePaths& ws);
 
 // `facts` with the claims of this agent (claim_context(nullopt)) marked:
 // what a handoff and the resume point read (D19).

@@ -184,13 +184,16 @@ struct HandoffSource {
     std::string plan_digest;  // 16 hex digits
     std::uint64_t work_entries = 0;
     std::string newest;       // newest work entry's timestamp as written ("" = none)
-    std::string mine;         // 8 hex digits of the tasks this checkout worked on ("" = none known)
+    // Read from an older handoff (", mine <8 hex digits>": the tasks the
+    // writing checkout worked on); no longer written, never makes it stale.
+    std::string mine;
     bool operator==(const HandoffSource&) const = default;
 };
 
 std::string plan_outline_digest(const std::vector<PlanTaskOutline>& plan);
 // `with_here`: the facts with this checkout's own tasks marked (store/local_work);
-// a handoff that a checkout with other own tasks wrote reads as stale there.
+// sets `mine`. The handoff and its staleness check pass none: the committed
+// file is computed from shared data only, the same on every checkout.
 HandoffSource handoff_source(const std::vector<PlanTaskOutline>& plan, const LogFacts& facts,
                              const WorkFacts& with_here = {});
 std::string source_comment(const HandoffSource& s);                                // "# small: computed from …\n"

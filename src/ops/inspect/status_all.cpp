@@ -15,6 +15,7 @@
 #include "small/base/path.hpp"
 #include "small/doc/jcs.hpp"
 #include "small/doc/yaml.hpp"
+#include "small/domain/claim_gate.hpp"
 #include "small/domain/progress_query.hpp"
 #include "small/model/plan_model.hpp"
 #include "small/store/claim_store.hpp"
@@ -305,8 +306,9 @@ void read_claims(const FileSystem& fs, const WorkspacePaths& ws, StatusAllReport
         return;
     }
     const std::string host = this_host_name();
+    const std::set<std::string, std::less<>> done = done_task_ids(fs, ws);  // a lease on a settled task holds nothing
     for (const Claim& c : table->claims) {
-        if (lease_state(c, r.now, host) != LeaseState::Expired) r.claims.push_back(c);
+        if (lease_state(c, r.now, host) != LeaseState::Expired && !done.count(c.task)) r.claims.push_back(c);
     }
 }
 

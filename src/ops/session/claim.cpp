@@ -263,7 +263,10 @@ Result<ClaimsResult> claims_command(const FileSystem& fs, const WorkspacePaths& 
     }
     Result<ClaimTable> table = read_claim_table(fs, store, out.synced ? nullptr : &out.notes);
     if (!table) return table.error();
-    for (const Claim& c : table->claims) out.claims.push_back({c, lease_state(c, ctx.now, ctx.host), is_mine(c, ctx)});
+    const std::set<std::string, std::less<>> done = done_task_ids(fs, ws);
+    for (const Claim& c : table->claims) {
+        out.claims.push_back({c, lease_state(c, ctx.now, ctx.host), is_mine(c, ctx), done.count(c.task) != 0});
+    }
     out.settled = table->settled;
     if (!out.synced) {
         if (std::string age = knowledge_note(*table, ctx.now, remote && *remote); !age.empty()) out.notes.push_back(age);

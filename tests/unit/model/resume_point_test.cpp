@@ -330,6 +330,30 @@ TEST(LogFacts, PlanEditLinesAreNotWorkAndBlockersKeepTheirReasonAcrossRuns) {
     EXPECT_EQ(f.tasks.at("t3").last_seq, 3u);
 }
 
+// A human's status decision (`small plan --pending` after a block, or the MCP
+// plan tool's) supersedes the task's work status, so ready, claim and the
+// board read what the plan and the primer read; other plan edits (--title)
+// and a decision on a task without work change nothing.
+TEST(LogFacts, AHumansPlanStatusDecisionSupersedesTheWorkStatus) {
+    const std::string log = "entries:\n"
+                            "  - {task_id: t1, status: blocked, evidence: \"needs ops\", timestamp: \"2026-01-01T00:00:01Z\"}\n"
+                            "  - {task_id: t1, status: pending, evidence: \"Updated task t1 to pending via small plan --pending\", notes: \"small plan --pending\", timestamp: \"2026-01-01T00:00:02Z\"}\n"
+                            "  - {task_id: t1, status: blocked, evidence: \"Retitled task t1 via small plan --title\", notes: T, timestamp: \"2026-01-01T00:00:03Z\"}\n"
+                            "  - {task_id: t2, status: in_progress, evidence: started, timestamp: \"2026-01-01T00:00:04Z\"}\n"
+                            "  - {task_id: t2, status: completed, evidence: \"Updated task t2 to completed via the MCP plan tool\", notes: \"MCP plan tool\", timestamp: \"2026-01-01T00:00:05Z\"}\n"
+                            "  - {task_id: t3, status: in_progress, evidence: \"Updated task t3 to in_progress via small plan --in-progress\", notes: \"small plan --in-progress\", timestamp: \"2026-01-01T00:00:06Z\"}\n";
+    Result<Document> doc = parse_yaml(log, "progress");
+    ASSERT_TRUE(doc.ok()) << doc.error().describe();
+    const LogFacts f = log_facts(doc->root(), "");
+    EXPECT_EQ(f.work_entries, 2u);  // decisions are not work
+    EXPECT_EQ(f.newest_work, "2026-01-01T00:00:04Z");
+    EXPECT_EQ(f.tasks.at("t1").last_status.word(), "pending");
+    EXPECT_EQ(f.tasks.at("t1").last_seq, 2u);
+    EXPECT_EQ(f.tasks.at("t1").blocked_reason, "needs ops");
+    EXPECT_EQ(f.tasks.at("t2").last_status.word(), "completed");
+    EXPECT_EQ(f.tasks.count("t3"), 0u);  // no work: the plan's status stands alone
+}
+
 // ------------------------------------------------------------ handoff source
 
 TEST(HandoffSource, TheCommentRoundTripsAndStalenessSaysWhatChanged) {
@@ -338,16 +362,16 @@ TEST(HandoffSource, TheCommentRoundTripsAndStalenessSaysWhatChanged) {
     EXPECT_EQ(line, "# small: computed from plan 0123456789abcdef, 12 work entries, newest 2026-01-01T00:00:03Z\n");
     EXPECT_EQ(parse_source_comment(line + "small_version: \"1.0.0\"\n"), s);
     EXPECT_EQ(parse_source_comment(source_comment({"x", 0, "", ""})), (HandoffSource{"x", 0, "", ""}));
-    // A checkout's own tasks (store/local_work) travel in the line: another
-    // checkout with other own tasks reads the handoff as stale; one that
-    // knows none of its own cannot tell.
+    // An older handoff's `, mine <digest>` (the writing checkout's own
+    // tasks) still reads; it never makes the handoff stale: the handoff is
+    // computed from shared data only, the same in every checkout.
     const HandoffSource mine{"0123456789abcdef", 12, "2026-01-01T00:00:03Z", "aaaa1111"};
-    EXPECT_EQ(source_comment(mine), "# small: computed from plan 0123456789abcdef, 12 work entries, newest "
-                                    "2026-01-01T00:00:03Z, mine aaaa1111\n");
-    EXPECT_EQ(parse_source_comment(source_comment(mine)), mine);
+    EXPECT_EQ(parse_source_comment("# small: computed from plan 0123456789abcdef, 12 work entries, newest "
+                                   "2026-01-01T00:00:03Z, mine aaaa1111\n"),
+              mine);
     HandoffSource theirs = mine;
     theirs.mine = "bbbb2222";
-    EXPECT_EQ(staleness(mine, theirs), "it was computed in another checkout, whose own tasks differ");
+    EXPECT_EQ(staleness(mine, theirs), "");
     EXPECT_EQ(staleness(mine, s), "");
     EXPECT_EQ(staleness(s, theirs), "");
     EXPECT_FALSE(parse_source_comment("small_version: \"1.0.0\"\n"));

@@ -214,6 +214,19 @@ TEST(BoardText, ABlockedReasonWrapsAndKeepsEveryWord) {
     EXPECT_EQ(j["columns"][2]["tasks"][0]["blocked_reason"], kReason);
 }
 
+// The footer's words match what it counts: "ready" is ready to start; a
+// task under way is counted as in progress, not left out of the sentence.
+TEST(BoardText, TheFooterCountsTasksInProgressBesidesTheReadyOnes) {
+    std::vector<PlanTaskOutline> plan;
+    plan.push_back(PlanTaskOutline{"a", WrittenStatus("in_progress"), {}, "", ""});
+    plan.push_back(PlanTaskOutline{"b", WrittenStatus("pending"), {"a"}, "", ""});
+    BoardReport b;
+    b.graph = plan_graph(plan, {});
+    b.columns = board_columns(b.graph);
+    const std::string text = board_text(b, {100, false});
+    EXPECT_NE(text.find("2 tasks, 0 ready, 1 in progress"), std::string::npos) << text;
+}
+
 TEST(BoardText, AFoldedColumnCountsItsCardsAndSaysHowManyMore) {
     std::vector<PlanTaskOutline> plan;
     for (int i = 1; i <= 8; ++i) plan.push_back(PlanTaskOutline{"c" + std::to_string(i), WrittenStatus("completed"), {}, "", ""});

@@ -72,6 +72,7 @@ struct ClaimView {
     Claim claim;
     LeaseState state = LeaseState::Live;
     bool mine = false;
+    bool settled = false;  // the task is completed or cancelled here: the lease holds nothing
 };
 struct ClaimsResult {
     std::string agent, table;  // the asking agent; where the table is
