@@ -59,19 +59,11 @@ struct ClaimGate {
     std::optional<Settlement> settle;   // the settlement the entry records for other sides (D21)
     std::optional<Settlement> reopen;   // another side's settlement the entry lifts
     std::string note;                   // what the entry's notes record; "" when no claim is involved
-    std::string warning;                // the start could not claim through the remote (settle_claim reports it)
 };
 
 // Reads the claims table (no lock); Invalid when another live claim forbids
 // the write, or the task was completed or cancelled on another side, and
 // `force` is false. `evidence` gives a blocked task's reason.
-// Starting a task (in_progress) where a claims remote is configured claims
-// it first, through the remote (D19, D21: two sides never start one task):
-// the writer's own live published claim needs no exchange; another agent's
-// live claim, or a settlement elsewhere, refuses the start (Invalid, the fix
-// names `small claim`), and what the exchange learned is stored either way.
-// An unreachable remote does not stop the start: `warning` says it is
-// unclaimed there.
 Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
                                 const ClaimContext& ctx, bool force, const std::string& evidence = {});
 
@@ -80,19 +72,10 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
 // Returns the lines the primer shows ("you hold task-3 until 14:05 UTC",
 // "bob holds task-2 until 15:00 UTC"), the agent's own first. Nothing when
 // there is no table; an unreadable one is one line saying so.
-// The primer's and `ready`'s line for a table never exchanged with the
-// configured claims remote: another agent may hold any task it offers.
-inline constexpr std::string_view kClaimsNeverFetched =
-    "(claims not yet fetched from the remote: another agent may hold these tasks; `small claims` fetches them, `small claim` exchanges first)";
 // A lease on a task this checkout's plan (or the task's newest work) has
 // completed or cancelled is moot: it is neither marked nor listed.
 std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx,
                                      WorkFacts& facts);
-
-// Whether this side's claims travel through a remote: its table was
-// exchanged with one, or one is configured (claims_remote_likely; no
-// libgit2). Then the next step for a task nobody holds is `small claim`.
-bool claims_shared_by_remote(const FileSystem& fs, const WorkspacePaths& ws);
 
 // The tasks this checkout's plan has completed or cancelled: a claim on one
 // is no live hold (status --all, claims, the primer, the board say so alike).
