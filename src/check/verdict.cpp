@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <future>
+#include <memory>
 #include <system_error>
 #include <utility>
 
@@ -222,50 +223,78 @@ std::optional<Artifact> parsed_log(const WorkspacePaths& ws, std::string text) {
 
 }  // namespace
 
+namespace {
+
+// Runs one window's checks at a time on a thread of its own, in order, while
+// the caller reads and parses the next window: a cold verdict keeps both
+// cores busy, and holds two windows' documents at most.
+class CheckBeside {
+public:
+    ~CheckBeside() { wait(); }
+
+    // Waits for the window before; false when it failed.
+    bool wait() {
+        if (pending_.valid()) ok_ = pending_.get() && ok_;
+        return ok_;
+    }
+
+    // Runs `check` once the window before has passed (false: it failed).
+    template <class Check>
+    bool then(Check check) {
+        if (!wait()) return false;
+        try {
+            pending_ = std::async(std::launch::async, std::move(check));
+        } catch (const std::system_error&) {
+            ok_ = check();  // no thread to spare: checked here
+        }
+        return ok_;
+    }
+
+private:
+    std::future<bool> pending_;
+    bool ok_ = true;
+};
+
+}  // namespace
+
 std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const WorkspacePaths& ws,
                                                      const SchemaSet& schemas, unsigned checks,
                                                      const LogWindows& windows,
                                                      const std::function<void(NodeRef entries)>& each) {
     const std::string path = ws.artifact_path(ArtifactType::Progress);
     const StampedFile before = stamp_file(fs, path);
-    // Any length: a window at a time is held (kMaxFileBytes bounds whole reads only).
     if (!before.stamp || before.stamp->size < windows.stream_from_bytes) return std::nullopt;
     const Instant now = current_instant();
-    EntryWindowReader reader(fs, path, before.stamp->size, windows.window_bytes, windows.max_window_bytes);
-    std::optional<std::string> first = reader.first();
-    if (!first) return std::nullopt;
     FastHasher hasher;
-    hasher.update(*first);
-    const std::optional<Artifact> head_log = parsed_log(ws, *first);
-    if (!head_log || !entries_are_clean(schemas, *head_log, checks, now)) return std::nullopt;
-    std::optional<VerifiedPrefix> prefix = start_prefix(*head_log, checks);
-    if (!prefix || prefix->item_indent != reader.indent() || prefix->header_length != reader.header()) {
-        return std::nullopt;
+    std::optional<VerifiedPrefix> prefix;
+    std::optional<WindowedLog> read;
+    {
+        CheckBeside checker;
+        read = for_each_window_text(fs, path, windows, [&](EntryWindowText window) {
+            const std::size_t bytes = window.text.size() - window.fresh_from;
+            hasher.update(std::string_view(window.text).substr(window.fresh_from));
+            auto log = std::make_shared<const std::optional<Artifact>>(parsed_log(ws, std::move(window.text)));
+            if (!*log) return false;
+            return checker.then([&, log, bytes, first = window.first, header = window.header, indent = window.indent] {
+                const Artifact& artifact = **log;
+                if (!entries_are_clean(schemas, artifact, checks, now)) return false;
+                const NodeRef entries = artifact.doc.root().find("entries");
+                if (first) {
+                    prefix = start_prefix(artifact, checks);
+                    if (!prefix || prefix->item_indent != indent || prefix->header_length != header) return false;
+                } else {
+                    if (!continues_prefix(*prefix, entries, now)) return false;
+                    fold_entries(*prefix, entries);
+                    prefix->length += bytes;
+                }
+                if (each) each(entries);
+                return true;
+            });
+        });
+        if (!checker.wait()) return std::nullopt;
     }
-    if (each) each(head_log->doc.root().find("entries"));
-    const std::string header = first->substr(0, static_cast<std::size_t>(prefix->header_length));
-    std::string last = last_entry_of(std::string_view(*first).substr(header.size()), prefix->item_indent);
-    first.reset();
-    while (std::optional<std::string> window = reader.next()) {
-        if (!whole_entries(*window, prefix->item_indent)) return std::nullopt;
-        const std::size_t line = window->find('\n');
-        if (!last_entry_reads_the_same_before(last, prefix->item_indent, std::string_view(*window).substr(0, line + 1))) {
-            return std::nullopt;  // the previous window's last entry was read at the end of its input
-        }
-        last = last_entry_of(*window, prefix->item_indent);
-        hasher.update(*window);
-        const std::size_t bytes = window->size();
-        const std::optional<Artifact> log = parsed_log(ws, header + *window);
-        window.reset();
-        if (!log || !entries_are_clean(schemas, *log, checks, now)) return std::nullopt;
-        const NodeRef entries = log->doc.root().find("entries");
-        if (!continues_prefix(*prefix, entries, now)) return std::nullopt;
-        fold_entries(*prefix, entries);
-        if (each) each(entries);
-        prefix->length += bytes;
-    }
-    if (reader.failed() || prefix->length != before.stamp->size) return std::nullopt;
-    if (!last_entry_reads_the_same_before(last, prefix->item_indent)) return std::nullopt;  // as in start_prefix
+    if (!read || !prefix || prefix->length != before.stamp->size) return std::nullopt;
+    if (!last_entry_reads_the_same_before(read->last_entry, prefix->item_indent)) return std::nullopt;  // as in start_prefix
     if (stamp_file(fs, path).stamp != before.stamp) return std::nullopt;  // written meanwhile
     prefix->hash = hasher.digest();
     record_stamp(*prefix, before.stamp, before.clock_ns);

@@ -283,43 +283,48 @@ bool reads_the_same_across(std::string_view before, std::string_view after, std:
     return last_entry_reads_the_same_before(before, indent, after.substr(0, end == std::string_view::npos ? end : end + 1));
 }
 
-bool take_window(std::string text, const std::string& display, const std::function<void(const Document&)>& take) {
-    Result<Document> doc = parse_yaml(std::move(text), display);
-    if (!doc || !doc->root().is_mapping() || doc->root().size() == 0) return false;
-    const NodeRef root = doc->root();
-    if (root.key(root.size() - 1) != "entries" || !root.value(root.size() - 1).is_sequence()) return false;
-    take(*doc);
-    return true;
-}
-
 }  // namespace
 
-bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
-                           const LogWindows& windows, const std::function<void(const Document& window)>& take) {
+std::optional<WindowedLog> for_each_window_text(const FileSystem& fs, const std::string& path,
+                                                const LogWindows& windows,
+                                                const std::function<bool(EntryWindowText window)>& take) {
     const std::optional<FileInfo> before = fs.stat(path);
     const std::optional<FileStamp> stamp = before ? stamp_of(*before) : std::nullopt;
     // No upper bound: a window at a time is held, whatever the log's length
     // (kMaxFileBytes bounds whole reads only).
-    if (!stamp || stamp->size < windows.stream_from_bytes) return false;
+    if (!stamp || stamp->size < windows.stream_from_bytes) return std::nullopt;
     EntryWindowReader reader(fs, path, stamp->size, windows.window_bytes, windows.max_window_bytes);
     std::optional<std::string> first = reader.first();
-    if (!first) return false;
+    if (!first) return std::nullopt;
+    const std::size_t indent = reader.indent();
     const std::string header = first->substr(0, reader.header());
-    if (!plain_header(header) || !whole_entries(std::string_view(*first).substr(header.size()), reader.indent())) {
-        return false;
-    }
-    std::string last = last_entry_of(std::string_view(*first).substr(header.size()), reader.indent());
-    if (!take_window(std::move(*first), display, take)) return false;
+    const std::string_view first_entries = std::string_view(*first).substr(header.size());
+    if (!plain_header(header) || !whole_entries(first_entries, indent)) return std::nullopt;
+    WindowedLog out{last_entry_of(first_entries, indent)};
+    if (!take(EntryWindowText{std::move(*first), 0, header.size(), indent, true})) return std::nullopt;
     while (std::optional<std::string> window = reader.next()) {
-        if (!whole_entries(*window, reader.indent()) || !reads_the_same_across(last, *window, reader.indent())) {
-            return false;
+        if (!whole_entries(*window, indent) || !reads_the_same_across(out.last_entry, *window, indent)) {
+            return std::nullopt;
         }
-        last = last_entry_of(*window, reader.indent());
-        if (!take_window(header + *window, display, take)) return false;
+        out.last_entry = last_entry_of(*window, indent);
+        if (!take(EntryWindowText{header + *window, header.size(), header.size(), indent, false})) return std::nullopt;
     }
-    if (reader.failed()) return false;
+    if (reader.failed()) return std::nullopt;
     const std::optional<FileInfo> after = fs.stat(path);
-    return after && stamp_of(*after) == stamp;  // not written meanwhile
+    if (!after || stamp_of(*after) != stamp) return std::nullopt;  // written meanwhile
+    return out;
+}
+
+bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
+                           const LogWindows& windows, const std::function<void(const Document& window)>& take) {
+    return for_each_window_text(fs, path, windows, [&](EntryWindowText window) {
+               Result<Document> doc = parse_yaml(std::move(window.text), display);
+               if (!doc || !doc->root().is_mapping() || doc->root().size() == 0) return false;
+               const NodeRef root = doc->root();
+               if (root.key(root.size() - 1) != "entries" || !root.value(root.size() - 1).is_sequence()) return false;
+               take(*doc);
+               return true;
+           }).has_value();
 }
 
 }  // namespace small

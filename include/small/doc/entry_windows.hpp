@@ -84,6 +84,32 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// One window as for_each_window_text hands it over: the text to parse (the
+// header and the window's entries), and which of its bytes are the file's
+// next ones (the first window holds the header as read; the others repeat it).
+struct EntryWindowText {
+    std::string text;
+    std::size_t fresh_from = 0;  // text.substr(fresh_from) are the file's next bytes
+    std::size_t header = 0;      // bytes up to and including the `entries:` line
+    std::size_t indent = 0;      // the entries' indentation
+    bool first = false;
+};
+
+// What a windowed read leaves for a caller that checks more at its end.
+struct WindowedLog {
+    std::string last_entry;  // the last window's last entry, read at the end of its input
+};
+
+// The one driver of windowed reads: cuts the log at `path` into windows,
+// checks that each reads as the whole file would (whole_entries, a plain
+// header, every seam), and calls `take` with each in order. nullopt when the
+// log cannot be read so (too short, a layout windows cannot follow, a change
+// while it was read) or `take` returned false: `take` may have been called,
+// and the caller reads the whole file.
+std::optional<WindowedLog> for_each_window_text(const FileSystem& fs, const std::string& path,
+                                                const LogWindows& windows,
+                                                const std::function<bool(EntryWindowText window)>& take);
+
 // Calls `take` with each window of the log at `path` in order: a document
 // of the header and that window, its root a mapping whose last key is the
 // `entries` list, listing them as a whole read would. false when the log cannot be read so (too short, a layout

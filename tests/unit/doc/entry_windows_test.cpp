@@ -83,6 +83,38 @@ TEST(EntryWindowReader, CutsOnlyBeforeEntriesAndCoversEveryByte) {
     }
 }
 
+// The one driver: the fresh bytes of its windows are the file, in order;
+// every later window repeats the header; a `take` that says no stops it.
+TEST(ForEachWindowText, HandsOverTheFileInOrderAndStopsWhenTakeSaysNo) {
+    std::string log = "small_version: \"1.0.0\"\nentries:\n";
+    const std::size_t header = log.size();
+    for (int i = 0; i < 40; ++i) log += "  - n: \"" + std::to_string(i) + "\"\n    # note\n";
+    MemoryFileSystem fs;
+    fs.add_file("/log.yml", log);
+    for (std::size_t window : {1u, 50u, 300u}) {
+        std::string all;
+        int count = 0;
+        const std::optional<WindowedLog> read =
+            for_each_window_text(fs, "/log.yml", LogWindows{0, window}, [&](EntryWindowText w) {
+                EXPECT_EQ(w.first, count == 0);
+                EXPECT_EQ(w.header, header);
+                EXPECT_EQ(w.indent, 2u);
+                EXPECT_EQ(w.text.substr(0, header), log.substr(0, header));
+                all += w.text.substr(w.fresh_from);
+                ++count;
+                return true;
+            });
+        ASSERT_TRUE(read) << window;
+        EXPECT_EQ(all, log) << window;
+        EXPECT_EQ(read->last_entry, "  - n: \"39\"\n    # note\n");
+        int calls = 0;
+        EXPECT_FALSE(for_each_window_text(fs, "/log.yml", LogWindows{0, window}, [&](EntryWindowText) {
+            return ++calls < 2;
+        }));
+        EXPECT_EQ(calls, std::min(count, 2)) << window;
+    }
+}
+
 // libfyaml reads `b:` then `c:"x"` at the key's indentation at the end of
 // its input, and refuses it before another entry: no window may end there.
 TEST(ForEachEntryWindow, AnEntryThatReadsOtherwiseBeforeTheNextWindowStopsTheWindows) {
