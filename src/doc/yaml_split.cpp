@@ -190,8 +190,11 @@ std::optional<Document> parse_yaml_split(std::string& bytes, const std::string& 
         pieces[k] = {block->items[a].first, b < block->items.size() ? block->items[b].first : block->end,
                      block->items[a].second, block->items[b - 1], std::nullopt, {}};
     }
-    // The head keeps the block's line breaks so later lines keep their numbers.
-    const std::size_t newlines = count_newlines(std::string_view(bytes).substr(block->start, block->end - block->start));
+    // The head keeps the block's line breaks so later lines keep their numbers;
+    // with nothing after the block (a log's `entries:` comes last) it needs
+    // none, and libfyaml need not scan as many blank lines as a piece has lines.
+    const std::size_t newlines = block->end == bytes.size() ? 0
+        : count_newlines(std::string_view(bytes).substr(block->start, block->end - block->start));
     std::string head_text = bytes.substr(0, block->start) + std::string(newlines, '\n') + bytes.substr(block->end);
     std::optional<Document> head;
     ParseStats head_stats;
