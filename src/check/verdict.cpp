@@ -196,11 +196,9 @@ bool require_files(const VerdictInput& in, Verdict& v) {
 
 }  // namespace
 
-bool entries_are_clean(const SchemaSet& schemas, const Artifact& log, unsigned checks, Instant now) {
-    if ((checks & kPrefixSchema) && !schemas.validate(artifact_name(ArtifactType::Progress), log.doc).empty()) {
-        return false;
-    }
-    if (!(checks & (kPrefixRules | kPrefixStrict))) return true;
+namespace {
+
+bool rules_pass(const Artifact& log, unsigned checks, Instant now) {
     const NodeRef root = log.doc.root();
     std::vector<Finding> out;
     rules::Reporter r(out, log.display, file_order(ArtifactType::Progress));
@@ -208,6 +206,24 @@ bool entries_are_clean(const SchemaSet& schemas, const Artifact& log, unsigned c
     rules::check_progress(root, now, r);
     if (checks & kPrefixStrict) rules::check_secrets_and_links(root, ArtifactType::Progress, r);
     return out.empty();
+}
+
+}  // namespace
+
+bool entries_are_clean(const SchemaSet& schemas, const Artifact& log, unsigned checks, Instant now) {
+    const bool schema = checks & kPrefixSchema, rules = checks & (kPrefixRules | kPrefixStrict);
+    const auto schema_passes = [&] { return schemas.validate(artifact_name(ArtifactType::Progress), log.doc).empty(); };
+    if (!rules) return !schema || schema_passes();
+    if (!schema) return rules_pass(log, checks, now);
+    // Both: the schema beside the rules, as check runs validate beside lint.
+    std::future<bool> schema_ok;
+    try {
+        schema_ok = std::async(std::launch::async, schema_passes);
+    } catch (const std::system_error&) {
+        schema_ok = std::async(std::launch::deferred, schema_passes);  // no thread to spare
+    }
+    const bool rules_ok = rules_pass(log, checks, now);
+    return schema_ok.get() && rules_ok;
 }
 
 // ---- The whole log in windows (issue 39) ----
