@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <thread>
 
 #include "small/base/parallel.hpp"
 #include "yaml_internal.hpp"
@@ -181,7 +180,7 @@ std::optional<Document> parse_yaml_split(std::string& bytes, const std::string& 
     const std::optional<SequenceBlock> block = BlockFinder(bytes).find();
     if (!block || block->items.size() < 2 * kMinItemsPerPiece) return std::nullopt;
 
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned cores = core_count();
     const std::size_t count = std::min<std::size_t>(2 * cores, block->items.size() / kMinItemsPerPiece);
     std::vector<Piece> pieces(count);
     for (std::size_t k = 0; k < count; ++k) {

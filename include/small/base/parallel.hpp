@@ -11,6 +11,12 @@
 
 namespace small {
 
+// The cores to share work over, counted once (glibc reads a /sys file for each count).
+inline unsigned core_count() {
+    static const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return cores;
+}
+
 // Calls fn(j) once for each j in [0, jobs), on up to four threads including
 // the calling one. When no thread can be started, the threads already
 // running (and the calling thread) share out the rest: nothing throws.
@@ -20,7 +26,7 @@ void run_parallel(std::size_t jobs, Fn&& fn) {
     const auto work = [&] {
         for (std::size_t j = next++; j < jobs; j = next++) fn(j);
     };
-    const unsigned workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+    const unsigned workers = std::min(4u, core_count());
     std::vector<std::thread> threads;
     for (unsigned i = 1; i < workers && i < jobs; ++i) {
         try {
