@@ -246,7 +246,9 @@ namespace {
 // cores busy, and holds two windows' documents at most.
 class CheckBeside {
 public:
-    ~CheckBeside() { wait(); }
+    ~CheckBeside() {
+        if (pending_.valid()) pending_.wait();  // its captures die with the caller; get() could throw here
+    }
 
     // Waits for the window before; false when it failed.
     bool wait() {
