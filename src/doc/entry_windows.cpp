@@ -283,19 +283,30 @@ bool reads_the_same_across(std::string_view before, std::string_view after, std:
     return last_entry_reads_the_same_before(before, indent, after.substr(0, end == std::string_view::npos ? end : end + 1));
 }
 
-bool take_window(std::string text, const std::string& display, const std::function<void(const Document&)>& take) {
+using PlacedTake = std::function<void(const Document&, const WindowPlace&)>;
+
+bool take_window(std::string text, const std::string& display, const WindowPlace& place, const PlacedTake& take) {
     Result<Document> doc = parse_yaml(std::move(text), display);
     if (!doc || !doc->root().is_mapping() || doc->root().size() == 0) return false;
     const NodeRef root = doc->root();
     if (root.key(root.size() - 1) != "entries" || !root.value(root.size() - 1).is_sequence()) return false;
-    take(*doc);
+    take(*doc, place);
     return true;
+}
+
+std::uint64_t line_breaks(std::string_view text) {
+    return static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
 }  // namespace
 
 bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
                            const LogWindows& windows, const std::function<void(const Document& window)>& take) {
+    return for_each_entry_window(fs, path, display, windows, [&](const Document& window, const WindowPlace&) { take(window); });
+}
+
+bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
+                           const LogWindows& windows, const PlacedTake& take) {
     const std::optional<FileInfo> before = fs.stat(path);
     const std::optional<FileStamp> stamp = before ? stamp_of(*before) : std::nullopt;
     // No upper bound: a window at a time is held, whatever the log's length
@@ -309,13 +320,19 @@ bool for_each_entry_window(const FileSystem& fs, const std::string& path, const 
         return false;
     }
     std::string last = last_entry_of(std::string_view(*first).substr(header.size()), reader.indent());
-    if (!take_window(std::move(*first), display, take)) return false;
+    const std::uint64_t header_lines = line_breaks(header);
+    // The next window's first byte and line in the file.
+    WindowPlace next{header.size(), header.size(), first->size(), header_lines + 1, 1 + line_breaks(*first)};
+    if (!take_window(std::move(*first), display, WindowPlace{header.size(), 0, 0, 1, 1}, take)) return false;
     while (std::optional<std::string> window = reader.next()) {
         if (!whole_entries(*window, reader.indent()) || !reads_the_same_across(last, *window, reader.indent())) {
             return false;
         }
         last = last_entry_of(*window, reader.indent());
-        if (!take_window(header + *window, display, take)) return false;
+        const WindowPlace place = next;
+        next.file_start += window->size();
+        next.file_line += line_breaks(*window);
+        if (!take_window(header + *window, display, place, take)) return false;
     }
     if (reader.failed()) return false;
     const std::optional<FileInfo> after = fs.stat(path);

@@ -84,6 +84,23 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// Where a window's document lies in the file: its source starts with the
+// header (`header_bytes`: the lines up to `entries:`); from its offset
+// `doc_start` on (0 for the first window, which is the file's first bytes;
+// `header_bytes` for the others) it holds the file's bytes from
+// `file_start` on, and its line `doc_line` is the file's line `file_line`.
+// Lines are counted at '\n' (a window holds no lone CR).
+struct WindowPlace {
+    std::size_t header_bytes = 0;
+    std::size_t doc_start = 0;
+    std::uint64_t file_start = 0;
+    std::size_t doc_line = 1;
+    std::uint64_t file_line = 1;
+    // The file's offset, or line, of one in the window's document (at or after doc_start).
+    std::uint64_t offset_in_file(std::size_t doc_offset) const { return file_start + (doc_offset - doc_start); }
+    std::uint64_t line_in_file(std::size_t line) const { return file_line + (line - doc_line); }
+};
+
 // Calls `take` with each window of the log at `path` in order: a document
 // of the header and that window, its root a mapping whose last key is the
 // `entries` list, listing them as a whole read would. false when the log cannot be read so (too short, a layout
@@ -91,5 +108,9 @@ private:
 // read): `take` may have been called, and the caller reads the whole file.
 bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
                            const LogWindows& windows, const std::function<void(const Document& window)>& take);
+// The same, with where each window lies in the file.
+bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
+                           const LogWindows& windows,
+                           const std::function<void(const Document& window, const WindowPlace& place)>& take);
 
 }  // namespace small
