@@ -147,10 +147,9 @@ bool last_entry_reads_the_same_before(std::string_view entries, std::size_t inde
 // just before a line that starts an entry at `indent`, or at the file's end.
 class EntryWindowReader::Impl {
 public:
-    Impl(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes,
-         std::size_t max_window_bytes)
-        : fs_(fs),
-          path_(std::move(path)),
+    using RangeReader = EntryWindowReader::RangeReader;
+    Impl(RangeReader read, std::uint64_t size, std::size_t window_bytes, std::size_t max_window_bytes)
+        : read_(std::move(read)),
           size_(size),
           window_bytes_(std::max<std::size_t>(window_bytes, 1)),
           max_carry_(std::max(max_window_bytes, window_bytes_)) {}
@@ -191,7 +190,7 @@ public:
 private:
     bool fill() {
         if (offset_ >= size_ || carry_.size() >= window_bytes_) return true;
-        Result<FileRange> range = fs_.read_range(path_, offset_, window_bytes_);
+        Result<FileRange> range = read_(offset_, window_bytes_);
         if (!range || range->file_size != size_ || (range->bytes.empty() && offset_ < size_)) {
             failed_ = true;
             return false;
@@ -221,7 +220,7 @@ private:
 
     bool fill_more() {
         if (carry_.size() >= max_carry_) return false;  // one entry, or the header, longer than a window may be
-        Result<FileRange> range = fs_.read_range(path_, offset_, window_bytes_);
+        Result<FileRange> range = read_(offset_, window_bytes_);
         if (!range || range->file_size != size_) return false;
         offset_ += range->bytes.size();
         carry_ += range->bytes;
@@ -240,8 +239,7 @@ private:
         return std::string::npos;
     }
 
-    const FileSystem& fs_;
-    std::string path_;
+    RangeReader read_;
     std::uint64_t size_;
     std::size_t window_bytes_;
     std::size_t max_carry_;
@@ -255,7 +253,12 @@ private:
 
 EntryWindowReader::EntryWindowReader(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes,
                                      std::size_t max_window_bytes)
-    : impl_(std::make_unique<Impl>(fs, std::move(path), size, window_bytes, max_window_bytes)) {}
+    : EntryWindowReader([&fs, path = std::move(path)](std::uint64_t offset,
+                                                      std::size_t length) { return fs.read_range(path, offset, length); },
+                        size, window_bytes, max_window_bytes) {}
+EntryWindowReader::EntryWindowReader(RangeReader read, std::uint64_t size, std::size_t window_bytes,
+                                     std::size_t max_window_bytes)
+    : impl_(std::make_unique<Impl>(std::move(read), size, window_bytes, max_window_bytes)) {}
 EntryWindowReader::~EntryWindowReader() = default;
 std::optional<std::string> EntryWindowReader::first() { return impl_->first(); }
 std::optional<std::string> EntryWindowReader::next() { return impl_->next(); }

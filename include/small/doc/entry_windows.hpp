@@ -69,6 +69,10 @@ class EntryWindowReader {
 public:
     EntryWindowReader(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes,
                       std::size_t max_window_bytes = LogWindows{}.max_window_bytes);
+    // The same over any reader of ranges (FileSystem::read_range_no_follow, ...).
+    using RangeReader = std::function<Result<FileRange>(std::uint64_t offset, std::size_t length)>;
+    EntryWindowReader(RangeReader read, std::uint64_t size, std::size_t window_bytes,
+                      std::size_t max_window_bytes = LogWindows{}.max_window_bytes);
     ~EntryWindowReader();
     // The header and the first window; nullopt: not a layout to read in windows.
     std::optional<std::string> first();
