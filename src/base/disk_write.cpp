@@ -440,25 +440,35 @@ Result<std::unique_ptr<StagedWrite>> RealFileSystem::stage_file(const FileWrite&
     return finish_staging(*s, write);
 }
 
+// Each piece goes straight into the staged file: memory stays flat
+// whatever the bytes' length.
+Result<std::unique_ptr<StagedWrite>> RealFileSystem::stage_stream(
+    const FileWrite& write, const std::function<Status(const PieceSink& put)>& produce) const {
+    Result<Staging> s = begin_staging(write);
+    if (!s) return s.error();
+    if (Status given = give_permissions(s->temp, s->kept, write.path); !given) return given.error();
+    const PieceSink put = [&](std::string_view piece) -> Status {
+        if (const int err = write_all(s->temp.fd.get(), piece); err != 0) return Error::from_errno("cannot write", write.path, err);
+        return ok_status();
+    };
+    if (Status produced = produce(put); !produced) return produced.error();
+    if (Status closed = close_temp(s->temp, write.path, write.durability); !closed) return closed.error();
+    return finish_staging(*s, write);
+}
+
 // The copy goes through the stream's one buffer straight into the staged
 // file: memory stays flat whatever the source's size.
 Result<std::unique_ptr<StagedWrite>> RealFileSystem::stage_copy(const FileWrite& write, const std::string& from_dir,
                                                                 const std::string& from_name,
                                                                 const std::function<void(std::string_view)>& take) const {
-    Result<Staging> s = begin_staging(write);
-    if (!s) return s.error();
-    if (Status given = give_permissions(s->temp, s->kept, write.path); !given) return given.error();
-    Result<std::uint64_t> copied =
-        stream_file_no_follow(from_dir, from_name, [&](std::string_view piece) -> Status {
-            if (const int err = write_all(s->temp.fd.get(), piece); err != 0) {
-                return Error::from_errno("cannot write", write.path, err);
-            }
+    return stage_stream(write, [&](const PieceSink& put) -> Status {
+        Result<std::uint64_t> copied = stream_file_no_follow(from_dir, from_name, [&](std::string_view piece) -> Status {
+            if (Status s = put(piece); !s) return s;
             take(piece);
             return ok_status();
         });
-    if (!copied) return copied.error();
-    if (Status closed = close_temp(s->temp, write.path, write.durability); !closed) return closed.error();
-    return finish_staging(*s, write);
+        return copied ? ok_status() : Status(copied.error());
+    });
 }
 
 Status RealFileSystem::check_replaceable(const std::string& root, const std::string& path) const {

@@ -413,6 +413,17 @@ Result<std::unique_ptr<StagedWrite>> FileSystem::stage_copy(const FileWrite& wri
     return stage_file(write, bytes);
 }
 
+Result<std::unique_ptr<StagedWrite>> FileSystem::stage_stream(const FileWrite& write,
+                                                              const std::function<Status(const PieceSink& put)>& produce) const {
+    std::string bytes;
+    Status produced = produce([&](std::string_view piece) {
+        bytes += piece;
+        return ok_status();
+    });
+    if (!produced) return produced.error();
+    return stage_file(write, bytes);
+}
+
 std::optional<FileInfo> FileSystem::stat(const std::string& path) const {
     FileInfo info;
     if (is_symlink(path)) info.kind = FileKind::Symlink;

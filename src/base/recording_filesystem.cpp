@@ -231,6 +231,11 @@ Result<std::unique_ptr<StagedWrite>> RecordingFileSystem::stage_copy(const FileW
                                                                      const std::function<void(std::string_view)>& take) const {
     return inner_.stage_copy(write, from_dir, from_name, take);
 }
+// The producer's own reads go through this door and are recorded there.
+Result<std::unique_ptr<StagedWrite>> RecordingFileSystem::stage_stream(
+    const FileWrite& write, const std::function<Status(const PieceSink& put)>& produce) const {
+    return inner_.stage_stream(write, produce);
+}
 Status RecordingFileSystem::check_replaceable(const std::string& root, const std::string& path) const {
     return inner_.check_replaceable(root, path);
 }

@@ -289,11 +289,11 @@ std::optional<VerifiedPrefix> stream_verified_prefix(const FileSystem& fs, const
     {
         CheckBeside checker;
         read = for_each_window_text(fs, path, windows, [&](EntryWindowText window) {
-            const std::size_t bytes = window.text.size() - window.fresh_from;
-            hasher.update(std::string_view(window.text).substr(window.fresh_from));
+            const std::size_t bytes = window.text.size() - window.place.doc_start;
+            hasher.update(std::string_view(window.text).substr(window.place.doc_start));
             auto log = std::make_shared<const std::optional<Artifact>>(parsed_log(ws, std::move(window.text)));
             if (!*log) return false;
-            return checker.then([&, log, bytes, first = window.first, header = window.header, indent = window.indent] {
+            return checker.then([&, log, bytes, first = window.first, header = window.place.header_bytes, indent = window.indent] {
                 const Artifact& artifact = **log;
                 if (!entries_are_clean(schemas, artifact, checks, now)) return false;
                 const NodeRef entries = artifact.doc.root().find("entries");

@@ -147,10 +147,9 @@ bool last_entry_reads_the_same_before(std::string_view entries, std::size_t inde
 // just before a line that starts an entry at `indent`, or at the file's end.
 class EntryWindowReader::Impl {
 public:
-    Impl(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes,
-         std::size_t max_window_bytes)
-        : fs_(fs),
-          path_(std::move(path)),
+    using RangeReader = EntryWindowReader::RangeReader;
+    Impl(RangeReader read, std::uint64_t size, std::size_t window_bytes, std::size_t max_window_bytes)
+        : read_(std::move(read)),
           size_(size),
           window_bytes_(std::max<std::size_t>(window_bytes, 1)),
           max_carry_(std::max(max_window_bytes, window_bytes_)) {}
@@ -191,7 +190,7 @@ public:
 private:
     bool fill() {
         if (offset_ >= size_ || carry_.size() >= window_bytes_) return true;
-        Result<FileRange> range = fs_.read_range(path_, offset_, window_bytes_);
+        Result<FileRange> range = read_(offset_, window_bytes_);
         if (!range || range->file_size != size_ || (range->bytes.empty() && offset_ < size_)) {
             failed_ = true;
             return false;
@@ -221,7 +220,7 @@ private:
 
     bool fill_more() {
         if (carry_.size() >= max_carry_) return false;  // one entry, or the header, longer than a window may be
-        Result<FileRange> range = fs_.read_range(path_, offset_, window_bytes_);
+        Result<FileRange> range = read_(offset_, window_bytes_);
         if (!range || range->file_size != size_) return false;
         offset_ += range->bytes.size();
         carry_ += range->bytes;
@@ -240,8 +239,7 @@ private:
         return std::string::npos;
     }
 
-    const FileSystem& fs_;
-    std::string path_;
+    RangeReader read_;
     std::uint64_t size_;
     std::size_t window_bytes_;
     std::size_t max_carry_;
@@ -255,7 +253,12 @@ private:
 
 EntryWindowReader::EntryWindowReader(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes,
                                      std::size_t max_window_bytes)
-    : impl_(std::make_unique<Impl>(fs, std::move(path), size, window_bytes, max_window_bytes)) {}
+    : EntryWindowReader([&fs, path = std::move(path)](std::uint64_t offset,
+                                                      std::size_t length) { return fs.read_range(path, offset, length); },
+                        size, window_bytes, max_window_bytes) {}
+EntryWindowReader::EntryWindowReader(RangeReader read, std::uint64_t size, std::size_t window_bytes,
+                                     std::size_t max_window_bytes)
+    : impl_(std::make_unique<Impl>(std::move(read), size, window_bytes, max_window_bytes)) {}
 EntryWindowReader::~EntryWindowReader() = default;
 std::optional<std::string> EntryWindowReader::first() { return impl_->first(); }
 std::optional<std::string> EntryWindowReader::next() { return impl_->next(); }
@@ -283,6 +286,10 @@ bool reads_the_same_across(std::string_view before, std::string_view after, std:
     return last_entry_reads_the_same_before(before, indent, after.substr(0, end == std::string_view::npos ? end : end + 1));
 }
 
+std::uint64_t line_breaks(std::string_view text) {
+    return static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
 }  // namespace
 
 std::optional<WindowedLog> for_each_window_text(const FileSystem& fs, const std::string& path,
@@ -301,13 +308,20 @@ std::optional<WindowedLog> for_each_window_text(const FileSystem& fs, const std:
     const std::string_view first_entries = std::string_view(*first).substr(header.size());
     if (!plain_header(header) || !whole_entries(first_entries, indent)) return std::nullopt;
     WindowedLog out{last_entry_of(first_entries, indent)};
-    if (!take(EntryWindowText{std::move(*first), 0, header.size(), indent, true})) return std::nullopt;
+    // The next window's first byte and line in the file.
+    WindowPlace next{header.size(), header.size(), first->size(), line_breaks(header) + 1, 1 + line_breaks(*first)};
+    if (!take(EntryWindowText{std::move(*first), WindowPlace{header.size(), 0, 0, 1, 1}, indent, true})) {
+        return std::nullopt;
+    }
     while (std::optional<std::string> window = reader.next()) {
         if (!whole_entries(*window, indent) || !reads_the_same_across(out.last_entry, *window, indent)) {
             return std::nullopt;
         }
         out.last_entry = last_entry_of(*window, indent);
-        if (!take(EntryWindowText{header + *window, header.size(), header.size(), indent, false})) return std::nullopt;
+        const WindowPlace place = next;
+        next.file_start += window->size();
+        next.file_line += line_breaks(*window);
+        if (!take(EntryWindowText{header + *window, place, indent, false})) return std::nullopt;
     }
     if (reader.failed()) return std::nullopt;
     const std::optional<FileInfo> after = fs.stat(path);
@@ -316,15 +330,21 @@ std::optional<WindowedLog> for_each_window_text(const FileSystem& fs, const std:
 }
 
 bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
-                           const LogWindows& windows, const std::function<void(const Document& window)>& take) {
+                           const LogWindows& windows,
+                           const std::function<void(const Document& window, const WindowPlace& place)>& take) {
     return for_each_window_text(fs, path, windows, [&](EntryWindowText window) {
                Result<Document> doc = parse_yaml(std::move(window.text), display);
                if (!doc || !doc->root().is_mapping() || doc->root().size() == 0) return false;
                const NodeRef root = doc->root();
                if (root.key(root.size() - 1) != "entries" || !root.value(root.size() - 1).is_sequence()) return false;
-               take(*doc);
+               take(*doc, window.place);
                return true;
            }).has_value();
+}
+
+bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
+                           const LogWindows& windows, const std::function<void(const Document& window)>& take) {
+    return for_each_entry_window(fs, path, display, windows, [&](const Document& window, const WindowPlace&) { take(window); });
 }
 
 }  // namespace small

@@ -7,6 +7,7 @@
 
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
+#include "small/doc/entry_windows.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/model/task_status.hpp"
 #include "small/domain/progress_query.hpp"
@@ -216,6 +217,20 @@ Result<ProgressDigest> digest_progress(std::string_view text, const std::string&
     return d;
 }
 
+namespace {
+
+// `tail` (the digest of items after those `into` digests) merged into `into`.
+void merge_digest(ProgressDigest& into, const ProgressDigest& tail) {
+    into.entries += tail.entries;
+    into.completed_tasks.insert(tail.completed_tasks.begin(), tail.completed_tasks.end());
+    for (const auto& [id, n] : tail.runs) into.runs[id] += n;
+    Result<Instant> a = parse_progress_timestamp(into.latest), b = parse_progress_timestamp(tail.latest);
+    if (b && (!a || *b > *a)) into.latest = tail.latest;
+    else if (!a && !b && into.latest.empty()) into.latest = tail.latest;
+}
+
+}  // namespace
+
 std::optional<ProgressDigest> digest_appended(const ProgressDigest& before_digest, std::string_view before,
                                               std::string_view after) {
     if (before.empty() || before.back() != '\n' || after.size() < before.size() ||
@@ -239,13 +254,50 @@ std::optional<ProgressDigest> digest_appended(const ProgressDigest& before_diges
     Result<ProgressDigest> tail = digest_progress("entries:\n" + std::string(added), "appended");
     if (!tail) return std::nullopt;
     ProgressDigest out = before_digest;
-    out.entries += tail->entries;
-    out.completed_tasks.insert(tail->completed_tasks.begin(), tail->completed_tasks.end());
-    for (const auto& [id, n] : tail->runs) out.runs[id] += n;
-    Result<Instant> a = parse_progress_timestamp(out.latest), b = parse_progress_timestamp(tail->latest);
-    if (b && (!a || *b > *a)) out.latest = tail->latest;
-    else if (!a && !b && out.latest.empty()) out.latest = tail->latest;
+    merge_digest(out, *tail);
     return out;
+}
+
+namespace {
+
+// The log in windows of whole items at an indentation other than 0 (as
+// digest_appended takes appended items); nullopt when windows cannot follow it.
+std::optional<ProgressDigest> digest_in_windows(const FileSystem& fs, const std::string& dir, const std::string& name,
+                                                std::uint64_t size, const LogWindows& windows) {
+    EntryWindowReader reader(
+        [&](std::uint64_t offset, std::size_t length) { return fs.read_range_no_follow(dir, name, offset, length); },
+        size, windows.window_bytes, windows.max_window_bytes);
+    std::optional<std::string> first = reader.first();
+    if (!first || reader.indent() == 0) return std::nullopt;
+    const std::string_view items = std::string_view(*first).substr(reader.header());
+    if (!whole_entries(items, reader.indent())) return std::nullopt;
+    Result<ProgressDigest> out = digest_progress(*first, "window");
+    if (!out) return std::nullopt;
+    while (std::optional<std::string> window = reader.next()) {
+        if (!whole_entries(*window, reader.indent())) return std::nullopt;
+        Result<ProgressDigest> tail = digest_progress("entries:\n" + *window, "window");
+        if (!tail) return std::nullopt;
+        merge_digest(*out, *tail);
+    }
+    if (reader.failed()) return std::nullopt;
+    return std::move(*out);
+}
+
+}  // namespace
+
+Result<ProgressDigest> digest_progress_file(const FileSystem& fs, const std::string& dir, const std::string& name,
+                                            const std::string& display, const LogWindows& windows) {
+    const std::string path = dir + "/" + name;
+    const std::optional<FileInfo> info = fs.stat(path);
+    const std::optional<FileStamp> stamp = info ? stamp_of(*info) : std::nullopt;
+    if (stamp && stamp->size >= windows.stream_from_bytes) {
+        std::optional<ProgressDigest> d = digest_in_windows(fs, dir, name, stamp->size, windows);
+        const std::optional<FileInfo> after = fs.stat(path);
+        if (d && after && stamp_of(*after) == stamp) return std::move(*d);  // not written meanwhile
+    }
+    Result<std::string> text = fs.read_file_no_follow(dir, name);
+    if (!text) return text.error();
+    return digest_progress(*text, display);
 }
 
 }  // namespace small

@@ -7,6 +7,7 @@
 #include "small/base/text.hpp"
 #include "small/base/timestamp.hpp"
 #include "small/check/orphan_progress.hpp"
+#include "small/doc/entry_windows.hpp"
 #include "small/doc/yaml.hpp"
 #include "small/doc/yaml_edit.hpp"
 #include "small/model/replay_id.hpp"
@@ -183,11 +184,10 @@ bool is_task_number(const std::string& id) {
     return true;
 }
 
-YamlValue superseding_entry(const OrphanEntry& orphan, const OrphanRewrite& rw, const std::string& run_id) {
+YamlValue superseding_entry(const OrphanRecord& orphan, const OrphanRewrite& rw, const std::string& run_id) {
     YamlValue e = YamlValue::object();
     e["task_id"] = rw.new_task_id;
-    const std::string status(trim(orphan.entry.find("status").as_string()));
-    if (parse_task_status(status)) e["status"] = status;
+    if (parse_task_status(orphan.status)) e["status"] = orphan.status;
     e["evidence"] = supersede_evidence(orphan);
     e["notes"] = "supersedes progress entry " + std::to_string(rw.index) + " (task_id " + quoted_excerpt(rw.task_id) +
                  ", " + rw.category + "): not a task of plan.small.yml; that entry is kept unchanged";
@@ -224,24 +224,41 @@ std::pair<std::string, std::string> orphan_meta_id(const std::string& task_id) {
     return {"meta/historical/unknown/" + (safe.empty() ? std::string("unknown") : safe), "unknown"};
 }
 
+namespace {
+
+// The orphans of the log, read in windows when it is long (memory flat in
+// its length), else, or when windows cannot follow it, whole.
+Result<std::vector<OrphanRecord>> scan_orphans(const FileSystem& fs, const WorkspacePaths& ws, NodeRef plan,
+                                               const std::string& scope) {
+    const std::string path = ws.path_of(kProgressFileName), display = ws.display_of(kProgressFileName);
+    std::optional<OrphanScan> scan(std::in_place, plan, scope);
+    if (for_each_entry_window(fs, path, display, LogWindows{}, [&](const Document& w) { scan->add(w.root().find("entries")); })) {
+        return scan->orphans();
+    }
+    scan.emplace(plan, scope);
+    Result<Document> log = load_whole_log(fs, path, display);
+    if (!log) return log.error();
+    const NodeRef entries = log->root().find("entries");
+    if (!entries.is_sequence()) return Error::invalid(display + ": `entries` must be a list of progress entries");
+    scan->add(entries);
+    return scan->orphans();
+}
+
+}  // namespace
+
 Result<OrphanFixPlan> plan_orphan_fix(const FileSystem& fs, const WorkspacePaths& ws, const std::string& run_id) {
     Result<Document> plan = load_yaml_file(fs, ws.path_of(kPlanFileName), ws.display_of(kPlanFileName));
     if (!plan) return plan.error();
-    Result<Document> log = load_whole_log(fs, ws.path_of(kProgressFileName), ws.display_of(kProgressFileName));
-    if (!log) return log.error();
-    const NodeRef entries = log->root().find("entries");
-    if (!entries.is_sequence()) {
-        return Error::invalid(ws.display_of(kProgressFileName) + ": `entries` must be a list of progress entries");
-    }
     Result<Document> handoff = load_yaml_file(fs, ws.path_of(kHandoffFileName), ws.display_of(kHandoffFileName));
     OrphanFixPlan out;
     out.scope = progress_run_scope(run_id, handoff ? handoff->root() : NodeRef());
+    Result<std::vector<OrphanRecord>> orphans = scan_orphans(fs, ws, plan->root(), out.scope);
+    if (!orphans) return orphans.error();
     // The entries carry the pinned run id (D8); the scope when that is a valid id.
     const std::string stamp = !run_id.empty() ? run_id : is_valid_replay_id(out.scope) ? lower_ascii(out.scope) : "";
-    for (const OrphanEntry& orphan : find_orphan_entries(plan->root(), entries, out.scope)) {
+    for (const OrphanRecord& orphan : *orphans) {
         auto [new_id, category] = orphan_meta_id(orphan.task_id);
-        OrphanRewrite rw{orphan.index, orphan.task_id, new_id, category, orphan.timestamp,
-                         progress_entry_digest(orphan.entry)};
+        OrphanRewrite rw{orphan.index, orphan.task_id, new_id, category, orphan.timestamp, orphan.digest};
         out.entries.push_back(superseding_entry(orphan, rw, stamp));
         out.rewrites.push_back(std::move(rw));
     }

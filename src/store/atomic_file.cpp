@@ -211,6 +211,15 @@ Status copy_file_atomic(const FileSystem& fs, const WorkspacePaths& ws, const st
     return (*staged)->publish();
 }
 
+Status write_stream_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target,
+                           const std::function<Status(const PieceSink& put)>& produce, const WriteOptions& options) {
+    Result<std::vector<std::string>> parts = workspace_components(ws, target, "write", options.scope);
+    if (!parts) return parts.error();
+    Result<StagedFile> staged = fs.stage_stream(write_of(ws, target, options.mode, options.durability, false), produce);
+    if (!staged) return staged.error();
+    return (*staged)->publish();
+}
+
 Status remove_file(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target, WriteScope scope) {
     Result<std::vector<std::string>> parts = workspace_components(ws, target, "remove", scope);
     if (!parts) return parts.error();

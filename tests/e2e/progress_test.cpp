@@ -309,6 +309,60 @@ TEST_F(ProgressTest, MigrateSaysWhereItCouldNotKeepTheFormatting) {
     EXPECT_EQ(run({"lint"}).exit_code, 0);
 }
 
+// Issue 39: a log longer than the 8 MB small reads whole is planned and
+// rewritten in windows of whole entries, to the bytes the whole read wrote:
+// only the timestamps change, quoted as they were; comments, block scalars
+// and CRLF line breaks stay.
+TEST_F(ProgressTest, MigrateRewritesALongLogInWindows) {
+    for (const bool crlf : {false, true}) {
+        std::string before = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n";
+        std::string after = before;
+        for (int i = 0; i < 80000; ++i) {
+            const auto two = [](int n) { return std::string(n < 10 ? "0" : "") + std::to_string(n); };
+            const std::string t = "2025-01-01T" + two(i / 3600) + ":" + two(i / 60 % 60) + ":" + two(i % 60);
+            const bool plain = i % 3 == 0;
+            const std::string old_ts = plain ? t + "Z" : "\"" + t + "Z\"";
+            const std::string new_ts = "\"" + t + ".000000000Z\"";
+            const std::string rest = "    task_id: \"task-1\"\n    status: \"in_progress\"\n" +
+                                     std::string(i % 4 == 0 ? "    notes: |\n      - timestamp: kept\n      as written\n" : "") +
+                                     (i % 5 == 0 ? "  # between entries\n" : "") + "    evidence: \"step " + std::to_string(i) + "\"\n";
+            before += "  - timestamp: " + old_ts + "\n" + rest;
+            after += "  - timestamp: " + new_ts + "\n" + rest;
+        }
+        ASSERT_GT(before.size(), std::size_t{9} << 20);
+        if (crlf) {
+            for (std::string* text : {&before, &after}) *text = std::regex_replace(*text, std::regex("\n"), "\r\n");
+        }
+        write_file(progress(), before);
+        RunResult r = run({"progress", "migrate", "--dry-run", "--json"});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(json::parse(r.out)["changed"], 80000);
+        EXPECT_EQ(read_file(progress()), before);
+        r = run({"progress", "migrate", "--json"});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(json::parse(r.out)["written"], true);
+        EXPECT_TRUE(read_file(progress()) == after) << "crlf " << crlf;
+        EXPECT_EQ(json::parse(run({"progress", "migrate", "--json"}).out)["changed"], 0);
+    }
+}
+
+// A malformed entry in the middle of a long log: the error names the file,
+// line and column, and nothing is written.
+TEST_F(ProgressTest, MigrateOfALongLogWithABrokenEntryWritesNothing) {
+    std::string log = "small_version: \"1.0.0\"\nowner: \"agent\"\nentries:\n";
+    for (int i = 0; i < 90000; ++i) {
+        if (i == 45000) log += "  - timestamp: [broken\n    task_id: \"x\"\n";
+        log += "  - timestamp: \"2025-01-01T10:00:00Z\"\n    task_id: \"task-1\"\n    evidence: \"" +
+               std::string(60, 'x') + "\"\n";
+    }
+    ASSERT_GT(log.size(), std::size_t{8} << 20);
+    write_file(progress(), log);
+    const RunResult r = run({"progress", "migrate"});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, ".small/progress.small.yml:135006:3: YAML syntax error")) << r.err;
+    EXPECT_TRUE(read_file(progress()) == log);
+}
+
 TEST_F(ProgressTest, MigrateRefusesAnUnparseableTimestampAndWritesNothing) {
     const std::string bad = kProgress + "  - timestamp: \"not-a-time\"\n    task_id: \"meta/x\"\n    evidence: \"x\"\n";
     write_file(progress(), bad);

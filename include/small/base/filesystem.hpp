@@ -145,6 +145,9 @@ Error file_too_large(const std::string& path, std::uint64_t limit = kMaxFileByte
 // copying or hashing a log costs this much memory, whatever its length.
 inline constexpr std::size_t kStreamPieceBytes = std::size_t{1} << 20;  // 1 MiB
 
+// Where a streamed write's producer puts its bytes (FileSystem::stage_stream).
+using PieceSink = std::function<Status(std::string_view)>;
+
 // The const members may be called from several threads at once (a warm verdict
 // hashes the log on one thread while another reads the other files): an
 // implementation that keeps state behind them must synchronise it. The
@@ -266,6 +269,14 @@ public:
     virtual Result<std::unique_ptr<StagedWrite>> stage_copy(const FileWrite& write, const std::string& from_dir,
                                                             const std::string& from_name,
                                                             const std::function<void(std::string_view)>& take) const;
+    // Stages for `write.path` (as stage_file) the bytes `produce` hands to
+    // its sink piece by piece, each written straight into the staged file:
+    // memory stays flat whatever their length (a log rewritten window by
+    // window). A producer or sink that fails stops the write with its error,
+    // nothing staged. The default (for fakes) collects the pieces and stages
+    // them as bytes.
+    virtual Result<std::unique_ptr<StagedWrite>> stage_stream(const FileWrite& write,
+                                                              const std::function<Status(const PieceSink& put)>& produce) const;
     // Whether replace_file would be accepted now: no link on the way, the
     // target absent or a regular file this process may write.
     virtual Status check_replaceable(const std::string& root, const std::string& path) const;
@@ -334,6 +345,8 @@ public:
     Result<std::unique_ptr<StagedWrite>> stage_copy(const FileWrite& write, const std::string& from_dir,
                                                     const std::string& from_name,
                                                     const std::function<void(std::string_view)>& take) const override;
+    Result<std::unique_ptr<StagedWrite>> stage_stream(const FileWrite& write,
+                                                      const std::function<Status(const PieceSink& put)>& produce) const override;
     Status check_replaceable(const std::string& root, const std::string& path) const override;
     Status make_directories(const std::string& root, const std::string& dir) const override;
     Status create_directories(const std::string& dir) const override;

@@ -74,6 +74,8 @@ public:
     Result<std::unique_ptr<StagedWrite>> stage_copy(const FileWrite& write, const std::string& from_dir,
                                                     const std::string& from_name,
                                                     const std::function<void(std::string_view)>& take) const override;
+    Result<std::unique_ptr<StagedWrite>> stage_stream(const FileWrite& write,
+                                                      const std::function<Status(const PieceSink& put)>& produce) const override;
     Status check_replaceable(const std::string& root, const std::string& path) const override;
     Status make_directories(const std::string& root, const std::string& dir) const override;
     Status create_directories(const std::string& dir) const override;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,11 +38,38 @@ std::string progress_run_scope(std::string_view run_replay_id, NodeRef handoff_r
 // such a plan too).
 std::vector<OrphanEntry> find_orphan_entries(NodeRef plan_root, NodeRef entries, std::string_view scope);
 
+// What `small fix --orphan-progress` needs of an orphan, no node kept.
+struct OrphanRecord {
+    std::size_t index = 0;  // 0-based position in `entries`
+    std::string task_id;    // trimmed
+    std::string timestamp;  // as written ("" when absent)
+    std::string status;     // trimmed ("" when absent)
+    std::string digest;     // progress_entry_digest of the entry
+};
+
+// find_orphan_entries over a log read a window at a time (memory flat in
+// its length: only the orphans and the superseding keys are kept): the same
+// orphans, in the same order.
+class OrphanScan {
+public:
+    OrphanScan(NodeRef plan_root, std::string scope);
+    ~OrphanScan();
+    // The log's next entries (a sequence), in order.
+    void add(NodeRef entries);
+    // The orphans so far that no entry so far supersedes, in log order.
+    std::vector<OrphanRecord> orphans() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
 // Lower-case hex SHA-256 of the entry's RFC 8785 canonical JSON (every
 // field, not only task_id|timestamp|status as the reference's hash).
 std::string progress_entry_digest(NodeRef entry);
 
 // The `evidence` value of an entry that supersedes `orphan`.
 YamlValue supersede_evidence(const OrphanEntry& orphan);
+YamlValue supersede_evidence(const OrphanRecord& orphan);
 
 }  // namespace small

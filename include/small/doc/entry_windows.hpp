@@ -69,6 +69,10 @@ class EntryWindowReader {
 public:
     EntryWindowReader(const FileSystem& fs, std::string path, std::uint64_t size, std::size_t window_bytes,
                       std::size_t max_window_bytes = LogWindows{}.max_window_bytes);
+    // The same over any reader of ranges (FileSystem::read_range_no_follow, ...).
+    using RangeReader = std::function<Result<FileRange>(std::uint64_t offset, std::size_t length)>;
+    EntryWindowReader(RangeReader read, std::uint64_t size, std::size_t window_bytes,
+                      std::size_t max_window_bytes = LogWindows{}.max_window_bytes);
     ~EntryWindowReader();
     // The header and the first window; nullopt: not a layout to read in windows.
     std::optional<std::string> first();
@@ -84,14 +88,30 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// Where a window's document lies in the file: its source starts with the
+// header (`header_bytes`: the lines up to `entries:`); from its offset
+// `doc_start` on (0 for the first window, which is the file's first bytes;
+// `header_bytes` for the others) it holds the file's bytes from
+// `file_start` on, and its line `doc_line` is the file's line `file_line`.
+// Lines are counted at '\n' (a window holds no lone CR).
+struct WindowPlace {
+    std::size_t header_bytes = 0;
+    std::size_t doc_start = 0;
+    std::uint64_t file_start = 0;
+    std::size_t doc_line = 1;
+    std::uint64_t file_line = 1;
+    // The file's offset, or line, of one in the window's document (at or after doc_start).
+    std::uint64_t offset_in_file(std::size_t doc_offset) const { return file_start + (doc_offset - doc_start); }
+    std::uint64_t line_in_file(std::size_t line) const { return file_line + (line - doc_line); }
+};
+
 // One window as for_each_window_text hands it over: the text to parse (the
 // header and the window's entries), and which of its bytes are the file's
 // next ones (the first window holds the header as read; the others repeat it).
 struct EntryWindowText {
     std::string text;
-    std::size_t fresh_from = 0;  // text.substr(fresh_from) are the file's next bytes
-    std::size_t header = 0;      // bytes up to and including the `entries:` line
-    std::size_t indent = 0;      // the entries' indentation
+    WindowPlace place;       // text.substr(place.doc_start) are the file's next bytes
+    std::size_t indent = 0;  // the entries' indentation
     bool first = false;
 };
 
@@ -117,5 +137,9 @@ std::optional<WindowedLog> for_each_window_text(const FileSystem& fs, const std:
 // read): `take` may have been called, and the caller reads the whole file.
 bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
                            const LogWindows& windows, const std::function<void(const Document& window)>& take);
+// The same, with where each window lies in the file.
+bool for_each_entry_window(const FileSystem& fs, const std::string& path, const std::string& display,
+                           const LogWindows& windows,
+                           const std::function<void(const Document& window, const WindowPlace& place)>& take);
 
 }  // namespace small

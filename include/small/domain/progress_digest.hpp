@@ -21,7 +21,9 @@
 #include <string>
 #include <string_view>
 
+#include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
+#include "small/doc/entry_windows.hpp"
 
 namespace small {
 
@@ -41,5 +43,14 @@ Result<ProgressDigest> digest_progress(std::string_view text, const std::string&
 // extend `before` that way (the caller digests it whole).
 std::optional<ProgressDigest> digest_appended(const ProgressDigest& before_digest, std::string_view before,
                                               std::string_view after);
+
+// The digest of the log `dir`/`name` (neither followed, as
+// FileSystem::read_file_no_follow reads them): a long one digested a window
+// of whole items at a time, each merged as digest_appended merges appended
+// items (memory flat in its length); a short one, or one whose layout
+// windows cannot follow, read whole. Errors: as read_file_no_follow, and
+// digest_progress's.
+Result<ProgressDigest> digest_progress_file(const FileSystem& fs, const std::string& dir, const std::string& name,
+                                            const std::string& display, const LogWindows& windows = {});
 
 }  // namespace small

@@ -81,6 +81,13 @@ Status copy_file_atomic(const FileSystem& fs, const WorkspacePaths& ws, const st
                         const std::string& from_dir, const std::string& from_name,
                         const std::function<void(std::string_view)>& take, const WriteOptions& options = {});
 
+// The same with the bytes `produce` hands to its sink piece by piece,
+// each written straight into the staged file (FileSystem::stage_stream):
+// a rewrite of a long log costs no memory of its length. A producer that
+// fails leaves the target untouched and nothing staged.
+Status write_stream_atomic(const FileSystem& fs, const WorkspacePaths& ws, const std::string& target,
+                           const std::function<Status(const PieceSink& put)>& produce, const WriteOptions& options = {});
+
 // The two halves of write_file_atomic, for a caller that overlaps the
 // data's fsync with other work (commit_workspace_change stages its files
 // while the progress entries are appended): stage_file_atomic writes and

@@ -79,34 +79,78 @@ Result<RunFileDiff> diff_file(const FileSystem& fs, const SnapshotInfo& from, co
     return out;
 }
 
-Result<ProgressDigest> digest_of(const std::optional<std::string>& text, const std::string& display) {
-    if (!text) return ProgressDigest{};
-    return digest_progress(*text, display);
+bool has_file(const SnapshotInfo& s, const std::string& name) {
+    return std::find(s.files.begin(), s.files.end(), name) != s.files.end();
 }
 
-Result<RunProgressDiff> diff_progress(const FileSystem& fs, const SnapshotInfo& from, const SnapshotInfo& to, bool full) {
-    const std::string name = artifact_file_name(ArtifactType::Progress);
+// The snapshot's log digested (in windows when it is long: memory flat in
+// its length); empty when the snapshot has none.
+Result<ProgressDigest> digest_of(const FileSystem& fs, const SnapshotInfo& s, const std::string& name) {
+    if (!has_file(s, name)) return ProgressDigest{};
+    return digest_progress_file(fs, s.dir, name, s.dir + "/" + name);
+}
+
+// Whether the two snapshots' `name` hold the same bytes, compared a range at a time.
+Result<bool> same_bytes(const FileSystem& fs, const SnapshotInfo& a, const SnapshotInfo& b, const std::string& name) {
+    for (std::uint64_t at = 0;; at += kStreamPieceBytes) {
+        Result<FileRange> x = fs.read_range_no_follow(a.dir, name, at, kStreamPieceBytes);
+        if (!x) return x.error();
+        Result<FileRange> y = fs.read_range_no_follow(b.dir, name, at, kStreamPieceBytes);
+        if (!y) return y.error();
+        if (x->file_size != y->file_size || x->bytes != y->bytes) return false;
+        if (x->bytes.empty()) return true;
+    }
+}
+
+void fill_summary(const ProgressDigest& before, const ProgressDigest& after, RunProgressDiff& out) {
+    out.entries_before = before.entries, out.entries_after = after.entries;
+    std::set_difference(after.completed_tasks.begin(), after.completed_tasks.end(), before.completed_tasks.begin(),
+                        before.completed_tasks.end(), std::back_inserter(out.completed_delta));
+    out.latest_before = before.latest, out.latest_after = after.latest;
+}
+
+// --full: the diff needs both texts whole, and then the digest of `to` is
+// that of its appended bytes when it extends `from`.
+Result<RunProgressDiff> diff_progress_texts(const FileSystem& fs, const SnapshotInfo& from, const SnapshotInfo& to,
+                                            const std::string& name) {
     Result<std::optional<std::string>> a = snapshot_file(fs, from, name);
     if (!a) return a.error();
     Result<std::optional<std::string>> b = snapshot_file(fs, to, name);
     if (!b) return b.error();
-    Result<ProgressDigest> before = digest_of(*a, from.dir + "/" + name);
+    Result<ProgressDigest> before = *a ? digest_progress(**a, from.dir + "/" + name) : ProgressDigest{};
     if (!before) return before.error();
-    Result<ProgressDigest> after = ProgressDigest{};
     std::optional<ProgressDigest> grown;
     if (*a && *b) grown = digest_appended(*before, **a, **b);  // append-only: digest the new bytes only
-    after = grown ? Result<ProgressDigest>(std::move(*grown)) : digest_of(*b, to.dir + "/" + name);
+    Result<ProgressDigest> after = grown ? Result<ProgressDigest>(std::move(*grown))
+                                         : *b ? digest_progress(**b, to.dir + "/" + name) : ProgressDigest{};
     if (!after) return after.error();
     RunProgressDiff out;
-    out.entries_before = before->entries, out.entries_after = after->entries;
-    std::set_difference(after->completed_tasks.begin(), after->completed_tasks.end(), before->completed_tasks.begin(),
-                        before->completed_tasks.end(), std::back_inserter(out.completed_delta));
-    out.latest_before = before->latest, out.latest_after = after->latest;
+    fill_summary(*before, *after, out);
     out.changed = text_or_empty(*a) != text_or_empty(*b) || a->has_value() != b->has_value();
-    if (full && out.changed) {
+    if (out.changed) {
         const UnifiedDiff d = unified_diff(text_or_empty(*a), text_or_empty(*b), *a ? "a/" + name : "/dev/null",
                                            *b ? "b/" + name : "/dev/null");
         out.added = d.added, out.removed = d.removed, out.diff = d.text;
+    }
+    return out;
+}
+
+// Without --full, nothing needs a whole log: each is digested in windows
+// and the two compared a range at a time (memory flat in their length).
+Result<RunProgressDiff> diff_progress(const FileSystem& fs, const SnapshotInfo& from, const SnapshotInfo& to, bool full) {
+    const std::string name = artifact_file_name(ArtifactType::Progress);
+    if (full) return diff_progress_texts(fs, from, to, name);
+    Result<ProgressDigest> before = digest_of(fs, from, name);
+    if (!before) return before.error();
+    Result<ProgressDigest> after = digest_of(fs, to, name);
+    if (!after) return after.error();
+    RunProgressDiff out;
+    fill_summary(*before, *after, out);
+    out.changed = has_file(from, name) != has_file(to, name);
+    if (!out.changed && has_file(from, name)) {
+        Result<bool> same = same_bytes(fs, from, to, name);
+        if (!same) return same.error();
+        out.changed = !*same;
     }
     return out;
 }
@@ -154,10 +198,8 @@ Result<RunShowResult> run_show_command(const FileSystem& fs, const WorkspacePath
     if (!info) return info.error();
     RunShowResult out;
     out.info = std::move(*info);
-    Result<std::optional<std::string>> log = snapshot_file(fs, out.info, artifact_file_name(ArtifactType::Progress));
-    if (!log) return log.error();
-    if (*log) {
-        Result<ProgressDigest> d = digest_progress(**log, out.info.dir + "/" + artifact_file_name(ArtifactType::Progress));
+    if (has_file(out.info, artifact_file_name(ArtifactType::Progress))) {
+        Result<ProgressDigest> d = digest_of(fs, out.info, artifact_file_name(ArtifactType::Progress));
         if (!d) return d.error();
         out.progress = std::move(*d);
         out.has_progress = true;

@@ -332,6 +332,34 @@ TEST_P(FileSystemWrite, ACopyOfAFileThatChangesIsNeverStaged) {
     EXPECT_TRUE(!staging || staging->empty()) << "and leaves nothing behind";
 }
 
+// A streamed write (a log rewritten window by window) is the pieces its
+// producer put, in order, seen only once published; a producer that fails
+// stages nothing and leaves nothing behind.
+TEST_P(FileSystemWrite, AStreamedWriteIsItsPiecesOnceItIsPublished) {
+    ASSERT_TRUE(fs().replace_file(disk().write("log.yml"), "old\n"));
+    const std::string piece = bytes_of(kStreamPieceBytes / 3);
+    Result<std::unique_ptr<StagedWrite>> staged = fs().stage_stream(disk().write("log.yml"), [&](const PieceSink& put) {
+        for (int i = 0; i < 4; ++i) {
+            if (Status s = put(piece); !s) return s;
+        }
+        return put("end\n");
+    });
+    ASSERT_TRUE(staged) << staged.error().describe();
+    EXPECT_EQ(text("log.yml"), "old\n") << "invisible until published";
+    ASSERT_TRUE((*staged)->publish());
+    EXPECT_EQ(text("log.yml"), piece + piece + piece + piece + "end\n");
+
+    Result<std::unique_ptr<StagedWrite>> failed = fs().stage_stream(disk().write("log.yml"), [&](const PieceSink& put) {
+        if (Status s = put(piece); !s) return s;
+        return Status(Error::internal("the producer gave up"));
+    });
+    ASSERT_FALSE(failed);
+    EXPECT_NE(failed.error().message.find("the producer gave up"), std::string::npos);
+    EXPECT_EQ(text("log.yml"), piece + piece + piece + piece + "end\n");
+    Result<std::vector<DirEntry>> staging = fs().list_directory(disk().at("tmp"));
+    EXPECT_TRUE(!staging || staging->empty()) << "and leaves nothing behind";
+}
+
 INSTANTIATE_TEST_SUITE_P(BothDisks, FileSystemWrite, ::testing::Values(true, false),
                          [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "Real" : "Memory"; });
 

@@ -97,10 +97,11 @@ TEST(ForEachWindowText, HandsOverTheFileInOrderAndStopsWhenTakeSaysNo) {
         const std::optional<WindowedLog> read =
             for_each_window_text(fs, "/log.yml", LogWindows{0, window}, [&](EntryWindowText w) {
                 EXPECT_EQ(w.first, count == 0);
-                EXPECT_EQ(w.header, header);
+                EXPECT_EQ(w.place.header_bytes, header);
+                EXPECT_EQ(w.place.file_start, all.size());
                 EXPECT_EQ(w.indent, 2u);
                 EXPECT_EQ(w.text.substr(0, header), log.substr(0, header));
-                all += w.text.substr(w.fresh_from);
+                all += w.text.substr(w.place.doc_start);
                 ++count;
                 return true;
             });

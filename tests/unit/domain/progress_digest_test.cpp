@@ -131,3 +131,50 @@ TEST(ProgressDigest, AppendedItemsMergeIntoTheEarlierDigest) {
 
 }  // namespace
 }  // namespace small
+
+// Issue 39: a long log is digested a window of whole items at a time, to the
+// digest of the whole read, whatever the window; a layout windows cannot
+// follow, or a link, is read as read_file_no_follow reads it.
+namespace small {
+namespace {
+
+std::string described(const Result<ProgressDigest>& d) {
+    if (!d) return "error " + d.error().message;
+    std::string out = std::to_string(d->entries) + " latest " + d->latest + "\n";
+    for (const std::string& t : d->completed_tasks) out += "completed " + t + "\n";
+    for (const auto& [run, n] : d->runs) out += "run " + run + " " + std::to_string(n) + "\n";
+    return out;
+}
+
+TEST(ProgressDigestFile, InWindowsIsTheWholeDigest) {
+    std::string body;
+    for (int i = 0; i < 40; ++i) {
+        body += "  - timestamp: \"2025-01-01T00:00:" + std::to_string(10 + (i * 7) % 40) + ".000000000Z\"\n" +
+                "    task_id: \"t" + std::to_string(i % 6) + "\"\n    status: \"" + (i % 3 ? "completed" : "blocked") +
+                "\"\n    replayId: \"" + std::string(i % 4 ? "r1" : "r2") + "\"\n";
+        if (i % 5 == 0) body += "    notes: |\n      - task_id: not an item\n  # a comment\n";
+        if (i % 9 == 0) body += "  - {timestamp: '2025-01-02T00:00:00Z', task_id: \"flow" + std::to_string(i) + "\", status: completed}\n";
+    }
+    const std::string head = "small_version: \"1.0.0\"\nentries:\n";
+    int windowed = 0;
+    for (const std::string& log : {head + body, head + body + "trailing: key\n", "entries:\n" + body,
+                                   std::string("entries:\n- task_id: \"indentless\"\n  status: completed\n")}) {
+        MemoryFileSystem fs;
+        fs.add_file("/s/progress.small.yml", log);
+        const std::string whole = described(digest_progress(log, "p"));
+        for (std::size_t window : {1u, 100u, 1000u}) {
+            EXPECT_EQ(described(digest_progress_file(fs, "/s", "progress.small.yml", "p", LogWindows{0, window})), whole)
+                << window << "\n" << log;
+            fs.set_max_read_bytes(log.size() - 1);  // only windows can read it now
+            windowed += digest_progress_file(fs, "/s", "progress.small.yml", "p", LogWindows{0, window}).ok();
+            fs.set_max_read_bytes(kMaxFileBytes);
+        }
+    }
+    EXPECT_GE(windowed, 6);
+    MemoryFileSystem fs;
+    fs.add_symlink("/s/progress.small.yml");
+    EXPECT_FALSE(digest_progress_file(fs, "/s", "progress.small.yml", "p", LogWindows{0, 100}).ok());
+}
+
+}  // namespace
+}  // namespace small

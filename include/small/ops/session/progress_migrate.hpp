@@ -3,7 +3,8 @@
 // every timestamp that is not strictly after the previous one by 1 ns. Only
 // the timestamp scalars change (comments and formatting elsewhere are kept)
 // when they can be located in the source; otherwise the whole file is
-// re-emitted. Fail-fast: any missing or unparseable timestamp aborts before
+// re-emitted. A long log is read and rewritten in windows of whole entries,
+// to the same bytes. Fail-fast: any missing or unparseable timestamp aborts before
 // anything is written.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include "small/base/filesystem.hpp"
 #include "small/base/result.hpp"
 #include "small/base/timestamp.hpp"
+#include "small/doc/entry_windows.hpp"
 #include "small/model/workspace.hpp"
 
 namespace small {
@@ -23,6 +25,9 @@ struct ProgressMigrateRequest {
     WorkspaceScope scope = WorkspaceScope::Root;
     bool dry_run = false;  // report what would change, write nothing
     std::chrono::milliseconds lock_wait{10'000};
+    // A long log is planned and rewritten in these windows (memory flat in
+    // its length); a short one, or one windows cannot follow, is read whole.
+    LogWindows windows;
 };
 
 struct TimestampChange {
