@@ -226,10 +226,18 @@ TEST_F(StatusAllE2E, LongLogsOnEverySideAreReadInWindowsAndSayTheSame) {
     EXPECT_EQ(j["differences"][0]["statuses"]["wide"], "in_progress");
     EXPECT_EQ(j["differences"][1]["statuses"]["far"], "blocked");
 
+    const std::string loose = r.out;
     r = small({"status", "--all"});
     ASSERT_EQ(r.exit_code, 0) << r;
     EXPECT_TRUE(contains(r.out, "2 entries not merged here")) << r;
     EXPECT_TRUE(contains(r.out, "task-3 Ship\n      main: pending · broken: pending · wide: pending · far: blocked")) << r;
+
+    // far's log streamed from its loose object; packed, it is inflated whole
+    // (and deltified against main's): the same report.
+    git_ok({"repack", "-adq"});
+    r = small({"status", "--all", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(r.out, loose);
 }
 
 TEST_F(StatusAllE2E, OutsideGitItIsAUsageError) {

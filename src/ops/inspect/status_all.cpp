@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <list>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -39,12 +41,63 @@ struct SideLog {
     const FileSystem* fs = nullptr;
     std::string path;
     std::uint64_t size = 0;
-    std::shared_ptr<MemoryFileSystem> own;
+    std::shared_ptr<const FileSystem> own;
     std::string read(std::uint64_t offset, std::uint64_t length) const {
         if (!fs || length == 0) return {};
         Result<FileRange> r = fs->read_range(path, offset, static_cast<std::size_t>(length));
         return r ? std::move(r->bytes) : std::string();
     }
+};
+
+// A branch's log as a one-file, read-only file system over the blob's
+// stream (GitBlobStream), so that it is read in windows as a work tree's log
+// is: forward, a range at a time; a read behind starts the blob again.
+class BlobFileSystem final : public FileSystem {
+public:
+    BlobFileSystem(std::string path, std::unique_ptr<GitBlobStream> blob)
+        : path_(std::move(path)), size_(blob->size()), blob_(std::move(blob)) {}
+    Result<std::string> read_file(const std::string& path) const override {
+        Result<FileRange> r = read_range(path, 0, static_cast<std::size_t>(size_));
+        if (!r) return r.error();
+        return std::move(r->bytes);
+    }
+    bool file_exists(const std::string& path) const override { return path == path_; }
+    bool directory_exists(const std::string&) const override { return false; }
+    Result<std::vector<DirEntry>> list_directory(const std::string& path) const override {
+        return Error::system("cannot list " + path + ": not a folder");
+    }
+    std::optional<FileInfo> stat(const std::string& path) const override {
+        if (path != path_) return std::nullopt;
+        FileInfo info;
+        info.kind = FileKind::Regular;
+        info.size = size_;
+        info.mode = 0444;
+        return info;
+    }
+    Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override {
+        if (path != path_) return Error::system("cannot read " + path + ": no such file");
+        const std::lock_guard<std::mutex> hold(mutex_);
+        Result<std::string> bytes = blob_->read(offset, length);
+        if (!bytes) return bytes.error();
+        return FileRange{std::move(*bytes), size_};
+    }
+    Result<std::uint64_t> stream_prefix(const std::string& path, std::uint64_t length,
+                                        const std::function<void(std::string_view)>& take) const override {
+        constexpr std::uint64_t kPiece = std::uint64_t{1} << 20;
+        const std::uint64_t end = std::min(length, size_);
+        for (std::uint64_t at = 0; at < end; at += kPiece) {
+            Result<FileRange> r = read_range(path, at, static_cast<std::size_t>(std::min(kPiece, end - at)));
+            if (!r) return r.error();
+            take(r->bytes);
+        }
+        return size_;
+    }
+
+private:
+    std::string path_;
+    std::uint64_t size_;
+    std::unique_ptr<GitBlobStream> blob_;
+    mutable std::mutex mutex_;
 };
 
 // The workspace as it lies in the work tree at `top`.
@@ -186,12 +239,15 @@ public:
                          const std::string& run_id) {
         if (const auto it = logs_.find(key); it != logs_.end()) return it->second;
         Result<LogFacts> facts = read_log_facts(*log.fs, log.path, display, run_id);
-        return logs_.emplace(key, facts ? std::move(facts->tasks) : WorkFacts()).first->second;
+        WorkFacts tasks = facts ? std::move(facts->tasks) : WorkFacts();
+        if (key.empty()) return unkeyed_.emplace_back(std::move(tasks));  // no key: not remembered
+        return logs_.emplace(key, std::move(tasks)).first->second;
     }
 
 private:
     std::map<std::string, std::vector<PlanTaskOutline>> plans_;
     std::map<std::string, WorkFacts> logs_;
+    std::list<WorkFacts> unkeyed_;
 };
 
 // The ids of the plan at a commit (a merge base), read once per commit.
@@ -269,10 +325,18 @@ void read_branch(const GitRepo& repo, const std::string& rel, const std::string&
         Result<std::optional<std::string>> t = repo.file_at(s.side.head, join_path(rel, small_relative(name)));
         return t ? std::move(*t) : std::optional<std::string>();
     };
-    // The log's blob is held once, in a file system of its own, and read
-    // from it in windows as a work tree's log is; its key as log_key's.
+    // The log's blob is streamed when it is a loose object, else held once;
+    // either way it is read as a file of its own, in windows as a work
+    // tree's log is; its key as log_key's.
     std::string key;
-    if (std::optional<std::string> progress = at(kProgressFileName)) {
+    const std::string log_path = "/" + std::string(kProgressFileName);
+    Result<std::unique_ptr<GitBlobStream>> stream =
+        repo.stream_file_at(s.side.head, join_path(rel, small_relative(kProgressFileName)));
+    if (stream && *stream) {
+        const std::uint64_t size = (*stream)->size();
+        auto own = std::make_shared<BlobFileSystem>(log_path, std::move(*stream));
+        s.log = SideLog{own.get(), log_path, size, own};
+    } else if (std::optional<std::string> progress = at(kProgressFileName)) {
         FastHasher hasher;
         hasher.update(*progress);
         key = hasher.digest();
@@ -289,6 +353,9 @@ void read_branch(const GitRepo& repo, const std::string& rel, const std::string&
     if (!plan) return;
     s.side.has_workspace = true;
     static const WorkFacts kNoFacts;
+    if (s.log && key.empty()) {
+        if (std::optional<std::pair<std::string, std::uint64_t>> k = log_key(*s.log->fs, s.log->path)) key = k->first;
+    }
     s.side.tasks = side_tasks(*plan, s.log ? parsed.log(key, *s.log, s.side.name + ":progress", run_id) : kNoFacts);
 }
 
@@ -420,13 +487,20 @@ Result<StatusAllReport> status_all_command(const FileSystem& fs, const Workspace
     ParsedTexts parsed;
     for (SideSource& s : sources) {
         if (s.checkout) read_checkout(fs, run_id, parsed, s);
-        else read_branch(*repo, r.workspace, run_id, parsed, s);
     }
     const auto current = std::find_if(sources.begin(), sources.end(), [](const SideSource& s) { return s.side.current; });
     const SideLog no_log;
     const SideLog& current_log = current != sources.end() && current->log ? *current->log : no_log;
+    // A branch's log is compared as soon as it is read, and let go: a packed
+    // one (held whole) is held one at a time.
     for (SideSource& s : sources) {
+        if (s.checkout) continue;
+        read_branch(*repo, r.workspace, run_id, parsed, s);
         if (s.log) compare_logs(*s.log, current_log, s.side.name + ":progress", s.side);
+        s.log.reset();
+    }
+    for (SideSource& s : sources) {
+        if (s.checkout && s.log) compare_logs(*s.log, current_log, s.side.name + ":progress", s.side);
     }
     if (current != sources.end()) {
         find_added(*repo, r.workspace, parsed, sources, current->side);
