@@ -41,7 +41,9 @@ namespace {
     X(git_reference_target) X(git_reference_free) X(git_merge_base) X(git_worktree_list) X(git_worktree_lookup) \
     X(git_worktree_path) X(git_worktree_validate) X(git_worktree_free) X(git_strarray_dispose) \
     X(git_repository_head_for_worktree) X(git_repository_head) X(git_repository_is_bare) X(git_reference_lookup) \
-    X(git_reference_symbolic_target)
+    X(git_reference_symbolic_target) X(git_repository_odb) X(git_odb_free) X(git_odb_open_rstream) \
+    X(git_odb_stream_read) X(git_odb_stream_free) X(git_tree_entry_bypath) X(git_tree_entry_id) \
+    X(git_tree_entry_type) X(git_tree_entry_free)
 
 struct Git2 {
 #define SMALL_GIT2_POINTER(name) decltype(&::name) name = nullptr;
@@ -95,6 +97,7 @@ using ReferencePtr = Owned<git_reference, &Git2::git_reference_free>;
 using BranchIterPtr = Owned<git_branch_iterator, &Git2::git_branch_iterator_free>;
 using WorktreePtr = Owned<git_worktree, &Git2::git_worktree_free>;
 using RepositoryPtr = Owned<git_repository, &Git2::git_repository_free>;
+using TreeEntryPtr = Owned<git_tree_entry, &Git2::git_tree_entry_free>;
 
 Error libgit2_error(const std::string& what) {
     const ::git_error* e = git2().git_error_last();
@@ -517,6 +520,110 @@ Result<std::optional<std::string>> GitRepo::file_at(const std::string& commit, c
     const auto* blob = reinterpret_cast<const git_blob*>(peeled.get());
     const char* data = static_cast<const char*>(git2().git_blob_rawcontent(blob));
     return std::optional<std::string>(std::string(data, static_cast<std::size_t>(git2().git_blob_rawsize(blob))));
+}
+
+// The stream's state: the bytes it inflated last (from `held_start`), so
+// that a read a little before where it stands needs no new start.
+struct GitBlobStream::Impl {
+    // Owned (freed below): plain pointers, as this type is not in the anonymous namespace.
+    git_odb* odb = nullptr;
+    git_oid id{};
+    std::uint64_t size = 0;
+    git_odb_stream* stream = nullptr;
+    git_blob* whole = nullptr;  // a packed object, inflated whole by libgit2 (no stream)
+    std::uint64_t pos = 0;  // bytes inflated from the current start
+    std::string held;       // the blob's bytes [held_start, pos)
+    std::uint64_t held_start = 0;
+    static constexpr std::size_t kKeep = std::size_t{1} << 20;
+
+    Impl() = default;
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+    ~Impl() {
+        if (stream) git2().git_odb_stream_free(stream);
+        if (whole) git2().git_blob_free(whole);
+        if (odb) git2().git_odb_free(odb);
+    }
+    bool restart() {
+        if (stream) git2().git_odb_stream_free(stream);
+        stream = nullptr;
+        std::size_t len = 0;
+        git_object_t type = GIT_OBJECT_INVALID;
+        const int rc = git2().git_odb_open_rstream(&stream, &len, &type, odb, &id);
+        const bool opened = rc == 0 && stream;
+        if (!opened) stream = nullptr;
+        pos = held_start = 0;
+        held.clear();
+        return opened && type == GIT_OBJECT_BLOB && len == size;
+    }
+};
+
+GitBlobStream::GitBlobStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GitBlobStream::~GitBlobStream() = default;
+std::uint64_t GitBlobStream::size() const { return impl_->size; }
+
+Result<std::string> GitBlobStream::read(std::uint64_t offset, std::size_t length) {
+    Impl& s = *impl_;
+    const std::uint64_t end = std::min<std::uint64_t>(s.size, offset + std::min<std::uint64_t>(length, s.size));
+    if (offset >= end) return std::string();
+    if (s.whole) {
+        const char* data = static_cast<const char*>(git2().git_blob_rawcontent(s.whole));
+        return std::string(data + offset, static_cast<std::size_t>(end - offset));
+    }
+    if (offset < s.held_start && !s.restart()) return Error::system("cannot stream a blob again");
+    char buf[64 * 1024];
+    while (s.pos < end) {
+        if (!s.stream) return Error::system("cannot stream a blob again");
+        const int n = git2().git_odb_stream_read(s.stream, buf, sizeof buf);
+        if (n <= 0) return n < 0 ? libgit2_error("cannot read a blob") : Error::system("a blob ended early");
+        s.held.append(buf, static_cast<std::size_t>(n));
+        s.pos += static_cast<std::uint64_t>(n);
+        // Keep what this read needs and the last kKeep bytes before it.
+        const std::uint64_t keep_from = std::min(offset, s.pos > Impl::kKeep ? s.pos - Impl::kKeep : 0);
+        if (keep_from > s.held_start && s.held.size() > 2 * Impl::kKeep) {
+            s.held.erase(0, static_cast<std::size_t>(keep_from - s.held_start));
+            s.held_start = keep_from;
+        }
+    }
+    return s.held.substr(static_cast<std::size_t>(offset - s.held_start), static_cast<std::size_t>(end - offset));
+}
+
+Result<std::unique_ptr<GitBlobStream>> GitRepo::stream_file_at(const std::string& commit, const std::string& path) const {
+    if (commit.empty()) return std::unique_ptr<GitBlobStream>();
+    Result<git_oid> cid = parse_oid(commit);
+    if (!cid) return cid.error();
+    git_commit* raw_commit = nullptr;
+    if (git2().git_commit_lookup(&raw_commit, repo_.get(), &*cid) != 0) return libgit2_error("unknown commit " + commit);
+    CommitPtr c(raw_commit);
+    git_tree* raw_tree = nullptr;
+    if (git2().git_commit_tree(&raw_tree, c.get()) != 0) return libgit2_error("cannot read commit " + commit);
+    TreePtr tree(raw_tree);
+    git_tree_entry* raw_entry = nullptr;
+    if (git2().git_tree_entry_bypath(&raw_entry, tree.get(), path.c_str()) != 0) return std::unique_ptr<GitBlobStream>();
+    TreeEntryPtr entry(raw_entry);
+    if (git2().git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::unique_ptr<GitBlobStream>();
+    auto impl = std::make_unique<GitBlobStream::Impl>();
+    impl->id = *git2().git_tree_entry_id(entry.get());
+    if (git2().git_repository_odb(&impl->odb, repo_.get()) != 0) {
+        impl->odb = nullptr;
+        return libgit2_error("cannot open the object database");
+    }
+    std::size_t len = 0;
+    git_object_t type = GIT_OBJECT_INVALID;
+    // Packed objects do not stream: libgit2 inflates them whole, and the
+    // blob is read from its buffer (not copied).
+    if (git2().git_odb_open_rstream(&impl->stream, &len, &type, impl->odb, &impl->id) != 0 || !impl->stream) {
+        impl->stream = nullptr;
+        if (git2().git_blob_lookup(&impl->whole, repo_.get(), &impl->id) != 0) {
+            impl->whole = nullptr;
+            return libgit2_error("cannot read " + path + " in commit " + commit);
+        }
+        impl->size = static_cast<std::uint64_t>(git2().git_blob_rawsize(impl->whole));
+        return std::unique_ptr<GitBlobStream>(new GitBlobStream(std::move(impl)));
+    }
+    if (type != GIT_OBJECT_BLOB) return std::unique_ptr<GitBlobStream>();
+    impl->size = len;
+    return std::unique_ptr<GitBlobStream>(new GitBlobStream(std::move(impl)));
 }
 
 Result<std::vector<std::string>> GitRepo::merge_heads() const {

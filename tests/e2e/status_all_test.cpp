@@ -165,6 +165,81 @@ TEST_F(StatusAllE2E, DetachedWorkTreesAreNamedByTheirFolders) {
     EXPECT_EQ(j["sides"][2]["name"], "HEAD (two)");
 }
 
+// A long log (past the size read in windows) on every side, with comments
+// and block scalars, and a side whose log does not parse: each side's log is
+// read a range at a time, and says what the whole read said (issue 39).
+TEST_F(StatusAllE2E, LongLogsOnEverySideAreReadInWindowsAndSayTheSame) {
+    std::string log = read_file(repo() / ".small/progress.small.yml");
+    for (int i = 0; i < 60000; ++i) {
+        if (i % 1000 == 0) log += "  # batch " + std::to_string(i / 1000) + "\n";
+        log += "  - timestamp: \"2026-01-01T00:00:00." + std::to_string(100000000 + i) +
+               "Z\"\n    task_id: \"meta/bulk\"\n    status: \"completed\"\n    evidence: |\n      bulk entry " +
+               std::to_string(i) + "\n      - not an item\n";
+    }
+    ASSERT_GT(log.size(), std::size_t{8} << 20) << "past LogWindows::stream_from_bytes";
+    write_file(repo() / ".small/progress.small.yml", log);
+    git_ok({"commit", "-qam", "long log"});
+
+    const fs::path wide = tmp_.path() / "wide";
+    git_ok({"worktree", "add", "-q", "-b", "wide", wide.string()});
+    RunResult r = small({"progress", "add", "--task", "task-2", "--status", "in_progress", "--evidence", "wide work"}, wide);
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const std::string block = "  # a note\n  - timestamp: \"2026-12-01T00:00:00.000000001Z\"\n    task_id: \"meta/note\"\n"
+                              "    status: \"completed\"\n    evidence: |\n      first line\n      - second\n# end\n";
+    write_file(wide / ".small/progress.small.yml", read_file(wide / ".small/progress.small.yml") + block);
+
+    const fs::path far = tmp_.path() / "far";
+    git_ok({"worktree", "add", "-q", "-b", "far", far.string()});
+    r = small({"progress", "add", "--task", "task-3", "--status", "blocked", "--evidence", "far blocked"}, far);
+    ASSERT_EQ(r.exit_code, 0) << r;
+    git_ok({"commit", "-qam", "far work"}, far);
+    git_ok({"worktree", "remove", far.string()});
+
+    const fs::path broken = tmp_.path() / "broken";
+    git_ok({"worktree", "add", "-q", "-b", "broken", broken.string()});
+    write_file(broken / ".small/progress.small.yml", log + "  - timestamp: [unclosed\n");
+
+    r = small({"status", "--all", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const json j = json::parse(r.out);
+    ASSERT_EQ(j["sides"].size(), 4u) << j.dump(2);
+    const json& main = j["sides"][0];
+    const json& b = j["sides"][1];  // linked work trees by path
+    const json& w = j["sides"][2];
+    const json& f = j["sides"][3];
+    EXPECT_EQ(w["name"], "wide");
+    EXPECT_EQ(b["name"], "broken");
+    EXPECT_EQ(f["name"], "far");
+    EXPECT_EQ(main["newest"]["evidence"], "bulk entry 59999\n- not an item\n");
+    EXPECT_EQ(main["unmerged_entries"], 0);
+    EXPECT_EQ(w["newest"]["task_id"], "meta/note");
+    EXPECT_EQ(w["newest"]["evidence"], "first line\n- second\n");
+    EXPECT_EQ(w["unmerged_entries"], 2);
+    EXPECT_EQ(f["newest"]["task_id"], "task-3");
+    EXPECT_EQ(f["newest"]["status"], "blocked");
+    EXPECT_EQ(f["unmerged_entries"], 1);
+    // The malformed log: the whole read's message, where it is; no newest entry.
+    EXPECT_TRUE(contains(b["problem"].get<std::string>(), "progress.small.yml:")) << b.dump(2);
+    EXPECT_TRUE(b["newest"].is_null()) << b.dump(2);
+    EXPECT_EQ(b["unmerged_entries"], 0);
+    ASSERT_EQ(j["differences"].size(), 2u) << j["differences"].dump(2);
+    EXPECT_EQ(j["differences"][0]["statuses"]["wide"], "in_progress");
+    EXPECT_EQ(j["differences"][1]["statuses"]["far"], "blocked");
+
+    const std::string loose = r.out;
+    r = small({"status", "--all"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "2 entries not merged here")) << r;
+    EXPECT_TRUE(contains(r.out, "task-3 Ship\n      main: pending · broken: pending · wide: pending · far: blocked")) << r;
+
+    // far's log streamed from its loose object; packed, it is inflated whole
+    // (and deltified against main's): the same report.
+    git_ok({"repack", "-adq"});
+    r = small({"status", "--all", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(r.out, loose);
+}
+
 TEST_F(StatusAllE2E, OutsideGitItIsAUsageError) {
     const fs::path plain = tmp_.path() / "plain";
     fs::create_directory(plain);

@@ -86,6 +86,27 @@ struct GitBranch {
     std::string tip;   // commit id (40 hex)
 };
 
+// A file of a commit read as libgit2 inflates it, front to back, without
+// holding it whole (issue 39). Only a loose object streams: libgit2 inflates
+// a packed one whole (a deltified one with its base), and it is then read
+// from libgit2's buffer, not copied. Reads go forward; one before the last
+// megabyte read starts the blob again.
+class GitBlobStream {
+public:
+    ~GitBlobStream();
+    GitBlobStream(const GitBlobStream&) = delete;
+    GitBlobStream& operator=(const GitBlobStream&) = delete;
+    std::uint64_t size() const;
+    // Bytes [offset, offset + length) (fewer at the end).
+    Result<std::string> read(std::uint64_t offset, std::size_t length);
+
+private:
+    friend class GitRepo;
+    struct Impl;
+    explicit GitBlobStream(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
 class GitRepo {
 public:
     // The repository containing `path` (a work tree, a linked worktree, a
@@ -135,6 +156,9 @@ public:
     // commit `commit` (full id; "" = the empty tree): nullopt when the
     // commit has no file there.
     Result<std::optional<std::string>> file_at(const std::string& commit, const std::string& path) const;
+    // The same file as a stream (GitBlobStream); nullptr when the commit has
+    // none there.
+    Result<std::unique_ptr<GitBlobStream>> stream_file_at(const std::string& commit, const std::string& path) const;
     // Every work tree of the repository: the main one first (none when it is
     // bare), then the linked worktrees by path; a pruned one (its folder
     // gone) is left out. The same list from any of them.

@@ -5,7 +5,11 @@
 #include "small/ops/inspect/status_all.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <list>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -26,10 +30,74 @@ namespace small {
 
 namespace {
 
-// A side's two files as text (nullopt: the side has none), and where its
-// plan and facts come from.
+// A side's plan as text (nullopt: the side has none).
 struct SideTexts {
-    std::optional<std::string> plan, progress;
+    std::optional<std::string> plan;
+};
+
+// A side's log, read a range at a time (issue 39: memory stays flat in the
+// log's length): a work tree's file, or a branch's blob held by `own`.
+struct SideLog {
+    const FileSystem* fs = nullptr;
+    std::string path;
+    std::uint64_t size = 0;
+    std::shared_ptr<const FileSystem> own;
+    std::string read(std::uint64_t offset, std::uint64_t length) const {
+        if (!fs || length == 0) return {};
+        Result<FileRange> r = fs->read_range(path, offset, static_cast<std::size_t>(length));
+        return r ? std::move(r->bytes) : std::string();
+    }
+};
+
+// A branch's log as a one-file, read-only file system over the blob's
+// stream (GitBlobStream), so that it is read in windows as a work tree's log
+// is: forward, a range at a time; a read behind starts the blob again.
+class BlobFileSystem final : public FileSystem {
+public:
+    BlobFileSystem(std::string path, std::unique_ptr<GitBlobStream> blob)
+        : path_(std::move(path)), size_(blob->size()), blob_(std::move(blob)) {}
+    Result<std::string> read_file(const std::string& path) const override {
+        Result<FileRange> r = read_range(path, 0, static_cast<std::size_t>(size_));
+        if (!r) return r.error();
+        return std::move(r->bytes);
+    }
+    bool file_exists(const std::string& path) const override { return path == path_; }
+    bool directory_exists(const std::string&) const override { return false; }
+    Result<std::vector<DirEntry>> list_directory(const std::string& path) const override {
+        return Error::system("cannot list " + path + ": not a folder");
+    }
+    std::optional<FileInfo> stat(const std::string& path) const override {
+        if (path != path_) return std::nullopt;
+        FileInfo info;
+        info.kind = FileKind::Regular;
+        info.size = size_;
+        info.mode = 0444;
+        return info;
+    }
+    Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override {
+        if (path != path_) return Error::system("cannot read " + path + ": no such file");
+        const std::lock_guard<std::mutex> hold(mutex_);
+        Result<std::string> bytes = blob_->read(offset, length);
+        if (!bytes) return bytes.error();
+        return FileRange{std::move(*bytes), size_};
+    }
+    Result<std::uint64_t> stream_prefix(const std::string& path, std::uint64_t length,
+                                        const std::function<void(std::string_view)>& take) const override {
+        constexpr std::uint64_t kPiece = std::uint64_t{1} << 20;
+        const std::uint64_t end = std::min(length, size_);
+        for (std::uint64_t at = 0; at < end; at += kPiece) {
+            Result<FileRange> r = read_range(path, at, static_cast<std::size_t>(std::min(kPiece, end - at)));
+            if (!r) return r.error();
+            take(r->bytes);
+        }
+        return size_;
+    }
+
+private:
+    std::string path_;
+    std::uint64_t size_;
+    std::unique_ptr<GitBlobStream> blob_;
+    mutable std::mutex mutex_;
 };
 
 // The workspace as it lies in the work tree at `top`.
@@ -43,10 +111,10 @@ WorkspacePaths workspace_in(const std::string& top, const std::string& rel) {
 
 // The log's items from byte `from` on, parsed alone: they sit at the
 // sequence's indentation, so "entries:\n" + them is the same sequence.
-// A tail that does not parse reads as no items.
-Document items_from(std::string_view text, std::size_t from, const std::string& display) {
-    if (from >= text.size()) return {};
-    Result<Document> doc = parse_yaml("entries:\n" + std::string(text.substr(from)), display);
+// A tail that does not parse reads as no items. Only the tail is read.
+Document items_from(const SideLog& log, std::uint64_t from, const std::string& display) {
+    if (from >= log.size) return {};
+    Result<Document> doc = parse_yaml("entries:\n" + log.read(from, log.size - from), display);
     return doc ? std::move(*doc) : Document();
 }
 
@@ -56,24 +124,58 @@ NodeRef sequence_of(const Document& items) {
     return seq.is_sequence() ? seq : NodeRef();
 }
 
-// Where the item holding byte `pos` starts: the nearest line at or before it
-// that starts an item at the sequence's indentation (the first item's line
-// at the latest).
-std::size_t item_start_at_or_before(std::string_view text, std::size_t pos, const SequenceStart& seq) {
-    pos = std::min(pos, text.size());
-    for (;;) {
-        const std::size_t nl = pos == 0 ? std::string_view::npos : text.rfind('\n', pos - 1);
-        const std::size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
-        if (begin <= seq.offset) return seq.offset;
-        if (starts_item(text.substr(begin, text.find('\n', begin) - begin), seq.indent)) return begin;
-        pos = begin - 1;
+constexpr std::uint64_t kFirstSpan = std::uint64_t{64} << 10;
+
+// The `entries:` sequence of the log, from a head long enough to decide.
+std::optional<SequenceStart> find_log_sequence(const SideLog& log) {
+    for (std::uint64_t span = kFirstSpan;; span *= 4) {
+        const std::uint64_t n = std::min(span, log.size);
+        const std::string head = log.read(0, n);
+        if (head.size() != n) return std::nullopt;
+        const std::optional<SequenceStart> seq = find_sequence(head, n == log.size);
+        if (seq || n == log.size) return seq;
     }
 }
 
-std::size_t common_prefix(std::string_view a, std::string_view b) {
-    const std::size_t n = std::min(a.size(), b.size());
-    return static_cast<std::size_t>(std::mismatch(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n), b.begin()).first -
-                                    a.begin());
+// Where the item holding byte `pos` starts: the nearest line at or before it
+// that starts an item at the sequence's indentation (the first item's line
+// at the latest). Read backwards from `pos`, a growing range at a time.
+std::uint64_t item_start_at_or_before(const SideLog& log, std::uint64_t pos, const SequenceStart& seq) {
+    pos = std::min(pos, log.size);
+    for (std::uint64_t span = kFirstSpan;; span *= 4) {
+        const std::uint64_t lo = pos > span ? pos - span : 0;
+        // starts_item reads at most indent + 2 bytes of a line starting at or before `pos`.
+        const std::uint64_t hi = std::min(log.size, pos + seq.indent + 2);
+        const std::string chunk = log.read(lo, hi - lo);
+        if (chunk.size() != hi - lo) return seq.offset;
+        const std::string_view text = chunk;
+        std::size_t p = static_cast<std::size_t>(pos - lo);
+        for (;;) {
+            const std::size_t nl = p == 0 ? std::string_view::npos : text.rfind('\n', p - 1);
+            if (nl == std::string_view::npos && lo > 0) break;  // the line starts before the range: widen it
+            const std::size_t begin_here = nl == std::string_view::npos ? 0 : nl + 1;
+            const std::uint64_t begin = lo + begin_here;
+            if (begin <= seq.offset) return seq.offset;
+            if (starts_item(text.substr(begin_here, text.find('\n', begin_here) - begin_here), seq.indent)) return begin;
+            p = begin_here - 1;
+        }
+    }
+}
+
+// The length of the two logs' common prefix, compared a range at a time.
+std::uint64_t common_prefix(const SideLog& a, const SideLog& b) {
+    constexpr std::uint64_t kPiece = std::uint64_t{1} << 20;
+    const std::uint64_t n = std::min(a.size, b.size);
+    for (std::uint64_t at = 0; at < n; at += kPiece) {
+        const std::uint64_t len = std::min(kPiece, n - at);
+        const std::string x = a.read(at, len), y = b.read(at, len);
+        const std::size_t m = std::min(x.size(), y.size());
+        const std::size_t same =
+            static_cast<std::size_t>(std::mismatch(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(m), y.begin()).first -
+                                     x.begin());
+        if (same < len) return at + same;
+    }
+    return n;
 }
 
 std::string field_text(NodeRef entry, std::string_view key) {
@@ -83,21 +185,23 @@ std::string field_text(NodeRef entry, std::string_view key) {
 
 // The side's last entry and, against the current side's log, how many of
 // its entries after the two logs' common prefix the current one lacks.
-void compare_logs(std::string_view side, std::string_view current, const std::string& display, WorkSide& out) {
-    const std::optional<SequenceStart> seq = find_sequence(side, true);
+void compare_logs(const SideLog& side, const SideLog& current, const std::string& display, WorkSide& out) {
+    const std::optional<SequenceStart> seq = find_log_sequence(side);
     if (!seq) return;
-    const Document last = items_from(side, item_start_at_or_before(side, side.size(), *seq), display);
+    const Document last = items_from(side, item_start_at_or_before(side, side.size, *seq), display);
     if (const NodeRef items = sequence_of(last); items.valid() && items.size() > 0) {
         const NodeRef e = items.item(items.size() - 1);
         out.newest = SideEntry{field_text(e, "timestamp"), field_text(e, "task_id"), field_text(e, "status"),
                                field_text(e, "evidence")};
     }
     if (out.current) return;
-    const std::size_t cut = item_start_at_or_before(side, common_prefix(side, current), *seq);
+    const std::uint64_t cut = item_start_at_or_before(side, common_prefix(side, current), *seq);
     std::unordered_map<std::string, std::size_t> theirs;
-    const Document their_items = items_from(current, cut, display);
-    const NodeRef ts = sequence_of(their_items);
-    for (std::size_t i = 0; ts.valid() && i < ts.size(); ++i) ++theirs[entry_identity(ts.item(i))];
+    {
+        const Document their_items = items_from(current, cut, display);
+        const NodeRef ts = sequence_of(their_items);
+        for (std::size_t i = 0; ts.valid() && i < ts.size(); ++i) ++theirs[entry_identity(ts.item(i))];
+    }
     const Document our_items = items_from(side, cut, display);
     const NodeRef os = sequence_of(our_items);
     for (std::size_t i = 0; os.valid() && i < os.size(); ++i) {
@@ -115,7 +219,8 @@ public:
     void remember_plan(std::string_view text, std::vector<PlanTaskOutline> outline) {
         plans_.try_emplace(fast_hash_hex(text), std::move(outline));
     }
-    void remember_log(std::string_view text, WorkFacts facts) { logs_.try_emplace(fast_hash_hex(text), std::move(facts)); }
+    // Logs are known by a hash streamed through them (log_key), never held whole.
+    void remember_log(const std::string& key, WorkFacts facts) { logs_.try_emplace(key, std::move(facts)); }
     // nullopt when the plan does not parse (`problem` says why).
     std::optional<std::vector<PlanTaskOutline>> plan(const std::string& text, const std::string& display,
                                                      std::string& problem) {
@@ -128,16 +233,21 @@ public:
         }
         return plans_.emplace(key, outline_plan(doc->root())).first->second;
     }
-    const WorkFacts& log(const std::string& text, const std::string& display, const std::string& run_id) {
-        const std::string key = fast_hash_hex(text);
+    // The facts of the log `log` (its key `key`), read in windows when it is
+    // long; a log that does not parse has none.
+    const WorkFacts& log(const std::string& key, const SideLog& log, const std::string& display,
+                         const std::string& run_id) {
         if (const auto it = logs_.find(key); it != logs_.end()) return it->second;
-        Result<Document> doc = parse_yaml(text, display);
-        return logs_.emplace(key, doc ? log_facts(doc->root(), run_id).tasks : WorkFacts()).first->second;
+        Result<LogFacts> facts = read_log_facts(*log.fs, log.path, display, run_id);
+        WorkFacts tasks = facts ? std::move(facts->tasks) : WorkFacts();
+        if (key.empty()) return unkeyed_.emplace_back(std::move(tasks));  // no key: not remembered
+        return logs_.emplace(key, std::move(tasks)).first->second;
     }
 
 private:
     std::map<std::string, std::vector<PlanTaskOutline>> plans_;
     std::map<std::string, WorkFacts> logs_;
+    std::list<WorkFacts> unkeyed_;
 };
 
 // The ids of the plan at a commit (a merge base), read once per commit.
@@ -169,8 +279,20 @@ private:
 struct SideSource {
     WorkSide side;
     std::optional<WorkspacePaths> checkout;  // set for a work tree
-    SideTexts texts;                          // set for a branch; a work tree's log once read
+    SideTexts texts;                          // the plan's text
+    std::optional<SideLog> log;               // the log, when the side has one to compare
 };
+
+// The key ParsedTexts knows a log by (a hash of its bytes, streamed) and
+// its size; nullopt when read_file would not read it (missing, not a file,
+// longer than kMaxFileBytes).
+std::optional<std::pair<std::string, std::uint64_t>> log_key(const FileSystem& fs, const std::string& path) {
+    FastHasher hasher;
+    Result<std::uint64_t> size = fs.stream_prefix(path, std::numeric_limits<std::uint64_t>::max(),
+                                                  [&](std::string_view piece) { hasher.update(piece); });
+    if (!size || *size > kMaxFileBytes) return std::nullopt;
+    return std::make_pair(hasher.digest(), *size);
+}
 
 void read_checkout(const FileSystem& fs, const std::string& run_id, ParsedTexts& parsed, SideSource& s) {
     const WorkspacePaths& w = *s.checkout;
@@ -185,9 +307,11 @@ void read_checkout(const FileSystem& fs, const std::string& run_id, ParsedTexts&
     if (Result<LogFacts> f = cached_log_facts(fs, w, run_id)) facts = std::move(f->tasks);
     else s.side.problem = f.error().describe();
     s.side.tasks = side_tasks(**plan, facts);
-    if (Result<std::string> log = fs.read_file(w.path_of(kProgressFileName))) {
-        parsed.remember_log(*log, facts);
-        s.texts.progress = std::move(*log);
+    // The log as read_file would have it: a regular file of a size it reads.
+    const std::string log_path = w.path_of(kProgressFileName);
+    if (auto key = log_key(fs, log_path)) {
+        parsed.remember_log(key->first, facts);
+        s.log = SideLog{&fs, log_path, key->second, nullptr};
     }
     if (Result<std::string> text = fs.read_file(w.path_of(kPlanFileName))) {
         parsed.remember_plan(*text, std::move(**plan));
@@ -201,16 +325,38 @@ void read_branch(const GitRepo& repo, const std::string& rel, const std::string&
         Result<std::optional<std::string>> t = repo.file_at(s.side.head, join_path(rel, small_relative(name)));
         return t ? std::move(*t) : std::optional<std::string>();
     };
-    s.texts = {at(kPlanFileName), at(kProgressFileName)};
+    // The log's blob is streamed when it is a loose object, else held once;
+    // either way it is read as a file of its own, in windows as a work
+    // tree's log is; its key as log_key's.
+    std::string key;
+    const std::string log_path = "/" + std::string(kProgressFileName);
+    Result<std::unique_ptr<GitBlobStream>> stream =
+        repo.stream_file_at(s.side.head, join_path(rel, small_relative(kProgressFileName)));
+    if (stream && *stream) {
+        const std::uint64_t size = (*stream)->size();
+        auto own = std::make_shared<BlobFileSystem>(log_path, std::move(*stream));
+        s.log = SideLog{own.get(), log_path, size, own};
+    } else if (std::optional<std::string> progress = at(kProgressFileName)) {
+        FastHasher hasher;
+        hasher.update(*progress);
+        key = hasher.digest();
+        const std::uint64_t size = progress->size();
+        auto own = std::make_shared<MemoryFileSystem>();
+        std::string path = "/" + std::string(kProgressFileName);
+        own->add_file(path, std::move(*progress));
+        s.log = SideLog{own.get(), std::move(path), size, own};
+    }
+    s.texts = {at(kPlanFileName)};
     if (!s.texts.plan) return;
     const std::string display = s.side.name + ":" + join_path(rel, small_relative(kPlanFileName));
     const std::optional<std::vector<PlanTaskOutline>> plan = parsed.plan(*s.texts.plan, display, s.side.problem);
     if (!plan) return;
     s.side.has_workspace = true;
     static const WorkFacts kNoFacts;
-    const WorkFacts& facts =
-        s.texts.progress ? parsed.log(*s.texts.progress, s.side.name + ":progress", run_id) : kNoFacts;
-    s.side.tasks = side_tasks(*plan, facts);
+    if (s.log && key.empty()) {
+        if (std::optional<std::pair<std::string, std::uint64_t>> k = log_key(*s.log->fs, s.log->path)) key = k->first;
+    }
+    s.side.tasks = side_tasks(*plan, s.log ? parsed.log(key, *s.log, s.side.name + ":progress", run_id) : kNoFacts);
 }
 
 // The sides in display order: the work trees (the main one first), then
@@ -314,6 +460,16 @@ void read_claims(const FileSystem& fs, const WorkspacePaths& ws, StatusAllReport
 
 }  // namespace
 
+void compare_side_logs(const FileSystem& fs, const std::string& side_path, const std::string& current_path,
+                       const std::string& display, WorkSide& side) {
+    const auto open = [&](const std::string& path) {
+        if (path.empty()) return SideLog{};
+        Result<FileRange> head = fs.read_range(path, 0, 0);
+        return head ? SideLog{&fs, path, head->file_size, nullptr} : SideLog{};
+    };
+    compare_logs(open(side_path), open(current_path), display, side);
+}
+
 Result<StatusAllReport> status_all_command(const FileSystem& fs, const WorkspacePaths& ws) {
     if (Status ok = require_small_dir(fs, ws); !ok) return ok.error();
     Result<GitRepo> repo = open_workspace_repo(ws.root, "small status --all");
@@ -331,13 +487,20 @@ Result<StatusAllReport> status_all_command(const FileSystem& fs, const Workspace
     ParsedTexts parsed;
     for (SideSource& s : sources) {
         if (s.checkout) read_checkout(fs, run_id, parsed, s);
-        else read_branch(*repo, r.workspace, run_id, parsed, s);
     }
     const auto current = std::find_if(sources.begin(), sources.end(), [](const SideSource& s) { return s.side.current; });
-    const std::string no_log;
-    const std::string& current_log = current != sources.end() && current->texts.progress ? *current->texts.progress : no_log;
+    const SideLog no_log;
+    const SideLog& current_log = current != sources.end() && current->log ? *current->log : no_log;
+    // A branch's log is compared as soon as it is read, and let go: a packed
+    // one (held whole) is held one at a time.
     for (SideSource& s : sources) {
-        if (s.texts.progress) compare_logs(*s.texts.progress, current_log, s.side.name + ":progress", s.side);
+        if (s.checkout) continue;
+        read_branch(*repo, r.workspace, run_id, parsed, s);
+        if (s.log) compare_logs(*s.log, current_log, s.side.name + ":progress", s.side);
+        s.log.reset();
+    }
+    for (SideSource& s : sources) {
+        if (s.checkout && s.log) compare_logs(*s.log, current_log, s.side.name + ":progress", s.side);
     }
     if (current != sources.end()) {
         find_added(*repo, r.workspace, parsed, sources, current->side);

@@ -30,4 +30,13 @@ struct StatusAllReport {
 // read keeps its `problem` and the rest is still reported.
 Result<StatusAllReport> status_all_command(const FileSystem& fs, const WorkspacePaths& ws);
 
+// What a side's log (at `side_path`) says beside the current side's (at
+// `current_path`; "" when it has none), as status_all_command reads them: the
+// side's newest entry, and unless `side.current`, how many of its entries
+// after the two logs' common prefix the current one lacks. Both logs are read
+// a range at a time (their common prefix is never held), so memory follows
+// the entries after it, not the logs' length. Exposed for tests.
+void compare_side_logs(const FileSystem& fs, const std::string& side_path, const std::string& current_path,
+                       const std::string& display, WorkSide& side);
+
 }  // namespace small
