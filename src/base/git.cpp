@@ -13,6 +13,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <mutex>
 
 #include "small/base/path.hpp"
 
@@ -636,6 +638,65 @@ Result<std::vector<std::string>> GitRepo::merge_heads() const {
     if (rc == GIT_ENOTFOUND) return std::vector<std::string>();
     if (rc != 0) return libgit2_error("cannot read git's MERGE_HEAD");
     return heads;
+}
+
+namespace {
+
+// A branch's log as a one-file, read-only file system over the blob's
+// stream (GitBlobStream), so that it is read in windows as a work tree's log
+// is: forward, a range at a time; a read behind starts the blob again.
+class BlobFileSystem final : public FileSystem {
+public:
+    BlobFileSystem(std::string path, std::unique_ptr<GitBlobStream> blob)
+        : path_(std::move(path)), size_(blob->size()), blob_(std::move(blob)) {}
+    Result<std::string> read_file(const std::string& path) const override {
+        Result<FileRange> r = read_range(path, 0, static_cast<std::size_t>(size_));
+        if (!r) return r.error();
+        return std::move(r->bytes);
+    }
+    bool file_exists(const std::string& path) const override { return path == path_; }
+    bool directory_exists(const std::string&) const override { return false; }
+    Result<std::vector<DirEntry>> list_directory(const std::string& path) const override {
+        return Error::system("cannot list " + path + ": not a folder");
+    }
+    std::optional<FileInfo> stat(const std::string& path) const override {
+        if (path != path_) return std::nullopt;
+        FileInfo info;
+        info.kind = FileKind::Regular;
+        info.size = size_;
+        info.mode = 0444;
+        return info;
+    }
+    Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override {
+        if (path != path_) return Error::system("cannot read " + path + ": no such file");
+        const std::lock_guard<std::mutex> hold(mutex_);
+        Result<std::string> bytes = blob_->read(offset, length);
+        if (!bytes) return bytes.error();
+        return FileRange{std::move(*bytes), size_};
+    }
+    Result<std::uint64_t> stream_prefix(const std::string& path, std::uint64_t length,
+                                        const std::function<void(std::string_view)>& take) const override {
+        constexpr std::uint64_t kPiece = std::uint64_t{1} << 20;
+        const std::uint64_t end = std::min(length, size_);
+        for (std::uint64_t at = 0; at < end; at += kPiece) {
+            Result<FileRange> r = read_range(path, at, static_cast<std::size_t>(std::min(kPiece, end - at)));
+            if (!r) return r.error();
+            take(r->bytes);
+        }
+        return size_;
+    }
+
+private:
+    std::string path_;
+    std::uint64_t size_;
+    std::unique_ptr<GitBlobStream> blob_;
+    mutable std::mutex mutex_;
+};
+
+}  // namespace
+
+std::shared_ptr<const FileSystem> blob_file_system(std::string path, std::unique_ptr<GitBlobStream> blob) {
+    return std::make_shared<BlobFileSystem>(std::move(path), std::move(blob));
 }
 
 Result<std::optional<std::string>> GitRepo::prepared_message() const {

@@ -107,6 +107,10 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// A blob's stream as a read-only file system holding one file, `path`: read
+// in windows as a work tree's file is (forward; a read behind starts the blob again).
+std::shared_ptr<const FileSystem> blob_file_system(std::string path, std::unique_ptr<GitBlobStream> blob);
+
 class GitRepo {
 public:
     // The repository containing `path` (a work tree, a linked worktree, a

@@ -49,56 +49,6 @@ struct SideLog {
     }
 };
 
-// A branch's log as a one-file, read-only file system over the blob's
-// stream (GitBlobStream), so that it is read in windows as a work tree's log
-// is: forward, a range at a time; a read behind starts the blob again.
-class BlobFileSystem final : public FileSystem {
-public:
-    BlobFileSystem(std::string path, std::unique_ptr<GitBlobStream> blob)
-        : path_(std::move(path)), size_(blob->size()), blob_(std::move(blob)) {}
-    Result<std::string> read_file(const std::string& path) const override {
-        Result<FileRange> r = read_range(path, 0, static_cast<std::size_t>(size_));
-        if (!r) return r.error();
-        return std::move(r->bytes);
-    }
-    bool file_exists(const std::string& path) const override { return path == path_; }
-    bool directory_exists(const std::string&) const override { return false; }
-    Result<std::vector<DirEntry>> list_directory(const std::string& path) const override {
-        return Error::system("cannot list " + path + ": not a folder");
-    }
-    std::optional<FileInfo> stat(const std::string& path) const override {
-        if (path != path_) return std::nullopt;
-        FileInfo info;
-        info.kind = FileKind::Regular;
-        info.size = size_;
-        info.mode = 0444;
-        return info;
-    }
-    Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override {
-        if (path != path_) return Error::system("cannot read " + path + ": no such file");
-        const std::lock_guard<std::mutex> hold(mutex_);
-        Result<std::string> bytes = blob_->read(offset, length);
-        if (!bytes) return bytes.error();
-        return FileRange{std::move(*bytes), size_};
-    }
-    Result<std::uint64_t> stream_prefix(const std::string& path, std::uint64_t length,
-                                        const std::function<void(std::string_view)>& take) const override {
-        constexpr std::uint64_t kPiece = std::uint64_t{1} << 20;
-        const std::uint64_t end = std::min(length, size_);
-        for (std::uint64_t at = 0; at < end; at += kPiece) {
-            Result<FileRange> r = read_range(path, at, static_cast<std::size_t>(std::min(kPiece, end - at)));
-            if (!r) return r.error();
-            take(r->bytes);
-        }
-        return size_;
-    }
-
-private:
-    std::string path_;
-    std::uint64_t size_;
-    std::unique_ptr<GitBlobStream> blob_;
-    mutable std::mutex mutex_;
-};
 
 // The workspace as it lies in the work tree at `top`.
 WorkspacePaths workspace_in(const std::string& top, const std::string& rel) {
@@ -334,7 +284,7 @@ void read_branch(const GitRepo& repo, const std::string& rel, const std::string&
         repo.stream_file_at(s.side.head, join_path(rel, small_relative(kProgressFileName)));
     if (stream && *stream) {
         const std::uint64_t size = (*stream)->size();
-        auto own = std::make_shared<BlobFileSystem>(log_path, std::move(*stream));
+        std::shared_ptr<const FileSystem> own = blob_file_system(log_path, std::move(*stream));
         s.log = SideLog{own.get(), log_path, size, own};
     } else if (std::optional<std::string> progress = at(kProgressFileName)) {
         FastHasher hasher;
@@ -460,14 +410,14 @@ void read_claims(const FileSystem& fs, const WorkspacePaths& ws, StatusAllReport
 
 }  // namespace
 
-void compare_side_logs(const FileSystem& fs, const std::string& side_path, const std::string& current_path,
-                       const std::string& display, WorkSide& side) {
-    const auto open = [&](const std::string& path) {
+void resolve_side_log(const FileSystem& fs, const std::string& side_path, const std::string& current_path,
+                      const std::string& display, WorkSide& side) {
+    const auto log_at = [&](const std::string& path) {
         if (path.empty()) return SideLog{};
         Result<FileRange> head = fs.read_range(path, 0, 0);
         return head ? SideLog{&fs, path, head->file_size, nullptr} : SideLog{};
     };
-    compare_logs(open(side_path), open(current_path), display, side);
+    compare_logs(log_at(side_path), log_at(current_path), display, side);
 }
 
 Result<StatusAllReport> status_all_command(const FileSystem& fs, const WorkspacePaths& ws) {

@@ -144,7 +144,7 @@ TEST(StatusAllLogs, RangedComparisonSaysWhatTheWholeTextOneSaid) {
         if (!c.current.empty()) fs.add_file("/s/current.yml", c.current);
         WorkSide ranged, whole;
         ranged.current = whole.current = c.current_side;
-        compare_side_logs(fs, "/s/side.yml", c.current.empty() ? "" : "/s/current.yml", "side:progress", ranged);
+        resolve_side_log(fs, "/s/side.yml", c.current.empty() ? "" : "/s/current.yml", "side:progress", ranged);
         whole_compare(c.side, c.current, whole);
         EXPECT_EQ(ranged.unmerged, whole.unmerged) << c.name;
         ASSERT_EQ(ranged.newest.has_value(), whole.newest.has_value()) << c.name;

@@ -36,7 +36,7 @@ Result<StatusAllReport> status_all_command(const FileSystem& fs, const Workspace
 // after the two logs' common prefix the current one lacks. Both logs are read
 // a range at a time (their common prefix is never held), so memory follows
 // the entries after it, not the logs' length. Exposed for tests.
-void compare_side_logs(const FileSystem& fs, const std::string& side_path, const std::string& current_path,
-                       const std::string& display, WorkSide& side);
+void resolve_side_log(const FileSystem& fs, const std::string& side_path, const std::string& current_path,
+                      const std::string& display, WorkSide& side);
 
 }  // namespace small
