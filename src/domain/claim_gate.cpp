@@ -60,6 +60,29 @@ void keep_local_fields(const ClaimTable& local, ClaimTable& table) {
     }
 }
 
+// The table just fetched (with this machine's unpublished records carried
+// onto it, still unpublished: no remote accepted them) stored here after a
+// change was refused, so what the exchange learned is not lost.
+Status store_fetched(const FileSystem& fs, const ClaimStore& store, const ClaimTable& local, ClaimTable fetched,
+                     Instant now) {
+    for (Claim& c : fetched.claims) {
+        const Claim* here = local.find(c.task);
+        if (here && !here->published && here->agent == c.agent && here->claimed_at == c.claimed_at &&
+            here->renewed_at == c.renewed_at) {
+            c.published = false;
+        } else {
+            c.published_until = c.expires_at;
+        }
+    }
+    for (Settlement& s : fetched.settled) {
+        const Settlement* here = local.settlement(s.task);
+        if (here && !here->published && here->at == s.at && here->agent == s.agent) s.published = false;
+    }
+    keep_local_fields(local, fetched);
+    fetched.synced_at = now;
+    return write_claim_table(fs, store, fetched);
+}
+
 Result<ClaimsUpdate> update_remote(const FileSystem& fs, const ClaimStore& store, const RemoteRef& remote,
                                    const ClaimTable& local, const ClaimContext& ctx, const std::string& summary,
                                    const ClaimChange& change) {
@@ -82,7 +105,18 @@ Result<ClaimsUpdate> update_remote(const FileSystem& fs, const ClaimStore& store
         }
         ClaimTable table = remote_table;
         carry_unpublished(local, table, ctx, warnings);
-        if (Status s = change(table); !s) return s.error();  // nothing pushed: the local table stays as it was
+        const ClaimTable fetched = table;
+        if (Status s = change(table); !s) {
+            // Refused: nothing is pushed, but what the fetch told is kept
+            // here, as `small claims` keeps it, so the next `ready`, start or
+            // claim on this side knows it too (D21).
+            Error e = s.error();
+            if (Status w = store_fetched(fs, store, local, fetched, ctx.now); !w) {
+                e.message += " (the claims fetched from " + remote.remote + " were not stored here: " + w.error().message + ")";
+            }
+            for (const std::string& warning : warnings) e.message += "; " + warning;
+            return e;
+        }
         (void)drop_expired(table, ctx.now, ctx.host);  // after: a decision names the lease it replaces
         Result<bool> pushed = table == remote_table && warnings.empty()
                                   ? Result<bool>(true)

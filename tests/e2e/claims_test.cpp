@@ -385,6 +385,30 @@ TEST_F(RemoteClaimsE2E, ATaskCompletedInOneCloneIsSettledInTheOther) {
     EXPECT_FALSE(contains(r.out, "task-3:")) << r;
 }
 
+// A refused claim keeps what its exchange with the remote learned (D21): a
+// task completed in the other clone is no longer offered, nor startable,
+// without a `small claims` first.
+TEST_F(RemoteClaimsE2E, ARefusedClaimStoresTheTableItFetched) {
+    RunResult r = small_as("alice", {"claim", "task-1"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("alice", {"claim", "task-2"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("bob", {"claim", "task-1"}, clone(2));
+    ASSERT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "completed by alice")) << r;
+    r = small_as("bob", {"ready"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_FALSE(contains(r.out, "task-1:")) << "the refusal's fetch was kept: " << r;
+    EXPECT_FALSE(contains(r.out, "task-2:")) << "alice's claim was learned too: " << r;
+    const json table = run_json(clone(2), {"claims", "--offline", "--json", "--agent", "bob"}, 0);
+    ASSERT_EQ(table["settled"].size(), 1u) << table.dump();
+    EXPECT_EQ(table["settled"][0]["task"], "task-1") << table.dump();
+    ASSERT_EQ(table["claims"].size(), 1u) << table.dump();
+    EXPECT_EQ(table["claims"][0]["agent"], "alice") << table.dump();
+}
+
 // D21: a forged table on the remote is input, validated record by record.
 TEST_F(RemoteClaimsE2E, AForgedRemoteTableIsReportedAndIgnored) {
     const std::string forged =
