@@ -264,6 +264,52 @@ std::string side_name(const FileSystem& fs, const WorkspacePaths& ws, const Clai
     return unsafe_name_reason(side).empty() ? side : where;
 }
 
+namespace {
+
+// D19: a start where the claims travel through a remote claims the task
+// there first (see gate_on_claim). Only `warning` of the result is used.
+Result<ClaimGate> claim_to_start(const FileSystem& fs, const WorkspacePaths& ws, const ClaimStore& store,
+                                 const std::string& task, const ClaimContext& ctx) {
+    ClaimGate out;
+    if (fs.file_exists(store.file)) {
+        // The writer's own live claim the remote accepted: nothing to ask it.
+        Result<ClaimTable> here = read_claim_table(fs, store);
+        if (!here) return here.error();
+        const Claim* c = here->find(task);
+        if (c && c->published && is_mine(*c, ctx) && lease_state(*c, ctx.now, ctx.host) == LeaseState::Live) return out;
+    }
+    Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);
+    if (!remote || !*remote) return out;
+    const std::string fix = "take another task (`small ready`, `small claim --next`), or `small claim " + task +
+                            "` once it is free; --force starts it anyway";
+    const auto take = [&](ClaimTable& table) -> Status {
+        if (const Settlement* s = table.settlement(task); s && s->status != TaskStatus::Blocked) {
+            Error e = Error::invalid("task " + task + " was " + describe_settlement(*s) + "; nothing written");
+            e.hint = fix;
+            return e;
+        }
+        const Claim* c = table.find(task);
+        if (c && is_mine(*c, ctx) && lease_state(*c, ctx.now, ctx.host) == LeaseState::Live) return ok_status();
+        ClaimDecision d = decide_claim(table, task, kDefaultLeaseSeconds, ctx, false);
+        if (d.kind == ClaimDecision::Kind::Refused) {
+            Error e = Error::invalid(d.message + "; nothing written (starting a task claims it first)");
+            e.hint = fix;
+            return e;
+        }
+        table.put(d.claim);
+        return ok_status();
+    };
+    Result<ClaimsUpdate> done = update_claims(fs, ws, ctx, false, ctx.agent + " claims " + task + " to start it", take,
+                                              default_lock_wait());
+    if (done) return out;
+    if (done.error().kind != Error::Kind::System) return done.error();
+    out.warning = "the claims remote was not reached (" + done.error().message + "): " + task +
+                  " was started without a claim there; `small claim " + task + "` claims it when it is reachable";
+    return out;
+}
+
+}  // namespace
+
 Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
                                 const ClaimContext& ctx, bool force, const std::string& evidence) {
     ClaimGate gate;
@@ -272,6 +318,13 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
     if (store.in_git && is_settled(status) && unsafe_task_id_reason(task).empty()) {
         const std::string reason = status == TaskStatus::Blocked ? settlement_reason(evidence) : std::string();
         gate.settle = Settlement{task, status, ctx.agent, side_name(fs, ws, ctx), reason, ctx.now, true};
+    }
+    if (status == TaskStatus::InProgress && !force && store.in_git && unsafe_task_id_reason(task).empty()) {
+        if (Result<ClaimGate> claimed = claim_to_start(fs, ws, store, task, ctx); !claimed) {
+            return claimed.error();
+        } else {
+            gate.warning = claimed->warning;
+        }
     }
     if (!fs.file_exists(store.file)) return gate;  // no claims ever: nothing to check
     Result<ClaimTable> table = read_claim_table(fs, store);
@@ -311,7 +364,15 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
 std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx,
                                      WorkFacts& facts) {
     const ClaimStore store = locate_claim_store(fs, ws);
-    if (!fs.file_exists(store.file)) return {};
+    // A table never exchanged with a configured remote knows nothing of the
+    // other sides (D21): said, not trusted silently.
+    const auto never_fetched = [&](const ClaimTable* t) {
+        return (!t || !t->synced_at.seconds) && claims_remote_likely(fs, store);
+    };
+    if (!fs.file_exists(store.file)) {
+        if (never_fetched(nullptr)) return {std::string(kClaimsNeverFetched)};
+        return {};
+    }
     Result<ClaimTable> table = read_claim_table(fs, store);
     if (!table) return {table.error().message};
     std::vector<std::string> mine, others;
@@ -343,6 +404,8 @@ std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths&
     if (table->synced_at.seconds && ctx.now.seconds - table->synced_at.seconds >= kStaleSeconds) {
         mine.push_back("(claims as of " + duration_text(ctx.now.seconds - table->synced_at.seconds) +
                        " ago; `small claims` refreshes them)");
+    } else if (never_fetched(&*table)) {
+        mine.push_back(std::string(kClaimsNeverFetched));
     }
     return mine;
 }
@@ -357,6 +420,15 @@ std::set<std::string, std::less<>> done_task_ids(const FileSystem& fs, const Wor
     return out;
 }
 
+bool claims_shared_by_remote(const FileSystem& fs, const WorkspacePaths& ws) {
+    const ClaimStore store = locate_claim_store(fs, ws);
+    if (!store.in_git) return false;
+    if (fs.file_exists(store.file)) {
+        if (Result<ClaimTable> table = read_claim_table(fs, store); table && table->synced_at.seconds) return true;
+    }
+    return claims_remote_likely(fs, store);
+}
+
 WorkFacts claimed_facts(const FileSystem& fs, const WorkspacePaths& ws, WorkFacts facts) {
     (void)mark_claims(fs, ws, claim_context(std::nullopt, ws), facts);
     return facts;
@@ -369,6 +441,12 @@ std::optional<std::string> notes_with_claim(const std::optional<std::string>& no
 }
 
 std::string settle_claim(const FileSystem& fs, const WorkspacePaths& ws, const ClaimGate& gate, const ClaimContext& ctx) {
+    if (!gate.warning.empty()) {
+        ClaimGate rest = gate;
+        rest.warning.clear();
+        const std::string more = settle_claim(fs, ws, rest, ctx);
+        return more.empty() ? gate.warning : gate.warning + "; " + more;
+    }
     if (!gate.renew && !gate.release && !gate.settle && !gate.reopen) return {};
     const std::string task = gate.renew     ? gate.renew->task
                              : gate.release ? gate.release->task

@@ -512,10 +512,13 @@ std::vector<ReadyTask> ready_queue(const std::vector<PlanTaskOutline>& plan, con
         const auto work = facts.find(t.id);
         if (work != facts.end() && is_settled(work->second.last_status)) continue;
         if (claims.settlement(t.id) || held_by_other(claims, t.id, ctx)) continue;
-        ReadyTask r{t.id, t.title, t.status, t.priority, std::nullopt};
+        ReadyTask r{t.id, t.title, t.status, t.priority, std::nullopt, false};
         if (const Claim* c = claims.find(t.id); c && is_mine(*c, ctx) && lease_state(*c, ctx.now, ctx.host) == LeaseState::Live) {
             r.mine = *c;
         }
+        const bool in_progress = t.status.is(TaskStatus::InProgress) ||
+                                 (work != facts.end() && work->second.last_status.is(TaskStatus::InProgress));
+        r.started_unclaimed = in_progress && !r.mine;
         out.push_back(std::move(r));
     }
     std::stable_sort(out.begin(), out.end(), [](const ReadyTask& a, const ReadyTask& b) {

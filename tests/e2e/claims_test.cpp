@@ -402,11 +402,67 @@ TEST_F(RemoteClaimsE2E, ARefusedClaimStoresTheTableItFetched) {
     ASSERT_EQ(r.exit_code, 0) << r;
     EXPECT_FALSE(contains(r.out, "task-1:")) << "the refusal's fetch was kept: " << r;
     EXPECT_FALSE(contains(r.out, "task-2:")) << "alice's claim was learned too: " << r;
+    EXPECT_FALSE(contains(r.err, "never fetched")) << r;
     const json table = run_json(clone(2), {"claims", "--offline", "--json", "--agent", "bob"}, 0);
     ASSERT_EQ(table["settled"].size(), 1u) << table.dump();
     EXPECT_EQ(table["settled"][0]["task"], "task-1") << table.dump();
     ASSERT_EQ(table["claims"].size(), 1u) << table.dump();
     EXPECT_EQ(table["claims"][0]["agent"], "alice") << table.dump();
+}
+
+// D19 in team mode: a fresh clone says its claims were never fetched, its
+// next step claims (never starts unclaimed), and a start claims the task
+// through the remote first, so a second agent can neither claim nor start it.
+TEST_F(RemoteClaimsE2E, WithAClaimsRemoteTheNextStepClaimsAndAStartClaimsFirst) {
+    RunResult r = small_as("alice", {"status", "--brief"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Run next: small claim task-1\n")) << r;
+    EXPECT_TRUE(contains(r.out, "claims not yet fetched from the remote")) << r;
+    r = small_as("alice", {"ready"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.err, "never fetched from the remote")) << r;
+
+    // alice starts task-1 without `small claim`: the start claims it on the remote.
+    r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "in_progress"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const std::string remote = git_out({"--git-dir", bare().string(), "log", "-1", "--format=%B", "refs/small/claims"});
+    EXPECT_TRUE(contains(remote, "\"task\":\"task-1\"")) << remote;
+    EXPECT_TRUE(contains(remote, "\"agent\":\"alice\"")) << remote;
+    r = small_as("alice", {"status", "--brief"}, clone(1));
+    EXPECT_FALSE(contains(r.out, "claims not yet fetched")) << r;
+    EXPECT_TRUE(contains(r.out, "Run next: small checkpoint --task task-1 --status completed")) << r;
+
+    // bob, in the other clone, never fetched: his primer offers task-1 as a claim, and the claim is refused.
+    r = small_as("bob", {"status", "--brief"}, clone(2));
+    EXPECT_TRUE(contains(r.out, "Run next: small claim task-1\n")) << r;
+    r = small_as("bob", {"checkpoint", "--task", "task-1", "--status", "in_progress"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << "the start asked the remote first: " << r;
+    EXPECT_TRUE(contains(r.err, "claimed by alice")) << r;
+    EXPECT_TRUE(contains(r.err, "small claim task-1")) << r;
+    r = small_as("bob", {"progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", "x"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    r = small_as("bob", {"plan", "--in-progress", "task-1"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    r = small_as("bob", {"claim", "task-1"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    r = small_as("bob", {"ready"}, clone(2));
+    EXPECT_FALSE(contains(r.out, "task-1:")) << r;
+    r = small_as("bob", {"status", "--brief"}, clone(2));
+    EXPECT_TRUE(contains(r.out, "Run next: small claim task-2\n")) << r;
+    r = small_as("bob", {"claim", "--next"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Claimed task-2 for bob")) << r;
+    r = small_as("bob", {"status", "--brief"}, clone(2));
+    EXPECT_TRUE(contains(r.out, "Run next: small checkpoint --task task-2 --status in_progress")) << "bob holds it: " << r;
+}
+
+// Without a remote the next step still starts the task (one side: nothing to claim against).
+TEST_F(ClaimsE2E, WithoutARemoteTheNextStepStartsTheTask) {
+    workspace_with(2, repo());
+    RunResult r = small_as("alice", {"status", "--brief"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Run next: small checkpoint --task task-1 --status in_progress")) << r;
+    EXPECT_FALSE(contains(r.out, "not yet fetched")) << r;
 }
 
 // D21: a forged table on the remote is input, validated record by record.
