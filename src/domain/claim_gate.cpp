@@ -284,8 +284,10 @@ Result<ClaimGate> claim_to_start(const FileSystem& fs, const WorkspacePaths& ws,
                             "` once it is free; --force starts it anyway";
     const auto take = [&](ClaimTable& table) -> Status {
         if (const Settlement* s = table.settlement(task); s && s->status != TaskStatus::Blocked) {
+            // A completed or cancelled task never becomes free: no `small claim` later.
             Error e = Error::invalid("task " + task + " was " + describe_settlement(*s) + "; nothing written");
-            e.hint = fix;
+            e.hint = "it is settled for every side, not waiting to be free: take the next ready task (`small ready`, "
+                     "`small claim --next`); --force works on it again";
             return e;
         }
         const Claim* c = table.find(task);

@@ -456,6 +456,20 @@ TEST_F(RemoteClaimsE2E, WithAClaimsRemoteTheNextStepClaimsAndAStartClaimsFirst) 
     EXPECT_TRUE(contains(r.out, "Run next: small checkpoint --task task-2 --status in_progress")) << "bob holds it: " << r;
 }
 
+// A start refused because another side completed the task says so, and
+// never `small claim X` "once it is free": a completed task never is.
+TEST_F(RemoteClaimsE2E, AStartOfATaskCompletedElsewhereSaysItIsSettledNotBusy) {
+    ASSERT_EQ(small_as("alice", {"claim", "task-1"}, clone(1)).exit_code, 0);
+    RunResult r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("bob", {"checkpoint", "--task", "task-1", "--status", "in_progress"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "task task-1 was completed by alice")) << r;
+    EXPECT_TRUE(contains(r.err, "take the next ready task")) << r;
+    EXPECT_FALSE(contains(r.err, "once it is free")) << r;
+    EXPECT_FALSE(contains(r.err, "small claim task-1")) << r;
+}
+
 // Without a remote the next step still starts the task (one side: nothing to claim against).
 TEST_F(ClaimsE2E, WithoutARemoteTheNextStepStartsTheTask) {
     workspace_with(2, repo());
