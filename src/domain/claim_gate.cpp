@@ -310,6 +310,31 @@ Result<ClaimGate> claim_to_start(const FileSystem& fs, const WorkspacePaths& ws,
     return out;
 }
 
+// A completion where the claims travel through a remote asks the remote
+// first (D19, D21): another agent's claim published a moment ago, or a
+// settlement on another side, refuses it as one this machine knew would.
+// The writer's own live published claim needs no exchange (nobody else can
+// hold the task there). Returns a warning ("" none): an exchange that fails
+// does not stop the completion, which is then checked against this machine's
+// table, as before.
+std::string learn_before_completing(const FileSystem& fs, const WorkspacePaths& ws, const ClaimStore& store,
+                                    const std::string& task, const ClaimContext& ctx) {
+    if (fs.file_exists(store.file)) {
+        Result<ClaimTable> here = read_claim_table(fs, store);
+        if (!here) return {};  // the gate reports the table itself
+        const Claim* c = here->find(task);
+        if (c && c->published && is_mine(*c, ctx) && lease_state(*c, ctx.now, ctx.host) == LeaseState::Live) return {};
+    }
+    Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);
+    if (!remote || !*remote) return {};
+    const auto nothing = [](ClaimTable&) { return ok_status(); };
+    Result<ClaimsUpdate> done = update_claims(fs, ws, ctx, false, ctx.agent + " syncs the claims to complete " + task,
+                                              nothing, default_lock_wait());
+    if (done) return {};
+    return "the claims remote was not reached (" + done.error().message + "): the completion of " + task +
+           " was checked against this machine's claims only";
+}
+
 }  // namespace
 
 Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
@@ -326,6 +351,11 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
             return claimed.error();
         } else {
             gate.warning = claimed->warning;
+        }
+    }
+    if (status == TaskStatus::Completed && !force && store.in_git && unsafe_task_id_reason(task).empty()) {
+        if (std::string w = learn_before_completing(fs, ws, store, task, ctx); !w.empty()) {
+            gate.warning += (gate.warning.empty() ? "" : "; ") + w;
         }
     }
     if (!fs.file_exists(store.file)) return gate;  // no claims ever: nothing to check

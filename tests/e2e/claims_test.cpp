@@ -470,6 +470,34 @@ TEST_F(RemoteClaimsE2E, AStartOfATaskCompletedElsewhereSaysItIsSettledNotBusy) {
     EXPECT_FALSE(contains(r.err, "small claim task-1")) << r;
 }
 
+// A completion with a claims remote asks the remote first: another agent's
+// claim published a moment ago, unknown to this clone's table, refuses it
+// (as it would had this clone known), and --force still completes it.
+TEST_F(RemoteClaimsE2E, ACompletionAsksTheRemoteFirst) {
+    RunResult r = small_as("alice", {"claims"}, clone(1));  // alice's table: exchanged, nobody holds anything
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("bob", {"claim", "task-1"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const json before = run_json(clone(1), {"claims", "--offline", "--json", "--agent", "alice"}, 0);
+    ASSERT_EQ(before["claims"].size(), 0u) << "alice's clone has not heard of bob's claim yet: " << before.dump();
+
+    r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done"}, clone(1));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "claimed by bob")) << r;
+    r = small_as("alice", {"progress", "add", "--task", "task-1", "--status", "completed", "--evidence", "done"}, clone(1));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    r = small_as("alice", {"plan", "--done", "task-1"}, clone(1));
+    EXPECT_EQ(r.exit_code, 1) << r;
+
+    // Her own published claim needs no exchange, and completes.
+    ASSERT_EQ(small_as("alice", {"claim", "task-2"}, clone(1)).exit_code, 0);
+    r = small_as("alice", {"checkpoint", "--task", "task-2", "--status", "completed", "--evidence", "done"}, clone(1));
+    EXPECT_EQ(r.exit_code, 0) << r;
+    r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done", "--force"},
+                 clone(1));
+    EXPECT_EQ(r.exit_code, 0) << r;
+}
+
 // Without a remote the next step still starts the task (one side: nothing to claim against).
 TEST_F(ClaimsE2E, WithoutARemoteTheNextStepStartsTheTask) {
     workspace_with(2, repo());
