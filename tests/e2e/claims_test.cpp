@@ -456,6 +456,44 @@ TEST_F(RemoteClaimsE2E, WithAClaimsRemoteTheNextStepClaimsAndAStartClaimsFirst) 
     EXPECT_TRUE(contains(r.out, "Run next: small checkpoint --task task-2 --status in_progress")) << "bob holds it: " << r;
 }
 
+// The primer's step and its `Run next` agree in team mode: both claim. MCP
+// `resume` names the same call (next_call: the claim tool with the task).
+TEST_F(RemoteClaimsE2E, ThePrimersStepAndMcpResumeClaimBeforeStarting) {
+    RunResult r = small_as("alice", {"status", "--brief", "--max-bytes", "20000"}, clone(1));  // 100 tasks: room for the steps
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Run next: small claim task-1\n")) << r;
+    EXPECT_TRUE(contains(r.out, "Claim task-1: Task 1, then start it")) << r;
+    EXPECT_FALSE(contains(r.out, "Start task-1")) << r;
+
+    RunOptions o;
+    o.cwd = clone(1);
+    o.env = env_;
+    o.env.push_back({"SMALL_AGENT", "alice"});
+    o.timeout = std::chrono::milliseconds(120'000);
+    o.stdin_text = json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                        {"params", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()},
+                                    {"clientInfo", {{"name", "e2e"}, {"version", "1"}}}}}}.dump() +
+                   "\n" + json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+                               {"params", {{"name", "resume"}, {"arguments", {{"max_bytes", 20000}}}}}}.dump() + "\n";
+    RunResult mcp = run_small({"mcp"}, o);
+    ASSERT_NE(mcp.out.rfind("{\"id\":2"), std::string::npos) << mcp;
+    std::string last = mcp.out.substr(mcp.out.rfind("{\"id\":2"));
+    json resume = json::parse(last.substr(0, last.find('\n')));
+    const json& call = resume["result"]["structuredContent"]["next_call"];
+    EXPECT_EQ(call["tool"], "claim") << resume.dump();
+    EXPECT_EQ(call["arguments"]["task"], "task-1") << resume.dump();
+    const std::string text = resume["result"]["content"][0]["text"].get<std::string>();
+    EXPECT_TRUE(contains(text, "Claim task-1: Task 1, then start it")) << text;
+    EXPECT_FALSE(contains(text, "Start task-1")) << text;
+
+    // Once alice holds it, the next call starts it.
+    ASSERT_EQ(small_as("alice", {"claim", "task-1"}, clone(1)).exit_code, 0);
+    mcp = run_small({"mcp"}, o);
+    last = mcp.out.substr(mcp.out.rfind("{\"id\":2"));
+    resume = json::parse(last.substr(0, last.find('\n')));
+    EXPECT_EQ(resume["result"]["structuredContent"]["next_call"]["tool"], "checkpoint") << resume.dump();
+}
+
 // A start refused because another side completed the task says so, and
 // never `small claim X` "once it is free": a completed task never is.
 TEST_F(RemoteClaimsE2E, AStartOfATaskCompletedElsewhereSaysItIsSettledNotBusy) {
