@@ -83,13 +83,50 @@ Status store_fetched(const FileSystem& fs, const ClaimStore& store, const ClaimT
     return write_claim_table(fs, store, fetched);
 }
 
+// A git killed while it updated a tracking ref (a SIGKILLed `small` takes
+// its git with it) leaves `<ref>.lock` behind, and git refuses every later
+// fetch into that ref ("cannot lock ref '<ref>': ... File exists"): the
+// clone's claims would never reach the remote again, each exchange taken
+// for an unreachable remote. Only small fetches into refs/small-remotes/,
+// and a fetch holds a ref's lock for milliseconds, so such a lock file that
+// stays 2 seconds is stale: removed (the ref is only a cache of the remote's
+// tip; the next fetch writes it afresh). Waits at most 3 s for that. True
+// when the lock is gone and the fetch is worth one more try.
+bool clear_stale_tracking_lock(const FileSystem& fs, const ClaimStore& store, const RemoteRef& remote,
+                               const Error& failed) {
+    constexpr std::string_view kCannotLock = "cannot lock ref '";
+    const std::size_t at = failed.message.find(kCannotLock);
+    if (at == std::string::npos) return false;
+    const std::size_t from = at + kCannotLock.size(), to = failed.message.find('\'', from);
+    if (to == std::string::npos) return false;
+    const std::string ref = failed.message.substr(from, to - from);
+    const bool ours = ref == remote.tracking || ref.starts_with(remote.tracking + "@");  // claims, claims@<workspace>
+    if (!ours || ref.find("..") != std::string::npos) return false;
+    const std::string lock = store.root + "/" + ref + ".lock";
+    using std::chrono::system_clock;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (true) {
+        const std::optional<FileInfo> info = fs.stat(lock);
+        if (!info) return true;  // gone meanwhile: a live fetch's, finished
+        const auto age = system_clock::now() - system_clock::time_point(std::chrono::seconds(info->mtime_sec));
+        if (age >= std::chrono::seconds(2)) return static_cast<bool>(fs.remove_file(store.root, lock, Durability::None));
+        if (std::chrono::steady_clock::now() >= give_up) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+}
+
 Result<ClaimsUpdate> update_remote(const FileSystem& fs, const ClaimStore& store, const RemoteRef& remote,
                                    const ClaimTable& local, const ClaimContext& ctx, const std::string& summary,
                                    const ClaimChange& change) {
     ClaimsUpdate out{remote.remote, false, {}};
     std::minstd_rand jitter(static_cast<unsigned>(ctx.now.nanos ^ std::hash<std::string>{}(ctx.agent)));
+    bool cleared_lock = false;
     for (int attempt = 0; attempt < kPublishAttempts; ++attempt) {
         Result<RefText> read = fetch_ref_text(remote);
+        if (!read && !cleared_lock && clear_stale_tracking_lock(fs, store, remote, read.error())) {
+            cleared_lock = true;
+            read = fetch_ref_text(remote);
+        }
         if (!read) {
             Error e = read.error();
             e.message += " (nothing changed; retry when the remote is reachable, or use --offline)";

@@ -536,6 +536,34 @@ TEST_F(RemoteClaimsE2E, ACompletionAsksTheRemoteFirst) {
     EXPECT_EQ(r.exit_code, 0) << r;
 }
 
+// A git killed while it fetched the claims (a SIGKILLed `small` takes its
+// git with it) left refs/small-remotes/origin/claims.lock behind: git then
+// refused every later fetch into that ref, and each exchange of the clone
+// was taken for an unreachable remote for good (found by sim.agents, seed
+// 99: completions released their claims on this machine only). A lock that
+// old is stale under the claims lock: removed, and the exchange goes on.
+TEST_F(RemoteClaimsE2E, AStaleLockOfTheTrackingRefLeftByAKilledGitIsCleared) {
+    ASSERT_EQ(small_as("alice", {"claim", "task-1"}, clone(1)).exit_code, 0);
+    const fs::path lock = clone(1) / ".git/refs/small-remotes/origin/claims.lock";
+    ASSERT_TRUE(fs::exists(lock.parent_path())) << "the tracking ref's folder";
+    write_file(lock, "");
+    fs::last_write_time(lock, fs::file_time_type::clock::now() - std::chrono::minutes(1));
+    ASSERT_EQ(small_as("bob", {"claim", "task-2"}, clone(2)).exit_code, 0);
+
+    RunResult r = small_as("alice", {"claim", "task-3"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "published to origin")) << r;
+    EXPECT_FALSE(fs::exists(lock));
+    r = small_as("alice", {"ready"}, clone(1));
+    EXPECT_FALSE(contains(r.out, "task-2:")) << "bob's claim was fetched: " << r;
+
+    // A fresh lock (a fetch under way) is waited for, then taken as stale too.
+    write_file(lock, "");
+    r = small_as("alice", {"claim", "task-4"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "published to origin")) << r;
+}
+
 // Without a remote the next step still starts the task (one side: nothing to claim against).
 TEST_F(ClaimsE2E, WithoutARemoteTheNextStepStartsTheTask) {
     workspace_with(2, repo());
