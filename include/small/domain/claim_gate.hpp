@@ -59,7 +59,7 @@ struct ClaimGate {
     std::optional<Settlement> settle;   // the settlement the entry records for other sides (D21)
     std::optional<Settlement> reopen;   // another side's settlement the entry lifts
     std::string note;                   // what the entry's notes record; "" when no claim is involved
-    std::string warning;                // the start could not claim through the remote (settle_claim reports it)
+    std::string warning;                // the start could not claim, or the completion ask, through the remote (settle_claim reports it)
 };
 
 // Reads the claims table (no lock); Invalid when another live claim forbids
@@ -71,7 +71,9 @@ struct ClaimGate {
 // live claim, or a settlement elsewhere, refuses the start (Invalid, the fix
 // names `small claim`), and what the exchange learned is stored either way.
 // An unreachable remote does not stop the start: `warning` says it is
-// unclaimed there.
+// unclaimed there. Completing a task there exchanges with the remote first
+// (unless the writer holds the task's published live claim), so a claim
+// another machine published refuses it; an unreachable remote only warns.
 Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
                                 const ClaimContext& ctx, bool force, const std::string& evidence = {});
 
