@@ -484,6 +484,10 @@ void carry_unpublished(const ClaimTable& local, ClaimTable& remote, const ClaimC
         if (mine.published || (there && there->at >= mine.at)) continue;
         Settlement published = mine;
         published.published = true;
+        // Settling releases the claim (D19): a settlement made while the
+        // remote was out of reach takes the lease it ended with it, as the
+        // online settle would have (a claim made after it stays).
+        if (const Claim* c = remote.find(mine.task); c && !(mine.at < c->claimed_at)) remote.erase(mine.task);
         remote.settle(std::move(published));
     }
     remote.last_task_number = std::max(remote.last_task_number, local.last_task_number);
