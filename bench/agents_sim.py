@@ -606,6 +606,12 @@ class Sim:
             self.check_tables(agent.name)
         title = self.task_title(side, agent, task, ready)
         r = self.checkpoint(side, agent, task, title, "in_progress", weak=weak)
+        if r["killed"]:
+            # The agent does not know whether its start landed, nor, after an offline claim,
+            # whether the claim is still its own (an exchange by anyone on its clone drops an
+            # offline claim the remote gave to another agent, D19): it starts again, as it
+            # completes again below, and learns it there.
+            r = self.checkpoint(side, agent, task, title, "in_progress", kill=False, weak=weak)
         if r["rc"] != 0 and not r["killed"] and weak:
             # an offline claim another agent's published claim beat: drop it, as D19 says
             with self.mu:

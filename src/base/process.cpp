@@ -206,8 +206,9 @@ extern "C" void on_guardian_term(int) {
                              int err, int report_fd, pid_t parent, bool die_with_parent) {
     ::setpgid(0, 0);
     if (die_with_parent) {
-        // A parent already gone (killed before this line) is caught by getppid.
-        if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) ::_exit(128 + SIGTERM);
+        // The guardian's handler goes in before PR_SET_PDEATHSIG: the parent's
+        // death signal must never meet the parent's own (inherited) handler,
+        // which only notes it, or git would run on, unstopped, after it.
         struct sigaction term {};
         term.sa_handler = on_guardian_term;
         ::sigemptyset(&term.sa_mask);
@@ -215,6 +216,10 @@ extern "C" void on_guardian_term(int) {
         ignore.sa_handler = SIG_IGN;
         ::sigemptyset(&ignore.sa_mask);
         for (int sig : kForwarded) ::sigaction(sig, sig == SIGTERM ? &term : &ignore, nullptr);
+        // A parent already gone (killed before this line) is caught by getppid.
+        if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) ::_exit(128 + SIGTERM);
+        // Fired before the fork: the group it stopped held no child yet.
+        if (g_guardian_fired) ::_exit(128 + SIGTERM);
         const pid_t guardian = ::getpid();
         const pid_t pid = ::fork();
         if (pid < 0) {
@@ -236,6 +241,10 @@ extern "C" void on_guardian_term(int) {
     sigset_t none;
     ::sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    // The guardian's stop reached this child (or the guardian, just before
+    // the fork) while its handler was still in place: the command never runs
+    // (D21: nothing is published by a process that was stopped).
+    if (die_with_parent && g_guardian_fired) ::_exit(128 + SIGTERM);
     int e = 0;
     if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) e = errno;
     if (e == 0 && cwd && ::chdir(cwd) != 0) e = errno;

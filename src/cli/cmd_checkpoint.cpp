@@ -63,6 +63,12 @@ void register_checkpoint(CLI::App& app, Context& ctx) {
                   "Complete the task although its dependencies are not all completed, or another agent claims it (the entry's notes say so)");
     cmd->add_option("--agent", r.agent, "Who writes, for claims (default: $SMALL_AGENT, else user@host:<workspace root>)");
     add_workspace_flags(cmd, f->where, "Workspace scope: root (default), examples or any");
+    cmd->footer("In team mode (a claims remote: origin, or git config small.claimsRemote, or $SMALL_CLAIMS_REMOTE),\n"
+                "a start (--status in_progress) claims the task through the remote first, as `small claim` does:\n"
+                "refused when another agent holds it or another side settled it; an unreachable remote\n"
+                "only warns. --force starts it without a claim. A completion first exchanges the claims with\n"
+                "the remote (unless you hold the task's published claim), so another agent's fresh claim\n"
+                "refuses it.");
 }
 
 }  // namespace small::cli

@@ -140,7 +140,12 @@ void register_plan(CLI::App& app, Context& ctx) {
         "is refused with the closest ids. --from takes a list of tasks, each with id (optional: new\n"
         "tasks get the next task-<N>), title, status, depends_on, steps, acceptance and any other field;\n"
         "a field set to null is removed. Only the bytes of what changes are written: comments,\n"
-        "quoting and layout elsewhere stay; where that cannot be done, a warning names the line.");
+        "quoting and layout elsewhere stay; where that cannot be done, a warning names the line.\n"
+        "In team mode (a claims remote: origin, or git config small.claimsRemote, or $SMALL_CLAIMS_REMOTE),\n"
+        "--in-progress claims the task through the remote first, as `small claim` does: refused when\n"
+        "another agent holds it or another side settled it; an unreachable remote only warns. --force\n"
+        "starts it without a claim. --done first exchanges the claims with the remote (unless you hold\n"
+        "the task's published claim), so another agent's fresh claim refuses it.");
     register_plan_show(cmd, ctx);
     cmd->callback([&ctx, f, cmd] {
         if (!cmd->get_subcommands().empty()) return;  // `plan show` ran instead

@@ -136,6 +136,12 @@ void register_progress(CLI::App& app, Context& ctx) {
                 "another agent claims (the entry's notes say so)");
     a->add_option("--agent", add->agent, "Who writes, for claims (default: $SMALL_AGENT, else user@host:<workspace root>)");
     add_workspace_flags(a, add->where, "Workspace scope: root (default), examples or any");
+    a->footer("In team mode (a claims remote: origin, or git config small.claimsRemote, or $SMALL_CLAIMS_REMOTE),\n"
+              "a start (--status in_progress) claims the task through the remote first, as `small claim` does:\n"
+              "refused when another agent holds it or another side settled it; an unreachable remote\n"
+              "only warns. --force starts it without a claim. A completion first exchanges the claims with\n"
+              "the remote (unless you hold the task's published claim), so another agent's fresh claim\n"
+              "refuses it.");
     a->callback([&ctx, add] { ctx.exit_code = run_add(ctx, *add); });
 
     auto mig = std::make_shared<MigrateFlags>();

@@ -51,7 +51,8 @@ std::string item_line(const ProgressItem& item) {
     return text.empty() ? line : line + " - " + text;
 }
 
-void print_plan(const Output& out, const PlanSummary& plan) {
+// `next_task`: the report's next task ("" none), so the two lines agree.
+void print_plan(const Output& out, const PlanSummary& plan, const std::string& next_task) {
     out.info("Plan: " + std::to_string(plan.total_tasks) + " tasks");
     const std::vector<std::string> counted = status_names(kCountedStatuses);
     for (const std::string& status : counted) {
@@ -64,7 +65,12 @@ void print_plan(const Output& out, const PlanSummary& plan) {
     }
     std::string ids;
     for (const std::string& id : plan.next_actionable) ids += (ids.empty() ? "" : " ") + id;
-    out.info(ids.empty() ? "Next actionable: none" : "Next actionable: [" + ids + "]");
+    // Actionable is pending and ready; the next task may be one already under
+    // way (in progress, or started by its newest work entry): then there is
+    // still something to do, and the line says which.
+    const bool goes_on = !next_task.empty() && next_task != kRunCompleteText;
+    if (!ids.empty()) out.info("Next actionable: [" + ids + "]");
+    else out.info(goes_on ? "Next actionable: none to start; continue the next task, " + next_task : "Next actionable: none");
 }
 
 void print_text(const Output& out, const StatusReport& r, bool audit) {
@@ -77,7 +83,7 @@ void print_text(const Output& out, const StatusReport& r, bool audit) {
     }
     out.info("");
     if (!r.replay_id.empty()) out.info("ReplayId: " + r.replay_id);
-    if (r.plan) print_plan(out, *r.plan);
+    if (r.plan) print_plan(out, *r.plan, r.next_task);
     if (!r.next_task.empty()) out.info("Next task: " + r.next_task);
     if (!r.stop.empty()) out.info("Next task: none — " + r.stop);
     for (const StatusReport::Blocked& b : r.blocked) {

@@ -60,13 +60,73 @@ void keep_local_fields(const ClaimTable& local, ClaimTable& table) {
     }
 }
 
+// The table just fetched (with this machine's unpublished records carried
+// onto it, still unpublished: no remote accepted them) stored here after a
+// change was refused, so what the exchange learned is not lost.
+Status store_fetched(const FileSystem& fs, const ClaimStore& store, const ClaimTable& local, ClaimTable fetched,
+                     Instant now) {
+    for (Claim& c : fetched.claims) {
+        const Claim* here = local.find(c.task);
+        if (here && !here->published && here->agent == c.agent && here->claimed_at == c.claimed_at &&
+            here->renewed_at == c.renewed_at) {
+            c.published = false;
+        } else {
+            c.published_until = c.expires_at;
+        }
+    }
+    for (Settlement& s : fetched.settled) {
+        const Settlement* here = local.settlement(s.task);
+        if (here && !here->published && here->at == s.at && here->agent == s.agent) s.published = false;
+    }
+    keep_local_fields(local, fetched);
+    fetched.synced_at = now;
+    return write_claim_table(fs, store, fetched);
+}
+
+// A git killed while it updated a tracking ref (a SIGKILLed `small` takes
+// its git with it) leaves `<ref>.lock` behind, and git refuses every later
+// fetch into that ref ("cannot lock ref '<ref>': ... File exists"): the
+// clone's claims would never reach the remote again, each exchange taken
+// for an unreachable remote. Only small fetches into refs/small-remotes/,
+// and a fetch holds a ref's lock for milliseconds, so such a lock file that
+// stays 2 seconds is stale: removed (the ref is only a cache of the remote's
+// tip; the next fetch writes it afresh). Waits at most 3 s for that. True
+// when the lock is gone and the fetch is worth one more try.
+bool clear_stale_tracking_lock(const FileSystem& fs, const ClaimStore& store, const RemoteRef& remote,
+                               const Error& failed) {
+    constexpr std::string_view kCannotLock = "cannot lock ref '";
+    const std::size_t at = failed.message.find(kCannotLock);
+    if (at == std::string::npos) return false;
+    const std::size_t from = at + kCannotLock.size(), to = failed.message.find('\'', from);
+    if (to == std::string::npos) return false;
+    const std::string ref = failed.message.substr(from, to - from);
+    const bool ours = ref == remote.tracking || ref.starts_with(remote.tracking + "@");  // claims, claims@<workspace>
+    if (!ours || ref.find("..") != std::string::npos) return false;
+    const std::string lock = store.root + "/" + ref + ".lock";
+    using std::chrono::system_clock;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (true) {
+        const std::optional<FileInfo> info = fs.stat(lock);
+        if (!info) return true;  // gone meanwhile: a live fetch's, finished
+        const auto age = system_clock::now() - system_clock::time_point(std::chrono::seconds(info->mtime_sec));
+        if (age >= std::chrono::seconds(2)) return static_cast<bool>(fs.remove_file(store.root, lock, Durability::None));
+        if (std::chrono::steady_clock::now() >= give_up) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+}
+
 Result<ClaimsUpdate> update_remote(const FileSystem& fs, const ClaimStore& store, const RemoteRef& remote,
                                    const ClaimTable& local, const ClaimContext& ctx, const std::string& summary,
                                    const ClaimChange& change) {
     ClaimsUpdate out{remote.remote, false, {}};
     std::minstd_rand jitter(static_cast<unsigned>(ctx.now.nanos ^ std::hash<std::string>{}(ctx.agent)));
+    bool cleared_lock = false;
     for (int attempt = 0; attempt < kPublishAttempts; ++attempt) {
         Result<RefText> read = fetch_ref_text(remote);
+        if (!read && !cleared_lock && clear_stale_tracking_lock(fs, store, remote, read.error())) {
+            cleared_lock = true;
+            read = fetch_ref_text(remote);
+        }
         if (!read) {
             Error e = read.error();
             e.message += " (nothing changed; retry when the remote is reachable, or use --offline)";
@@ -82,7 +142,18 @@ Result<ClaimsUpdate> update_remote(const FileSystem& fs, const ClaimStore& store
         }
         ClaimTable table = remote_table;
         carry_unpublished(local, table, ctx, warnings);
-        if (Status s = change(table); !s) return s.error();  // nothing pushed: the local table stays as it was
+        const ClaimTable fetched = table;
+        if (Status s = change(table); !s) {
+            // Refused: nothing is pushed, but what the fetch told is kept
+            // here, as `small claims` keeps it, so the next `ready`, start or
+            // claim on this side knows it too (D21).
+            Error e = s.error();
+            if (Status w = store_fetched(fs, store, local, fetched, ctx.now); !w) {
+                e.message += " (the claims fetched from " + remote.remote + " were not stored here: " + w.error().message + ")";
+            }
+            for (const std::string& warning : warnings) e.message += "; " + warning;
+            return e;
+        }
         (void)drop_expired(table, ctx.now, ctx.host);  // after: a decision names the lease it replaces
         Result<bool> pushed = table == remote_table && warnings.empty()
                                   ? Result<bool>(true)
@@ -230,6 +301,79 @@ std::string side_name(const FileSystem& fs, const WorkspacePaths& ws, const Clai
     return unsafe_name_reason(side).empty() ? side : where;
 }
 
+namespace {
+
+// D19: a start where the claims travel through a remote claims the task
+// there first (see gate_on_claim). Only `warning` of the result is used.
+Result<ClaimGate> claim_to_start(const FileSystem& fs, const WorkspacePaths& ws, const ClaimStore& store,
+                                 const std::string& task, const ClaimContext& ctx) {
+    ClaimGate out;
+    if (fs.file_exists(store.file)) {
+        // The writer's own live claim the remote accepted: nothing to ask it.
+        Result<ClaimTable> here = read_claim_table(fs, store);
+        if (!here) return here.error();
+        const Claim* c = here->find(task);
+        if (c && c->published && is_mine(*c, ctx) && lease_state(*c, ctx.now, ctx.host) == LeaseState::Live) return out;
+    }
+    Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);
+    if (!remote || !*remote) return out;
+    const std::string fix = "take another task (`small ready`, `small claim --next`), or `small claim " + task +
+                            "` once it is free; --force starts it anyway";
+    const auto take = [&](ClaimTable& table) -> Status {
+        if (const Settlement* s = table.settlement(task); s && s->status != TaskStatus::Blocked) {
+            // A completed or cancelled task never becomes free: no `small claim` later.
+            Error e = Error::invalid("task " + task + " was " + describe_settlement(*s) + "; nothing written");
+            e.hint = "it is settled for every side, not waiting to be free: take the next ready task (`small ready`, "
+                     "`small claim --next`); --force works on it again";
+            return e;
+        }
+        const Claim* c = table.find(task);
+        if (c && is_mine(*c, ctx) && lease_state(*c, ctx.now, ctx.host) == LeaseState::Live) return ok_status();
+        ClaimDecision d = decide_claim(table, task, kDefaultLeaseSeconds, ctx, false);
+        if (d.kind == ClaimDecision::Kind::Refused) {
+            Error e = Error::invalid(d.message + "; nothing written (starting a task claims it first)");
+            e.hint = fix;
+            return e;
+        }
+        table.put(d.claim);
+        return ok_status();
+    };
+    Result<ClaimsUpdate> done = update_claims(fs, ws, ctx, false, ctx.agent + " claims " + task + " to start it", take,
+                                              default_lock_wait());
+    if (done) return out;
+    if (done.error().kind != Error::Kind::System) return done.error();
+    out.warning = "the claims remote was not reached (" + done.error().message + "): " + task +
+                  " was started without a claim there; `small claim " + task + "` claims it when it is reachable";
+    return out;
+}
+
+// A completion where the claims travel through a remote asks the remote
+// first (D19, D21): another agent's claim published a moment ago, or a
+// settlement on another side, refuses it as one this machine knew would.
+// The writer's own live published claim needs no exchange (nobody else can
+// hold the task there). Returns a warning ("" none): an exchange that fails
+// does not stop the completion, which is then checked against this machine's
+// table, as before.
+std::string learn_before_completing(const FileSystem& fs, const WorkspacePaths& ws, const ClaimStore& store,
+                                    const std::string& task, const ClaimContext& ctx) {
+    if (fs.file_exists(store.file)) {
+        Result<ClaimTable> here = read_claim_table(fs, store);
+        if (!here) return {};  // the gate reports the table itself
+        const Claim* c = here->find(task);
+        if (c && c->published && is_mine(*c, ctx) && lease_state(*c, ctx.now, ctx.host) == LeaseState::Live) return {};
+    }
+    Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);
+    if (!remote || !*remote) return {};
+    const auto nothing = [](ClaimTable&) { return ok_status(); };
+    Result<ClaimsUpdate> done = update_claims(fs, ws, ctx, false, ctx.agent + " syncs the claims to complete " + task,
+                                              nothing, default_lock_wait());
+    if (done) return {};
+    return "the claims remote was not reached (" + done.error().message + "): the completion of " + task +
+           " was checked against this machine's claims only";
+}
+
+}  // namespace
+
 Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
                                 const ClaimContext& ctx, bool force, const std::string& evidence) {
     ClaimGate gate;
@@ -238,6 +382,18 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
     if (store.in_git && is_settled(status) && unsafe_task_id_reason(task).empty()) {
         const std::string reason = status == TaskStatus::Blocked ? settlement_reason(evidence) : std::string();
         gate.settle = Settlement{task, status, ctx.agent, side_name(fs, ws, ctx), reason, ctx.now, true};
+    }
+    if (status == TaskStatus::InProgress && !force && store.in_git && unsafe_task_id_reason(task).empty()) {
+        if (Result<ClaimGate> claimed = claim_to_start(fs, ws, store, task, ctx); !claimed) {
+            return claimed.error();
+        } else {
+            gate.warning = claimed->warning;
+        }
+    }
+    if (status == TaskStatus::Completed && !force && store.in_git && unsafe_task_id_reason(task).empty()) {
+        if (std::string w = learn_before_completing(fs, ws, store, task, ctx); !w.empty()) {
+            gate.warning += (gate.warning.empty() ? "" : "; ") + w;
+        }
     }
     if (!fs.file_exists(store.file)) return gate;  // no claims ever: nothing to check
     Result<ClaimTable> table = read_claim_table(fs, store);
@@ -277,7 +433,15 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
 std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx,
                                      WorkFacts& facts) {
     const ClaimStore store = locate_claim_store(fs, ws);
-    if (!fs.file_exists(store.file)) return {};
+    // A table never exchanged with a configured remote knows nothing of the
+    // other sides (D21): said, not trusted silently.
+    const auto never_fetched = [&](const ClaimTable* t) {
+        return (!t || !t->synced_at.seconds) && claims_remote_likely(fs, store);
+    };
+    if (!fs.file_exists(store.file)) {
+        if (never_fetched(nullptr)) return {std::string(kClaimsNeverFetched)};
+        return {};
+    }
     Result<ClaimTable> table = read_claim_table(fs, store);
     if (!table) return {table.error().message};
     std::vector<std::string> mine, others;
@@ -309,6 +473,8 @@ std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths&
     if (table->synced_at.seconds && ctx.now.seconds - table->synced_at.seconds >= kStaleSeconds) {
         mine.push_back("(claims as of " + duration_text(ctx.now.seconds - table->synced_at.seconds) +
                        " ago; `small claims` refreshes them)");
+    } else if (never_fetched(&*table)) {
+        mine.push_back(std::string(kClaimsNeverFetched));
     }
     return mine;
 }
@@ -323,6 +489,15 @@ std::set<std::string, std::less<>> done_task_ids(const FileSystem& fs, const Wor
     return out;
 }
 
+bool claims_shared_by_remote(const FileSystem& fs, const WorkspacePaths& ws) {
+    const ClaimStore store = locate_claim_store(fs, ws);
+    if (!store.in_git) return false;
+    if (fs.file_exists(store.file)) {
+        if (Result<ClaimTable> table = read_claim_table(fs, store); table && table->synced_at.seconds) return true;
+    }
+    return claims_remote_likely(fs, store);
+}
+
 WorkFacts claimed_facts(const FileSystem& fs, const WorkspacePaths& ws, WorkFacts facts) {
     (void)mark_claims(fs, ws, claim_context(std::nullopt, ws), facts);
     return facts;
@@ -335,6 +510,12 @@ std::optional<std::string> notes_with_claim(const std::optional<std::string>& no
 }
 
 std::string settle_claim(const FileSystem& fs, const WorkspacePaths& ws, const ClaimGate& gate, const ClaimContext& ctx) {
+    if (!gate.warning.empty()) {
+        ClaimGate rest = gate;
+        rest.warning.clear();
+        const std::string more = settle_claim(fs, ws, rest, ctx);
+        return more.empty() ? gate.warning : gate.warning + "; " + more;
+    }
     if (!gate.renew && !gate.release && !gate.settle && !gate.reopen) return {};
     const std::string task = gate.renew     ? gate.renew->task
                              : gate.release ? gate.release->task

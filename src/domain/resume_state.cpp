@@ -1,6 +1,8 @@
 // The resume point as it is now (see the header).
 #include "small/domain/resume_state.hpp"
 
+#include <algorithm>
+
 #include "small/domain/claim_gate.hpp"
 #include "small/store/local_work.hpp"
 #include "small/store/log_facts_cache.hpp"
@@ -23,6 +25,19 @@ Result<ResumeState> load_resume_state(const FileSystem& fs, const WorkspacePaths
         if (!work.claimed_by.empty() || work.settled_as) s.taken.insert(id);  // held by another, or settled elsewhere (D21)
     }
     s.point = resume_point(s.plan, claimed);
+    // D19: where the claims travel through a remote, a task nobody holds is
+    // claimed before it is started (the start would claim it too, but the
+    // claim names the holder when another agent won it meanwhile).
+    const NextAction& a = s.point.action;
+    const bool starts = a.tool == "checkpoint" &&
+                        std::any_of(a.args.begin(), a.args.end(), [](const NextAction::Arg& g) {
+                            return g.name == "status" && g.value == "in_progress";
+                        });
+    if (s.point.kind == ResumeKind::Work && starts && !s.point.current.empty()) {
+        const auto w = claimed.find(s.point.current);
+        const bool held = w != claimed.end() && !w->second.held_until.empty();
+        if (!held && claims_shared_by_remote(fs, ws)) s.point.action = NextAction{"claim", {{"task", s.point.current, false}}, "", ""};
+    }
     s.now = handoff_source(s.plan, s.facts);  // as the handoff records it: shared data only
     const std::string handoff = ws.artifact_path(ArtifactType::Handoff);
     s.handoff_exists = fs.file_exists(handoff);

@@ -484,6 +484,10 @@ void carry_unpublished(const ClaimTable& local, ClaimTable& remote, const ClaimC
         if (mine.published || (there && there->at >= mine.at)) continue;
         Settlement published = mine;
         published.published = true;
+        // Settling releases the claim (D19): a settlement made while the
+        // remote was out of reach takes the lease it ended with it, as the
+        // online settle would have (a claim made after it stays).
+        if (const Claim* c = remote.find(mine.task); c && !(mine.at < c->claimed_at)) remote.erase(mine.task);
         remote.settle(std::move(published));
     }
     remote.last_task_number = std::max(remote.last_task_number, local.last_task_number);
@@ -512,10 +516,13 @@ std::vector<ReadyTask> ready_queue(const std::vector<PlanTaskOutline>& plan, con
         const auto work = facts.find(t.id);
         if (work != facts.end() && is_settled(work->second.last_status)) continue;
         if (claims.settlement(t.id) || held_by_other(claims, t.id, ctx)) continue;
-        ReadyTask r{t.id, t.title, t.status, t.priority, std::nullopt};
+        ReadyTask r{t.id, t.title, t.status, t.priority, std::nullopt, false};
         if (const Claim* c = claims.find(t.id); c && is_mine(*c, ctx) && lease_state(*c, ctx.now, ctx.host) == LeaseState::Live) {
             r.mine = *c;
         }
+        const bool in_progress = t.status.is(TaskStatus::InProgress) ||
+                                 (work != facts.end() && work->second.last_status.is(TaskStatus::InProgress));
+        r.started_unclaimed = in_progress && !r.mine;
         out.push_back(std::move(r));
     }
     std::stable_sort(out.begin(), out.end(), [](const ReadyTask& a, const ReadyTask& b) {

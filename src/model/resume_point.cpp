@@ -433,6 +433,10 @@ std::string cli_line(const NextAction& a) {
     if (a.tool.empty()) return a.note;  // a stop's note starts "stop: "
     std::string line = "small " + (a.tool == "progress_add" ? std::string("progress add") : a.tool);
     for (const NextAction::Arg& arg : a.args) {
+        if (a.tool == "claim" && arg.name == "task") {  // `small claim TASK`: an operand
+            line += ' ' + shell_quote(arg.value);
+            continue;
+        }
         std::string flag = arg.name;
         std::replace(flag.begin(), flag.end(), '_', '-');
         line += " --" + flag;

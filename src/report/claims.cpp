@@ -46,7 +46,7 @@ nlohmann::json claim_record_json(const Claim& c, Instant now) {
 nlohmann::json ready_json(const ReadyResult& r, Instant now) {
     nlohmann::json tasks = nlohmann::json::array();
     for (const ReadyTask& t : r.tasks) {
-        nlohmann::json j = {{"id", t.id}, {"title", t.title}, {"status", t.status.word()}, {"held_by_you", t.mine.has_value()}};
+        nlohmann::json j = {{"id", t.id}, {"title", t.title}, {"status", t.status.word()}, {"held_by_you", t.mine.has_value()}, {"started_unclaimed", t.started_unclaimed}};
         if (!t.priority.empty()) j["priority"] = t.priority;
         if (t.mine) j["expires_at"] = format_timestamp_utc9(t.mine->expires_at);
         tasks.push_back(std::move(j));
@@ -113,6 +113,7 @@ std::string ready_line(const ReadyTask& t, Instant now) {
     std::string line = t.id + (t.title.empty() ? "" : ": " + t.title);
     if (!t.priority.empty()) line += " [priority " + t.priority + "]";
     if (t.mine) line += " (you hold it until " + lease_until_text(*t.mine, now) + ")";
+    if (t.started_unclaimed) line += " (in progress, unclaimed: someone may be on it; `small claim` asks first)";
     return line;
 }
 

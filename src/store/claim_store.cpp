@@ -94,6 +94,25 @@ Result<std::optional<RemoteRef>> claims_remote(const FileSystem& fs, const Claim
                                    "refs/small-remotes/" + **name + "/claims" + suffix, store.work_tree});
 }
 
+bool claims_remote_likely(const FileSystem& fs, const ClaimStore& store) {
+    if (!store.in_git) return false;
+    if (const char* env = std::getenv("SMALL_CLAIMS_REMOTE"); env != nullptr && *env != '\0') {
+        return lower_ascii(trim(env)) != "none";
+    }
+    Result<std::optional<std::string>> config = fs.read_file_if_present(store.root + "/config");
+    if (!config || !*config) return false;
+    const std::string text = lower_ascii(**config);
+    if (text.find("[remote") == std::string::npos && text.find("[include") == std::string::npos) return false;
+    for (std::size_t at = text.find("claimsremote"); at != std::string::npos; at = text.find("claimsremote", at + 1)) {
+        const std::size_t eq = text.find('=', at), eol = text.find('\n', at);
+        if (eq == std::string::npos || (eol != std::string::npos && eq > eol)) continue;
+        std::string value(trim(std::string_view(text).substr(eq + 1, eol == std::string::npos ? std::string::npos : eol - eq - 1)));
+        if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+        if (value == "none") return false;
+    }
+    return true;
+}
+
 std::string claims_message(const ClaimTable& table, const std::string& summary) {
     return summary + "\n\n" + claims_json(table, false);
 }

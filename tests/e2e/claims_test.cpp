@@ -385,6 +385,194 @@ TEST_F(RemoteClaimsE2E, ATaskCompletedInOneCloneIsSettledInTheOther) {
     EXPECT_FALSE(contains(r.out, "task-3:")) << r;
 }
 
+// A refused claim keeps what its exchange with the remote learned (D21): a
+// task completed in the other clone is no longer offered, nor startable,
+// without a `small claims` first.
+TEST_F(RemoteClaimsE2E, ARefusedClaimStoresTheTableItFetched) {
+    RunResult r = small_as("alice", {"claim", "task-1"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("alice", {"claim", "task-2"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("bob", {"claim", "task-1"}, clone(2));
+    ASSERT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "completed by alice")) << r;
+    r = small_as("bob", {"ready"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_FALSE(contains(r.out, "task-1:")) << "the refusal's fetch was kept: " << r;
+    EXPECT_FALSE(contains(r.out, "task-2:")) << "alice's claim was learned too: " << r;
+    EXPECT_FALSE(contains(r.err, "never fetched")) << r;
+    const json table = run_json(clone(2), {"claims", "--offline", "--json", "--agent", "bob"}, 0);
+    ASSERT_EQ(table["settled"].size(), 1u) << table.dump();
+    EXPECT_EQ(table["settled"][0]["task"], "task-1") << table.dump();
+    ASSERT_EQ(table["claims"].size(), 1u) << table.dump();
+    EXPECT_EQ(table["claims"][0]["agent"], "alice") << table.dump();
+}
+
+// D19 in team mode: a fresh clone says its claims were never fetched, its
+// next step claims (never starts unclaimed), and a start claims the task
+// through the remote first, so a second agent can neither claim nor start it.
+TEST_F(RemoteClaimsE2E, WithAClaimsRemoteTheNextStepClaimsAndAStartClaimsFirst) {
+    RunResult r = small_as("alice", {"status", "--brief"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Run next: small claim task-1\n")) << r;
+    EXPECT_TRUE(contains(r.out, "claims not yet fetched from the remote")) << r;
+    r = small_as("alice", {"ready"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.err, "never fetched from the remote")) << r;
+
+    // alice starts task-1 without `small claim`: the start claims it on the remote.
+    r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "in_progress"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const std::string remote = git_out({"--git-dir", bare().string(), "log", "-1", "--format=%B", "refs/small/claims"});
+    EXPECT_TRUE(contains(remote, "\"task\":\"task-1\"")) << remote;
+    EXPECT_TRUE(contains(remote, "\"agent\":\"alice\"")) << remote;
+    r = small_as("alice", {"status", "--brief"}, clone(1));
+    EXPECT_FALSE(contains(r.out, "claims not yet fetched")) << r;
+    EXPECT_TRUE(contains(r.out, "Run next: small checkpoint --task task-1 --status completed")) << r;
+
+    // bob, in the other clone, never fetched: his primer offers task-1 as a claim, and the claim is refused.
+    r = small_as("bob", {"status", "--brief"}, clone(2));
+    EXPECT_TRUE(contains(r.out, "Run next: small claim task-1\n")) << r;
+    r = small_as("bob", {"checkpoint", "--task", "task-1", "--status", "in_progress"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << "the start asked the remote first: " << r;
+    EXPECT_TRUE(contains(r.err, "claimed by alice")) << r;
+    EXPECT_TRUE(contains(r.err, "small claim task-1")) << r;
+    r = small_as("bob", {"progress", "add", "--task", "task-1", "--status", "in_progress", "--evidence", "x"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    r = small_as("bob", {"plan", "--in-progress", "task-1"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    r = small_as("bob", {"claim", "task-1"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    r = small_as("bob", {"ready"}, clone(2));
+    EXPECT_FALSE(contains(r.out, "task-1:")) << r;
+    r = small_as("bob", {"status", "--brief"}, clone(2));
+    EXPECT_TRUE(contains(r.out, "Run next: small claim task-2\n")) << r;
+    r = small_as("bob", {"claim", "--next"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Claimed task-2 for bob")) << r;
+    r = small_as("bob", {"status", "--brief"}, clone(2));
+    EXPECT_TRUE(contains(r.out, "Run next: small checkpoint --task task-2 --status in_progress")) << "bob holds it: " << r;
+}
+
+// The primer's step and its `Run next` agree in team mode: both claim. MCP
+// `resume` names the same call (next_call: the claim tool with the task).
+TEST_F(RemoteClaimsE2E, ThePrimersStepAndMcpResumeClaimBeforeStarting) {
+    RunResult r = small_as("alice", {"status", "--brief", "--max-bytes", "20000"}, clone(1));  // 100 tasks: room for the steps
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Run next: small claim task-1\n")) << r;
+    EXPECT_TRUE(contains(r.out, "Claim task-1: Task 1, then start it")) << r;
+    EXPECT_FALSE(contains(r.out, "Start task-1")) << r;
+
+    RunOptions o;
+    o.cwd = clone(1);
+    o.env = env_;
+    o.env.push_back({"SMALL_AGENT", "alice"});
+    o.timeout = std::chrono::milliseconds(120'000);
+    o.stdin_text = json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                        {"params", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()},
+                                    {"clientInfo", {{"name", "e2e"}, {"version", "1"}}}}}}.dump() +
+                   "\n" + json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+                               {"params", {{"name", "resume"}, {"arguments", {{"max_bytes", 20000}}}}}}.dump() + "\n";
+    RunResult mcp = run_small({"mcp"}, o);
+    ASSERT_NE(mcp.out.rfind("{\"id\":2"), std::string::npos) << mcp;
+    std::string last = mcp.out.substr(mcp.out.rfind("{\"id\":2"));
+    json resume = json::parse(last.substr(0, last.find('\n')));
+    const json& call = resume["result"]["structuredContent"]["next_call"];
+    EXPECT_EQ(call["tool"], "claim") << resume.dump();
+    EXPECT_EQ(call["arguments"]["task"], "task-1") << resume.dump();
+    const std::string text = resume["result"]["content"][0]["text"].get<std::string>();
+    EXPECT_TRUE(contains(text, "Claim task-1: Task 1, then start it")) << text;
+    EXPECT_FALSE(contains(text, "Start task-1")) << text;
+
+    // Once alice holds it, the next call starts it.
+    ASSERT_EQ(small_as("alice", {"claim", "task-1"}, clone(1)).exit_code, 0);
+    mcp = run_small({"mcp"}, o);
+    last = mcp.out.substr(mcp.out.rfind("{\"id\":2"));
+    resume = json::parse(last.substr(0, last.find('\n')));
+    EXPECT_EQ(resume["result"]["structuredContent"]["next_call"]["tool"], "checkpoint") << resume.dump();
+}
+
+// A start refused because another side completed the task says so, and
+// never `small claim X` "once it is free": a completed task never is.
+TEST_F(RemoteClaimsE2E, AStartOfATaskCompletedElsewhereSaysItIsSettledNotBusy) {
+    ASSERT_EQ(small_as("alice", {"claim", "task-1"}, clone(1)).exit_code, 0);
+    RunResult r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("bob", {"checkpoint", "--task", "task-1", "--status", "in_progress"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "task task-1 was completed by alice")) << r;
+    EXPECT_TRUE(contains(r.err, "take the next ready task")) << r;
+    EXPECT_FALSE(contains(r.err, "once it is free")) << r;
+    EXPECT_FALSE(contains(r.err, "small claim task-1")) << r;
+}
+
+// A completion with a claims remote asks the remote first: another agent's
+// claim published a moment ago, unknown to this clone's table, refuses it
+// (as it would had this clone known), and --force still completes it.
+TEST_F(RemoteClaimsE2E, ACompletionAsksTheRemoteFirst) {
+    RunResult r = small_as("alice", {"claims"}, clone(1));  // alice's table: exchanged, nobody holds anything
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("bob", {"claim", "task-1"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const json before = run_json(clone(1), {"claims", "--offline", "--json", "--agent", "alice"}, 0);
+    ASSERT_EQ(before["claims"].size(), 0u) << "alice's clone has not heard of bob's claim yet: " << before.dump();
+
+    r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done"}, clone(1));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "claimed by bob")) << r;
+    r = small_as("alice", {"progress", "add", "--task", "task-1", "--status", "completed", "--evidence", "done"}, clone(1));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    r = small_as("alice", {"plan", "--done", "task-1"}, clone(1));
+    EXPECT_EQ(r.exit_code, 1) << r;
+
+    // Her own published claim needs no exchange, and completes.
+    ASSERT_EQ(small_as("alice", {"claim", "task-2"}, clone(1)).exit_code, 0);
+    r = small_as("alice", {"checkpoint", "--task", "task-2", "--status", "completed", "--evidence", "done"}, clone(1));
+    EXPECT_EQ(r.exit_code, 0) << r;
+    r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done", "--force"},
+                 clone(1));
+    EXPECT_EQ(r.exit_code, 0) << r;
+}
+
+// A git killed while it fetched the claims (a SIGKILLed `small` takes its
+// git with it) left refs/small-remotes/origin/claims.lock behind: git then
+// refused every later fetch into that ref, and each exchange of the clone
+// was taken for an unreachable remote for good (found by sim.agents, seed
+// 99: completions released their claims on this machine only). A lock that
+// old is stale under the claims lock: removed, and the exchange goes on.
+TEST_F(RemoteClaimsE2E, AStaleLockOfTheTrackingRefLeftByAKilledGitIsCleared) {
+    ASSERT_EQ(small_as("alice", {"claim", "task-1"}, clone(1)).exit_code, 0);
+    const fs::path lock = clone(1) / ".git/refs/small-remotes/origin/claims.lock";
+    ASSERT_TRUE(fs::exists(lock.parent_path())) << "the tracking ref's folder";
+    write_file(lock, "");
+    fs::last_write_time(lock, fs::file_time_type::clock::now() - std::chrono::minutes(1));
+    ASSERT_EQ(small_as("bob", {"claim", "task-2"}, clone(2)).exit_code, 0);
+
+    RunResult r = small_as("alice", {"claim", "task-3"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "published to origin")) << r;
+    EXPECT_FALSE(fs::exists(lock));
+    r = small_as("alice", {"ready"}, clone(1));
+    EXPECT_FALSE(contains(r.out, "task-2:")) << "bob's claim was fetched: " << r;
+
+    // A fresh lock (a fetch under way) is waited for, then taken as stale too.
+    write_file(lock, "");
+    r = small_as("alice", {"claim", "task-4"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "published to origin")) << r;
+}
+
+// Without a remote the next step still starts the task (one side: nothing to claim against).
+TEST_F(ClaimsE2E, WithoutARemoteTheNextStepStartsTheTask) {
+    workspace_with(2, repo());
+    RunResult r = small_as("alice", {"status", "--brief"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Run next: small checkpoint --task task-1 --status in_progress")) << r;
+    EXPECT_FALSE(contains(r.out, "not yet fetched")) << r;
+}
+
 // D21: a forged table on the remote is input, validated record by record.
 TEST_F(RemoteClaimsE2E, AForgedRemoteTableIsReportedAndIgnored) {
     const std::string forged =

@@ -50,6 +50,21 @@ TEST_F(InspectionTest, StatusTextShowsVersionOnceArtifactsQueueAndRecentProgress
     EXPECT_TRUE(contains(r.out, "ReplayId: ")) << r;
 }
 
+// Nothing new to start, yet a task goes on: the two lines agree (the next
+// task is named beside "none"), and JSON keeps the reference's list.
+TEST_F(InspectionTest, NextActionableNoneNamesTheTaskThatGoesOn) {
+    ASSERT_EQ(run({"checkpoint", "--task", "task-2", "--status", "in_progress", "--evidence", "started"}).exit_code, 0);
+    RunResult r = run({"status"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(contains(r.out, "Next actionable: none to start; continue the next task, task-2\n")) << r;
+    EXPECT_TRUE(contains(r.out, "Next task: task-2\n")) << r;
+    EXPECT_EQ(json::parse(run({"status", "--json"}).out)["plan"]["next_actionable"], json::array()) << r;
+    ASSERT_EQ(run({"checkpoint", "--task", "task-2", "--status", "completed", "--evidence", "done"}).exit_code, 0);
+    ASSERT_EQ(run({"checkpoint", "--task", "task-3", "--status", "completed", "--evidence", "done"}).exit_code, 0);
+    r = run({"status"});
+    EXPECT_TRUE(contains(r.out, "Next actionable: none\n")) << "the run is complete: " << r;
+}
+
 TEST_F(InspectionTest, StatusLimitsAndAuditMode) {
     RunResult r = run({"status", "--json", "--recent", "1", "--tasks", "1"});
     ASSERT_EQ(r.exit_code, 0) << r;

@@ -59,11 +59,21 @@ struct ClaimGate {
     std::optional<Settlement> settle;   // the settlement the entry records for other sides (D21)
     std::optional<Settlement> reopen;   // another side's settlement the entry lifts
     std::string note;                   // what the entry's notes record; "" when no claim is involved
+    std::string warning;                // the start could not claim, or the completion ask, through the remote (settle_claim reports it)
 };
 
 // Reads the claims table (no lock); Invalid when another live claim forbids
 // the write, or the task was completed or cancelled on another side, and
 // `force` is false. `evidence` gives a blocked task's reason.
+// Starting a task (in_progress) where a claims remote is configured claims
+// it first, through the remote (D19, D21: two sides never start one task):
+// the writer's own live published claim needs no exchange; another agent's
+// live claim, or a settlement elsewhere, refuses the start (Invalid, the fix
+// names `small claim`), and what the exchange learned is stored either way.
+// An unreachable remote does not stop the start: `warning` says it is
+// unclaimed there. Completing a task there exchanges with the remote first
+// (unless the writer holds the task's published live claim), so a claim
+// another machine published refuses it; an unreachable remote only warns.
 Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
                                 const ClaimContext& ctx, bool force, const std::string& evidence = {});
 
@@ -80,6 +90,16 @@ std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths&
 // The tasks this checkout's plan has completed or cancelled: a claim on one
 // is no live hold (status --all, claims, the primer, the board say so alike).
 std::set<std::string, std::less<>> done_task_ids(const FileSystem& fs, const WorkspacePaths& ws);
+
+// The primer's and `ready`'s line for a table never exchanged with the
+// configured claims remote: another agent may hold any task it offers.
+inline constexpr std::string_view kClaimsNeverFetched =
+    "(claims not yet fetched from the remote: another agent may hold these tasks; `small claims` fetches them, `small claim` exchanges first)";
+
+// Whether this side's claims travel through a remote: its table was
+// exchanged with one, or one is configured (claims_remote_likely; no
+// libgit2). Then the next step for a task nobody holds is `small claim`.
+bool claims_shared_by_remote(const FileSystem& fs, const WorkspacePaths& ws);
 
 // `facts` with the claims of this agent (claim_context(nullopt)) marked:
 // what a handoff and the resume point read (D19).

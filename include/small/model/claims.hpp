@@ -194,6 +194,10 @@ struct ReadyTask {
     WrittenStatus status;
     std::string priority;         // as written ("" none)
     std::optional<Claim> mine;    // the asking agent's live claim on it
+    // In progress by the plan or its newest work entry, yet nobody holds a
+    // live claim on it: someone (perhaps on another side) may be working on
+    // it. Listed, but said, and `claim --next` takes it last.
+    bool started_unclaimed = false;
 };
 std::vector<ReadyTask> ready_queue(const std::vector<PlanTaskOutline>& plan, const WorkFacts& facts,
                                    const ClaimTable& claims, const ClaimContext& ctx);

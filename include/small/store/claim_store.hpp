@@ -56,6 +56,14 @@ Status write_claim_table(const FileSystem& fs, const ClaimStore& store, const Cl
 // is answered from that file alone: libgit2 is not loaded for it.
 Result<std::optional<RemoteRef>> claims_remote(const FileSystem& fs, const ClaimStore& store);
 
+// Whether a claims remote is probably configured, told without libgit2
+// (fast enough for `ready` and the primer): $SMALL_CLAIMS_REMOTE other than
+// "none", else the repository's config defines a remote (or includes
+// another file) and does not set small.claimsRemote to none. An answer that
+// only decides what is said or suggested, never whether a claim is published
+// (claims_remote decides that).
+bool claims_remote_likely(const FileSystem& fs, const ClaimStore& store);
+
 // The remote's table as a commit message ("<summary>\n\n<table JSON>"), and back.
 std::string claims_message(const ClaimTable& table, const std::string& summary);
 // The remote's table is input (D21): see parse_claims_json.

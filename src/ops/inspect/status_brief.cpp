@@ -155,6 +155,16 @@ Result<ResumeBrief> status_brief_command(const FileSystem& fs, const WorkspacePa
     // Broken files come first.
     b.next_action = !b.problems.empty() ? action("check", {{"strict", ""}}) : next_step(*state);
     b.next_command = cli_line(b.next_action);
+    if (b.next_action.tool == "claim" && !b.next_action.args.empty()) {
+        // D19 in team mode: the step beside `Run next: small claim X` says
+        // the same (the handoff, shared by every side, says "Start X").
+        const std::string start = "Start " + b.next_action.args.front().value;
+        for (std::string& step : b.handoff_next_steps) {
+            const bool same_task = step.starts_with(start) && (step.size() == start.size() || step[start.size()] == ':' ||
+                                                               step[start.size()] == ' ');
+            if (same_task) step = "Claim " + step.substr(6) + ", then start it";
+        }
+    }
     return b;
 }
 

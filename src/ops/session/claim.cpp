@@ -96,6 +96,9 @@ std::string knowledge_note(const ClaimTable& table, Instant now, bool has_remote
     if (table.synced_at.seconds) {
         const std::int64_t age = std::max<std::int64_t>(0, now.seconds - table.synced_at.seconds);
         if (age >= 60) out = "the claims were last exchanged with the remote " + duration_text(age) + " ago (" + format_timestamp_short(table.synced_at) + "); `small claims` refreshes them";
+    } else if (has_remote) {
+        // Never exchanged: as stale as a table can be (D21).
+        out = "the claims were never fetched from the remote: another agent may hold a task listed here; `small claims` fetches them, and `small claim` exchanges with the remote before it grants one";
     }
     if (unpublished && has_remote) {
         out += (out.empty() ? "" : "; ") + std::to_string(unpublished) + " record(s) on this machine are not published yet (the next exchange with a remote publishes them)";
@@ -124,7 +127,8 @@ Result<ReadyResult> ready_command(const FileSystem& fs, const WorkspacePaths& ws
     }
     // A table that was ever exchanged names a remote; asking git's config
     // instead would load libgit2, which costs `ready` 60 M instructions.
-    const bool has_remote = table->synced_at.seconds != 0;
+    // A table never exchanged asks the repository's config file (no libgit2).
+    const bool has_remote = table->synced_at.seconds != 0 || claims_remote_likely(fs, locate_claim_store(fs, ws));
     if (std::string age = knowledge_note(*table, ctx.now, has_remote); !age.empty()) out.notes.push_back(age);
     return out;
 }
@@ -153,7 +157,9 @@ Result<ClaimResult> claim_command(const FileSystem& fs, const WorkspacePaths& ws
             const std::vector<ReadyTask> ready = ready_queue(pf->plan, pf->facts, table, ctx);
             if (ready.empty()) return Error::invalid("nothing is ready for " + ctx.agent + ": every open task is claimed, blocked (waits on a human), waits on a dependency, or is settled (`small claims`, `small status`)");
             const auto held = std::find_if(ready.begin(), ready.end(), [](const ReadyTask& r) { return r.mine.has_value(); });
-            chosen = held != ready.end() ? held->id : ready.front().id;
+            // A task in progress nobody holds may be someone's work: taken last.
+            const auto fresh = std::find_if(ready.begin(), ready.end(), [](const ReadyTask& r) { return !r.started_unclaimed; });
+            chosen = held != ready.end() ? held->id : fresh != ready.end() ? fresh->id : ready.front().id;
         }
         if (const Settlement* s = table.settlement(chosen)) {
             if (!options.force) {

@@ -359,5 +359,29 @@ TEST(RunProcessGuarded, TheChildsGroupDiesWithItsParentEvenBySigkill) {
     EXPECT_TRUE(gone) << "the child and its own child outlived their parent";
 }
 
+// A parent killed at any moment of the start, the guardian's fork included,
+// never lets the command run on (sim.agents: a killed `small claim` left its
+// guardian running git: the death signal met the handler the guardian had
+// inherited, or came before the fork, whose child then ran git unstopped).
+TEST(RunProcessGuarded, AParentKilledWhileItStartsTheChildNeverLetsTheCommandRun) {
+    const testing::TempDir dir;
+    const std::string mark = dir.path("ran");
+    for (int i = 0; i < 400; ++i) {
+        const pid_t parent = ::fork();
+        ASSERT_GE(parent, 0);
+        if (parent == 0) {
+            ProcessOptions o = shell("sleep 0.3; echo x >> '" + mark + "'");
+            o.die_with_parent = true;
+            (void)run_process(o);
+            ::_exit(0);
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(i % 200 * 5));  // 0 to 1 ms: around the forks
+        ::kill(parent, SIGKILL);
+        ::waitpid(parent, nullptr, 0);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    EXPECT_FALSE(std::filesystem::exists(mark)) << "a command ran on after its parent was killed";
+}
+
 }  // namespace
 }  // namespace small

@@ -161,6 +161,28 @@ TEST(CarryUnpublished, PublishesOfflineRecordsUnlessTheRemoteSaysOtherwise) {
     EXPECT_EQ(remote.last_task_number, 7);
 }
 
+// A settlement written while the remote was out of reach (settle_claim's
+// fallback) ended the settler's lease here; publishing it ends it on the
+// remote too, or the remote keeps a live claim on a completed task for an
+// hour (sim.agents: "every claim is released once its task is settled").
+TEST(CarryUnpublished, AnOfflineSettlementReleasesTheClaimItEnded) {
+    ClaimTable local;
+    local.settle(Settlement{"task-1", TaskStatus::Completed, "alice", "main", "", at(10), false});
+    local.settle(Settlement{"task-2", TaskStatus::Completed, "alice", "main", "", at(10), false});
+    ClaimTable remote;
+    remote.put(claim("task-1", "alice", kNoon));     // the lease the completion ended
+    remote.put(claim("task-2", "bob", at(20)));      // taken after the settlement: stays
+    remote.put(claim("task-3", "carol", kNoon));     // another task: stays
+    std::vector<std::string> warnings;
+    carry_unpublished(local, remote, as("alice", at(30)), warnings);
+    EXPECT_EQ(remote.find("task-1"), nullptr);
+    ASSERT_NE(remote.settlement("task-1"), nullptr);
+    ASSERT_NE(remote.find("task-2"), nullptr);
+    EXPECT_EQ(remote.find("task-2")->agent, "bob");
+    EXPECT_NE(remote.find("task-3"), nullptr);
+    EXPECT_TRUE(warnings.empty());
+}
+
 TEST(ReadyQueue, SkipsTasksSettledOnAnotherSide) {
     const std::vector<PlanTaskOutline> plan = {task("task-1", "pending"), task("task-2", "pending")};
     ClaimTable table;

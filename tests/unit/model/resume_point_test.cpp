@@ -608,5 +608,10 @@ TEST(ResumePointProperty, AStartedTaskIsResumedOnlyWhenReadyAndBlockersShowTheir
     }
 }
 
+TEST(CliLine, AClaimsTaskIsItsOperand) {
+    EXPECT_EQ(cli_line(NextAction{"claim", {{"task", "task-7", false}}, "", ""}), "small claim task-7");
+    EXPECT_EQ(cli_line(NextAction{"claim", {{"task", "a b", false}}, "", ""}), "small claim 'a b'");
+}
+
 }  // namespace
 }  // namespace small

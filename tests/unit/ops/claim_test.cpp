@@ -74,6 +74,48 @@ TEST_F(Claims, NextTakesTheFirstFreeReadyTaskAndRepeatsTheOneAlreadyHeld) {
     EXPECT_NE(c.error().message.find("nothing is ready for carol"), std::string::npos) << c.error().message;
 }
 
+// D19: a task in progress that nobody holds may be someone's work (perhaps
+// on another side): `ready` lists it and says so, `claim --next` takes it last.
+TEST_F(Claims, ATaskInProgressNobodyHoldsIsMarkedAndTakenLastByNext) {
+    w.write("plan.small.yml", "small_version: \"1.0.0\"\nowner: \"agent\"\ntasks:\n"
+                              "  - id: task-1\n    title: One\n    status: in_progress\n"
+                              "  - id: task-2\n    title: Two\n    status: pending\n");
+    Result<ReadyResult> r = ready_command(w.fs(), w.ws(), as("bob"));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    ASSERT_EQ(r->tasks.size(), 2u);
+    EXPECT_TRUE(r->tasks[0].started_unclaimed);
+    EXPECT_FALSE(r->tasks[1].started_unclaimed);
+    Result<ClaimResult> next = claim_command(w.fs(), w.ws(), "", 600, as("bob"));
+    ASSERT_TRUE(next.ok()) << next.error().describe();
+    EXPECT_EQ(next->claim.task, "task-2");
+    Result<ClaimResult> last = claim_command(w.fs(), w.ws(), "", 600, as("carol"));
+    ASSERT_TRUE(last.ok()) << last.error().describe();
+    EXPECT_EQ(last->claim.task, "task-1") << "nothing else is ready: it is offered, not hidden";
+    r = ready_command(w.fs(), w.ws(), as("carol"));
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r->tasks.size(), 1u);
+    EXPECT_FALSE(r->tasks[0].started_unclaimed) << "carol holds it now";
+}
+
+// Whether the claims travel through a remote is told from git's config text
+// (no libgit2): a remote defined, and small.claimsRemote not `none`.
+TEST(ClaimsRemoteLikely, ARemoteInTheConfigUnlessClaimsRemoteIsNone) {
+    ::unsetenv("SMALL_CLAIMS_REMOTE");
+    MemoryFileSystem fs;
+    fs.add_directory("/r/.git");
+    const ClaimStore store{"/r/.git", "/r/.git/small", "/r/.git/small/claims.json", "/r/.git/small/claims.lock", "/r", "", true};
+    EXPECT_FALSE(claims_remote_likely(fs, store)) << "no config";
+    fs.add_file("/r/.git/config", "[core]\n\tbare = false\n");
+    EXPECT_FALSE(claims_remote_likely(fs, store));
+    fs.add_file("/r/.git/config", "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = /x.git\n");
+    EXPECT_TRUE(claims_remote_likely(fs, store));
+    fs.add_file("/r/.git/config", "[remote \"origin\"]\n\turl = /x.git\n[small]\n\tclaimsRemote = none\n");
+    EXPECT_FALSE(claims_remote_likely(fs, store));
+    ClaimStore outside = store;
+    outside.in_git = false;
+    EXPECT_FALSE(claims_remote_likely(fs, outside));
+}
+
 TEST_F(Claims, RefusesTasksThatCannotBeTakenNow) {
     Result<ClaimResult> waits = claim_command(w.fs(), w.ws(), "task-3", 600, as("alice"));
     ASSERT_FALSE(waits.ok());
