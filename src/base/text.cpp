@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <utility>
 
 #include "small/base/utf8.hpp"
@@ -232,6 +233,15 @@ std::vector<std::string_view> split_lines(std::string_view text, bool strip_cr) 
         pos = end + 1;
     }
     return lines;
+}
+
+std::size_t count_line_breaks(std::string_view text) {
+    std::size_t n = 0;
+    for (const char *at = text.data(), *end = at + text.size();
+         (at = static_cast<const char*>(std::memchr(at, '\n', static_cast<std::size_t>(end - at)))) != nullptr; ++at) {
+        ++n;
+    }
+    return n;
 }
 
 }  // namespace small

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "small/base/parallel.hpp"
+#include "small/base/text.hpp"
 #include "yaml_internal.hpp"
 
 namespace small {
@@ -142,14 +143,6 @@ struct Piece {
     ParseStats stats;
 };
 
-std::size_t count_newlines(std::string_view text) {
-    std::size_t n = 0;
-    for (const char* p = text.data(), *end = p + text.size();
-         (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) != nullptr; ++p) {
-        ++n;
-    }
-    return n;
-}
 
 // The line at `at` (the one after a piece), empty at the end of the text.
 std::string_view following_line(std::string_view text, std::size_t at) {
@@ -193,7 +186,7 @@ std::optional<Document> parse_yaml_split(std::string& bytes, const std::string& 
     // with nothing after the block (a log's `entries:` comes last) it needs
     // none, and libfyaml need not scan as many blank lines as a piece has lines.
     const std::size_t newlines = block->end == bytes.size() ? 0
-        : count_newlines(std::string_view(bytes).substr(block->start, block->end - block->start));
+        : count_line_breaks(std::string_view(bytes).substr(block->start, block->end - block->start));
     std::string head_text = bytes.substr(0, block->start) + std::string(newlines, '\n') + bytes.substr(block->end);
     std::optional<Document> head;
     ParseStats head_stats;

@@ -103,4 +103,7 @@ bool one_typo_apart(std::string_view a, std::string_view b);
 std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
                                          std::size_t limit = 3);
 
+// The '\n' bytes of `text` (memchr leaps from one to the next: long logs are counted).
+std::size_t count_line_breaks(std::string_view text);
+
 }  // namespace small
