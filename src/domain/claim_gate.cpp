@@ -303,10 +303,13 @@ std::string side_name(const FileSystem& fs, const WorkspacePaths& ws, const Clai
 
 namespace {
 
+// A settlement this agent wrote (a completion run again after a kill is not another agent's).
+bool settled_by_me(const Settlement& s, const ClaimContext& ctx) { return s.agent == ctx.agent; }
+
 // D19: a start where the claims travel through a remote claims the task
 // there first (see gate_on_claim). Only `warning` of the result is used.
 Result<ClaimGate> claim_to_start(const FileSystem& fs, const WorkspacePaths& ws, const ClaimStore& store,
-                                 const std::string& task, const ClaimContext& ctx) {
+                                 const std::string& task, const ClaimContext& ctx, const std::string& verb = "start") {
     ClaimGate out;
     if (fs.file_exists(store.file)) {
         // The writer's own live claim the remote accepted: nothing to ask it.
@@ -320,7 +323,7 @@ Result<ClaimGate> claim_to_start(const FileSystem& fs, const WorkspacePaths& ws,
     const std::string fix = "take another task (`small ready`, `small claim --next`), or `small claim " + task +
                             "` once it is free; --force starts it anyway";
     const auto take = [&](ClaimTable& table) -> Status {
-        if (const Settlement* s = table.settlement(task); s && s->status != TaskStatus::Blocked) {
+        if (const Settlement* s = table.settlement(task); s && s->status != TaskStatus::Blocked && !(verb == "complete" && settled_by_me(*s, ctx))) {
             // A completed or cancelled task never becomes free: no `small claim` later.
             Error e = Error::invalid("task " + task + " was " + describe_settlement(*s) + "; nothing written");
             e.hint = "it is settled for every side, not waiting to be free: take the next ready task (`small ready`, "
@@ -331,45 +334,22 @@ Result<ClaimGate> claim_to_start(const FileSystem& fs, const WorkspacePaths& ws,
         if (c && is_mine(*c, ctx) && lease_state(*c, ctx.now, ctx.host) == LeaseState::Live) return ok_status();
         ClaimDecision d = decide_claim(table, task, kDefaultLeaseSeconds, ctx, false);
         if (d.kind == ClaimDecision::Kind::Refused) {
-            Error e = Error::invalid(d.message + "; nothing written (starting a task claims it first)");
+            Error e = Error::invalid(d.message + "; nothing written (" + (verb == "start" ? "starting" : "completing") +
+                                     " a task claims it first)");
             e.hint = fix;
             return e;
         }
         table.put(d.claim);
         return ok_status();
     };
-    Result<ClaimsUpdate> done = update_claims(fs, ws, ctx, false, ctx.agent + " claims " + task + " to start it", take,
-                                              default_lock_wait());
+    Result<ClaimsUpdate> done = update_claims(fs, ws, ctx, false, ctx.agent + " claims " + task + " to " + verb + " it",
+                                              take, default_lock_wait());
     if (done) return out;
     if (done.error().kind != Error::Kind::System) return done.error();
-    out.warning = "the claims remote was not reached (" + done.error().message + "): " + task +
-                  " was started without a claim there; `small claim " + task + "` claims it when it is reachable";
+    out.warning = "the claims remote was not reached (" + done.error().message + "): " + task + " was " +
+                  (verb == "start" ? "started" : "completed") + " without a claim there" +
+                  (verb == "start" ? "; `small claim " + task + "` claims it when it is reachable" : "");
     return out;
-}
-
-// A completion where the claims travel through a remote asks the remote
-// first (D19, D21): another agent's claim published a moment ago, or a
-// settlement on another side, refuses it as one this machine knew would.
-// The writer's own live published claim needs no exchange (nobody else can
-// hold the task there). Returns a warning ("" none): an exchange that fails
-// does not stop the completion, which is then checked against this machine's
-// table, as before.
-std::string learn_before_completing(const FileSystem& fs, const WorkspacePaths& ws, const ClaimStore& store,
-                                    const std::string& task, const ClaimContext& ctx) {
-    if (fs.file_exists(store.file)) {
-        Result<ClaimTable> here = read_claim_table(fs, store);
-        if (!here) return {};  // the gate reports the table itself
-        const Claim* c = here->find(task);
-        if (c && c->published && is_mine(*c, ctx) && lease_state(*c, ctx.now, ctx.host) == LeaseState::Live) return {};
-    }
-    Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);
-    if (!remote || !*remote) return {};
-    const auto nothing = [](ClaimTable&) { return ok_status(); };
-    Result<ClaimsUpdate> done = update_claims(fs, ws, ctx, false, ctx.agent + " syncs the claims to complete " + task,
-                                              nothing, default_lock_wait());
-    if (done) return {};
-    return "the claims remote was not reached (" + done.error().message + "): the completion of " + task +
-           " was checked against this machine's claims only";
 }
 
 }  // namespace
@@ -390,14 +370,24 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
             gate.warning = claimed->warning;
         }
     }
+    // A completion without a published claim claims the task on the remote
+    // first, as a start does (D19, D21): another agent's claim or settlement
+    // refuses it, and of two completions racing, one wins.
     if (status == TaskStatus::Completed && !force && store.in_git && unsafe_task_id_reason(task).empty()) {
-        if (std::string w = learn_before_completing(fs, ws, store, task, ctx); !w.empty()) {
-            gate.warning += (gate.warning.empty() ? "" : "; ") + w;
+        if (Result<ClaimGate> claimed = claim_to_start(fs, ws, store, task, ctx, "complete"); !claimed) {
+            return claimed.error();
+        } else if (!claimed->warning.empty()) {
+            gate.warning += (gate.warning.empty() ? "" : "; ") + claimed->warning;
         }
     }
     if (!fs.file_exists(store.file)) return gate;  // no claims ever: nothing to check
     Result<ClaimTable> table = read_claim_table(fs, store);
     if (!table) return table.error();
+    if (const Settlement* s = table->settlement(task);
+        s && status == TaskStatus::Completed && s->status != TaskStatus::Blocked && !settled_by_me(*s, ctx) && !force) {
+        return Error::invalid("task " + task + " was " + describe_settlement(*s) +
+                              "; nothing written. Take another task (`small ready`), or --force to complete it again");
+    }
     if (const Settlement* s = table->settlement(task); s && !is_settled(status)) {
         // Work on a task another side settled: unblocking is fine (it lifts
         // the block everywhere); reopening finished work needs --force.

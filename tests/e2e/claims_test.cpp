@@ -5,6 +5,7 @@
 // one winner each time. Plus the command line: ready, claim, release,
 // claims, the refusal of another agent's task, --offline.
 #include <filesystem>
+#include <future>
 #include <map>
 #include <set>
 #include <thread>
@@ -534,6 +535,27 @@ TEST_F(RemoteClaimsE2E, ACompletionAsksTheRemoteFirst) {
     r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "done", "--force"},
                  clone(1));
     EXPECT_EQ(r.exit_code, 0) << r;
+}
+
+// Team play: two agents that skipped the claim both completed one task, in
+// turn and at once; the second completion was accepted and took over the
+// first one's settlement. A completion claims first, as a start does.
+TEST_F(RemoteClaimsE2E, ACompletionOfATaskAnotherAgentCompletedIsRefused) {
+    RunResult r = small_as("bob", {"checkpoint", "--task", "task-3", "--status", "completed", "--evidence", "by bob"}, clone(2));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("alice", {"checkpoint", "--task", "task-3", "--status", "completed", "--evidence", "by alice"}, clone(1));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "completed by bob")) << r;
+    // The same agent completing again (a run after a kill) is not refused.
+    r = small_as("bob", {"checkpoint", "--task", "task-3", "--status", "completed", "--evidence", "again"}, clone(2));
+    EXPECT_EQ(r.exit_code, 0) << r;
+    // At once: one of the two completions lands.
+    auto alice = std::async(std::launch::async, [&] {
+        return small_as("alice", {"checkpoint", "--task", "task-4", "--status", "completed", "--evidence", "a"}, clone(1));
+    });
+    const RunResult b = small_as("bob", {"checkpoint", "--task", "task-4", "--status", "completed", "--evidence", "b"}, clone(2));
+    const RunResult a = alice.get();
+    EXPECT_EQ((a.exit_code == 0) + (b.exit_code == 0), 1) << a << b;
 }
 
 // A git killed while it fetched the claims (a SIGKILLed `small` takes its
