@@ -261,7 +261,7 @@ public:
     bool then(Check check) {
         if (!wait()) return false;
         try {
-            pending_ = std::async(std::launch::async, std::move(check));
+            pending_ = std::async(std::launch::async, check);  // a copy: a failed launch may have moved from it
         } catch (const std::system_error&) {
             ok_ = check();  // no thread to spare: checked here
         }
