@@ -303,8 +303,11 @@ std::string side_name(const FileSystem& fs, const WorkspacePaths& ws, const Clai
 
 namespace {
 
-// A settlement this agent wrote (a completion run again after a kill is not another agent's).
-bool settled_by_me(const Settlement& s, const ClaimContext& ctx) { return s.agent == ctx.agent; }
+// A settlement this agent wrote (a completion run again after a kill is not
+// another agent's); a guessed name in the same checkout is the same agent, as for claims.
+bool settled_by_me(const Settlement& s, const ClaimContext& ctx, const std::string& side) {
+    return s.agent == ctx.agent || (ctx.implicit && !s.side.empty() && s.side == side);
+}
 
 // D19: a start where the claims travel through a remote claims the task
 // there first (see gate_on_claim). Only `warning` of the result is used.
@@ -321,9 +324,10 @@ Result<ClaimGate> claim_to_start(const FileSystem& fs, const WorkspacePaths& ws,
     Result<std::optional<RemoteRef>> remote = claims_remote(fs, store);
     if (!remote || !*remote) return out;
     const std::string fix = "take another task (`small ready`, `small claim --next`), or `small claim " + task +
-                            "` once it is free; --force starts it anyway";
+                            "` once it is free; --force " + (verb == "start" ? "starts" : "completes") + " it anyway";
     const auto take = [&](ClaimTable& table) -> Status {
-        if (const Settlement* s = table.settlement(task); s && s->status != TaskStatus::Blocked && !(verb == "complete" && settled_by_me(*s, ctx))) {
+        if (const Settlement* s = table.settlement(task); s && s->status != TaskStatus::Blocked &&
+                                                    !(verb == "complete" && settled_by_me(*s, ctx, side_name(fs, ws, ctx)))) {
             // A completed or cancelled task never becomes free: no `small claim` later.
             Error e = Error::invalid("task " + task + " was " + describe_settlement(*s) + "; nothing written");
             e.hint = "it is settled for every side, not waiting to be free: take the next ready task (`small ready`, "
@@ -384,7 +388,8 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
     Result<ClaimTable> table = read_claim_table(fs, store);
     if (!table) return table.error();
     if (const Settlement* s = table->settlement(task);
-        s && status == TaskStatus::Completed && s->status != TaskStatus::Blocked && !settled_by_me(*s, ctx) && !force) {
+        s && status == TaskStatus::Completed && s->status != TaskStatus::Blocked &&
+        !settled_by_me(*s, ctx, side_name(fs, ws, ctx)) && !force) {
         return Error::invalid("task " + task + " was " + describe_settlement(*s) +
                               "; nothing written. Take another task (`small ready`), or --force to complete it again");
     }
@@ -418,6 +423,16 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
         gate.note = "claim: forced past " + claim->agent + "'s claim (until " + format_timestamp_short(claim->expires_at) + ")";
     }
     return gate;
+}
+
+void settle_as(ClaimGate& gate, TaskStatus status, std::string_view evidence) {
+    if (!gate.settle) return;
+    if (!is_settled(status)) {
+        gate.settle.reset();
+        return;
+    }
+    gate.settle->status = status;
+    gate.settle->reason = status == TaskStatus::Blocked ? settlement_reason(evidence) : std::string();
 }
 
 std::vector<std::string> mark_claims(const FileSystem& fs, const WorkspacePaths& ws, const ClaimContext& ctx,

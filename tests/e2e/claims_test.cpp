@@ -139,6 +139,21 @@ TEST_F(ClaimsE2E, PlanStatusFlagsAndApplyRefuseAnotherAgentsTask) {
     EXPECT_EQ(run_json(repo(), {"claims", "--json"}, 0)["claims"].size(), 0u) << "completing released both";
 }
 
+// A review found `apply` publishing "completed" for a command that failed
+// (the entry said blocked): every side then took the task for done.
+TEST_F(ClaimsE2E, AFailedApplySettlesTheTaskBlockedNotCompleted) {
+    workspace_with(2, repo());
+    RunResult r = small_as("bob", {"apply", "--task", "task-1", "--auto-checkpoint", "--cmd", "false"}, repo());
+    ASSERT_EQ(r.exit_code, 1) << r;
+    const json table = run_json(repo(), {"claims", "--json"}, 0);
+    ASSERT_EQ(table["settled"].size(), 1u) << table.dump();
+    EXPECT_EQ(table["settled"][0]["status"], "blocked") << table.dump();
+    EXPECT_EQ(table["settled"][0]["reason"], "Command failed with exit code 1") << table.dump();
+    // Not another agent's completion: alice may complete it.
+    r = small_as("alice", {"checkpoint", "--task", "task-1", "--status", "completed", "--evidence", "fixed"}, repo());
+    EXPECT_EQ(r.exit_code, 0) << r;
+}
+
 TEST_F(ClaimsE2E, EightProcessesOverFourWorktreesNeverHoldATaskTwice) {
     constexpr int kRounds = 100, kProcesses = 8, kWorktrees = 4;
     workspace_with(kRounds * kProcesses, repo());

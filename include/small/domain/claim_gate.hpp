@@ -71,11 +71,18 @@ struct ClaimGate {
 // live claim, or a settlement elsewhere, refuses the start (Invalid, the fix
 // names `small claim`), and what the exchange learned is stored either way.
 // An unreachable remote does not stop the start: `warning` says it is
-// unclaimed there. Completing a task there exchanges with the remote first
-// (unless the writer holds the task's published live claim), so a claim
-// another machine published refuses it; an unreachable remote only warns.
+// unclaimed there. Completing a task there claims it on the remote first, as
+// a start does (unless the writer holds the task's published live claim), so
+// a claim another machine published refuses it; an unreachable remote only
+// warns. A task another agent completed or cancelled (this table's record)
+// refuses a completion; the same agent completing again does not.
 Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
                                 const ClaimContext& ctx, bool force, const std::string& evidence = {});
+
+// A gate made for one status whose entry ended with another (`apply`: gated
+// as completed, a failed command records blocked): the settlement it
+// publishes says what was recorded.
+void settle_as(ClaimGate& gate, TaskStatus status, std::string_view evidence);
 
 // The live claims of the table, marked on the resume facts (D19):
 // TaskWork::claimed_by for another agent's, held_until for `ctx.agent`'s.

@@ -419,7 +419,9 @@ void finish(const FileSystem& fs, const WorkspacePaths& ws, const ApplyRequest& 
         return;
     }
     if (p.claim && (p.rec.completion || req.auto_checkpoint)) {  // an entry about the task was written
-        if (std::string w = settle_claim(fs, ws, *p.claim, p.claimer); !w.empty()) result.warnings.push_back(w);
+        ClaimGate gate = *p.claim;
+        settle_as(gate, o.status, o.evidence);  // a failed command is recorded blocked, not completed
+        if (std::string w = settle_claim(fs, ws, gate, p.claimer); !w.empty()) result.warnings.push_back(w);
     }
     if (!req.handoff || result.exit_code != 0) return;
     session->run_replay_id = *run_id;  // a checkpoint may have pinned it just now
