@@ -400,17 +400,28 @@ Result<std::optional<std::string>> GitRepo::first_parent_at_or_before(std::int64
     }
 }
 
+namespace {
+
+// The tree of commit `id` (`name` as the caller wrote it, for the messages).
+Result<TreePtr> tree_of_commit(git_repository* repo, const git_oid& id, const std::string& name) {
+    git_commit* c = nullptr;
+    if (git2().git_commit_lookup(&c, repo, &id) != 0) return libgit2_error("unknown commit " + name);
+    CommitPtr commit(c);
+    git_tree* t = nullptr;
+    if (git2().git_commit_tree(&t, commit.get()) != 0) return libgit2_error("cannot read the tree of " + name);
+    return TreePtr(t);
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> GitRepo::changed_files(const std::string& since) const {
     TreePtr tree;
     if (!since.empty()) {
         Result<git_oid> id = parse_oid(since);
         if (!id) return id.error();
-        git_commit* c = nullptr;
-        if (git2().git_commit_lookup(&c, repo_.get(), &*id) != 0) return libgit2_error("unknown commit " + since);
-        CommitPtr commit(c);
-        git_tree* t = nullptr;
-        if (git2().git_commit_tree(&t, commit.get()) != 0) return libgit2_error("cannot read the tree of " + since);
-        tree.reset(t);
+        Result<TreePtr> t = tree_of_commit(repo_.get(), *id, since);
+        if (!t) return t.error();
+        tree = std::move(*t);
     }
     git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
     // Names only: no binary sniffing, no content reads beyond what stat
@@ -594,14 +605,10 @@ Result<std::unique_ptr<GitBlobStream>> GitRepo::stream_file_at(const std::string
     if (commit.empty()) return std::unique_ptr<GitBlobStream>();
     Result<git_oid> cid = parse_oid(commit);
     if (!cid) return cid.error();
-    git_commit* raw_commit = nullptr;
-    if (git2().git_commit_lookup(&raw_commit, repo_.get(), &*cid) != 0) return libgit2_error("unknown commit " + commit);
-    CommitPtr c(raw_commit);
-    git_tree* raw_tree = nullptr;
-    if (git2().git_commit_tree(&raw_tree, c.get()) != 0) return libgit2_error("cannot read commit " + commit);
-    TreePtr tree(raw_tree);
+    Result<TreePtr> tree = tree_of_commit(repo_.get(), *cid, commit);
+    if (!tree) return tree.error();
     git_tree_entry* raw_entry = nullptr;
-    if (git2().git_tree_entry_bypath(&raw_entry, tree.get(), path.c_str()) != 0) return std::unique_ptr<GitBlobStream>();
+    if (git2().git_tree_entry_bypath(&raw_entry, tree->get(), path.c_str()) != 0) return std::unique_ptr<GitBlobStream>();
     TreeEntryPtr entry(raw_entry);
     if (git2().git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::unique_ptr<GitBlobStream>();
     auto impl = std::make_unique<GitBlobStream::Impl>();

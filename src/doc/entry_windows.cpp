@@ -286,7 +286,6 @@ bool reads_the_same_across(std::string_view before, std::string_view after, std:
     return last_entry_reads_the_same_before(before, indent, after.substr(0, end == std::string_view::npos ? end : end + 1));
 }
 
-std::uint64_t line_breaks(std::string_view text) { return count_line_breaks(text); }
 
 }  // namespace
 
@@ -307,7 +306,7 @@ std::optional<WindowedLog> for_each_window_text(const FileSystem& fs, const std:
     if (!plain_header(header) || !whole_entries(first_entries, indent)) return std::nullopt;
     WindowedLog out{last_entry_of(first_entries, indent)};
     // The next window's first byte and line in the file.
-    WindowPlace next{header.size(), header.size(), first->size(), line_breaks(header) + 1, 1 + line_breaks(*first)};
+    WindowPlace next{header.size(), header.size(), first->size(), count_line_breaks(header) + 1, 1 + count_line_breaks(*first)};
     if (!take(EntryWindowText{std::move(*first), WindowPlace{header.size(), 0, 0, 1, 1}, indent, true})) {
         return std::nullopt;
     }
@@ -318,7 +317,7 @@ std::optional<WindowedLog> for_each_window_text(const FileSystem& fs, const std:
         out.last_entry = last_entry_of(*window, indent);
         const WindowPlace place = next;
         next.file_start += window->size();
-        next.file_line += line_breaks(*window);
+        next.file_line += count_line_breaks(*window);
         if (!take(EntryWindowText{header + *window, place, indent, false})) return std::nullopt;
     }
     if (reader.failed()) return std::nullopt;
