@@ -344,11 +344,13 @@ Result<ClaimGate> claim_to_start(const FileSystem& fs, const WorkspacePaths& ws,
             return e;
         }
         table.put(d.claim);
+        out.taken = d.claim;
         return ok_status();
     };
     Result<ClaimsUpdate> done = update_claims(fs, ws, ctx, false, ctx.agent + " claims " + task + " to " + verb + " it",
                                               take, default_lock_wait());
     if (done) return out;
+    out.taken.reset();
     if (done.error().kind != Error::Kind::System) return done.error();
     out.warning = "the claims remote was not reached (" + done.error().message + "): " + task + " was " +
                   (verb == "start" ? "started" : "completed") + " without a claim there" +
@@ -356,6 +358,11 @@ Result<ClaimGate> claim_to_start(const FileSystem& fs, const WorkspacePaths& ws,
     return out;
 }
 
+}  // namespace
+
+namespace {
+Result<ClaimGate> gate_on_table(const FileSystem& fs, const WorkspacePaths& ws, const ClaimStore& store, const std::string& task,
+                                TaskStatus status, const ClaimContext& ctx, bool force, ClaimGate gate);
 }  // namespace
 
 Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, const std::string& task, TaskStatus status,
@@ -372,6 +379,7 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
             return claimed.error();
         } else {
             gate.warning = claimed->warning;
+            gate.taken = claimed->taken;
         }
     }
     // A completion without a published claim claims the task on the remote
@@ -380,10 +388,23 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
     if (status == TaskStatus::Completed && !force && store.in_git && unsafe_task_id_reason(task).empty()) {
         if (Result<ClaimGate> claimed = claim_to_start(fs, ws, store, task, ctx, "complete"); !claimed) {
             return claimed.error();
-        } else if (!claimed->warning.empty()) {
-            gate.warning += (gate.warning.empty() ? "" : "; ") + claimed->warning;
+        } else {
+            if (!claimed->warning.empty()) gate.warning += (gate.warning.empty() ? "" : "; ") + claimed->warning;
+            gate.taken = claimed->taken;
         }
     }
+    TakenClaims undo(fs, ws, ctx);  // a refusal below gives back what the claim above took
+    undo.add(gate);
+    Result<ClaimGate> checked = gate_on_table(fs, ws, store, task, status, ctx, force, std::move(gate));
+    if (checked) undo.keep();
+    return checked;
+}
+
+namespace {
+
+// gate_on_claim's reading of the claims table, after any claim through the remote.
+Result<ClaimGate> gate_on_table(const FileSystem& fs, const WorkspacePaths& ws, const ClaimStore& store, const std::string& task,
+                                TaskStatus status, const ClaimContext& ctx, bool force, ClaimGate gate) {
     if (!fs.file_exists(store.file)) return gate;  // no claims ever: nothing to check
     Result<ClaimTable> table = read_claim_table(fs, store);
     if (!table) return table.error();
@@ -424,6 +445,8 @@ Result<ClaimGate> gate_on_claim(const FileSystem& fs, const WorkspacePaths& ws, 
     }
     return gate;
 }
+
+}  // namespace
 
 void settle_as(ClaimGate& gate, TaskStatus status, std::string_view evidence) {
     if (!gate.settle) return;
@@ -626,6 +649,36 @@ Result<TaskIdReservation> reserve_task_numbers(const FileSystem& fs, const Works
     }
     if (!done) return done.error();
     return out;
+}
+
+TakenClaims::TakenClaims(const FileSystem& fs, const WorkspacePaths& ws, ClaimContext ctx)
+    : fs_(fs), ws_(ws), ctx_(std::move(ctx)) {}
+
+void TakenClaims::add(const ClaimGate& gate) {
+    if (gate.taken) taken_.push_back(*gate.taken);
+}
+
+TakenClaims::~TakenClaims() {
+    try {
+        give_back_all();
+    } catch (...) {  // a destructor: out of memory here leaves the lease to end the claims
+    }
+}
+
+void TakenClaims::give_back_all() const {
+    for (const Claim& claim : taken_) {
+        // Only the claim as it was put: one renewed or replaced since is no longer this call's.
+        const auto give_back = [&](ClaimTable& table) {
+            const Claim* c = table.find(claim.task);
+            if (c && c->agent == claim.agent && c->claimed_at == claim.claimed_at) table.erase(claim.task);
+            return ok_status();
+        };
+        const std::string summary = ctx_.agent + " gives back " + claim.task + " (the call that claimed it wrote nothing)";
+        Result<ClaimsUpdate> done = update_claims(fs_, ws_, ctx_, false, summary, give_back, default_lock_wait());
+        if (!done && done.error().kind == Error::Kind::System) {
+            (void)update_claims(fs_, ws_, ctx_, true, summary, give_back, default_lock_wait());
+        }
+    }
 }
 
 }  // namespace small

@@ -366,6 +366,8 @@ Result<StatusChangeWritten> write_status_change(const FileSystem& fs, const Work
     const ClaimContext claimer = claim_context(req.agent, ws);
     Result<ClaimGate> claim = gate_on_claim(fs, ws, task, status, claimer, req.force, req.fields.evidence.value_or(""));
     if (!claim) return claim.error();
+    TakenClaims undo(fs, ws, claimer);
+    undo.add(*claim);
 
     StatusChangeWritten result;
     if (!gate->warning.empty()) result.warnings.push_back(gate->warning);
@@ -392,6 +394,7 @@ Result<StatusChangeWritten> write_status_change(const FileSystem& fs, const Work
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
     if (!committed) return committed.error();
+    undo.keep();
     if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) {
         remember_plan_status_edit(fs, ws, *edit, task, status);
     } else {

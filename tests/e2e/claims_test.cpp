@@ -552,6 +552,27 @@ TEST_F(RemoteClaimsE2E, ACompletionAsksTheRemoteFirst) {
     EXPECT_EQ(r.exit_code, 0) << r;
 }
 
+// A call that claims first and then writes nothing gives the claim back
+// (second read): a `plan --done` refused on its second task left the first
+// one's claim standing on every side for its lease (1 h).
+TEST_F(RemoteClaimsE2E, ACallRefusedAfterItClaimedGivesTheClaimBack) {
+    ASSERT_EQ(small_as("bob", {"claim", "task-2"}, clone(2)).exit_code, 0);
+    RunResult r = small_as("alice", {"plan", "--done", "task-1", "--done", "task-2"}, clone(1));
+    ASSERT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "claimed by bob")) << r;
+    const std::string table = git_out({"--git-dir", bare().string(), "log", "-1", "--format=%B", "refs/small/claims"});
+    EXPECT_TRUE(contains(table, "\"task\":\"task-2\"")) << table;
+    EXPECT_FALSE(contains(table, "\"task\":\"task-1\"")) << "alice's call wrote nothing: " << table;
+    r = small_as("bob", {"claim", "task-1"}, clone(2));
+    EXPECT_EQ(r.exit_code, 0) << "task-1 is free again: " << r;
+    // A call that writes keeps its claim until the settlement ends it.
+    r = small_as("alice", {"checkpoint", "--task", "task-3", "--status", "in_progress"}, clone(1));
+    ASSERT_EQ(r.exit_code, 0) << r;
+    r = small_as("bob", {"claim", "task-3"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(contains(r.err, "claimed by alice")) << r;
+}
+
 // Team play: two agents that skipped the claim both completed one task, in
 // turn and at once; the second completion was accepted and took over the
 // first one's settlement. A completion claims first, as a start does.

@@ -60,6 +60,29 @@ struct ClaimGate {
     std::optional<Settlement> reopen;   // another side's settlement the entry lifts
     std::string note;                   // what the entry's notes record; "" when no claim is involved
     std::string warning;                // the start could not claim, or the completion ask, through the remote (settle_claim reports it)
+    std::optional<Claim> taken;         // the claim this gate put on the remote (a start or completion claims first)
+};
+
+// Gives back the claims gates took for a call that then fails (a refused
+// second task, a failed write): without it, the claim of a call that wrote
+// nothing stood on every side for its lease. keep() once the call's entry is
+// written; otherwise the destructor releases each taken claim still as it was
+// put (best effort: an unreachable remote lets the lease end it).
+class TakenClaims {
+public:
+    TakenClaims(const FileSystem& fs, const WorkspacePaths& ws, ClaimContext ctx);
+    TakenClaims(const TakenClaims&) = delete;
+    TakenClaims& operator=(const TakenClaims&) = delete;
+    ~TakenClaims();
+    void add(const ClaimGate& gate);
+    void keep() { taken_.clear(); }
+
+private:
+    void give_back_all() const;
+    const FileSystem& fs_;
+    const WorkspacePaths& ws_;
+    ClaimContext ctx_;
+    std::vector<Claim> taken_;
 };
 
 // Reads the claims table (no lock); Invalid when another live claim forbids

@@ -200,8 +200,9 @@ std::string dry_run_notes(const std::string& cmd, const Prepared& p) {
     return "apply --dry-run (cmd: " + go_quoted(command_summary(cmd)) + ")";
 }
 
-Result<Prepared> prepare(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,
-                         const ApplyRequest& req, const std::string& task, bool dry) {
+// prepare() but the claim: every refusal that needs no remote comes first.
+Result<Prepared> prepare_unclaimed(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,
+                                   const ApplyRequest& req, const std::string& task, bool dry) {
     if (!fs.file_exists(ws.path_of(kProgressFileName))) {
         return Error::system(progress_display(ws) + " not found; run `small init` first");
     }
@@ -224,16 +225,6 @@ Result<Prepared> prepare(const FileSystem& fs, const WorkspacePaths& ws, const M
             return e;
         }
         p.forced_note = gate->forced_note;
-        if (!is_meta(task)) {
-            p.claimer = claim_context(req.agent, ws);
-            Result<ClaimGate> claim = gate_on_claim(fs, ws, task, TaskStatus::Completed, p.claimer, req.force);
-            if (!claim) {
-                Error e = claim.error();
-                e.message += " (apply records the task when the command ends, so nothing was run)";
-                return e;
-            }
-            p.claim = std::move(*claim);
-        }
     }
     p.rec = recording_for(req, task);
     p.run_id = session.run_replay_id;
@@ -263,6 +254,23 @@ Result<Prepared> prepare(const FileSystem& fs, const WorkspacePaths& ws, const M
     if (!has_cmd) return first.error();
     p.withhold_command = true;
     if (!check(p)) return first.error();
+    return p;
+}
+
+// The run's preparation; a real run on a plan task claims it last (D19: another
+// agent's claim refuses the run), so no later refusal leaves the claim taken.
+Result<Prepared> prepare(const FileSystem& fs, const WorkspacePaths& ws, const MutationSession& session,
+                         const ApplyRequest& req, const std::string& task, bool dry) {
+    Result<Prepared> p = prepare_unclaimed(fs, ws, session, req, task, dry);
+    if (!p || dry || task.empty() || is_meta(task)) return p;
+    p->claimer = claim_context(req.agent, ws);
+    Result<ClaimGate> claim = gate_on_claim(fs, ws, task, TaskStatus::Completed, p->claimer, req.force);
+    if (!claim) {
+        Error e = claim.error();
+        e.message += " (apply records the task when the command ends, so nothing was run)";
+        return e;
+    }
+    p->claim = std::move(*claim);
     return p;
 }
 
@@ -446,12 +454,14 @@ Result<ApplyResult> apply_command(const FileSystem& fs, const WorkspacePaths& ws
     if (result.dry_run) return dry_run(fs, ws, effective, task, std::move(result));
 
     Prepared prepared;
+    std::optional<TakenClaims> taken;  // given back unless the run is recorded
     {
         Result<MutationSession> session = begin_mutation(fs, ws, MutationRequest{req.scope, false, req.lock_wait});
         if (!session) return session.error();
         Result<Prepared> p = prepare(fs, ws, *session, effective, task, false);
         if (!p) return p.error();
         prepared = std::move(*p);
+        if (prepared.claim) taken.emplace(fs, ws, prepared.claimer).add(*prepared.claim);
         Result<Instant> at = log_instant(fs, ws);
         if (!at) return at.error();
         if (!prepared.log_id.empty()) {
@@ -480,6 +490,7 @@ Result<ApplyResult> apply_command(const FileSystem& fs, const WorkspacePaths& ws
     const Outcome outcome = describe(*result.process, effective, result.warnings);
     result.status = outcome.status;
     finish(fs, ws, effective, prepared, outcome, result);
+    if (taken && !result.record_error) taken->keep();
     return result;
 }
 

@@ -682,7 +682,7 @@ Result<ClaimGate> gate_one_claim(const FileSystem& fs, const WorkspacePaths& ws,
 
 // gate_one_claim for every task whose status this call set.
 Result<std::vector<ClaimGate>> gate_claims(const FileSystem& fs, const WorkspacePaths& ws, PlanEdits& e,
-                                           const ClaimContext& who, bool force) {
+                                           const ClaimContext& who, bool force, TakenClaims& taken) {
     std::vector<ClaimGate> gates;
     std::vector<std::string> seen;
     for (const std::string& id : e.status_set) {
@@ -692,6 +692,7 @@ Result<std::vector<ClaimGate>> gate_claims(const FileSystem& fs, const Workspace
         if (!status) continue;
         Result<ClaimGate> gate = gate_one_claim(fs, ws, e.entries, id, *status, who, force);
         if (!gate) return gate.error();
+        taken.add(*gate);
         gates.push_back(std::move(*gate));
     }
     return gates;
@@ -901,10 +902,15 @@ Result<PlanResult> change_one_status(const FileSystem& fs, const WorkspacePaths&
     const ClaimContext claimer = claim_context(req.agent, ws);
     Result<ClaimGate> claim = gate_one_claim(fs, ws, edits.entries, id, flag.status, claimer, req.force);
     if (!claim) return claim.error();
+    TakenClaims taken(fs, ws, claimer);
+    taken.add(*claim);
 
     Result<PlanResult> result = write_plan_change(fs, ws, session, edits, edit->text, PlanResult{},
                                                   [&] { remember_plan_status_edit(fs, ws, *edit, id, flag.status); });
-    if (result) settle_claims(fs, ws, {*claim}, claimer, *result);
+    if (result) {
+        taken.keep();
+        settle_claims(fs, ws, {*claim}, claimer, *result);
+    }
     return result;
 }
 
@@ -957,7 +963,8 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         return s.error();
     }
     const ClaimContext claimer = claim_context(req.agent, ws);
-    Result<std::vector<ClaimGate>> claims = gate_claims(fs, ws, edits, claimer, req.force);
+    TakenClaims taken(fs, ws, claimer);  // given back unless the change is written
+    Result<std::vector<ClaimGate>> claims = gate_claims(fs, ws, edits, claimer, req.force, taken);
     if (!claims) return claims.error();
     if (!edits.changed) {
         result.messages.push_back("No changes made to plan");
@@ -973,7 +980,10 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
         if (text.parsed) remember_plan_write(fs, ws, *text.parsed);
         else remember_valid_plan(fs, ws, plan_index_of(edits.plan));
     });
-    if (written_result) settle_claims(fs, ws, *claims, claimer, *written_result);
+    if (written_result) {
+        taken.keep();
+        settle_claims(fs, ws, *claims, claimer, *written_result);
+    }
     return written_result;
 }
 

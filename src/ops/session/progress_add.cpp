@@ -94,6 +94,8 @@ Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const Works
     Result<ClaimGate> claim = result.task_exists_in_plan ? gate_on_claim(fs, ws, task, req.status, claimer, req.force, req.evidence.value_or(""))
                                                          : ClaimGate{};
     if (!claim) return claim.error();
+    TakenClaims undo(fs, ws, claimer);
+    undo.add(*claim);
     if (!gate->forced_note.empty() || !claim->note.empty()) {
         fields.notes = notes_with_claim(notes_with_forced(req.notes, *gate), *claim);
         entry = build_progress_entry(task, req.status, fields, kDefaultProgressEvidence, session->run_replay_id);
@@ -114,6 +116,7 @@ Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const Works
         log["owner"] = "agent";
         log["entries"] = YamlValue::array({stamped});
         if (Status made = write_file_atomic(fs, ws, file, emit_document(log)); !made) return made.error();
+        undo.keep();
         result.created_log = true;
         record_local_work(fs, ws, {stamped});
         result.timestamp = stamped["timestamp"].get<std::string>();
@@ -124,6 +127,7 @@ Result<ProgressAddResult> progress_add_command(const FileSystem& fs, const Works
     if (!requested) return requested.error();
     Result<AppendResult> appended = append_progress_entry(fs, ws, entry, *requested);
     if (!appended) return appended.error();
+    undo.keep();
     result.entry = std::move(appended->entry);
     result.timestamp = appended->timestamp_text;
     if (!appended->clock_warning.empty()) result.warnings.push_back(appended->clock_warning);
