@@ -244,4 +244,40 @@ std::size_t count_line_breaks(std::string_view text) {
     return n;
 }
 
+namespace {
+
+std::string_view digit_run(std::string_view s, std::size_t from) {
+    std::size_t end = from;
+    while (end < s.size() && is_ascii_digit(s[end])) ++end;
+    return s.substr(from, end - from);
+}
+
+// Compares two digit runs by value: leading zeros dropped, then length, then digits.
+int compare_numbers(std::string_view x, std::string_view y) {
+    while (x.size() > 1 && x.front() == '0') x.remove_prefix(1);
+    while (y.size() > 1 && y.front() == '0') y.remove_prefix(1);
+    if (x.size() != y.size()) return x.size() < y.size() ? -1 : 1;
+    return x.compare(y);
+}
+
+}  // namespace
+
+bool natural_less(std::string_view a, std::string_view b) {
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (is_ascii_digit(a[i]) && is_ascii_digit(b[j])) {
+            const std::string_view x = digit_run(a, i), y = digit_run(b, j);
+            if (const int c = compare_numbers(x, y); c != 0) return c < 0;
+            i += x.size();
+            j += y.size();
+            continue;
+        }
+        if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+        ++i;
+        ++j;
+    }
+    if (i < a.size() || j < b.size()) return i == a.size();  // the shorter one first
+    return a < b;
+}
+
 }  // namespace small

@@ -83,6 +83,17 @@ TEST_F(ClaimsE2E, ReadyClaimReleaseAndTheRefusalOfAnotherAgentsTask) {
 // A lease on a task the plan has completed (as a merge brings it in, the
 // holder's release not yet seen) holds nothing: the primer, status --all and
 // the board do not show it as a live hold, and `claims` says it is settled.
+TEST_F(ClaimsE2E, ClaimsAreListedAsPeopleCountTaskIds) {
+    workspace_with(12, repo());
+    for (const char* task : {"task-12", "task-8", "task-10"}) ASSERT_EQ(small_as("alice", {"claim", task}, repo()).exit_code, 0);
+    const RunResult r = small_as("alice", {"claims"}, repo());
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const auto at = [&](const char* task) { return r.out.find(std::string(task) + " "); };
+    ASSERT_NE(at("task-8"), std::string::npos) << r;
+    EXPECT_LT(at("task-8"), at("task-10")) << r;
+    EXPECT_LT(at("task-10"), at("task-12")) << r;
+}
+
 TEST_F(ClaimsE2E, ALeaseOnACompletedTaskIsNotShownAsALiveHold) {
     workspace_with(3, repo());
     RunResult r = small_as("alice", {"claim", "task-2", "--ttl", "30m"}, repo());

@@ -106,4 +106,9 @@ std::vector<std::string> closest_matches(std::string_view word, const std::vecto
 // The '\n' bytes of `text` (memchr leaps from one to the next: long logs are counted).
 std::size_t count_line_breaks(std::string_view text);
 
+// Orders names as people count: runs of digits by their value ("task-8"
+// before "task-12"), everything else byte by byte; equal values of
+// different spellings ("07", "7") fall back to the text, so the order is total.
+bool natural_less(std::string_view a, std::string_view b);
+
 }  // namespace small

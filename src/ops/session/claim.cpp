@@ -1,6 +1,7 @@
 // ready, claim, release, claims (see the header).
 #include "small/ops/session/claim.hpp"
 
+#include "small/base/text.hpp"
 #include "small/domain/claim_gate.hpp"
 #include "small/domain/progress_entry.hpp"
 #include "small/store/claim_store.hpp"
@@ -8,6 +9,8 @@
 #include "small/store/plan_cache.hpp"
 #include "small/store/progress_log.hpp"
 #include "small/store/workspace_change.hpp"
+
+#include <algorithm>
 
 namespace small {
 
@@ -268,6 +271,11 @@ Result<ClaimsResult> claims_command(const FileSystem& fs, const WorkspacePaths& 
         out.claims.push_back({c, lease_state(c, ctx.now, ctx.host), is_mine(c, ctx), done.count(c.task) != 0});
     }
     out.settled = table->settled;
+    // Listed as people count (task-8 before task-12); the table itself stays in text order.
+    std::stable_sort(out.claims.begin(), out.claims.end(),
+                     [](const ClaimView& a, const ClaimView& b) { return natural_less(a.claim.task, b.claim.task); });
+    std::stable_sort(out.settled.begin(), out.settled.end(),
+                     [](const Settlement& a, const Settlement& b) { return natural_less(a.task, b.task); });
     if (!out.synced) {
         if (std::string age = knowledge_note(*table, ctx.now, remote && *remote); !age.empty()) out.notes.push_back(age);
     }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -110,5 +111,16 @@ TEST(WrapWords, BreaksAtSpacesAndKeepsEveryWord) {
     EXPECT_EQ(wrap_words("blocked: DBA must grant it", 8, 12), (V{"blocked: DBA", "must", "grant it"}));
 }
 
+TEST(NaturalLess, CountsDigitRunsByValue) {
+    std::vector<std::string> ids = {"task-12", "task-8", "task-100", "task-9", "meta/x", "task-1", "task-08"};
+    std::sort(ids.begin(), ids.end(), [](const std::string& a, const std::string& b) { return natural_less(a, b); });
+    EXPECT_EQ(ids, (std::vector<std::string>{"meta/x", "task-1", "task-08", "task-8", "task-9", "task-12", "task-100"}));
+    EXPECT_FALSE(natural_less("task-8", "task-8"));
+    EXPECT_TRUE(natural_less("task", "task-1"));
+    EXPECT_FALSE(natural_less("task-1", "task"));
+    EXPECT_TRUE(natural_less("a99999999999999999999999", "a100000000000000000000000"));  // longer than any integer
+}
+
 }  // namespace
 }  // namespace small
+
