@@ -81,7 +81,7 @@ try_release() {
   local dest="$1" url tmp why expected actual
   url="$(release_url)"
   if [ -z "$url" ]; then
-    notice "no release host known (a local action, no release-url input): building small v$VERSION from source"
+    notice "no release host known (no release-url, SMALL_RELEASE_URL or GitHub repository): building small v$VERSION from source"
     return 1
   fi
   tmp="$(mktemp -d)"
