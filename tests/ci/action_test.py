@@ -111,12 +111,28 @@ def release_hosts(tmp):
     return host, archive
 
 
+def cache_keys():
+    """The key names the OS image and the version: another image gives another key."""
+    script = os.path.join(SOURCE, "scripts", "action-install.sh")
+    keys = []
+    for image in ("ubuntu22", "ubuntu24"):
+        env = dict(os.environ, RUNNER_OS="Linux", ImageOS=image, ImageVersion="20260101.1")
+        env.pop("GITHUB_OUTPUT", None)
+        keys.append(subprocess.run(["bash", script, "cache-key"], env=env, capture_output=True, text=True).stdout)
+    version = subprocess.run(["bash", os.path.join(SOURCE, "scripts", "version.sh")], capture_output=True,
+                             text=True).stdout.strip()
+    check(keys[0].startswith("small-Linux-ubuntu22-20260101.1-") and f"-v{version}-" in keys[0],
+          "cache key without the image or the version: " + keys[0])
+    check(keys[0] != keys[1], "the same cache key on two images: " + keys[0])
+
+
 def install_cases(tmp):
     host, archive = release_hosts(tmp)
     server = serve(host)
     url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        for case, expected in (("good", "release"), ("bad", "build"), ("missing", "build")):
+        # pinned: the good archive, but the archive-sha256 input names another digest.
+        for case, expected in (("good", "release"), ("bad", "build"), ("missing", "build"), ("pinned", "build")):
             base = os.path.join(tmp, "install-" + case)
             repo, runner_temp = os.path.join(base, "repo"), os.path.join(base, "runner")
             os.makedirs(repo)
@@ -125,8 +141,10 @@ def install_cases(tmp):
                            capture_output=True)
             marker = os.path.join(base, "built")
             build = f'touch "{marker}" && mkdir -p "$SMALL_BUILD_DIR" && cp "{SMALL}" "$SMALL_BUILD_DIR/small"'
-            clean, outputs, steps = run_action(repo, {"release-url": f"{url}/{case}"}, runner_temp,
-                                               {"SMALL_BUILD_COMMAND": build})
+            inputs = {"release-url": f"{url}/{'good' if case == 'pinned' else case}"}
+            if case == "pinned":
+                inputs["archive-sha256"] = hashlib.sha256(b"another archive").hexdigest()
+            clean, outputs, steps = run_action(repo, inputs, runner_temp, {"SMALL_BUILD_COMMAND": build})
             log = steps["install"].stdout + steps["install"].stderr
             check(outputs.get("source") == expected, f"{case}: installed from {outputs.get('source')}, not {expected}\n{log}")
             check(os.path.exists(marker) == (expected == "build"), f"{case}: built? {os.path.exists(marker)}\n{log}")
@@ -140,7 +158,7 @@ def install_cases(tmp):
                                         text=True).stdout
                 digest = hashlib.sha256(open(installed, "rb").read()).hexdigest()
                 check(f"{digest}  bin/small" in inside, "good: the installed binary is not the archive's")
-            if case == "bad":
+            if case in ("bad", "pinned"):
                 check("::notice title=small install::checksum mismatch" in log, "bad: no checksum notice\n" + log)
             if case == "missing":
                 check("::notice title=small install::no release archive" in log and "404" in log,
@@ -181,6 +199,7 @@ def main():
         usage, outputs, _ = run_action(repo, {"args": "--strict --workspace nowhere"}, runner_temp)
         check(usage.returncode == 2 and outputs.get("exit-code") == "2", f"usage error: exit {usage.returncode}")
 
+        cache_keys()
         install_cases(tmp)
 
     if FAILURES:
