@@ -89,7 +89,7 @@ async function perf(dir) {
     const token = new URL(url).searchParams.get('token');
     const t0 = Date.now();
     const state = await request(new URL(url).origin + '/state', {headers: {'X-Small-Token': token}});
-    console.log(`state JSON: ${state.body.length} bytes in ${Date.now() - t0} ms (server, cold)`);
+    console.log(`state JSON: ${state.body.length} bytes in ${Date.now() - t0} ms (the first request to this server)`);
     const page = await browser.newPage({viewport: {width: 1400, height: 1000}});
     await page.goto(url);
     await page.waitForFunction(() => document.body.dataset.loads === '1', null, {timeout: 30000});
@@ -178,6 +178,27 @@ async function main() {
     const blockEntry = blockLog.slice(blockLog.lastIndexOf('\n  - '));
     check(blockEntry.includes(`task_id: "${parse}"`) && blockEntry.includes('status: "blocked"') &&
           blockEntry.includes('waiting for the review'), 'a block from the page lands in the log with its reason');
+
+    // Add a task and edit a title from the page.
+    await page.fill('#add-title', 'Added from the page');
+    await page.click('#add-button');
+    await page.waitForFunction(() => [...document.querySelectorAll('#board .card .title')].some((t) => t.textContent === 'Added from the page'), null, {timeout: 5000});
+    await page.click(`article.card[data-task="${keys}"] button[data-action="title-${keys}"]`);
+    await page.fill(`article.card[data-task="${keys}"] input`, 'Provision the signing keys');
+    await page.click(`article.card[data-task="${keys}"] button[data-action="ok"]`);
+    await page.waitForFunction((id) => document.querySelector(`article.card[data-task="${id}"] .title`)?.textContent === 'Provision the signing keys', keys, {timeout: 5000});
+    const plan = readFileSync(join(repo, '.small', 'plan.small.yml'), 'utf8');
+    check(plan.includes('title: "Added from the page"') && plan.includes('title: "Provision the signing keys"'),
+          'an added task and an edited title land in the plan');
+
+    // The read-only server's page offers no action.
+    const roPage = await browser.newPage();
+    roPage.on('console', (m) => { if (m.type() === 'error') errors.push('read-only page: ' + m.text()); });
+    await roPage.goto(await readOnly.url);
+    await roPage.waitForSelector(`article.card[data-task="${keys}"]`, {timeout: 10000});
+    check(await roPage.evaluate(() => !document.querySelector('button[data-action]') && document.getElementById('write').hidden),
+          'a read-only page shows no action');
+    await roPage.close();
 
     await page.fill('#f-text', 'review');
     const cards = await page.$$eval('#board article.card', (a) => a.map((c) => c.dataset.task));
