@@ -120,11 +120,11 @@ struct HttpServer::Impl {
     void note(const std::string& line) const {
         if (log) log(line);
     }
-    void stream(const App& app, const HttpRequest& request, httplib::Response& res);
+    void stream(httplib::Response& res);
     void watch_loop(const FileSystem& fs, const WorkspacePaths& ws);
 };
 
-void HttpServer::Impl::stream(const App& app, const HttpRequest& request, httplib::Response& res) {
+void HttpServer::Impl::stream(httplib::Response& res) {
     {
         std::lock_guard lock(mutex);
         if (streams >= kMaxStreams) {
@@ -136,8 +136,6 @@ void HttpServer::Impl::stream(const App& app, const HttpRequest& request, httpli
     HttpResponse head{200, "text/event-stream", "", {}};
     App::add_security_headers(head);
     for (const auto& [k, v] : head.headers) res.headers.emplace(k, v);
-    (void)request;
-    (void)app;
     auto seen = std::make_shared<std::uint64_t>(0);
     api.chunked(&res, "text/event-stream",
         [this, seen](std::size_t offset, httplib::DataSink& sink) {
@@ -217,27 +215,44 @@ Result<std::unique_ptr<HttpServer>> HttpServer::bind(const ListenOptions& option
     return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 
+// Every request but a POST to /action (answered once its body is read): the checks, then the
+// event stream or app's answer.
+static httplib::Server::HandlerResponse route(HttpServer::Impl& s, const App& app, const httplib::Request& req,
+                                              httplib::Response& res) {
+    const HttpRequest request = request_of(req);
+    s.note(request.method + " " + request.path);
+    if (const GuardVerdict verdict = app.check(request); !verdict.allowed) {
+        answer(app.refusal(verdict), res);
+        return httplib::Server::HandlerResponse::Handled;
+    }
+    if (request.method == "POST" && request.path == "/action") return httplib::Server::HandlerResponse::Unhandled;
+    if (request.method == "GET" && request.path == "/events") {
+        s.stream(res);
+    } else if (request.method == "GET" || request.method == "POST") {
+        answer(app.handle(request), res);
+    } else {
+        answer(HttpResponse{405, "text/plain; charset=utf-8", "GET or POST\n", {}}, res);
+    }
+    return httplib::Server::HandlerResponse::Handled;
+}
+
 Status HttpServer::run(const FileSystem& fs, const App& app) {
     Impl& s = *impl_;
     s.api.pre_routing(s.server, [&s, &app](const httplib::Request& req, httplib::Response& res) {
-        const HttpRequest request = request_of(req);
-        s.note(request.method + " " + request.path);
-        if (const GuardVerdict verdict = app.check(request); !verdict.allowed) {
-            answer(app.refusal(verdict), res);
+        // No exception may cross into the library (it runs on another copy of the C++ runtime).
+        try {
+            return route(s, app, req, res);
+        } catch (const std::exception& e) {
+            answer(HttpResponse{500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n", {}}, res);
             return httplib::Server::HandlerResponse::Handled;
         }
-        if (request.method == "POST" && request.path == "/action") return httplib::Server::HandlerResponse::Unhandled;
-        if (request.method == "GET" && request.path == "/events") {
-            s.stream(app, request, res);
-        } else if (request.method == "GET" || request.method == "POST") {
-            answer(app.handle(request), res);
-        } else {
-            answer(HttpResponse{405, "text/plain; charset=utf-8", "GET or POST\n", {}}, res);
-        }
-        return httplib::Server::HandlerResponse::Handled;
     });
     s.api.post(s.server, "/action", [&app](const httplib::Request& req, httplib::Response& res) {
-        answer(app.handle(request_of(req)), res);
+        try {
+            answer(app.handle(request_of(req)), res);
+        } catch (const std::exception& e) {
+            answer(HttpResponse{500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n", {}}, res);
+        }
     });
     std::thread watcher([&] { s.watch_loop(fs, app.config().ws); });
     const bool ok = s.api.listen_after_bind(s.server);
