@@ -1,6 +1,8 @@
 // The page's actions through the CLI's operations: see actions.hpp.
 #include "small/serve/actions.hpp"
 
+#include <algorithm>
+
 #include "small/ops/session/checkpoint.hpp"
 #include "small/ops/session/plan.hpp"
 
@@ -16,6 +18,13 @@ std::string string_field(const json& doc, const char* key) {
 }
 
 bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+// A control character (a NUL, a line break, an escape) has no place in one line of text.
+bool has_control(const std::string& s) {
+    return std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
+constexpr std::size_t kMaxText = 1000;
 
 Result<json> block(const FileSystem& fs, const WorkspacePaths& ws, WorkspaceScope scope, const PageAction& a) {
     CheckpointRequest req;
@@ -52,6 +61,10 @@ Result<PageAction> parse_page_action(std::string_view body) {
     if (a.action != "add" && blank(a.task)) return Error::usage(a.action + " needs the task's id");
     if (a.action != "unblock" && blank(a.text)) {
         return Error::usage(a.action == "block" ? "block needs a reason" : a.action + " needs a title");
+    }
+    if (has_control(a.task) || has_control(a.text)) return Error::usage("one line of text, without control characters");
+    if (a.text.size() > kMaxText || a.task.size() > kMaxText) {
+        return Error::usage("at most " + std::to_string(kMaxText) + " bytes of text");
     }
     return a;
 }

@@ -18,6 +18,9 @@ TEST(PageActions, ParseRefusesWhatIsNotAnAction) {
     EXPECT_FALSE(parse_page_action(R"({"action":"unblock"})"));               // no task
     EXPECT_FALSE(parse_page_action(R"({"action":"add","text":"  "})"));       // blank title
     EXPECT_FALSE(parse_page_action(R"({"action":"title","task":"task-1"})"));
+    EXPECT_FALSE(parse_page_action(R"({"action":"add","text":"a\u0000b"})"));      // a NUL
+    EXPECT_FALSE(parse_page_action(R"({"action":"add","text":"two\nlines"})"));    // a line break
+    EXPECT_FALSE(parse_page_action(R"({"action":"add","text":")" + std::string(1001, 'x') + "\"}"));
     Result<PageAction> ok = parse_page_action(R"({"action":"block","task":"task-1","text":"keys","extra":1})");
     ASSERT_TRUE(ok);
     EXPECT_EQ(ok->task, "task-1");
