@@ -167,7 +167,7 @@ void HttpServer::Impl::watch_loop(const FileSystem& fs, const WorkspacePaths& ws
         for (const std::string& folder : watched_folders(fs, ws)) watch->add(folder);
         // The repository's own folder: only what moves a side (not the index a reader refreshes).
         if (const std::optional<GitDirs> dirs = find_git_dirs(fs, ws.root)) {
-            watch->add(dirs->common_dir, {"packed-refs", "worktrees", "HEAD"});
+            watch->add(dirs->common_dir, {"packed-refs", "worktrees", "HEAD", "small"});  // small: the claims folder, once made
         }
         const bool change = watch->wait(std::chrono::hours(1), std::chrono::milliseconds(60));
         std::lock_guard lock(mutex);

@@ -234,9 +234,10 @@
   function renderGraph() {
     const box = $('graph');
     clear(box);
-    const open = state.tasks.filter((t) => !SETTLED.has(t.status));
+    const f = filters();
+    const open = state.tasks.filter((t) => !SETTLED.has(t.status) && shown(t, {...f, open: true}));
     const tasks = open.slice(0, GRAPH_TASKS);
-    if (!tasks.length) { box.append(el('p', {class: 'muted'}, 'no open work')); return; }
+    if (!tasks.length) { box.append(el('p', {class: 'muted'}, 'no open work matches the filters')); return; }
     const index = new Map(tasks.map((t, i) => [t.id, i]));
     const edges = state.edges.filter(([a, b]) => index.has(a) && index.has(b));
     const depth = new Array(tasks.length).fill(0);
@@ -311,8 +312,9 @@
   }
 
   document.addEventListener('DOMContentLoaded', () => {
-    for (const id of ['f-open', 'f-status', 'f-holder']) $(id).addEventListener('change', renderBoard);
-    $('f-text').addEventListener('input', renderBoard);
+    const refilter = () => { renderBoard(); renderGraph(); };
+    for (const id of ['f-open', 'f-status', 'f-holder']) $(id).addEventListener('change', refilter);
+    $('f-text').addEventListener('input', refilter);
     $('add-button').addEventListener('click', () => {
       const title = $('add-title').value.trim();
       if (title) { $('add-title').value = ''; act({action: 'add', text: title}); }

@@ -161,6 +161,16 @@ async function main() {
     const shown2 = Date.now() - start2;
     check(shown2 < 1000, `a checkpoint on another work tree shows within 1 s (${shown2} ms)`);
 
+    // A claim made in the other work tree shows on the card and in the holder filter.
+    run(other, 'claim', hostile, '--agent', 'alice');
+    const start3 = Date.now();
+    await page.waitForFunction((id) => document.querySelector(`article.card[data-task="${id}"] .claim`)?.textContent.includes('alice until'),
+                               hostile, {timeout: 5000, polling: 'raf'}).catch(() => {});
+    const shown3 = Date.now() - start3;
+    check(shown3 < 1000, `a claim made in another work tree shows within 1 s (${shown3} ms)`);
+    check(await page.evaluate(() => [...document.querySelectorAll('#f-holder option')].some((o) => o.value === 'alice')),
+          'the holder filter offers alice');
+
     // Unblock from the page: the progress log gets the entry, by the human's name.
     await page.click(`article.card[data-task="${keys}"] button[data-action="unblock-${keys}"]`);
     await page.waitForSelector(`#board [data-column="pending"] article.card[data-task="${keys}"]`, {timeout: 5000});
