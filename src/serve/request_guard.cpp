@@ -69,7 +69,8 @@ bool HttpRequest::has_header(std::string_view name) const {
 }
 
 std::vector<std::string> allowed_hosts_for(const std::string& bind, int port) {
-    const std::string p = ":" + std::to_string(port);
+    std::string p(1, ':');  // appended, not `":" + ...`: g++ 12's -Wrestrict misfires on that
+    p += std::to_string(port);
     std::vector<std::string> hosts = {"127.0.0.1" + p, "localhost" + p};
     if (bind != "127.0.0.1" && bind != "localhost" && !bind.empty()) {
         std::string host = bind;
