@@ -58,7 +58,7 @@
 
   function filters() {
     return {open: $('f-open').checked, status: $('f-status').value, holder: $('f-holder').value,
-            text: $('f-text').value.trim().toLowerCase()};
+            side: $('f-side').value, text: $('f-text').value.trim().toLowerCase()};
   }
   function shown(task, f) {
     if (f.open && SETTLED.has(task.status)) return false;
@@ -85,6 +85,7 @@
     if (!openDefaultSet) { $('f-open').checked = state.tasks.length > 100; openDefaultSet = true; }
     setOptions($('f-status'), state.columns, 'any');
     setOptions($('f-holder'), [...new Set(state.tasks.map(holderOf).filter(Boolean))].sort(), 'anyone');
+    setOptions($('f-side'), (state.sides || []).filter((x) => !x.current).map((x) => x.name), 'this work tree');
     $('write').hidden = !state.write;
     showProblems(state.problems || []);
     renderSummary();
@@ -110,7 +111,7 @@
     box.append(el('div', {class: 'tile'}, el('b', {}, state.inbox.length), 'wait on a human'));
   }
 
-  function card(t) {
+  function card(t, here = true) {
     const node = el('article', {class: 'card', 'data-task': t.id, 'data-status': t.status},
       el('div', {class: 'id'}, t.id),
       el('div', {class: 'title'}, t.title));
@@ -122,7 +123,7 @@
     if (t.claim) node.append(el('div', {class: 'meta claim'}, '@ ' + t.claim));
     if (t.reason) node.append(el('div', {class: 'reason'}, 'blocked: ' + t.reason));
     if (t.evidence) node.append(el('div', {class: 'meta'}, '> ' + t.evidence.text));
-    if (state.write) node.append(actions(t));
+    if (state.write && here) node.append(actions(t));  // actions change this work tree only
     return node;
   }
 
@@ -167,22 +168,36 @@
     load();
   }
 
+  // Another side's board: its open tasks (the state carries only those), each with the
+  // repository's live claim; its settled tasks are counted.
+  function sideTasks(side) {
+    const claims = new Map((state.claims || []).map((c) => [c.task, c.agent + ' until ' + c.expires_at]));
+    return side.open.map((t) => ({...t, claim: claims.get(t.id)}));
+  }
+
   function renderBoard() {
     const f = filters();
     const board = $('board');
     clear(board);
+    const side = f.side ? (state.sides || []).find((x) => x.name === f.side) : null;
+    const all = side ? sideTasks(side) : state.tasks;
+    $('board-title').textContent = side ? 'Board of ' + side.name + ' (open tasks; settled ones counted)' : 'Board';
     let count = 0;
     for (const status of state.columns) {
       if (f.open && SETTLED.has(status)) continue;
       if (f.status && status !== f.status) continue;
-      const tasks = state.tasks.filter((t) => t.status === status && shown(t, f));
+      if (side && SETTLED.has(status)) {
+        board.append(el('div', {class: 'column', 'data-column': status}, el('h3', {}, status + ' (' + (side.counts[status] || 0) + ')')));
+        continue;
+      }
+      const tasks = all.filter((t) => t.status === status && shown(t, f));
       count += tasks.length;
       const col = el('div', {class: 'column', 'data-column': status}, el('h3', {}, status + ' (' + tasks.length + ')'));
-      for (const t of tasks.slice(0, CARDS_PER_COLUMN)) col.append(card(t));
+      for (const t of tasks.slice(0, CARDS_PER_COLUMN)) col.append(card(t, !side));
       if (tasks.length > CARDS_PER_COLUMN) col.append(el('div', {class: 'more'}, (tasks.length - CARDS_PER_COLUMN) + ' more: narrow the filters'));
       board.append(col);
     }
-    $('f-count').textContent = count + ' of ' + state.tasks.length + ' tasks shown';
+    $('f-count').textContent = count + ' of ' + (side ? Object.values(side.counts).reduce((a, b) => a + b, 0) : state.tasks.length) + ' tasks shown';
   }
 
   function renderInbox() {
@@ -313,7 +328,7 @@
 
   document.addEventListener('DOMContentLoaded', () => {
     const refilter = () => { renderBoard(); renderGraph(); };
-    for (const id of ['f-open', 'f-status', 'f-holder']) $(id).addEventListener('change', refilter);
+    for (const id of ['f-open', 'f-status', 'f-holder', 'f-side']) $(id).addEventListener('change', refilter);
     $('f-text').addEventListener('input', refilter);
     $('add-button').addEventListener('click', () => {
       const title = $('add-title').value.trim();

@@ -171,6 +171,13 @@ async function main() {
     check(await page.evaluate(() => [...document.querySelectorAll('#f-holder option')].some((o) => o.value === 'alice')),
           'the holder filter offers alice');
 
+    // The other side's board: its open tasks, with the task only it has, and no action.
+    await page.selectOption('#f-side', 'side');
+    const sideCard = await page.waitForSelector(`#board article.card[data-task="${id}"]`, {timeout: 5000}).catch(() => null);
+    check(sideCard !== null && (await sideCard.textContent()).includes('Written on the other side') && !(await sideCard.$('button')),
+          "the side filter shows the other work tree's board (read-only)");
+    await page.selectOption('#f-side', '');
+
     // Unblock from the page: the progress log gets the entry, by the human's name.
     await page.click(`article.card[data-task="${keys}"] button[data-action="unblock-${keys}"]`);
     await page.waitForSelector(`#board [data-column="pending"] article.card[data-task="${keys}"]`, {timeout: 5000});
