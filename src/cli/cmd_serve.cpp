@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <iostream>
 #include <thread>
@@ -60,12 +62,18 @@ int run_serve(Context& ctx, ServeFlags& f) {
     if (f.bind != "127.0.0.1" && f.bind != "localhost" && f.bind != "::1") {
         std::cerr << "small serve: warning: listening on " << f.bind << ", not only this machine's loopback\n";
     }
+    std::atomic<bool> finished{false};
     std::thread stopper([&] {
         int signal = 0;
         sigwait(&stop_signals, &signal);
-        (*server)->stop();
+        // Again until run() returns: a signal that came before the server listened must still stop it.
+        while (!finished) {
+            (*server)->stop();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
     });
     const Status ran = (*server)->run(ctx.fs, app);
+    finished = true;
     ::kill(::getpid(), SIGTERM);  // ends the stopper when the server ended by itself
     stopper.join();
     if (!ran) return report_error(out, ran.error());
