@@ -51,9 +51,9 @@ string(REPLACE "." ";" SMALL_GIT2_VERSION_PARTS "${LIBGIT2_VERSION}")
 list(GET SMALL_GIT2_VERSION_PARTS 0 SMALL_GIT2_MAJOR)
 list(GET SMALL_GIT2_VERSION_PARTS 1 SMALL_GIT2_MINOR)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "libgit2-${SMALL_GIT2_MAJOR}.${SMALL_GIT2_MINOR}")
-# Graphviz's libgvc is loaded with dlopen only to draw SVG (view/graphviz.cpp):
-# recommended, not required.
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "libgvc6")
+# Graphviz's libgvc is loaded with dlopen only to draw SVG (view/graphviz.cpp), and
+# cpp-httplib only by `small serve` (serve/http_server.cpp): recommended, not required.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "libgvc6, libcpp-httplib0.11")
 # Descriptions: the first line is the synopsis; CPack indents the rest and
 # turns the empty line into " ." (no CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack
 # would put it before each of these as a second synopsis).

@@ -24,7 +24,7 @@ WITH_TESTS="${SMALL_SETUP_TESTS:-0}"
 
 # Debian packages (valijson is handled separately below): building and running small.
 PACKAGES=(g++ make cmake pkg-config libfyaml-dev nlohmann-json3-dev libcli11-dev nettle-dev
-          libgit2-dev libxxhash-dev git python3)
+          libgit2-dev libxxhash-dev libcpp-httplib-dev git python3)
 # Test-only: GoogleTest; bash-completion, zsh and fish (the completion tests load `small
 # completion <shell>` in each); dpkg-dev (dpkg-shlibdeps for CPack's Depends), lintian,
 # man-db and groff-base (the package.deb test builds the .deb, lints it and renders its
@@ -170,6 +170,7 @@ install_npm_clients() {
   ensure_npm
   install_npm_client mcp-client @modelcontextprotocol/sdk
   install_npm_client sarif @microsoft/jest-sarif
+  install_npm_client serve-browser playwright-core
 }
 
 if [ "${SMALL_SKIP_DEPS:-0}" != "1" ]; then

@@ -301,6 +301,7 @@ void register_claim(CLI::App& app, Context& ctx);
 void register_release(CLI::App& app, Context& ctx);
 void register_claims(CLI::App& app, Context& ctx);
 void register_handoff(CLI::App& app, Context& ctx);
+void register_serve(CLI::App& app, Context& ctx);
 void register_start(CLI::App& app, Context& ctx);
 void register_status(CLI::App& app, Context& ctx);
 void register_emit(CLI::App& app, Context& ctx);

@@ -93,6 +93,7 @@ constexpr Command kCommands[] = {
     {"run", register_run},
     {"schema", register_schema},
     {"selftest", register_selftest},
+    {"serve", register_serve},
     {"start", register_start},
     {"status", register_status},
     {"validate", register_validate},
