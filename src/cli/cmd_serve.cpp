@@ -8,10 +8,12 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
 #include "cli.hpp"
+#include "small/model/claims.hpp"
 #include "small/serve/http_server.hpp"
 
 namespace small::cli {
@@ -23,6 +25,7 @@ struct ServeFlags {
     int port = 0;
     std::string bind = "127.0.0.1";
     bool write = false;
+    std::string as;
     bool log = false;
     std::size_t recent = 50;
 };
@@ -37,6 +40,12 @@ int run_serve(Context& ctx, ServeFlags& f) {
     const Result<Target> target = resolve_target(ctx, f.where);
     if (!target) return report_error(out, target.error());
     if (Status there = require_small_dir(ctx.fs, target->ws); !there) return report_error(out, there.error());
+    if (f.as.empty()) {  // the person who started the board
+        const char* user = std::getenv("USER");
+        f.as = user != nullptr && unsafe_name_reason(user).empty() ? user : "";
+    } else if (std::string why = unsafe_name_reason(f.as); !why.empty()) {
+        return report_error(out, Error::usage("--as " + why + "; use letters, digits and punctuation"));
+    }
     // SIGINT and SIGTERM are taken by one thread (below): the server's threads never see them.
     sigset_t stop_signals;
     sigemptyset(&stop_signals);
@@ -53,6 +62,7 @@ int run_serve(Context& ctx, ServeFlags& f) {
     config.ws = target->ws;
     config.scope = target->scope;
     config.write = f.write;
+    config.actor = f.as;
     config.state.recent = f.recent;
     config.guard = {serve::new_token(), serve::allowed_hosts_for(f.bind, port), port};
     const serve::App app(ctx.fs, config);
@@ -87,6 +97,7 @@ void register_serve(CLI::App& app, Context& ctx) {
     cmd->add_option("--port", f->port, "The port to listen on (default: a free one)")->check(CLI::Range(0, 65535));
     cmd->add_option("--bind", f->bind, "The address to listen on (default: 127.0.0.1, this machine only)");
     cmd->add_flag("--write", f->write, "Let the page block, unblock, add and retitle tasks (default: read-only)");
+    cmd->add_option("--as", f->as, "Who the page's changes are recorded as, in the log's entries and claims (default: $USER)");
     cmd->add_option("--recent", f->recent, "Newest log entries the page shows (default: 50)")->check(CLI::Range(1, 2000));
     cmd->add_flag("--log", f->log, "Print each request and change on stderr");
     add_workspace_flags(cmd, f->where, "Workspace scope of the writes: root (default), examples or any");

@@ -124,11 +124,11 @@ bool is_bookkeeping_entry(std::string_view task_id, std::string_view evidence, s
         const std::string_view rest = evidence.substr(at);
         for (const std::string_view via :
              {std::string_view(" via small plan"), std::string_view(" via small claim"),
-              std::string_view(" via small release"), std::string_view(" via small merge"), kViaMcpPlanTool}) {
+              std::string_view(" via small release"), std::string_view(" via small merge"), kViaMcpPlanTool, kViaBoard}) {
             if (rest.starts_with(via)) return true;
         }
     }
-    return notes.substr(0, 11) == "small plan " || notes.starts_with(kMcpPlanToolNotes);
+    return notes.substr(0, 11) == "small plan " || notes.starts_with(kMcpPlanToolNotes) || notes.starts_with(kBoardNotes);
 }
 
 void set_task_status(YamlValue& task, TaskStatus status) { task["status"] = std::string(status_name(status)); }

@@ -26,9 +26,13 @@ bool has_control(const std::string& s) {
 
 constexpr std::size_t kMaxText = 1000;
 
-Result<json> block(const FileSystem& fs, const WorkspacePaths& ws, WorkspaceScope scope, const PageAction& a) {
+Result<json> block(const FileSystem& fs, const WorkspacePaths& ws, WorkspaceScope scope, const PageAction& a,
+                   const std::string& actor) {
     CheckpointRequest req;
     req.scope = scope;
+    // The person is the actor: the claims' agent and the entry's notes name them.
+    if (!actor.empty()) req.agent = actor;
+    req.notes = "blocked" + (actor.empty() ? std::string() : " by " + actor) + " on the board (small serve)";
     req.task = a.task;
     req.status = TaskStatus::Blocked;
     req.evidence = a.text;  // the reason the board and the resume point show (docs: checkpoint --status blocked --evidence)
@@ -37,9 +41,13 @@ Result<json> block(const FileSystem& fs, const WorkspacePaths& ws, WorkspaceScop
     return json{{"action", a.action}, {"task", a.task}, {"messages", json::array({"Blocked " + a.task + ": " + a.text})}};
 }
 
-Result<json> plan_change(const FileSystem& fs, const WorkspacePaths& ws, WorkspaceScope scope, const PageAction& a) {
+Result<json> plan_change(const FileSystem& fs, const WorkspacePaths& ws, WorkspaceScope scope, const PageAction& a,
+                         const std::string& actor) {
     PlanRequest req;
     req.scope = scope;
+    req.origin = PlanOrigin::Board;  // entries: "… via the board (small serve) by <actor>"
+    req.actor = actor;
+    if (!actor.empty()) req.agent = actor;
     if (a.action == "unblock") req.pending.push_back(a.task);
     if (a.action == "add") req.add.push_back(a.text);
     if (a.action == "title") req.retitle.emplace_back(a.task, a.text);
@@ -70,9 +78,9 @@ Result<PageAction> parse_page_action(std::string_view body) {
 }
 
 Result<json> run_page_action(const FileSystem& fs, const WorkspacePaths& ws, WorkspaceScope scope,
-                             const PageAction& action) {
-    if (action.action == "block") return block(fs, ws, scope, action);
-    return plan_change(fs, ws, scope, action);
+                             const PageAction& action, const std::string& actor) {
+    if (action.action == "block") return block(fs, ws, scope, action, actor);
+    return plan_change(fs, ws, scope, action, actor);
 }
 
 }  // namespace small::serve

@@ -95,7 +95,7 @@ HttpResponse App::action(const HttpRequest& request) const {
     }
     Result<PageAction> parsed = parse_page_action(request.body);
     if (!parsed) return error_answer(400, parsed.error().message);
-    Result<nlohmann::json> done = run_page_action(fs_, config_.ws, config_.scope, *parsed);
+    Result<nlohmann::json> done = run_page_action(fs_, config_.ws, config_.scope, *parsed, config_.actor);
     if (!done) return error_answer(status_of(done.error()), done.error().message);
     return json_answer(200, *done);
 }

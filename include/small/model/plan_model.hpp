@@ -54,6 +54,10 @@ std::vector<std::string> unmet_dependencies(const YamlValue& plan, std::string_v
 // "MCP plan tool"), where the CLI names its flag.
 inline constexpr std::string_view kViaMcpPlanTool = " via the MCP plan tool";
 inline constexpr std::string_view kMcpPlanToolNotes = "MCP plan tool";
+// The same for a person's edit on `small serve --write`'s board: "Added task
+// task-8 via the board (small serve) by alice", notes "small serve board: …".
+inline constexpr std::string_view kViaBoard = " via the board (small serve)";
+inline constexpr std::string_view kBoardNotes = "small serve board";
 
 // True for the log lines of plan edits (`small plan --add/--title/--depends/
 // --done …`, evidence "… via small plan --FLAG" or notes "small plan --FLAG";

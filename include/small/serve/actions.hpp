@@ -31,9 +31,10 @@ struct PageAction {
 // errors name what is missing or unknown.
 Result<PageAction> parse_page_action(std::string_view body);
 
-// Runs the action; the answer: {"action", "task", "messages"}. Errors as the
-// CLI's (Invalid for an unknown task, Busy when the workspace is locked).
+// Runs the action as `actor` (the person at the board: the entries and any
+// claim name them; "" unnamed); the answer: {"action", "task", "messages"}.
+// Errors as the CLI's (Invalid for an unknown task, Busy when locked).
 Result<nlohmann::json> run_page_action(const FileSystem& fs, const WorkspacePaths& ws, WorkspaceScope scope,
-                                       const PageAction& action);
+                                       const PageAction& action, const std::string& actor);
 
 }  // namespace small::serve

@@ -17,6 +17,7 @@ struct AppConfig {
     WorkspaceScope scope = WorkspaceScope::Root;  // the writes' (--workspace)
     GuardConfig guard;
     bool write = false;
+    std::string actor;  // who the page's actions are recorded as (--as)
     StateOptions state;
 };
 

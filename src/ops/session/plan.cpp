@@ -112,6 +112,7 @@ std::string joined(const std::vector<std::string>& ids) {
 
 struct PlanEdits {
     PlanOrigin origin = PlanOrigin::Cli;
+    std::string actor;  // PlanOrigin::Board's person
     YamlValue plan;
     PlanIndex before;  // the plan as it was: "did you mean" never names a task this call adds
     const FileSystem* fs = nullptr;  // to name the lines of an id two tasks share
@@ -134,12 +135,16 @@ YamlValue& task_at(PlanEdits& e, const std::string& id) { return e.plan["tasks"]
 
 // How an entry says who made the edit: " via small plan --FLAG" (the CLI),
 // " via the MCP plan tool" (the MCP server).
-std::string via(PlanOrigin origin, std::string_view flag) {
+std::string via(PlanOrigin origin, std::string_view flag, std::string_view actor = {}) {
+    if (origin == PlanOrigin::Board) return std::string(kViaBoard) + (actor.empty() ? "" : " by " + std::string(actor));
     return origin == PlanOrigin::Cli ? " via small plan " + std::string(flag) : std::string(kViaMcpPlanTool);
 }
 // The notes of an entry that has nothing else to say: "small plan --FLAG",
 // or "MCP plan tool".
-std::string edit_notes(PlanOrigin origin, std::string_view flag) {
+std::string edit_notes(PlanOrigin origin, std::string_view flag, std::string_view actor = {}) {
+    if (origin == PlanOrigin::Board) {
+        return std::string(kBoardNotes) + ": plan " + std::string(flag) + (actor.empty() ? "" : " by " + std::string(actor));
+    }
     return origin == PlanOrigin::Cli ? "small plan " + std::string(flag) : std::string(kMcpPlanToolNotes);
 }
 
@@ -164,7 +169,7 @@ Status add_task(PlanEdits& e, const std::string& raw_title) {
     task["title"] = title;
     set_task_status(task, TaskStatus::Pending);
     append_task(e, std::move(task));
-    record(e, plan_entry(id, TaskStatus::Pending, "Added task " + id + via(e.origin, "--add"), title),
+    record(e, plan_entry(id, TaskStatus::Pending, "Added task " + id + via(e.origin, "--add", e.actor), title),
            "Added task " + id + ": " + title);
     return ok_status();
 }
@@ -176,7 +181,7 @@ Status retitle_task(PlanEdits& e, const std::pair<std::string, std::string>& req
     if (Status s = require_task(e, id, ws); !s) return s;
     YamlValue& task = task_at(e, id);
     task["title"] = title;
-    record(e, plan_entry(id, task_status(task), "Retitled task " + id + via(e.origin, "--title"), title),
+    record(e, plan_entry(id, task_status(task), "Retitled task " + id + via(e.origin, "--title", e.actor), title),
            "Retitled task " + id + ": " + title);
     return ok_status();
 }
@@ -205,8 +210,8 @@ Status append_items(PlanEdits& e, const std::vector<std::string>& raws, const ch
     for (const auto& [id, n] : counts) {
         const std::string what = std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
         e.entries.push_back(plan_entry(id, task_status(task_at(e, id)),
-                                       "Added " + what + " to task " + id + via(e.origin, flag),
-                                       edit_notes(e.origin, flag)));
+                                       "Added " + what + " to task " + id + via(e.origin, flag, e.actor),
+                                       edit_notes(e.origin, flag, e.actor)));
         e.changed = true;
     }
     return ok_status();
@@ -220,7 +225,7 @@ Status set_status(PlanEdits& e, const std::string& raw_id, TaskStatus status, co
     e.status_set.push_back(id);
     const std::string name(status_name(status));
     record(e,
-           plan_entry(id, status, "Updated task " + id + " to " + name + via(e.origin, flag), edit_notes(e.origin, flag)),
+           plan_entry(id, status, "Updated task " + id + " to " + name + via(e.origin, flag, e.actor), edit_notes(e.origin, flag, e.actor)),
            "Marked task " + id + " as " + name);
     return ok_status();
 }
@@ -238,8 +243,8 @@ Status add_depends(PlanEdits& e, const std::string& raw, const WorkspacePaths& w
     record(e,
            plan_entry(task, task_status(task_at(e, task)),
                       "Added " + noun + " " + joined(deps) + " to " + task +
-                          (e.origin == PlanOrigin::Cli ? "" : via(e.origin, "--depends")),
-                      edit_notes(e.origin, "--depends")),
+                          (e.origin == PlanOrigin::Cli ? "" : via(e.origin, "--depends", e.actor)),
+                      edit_notes(e.origin, "--depends", e.actor)),
            "Added " + noun + ": " + task + " depends on " + joined(deps));
     return ok_status();
 }
@@ -259,8 +264,8 @@ Status remove_depends(PlanEdits& e, const std::string& raw, const WorkspacePaths
     const std::string noun = deps.size() == 1 ? "dependency" : "dependencies";
     record(e,
            plan_entry(task, task_status(task_at(e, task)),
-                      "Removed " + noun + " " + joined(deps) + " from " + task + via(e.origin, "--undepend"),
-                      edit_notes(e.origin, "--undepend")),
+                      "Removed " + noun + " " + joined(deps) + " from " + task + via(e.origin, "--undepend", e.actor),
+                      edit_notes(e.origin, "--undepend", e.actor)),
            "Removed " + noun + ": " + task + " no longer depends on " + joined(deps));
     return ok_status();
 }
@@ -430,7 +435,7 @@ void merge_item(PlanEdits& e, const FromList& list, std::size_t i, YamlValue add
     const std::string title = added["title"].get<std::string>();
     if (list.items.item(i).find("status").valid()) e.status_set.push_back(id);
     append_task(e, std::move(added));
-    record(e, plan_entry(id, status, "Added task " + id + via(e.origin, "--from"), title),
+    record(e, plan_entry(id, status, "Added task " + id + via(e.origin, "--from", e.actor), title),
            "Added task " + id + ": " + title);
 }
 
@@ -490,8 +495,8 @@ Status merge_from(PlanEdits& e, const PlanInput& input, const WorkspacePaths& ws
         if (changed.empty()) continue;
         if (std::find(changed.begin(), changed.end(), "status") != changed.end()) e.status_set.push_back(id);
         record(e,
-               plan_entry(id, task_status(task), "Updated task " + id + " (" + joined(changed) + ")" + via(e.origin, "--from"),
-                          edit_notes(e.origin, "--from")),
+               plan_entry(id, task_status(task), "Updated task " + id + " (" + joined(changed) + ")" + via(e.origin, "--from", e.actor),
+                          edit_notes(e.origin, "--from", e.actor)),
                "Updated task " + id + ": " + joined(changed));
     }
     return check_from_dependencies(e, *list, ws);
@@ -613,7 +618,7 @@ Status remove_task(PlanEdits& e, const std::string& raw_id, const FileSystem& fs
     e.plan["tasks"] = std::move(kept);
     // D8: the task is gone, so the entry that records it uses a meta/ id.
     record(e,
-           plan_entry("meta/plan-remove", TaskStatus::Completed, "Removed task " + id + via(e.origin, "--remove"), id),
+           plan_entry("meta/plan-remove", TaskStatus::Completed, "Removed task " + id + via(e.origin, "--remove", e.actor), id),
            "Removed task " + id);
     return ok_status();
 }
@@ -828,16 +833,17 @@ std::optional<std::vector<std::string>> lone_adds(const PlanRequest& req) {
 std::optional<Result<PlanResult>> add_from_caches(const FileSystem& fs, const WorkspacePaths& ws,
                                                   const MutationSession& session,
                                                   const std::vector<std::string>& titles, const TaskIdReservation& ids,
-                                                  PlanOrigin origin) {
+                                                  PlanOrigin origin, const std::string& actor) {
     std::optional<PlanAppendEdit> edit = plan_append_edit(fs, ws, titles, ids.floor);
     if (!edit) return std::nullopt;
     PlanEdits edits;
     edits.origin = origin;
+    edits.actor = actor;
     if (!ids.warning.empty()) edits.warnings.push_back(ids.warning);
     for (std::size_t i = 0; i < titles.size(); ++i) {
         const std::string& id = edit->ids[i];
         edits.added_ids.push_back(id);
-        record(edits, plan_entry(id, TaskStatus::Pending, "Added task " + id + via(origin, "--add"), titles[i]),
+        record(edits, plan_entry(id, TaskStatus::Pending, "Added task " + id + via(origin, "--add", actor), titles[i]),
                "Added task " + id + ": " + titles[i]);
     }
     return write_plan_change(fs, ws, session, edits, edit->text, PlanResult{},
@@ -886,11 +892,12 @@ Result<PlanResult> change_one_status(const FileSystem& fs, const WorkspacePaths&
     if (!edit) return edit.error();
     PlanEdits edits;
     edits.origin = req.origin;
+    edits.actor = req.actor;
     if (!edit->warning.empty()) edits.warnings.push_back(edit->warning);
     const std::string name(status_name(flag.status));
     record(edits,
-           plan_entry(id, flag.status, "Updated task " + id + " to " + name + via(req.origin, flag.flag),
-                      edit_notes(req.origin, flag.flag)),
+           plan_entry(id, flag.status, "Updated task " + id + " to " + name + via(req.origin, flag.flag, req.actor),
+                      edit_notes(req.origin, flag.flag, req.actor)),
            "Marked task " + id + " as " + name);
     // The gate's own refusal is checkpoint's wording; its list of unmet
     // dependencies is all plan needs to say it in plan's.
@@ -932,12 +939,13 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     Result<TaskIdReservation> ids = reserve_new_ids(fs, ws, req, exists);
     if (!ids) return ids.error();
     if (const auto titles = lone_adds(req); titles && exists) {
-        if (std::optional<Result<PlanResult>> added = add_from_caches(fs, ws, *session, *titles, *ids, req.origin)) {
+        if (std::optional<Result<PlanResult>> added = add_from_caches(fs, ws, *session, *titles, *ids, req.origin, req.actor)) {
             return std::move(*added);
         }
     }
     PlanEdits edits;
     edits.origin = req.origin;
+    edits.actor = req.actor;
     edits.id_floor = ids->floor;
     if (!ids->warning.empty()) edits.warnings.push_back(ids->warning);
     std::optional<Document> written;  // the plan as it is, whose formatting the write keeps (D20)

@@ -164,6 +164,10 @@ TEST(PlanModelBookkeepingEntry, PlanEditLogLinesAndMetaEntriesAreNotWork) {
     EXPECT_TRUE(is_bookkeeping_entry("task-8", "Added task task-8 via the MCP plan tool", "Benchmarks"));
     EXPECT_TRUE(is_bookkeeping_entry("task-8", "Added dependency task-3 to task-8 via the MCP plan tool", "MCP plan tool"));
     EXPECT_TRUE(is_bookkeeping_entry("task-8", "Added dependency task-3 to task-8", "MCP plan tool; claimed by a"));
+    // A person's edit on small serve's board, signed with the board and the person.
+    EXPECT_TRUE(is_bookkeeping_entry("task-8", "Added task task-8 via the board (small serve) by carol", "Benchmarks"));
+    EXPECT_TRUE(is_bookkeeping_entry("task-8", "Updated task task-8 to pending", "small serve board: plan --pending by carol"));
+    EXPECT_FALSE(is_bookkeeping_entry("task-8", "Blocked: waiting on the keys", "blocked by carol on the board (small serve)"));
     EXPECT_FALSE(is_bookkeeping_entry("task-8", "Wired the MCP plan tool into the server", "tested by hand"));
     EXPECT_FALSE(is_bookkeeping_entry("task-2", "Started on flag parsing", ""));
     EXPECT_FALSE(is_bookkeeping_entry("task-2", "exit_code=0", "apply: exit code 0"));

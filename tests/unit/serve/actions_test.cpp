@@ -32,7 +32,7 @@ TEST(PageActions, AddTitleBlockAndUnblockWriteThePlanAndTheLog) {
     const auto run = [&](const std::string& body) {
         Result<PageAction> a = parse_page_action(body);
         EXPECT_TRUE(a) << body;
-        Result<nlohmann::json> done = run_page_action(w.fs(), w.ws(), WorkspaceScope::Root, *a);
+        Result<nlohmann::json> done = run_page_action(w.fs(), w.ws(), WorkspaceScope::Root, *a, "carol");
         EXPECT_TRUE(done) << (done ? "" : done.error().describe());
         return done ? *done : nlohmann::json();
     };
@@ -50,13 +50,17 @@ TEST(PageActions, AddTitleBlockAndUnblockWriteThePlanAndTheLog) {
     EXPECT_GT(log_entries(w).size(), entries);
     EXPECT_EQ(log_entries(w).back()["task_id"], id);
     EXPECT_EQ(log_entries(w).back()["status"], "pending");
+    // The person is the actor of every entry the page wrote.
+    EXPECT_NE(w.log_bytes().find("Added task " + id + " via the board (small serve) by carol"), std::string::npos) << w.log_bytes();
+    EXPECT_NE(w.log_bytes().find("blocked by carol on the board (small serve)"), std::string::npos) << w.log_bytes();
+    EXPECT_EQ(log_entries(w).back()["notes"], "small serve board: plan --pending by carol");
 }
 
 TEST(PageActions, AnUnknownTaskIsTheCliError) {
     InitWorkspace w;
     Result<PageAction> a = parse_page_action(R"({"action":"unblock","task":"task-404"})");
     ASSERT_TRUE(a);
-    Result<nlohmann::json> done = run_page_action(w.fs(), w.ws(), WorkspaceScope::Root, *a);
+    Result<nlohmann::json> done = run_page_action(w.fs(), w.ws(), WorkspaceScope::Root, *a, "");
     ASSERT_FALSE(done);
     EXPECT_EQ(done.error().kind, Error::Kind::Invalid);
 }

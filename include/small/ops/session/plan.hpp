@@ -39,7 +39,7 @@ struct PlanInput {
 // CLI names its flag ("Added task task-8 via small plan --add"), the MCP
 // server its tool ("Added task task-8 via the MCP plan tool"; both are
 // bookkeeping to is_bookkeeping_entry).
-enum class PlanOrigin { Cli, McpPlanTool };
+enum class PlanOrigin { Cli, McpPlanTool, Board };
 
 // Every list repeats (one item per flag given), applied in the order given.
 struct PlanRequest {
@@ -63,6 +63,7 @@ struct PlanRequest {
     PlanOrigin origin = PlanOrigin::Cli;
     bool force = false;   // D18/D19: complete a task whose dependencies are not all completed, or that another agent holds (recorded)
     std::optional<std::string> agent;  // D19: who writes (claim_context: --agent, $SMALL_AGENT, user@host:<root>)
+    std::string actor;  // PlanOrigin::Board: the person acting, named in the entries ("" unnamed)
     bool reset = false;   // replace with the template plan
     bool yes = false;     // confirms --reset
     WorkspaceScope scope = WorkspaceScope::Root;
