@@ -41,8 +41,14 @@ int run_serve(Context& ctx, ServeFlags& f) {
     if (!target) return report_error(out, target.error());
     if (Status there = require_small_dir(ctx.fs, target->ws); !there) return report_error(out, there.error());
     if (f.as.empty()) {  // the person who started the board
-        const char* user = std::getenv("USER");
-        f.as = user != nullptr && unsafe_name_reason(user).empty() ? user : "";
+        f.as = "person@" + this_host_name();
+        for (const char* var : {"USER", "LOGNAME"}) {
+            const char* user = std::getenv(var);
+            if (user != nullptr && *user != '\0' && unsafe_name_reason(user).empty()) {
+                f.as = user;
+                break;
+            }
+        }
     } else if (std::string why = unsafe_name_reason(f.as); !why.empty()) {
         return report_error(out, Error::usage("--as " + why + "; use letters, digits and punctuation"));
     }
@@ -97,7 +103,7 @@ void register_serve(CLI::App& app, Context& ctx) {
     cmd->add_option("--port", f->port, "The port to listen on (default: a free one)")->check(CLI::Range(0, 65535));
     cmd->add_option("--bind", f->bind, "The address to listen on (default: 127.0.0.1, this machine only)");
     cmd->add_flag("--write", f->write, "Let the page block, unblock, add and retitle tasks (default: read-only)");
-    cmd->add_option("--as", f->as, "Who the page's changes are recorded as, in the log's entries and claims (default: $USER)");
+    cmd->add_option("--as", f->as, "Who the page's changes are recorded as, in the log's entries and claims (default: $USER, else $LOGNAME, else person@HOST)");
     cmd->add_option("--recent", f->recent, "Newest log entries the page shows (default: 50)")->check(CLI::Range(1, 2000));
     cmd->add_flag("--log", f->log, "Print each request and change on stderr");
     add_workspace_flags(cmd, f->where, "Workspace scope of the writes: root (default), examples or any");
