@@ -222,13 +222,13 @@ std::vector<std::string> Server::handle(std::string_view body) {
     if (!has_id) {
         // A notification is never answered; a broken one is dropped.
         try {
-            notify(method, "", params, out);
+            notify(method, params, out);
         } catch (...) {
         }
         return out;
     }
     try {
-        json result = dispatch(method, params, out);
+        json result = dispatch(method, params);
         out.insert(out.begin(), dump_json({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}));
     } catch (const RpcError& e) {
         out.insert(out.begin(), error_with_id(id, e.code, e.message));
@@ -238,8 +238,7 @@ std::vector<std::string> Server::handle(std::string_view body) {
     return out;
 }
 
-json Server::dispatch(const std::string& method, const json& params, std::vector<std::string>& out) {
-    (void)out;
+json Server::dispatch(const std::string& method, const json& params) {
     if (method == "initialize") {
         if (initialized_) throw RpcError{kInvalidRequest, "Invalid Request: already initialized"};
         initialized_ = true;
@@ -266,9 +265,7 @@ json Server::dispatch(const std::string& method, const json& params, std::vector
     throw RpcError{kMethodNotFound, "Method not found: " + method};
 }
 
-void Server::notify(const std::string& method, const std::string& changed_path, const json& params,
-                    std::vector<std::string>& out) {
-    (void)changed_path;
+void Server::notify(const std::string& method, const json& params, std::vector<std::string>& out) {
     if (method == "exit") {
         exited_ = true;
         return;
@@ -314,6 +311,14 @@ void Server::open_or_change(const std::string& method, const json& params, std::
     }
     fs_.put(path, std::move(text));
     publish_diagnostics(path, out);
+}
+
+// A document of the workspace's .small/ (the buffer or the disk); nothing for
+// any other file a client names: the server reads no file outside it.
+std::optional<std::string> Server::document_text(const std::string& uri) const {
+    const std::optional<std::string> path = path_of_uri(uri);
+    if (!path || parent_path(normal_path(*path)) != options_.ws.small_dir) return std::nullopt;
+    return text_of(normal_path(*path));
 }
 
 std::optional<std::string> Server::text_of(const std::string& path) const {
@@ -422,9 +427,8 @@ std::optional<WordAt> word_under(const std::string& text, Position p) {
 }  // namespace
 
 json Server::hover(const json& params) {
-    const std::optional<std::string> path = path_of_uri(uri_param(params));
     const Position p = position_param(params);
-    const std::optional<std::string> text = path ? text_of(normal_path(*path)) : std::nullopt;
+    const std::optional<std::string> text = document_text(uri_param(params));
     const std::optional<WordAt> word = text ? word_under(*text, p) : std::nullopt;
     const TaskFacts* task = word ? tasks().find(word->word) : nullptr;
     if (!task) return nullptr;
@@ -433,9 +437,8 @@ json Server::hover(const json& params) {
 }
 
 json Server::definition(const json& params) {
-    const std::optional<std::string> path = path_of_uri(uri_param(params));
     const Position p = position_param(params);
-    const std::optional<std::string> text = path ? text_of(normal_path(*path)) : std::nullopt;
+    const std::optional<std::string> text = document_text(uri_param(params));
     const std::optional<WordAt> word = text ? word_under(*text, p) : std::nullopt;
     const TaskFacts* task = word ? tasks().find(word->word) : nullptr;
     const std::string plan = options_.ws.artifact_path(ArtifactType::Plan);
@@ -451,9 +454,8 @@ json Server::definition(const json& params) {
 }
 
 json Server::completion(const json& params) {
-    const std::optional<std::string> path = path_of_uri(uri_param(params));
     const Position p = position_param(params);
-    const std::optional<std::string> text = path ? text_of(normal_path(*path)) : std::nullopt;
+    const std::optional<std::string> text = document_text(uri_param(params));
     json items = json::array();
     if (!text) return items;
     const LineIndex lines(*text);

@@ -65,12 +65,12 @@ public:
     const std::map<std::string, std::vector<Diagnostic>>& published() const { return published_; }
 
 private:
-    nlohmann::json dispatch(const std::string& method, const nlohmann::json& params, std::vector<std::string>& out);
-    void notify(const std::string& method, const std::string& changed_path, const nlohmann::json& params,
-                std::vector<std::string>& out);
+    nlohmann::json dispatch(const std::string& method, const nlohmann::json& params);
+    void notify(const std::string& method, const nlohmann::json& params, std::vector<std::string>& out);
     void open_or_change(const std::string& method, const nlohmann::json& params, std::vector<std::string>& out);
     void publish_diagnostics(const std::string& changed_path, std::vector<std::string>& out);
     std::optional<std::string> text_of(const std::string& path) const;
+    std::optional<std::string> document_text(const std::string& uri) const;
     const TaskIndex& tasks();
     std::string holder_of(const std::string& task) const;
     const NewestEntry* newest_entry(const std::string& task);

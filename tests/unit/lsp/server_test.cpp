@@ -247,6 +247,10 @@ TEST_F(LspServer, HoverDefinitionAndCompletionKnowTheTasks) {
     ASSERT_EQ(statuses.size(), 5u) << statuses;
     EXPECT_EQ(statuses[0]["label"], "pending");
     EXPECT_TRUE(ask("textDocument/completion", at(plan_uri_, 4, 14))["result"].empty());
+    // Nothing outside the workspace's .small/ is read, whatever the client names.
+    const FileWrite notes{w_->ws().root, w_->root_path("notes.yml"), w_->ws().root, 0644, Durability::None, false, false};
+    ASSERT_TRUE(w_->fs().replace_file(notes, "depends_on: [\"task-1\"]\n"));
+    EXPECT_TRUE(ask("textDocument/hover", at(uri_of_path(w_->root_path("notes.yml")), 0, 16))["result"].is_null());
 }
 
 }  // namespace
