@@ -4,7 +4,9 @@
 # equal to the docs here), opens a plan, breaks it without saving, and
 # checks the diagnostic, a hover, a definition jump, a completion and the
 # quick fix (tests/editor/neovim_test.lua). The buffer and its diagnostic as
-# text are kept in OUT_DIR/neovim-screen.txt (docs/editors.md shows one).
+# text are kept in OUT_DIR/neovim-diagnostics.txt; with tmux, the same edit
+# is made in Neovim on a terminal and the screen kept in
+# OUT_DIR/neovim-screen.txt (docs/editors.md shows one).
 # Usage: neovim_test.sh SMALL_BINARY OUT_DIR
 set -euo pipefail
 SMALL="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -34,7 +36,7 @@ cd "$TMP/ws"
 cp .small/plan.small.yml "$TMP/plan.before"
 export HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/home/.config" XDG_DATA_HOME="$TMP/home/.local/share" \
        XDG_STATE_HOME="$TMP/home/.local/state" XDG_CACHE_HOME="$TMP/home/.cache"
-export SMALL_PLAN="$TMP/ws/.small/plan.small.yml" SMALL_SCREEN="$OUT/neovim-screen.txt"
+export SMALL_PLAN="$TMP/ws/.small/plan.small.yml" SMALL_SCREEN="$OUT/neovim-diagnostics.txt"
 status=0
 timeout 60 "$NVIM" --headless -u NONE -i NONE -n --cmd "let g:small_binary = '$SMALL'" \
   -c "luafile $HERE/small_lsp.lua" -c "luafile $HERE/neovim_test.lua" >"$TMP/nvim.out" 2>&1 || status=$?
@@ -45,5 +47,30 @@ if [ "$status" -ne 0 ]; then
 fi
 cmp -s "$SMALL_PLAN" "$TMP/plan.before" || { echo "FAIL: the plan on disk changed; the edits were never saved"; exit 1; }
 grep -q 'INV-P8' "$SMALL_SCREEN" || { echo "FAIL: no diagnostic in $SMALL_SCREEN"; exit 1; }
-cat "$SMALL_SCREEN"
+
+# The screen a user sees: Neovim on a terminal (tmux), the plan edited without saving, the
+# diagnostic shown beside its line.
+if command -v tmux >/dev/null; then
+  SOCKET="small-lsp-test-$$"
+  trap 'tmux -L "$SOCKET" kill-server 2>/dev/null || true; rm -rf "$TMP"' EXIT
+  tmux -L "$SOCKET" -f /dev/null new-session -d -x 100 -y 16 \
+    "$NVIM -u NONE -i NONE -n --cmd \"let g:small_binary = '$SMALL'\" -c 'luafile $HERE/small_lsp.lua' -c 'edit .small/plan.small.yml'"
+  shown=""
+  for _ in $(seq 1 150); do
+    shown="$(tmux -L "$SOCKET" capture-pane -p 2>/dev/null || true)"
+    grep -q 'plan.small.yml' <<<"$shown" && break
+    sleep 0.1
+  done
+  tmux -L "$SOCKET" send-keys ':%s/"pending"/"pendng"/' Enter
+  for _ in $(seq 1 150); do
+    shown="$(tmux -L "$SOCKET" capture-pane -p 2>/dev/null || true)"
+    grep -q 'is not a plan status' <<<"$shown" && break
+    sleep 0.1
+  done
+  grep -q 'is not a plan status' <<<"$shown" || { echo "$shown"; echo "FAIL: Neovim on a terminal shows no diagnostic"; exit 1; }
+  printf '%s\n' "$shown" > "$OUT/neovim-screen.txt"
+  cat "$OUT/neovim-screen.txt"
+elif [ "${CI:-}" = "true" ]; then
+  echo "FAIL: tmux not found (scripts/setup.sh installs it with the tests)"; exit 1
+fi
 echo "neovim: diagnostics, hover, definition, completion and the quick fix pass"
