@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "small/ops/session/checkpoint.hpp"
+#include "small/ops/session/claim.hpp"
 #include "support/fixtures.hpp"
 
 namespace small::lsp {
@@ -251,6 +252,15 @@ TEST_F(LspServer, HoverDefinitionAndCompletionKnowTheTasks) {
     const FileWrite notes{w_->ws().root, w_->root_path("notes.yml"), w_->ws().root, 0644, Durability::None, false, false};
     ASSERT_TRUE(w_->fs().replace_file(notes, "depends_on: [\"task-1\"]\n"));
     EXPECT_TRUE(ask("textDocument/hover", at(uri_of_path(w_->root_path("notes.yml")), 0, 16))["result"].is_null());
+}
+
+TEST_F(LspServer, HoverNamesTheHolderOfALiveClaim) {
+    ClaimOptions alice;
+    alice.agent = "alice";
+    ASSERT_TRUE(claim_command(w_->fs(), w_->ws(), "task-1", 600, alice));
+    open_plan(kTwoTasks);
+    const std::string text = ask("textDocument/hover", at(plan_uri_, 3, 12))["result"]["contents"]["value"];
+    EXPECT_NE(text.find("holder: alice (until "), std::string::npos) << text;
 }
 
 }  // namespace
