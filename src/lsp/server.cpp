@@ -242,6 +242,8 @@ json Server::dispatch(const std::string& method, const json& params) {
     if (method == "initialize") {
         if (initialized_) throw RpcError{kInvalidRequest, "Invalid Request: already initialized"};
         initialized_ = true;
+        const json watched = params.value("/capabilities/workspace/didChangeWatchedFiles/dynamicRegistration"_json_pointer, json());
+        watch_files_ = watched.is_boolean() && watched.get<bool>();
         return {{"capabilities",
                  {{"positionEncoding", "utf-16"},
                   {"textDocumentSync", {{"openClose", true}, {"change", 1}, {"save", {{"includeText", false}}}}},
@@ -271,6 +273,19 @@ void Server::notify(const std::string& method, const json& params, std::vector<s
         return;
     }
     if (!initialized_ || shut_down_ || !params.is_object()) return;
+    if (method == "initialized" && watch_files_) {
+        // A client that watches files tells of a change made beside the editor
+        // (a `small` command, git), so the diagnostics follow the disk too.
+        json watcher = {{"globPattern", "**/.small/*.yml"}};
+        json registration = {{"id", "small-watched-files"},
+                             {"method", "workspace/didChangeWatchedFiles"},
+                             {"registerOptions", {{"watchers", json::array({watcher})}}}};
+        out.push_back(dump_json({{"jsonrpc", "2.0"},
+                                 {"id", "small-register-1"},
+                                 {"method", "client/registerCapability"},
+                                 {"params", {{"registrations", json::array({registration})}}}}));
+        return;
+    }
     if (method == "textDocument/didOpen" || method == "textDocument/didChange") return open_or_change(method, params, out);
     if (method == "textDocument/didClose") {
         const std::optional<std::string> path = path_of_uri(uri_param(params));

@@ -82,6 +82,7 @@ private:
     OverlayFileSystem fs_;
     ServerOptions options_;
     bool initialized_ = false, shut_down_ = false, exited_ = false;
+    bool watch_files_ = false;  // the client registers file watchers when asked (didChangeWatchedFiles)
     std::optional<VerifiedPrefix> prefix_;  // the log's verified prefix, kept between verdicts
     TaskIndex tasks_;                       // the plan's last index that parsed
     std::string tasks_version_;

@@ -263,5 +263,27 @@ TEST_F(LspServer, HoverNamesTheHolderOfALiveClaim) {
     EXPECT_NE(text.find("holder: alice (until "), std::string::npos) << text;
 }
 
+TEST(LspWatch, AClientThatWatchesFilesIsAskedToWatchTheSmallFiles) {
+    auto w = memory_workspace();
+    Server watching(w->fs(), {w->ws(), WorkspaceScope::Root, "test"});
+    watching.handle(request(1, "initialize",
+                            {{"capabilities", {{"workspace", {{"didChangeWatchedFiles", {{"dynamicRegistration", true}}}}}}}}));
+    const std::vector<std::string> out = watching.handle(notification("initialized", json::object()));
+    ASSERT_EQ(out.size(), 1u);
+    const json asked = parsed(out[0]);
+    EXPECT_EQ(asked["method"], "client/registerCapability");
+    EXPECT_EQ(asked["params"]["registrations"][0]["registerOptions"]["watchers"][0]["globPattern"], "**/.small/*.yml");
+    // The client's answer is not answered; a change it reports publishes again.
+    EXPECT_TRUE(watching.handle("{\"jsonrpc\":\"2.0\",\"id\":\"small-register-1\",\"result\":null}").empty());
+    w->write("handoff.small.yml", "small_version: [\n");
+    const std::vector<std::string> changed = watching.handle(notification("workspace/didChangeWatchedFiles", {{"changes", json::array()}}));
+    ASSERT_FALSE(changed.empty());
+    EXPECT_NE(changed[0].find("handoff.small.yml"), std::string::npos) << changed[0];
+
+    Server plain(w->fs(), {w->ws(), WorkspaceScope::Root, "test"});
+    plain.handle(request(1, "initialize", {{"capabilities", json::object()}}));
+    EXPECT_TRUE(plain.handle(notification("initialized", json::object())).empty());
+}
+
 }  // namespace
 }  // namespace small::lsp
