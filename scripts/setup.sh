@@ -32,11 +32,11 @@ PACKAGES=(g++ make cmake pkg-config libfyaml-dev nlohmann-json3-dev libcli11-dev
 # the real framework, action.yml's steps run as GitHub's runner would); tmux (the board
 # on a real terminal); libgvc6 (Graphviz, which `graph --format svg` and the report load
 # with dlopen: optional at run time, so not in the first list); chromium (the report in
-# a real browser); debootstrap (the release archive run in a clean Debian root); curl
+# a real browser); neovim (`small lsp` in a real editor, tests/editor); debootstrap (the release archive run in a clean Debian root); curl
 # (scripts/action-install.sh downloads the archive in the Action and pre-commit tests).
 # tests/check_setup_packages.sh keeps them out of the first list.
 TEST_PACKAGES=(libgtest-dev bash-completion zsh fish dpkg-dev lintian man-db groff-base pre-commit python3-yaml
-               tmux libgvc6 chromium debootstrap curl)
+               tmux libgvc6 chromium neovim debootstrap curl)
 if [ "$WITH_TESTS" = "1" ]; then PACKAGES+=("${TEST_PACKAGES[@]}"); fi
 if [ "${SMALL_PRINT_PACKAGES:-0}" = "1" ]; then printf '%s\n' "${PACKAGES[@]}"; exit 0; fi
 

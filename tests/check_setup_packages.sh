@@ -6,7 +6,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 demo="$(SMALL_PRINT_PACKAGES=1 "$ROOT/scripts/setup.sh")"
 tests="$(SMALL_PRINT_PACKAGES=1 SMALL_SETUP_TESTS=1 "$ROOT/scripts/setup.sh")"
 status=0
-for p in libgtest-dev googletest bash-completion zsh fish dpkg-dev lintian man-db groff-base nodejs npm pre-commit python3-yaml tmux libgvc6 chromium debootstrap curl; do
+for p in libgtest-dev googletest bash-completion zsh fish dpkg-dev lintian man-db groff-base nodejs npm pre-commit python3-yaml tmux libgvc6 chromium neovim debootstrap curl; do
   if grep -qx -- "$p" <<<"$demo"; then echo "test-only package $p is in the demo's list" >&2; status=1; fi
 done
 for p in $demo; do

@@ -1,11 +1,13 @@
-// The in-memory FileSystem of the unit tests: reads and writes, with the
-// real disk's refusals (links below a root, read-only files, missing
-// folders) and none of its failures.
+// The in-memory FileSystems: MemoryFileSystem, the fake of the unit tests
+// (reads and writes, with the real disk's refusals: links below a root,
+// read-only files, missing folders; none of its failures), and
+// OverlayFileSystem, texts laid over another file system.
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "small/base/filesystem.hpp"
+#include "small/base/path.hpp"
 
 namespace small {
 
@@ -387,6 +389,130 @@ Result<LockAttempt> MemoryFileSystem::try_lock_file(const std::string& path, std
     tree_.locked.insert(path);
     put_file(path, std::string(holder_record));
     return LockAttempt{std::make_unique<MemoryLock>(*this, path), std::string(holder_record)};
+}
+
+// ---- OverlayFileSystem: texts over another file system ----
+
+void OverlayFileSystem::put(const std::string& path, std::string text) {
+    buffers_[path] = Buffer{std::move(text), next_generation_++};
+}
+
+void OverlayFileSystem::forget(const std::string& path) { buffers_.erase(path); }
+
+const OverlayFileSystem::Buffer* OverlayFileSystem::find(const std::string& path) const {
+    const auto it = buffers_.find(path);
+    return it == buffers_.end() ? nullptr : &it->second;
+}
+
+const std::string* OverlayFileSystem::text_of(const std::string& path) const {
+    const Buffer* b = find(path);
+    return b ? &b->text : nullptr;
+}
+
+// A buffer's stamp changes with every version (its generation stands for the
+// inode and the times), so a cache keyed by stamps never takes one version
+// for another; the device number no disk uses keeps it apart from real files.
+FileInfo OverlayFileSystem::info_of(const Buffer& buffer) const {
+    FileInfo info;
+    info.kind = FileKind::Regular;
+    info.size = buffer.text.size();
+    info.mode = 0644;
+    info.mtime_sec = static_cast<std::int64_t>(buffer.generation);
+    info.ctime_sec = static_cast<std::int64_t>(buffer.generation);
+    info.identity = FileIdentity{~std::uint64_t{0}, buffer.generation};
+    return info;
+}
+
+Result<std::string> OverlayFileSystem::read_file(const std::string& path) const {
+    if (const Buffer* b = find(path)) return b->text;
+    return disk_.read_file(path);
+}
+
+bool OverlayFileSystem::file_exists(const std::string& path) const { return find(path) || disk_.file_exists(path); }
+
+bool OverlayFileSystem::directory_exists(const std::string& path) const { return disk_.directory_exists(path); }
+
+bool OverlayFileSystem::is_symlink(const std::string& path) const { return !find(path) && disk_.is_symlink(path); }
+
+std::optional<FileInfo> OverlayFileSystem::stat(const std::string& path) const {
+    if (const Buffer* b = find(path)) return info_of(*b);
+    return disk_.stat(path);
+}
+
+Result<std::optional<FileInfo>> OverlayFileSystem::inspect(const std::string& path) const {
+    if (const Buffer* b = find(path)) return std::optional<FileInfo>(info_of(*b));
+    return disk_.inspect(path);
+}
+
+Result<std::string> OverlayFileSystem::read_link(const std::string& path) const { return disk_.read_link(path); }
+
+std::optional<std::string> OverlayFileSystem::real_path(const std::string& path) const {
+    if (find(path)) return path;
+    return disk_.real_path(path);
+}
+
+// The disk's entries and the buffers of files not saved yet, sorted by name.
+Result<std::vector<DirEntry>> OverlayFileSystem::list_directory(const std::string& path) const {
+    Result<std::vector<DirEntry>> entries = disk_.list_directory(path);
+    if (!entries) return entries;
+    for (const auto& [file, buffer] : buffers_) {
+        if (parent_path(file) != path) continue;
+        const std::string name = file_name(file);
+        const bool listed = std::any_of(entries->begin(), entries->end(), [&](const DirEntry& e) { return e.name == name; });
+        if (!listed) entries->push_back(DirEntry{name, false});
+    }
+    std::sort(entries->begin(), entries->end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    return entries;
+}
+
+Result<FileRange> OverlayFileSystem::read_range(const std::string& path, std::uint64_t offset, std::size_t length) const {
+    const Buffer* b = find(path);
+    if (!b) return disk_.read_range(path, offset, length);
+    FileRange range;
+    range.file_size = b->text.size();
+    if (offset < b->text.size()) range.bytes = b->text.substr(static_cast<std::size_t>(offset), length);
+    return range;
+}
+
+Result<std::uint64_t> OverlayFileSystem::stream_prefix(const std::string& path, std::uint64_t length,
+                                                       const std::function<void(std::string_view)>& take) const {
+    const Buffer* b = find(path);
+    if (!b) return disk_.stream_prefix(path, length, take);
+    const std::string_view text(b->text);
+    take(text.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(length, text.size()))));
+    return std::uint64_t{text.size()};
+}
+
+Result<std::string> OverlayFileSystem::read_file_no_follow(const std::string& dir, const std::string& name) const {
+    if (const Buffer* b = find(join_path(dir, name))) return b->text;
+    return disk_.read_file_no_follow(dir, name);
+}
+
+Result<FileRange> OverlayFileSystem::read_range_no_follow(const std::string& dir, const std::string& name,
+                                                          std::uint64_t offset, std::size_t length) const {
+    const std::string path = join_path(dir, name);
+    if (find(path)) return read_range(path, offset, length);
+    return disk_.read_range_no_follow(dir, name, offset, length);
+}
+
+Result<std::uint64_t> OverlayFileSystem::stream_file_no_follow(const std::string& dir, const std::string& name,
+                                                               const std::function<Status(std::string_view)>& take) const {
+    const Buffer* b = find(join_path(dir, name));
+    if (!b) return disk_.stream_file_no_follow(dir, name, take);
+    const std::string_view text(b->text);
+    for (std::size_t at = 0; at < text.size(); at += kStreamPieceBytes) {
+        if (Status s = take(text.substr(at, kStreamPieceBytes)); !s) return s.error();
+    }
+    return std::uint64_t{text.size()};
+}
+
+std::optional<std::string> OverlayFileSystem::version_stamp(const std::string& path) const {
+    if (const Buffer* b = find(path)) return "buffer " + std::to_string(b->generation);
+    return disk_.version_stamp(path);
+}
+
+bool OverlayFileSystem::times_from_change_clock(const std::string& path) const {
+    return find(path) || disk_.times_from_change_clock(path);
 }
 
 }  // namespace small

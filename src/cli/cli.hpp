@@ -285,7 +285,12 @@ void register_report(CLI::App& app, Context& ctx);
 
 // The terminal's width in characters: stdout's window, else $COLUMNS, else 100.
 std::size_t terminal_width();
+// The servers' byte I/O (mcp, lsp): stdin read past EINTR (0 at its end, < 0 on
+// an error); stdout written whole, false once the client is gone.
+long read_stdin_bytes(char* buffer, std::size_t size);
+bool write_stdout_bytes(std::string_view bytes);
 void register_lint(CLI::App& app, Context& ctx);
+void register_lsp(CLI::App& app, Context& ctx);  // the Language Server (small/lsp)
 void register_mcp(CLI::App& app, Context& ctx);  // the MCP server (small/mcp)
 void register_check(CLI::App& app, Context& ctx);
 void register_verify(CLI::App& app, Context& ctx);

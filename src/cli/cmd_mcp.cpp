@@ -1,8 +1,5 @@
 // `small mcp`: the MCP server on stdin/stdout (small/mcp/server.hpp does the
 // protocol). Only the wiring is here: file descriptors, SIGPIPE, stderr.
-#include <unistd.h>
-
-#include <cerrno>
 #include <csignal>
 #include <iostream>
 #include <memory>
@@ -15,24 +12,6 @@ namespace small::cli {
 
 namespace {
 
-long read_stdin(char* buffer, std::size_t size) {
-    for (;;) {
-        const ssize_t n = ::read(STDIN_FILENO, buffer, size);
-        if (n >= 0 || errno != EINTR) return n;
-    }
-}
-
-// False once the client is gone (EPIPE and other write errors).
-bool write_stdout(std::string_view bytes) {
-    while (!bytes.empty()) {
-        const ssize_t n = ::write(STDOUT_FILENO, bytes.data(), bytes.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-}
-
 int run_mcp(Context& ctx, const WorkspaceFlags& flags) {
     const Output out(ctx.globals, "mcp");
     Result<Target> target = resolve_target(ctx, flags);
@@ -40,7 +19,7 @@ int run_mcp(Context& ctx, const WorkspaceFlags& flags) {
     // A client that goes away must end us through write errors, not a signal.
     std::signal(SIGPIPE, SIG_IGN);
     mcp::Server server(ctx.fs, {target->ws, target->scope, std::string(tool_version())});
-    const mcp::Transport io{read_stdin, write_stdout, [](std::string_view line) { std::cerr << line << '\n'; }};
+    const mcp::Transport io{read_stdin_bytes, write_stdout_bytes, [](std::string_view line) { std::cerr << line << '\n'; }};
     std::cerr << "small mcp: serving " << target->ws.root << " on stdio\n";
     mcp::serve(server, io);
     return kExitOk;

@@ -81,6 +81,7 @@ constexpr Command kCommands[] = {
     {"hooks", register_hooks},
     {"init", register_init},
     {"lint", register_lint},
+    {"lsp", register_lsp},
     {"mcp", register_mcp},
     {"merge", register_merge},
     {"plan", register_plan},

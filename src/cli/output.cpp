@@ -1,6 +1,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -176,6 +177,24 @@ std::size_t terminal_width() {
         if (n > 0 && n < 10000) return static_cast<std::size_t>(n);
     }
     return 100;
+}
+
+long read_stdin_bytes(char* buffer, std::size_t size) {
+    for (;;) {
+        const ssize_t n = ::read(STDIN_FILENO, buffer, size);
+        if (n >= 0 || errno != EINTR) return n;
+    }
+}
+
+// False once the client is gone (EPIPE and other write errors).
+bool write_stdout_bytes(std::string_view bytes) {
+    while (!bytes.empty()) {
+        const ssize_t n = ::write(STDOUT_FILENO, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
 }
 
 }  // namespace small::cli

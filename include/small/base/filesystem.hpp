@@ -369,6 +369,58 @@ std::string process_directory();
 // new inode); "absent" when there is none. Cheaper than hashing the bytes.
 Result<std::string> file_version(const std::string& path);
 
+// Texts laid over another FileSystem (an editor's unsaved buffers, `small
+// lsp`): a path put here reads as its text (read, listed, stamped: a new
+// stamp for every version, so a cache keyed by stamps never takes one
+// version for another) and every other question goes to `disk`. The write
+// half refuses, as FileSystem's defaults do: nothing may be cached of bytes
+// that are not on the disk. Edited between computations, never during one.
+class OverlayFileSystem final : public FileSystem {
+public:
+    explicit OverlayFileSystem(const FileSystem& disk) : disk_(disk) {}
+
+    // `path` (absolute, normal form) reads as `text` until forgotten. Not
+    // while a verdict runs on another thread: the server edits between them.
+    void put(const std::string& path, std::string text);
+    void forget(const std::string& path);
+    const std::string* text_of(const std::string& path) const;
+    const FileSystem& disk() const { return disk_; }
+
+    Result<std::string> read_file(const std::string& path) const override;
+    bool file_exists(const std::string& path) const override;
+    bool directory_exists(const std::string& path) const override;
+    bool is_symlink(const std::string& path) const override;
+    std::optional<FileInfo> stat(const std::string& path) const override;
+    Result<std::optional<FileInfo>> inspect(const std::string& path) const override;
+    Result<std::string> read_link(const std::string& path) const override;
+    std::optional<std::string> real_path(const std::string& path) const override;
+    Result<std::vector<DirEntry>> list_directory(const std::string& path) const override;
+    Result<FileRange> read_range(const std::string& path, std::uint64_t offset, std::size_t length) const override;
+    Result<std::uint64_t> stream_prefix(const std::string& path, std::uint64_t length,
+                                        const std::function<void(std::string_view)>& take) const override;
+    Result<std::string> read_file_no_follow(const std::string& dir, const std::string& name) const override;
+    Result<FileRange> read_range_no_follow(const std::string& dir, const std::string& name, std::uint64_t offset,
+                                           std::size_t length) const override;
+    Result<std::uint64_t> stream_file_no_follow(const std::string& dir, const std::string& name,
+                                                const std::function<Status(std::string_view)>& take) const override;
+    std::uint64_t max_read_bytes() const override { return disk_.max_read_bytes(); }
+    std::optional<std::string> version_stamp(const std::string& path) const override;
+    std::optional<std::int64_t> change_clock_ns() const override { return disk_.change_clock_ns(); }
+    bool times_from_change_clock(const std::string& path) const override;
+
+private:
+    struct Buffer {
+        std::string text;
+        std::uint64_t generation = 0;  // a new one for every put: no two versions share a stamp
+    };
+    const Buffer* find(const std::string& path) const;
+    FileInfo info_of(const Buffer& buffer) const;
+
+    const FileSystem& disk_;
+    std::map<std::string, Buffer> buffers_;
+    std::uint64_t next_generation_ = 1;
+};
+
 // Paths are plain strings; a directory exists when it was added or when a
 // file lies below it. Writes change the maps (under a mutex: const members
 // may run on several threads); they obey the same rules as the real disk
