@@ -464,7 +464,7 @@ bool is_status_decision(std::string_view id, const WrittenStatus& status, std::s
     const std::string head = "Updated task " + std::string(id) + " to " + status.word();
     if (!evidence.starts_with(head)) return false;
     const std::string_view via = evidence.substr(head.size());
-    return via.starts_with(" via small plan --") || via == kViaMcpPlanTool;
+    return via.starts_with(" via small plan --") || via == kViaMcpPlanTool || via.starts_with(kViaBoard);
 }
 
 }  // namespace

@@ -121,7 +121,7 @@ async function main() {
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'workspace');
 
-    server = startServer(repo, '--write');
+    server = startServer(repo, '--write', '--as', 'carol');
     readOnly = startServer(repo);
     const url = await server.url;
     check(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{32}$/.test(url), 'the URL is printed on stdout: ' + url.replace(/token=.*/, 'token=…'));
@@ -183,8 +183,10 @@ async function main() {
     await page.waitForSelector(`#board [data-column="pending"] article.card[data-task="${keys}"]`, {timeout: 5000});
     const log = readFileSync(join(repo, '.small', 'progress.small.yml'), 'utf8');
     const last = log.slice(log.lastIndexOf('\n  - '));
-    check(last.includes(`task_id: "${keys}"`) && /status: "pending"/.test(last) && last.includes('small plan --pending'),
-          'an unblock from the page lands in the progress log (as small plan --pending writes it)');
+    check(last.includes(`task_id: "${keys}"`) && /status: "pending"/.test(last) &&
+          last.includes(`Updated task ${keys} to pending via the board (small serve) by carol`) &&
+          last.includes('small serve board: plan --pending by carol'),
+          'an unblock from the page lands in the progress log (plan --pending, the person named as actor)');
 
     // Block from the page, with a reason.
     await page.click(`article.card[data-task="${parse}"] button[data-action="block-${parse}"]`);
@@ -194,7 +196,8 @@ async function main() {
     const blockLog = readFileSync(join(repo, '.small', 'progress.small.yml'), 'utf8');
     const blockEntry = blockLog.slice(blockLog.lastIndexOf('\n  - '));
     check(blockEntry.includes(`task_id: "${parse}"`) && blockEntry.includes('status: "blocked"') &&
-          blockEntry.includes('waiting for the review'), 'a block from the page lands in the log with its reason');
+          blockEntry.includes('waiting for the review') && blockEntry.includes('blocked by carol on the board (small serve)'),
+          'a block from the page lands in the log with its reason and its actor');
 
     // Add a task and edit a title from the page.
     await page.fill('#add-title', 'Added from the page');

@@ -341,17 +341,20 @@ TEST(LogFacts, AHumansPlanStatusDecisionSupersedesTheWorkStatus) {
                             "  - {task_id: t1, status: blocked, evidence: \"Retitled task t1 via small plan --title\", notes: T, timestamp: \"2026-01-01T00:00:03Z\"}\n"
                             "  - {task_id: t2, status: in_progress, evidence: started, timestamp: \"2026-01-01T00:00:04Z\"}\n"
                             "  - {task_id: t2, status: completed, evidence: \"Updated task t2 to completed via the MCP plan tool\", notes: \"MCP plan tool\", timestamp: \"2026-01-01T00:00:05Z\"}\n"
-                            "  - {task_id: t3, status: in_progress, evidence: \"Updated task t3 to in_progress via small plan --in-progress\", notes: \"small plan --in-progress\", timestamp: \"2026-01-01T00:00:06Z\"}\n";
+                            "  - {task_id: t3, status: in_progress, evidence: \"Updated task t3 to in_progress via small plan --in-progress\", notes: \"small plan --in-progress\", timestamp: \"2026-01-01T00:00:06Z\"}\n"
+                            "  - {task_id: t4, status: blocked, evidence: \"waits on keys\", timestamp: \"2026-01-01T00:00:07Z\"}\n"
+                            "  - {task_id: t4, status: pending, evidence: \"Updated task t4 to pending via the board (small serve) by carol\", notes: \"small serve board: plan --pending by carol\", timestamp: \"2026-01-01T00:00:08Z\"}\n";
     Result<Document> doc = parse_yaml(log, "progress");
     ASSERT_TRUE(doc.ok()) << doc.error().describe();
     const LogFacts f = log_facts(doc->root(), "");
-    EXPECT_EQ(f.work_entries, 2u);  // decisions are not work
-    EXPECT_EQ(f.newest_work, "2026-01-01T00:00:04Z");
+    EXPECT_EQ(f.work_entries, 3u);  // decisions are not work
+    EXPECT_EQ(f.newest_work, "2026-01-01T00:00:07Z");
     EXPECT_EQ(f.tasks.at("t1").last_status.word(), "pending");
     EXPECT_EQ(f.tasks.at("t1").last_seq, 2u);
     EXPECT_EQ(f.tasks.at("t1").blocked_reason, "needs ops");
     EXPECT_EQ(f.tasks.at("t2").last_status.word(), "completed");
     EXPECT_EQ(f.tasks.count("t3"), 0u);  // no work: the plan's status stands alone
+    EXPECT_EQ(f.tasks.at("t4").last_status.word(), "pending");  // a person's unblock on small serve's board
 }
 
 // ------------------------------------------------------------ handoff source
