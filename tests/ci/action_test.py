@@ -9,6 +9,11 @@ scripts/release.sh is downloaded, verified and used without a build; a wrong
 checksum and a missing archive fall back to the build (SMALL_BUILD_COMMAND, a
 copy of the built binary, stands in for scripts/setup.sh).
 
+The job's log of two runs (a release archive installed, a missing one built,
+then a broken workspace's annotations) is docs/ci.md's "what the log shows":
+the test makes it (paths, ports and digests masked) and fails when the docs
+show another; SMALL_DOCS_UPDATE=1 writes it into the docs.
+
 Usage: action_test.py SOURCE_DIR SMALL_BINARY
 """
 import functools
@@ -27,6 +32,7 @@ import yaml
 
 SOURCE, SMALL = sys.argv[1], os.path.abspath(sys.argv[2])
 FAILURES = []
+LOGS = {}  # the job log's parts docs/ci.md shows, by case
 
 
 def check(condition, what):
@@ -146,6 +152,7 @@ def install_cases(tmp):
                 inputs["archive-sha256"] = hashlib.sha256(b"another archive").hexdigest()
             clean, outputs, steps = run_action(repo, inputs, runner_temp, {"SMALL_BUILD_COMMAND": build})
             log = steps["install"].stdout + steps["install"].stderr
+            LOGS[case] = (log, url, tmp)
             check(outputs.get("source") == expected, f"{case}: installed from {outputs.get('source')}, not {expected}\n{log}")
             check(os.path.exists(marker) == (expected == "build"), f"{case}: built? {os.path.exists(marker)}\n{log}")
             check(clean.returncode == 0, f"{case}: small check after the install: exit {clean.returncode}\n{clean.stderr}")
@@ -165,6 +172,42 @@ def install_cases(tmp):
                       "missing: no notice naming the 404\n" + log)
     finally:
         server.shutdown()
+
+
+def masked(text, url, tmp):
+    """The log as the docs show it: the host, the folders and the digests stand for any."""
+    version = subprocess.run(["bash", os.path.join(SOURCE, "scripts", "version.sh")], capture_output=True,
+                             text=True).stdout.strip()
+    text = re.sub(re.escape(url) + r"/[a-z]+", f"https://github.com/OWNER/small/releases/download/v{version}", text)
+    text = text.replace(tmp, "/tmp").replace(SOURCE, f"/home/runner/work/_actions/OWNER/small/v{version}")
+    text = re.sub(r"\b[0-9a-f]{64}\b", "<sha256>", text)
+    return re.sub(r"/tmp/install-[a-z]+/runner/", "/home/runner/work/_temp/", text)
+
+
+def docs_show_the_log():
+    """docs/ci.md's block between the markers is this run's log (masked)."""
+    if not all(k in LOGS for k in ("good", "missing", "annotations")):
+        check(False, "the log's parts were not all made")
+        return
+    good, url, tmp = LOGS["good"]
+    missing = LOGS["missing"][0]
+    shown = ("# Install small (a release of the action's version exists)\n" + masked(good, url, tmp).strip() +
+             "\n\n# Install small (no release archive: the build fallback)\n" +
+             masked(missing, url, tmp).strip() + "\n\n# small check (a broken workspace)\n" +
+             LOGS["annotations"].strip() + "\n")
+    docs = os.path.join(SOURCE, "docs", "ci.md")
+    text = open(docs).read()
+    begin, end = "<!-- action-log: made by tests/ci/action_test.py -->\n```text\n", "```\n<!-- /action-log -->"
+    if begin not in text or end not in text:
+        check(False, "docs/ci.md has no action-log block")
+        return
+    head, rest = text.split(begin, 1)
+    current, tail = rest.split(end, 1)
+    if os.environ.get("SMALL_DOCS_UPDATE") == "1":
+        open(docs, "w").write(head + begin + shown + end + tail)
+    else:
+        check(current == shown, "docs/ci.md shows another job log than the Action prints now "
+              "(SMALL_DOCS_UPDATE=1 rewrites it):\n" + shown)
 
 
 def main():
@@ -192,6 +235,7 @@ def main():
         check(outputs.get("exit-code") == "1", f"broken workspace: exit-code output {outputs}")
         check(broken.stdout.startswith("::error file=.small/plan.small.yml,line=2,"),
               "no annotation at the plan's owner:\n" + broken.stdout)
+        LOGS["annotations"] = broken.stdout + broken.stderr
         doc = json.load(open(sarif))
         check(doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
               == ".small/plan.small.yml", "SARIF file: " + json.dumps(doc)[:400])
@@ -201,6 +245,7 @@ def main():
 
         cache_keys()
         install_cases(tmp)
+        docs_show_the_log()
 
     if FAILURES:
         print("\n".join("FAIL: " + f for f in FAILURES))
