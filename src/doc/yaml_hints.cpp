@@ -182,8 +182,10 @@ std::string specific_hint(std::string_view bytes, Mark at, std::string_view mess
     const std::size_t index = at.line - 1;
     if (const std::uint32_t marker = conflict_marker_line(lines); marker != 0) {
         return "line " + std::to_string(marker) +
-               " starts git's conflict markers (<<<<<<<, =======, >>>>>>>): a merge left this file unresolved; "
-               "resolve the conflict (keep what both sides added, then delete the marker lines) or restore one side";
+               " starts git's conflict markers (<<<<<<<, =======, >>>>>>>): a merge left this file unresolved. "
+               "`small doctor` says whether small's merge rules settle it and how (a clone where small's merge "
+               "driver is not registered merges .small/ as plain text); else resolve the conflict (keep what both "
+               "sides added, then delete the marker lines) or restore one side";
     }
     if (std::string hint = tab_hint(lines[index], at.line); !hint.empty()) return hint;
     if (std::string hint = colon_hint(lines[index]); !hint.empty()) return hint;

@@ -309,6 +309,8 @@ TEST(YamlHints, ConflictMarkersGetNoYamlHint) {
           entries + "<<<<<<<\n\t- b: 2\n=======\n  - c: 3\n>>>>>>>\n"}) {
         const Error e = parse_err(text);
         EXPECT_TRUE(contains(e.hint, "line 3 starts git's conflict markers")) << text << "\nhint: " << e.hint;
+        // Team play: a clone without the merge driver; doctor says how small's rules settle it.
+        EXPECT_TRUE(contains(e.hint, "`small doctor` says whether small's merge rules settle it")) << e.hint;
         EXPECT_FALSE(contains(e.hint, "indent")) << e.hint;
         EXPECT_FALSE(contains(e.hint, "tab")) << e.hint;
     }
