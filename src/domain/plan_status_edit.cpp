@@ -393,7 +393,10 @@ Result<StatusChangeWritten> write_status_change(const FileSystem& fs, const Work
     change.files.push_back({ws.artifact_path(ArtifactType::Plan), text});
     if (pin->pinned) change.files.push_back({ws.path_of(kWorkspaceFileName), pin->workspace_text});
     Result<CommittedChange> committed = commit_workspace_change(fs, ws, change);
-    if (!committed) return committed.error();
+    if (!committed) {
+        undo.keep_if_it_stands(committed.error());
+        return committed.error();
+    }
     undo.keep();
     if (!committed->was_skipped(ws.artifact_path(ArtifactType::Plan))) {
         remember_plan_status_edit(fs, ws, *edit, task, status);

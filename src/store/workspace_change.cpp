@@ -401,6 +401,7 @@ Result<CommittedChange> commit_workspace_change(const FileSystem& fs, const Work
             }
             Error e = appended.error();
             e.message += " (the change is journaled; the next small command that writes will complete it)";
+            e.change_stands = true;
             return e;
         }
         result.appended = std::move(*appended);
@@ -414,6 +415,7 @@ Result<CommittedChange> commit_workspace_change(const FileSystem& fs, const Work
         }
         Error e = s.error();
         e.message += " (the change is journaled; the next small command that writes will complete it)";
+        e.change_stands = true;
         return e;
     }
     // The entries stand from here (a later failure is completed, never undone).
@@ -421,13 +423,19 @@ Result<CommittedChange> commit_workspace_change(const FileSystem& fs, const Work
     for (const AppendResult& a : result.appended) written.push_back(a.entry);
     record_local_work(fs, ws, written);
     if (Status s = apply_moves(fs, ws, j.moves); !s) {
-        if (!needs_journal) return s.error();
         Error e = s.error();
+        e.change_stands = true;
+        if (!needs_journal) return e;
         e.message += " (the change is journaled; the next small command that writes will complete it)";
+        e.change_stands = true;
         return e;
     }
     if (needs_journal) {
-        if (Status s = remove_change_journal(fs, ws, /*durable=*/false); !s) return s.error();
+        if (Status s = remove_change_journal(fs, ws, /*durable=*/false); !s) {
+            Error e = s.error();
+            e.change_stands = true;
+            return e;
+        }
     }
     return result;
 }

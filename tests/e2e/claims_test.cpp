@@ -584,6 +584,25 @@ TEST_F(RemoteClaimsE2E, ACallRefusedAfterItClaimedGivesTheClaimBack) {
     EXPECT_TRUE(contains(r.err, "claimed by alice")) << r;
 }
 
+// A start whose write failed after its change was journaled stands (the next
+// writer completes it): its claim stays with it, where a refused call gives
+// its claim back (second read).
+TEST_F(RemoteClaimsE2E, AStartWhoseWriteIsJournaledKeepsItsClaim) {
+    RunOptions o;
+    o.cwd = clone(1);
+    o.env = env_;
+    o.env.push_back({"SMALL_AGENT", "alice"});
+    o.env.push_back({"LD_PRELOAD", std::string(SMALL_FAULT_FSYNC)});
+    o.env.push_back({"SMALL_FAULT_FSYNC_PATH", (clone(1) / ".small").string()});
+    o.timeout = std::chrono::milliseconds(120'000);
+    RunResult r = run_small({"checkpoint", "--task", "task-4", "--status", "in_progress"}, o);
+    ASSERT_NE(r.exit_code, 0) << r;
+    ASSERT_TRUE(contains(r.err, "journaled")) << r;
+    r = small_as("bob", {"claim", "task-4"}, clone(2));
+    EXPECT_EQ(r.exit_code, 1) << "the journaled start keeps alice's claim: " << r;
+    EXPECT_TRUE(contains(r.err, "claimed by alice")) << r;
+}
+
 // Team play: two agents that skipped the claim both completed one task, in
 // turn and at once; the second completion was accepted and took over the
 // first one's settlement. A completion claims first, as a start does.

@@ -21,6 +21,10 @@ struct Error {
     unsigned column = 0;
     std::string rule;  // the rule id when the error is a finding (D9), else ""
     std::string hint;  // what to do about it, when known
+    // A write that failed after its change was journaled or its entries written:
+    // the change stands (the next writer completes it), so what it promised
+    // (a claim it took) must stand too.
+    bool change_stands = false;
 
     static Error make(Kind kind, std::string msg) {
         Error e;

@@ -76,6 +76,10 @@ public:
     ~TakenClaims();
     void add(const ClaimGate& gate);
     void keep() { taken_.clear(); }
+    // A failed write whose change stands (journaled, or its entries written) keeps the claims too.
+    void keep_if_it_stands(const Error& e) {
+        if (e.change_stands) keep();
+    }
 
 private:
     void give_back_all() const;

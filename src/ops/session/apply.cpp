@@ -475,7 +475,11 @@ Result<ApplyResult> apply_command(const FileSystem& fs, const WorkspacePaths& ws
                                {make_entry(prepared.rec.task, TaskStatus::InProgress, "Apply started",
                                            "apply: execution started", prepared.run_id, entry_log(result.log, prepared))},
                                result.warnings, result.log ? result.log->at : *at);
-            if (!written) return written.error();
+            if (!written) {
+                if (taken) taken->keep_if_it_stands(written.error());
+                return written.error();
+            }
+            if (taken) taken->keep();  // the log says the task is in progress: the claim stays with it
             result.entries = std::move(*written);
         }
         result.entry_task = prepared.rec.task;
@@ -490,7 +494,7 @@ Result<ApplyResult> apply_command(const FileSystem& fs, const WorkspacePaths& ws
     const Outcome outcome = describe(*result.process, effective, result.warnings);
     result.status = outcome.status;
     finish(fs, ws, effective, prepared, outcome, result);
-    if (taken && !result.record_error) taken->keep();
+    if (taken && (!result.record_error || result.record_error->change_stands)) taken->keep();
     return result;
 }
 

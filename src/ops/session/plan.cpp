@@ -927,6 +927,8 @@ Result<PlanResult> change_one_status(const FileSystem& fs, const WorkspacePaths&
     if (result) {
         taken.keep();
         settle_claims(fs, ws, {*claim}, claimer, *result);
+    } else {
+        taken.keep_if_it_stands(result.error());
     }
     return result;
 }
@@ -1001,6 +1003,8 @@ Result<PlanResult> plan_command(const FileSystem& fs, const WorkspacePaths& ws, 
     if (written_result) {
         taken.keep();
         settle_claims(fs, ws, *claims, claimer, *written_result);
+    } else {
+        taken.keep_if_it_stands(written_result.error());
     }
     return written_result;
 }

@@ -234,6 +234,7 @@ TEST(WorkspaceChangeCommit, FailedFileWriteBeforeAnyFileChangedUndoesTheEntries)
     change.files = {{t.ws().path_of("missing-folder/plan.small.yml"), "x: 1\n"}};
     Result<CommittedChange> r = commit_workspace_change(real_fs, t.ws(), change);
     ASSERT_FALSE(r.ok());
+    EXPECT_FALSE(r.error().change_stands);  // nothing of it is left: a claim it took is given back
     EXPECT_EQ(read_text(t.log()), log_before);
     EXPECT_FALSE(fs::exists(journal_path(t)));
 
