@@ -36,8 +36,12 @@ cache_key() {
   if [ -r /etc/os-release ]; then
     os_release="$(. /etc/os-release && printf '%s%s' "${ID:-}" "${VERSION_ID:-}")"
   fi
-  digest="$(cd "$ROOT" && find CMakeLists.txt cmake src include schemas scripts -type f 2>/dev/null |
-            LC_ALL=C sort | xargs -d '\n' sha256sum | sha256sum | cut -c1-16)"
+  # The sources, and where the install may come from: a new release-url or archive-sha256 pin
+  # is a new key, so an install cached before a pin is never used under it.
+  digest="$( { (cd "$ROOT" && find CMakeLists.txt cmake src include schemas scripts -type f 2>/dev/null |
+                LC_ALL=C sort | xargs -d '\n' sha256sum)
+              printf 'release-url=%s\narchive-sha256=%s\n' "${SMALL_RELEASE_URL:-}" "${SMALL_ARCHIVE_SHA256:-}"; } |
+            sha256sum | cut -c1-16)"
   printf 'small-%s-%s-%s-%s-%s-v%s-%s\n' "${RUNNER_OS:-$(uname -s)}" "${ImageOS:-none}" \
     "${ImageVersion:-none}" "${os_release:-unknown}" "$ARCH" "$VERSION" "$digest" | tr -c 'A-Za-z0-9._\n-' '_'
 }

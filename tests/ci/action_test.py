@@ -130,6 +130,12 @@ def cache_keys():
     check(keys[0].startswith("small-Linux-ubuntu22-20260101.1-") and f"-v{version}-" in keys[0],
           "cache key without the image or the version: " + keys[0])
     check(keys[0] != keys[1], "the same cache key on two images: " + keys[0])
+    # An install cached before a pin (or from another host) is never used under it (second read).
+    for extra in ({"SMALL_ARCHIVE_SHA256": "0" * 64}, {"SMALL_RELEASE_URL": "https://mirror.example/small"}):
+        env = dict(os.environ, RUNNER_OS="Linux", ImageOS="ubuntu22", ImageVersion="20260101.1", **extra)
+        env.pop("GITHUB_OUTPUT", None)
+        other = subprocess.run(["bash", script, "cache-key"], env=env, capture_output=True, text=True).stdout
+        check(other != keys[0], f"the same cache key with {extra}: {other}")
 
 
 def install_cases(tmp):
