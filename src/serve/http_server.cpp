@@ -21,8 +21,10 @@
 
 #include "small/serve/file_watch.hpp"
 #include "small/base/git.hpp"
+#include "small/base/text.hpp"
 #include "small/model/layout.hpp"
 #include "small/serve/http_server.hpp"
+
 #include "small/store/claim_store.hpp"
 
 namespace small::serve {
@@ -118,7 +120,7 @@ struct HttpServer::Impl {
         // The library stays loaded: threads it started may still unwind through it.
     }
     void note(const std::string& line) const {
-        if (log) log(line);
+        if (log) log(visible(line));  // a request's path is anyone's text, percent-decoded: never raw on a terminal
     }
     void stream(httplib::Response& res);
     void watch_loop(const FileSystem& fs, const WorkspacePaths& ws);
