@@ -31,24 +31,7 @@ struct RpcError {
 // than any MCP message needs is refused before it is parsed.
 constexpr std::size_t kMaxDepth = 64;
 
-bool too_deep(std::string_view text) {
-    std::size_t depth = 0;
-    bool in_string = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > kMaxDepth) return true;
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return false;
-}
+bool too_deep(std::string_view text) { return json_nesting_deeper_than(text, kMaxDepth); }
 
 bool valid_id(const json& id) { return id.is_string() || id.is_number_integer(); }
 

@@ -111,4 +111,9 @@ std::size_t count_line_breaks(std::string_view text);
 // different spellings ("07", "7") fall back to the text, so the order is total.
 bool natural_less(std::string_view a, std::string_view b);
 
+// Whether JSON text nests arrays and objects deeper than `max_depth` (strings
+// skipped): checked before parsing, since a parsed value is copied and
+// destroyed recursively. Not a validation: malformed text may pass.
+bool json_nesting_deeper_than(std::string_view text, std::size_t max_depth);
+
 }  // namespace small

@@ -121,6 +121,14 @@ TEST(NaturalLess, CountsDigitRunsByValue) {
     EXPECT_TRUE(natural_less("a99999999999999999999999", "a100000000000000000000000"));  // longer than any integer
 }
 
+TEST(JsonNesting, CountsBracketsOutsideStrings) {
+    EXPECT_FALSE(json_nesting_deeper_than(R"({"a":[1,{"b":2}]})", 3));
+    EXPECT_TRUE(json_nesting_deeper_than(R"({"a":[1,{"b":2}]})", 2));
+    EXPECT_FALSE(json_nesting_deeper_than(R"({"a":"[[[[\"[[["})", 1));  // brackets in a string, an escaped quote
+    EXPECT_TRUE(json_nesting_deeper_than(std::string(65, '['), 64));
+    EXPECT_FALSE(json_nesting_deeper_than("]]]}}}", 0));  // closers alone never go below zero
+}
+
 }  // namespace
 }  // namespace small
 
